@@ -1,0 +1,200 @@
+//! The one error type of this crate.
+
+use std::io;
+
+/// Everything a workspace operation can refuse or fail with.
+///
+/// Every variant carries the path as the caller spelled it, so an agent can tell which of its
+/// arguments was refused. [`Error::kind`] gives the stable snake_case word of the tool-call
+/// contract.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The path is malformed: NUL byte, `~` prefix, Windows drive or UNC form, backslash,
+    /// overlong component, or it names something an operation cannot act on (the root).
+    #[error("invalid path `{path}`: {reason}")]
+    InvalidPath {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The path, or a symlink on the way, leads outside the workspace root.
+    #[error("`{path}` resolves outside the workspace; use a path inside the workspace root")]
+    OutsideWorkspace {
+        /// The path as given.
+        path: String,
+    },
+    /// Symlinks on the path form a loop or a chain too long to follow.
+    #[error("`{path}` has a symlink loop or a chain longer than {limit} links")]
+    SymlinkLoop {
+        /// The path as given.
+        path: String,
+        /// How many links are followed before giving up.
+        limit: usize,
+    },
+    /// The path matches a blocked pattern of the workspace policy.
+    #[error("`{path}` is blocked by the workspace policy (pattern `{pattern}`)")]
+    Blocked {
+        /// The path as given.
+        path: String,
+        /// The pattern that blocks it.
+        pattern: String,
+    },
+    /// Nothing exists at the path.
+    #[error("`{path}` does not exist")]
+    NotFound {
+        /// The path as given.
+        path: String,
+    },
+    /// The operation needs a file but the path is a directory.
+    #[error("`{path}` is a directory; give a file path")]
+    IsDirectory {
+        /// The path as given.
+        path: String,
+    },
+    /// The operation needs a directory but the path is not one.
+    #[error("`{path}` is not a directory")]
+    NotADirectory {
+        /// The path as given.
+        path: String,
+    },
+    /// Something already exists where the operation would create it.
+    #[error("`{path}` already exists")]
+    Exists {
+        /// The path as given.
+        path: String,
+    },
+    /// The file is larger than the workspace's read limit.
+    #[error("`{path}` is {size} bytes, over the read limit of {limit} bytes; read a range or raise the limit")]
+    TooLarge {
+        /// The path as given.
+        path: String,
+        /// The file's size in bytes.
+        size: u64,
+        /// The configured limit in bytes.
+        limit: u64,
+    },
+    /// The file is UTF-16 or UTF-32 encoded; only UTF-8 is edited.
+    #[error("`{path}` is UTF-16 or UTF-32 encoded; convert it to UTF-8 to edit it")]
+    Utf16 {
+        /// The path as given.
+        path: String,
+    },
+    /// The file is not valid UTF-8.
+    #[error("`{path}` is not valid UTF-8 (first bad byte at offset {offset})")]
+    NotUtf8 {
+        /// The path as given.
+        path: String,
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+    /// The file looks binary (a NUL byte in its first 8 KiB).
+    #[error("`{path}` looks binary (NUL byte at offset {offset}); it is not edited as text")]
+    Binary {
+        /// The path as given.
+        path: String,
+        /// Offset of the first NUL byte.
+        offset: usize,
+    },
+    /// The file changed since this workspace last read it, or does not have the expected hash.
+    #[error(
+        "`{path}` changed since it was read (expected sha256 {expected}, found {}); read it again or pass force",
+        current.as_deref().unwrap_or("no file")
+    )]
+    Stale {
+        /// The path as given.
+        path: String,
+        /// The hash the write expected (from the read ledger or the caller).
+        expected: String,
+        /// The hash on disk now, `None` when the file is gone.
+        current: Option<String>,
+    },
+    /// An I/O failure the policy did not foresee.
+    #[error("cannot {op} `{path}`: {source}")]
+    Io {
+        /// The operation that failed (`read`, `write`, `rename`...).
+        op: &'static str,
+        /// The path as given.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl Error {
+    /// The stable snake_case word of the tool-call contract for this error.
+    ///
+    /// ```
+    /// let err = editkit_vfs::Error::NotFound { path: "a.txt".into() };
+    /// assert_eq!(err.kind(), "not_found");
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::InvalidPath { .. } | Error::SymlinkLoop { .. } | Error::NotADirectory { .. } => "invalid_args",
+            Error::OutsideWorkspace { .. } => "outside_workspace",
+            Error::Blocked { .. } => "blocked",
+            Error::NotFound { .. } => "not_found",
+            Error::IsDirectory { .. } => "is_directory",
+            Error::Exists { .. } => "exists",
+            Error::TooLarge { .. } => "too_large",
+            Error::Utf16 { .. } => "utf16",
+            Error::NotUtf8 { .. } => "not_utf8",
+            Error::Binary { .. } => "binary",
+            Error::Stale { .. } => "stale",
+            Error::Io { .. } => "io",
+        }
+    }
+
+    /// The path the error is about, as the caller gave it.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        match self {
+            Error::InvalidPath { path, .. }
+            | Error::OutsideWorkspace { path }
+            | Error::SymlinkLoop { path, .. }
+            | Error::Blocked { path, .. }
+            | Error::NotFound { path }
+            | Error::IsDirectory { path }
+            | Error::NotADirectory { path }
+            | Error::Exists { path }
+            | Error::TooLarge { path, .. }
+            | Error::Utf16 { path }
+            | Error::NotUtf8 { path, .. }
+            | Error::Binary { path, .. }
+            | Error::Stale { path, .. }
+            | Error::Io { path, .. } => path,
+        }
+    }
+
+    /// Maps an I/O error of operation `op` on `path` to the most telling variant.
+    ///
+    /// cap-std reports an attempted escape as `PermissionDenied` ("a path led outside of the
+    /// filesystem"); a component that is a file where a directory was expected is `NotFound`.
+    pub(crate) fn from_io(op: &'static str, path: &str, source: io::Error) -> Self {
+        let path = path.to_owned();
+        match source.kind() {
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => Error::NotFound { path },
+            io::ErrorKind::AlreadyExists => Error::Exists { path },
+            io::ErrorKind::IsADirectory => Error::IsDirectory { path },
+            io::ErrorKind::PermissionDenied if is_escape(&source) => Error::OutsideWorkspace { path },
+            _ if source.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) => {
+                Error::OutsideWorkspace { path }
+            }
+            _ if source.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+                Error::SymlinkLoop { path, limit: crate::policy::MAX_LINK_FOLLOWS }
+            }
+            _ => Error::Io { op, path, source },
+        }
+    }
+}
+
+/// cap-std's sandbox refusal, as opposed to a real permission problem.
+fn is_escape(err: &io::Error) -> bool {
+    err.raw_os_error().is_none() && err.to_string().contains("outside of the filesystem")
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,65 @@
+//! The capability sandbox every editkit tool stands on.
+//!
+//! A [`Workspace`] holds a cap-std directory handle on a root directory; every read, write,
+//! listing and delete goes through that handle, so no path, symlink or race can reach outside
+//! the root. Paths are checked by a [`Policy`] first (relative with `/`; `..` may not climb out;
+//! `~`, NUL, drive and UNC forms refused; absolute paths remapped under the root or refused;
+//! blocked globs), then resolved component by component with symlinks followed only while they
+//! stay inside.
+//!
+//! On top of the sandbox:
+//! - a text codec ([`codec::Text`]) that LF-normalises for editing and writes back untouched
+//!   lines byte for byte (BOM, CRLF, lone CR, final newline kept);
+//! - atomic writes (temp file in the same directory, fsync, rename, permissions kept);
+//! - a read ledger: a write to a file that changed since this workspace read it is refused
+//!   ([`Error::Stale`]) unless forced;
+//! - per-file locks ([`FileLock`]) serialising read-modify-write across threads and processes.
+//!
+//! ```
+//! # fn main() -> Result<(), editkit_vfs::Error> {
+//! use editkit_vfs::{Workspace, WriteOptions};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("app.py"), "def main():\r\n    return 1\r\n").unwrap();
+//!
+//! let workspace = Workspace::open(dir.path())?;
+//! let file = workspace.read("app.py")?;
+//! assert_eq!(file.text(), "def main():\n    return 1\n");
+//!
+//! // Edit the LF-normalised text; untouched lines keep their CRLF endings.
+//! let mut text = file.decoded().clone();
+//! let at = text.as_str().find("1").unwrap();
+//! text.splice(at..at + 1, "2").unwrap();
+//! workspace.write("app.py", &text.encode(), &WriteOptions::default())?;
+//! assert_eq!(std::fs::read(dir.path().join("app.py")).unwrap(), b"def main():\r\n    return 2\r\n");
+//!
+//! // Someone else changes the file: the next write is refused until it is read again.
+//! std::fs::write(dir.path().join("app.py"), "changed\n").unwrap();
+//! let err = workspace.write("app.py", b"mine\n", &WriteOptions::default()).unwrap_err();
+//! assert_eq!(err.kind(), "stale");
+//!
+//! // Nothing outside the root is reachable.
+//! assert_eq!(workspace.read("../../etc/passwd").unwrap_err().kind(), "outside_workspace");
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+pub mod codec;
+mod error;
+mod hash;
+mod lock;
+mod policy;
+mod txn;
+mod walk;
+mod workspace;
+
+pub use codec::{LineEnding, LineEndings, Text};
+pub use error::{Error, Result};
+pub use hash::sha256_hex;
+pub use lock::FileLock;
+pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
+pub use txn::Staged;
+pub use walk::{Entry, WorkspaceDir};
+pub use workspace::{
+    DEFAULT_MAX_READ_BYTES, DEFAULT_STATE_DIR, EntryKind, FileText, Workspace, WorkspaceBuilder, WriteOptions, Written,
+};

@@ -1,0 +1,140 @@
+//! Per-file read-modify-write locks: in-process by canonical path, across processes by
+//! advisory lock files under the state dir.
+
+use std::collections::HashSet;
+use std::sync::{Condvar, Mutex, PoisonError};
+
+use cap_std::fs::OpenOptions;
+
+use crate::error::{Error, Result};
+use crate::hash::sha256_hex;
+use crate::workspace::{FileText, Workspace, WriteOptions, Written};
+
+/// The set of canonical paths locked in this process.
+#[derive(Debug)]
+pub(crate) struct LockTable {
+    held: Mutex<HashSet<String>>,
+    freed: Condvar,
+    cross_process: bool,
+}
+
+impl LockTable {
+    pub(crate) fn new(cross_process: bool) -> Self {
+        LockTable { held: Mutex::new(HashSet::new()), freed: Condvar::new(), cross_process }
+    }
+
+    fn acquire(&self, rel: &str) {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        while held.contains(rel) {
+            held = self.freed.wait(held).unwrap_or_else(PoisonError::into_inner);
+        }
+        held.insert(rel.to_owned());
+    }
+
+    fn release(&self, rel: &str) {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).remove(rel);
+        self.freed.notify_all();
+    }
+}
+
+/// The read-modify-write lock of one file, held until dropped.
+///
+/// Two spellings of one path (`a/../b.txt`, `./b.txt`, a symlink to it) share one lock because
+/// the key is the canonical path. Reads and writes made through the guard see no interleaving
+/// writer from this workspace, from another workspace in this process, or from another editkit
+/// process on the same tree.
+///
+/// ```
+/// # fn main() -> Result<(), editkit_vfs::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// workspace.write("count.txt", b"1", &Default::default())?;
+/// let lock = workspace.lock("count.txt")?;
+/// let n: u32 = lock.read()?.text().parse().unwrap();
+/// lock.write((n + 1).to_string().as_bytes(), &Default::default())?;
+/// drop(lock);
+/// assert_eq!(workspace.read("count.txt")?.text(), "2");
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct FileLock<'ws> {
+    workspace: &'ws Workspace,
+    given: String,
+    rel: String,
+    /// Holds the advisory lock while open.
+    _file: Option<cap_std::fs::File>,
+}
+
+impl<'ws> FileLock<'ws> {
+    pub(crate) fn acquire(workspace: &'ws Workspace, given: String, rel: String) -> Result<Self> {
+        let table = workspace.lock_table();
+        table.acquire(&rel);
+        let file = if table.cross_process {
+            match cross_process_lock(workspace, &given, &rel) {
+                Ok(file) => Some(file),
+                Err(err) => {
+                    table.release(&rel);
+                    return Err(err);
+                }
+            }
+        } else {
+            None
+        };
+        Ok(FileLock { workspace, given, rel, _file: file })
+    }
+
+    /// The canonical path relative to the root.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.rel
+    }
+
+    /// Reads the locked file as text (arming the staleness guard).
+    ///
+    /// # Errors
+    /// As [`Workspace::read`].
+    pub fn read(&self) -> Result<FileText> {
+        self.workspace.read(&self.rel)
+    }
+
+    /// SHA-256 of the locked file's current content, `None` if it does not exist.
+    ///
+    /// # Errors
+    /// As [`Workspace::current_hash`].
+    pub fn current_hash(&self) -> Result<Option<String>> {
+        self.workspace.current_hash(&self.rel)
+    }
+
+    /// Writes the locked file atomically; see [`Workspace::write`].
+    ///
+    /// # Errors
+    /// As [`Workspace::write`].
+    pub fn write(&self, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
+        self.workspace.write_locked(&self.given, &self.rel, bytes, options)
+    }
+}
+
+impl Drop for FileLock<'_> {
+    fn drop(&mut self) {
+        // Close the advisory lock before letting the next thread in.
+        self._file.take();
+        self.workspace.lock_table().release(&self.rel);
+    }
+}
+
+fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<cap_std::fs::File> {
+    let root = workspace.root_dir();
+    let locks_dir = format!("{}/locks", workspace.state_dir());
+    let io = |e| Error::from_io("lock", given, e);
+    if !root.exists(&locks_dir) {
+        root.create_dir_all(&locks_dir).map_err(io)?;
+        // Keep editkit's state out of version control.
+        let _ = root.write(format!("{}/.gitignore", workspace.state_dir()), b"*\n");
+    }
+    let name = format!("{locks_dir}/{}.lock", &sha256_hex(rel.as_bytes())[..32]);
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true);
+    let file = root.open_with(name, &options).map_err(io)?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
+    Ok(file)
+}

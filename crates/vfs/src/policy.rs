@@ -1,0 +1,229 @@
+//! Path policy: which spellings are accepted, how absolute paths are treated, what is blocked.
+
+use std::path::{Component, Path, PathBuf};
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::error::{Error, Result};
+
+/// Longest accepted path, in bytes (Linux `PATH_MAX`).
+pub const MAX_PATH_BYTES: usize = 4096;
+/// Longest accepted path component, in bytes (Linux `NAME_MAX`).
+pub const MAX_COMPONENT_BYTES: usize = 255;
+/// How many symlinks one resolution follows before reporting a loop (Linux `MAXSYMLINKS`).
+pub const MAX_LINK_FOLLOWS: usize = 40;
+
+/// Patterns blocked by [`Policy::default`]: version-control internals, editkit's own state,
+/// and files that usually hold secrets.
+pub const DEFAULT_BLOCKED: &[&str] =
+    &[".git/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa", "**/id_ed25519"];
+
+/// What an absolute path argument means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum AbsolutePaths {
+    /// Every absolute path is refused with `OutsideWorkspace`.
+    Refuse,
+    /// An absolute path under the root (its real path or the path it was opened with) is
+    /// remapped to the relative path below the root; anything else is refused. The default.
+    #[default]
+    RemapUnderRoot,
+    /// Paths under the root are remapped as with [`AbsolutePaths::RemapUnderRoot`]; any other
+    /// absolute path is taken as rooted at the workspace (`/reports/a.md` names `reports/a.md`),
+    /// as some agent tools expect.
+    RootedAtWorkspace,
+}
+
+/// The rules every path argument passes before anything touches the disk.
+///
+/// ```
+/// let policy = editkit_vfs::Policy {
+///     blocked: vec!["**/*.secret".into()],
+///     ..Default::default()
+/// };
+/// assert_eq!(policy.absolute, editkit_vfs::AbsolutePaths::RemapUnderRoot);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// How absolute paths are treated. Default: [`AbsolutePaths::RemapUnderRoot`].
+    pub absolute: AbsolutePaths,
+    /// Glob patterns (relative to the root, `*` not crossing `/`) that no operation may touch;
+    /// `dir/**` also blocks `dir` itself. Default: [`DEFAULT_BLOCKED`].
+    pub blocked: Vec<String>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            absolute: AbsolutePaths::default(),
+            blocked: DEFAULT_BLOCKED.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+}
+
+/// A policy with its globs compiled and the root's spellings known.
+#[derive(Debug)]
+pub(crate) struct CompiledPolicy {
+    absolute: AbsolutePaths,
+    blocked: GlobSet,
+    /// For each glob in `blocked`, the pattern as the user wrote it.
+    patterns: Vec<String>,
+    roots: Vec<PathBuf>,
+}
+
+/// Compiles one glob with the workspace's conventions.
+pub(crate) fn compile_glob(pattern: &str) -> std::result::Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern).literal_separator(true).backslash_escape(true).build()
+}
+
+impl CompiledPolicy {
+    /// `roots` are the root's spellings that absolute paths may start with.
+    pub(crate) fn new(policy: &Policy, state_dir: &str, roots: Vec<PathBuf>) -> Result<Self> {
+        let mut builder = GlobSetBuilder::new();
+        let mut patterns = Vec::new();
+        let state_pattern = format!("{state_dir}/**");
+        let all = policy.blocked.iter().map(String::as_str).chain(std::iter::once(state_pattern.as_str()));
+        for pattern in all {
+            let invalid = |err: globset::Error| Error::InvalidPath {
+                path: pattern.to_owned(),
+                reason: format!("not a valid blocked glob: {err}"),
+            };
+            builder.add(compile_glob(pattern).map_err(invalid)?);
+            patterns.push(pattern.to_owned());
+            if let Some(dir) = pattern.strip_suffix("/**") {
+                builder.add(compile_glob(dir).map_err(invalid)?);
+                patterns.push(pattern.to_owned());
+            }
+        }
+        let blocked = builder.build().map_err(|err| Error::InvalidPath {
+            path: policy.blocked.join(", "),
+            reason: format!("blocked globs do not compile: {err}"),
+        })?;
+        Ok(CompiledPolicy { absolute: policy.absolute, blocked, patterns, roots })
+    }
+
+    /// The blocking pattern for a normalised relative path, checking every ancestor too.
+    pub(crate) fn blocked_by(&self, rel: &str) -> Option<&str> {
+        if rel.is_empty() {
+            return None;
+        }
+        let mut end = 0;
+        loop {
+            let next = rel[end..].find('/').map(|i| end + i);
+            let prefix = &rel[..next.unwrap_or(rel.len())];
+            if let Some(idx) = self.blocked.matches(prefix).first() {
+                return self.patterns.get(*idx).map(String::as_str);
+            }
+            match next {
+                Some(i) => end = i + 1,
+                None => return None,
+            }
+        }
+    }
+
+    /// Checks the spelling of `input` and normalises it lexically to a relative path
+    /// (`a/b/c`, `""` for the root). `..` is resolved lexically and may not climb above the
+    /// root.
+    pub(crate) fn normalise(&self, input: &str) -> Result<String> {
+        let invalid = |reason: &str| Error::InvalidPath { path: input.to_owned(), reason: reason.to_owned() };
+        if input.len() > MAX_PATH_BYTES {
+            return Err(invalid("longer than 4096 bytes"));
+        }
+        if input.contains('\0') {
+            return Err(invalid("contains a NUL byte"));
+        }
+        if input.starts_with('~') {
+            return Err(invalid("`~` is not expanded; give a path relative to the workspace root"));
+        }
+        if input.starts_with("\\\\") || input.starts_with("//") {
+            return Err(invalid("UNC and `//` network paths are not supported"));
+        }
+        let bytes = input.as_bytes();
+        if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+            return Err(invalid("Windows drive paths are not supported; give a path relative to the workspace root"));
+        }
+        if input.contains('\\') {
+            return Err(invalid("backslashes are not separators here; use `/`"));
+        }
+        let relative = if input.starts_with('/') { self.relative_from_absolute(input)? } else { input.to_owned() };
+        let mut parts: Vec<&str> = Vec::new();
+        for part in relative.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    if parts.pop().is_none() {
+                        return Err(Error::OutsideWorkspace { path: input.to_owned() });
+                    }
+                }
+                part if part.len() > MAX_COMPONENT_BYTES => {
+                    return Err(invalid("a path component is longer than 255 bytes"));
+                }
+                part => parts.push(part),
+            }
+        }
+        Ok(parts.join("/"))
+    }
+
+    fn relative_from_absolute(&self, input: &str) -> Result<String> {
+        let outside = || Error::OutsideWorkspace { path: input.to_owned() };
+        if self.absolute == AbsolutePaths::Refuse {
+            return Err(outside());
+        }
+        let absolute = lexical_absolute(Path::new(input));
+        for root in &self.roots {
+            if let Ok(rest) = absolute.strip_prefix(root) {
+                return rest.to_str().map(str::to_owned).ok_or_else(outside);
+            }
+        }
+        match self.absolute {
+            AbsolutePaths::RootedAtWorkspace => Ok(input.trim_start_matches('/').to_owned()),
+            _ => Err(outside()),
+        }
+    }
+}
+
+/// Normalises an absolute path lexically (`..` above `/` stays at `/`).
+pub(crate) fn lexical_absolute(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::Normal(part) => out.push(part),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(absolute: AbsolutePaths) -> CompiledPolicy {
+        let policy = Policy { absolute, ..Policy::default() };
+        CompiledPolicy::new(&policy, ".editkit", vec![PathBuf::from("/x/root")]).unwrap()
+    }
+
+    #[test]
+    fn prefix_sibling_is_outside() {
+        let err = policy(AbsolutePaths::RemapUnderRoot).normalise("/x/root_evil/a").unwrap_err();
+        assert_eq!(err.kind(), "outside_workspace");
+        assert_eq!(policy(AbsolutePaths::RemapUnderRoot).normalise("/x/root/a/../b").unwrap(), "b");
+    }
+
+    #[test]
+    fn rooted_mode_takes_foreign_absolute_paths_as_relative() {
+        assert_eq!(policy(AbsolutePaths::RootedAtWorkspace).normalise("/reports/a.md").unwrap(), "reports/a.md");
+    }
+
+    #[test]
+    fn ancestors_are_checked_against_blocked_globs() {
+        let policy = policy(AbsolutePaths::Refuse);
+        assert_eq!(policy.blocked_by(".git"), Some(".git/**"));
+        assert_eq!(policy.blocked_by(".git/objects/ab"), Some(".git/**"));
+        assert_eq!(policy.blocked_by("src/.env"), Some("**/.env"));
+        assert_eq!(policy.blocked_by("src/main.rs"), None);
+    }
+}

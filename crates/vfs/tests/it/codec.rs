@@ -1,0 +1,110 @@
+//! Property tests of the text codec.
+
+use editkit_vfs::Text;
+use proptest::prelude::*;
+
+/// Arbitrary text built from lines with any mix of terminators, optional BOM.
+fn file_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let line = "[a-zé\u{4e2d}\t \u{1F600}]{0,12}";
+    let ending = prop_oneof![Just("\n"), Just("\r\n"), Just("\r"), Just("")];
+    (any::<bool>(), prop::collection::vec((line, ending), 0..12)).prop_map(|(bom, lines)| {
+        let mut out = Vec::new();
+        if bom {
+            out.extend_from_slice(b"\xEF\xBB\xBF");
+        }
+        for (line, ending) in lines {
+            out.extend_from_slice(line.as_bytes());
+            out.extend_from_slice(ending.as_bytes());
+        }
+        out
+    })
+}
+
+/// Splits original bytes into (line content, terminator) pairs, the way the codec sees them.
+fn raw_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\n' || bytes[i] == b'\r' {
+            let end = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') { i + 2 } else { i + 1 };
+            lines.push(&bytes[start..end]);
+            start = end;
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    if start < bytes.len() {
+        lines.push(&bytes[start..]);
+    }
+    lines
+}
+
+proptest! {
+    #[test]
+    fn decode_then_encode_is_the_identity(bytes in file_bytes()) {
+        let text = Text::decode(&bytes).unwrap();
+        prop_assert!(!text.as_str().contains('\r'));
+        prop_assert_eq!(text.encode(), bytes);
+    }
+
+    #[test]
+    fn replacing_a_line_range_changes_no_byte_outside_it(
+        bytes in file_bytes(),
+        first in 0usize..12,
+        count in 0usize..4,
+        replacement in "[a-z\n]{0,20}",
+    ) {
+        let mut text = Text::decode(&bytes).unwrap();
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        let lines: Vec<&str> = text.as_str().split_inclusive('\n').collect();
+        let first = first.min(lines.len());
+        let last = (first + count).min(lines.len());
+        let start: usize = lines[..first].iter().map(|l| l.len()).sum();
+        let end: usize = start + lines[first..last].iter().map(|l| l.len()).sum::<usize>();
+        // Keep the replacement a whole-line region when it replaces whole lines.
+        let mut replacement = replacement;
+        if last > first && lines[last - 1].ends_with('\n') && !replacement.ends_with('\n') {
+            replacement.push('\n');
+        }
+        text.splice(start..end, &replacement).unwrap();
+        let encoded = text.encode();
+        let encoded_body = encoded.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&encoded);
+        prop_assert_eq!(encoded.starts_with(b"\xEF\xBB\xBF"), bytes.starts_with(b"\xEF\xBB\xBF"));
+        let raw = raw_lines(body);
+        let prefix: Vec<u8> = raw[..first].concat();
+        let suffix: Vec<u8> = raw[last..].concat();
+        prop_assert!(encoded_body.starts_with(&prefix), "prefix changed");
+        prop_assert!(encoded_body.ends_with(&suffix), "suffix changed");
+        prop_assert!(encoded_body.len() >= prefix.len() + suffix.len());
+    }
+
+    #[test]
+    fn splice_refuses_ranges_off_char_boundaries(at in 0usize..8) {
+        let mut text = Text::decode("héllo\r\nwörld".as_bytes()).unwrap();
+        let before = text.clone();
+        let result = text.splice(at..at + 1, "x");
+        if result.is_err() {
+            prop_assert_eq!(text, before);
+        }
+    }
+}
+
+#[test]
+fn empty_and_single_line_files() {
+    let empty = Text::decode(b"").unwrap();
+    assert_eq!(empty.line_count(), 0);
+    assert_eq!(empty.line_endings(), editkit_vfs::LineEndings::None);
+    let one = Text::decode(b"no newline").unwrap();
+    assert_eq!(one.line_count(), 1);
+    assert!(!one.trailing_newline());
+}
+
+#[test]
+fn new_lines_take_the_dominant_ending() {
+    let mut text = Text::decode(b"a\r\nb\r\nc\n").unwrap();
+    let end = text.as_str().len();
+    text.splice(end..end, "d\ne\n").unwrap();
+    assert_eq!(text.encode(), b"a\r\nb\r\nc\nd\r\ne\r\n");
+}

@@ -1,0 +1,10 @@
+//! Integration tests of editkit-vfs through its public API.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+
+mod codec;
+mod locks;
+mod ops;
+mod paths;
+mod races;
+mod staleness;
+mod support;

@@ -1,0 +1,157 @@
+//! Behaviour of each operation on ordinary input.
+
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+
+use editkit_vfs::{EntryKind, LineEndings, Workspace, WriteOptions};
+
+use crate::support::Tree;
+
+#[test]
+fn read_reports_text_facts() {
+    let tree = Tree::new();
+    fs::write(tree.root.join("crlf.txt"), b"\xEF\xBB\xBFa\r\nb\r\n").unwrap();
+    let file = tree.workspace().read("crlf.txt").unwrap();
+    assert_eq!(file.text(), "a\nb\n");
+    assert!(file.bom());
+    assert_eq!(file.line_endings(), LineEndings::CrLf);
+    assert_eq!(file.line_count(), 2);
+    assert!(file.trailing_newline());
+    assert_eq!(file.size(), 9);
+    assert_eq!(file.sha256(), editkit_vfs::sha256_hex(b"\xEF\xBB\xBFa\r\nb\r\n"));
+}
+
+#[test]
+fn read_refuses_what_is_not_editable_text() {
+    let tree = Tree::new();
+    fs::write(tree.root.join("utf16.txt"), b"\xFF\xFEh\x00i\x00").unwrap();
+    fs::write(tree.root.join("bin.dat"), b"ELF\x00\x01\x02").unwrap();
+    fs::write(tree.root.join("latin1.txt"), b"caf\xE9\n").unwrap();
+    let workspace = Workspace::builder(&tree.root).max_read_bytes(16).open().unwrap();
+    fs::write(tree.root.join("big.txt"), "x".repeat(17)).unwrap();
+    assert_eq!(workspace.read("utf16.txt").unwrap_err().kind(), "utf16");
+    assert_eq!(workspace.read("bin.dat").unwrap_err().kind(), "binary");
+    let err = workspace.read("latin1.txt").unwrap_err();
+    assert_eq!(err.kind(), "not_utf8");
+    assert!(err.to_string().contains("offset 3"), "{err}");
+    let err = workspace.read("big.txt").unwrap_err();
+    assert_eq!(err.kind(), "too_large");
+    assert!(err.to_string().contains("17 bytes"), "{err}");
+    assert_eq!(workspace.read("dir").unwrap_err().kind(), "is_directory");
+    assert_eq!(workspace.read("nope.txt").unwrap_err().kind(), "not_found");
+    assert_eq!(workspace.read("file.txt/x").unwrap_err().kind(), "not_found");
+    assert_eq!(workspace.read_bytes("bin.dat").unwrap(), b"ELF\x00\x01\x02");
+}
+
+#[test]
+fn write_is_atomic_keeps_mode_and_creates_parents() {
+    let tree = Tree::new();
+    let script = tree.root.join("run.sh");
+    fs::write(&script, "old").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o751)).unwrap();
+    let workspace = tree.workspace();
+    let written = workspace.write("run.sh", b"new", &WriteOptions::default()).unwrap();
+    assert!(!written.created);
+    assert_eq!(written.previous_sha256.as_deref(), Some(editkit_vfs::sha256_hex(b"old").as_str()));
+    assert_eq!(fs::read_to_string(&script).unwrap(), "new");
+    assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o751);
+    let written = workspace.write("a/b/c.txt", b"deep", &WriteOptions::default()).unwrap();
+    assert!(written.created);
+    assert_eq!(fs::read_to_string(tree.root.join("a/b/c.txt")).unwrap(), "deep");
+    let no_dirs = WriteOptions { create_dirs: false, ..Default::default() };
+    assert_eq!(workspace.write("x/y.txt", b"", &no_dirs).unwrap_err().kind(), "not_found");
+    assert!(!tree.root.join("x").exists());
+    assert_eq!(workspace.write("dir", b"", &WriteOptions::default()).unwrap_err().kind(), "is_directory");
+    assert_eq!(workspace.write("", b"", &WriteOptions::default()).unwrap_err().kind(), "is_directory");
+    let create_new = WriteOptions { create_new: true, ..Default::default() };
+    assert_eq!(workspace.write("run.sh", b"", &create_new).unwrap_err().kind(), "exists");
+    // No temp files are left behind.
+    let names: Vec<_> = fs::read_dir(&tree.root).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(names.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")), "{names:?}");
+}
+
+#[test]
+fn write_through_an_inside_link_changes_the_target_not_the_link() {
+    let tree = Tree::new();
+    symlink("dir/inner.txt", tree.root.join("alias")).unwrap();
+    let workspace = tree.workspace();
+    workspace.write("alias", b"via link", &WriteOptions::default()).unwrap();
+    assert!(fs::symlink_metadata(tree.root.join("alias")).unwrap().is_symlink());
+    assert_eq!(fs::read_to_string(tree.root.join("dir/inner.txt")).unwrap(), "via link");
+}
+
+#[test]
+fn delete_removes_files_dirs_and_links_but_never_a_links_target() {
+    let tree = Tree::new();
+    symlink("dir", tree.root.join("dir_link")).unwrap();
+    let workspace = tree.workspace();
+    assert_eq!(workspace.delete("dir_link").unwrap(), EntryKind::Symlink);
+    assert!(tree.root.join("dir/inner.txt").exists());
+    assert_eq!(workspace.delete("file.txt").unwrap(), EntryKind::File);
+    assert_eq!(workspace.delete("dir").unwrap(), EntryKind::Dir);
+    assert!(!tree.root.join("dir").exists());
+    assert_eq!(workspace.delete("").unwrap_err().kind(), "invalid_args");
+    assert_eq!(workspace.delete(".").unwrap_err().kind(), "invalid_args");
+    assert_eq!(workspace.delete("missing").unwrap_err().kind(), "not_found");
+    assert!(tree.root.exists());
+}
+
+#[test]
+fn list_dir_is_sorted_marks_dirs_and_hides_blocked_and_escaping_entries() {
+    let tree = Tree::new();
+    symlink("dir", tree.root.join("b_link")).unwrap();
+    symlink(&tree.out, tree.root.join("escape")).unwrap();
+    let names = tree.workspace().list_dir(".").unwrap();
+    assert_eq!(names, ["b_link/", "dir/", "file.txt", "sub/"]);
+    assert_eq!(tree.workspace().list_dir("file.txt").unwrap_err().kind(), "invalid_args");
+}
+
+#[test]
+fn glob_matches_below_a_directory() {
+    let tree = Tree::new();
+    fs::write(tree.root.join("dir/two.txt"), "").unwrap();
+    fs::create_dir(tree.root.join("dir/deeper")).unwrap();
+    fs::write(tree.root.join("dir/deeper/three.txt"), "").unwrap();
+    symlink(&tree.out, tree.root.join("dir/escape")).unwrap();
+    let workspace = tree.workspace();
+    assert_eq!(workspace.glob("*.txt", "dir").unwrap(), ["dir/inner.txt", "dir/two.txt"]);
+    assert_eq!(
+        workspace.glob("**/*.txt", ".").unwrap(),
+        ["dir/deeper/three.txt", "dir/inner.txt", "dir/two.txt", "file.txt"]
+    );
+    assert_eq!(workspace.glob("../*", ".").unwrap_err().kind(), "invalid_args");
+    assert_eq!(workspace.glob("/etc/*", ".").unwrap_err().kind(), "invalid_args");
+    assert_eq!(workspace.glob("[", ".").unwrap_err().kind(), "invalid_args");
+}
+
+#[test]
+fn rename_moves_and_refuses_to_clobber() {
+    let tree = Tree::new();
+    let workspace = tree.workspace();
+    workspace.rename("file.txt", "moved/file.txt", false, true).unwrap();
+    assert_eq!(fs::read_to_string(tree.root.join("moved/file.txt")).unwrap(), "inside\n");
+    assert_eq!(workspace.rename("moved/file.txt", "dir/inner.txt", false, false).unwrap_err().kind(), "exists");
+    assert_eq!(workspace.rename("nothing", "x", false, false).unwrap_err().kind(), "not_found");
+}
+
+#[test]
+fn two_spellings_resolve_to_one_canonical_path() {
+    let tree = Tree::new();
+    symlink("dir", tree.root.join("alias")).unwrap();
+    let workspace = tree.workspace();
+    assert_eq!(workspace.resolve("./dir//x/../inner.txt").unwrap(), "dir/inner.txt");
+    assert_eq!(workspace.resolve("alias/inner.txt").unwrap(), "dir/inner.txt");
+    assert_eq!(workspace.resolve("").unwrap(), "");
+    assert_eq!(workspace.resolve(".").unwrap(), "");
+}
+
+#[test]
+fn opening_a_missing_root_is_a_typed_error() {
+    let tree = Tree::new();
+    let err = Workspace::open(tree.root.join("missing")).unwrap_err();
+    assert_eq!(err.kind(), "not_found");
+    let err = Workspace::open(tree.root.join("file.txt")).unwrap_err();
+    assert_eq!(err.kind(), "invalid_args");
+    let err = Workspace::builder(&tree.root).state_dir("../x").open().unwrap_err();
+    assert_eq!(err.kind(), "invalid_args");
+}

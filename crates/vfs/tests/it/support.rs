@@ -1,0 +1,70 @@
+//! A tree with a workspace root, a prefix-sharing sibling and an outside folder holding a
+//! sentinel, plus a snapshot of everything outside the root.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use editkit_vfs::Workspace;
+
+pub const SENTINEL: &str = "SENTINEL";
+
+pub struct Tree {
+    pub _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+    pub evil: PathBuf,
+    pub out: PathBuf,
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("root");
+        let evil = base.join("root_evil");
+        let out = base.join("outside");
+        for dir in [&root, &evil, &out, &root.join("dir"), &root.join(".git"), &root.join("sub"), &out.join("sub")] {
+            fs::create_dir_all(dir).unwrap();
+        }
+        fs::write(root.join("file.txt"), "inside\n").unwrap();
+        fs::write(root.join("dir/inner.txt"), "inner\n").unwrap();
+        fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        fs::write(root.join(".env"), "TOKEN=1\n").unwrap();
+        fs::write(root.join("sub/.env"), "TOKEN=2\n").unwrap();
+        fs::write(root.join("key.pem"), "-----BEGIN-----\n").unwrap();
+        fs::write(evil.join("file.txt"), SENTINEL).unwrap();
+        fs::write(out.join("sentinel.txt"), SENTINEL).unwrap();
+        Tree { _tmp: tmp, root, evil, out }
+    }
+
+    pub fn workspace(&self) -> Workspace {
+        Workspace::open(&self.root).unwrap()
+    }
+
+    /// Everything outside the root: paths, file contents, link targets.
+    pub fn outside_snapshot(&self) -> BTreeMap<PathBuf, String> {
+        let mut snapshot = BTreeMap::new();
+        for dir in [&self.out, &self.evil] {
+            snapshot_into(dir, &mut snapshot);
+        }
+        // Nothing may appear beside the three folders either.
+        for entry in fs::read_dir(self.root.parent().unwrap()).unwrap() {
+            snapshot.insert(entry.unwrap().path(), "entry".into());
+        }
+        snapshot
+    }
+}
+
+fn snapshot_into(path: &Path, snapshot: &mut BTreeMap<PathBuf, String>) {
+    let meta = fs::symlink_metadata(path).unwrap();
+    if meta.is_symlink() {
+        snapshot.insert(path.to_owned(), format!("link {:?}", fs::read_link(path).unwrap()));
+    } else if meta.is_dir() {
+        snapshot.insert(path.to_owned(), "dir".into());
+        for entry in fs::read_dir(path).unwrap() {
+            snapshot_into(&entry.unwrap().path(), snapshot);
+        }
+    } else {
+        snapshot.insert(path.to_owned(), fs::read_to_string(path).unwrap_or_default());
+    }
+}

@@ -1,0 +1,162 @@
+//! Project automation: `cargo xtask ci | bench [AREA] | fuzz [TARGET]`.
+//!
+//! Needs only cargo; tools it uses (cargo-deny, ripgrep for the search bench) are installed
+//! when missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest = args.get(1..).unwrap_or_default();
+    match args.first().map(String::as_str) {
+        Some("ci") => ci(),
+        Some("bench") => bench(rest),
+        Some("help" | "--help" | "-h") | None => {
+            println!("{HELP}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown task `{other}`\n\n{HELP}"),
+    }
+}
+
+const HELP: &str = "\
+cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests, feature builds,
+                            cargo deny check bans licenses sources (installs cargo-deny if missing)
+cargo xtask bench [AREA]    benchmarks; AREA is vfs, matcher, analyze, search or patch (all by default)";
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_owned).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Runs a command in the workspace root, failing on a non-zero exit.
+fn run(program: &str, args: &[&str]) -> Result<()> {
+    eprintln!("$ {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .with_context(|| format!("cannot start `{program}`"))?;
+    if !status.success() {
+        bail!("`{program} {}` failed with {status}", args.join(" "));
+    }
+    Ok(())
+}
+
+fn has_cargo_subcommand(name: &str) -> bool {
+    Command::new("cargo").args([name, "--version"]).output().map(|out| out.status.success()).unwrap_or(false)
+}
+
+fn ci() -> Result<()> {
+    let started = Instant::now();
+    run("cargo", &["fmt", "--all", "--check"])?;
+    run("cargo", &["clippy", "--locked", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    run("cargo", &["test", "--locked", "--workspace"])?;
+    run("cargo", &["check", "--locked", "--workspace", "--all-targets", "--all-features"])?;
+    run("cargo", &["check", "--locked", "--workspace", "--no-default-features"])?;
+    if !has_cargo_subcommand("deny") {
+        run("cargo", &["install", "--locked", "cargo-deny"])?;
+    }
+    // The advisory database cannot be downloaded here, so advisories are left out.
+    run("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"])?;
+    eprintln!("ci passed in {:.0?}", started.elapsed());
+    Ok(())
+}
+
+fn bench(areas: &[String]) -> Result<()> {
+    let all = ["vfs", "matcher", "analyze", "search", "patch"];
+    let chosen: Vec<&str> = if areas.is_empty() { all.to_vec() } else { areas.iter().map(String::as_str).collect() };
+    for area in chosen {
+        match area {
+            "vfs" => bench_vfs()?,
+            "matcher" | "analyze" | "patch" | "search" => bench_crate(area)?,
+            other => bail!("unknown bench area `{other}`; choose from {}", all.join(", ")),
+        }
+    }
+    Ok(())
+}
+
+fn crate_dir(area: &str) -> PathBuf {
+    workspace_root().join("crates").join(area)
+}
+
+/// Runs a crate's divan benches, then its side-by-side comparison example when it has one.
+fn bench_crate(area: &str) -> Result<()> {
+    let package = format!("editkit-{area}");
+    if crate_dir(area).join("benches").is_dir() {
+        run("cargo", &["bench", "--locked", "-p", &package])?;
+    }
+    let comparisons = [("search", "bench_tree"), ("patch", "bench_vs_git"), ("analyze", "bench_vs_ast")];
+    for (owner, example) in comparisons {
+        if owner == area && crate_dir(area).join("examples").join(format!("{example}.rs")).is_file() {
+            run("cargo", &["run", "--locked", "--release", "-p", &package, "--example", example])?;
+        }
+    }
+    Ok(())
+}
+
+/// The vfs bench plus read+hash and write throughput as ratios to `sha256sum` and `cp`.
+fn bench_vfs() -> Result<()> {
+    run("cargo", &["bench", "--locked", "-p", "editkit-vfs"])?;
+    let dir = std::env::temp_dir().join(format!("editkit-vfs-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let sizes = [("1KiB", 1usize << 10), ("1MiB", 1 << 20), ("64MiB", 64 << 20)];
+    let line = b"fn example() { let value = compute(42); println!(\"{value}\"); }\n";
+    for (name, size) in sizes {
+        let bytes: Vec<u8> = line.iter().copied().cycle().take(size).collect();
+        std::fs::write(dir.join(name), bytes)?;
+    }
+    let runs = "15";
+    let dir_str = dir.to_str().context("temp dir is not UTF-8")?;
+    let mut args = vec!["run", "--locked", "--release", "-q", "-p", "editkit-vfs", "--example", "throughput", "--"];
+    args.push(dir_str);
+    args.push(runs);
+    args.extend(sizes.iter().map(|(name, _)| *name));
+    let output = Command::new("cargo").args(&args).current_dir(workspace_root()).output()?;
+    if !output.status.success() {
+        bail!("throughput example failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    println!(
+        "\n{:<6} {:>14} {:>14} {:>8} {:>14} {:>14} {:>8}",
+        "size", "editkit read", "cat|sha256sum", "ratio", "editkit write", "cp", "ratio"
+    );
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [name, read_ns, write_ns] = fields.as_slice() else { continue };
+        let read_ns: f64 = read_ns.parse()?;
+        let write_ns: f64 = write_ns.parse()?;
+        let file = dir.join(name);
+        let file_str = file.to_str().context("path is not UTF-8")?;
+        let sha = median_ns(15, || {
+            Command::new("sh").args(["-c", &format!("cat '{file_str}' | sha256sum > /dev/null")]).status().map(|_| ())
+        })?;
+        let copy = format!("{file_str}.cp");
+        let cp = median_ns(15, || Command::new("cp").args([file_str, &copy]).status().map(|_| ()))?;
+        println!(
+            "{name:<6} {:>12.1}µs {:>12.1}µs {:>8.2} {:>12.1}µs {:>12.1}µs {:>8.2}",
+            read_ns / 1e3,
+            sha / 1e3,
+            read_ns / sha,
+            write_ns / 1e3,
+            cp / 1e3,
+            write_ns / cp
+        );
+    }
+    println!("(ratio = editkit time / tool time; below 1 means editkit is faster; the tools pay a process start)");
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+fn median_ns(runs: usize, mut f: impl FnMut() -> std::io::Result<()>) -> Result<f64> {
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        f()?;
+        samples.push(start.elapsed().as_secs_f64() * 1e9);
+    }
+    samples.sort_by(f64::total_cmp);
+    Ok(samples[runs / 2])
+}
