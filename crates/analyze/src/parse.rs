@@ -1,0 +1,183 @@
+//! Bounded tree-sitter parsing shared by the syntax check, symbols and replacement.
+
+use std::ops::{ControlFlow, Range};
+use std::time::{Duration, Instant};
+
+use tree_sitter::{InputEdit, Language, Node, ParseOptions, Parser, Point, Tree};
+
+use crate::{Error, FileKind};
+
+/// The largest input parsed, in bytes; larger sources give [`Error::TooLarge`].
+pub const MAX_PARSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The longest a single parse may take before it is abandoned with [`Error::Timeout`].
+pub const PARSE_TIME_LIMIT: Duration = Duration::from_secs(5);
+
+/// Which grammar parses a kind; `None` for kinds without one.
+pub(crate) fn language(kind: FileKind) -> Option<Language> {
+    let language = match kind {
+        FileKind::Python => tree_sitter_python::LANGUAGE.into(),
+        FileKind::Typescript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        FileKind::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        FileKind::Javascript | FileKind::Jsx => tree_sitter_javascript::LANGUAGE.into(),
+        FileKind::Markdown | FileKind::Json | FileKind::Text | FileKind::Binary => return None,
+    };
+    Some(language)
+}
+
+/// A tree over `source`, whose byte offsets are shifted by the length of a skipped UTF-8 BOM.
+pub(crate) struct Parsed<'s> {
+    pub(crate) kind: FileKind,
+    pub(crate) source: &'s str,
+    pub(crate) tree: Tree,
+    /// Bytes skipped at the start (a UTF-8 byte-order mark), added to every node offset.
+    base: usize,
+}
+
+impl<'s> Parsed<'s> {
+    /// Parses `source` with the grammar of `kind`, within the size and time limits.
+    pub(crate) fn new(kind: FileKind, source: &'s str, operation: &'static str) -> Result<Self, Error> {
+        Self::reparse(kind, source, operation, None)
+    }
+
+    /// Parses `source`, reusing the unchanged parts of `old`, a tree of the previous text
+    /// already adjusted with [`Parsed::edited_tree`].
+    pub(crate) fn reparse(
+        kind: FileKind,
+        source: &'s str,
+        operation: &'static str,
+        old: Option<&Tree>,
+    ) -> Result<Self, Error> {
+        let language = language(kind).ok_or(Error::Unsupported { operation, kind })?;
+        if source.len() > MAX_PARSE_BYTES {
+            return Err(Error::TooLarge { len: source.len(), limit: MAX_PARSE_BYTES });
+        }
+        let base = if source.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+        let text = source.get(base..).unwrap_or(source).as_bytes();
+        let mut parser = Parser::new();
+        parser.set_language(&language).expect("bundled grammars match the tree-sitter ABI they were built for");
+        let started = Instant::now();
+        let mut timed_out = false;
+        let mut progress = |_: &tree_sitter::ParseState| {
+            if started.elapsed() > PARSE_TIME_LIMIT {
+                timed_out = true;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let mut read = |offset: usize, _: Point| text.get(offset..).unwrap_or(&[]);
+        let tree =
+            parser.parse_with_options(&mut read, old, Some(ParseOptions::new().progress_callback(&mut progress)));
+        match tree {
+            Some(tree) => Ok(Parsed { kind, source, tree, base }),
+            None => Err(Error::Timeout { millis: u64::try_from(PARSE_TIME_LIMIT.as_millis()).unwrap_or(u64::MAX) }),
+        }
+    }
+
+    /// A copy of the tree told that `replaced` of the source now holds `new_len` bytes of
+    /// `new_source`, for [`Parsed::reparse`]. `None` when the edit touches a skipped BOM.
+    pub(crate) fn edited_tree(&self, replaced: Range<usize>, new_source: &str, new_len: usize) -> Option<Tree> {
+        let base = self.base;
+        let start = replaced.start.checked_sub(base)?;
+        let old_end = replaced.end.checked_sub(base)?;
+        let new_end = start + new_len;
+        let old_text = self.source.get(base..)?;
+        let new_text = new_source.get(base..)?;
+        let mut tree = self.tree.clone();
+        tree.edit(&InputEdit {
+            start_byte: start,
+            old_end_byte: old_end,
+            new_end_byte: new_end,
+            start_position: point(old_text, start)?,
+            old_end_position: point(old_text, old_end)?,
+            new_end_position: point(new_text, new_end)?,
+        });
+        Some(tree)
+    }
+
+    /// The byte range of `node` in `source`.
+    pub(crate) fn range(&self, node: Node<'_>) -> Range<usize> {
+        node.start_byte() + self.base..node.end_byte() + self.base
+    }
+
+    /// The text of `node`, or `""` if its range is not on character boundaries.
+    pub(crate) fn text(&self, node: Node<'_>) -> &'s str {
+        self.source.get(self.range(node)).unwrap_or("")
+    }
+}
+
+/// The tree-sitter position (0-based row, byte column) of `offset` in `text`.
+fn point(text: &str, offset: usize) -> Option<Point> {
+    let before = text.as_bytes().get(..offset)?;
+    let row = before.iter().filter(|&&byte| byte == b'\n').count();
+    let column = before.iter().rev().take_while(|&&byte| byte != b'\n').count();
+    Some(Point { row, column })
+}
+
+/// Converts byte offsets to 1-based lines and columns (columns count characters).
+pub(crate) struct LineIndex<'s> {
+    source: &'s str,
+    starts: Vec<usize>,
+}
+
+impl<'s> LineIndex<'s> {
+    pub(crate) fn new(source: &'s str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
+        LineIndex { source, starts }
+    }
+
+    /// 1-based line of the byte at `offset`.
+    pub(crate) fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&start| start <= offset).max(1)
+    }
+
+    /// Byte offset where the 1-based `line` starts.
+    pub(crate) fn line_start(&self, line: usize) -> usize {
+        self.starts.get(line.saturating_sub(1)).copied().unwrap_or(self.source.len())
+    }
+
+    /// 1-based line and 1-based character column of `offset`.
+    pub(crate) fn position(&self, offset: usize) -> (usize, usize) {
+        let line = self.line(offset);
+        let start = self.line_start(line);
+        let column = match self.source.get(start..offset) {
+            Some(prefix) => prefix.chars().count(),
+            None => offset.saturating_sub(start),
+        };
+        (line, column + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_one_based_and_count_characters() {
+        let index = LineIndex::new("aé\nb\n\nc");
+        assert_eq!(index.position(0), (1, 1));
+        assert_eq!(index.position(3), (1, 3), "é is two bytes, one column");
+        assert_eq!(index.position(4), (2, 1));
+        assert_eq!(index.position(7), (4, 1));
+        assert_eq!(index.position(2), (1, 3), "an offset inside é falls back to bytes");
+        assert_eq!(index.line_start(3), 6);
+        assert_eq!(index.line_start(99), 8);
+    }
+
+    #[test]
+    fn bom_is_skipped_and_offsets_shifted() {
+        let source = "\u{feff}def f(): pass\n";
+        let parsed = Parsed::new(FileKind::Python, source, "test").unwrap();
+        let root = parsed.tree.root_node();
+        assert!(!root.has_error());
+        assert_eq!(parsed.text(root.child(0).unwrap()), "def f(): pass");
+    }
+
+    #[test]
+    fn kinds_without_grammar_are_unsupported() {
+        let error = Parsed::new(FileKind::Json, "{}", "symbols").err().unwrap();
+        assert_eq!(error.to_string().split(';').next(), Some("symbols is not supported for json files"));
+    }
+}

@@ -1,0 +1,255 @@
+//! Syntax check: tree-sitter for code, serde_json for JSON.
+
+use serde::Serialize;
+use tree_sitter::Node;
+
+use crate::parse::{LineIndex, Parsed};
+use crate::{Error, FileKind};
+
+/// At most this many errors are reported; the rest are usually follow-on errors.
+const MAX_ERRORS: usize = 50;
+
+/// The longest excerpt of source quoted in a message, in characters.
+const MAX_QUOTE_CHARS: usize = 40;
+
+/// The result of a syntax check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyntaxReport {
+    /// `true` when the parser found no error.
+    pub valid: bool,
+    /// The errors, in source order (at most 50).
+    pub errors: Vec<SyntaxError>,
+}
+
+/// One syntax error. Lines and columns are 1-based; columns count characters; the end is
+/// exclusive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SyntaxError {
+    /// Line of the first offending character.
+    pub line: usize,
+    /// Column of the first offending character.
+    pub column: usize,
+    /// Line where the offending text ends.
+    pub end_line: usize,
+    /// Column just after the offending text.
+    pub end_column: usize,
+    /// What is wrong, quoting the unexpected or missing token and what it follows.
+    pub message: String,
+}
+
+/// Checks the syntax of `source` as a file of `kind`.
+///
+/// Python, TypeScript, TSX, JavaScript and JSX go through tree-sitter: an `ERROR` node becomes
+/// "unexpected `token` after `previous`", a `MISSING` node "missing `token` after `previous`".
+/// JSON goes through serde_json. Markdown and plain text have no syntax errors.
+///
+/// ```
+/// use editkit_analyze::{check_syntax, FileKind};
+/// let report = check_syntax(FileKind::Python, "def f(:\n    pass\n")?;
+/// assert!(!report.valid);
+/// assert_eq!(report.errors[0].line, 1);
+/// # Ok::<(), editkit_analyze::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Unsupported`] for [`FileKind::Binary`]; [`Error::TooLarge`] and [`Error::Timeout`]
+/// when the input exceeds the parse limits.
+pub fn check_syntax(kind: FileKind, source: &str) -> Result<SyntaxReport, Error> {
+    match kind {
+        FileKind::Json => Ok(check_json(source)),
+        FileKind::Markdown | FileKind::Text => Ok(SyntaxReport { valid: true, errors: Vec::new() }),
+        FileKind::Binary => Err(Error::Unsupported { operation: "syntax check", kind }),
+        _ => {
+            let parsed = Parsed::new(kind, source, "syntax check")?;
+            Ok(tree_errors(&parsed))
+        }
+    }
+}
+
+fn check_json(source: &str) -> SyntaxReport {
+    let text = source.strip_prefix('\u{feff}').unwrap_or(source);
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Ok(_) => SyntaxReport { valid: true, errors: Vec::new() },
+        Err(error) => {
+            let full = error.to_string();
+            // serde_json appends " at line L column C"; the position has its own fields.
+            let message = match full.rfind(" at line ") {
+                Some(at) => full.get(..at).unwrap_or(&full).to_owned(),
+                None => full,
+            };
+            let line = error.line().max(1);
+            let column = error.column().max(1);
+            SyntaxReport {
+                valid: false,
+                errors: vec![SyntaxError {
+                    line,
+                    column,
+                    end_line: line,
+                    end_column: column + 1,
+                    message: format!("invalid JSON: {message}"),
+                }],
+            }
+        }
+    }
+}
+
+/// Collects `ERROR` and `MISSING` nodes of a parsed tree as errors.
+pub(crate) fn tree_errors(parsed: &Parsed<'_>) -> SyntaxReport {
+    let root = parsed.tree.root_node();
+    let mut errors = if parsed.kind == FileKind::Python { empty_blocks(parsed) } else { Vec::new() };
+    if !root.has_error() {
+        return SyntaxReport { valid: errors.is_empty(), errors };
+    }
+    let index = LineIndex::new(parsed.source);
+    let mut cursor = root.walk();
+    let mut descend = true;
+    loop {
+        let node = cursor.node();
+        let mut visit_children = descend && node.has_error();
+        if descend && (node.is_error() || node.is_missing()) {
+            if errors.len() < MAX_ERRORS {
+                errors.push(describe(parsed, &index, node));
+            }
+            visit_children = false;
+        }
+        if visit_children && cursor.goto_first_child() {
+            descend = true;
+            continue;
+        }
+        if cursor.goto_next_sibling() {
+            descend = true;
+            continue;
+        }
+        // Climb until a node has a next sibling; stop at the root.
+        loop {
+            if !cursor.goto_parent() {
+                let mut errors = finish(errors, parsed, &index);
+                errors.sort_by_key(|error| (error.line, error.column));
+                errors.truncate(MAX_ERRORS);
+                return SyntaxReport { valid: false, errors };
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+        }
+        descend = true;
+    }
+}
+
+/// An error-bearing tree with no ERROR/MISSING node found still reports one error.
+fn finish(mut errors: Vec<SyntaxError>, parsed: &Parsed<'_>, index: &LineIndex<'_>) -> Vec<SyntaxError> {
+    if errors.is_empty() {
+        let (line, column) = index.position(parsed.source.len());
+        errors.push(SyntaxError {
+            line,
+            column,
+            end_line: line,
+            end_column: column,
+            message: "the parser could not make sense of the file".to_owned(),
+        });
+    }
+    errors
+}
+
+fn describe(parsed: &Parsed<'_>, index: &LineIndex<'_>, node: Node<'_>) -> SyntaxError {
+    let range = parsed.range(node);
+    let (line, column) = index.position(range.start);
+    let (end_line, end_column) = index.position(range.end);
+    let after = previous_leaf(node)
+        .map(|previous| format!(" after {}", quote(parsed.text(previous))))
+        .unwrap_or_else(|| " at the start of the file".to_owned());
+    let message = if node.is_missing() {
+        let what = node.kind();
+        let what = if what.chars().all(|c| c.is_alphanumeric() || c == '_') && node.is_named() {
+            what.replace('_', " ")
+        } else {
+            format!("`{what}`")
+        };
+        format!("missing {what}{after}")
+    } else {
+        let text = parsed.text(node);
+        if text.trim().is_empty() {
+            format!("unexpected end of input{after}")
+        } else {
+            let first_token = first_leaf(node).map_or(text, |leaf| parsed.text(leaf));
+            let first_token = if first_token.trim().is_empty() { text } else { first_token };
+            let last_line = index.line(range.end.saturating_sub(1).max(range.start));
+            if last_line > line {
+                // Error recovery swallowed several lines: the fault is somewhere inside them.
+                format!(
+                    "cannot parse lines {line}-{last_line}, starting with {}{after}; look there for an unclosed bracket or string, a missing separator or bad indentation",
+                    quote(first_token)
+                )
+            } else if node.child_count() > 1 {
+                format!("cannot parse {}{after}", quote(text))
+            } else {
+                format!("unexpected {}{after}", quote(first_token))
+            }
+        }
+    };
+    SyntaxError { line, column, end_line, end_column, message }
+}
+
+/// tree-sitter-python accepts `def f():` followed by a dedented line, which Python rejects:
+/// a compound statement whose body is an empty `block`.
+fn empty_blocks(parsed: &Parsed<'_>) -> Vec<SyntaxError> {
+    let index = LineIndex::new(parsed.source);
+    let mut errors = Vec::new();
+    let mut stack = vec![parsed.tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "block" && !node.is_error() {
+            let mut cursor = node.walk();
+            let empty = node.named_children(&mut cursor).all(|child| child.kind() == "comment");
+            if empty && errors.len() < MAX_ERRORS {
+                let header = node.parent().map_or("", |parent| parsed.text(parent));
+                let at = parsed.range(node).start;
+                let (line, column) = index.position(at);
+                errors.push(SyntaxError {
+                    line,
+                    column,
+                    end_line: line,
+                    end_column: column,
+                    message: format!("expected an indented block after {}", quote(header)),
+                });
+            }
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.children(&mut cursor));
+    }
+    errors
+}
+
+fn first_leaf(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node.child(0)?;
+    while let Some(child) = current.child(0) {
+        current = child;
+    }
+    Some(current)
+}
+
+/// The last leaf before `node` that has text, for "after `...`" in messages.
+fn previous_leaf(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node;
+    loop {
+        if let Some(mut previous) = current.prev_sibling() {
+            while let Some(last) = previous.child_count().checked_sub(1).and_then(|at| previous.child(at)) {
+                previous = last;
+            }
+            if previous.end_byte() > previous.start_byte() {
+                return Some(previous);
+            }
+            current = previous;
+        } else {
+            current = current.parent()?;
+        }
+    }
+}
+
+fn quote(text: &str) -> String {
+    let line = text.trim().lines().next().unwrap_or("");
+    let mut shown: String = line.chars().take(MAX_QUOTE_CHARS).collect();
+    if line.chars().count() > MAX_QUOTE_CHARS || text.trim().lines().nth(1).is_some() {
+        shown.push('…');
+    }
+    format!("`{}`", shown.replace('`', "'"))
+}
