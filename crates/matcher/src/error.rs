@@ -1,0 +1,148 @@
+//! The one error type of the crate, and the near-miss hint carried by `NotFound`.
+
+use std::fmt;
+
+use crate::Rung;
+
+/// Why no edit was made. Every variant has a stable [`Error::kind`] word and a message an agent
+/// can act on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The text to find is empty.
+    #[error("old text is empty; give the exact text to replace, with a line or two of context")]
+    EmptyNeedle,
+    /// No rung of the ladder found the text.
+    #[error("old text not found{}", not_found_hint(.closest.as_ref()))]
+    NotFound {
+        /// The most similar region, when one is worth showing.
+        closest: Option<NearMiss>,
+    },
+    /// The deciding rung found more than one candidate (or, on the block-anchor rung, more than
+    /// one candidate within the score margin of the best one). Nothing was changed.
+    #[error(
+        "old text matches {count} places ({rung} rung) starting at lines {}; add surrounding lines to make it unique, or use replace_all",
+        list_lines(.lines)
+    )]
+    Ambiguous {
+        /// How many candidates the deciding rung found (saturates at the candidate limit).
+        count: usize,
+        /// 1-based first lines of the candidates, in file order, each listed once (at most 20).
+        lines: Vec<usize>,
+        /// The rung that found them.
+        rung: Rung,
+    },
+    /// `old` is absent but `new` is present: the edit seems to have landed already.
+    #[error(
+        "old text not found, but the new text is already present at line {line}; the edit seems to be applied already, read the file before retrying"
+    )]
+    AlreadyApplied {
+        /// 1-based line where the new text starts.
+        line: usize,
+    },
+    /// `old` equals `new`, or the replacement leaves the text unchanged.
+    #[error("the replacement leaves the text unchanged; old and new text are the same")]
+    NoChange,
+    /// A bound on the work was hit.
+    #[error("{what} exceeds the limit of {limit}; {advice}")]
+    LimitExceeded {
+        /// What grew too large: `haystack_bytes`, `needle_bytes`, `matches` or `fuzzy_work`.
+        what: &'static str,
+        /// The limit in force.
+        limit: u64,
+        /// What to do about it.
+        advice: &'static str,
+    },
+    /// The byte range given to confine the search is outside the text or not on char boundaries.
+    #[error("search range {start}..{end} is not a range of the {len}-byte text on character boundaries")]
+    InvalidRange {
+        /// Start of the range given.
+        start: usize,
+        /// End of the range given.
+        end: usize,
+        /// Length of the text in bytes.
+        len: usize,
+    },
+}
+
+impl Error {
+    /// The stable snake_case word for this error: `empty_needle`, `not_found`, `ambiguous`,
+    /// `already_applied`, `no_change`, `limit_exceeded` or `invalid_range`.
+    ///
+    /// ```
+    /// let err = editkit_matcher::find("a", "", &Default::default()).unwrap_err();
+    /// assert_eq!(err.kind(), "empty_needle");
+    /// ```
+    #[must_use]
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Error::EmptyNeedle => "empty_needle",
+            Error::NotFound { .. } => "not_found",
+            Error::Ambiguous { .. } => "ambiguous",
+            Error::AlreadyApplied { .. } => "already_applied",
+            Error::NoChange => "no_change",
+            Error::LimitExceeded { .. } => "limit_exceeded",
+            Error::InvalidRange { .. } => "invalid_range",
+        }
+    }
+}
+
+fn not_found_hint(closest: Option<&NearMiss>) -> String {
+    match closest {
+        Some(near) => format!("; {near}"),
+        None => "; no similar region either, read the file and copy the text exactly".to_owned(),
+    }
+}
+
+fn list_lines(lines: &[usize]) -> String {
+    let listed: Vec<String> = lines.iter().map(usize::to_string).collect();
+    listed.join(", ")
+}
+
+/// The region most similar to a needle that was not found: enough to retry without a new read.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct NearMiss {
+    /// 1-based first line of the region.
+    pub first_line: usize,
+    /// 1-based last line of the region (inclusive).
+    pub last_line: usize,
+    /// Similarity of the region to the needle, from 0.0 to 1.0.
+    pub similarity: f64,
+    /// The first line where the region and the needle differ.
+    pub divergence: Option<Divergence>,
+}
+
+/// The first differing line of a near miss, whitespace and CR made visible
+/// (`·` space, `→` tab, `␍` CR, `\u{00a0}`-style escapes for other invisible characters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Divergence {
+    /// 1-based line in the text.
+    pub line: usize,
+    /// The needle's line there, made visible.
+    pub expected: String,
+    /// The text's line there, made visible (`<end of text>` past the end).
+    pub found: String,
+}
+
+impl fmt::Display for NearMiss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.first_line == self.last_line {
+            write!(f, "closest is line {}", self.first_line)?;
+        } else {
+            write!(f, "closest is lines {}-{}", self.first_line, self.last_line)?;
+        }
+        write!(f, " (similarity {:.2})", self.similarity)?;
+        if let Some(divergence) = &self.divergence {
+            write!(
+                f,
+                ", first difference at line {}: expected `{}`, found `{}`",
+                divergence.line, divergence.expected, divergence.found
+            )?;
+        }
+        f.write_str("; copy those lines exactly and retry")
+    }
+}
