@@ -59,7 +59,7 @@ pub use hash::sha256_hex;
 pub use lock::FileLock;
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
 pub use txn::Staged;
-pub use walk::{Entry, WorkspaceDir};
+pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
 pub use workspace::{
     DEFAULT_MAX_READ_BYTES, DEFAULT_STATE_DIR, EntryKind, FileText, Workspace, WorkspaceBuilder, WriteOptions, Written,
 };

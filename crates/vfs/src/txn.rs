@@ -32,6 +32,31 @@ impl Workspace {
     /// Policy errors for `path`, [`Error::IsDirectory`], [`Error::NotFound`] for a missing
     /// parent without `create_dirs`, [`Error::Io`].
     pub fn stage(&self, path: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
+        self.stage_named(path, &temp_name(), bytes, create_dirs)
+    }
+
+    /// As [`Workspace::stage`], with the temp file's name chosen by the caller, so that a
+    /// journal written *before* staging can name it (recovery then finds every temp file even
+    /// when the process died while staging). `temp_name` must be a plain file name starting
+    /// with `.editkit-` (hidden from listings) and must not exist yet.
+    ///
+    /// # Errors
+    /// As [`Workspace::stage`]; [`Error::InvalidPath`] for a name that is not a plain
+    /// `.editkit-` file name; [`Error::Exists`] when a file of that name exists.
+    pub fn stage_as(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
+        let plain = temp_name.starts_with(".editkit-")
+            && !temp_name.contains(['/', '\\', '\0'])
+            && temp_name.len() <= crate::policy::MAX_COMPONENT_BYTES;
+        if !plain {
+            return Err(Error::InvalidPath {
+                path: temp_name.to_owned(),
+                reason: "a temp name must be a plain file name starting with `.editkit-`".into(),
+            });
+        }
+        self.stage_named(path, temp_name, bytes, create_dirs)
+    }
+
+    fn stage_named(&self, path: &str, temp_file: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
         let target = self.resolve(path)?;
         let (parent_rel, name) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
         if create_dirs && !parent_rel.is_empty() {
@@ -43,11 +68,12 @@ impl Workspace {
             Ok(meta) => Some(meta.permissions()),
             Err(_) => None,
         };
-        let temp_file = temp_name();
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
+        let mut created = false;
         let result = (|| {
-            let mut file = parent.open_with(&temp_file, &options)?;
+            let mut file = parent.open_with(temp_file, &options)?;
+            created = true;
             file.write_all(bytes)?;
             if let Some(permissions) = permissions {
                 file.set_permissions(permissions)?;
@@ -55,10 +81,13 @@ impl Workspace {
             file.sync_all()
         })();
         if let Err(err) = result {
-            let _ = parent.remove_file(&temp_file);
+            // Never remove a file this call did not create (a name collision).
+            if created {
+                let _ = parent.remove_file(temp_file);
+            }
             return Err(Error::from_io("stage", path, err));
         }
-        let temp = if parent_rel.is_empty() { temp_file } else { format!("{parent_rel}/{temp_file}") };
+        let temp = if parent_rel.is_empty() { temp_file.to_owned() } else { format!("{parent_rel}/{temp_file}") };
         Ok(Staged { target, temp })
     }
 
@@ -112,6 +141,16 @@ impl Workspace {
             Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(Error::from_io("remove", path, err)),
             _ => Ok(()),
         }
+    }
+
+    /// Gives the file at canonical `to` the permission bits of the file at canonical `from`
+    /// (a file moved by writing its new content under the new name keeps its mode).
+    ///
+    /// # Errors
+    /// [`Error::NotFound`], [`Error::Io`].
+    pub fn copy_permissions_raw(&self, from: &str, to: &str) -> Result<()> {
+        let permissions = self.root_dir().metadata(from).map_err(|e| Error::from_io("stat", from, e))?.permissions();
+        self.root_dir().set_permissions(to, permissions).map_err(|e| Error::from_io("set permissions", to, e))
     }
 
     /// Reads the file at canonical `path` without policy checks or ledger (for recovery);
@@ -225,9 +264,7 @@ fn root_refused(path: &str) -> Error {
 }
 
 fn sync(dir: &Dir) {
-    if let Ok(handle) = dir.try_clone() {
-        let _ = handle.into_std_file().sync_all();
-    }
+    crate::workspace::sync_dir(dir);
 }
 
 trait OpenDirOrRoot {

@@ -30,6 +30,54 @@ impl Entry {
     }
 }
 
+/// An entry that [`WorkspaceDir::entries`] leaves out, from [`WorkspaceDir::entries_with_skipped`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedEntry {
+    /// The entry's name (converted lossily when it is not UTF-8).
+    pub name: String,
+    /// Its path relative to the root, through the directory.
+    pub rel: String,
+    /// Whether the entry is a symlink.
+    pub symlink: bool,
+    /// Why it is left out.
+    pub reason: SkipReason,
+}
+
+/// Why an entry is left out of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// The entry, or the target of a link, matches a blocked pattern of the policy.
+    Blocked,
+    /// A symlink that leads outside the workspace root.
+    OutsideWorkspace,
+    /// A symlink loop, or a chain of links too long to follow.
+    SymlinkLoop,
+    /// A symlink that cannot be resolved for another reason (a malformed or unreadable target).
+    Unresolvable,
+    /// The name is not valid UTF-8, so no editkit path can name it.
+    NonUtf8Name,
+}
+
+impl SkipReason {
+    /// A stable snake_case word for the reason: `blocked`, `outside_workspace`, `symlink_loop`,
+    /// `unresolvable` or `non_utf8_name`.
+    ///
+    /// ```
+    /// assert_eq!(editkit_vfs::SkipReason::OutsideWorkspace.as_str(), "outside_workspace");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Blocked => "blocked",
+            SkipReason::OutsideWorkspace => "outside_workspace",
+            SkipReason::SymlinkLoop => "symlink_loop",
+            SkipReason::Unresolvable => "unresolvable",
+            SkipReason::NonUtf8Name => "non_utf8_name",
+        }
+    }
+}
+
 /// An open directory inside the workspace. Sub-directories and files are opened relative to
 /// this handle, so a directory swapped for a link to the outside after it was opened is never
 /// entered.
@@ -61,23 +109,65 @@ impl<'ws> WorkspaceDir<'ws> {
     /// # Errors
     /// [`Error::Io`] when the directory cannot be read.
     pub fn entries(&self) -> Result<Vec<Entry>> {
+        self.scan(None)
+    }
+
+    /// Like [`WorkspaceDir::entries`], plus the entries it leaves out, each with the reason:
+    /// blocked entries, symlinks that lead outside the root (or loop, or cannot be resolved) and
+    /// names that are not UTF-8. Tools that report what they skipped (search) use this.
+    /// editkit's own temp and backup files (`.editkit-*`) are in neither list.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the directory cannot be read.
+    pub fn entries_with_skipped(&self) -> Result<(Vec<Entry>, Vec<SkippedEntry>)> {
+        let mut skipped = Vec::new();
+        let entries = self.scan(Some(&mut skipped))?;
+        Ok((entries, skipped))
+    }
+
+    /// Lists the directory; when `skipped` is given, the entries left out are pushed to it.
+    fn scan(&self, mut skipped: Option<&mut Vec<SkippedEntry>>) -> Result<Vec<Entry>> {
         let io = |e| Error::from_io("list", &self.rel, e);
         let mut out = Vec::new();
+        let mut skip = |name: String, symlink: bool, reason: SkipReason| {
+            if let Some(list) = skipped.as_deref_mut() {
+                let rel = self.child_rel(&name);
+                list.push(SkippedEntry { name, rel, symlink, reason });
+            }
+        };
         for entry in self.dir.entries().map_err(io)? {
             let entry = entry.map_err(io)?;
-            let Ok(name) = entry.file_name().into_string() else { continue };
+            let name = match entry.file_name().into_string() {
+                Ok(name) => name,
+                Err(raw) => {
+                    let symlink = entry.file_type().is_ok_and(|t| t.is_symlink());
+                    skip(raw.to_string_lossy().into_owned(), symlink, SkipReason::NonUtf8Name);
+                    continue;
+                }
+            };
             if name.starts_with(".editkit-") {
                 continue;
             }
             let rel = self.child_rel(&name);
             if self.workspace.is_blocked(&rel) {
+                let symlink = entry.file_type().is_ok_and(|t| t.is_symlink());
+                skip(name, symlink, SkipReason::Blocked);
                 continue;
             }
             let file_type = entry.file_type().map_err(io)?;
             let (kind, symlink) = if file_type.is_symlink() {
                 match self.workspace.resolve_inner(&rel, true) {
                     Ok(resolved) => (resolved.kind, true),
-                    Err(_) => continue,
+                    Err(err) => {
+                        let reason = match err {
+                            Error::OutsideWorkspace { .. } => SkipReason::OutsideWorkspace,
+                            Error::SymlinkLoop { .. } => SkipReason::SymlinkLoop,
+                            Error::Blocked { .. } => SkipReason::Blocked,
+                            _ => SkipReason::Unresolvable,
+                        };
+                        skip(name, true, reason);
+                        continue;
+                    }
                 }
             } else if file_type.is_dir() {
                 (Some(EntryKind::Dir), false)
@@ -162,4 +252,66 @@ fn check_name(name: &str, rel: &str) -> Result<()> {
         return Err(Error::InvalidPath { path: rel.to_owned(), reason: "not a single path component".into() });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    use super::{SkipReason, SkippedEntry};
+    use crate::Workspace;
+
+    #[test]
+    fn entries_with_skipped_reports_what_entries_leaves_out() {
+        let base = tempfile::tempdir().unwrap();
+        let root = base.path().join("root");
+        let outside = base.path().join("outside");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        std::fs::write(root.join(".env"), "SECRET=1").unwrap();
+        std::fs::write(root.join(".editkit-tmp-1"), "temp").unwrap();
+        symlink(&outside, root.join("out")).unwrap();
+        symlink("loop", root.join("loop")).unwrap();
+        symlink("a.txt", root.join("inside")).unwrap();
+        let workspace = Workspace::open(&root).unwrap();
+        let dir = workspace.open_dir("").unwrap();
+        let (mut entries, mut skipped) = dir.entries_with_skipped().unwrap();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        skipped.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut plain = dir.entries().unwrap();
+        plain.sort_by(|a, b| a.name.cmp(&b.name));
+        assert_eq!(entries, plain);
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["a.txt", "inside"]);
+        let entry = |name: &str, symlink: bool, reason: SkipReason| SkippedEntry {
+            name: name.into(),
+            rel: name.into(),
+            symlink,
+            reason,
+        };
+        assert_eq!(
+            skipped,
+            [
+                entry(".env", false, SkipReason::Blocked),
+                entry(".git", false, SkipReason::Blocked),
+                entry("loop", true, SkipReason::SymlinkLoop),
+                entry("out", true, SkipReason::OutsideWorkspace),
+            ]
+        );
+        assert_eq!(skipped[3].reason.as_str(), "outside_workspace");
+    }
+
+    #[test]
+    fn skipped_paths_are_relative_to_the_root() {
+        let base = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(base.path().join("sub")).unwrap();
+        symlink("/", base.path().join("sub/up")).unwrap();
+        let workspace = Workspace::open(base.path()).unwrap();
+        let (entries, skipped) = workspace.open_dir("sub").unwrap().entries_with_skipped().unwrap();
+        assert!(entries.is_empty());
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].rel, "sub/up");
+        assert_eq!(skipped[0].reason, SkipReason::OutsideWorkspace);
+    }
 }

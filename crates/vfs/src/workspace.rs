@@ -837,8 +837,11 @@ pub(crate) fn temp_name() -> String {
 }
 
 /// Best-effort fsync of a directory so a rename in it is durable.
-fn sync_dir(dir: &Dir) {
-    if let Ok(handle) = dir.try_clone() {
-        let _ = handle.into_std_file().sync_all();
+pub(crate) fn sync_dir(dir: &Dir) {
+    // cap-std holds directories as `O_PATH` descriptors, which cannot be fsynced: open the
+    // directory itself (relative to the handle, so nothing outside is reachable) to sync it.
+    use rustix::fs::{Mode, OFlags, fsync, openat};
+    if let Ok(fd) = openat(dir, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) {
+        let _ = fsync(&fd);
     }
 }

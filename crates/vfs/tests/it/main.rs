@@ -6,5 +6,6 @@ mod locks;
 mod ops;
 mod paths;
 mod races;
+mod stage;
 mod staleness;
 mod support;

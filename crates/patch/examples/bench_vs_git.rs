@@ -1,0 +1,99 @@
+//! Times editkit against `git apply` on the same 100-file, 1,000-hunk patch and tree.
+//!
+//! ```text
+//! cargo build --release -p editkit-patch --example bench_vs_git
+//! target/release/examples/bench_vs_git [runs]
+//! ```
+//!
+//! Each run copies a fresh tree, then times `git apply` of the unified diff (a process, as
+//! agents' harnesses run it) and editkit's `apply` of the same diff in process (parse, plan,
+//! temp files, journal, fsyncs, renames). `git apply` does not fsync; editkit fsyncs every temp
+//! file and folder, so the ratio is also shown for a dry run (everything but the writes).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../benches/support/workload.rs"]
+mod workload;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use editkit_patch::{ApplyOptions, apply};
+use editkit_vfs::Workspace;
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn fresh(base: &Path, name: &str) -> std::path::PathBuf {
+    let root = base.join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    workload::write_tree(&root);
+    root
+}
+
+fn main() {
+    let runs: usize = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(15);
+    let tmp = tempfile::tempdir().unwrap();
+    let diff = workload::unified_diff();
+    let begin_patch = workload::begin_patch();
+    let diff_path = tmp.path().join("change.diff");
+    std::fs::write(&diff_path, &diff).unwrap();
+    let (mut git, mut ours, mut ours_begin, mut ours_dry) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut reference = None;
+    for run in 0..runs {
+        let root = fresh(tmp.path(), "git");
+        let started = Instant::now();
+        let status = Command::new("git").arg("apply").arg(&diff_path).current_dir(&root).status().unwrap();
+        git.push(started.elapsed());
+        assert!(status.success(), "git apply failed");
+        let git_tree = std::fs::read(root.join("src/mod3/file43.rs")).unwrap();
+
+        let root = fresh(tmp.path(), "editkit");
+        let started = Instant::now();
+        let workspace = Workspace::open(&root).unwrap();
+        let applied = apply(&workspace, &diff, &ApplyOptions::default()).unwrap();
+        ours.push(started.elapsed());
+        assert_eq!(applied.updated.len(), workload::FILES);
+        assert_eq!(std::fs::read(root.join("src/mod3/file43.rs")).unwrap(), git_tree, "editkit and git disagree");
+
+        let root = fresh(tmp.path(), "editkit-begin");
+        let started = Instant::now();
+        let workspace = Workspace::open(&root).unwrap();
+        apply(&workspace, &begin_patch, &ApplyOptions::default()).unwrap();
+        ours_begin.push(started.elapsed());
+
+        let root = fresh(tmp.path(), "editkit-dry");
+        let started = Instant::now();
+        let workspace = Workspace::open(&root).unwrap();
+        apply(&workspace, &diff, &ApplyOptions { dry_run: true, ..Default::default() }).unwrap();
+        ours_dry.push(started.elapsed());
+        if run == 0 {
+            reference = Some(applied.diff.len());
+        }
+    }
+    let (git, ours, ours_begin, ours_dry) = (median(git), median(ours), median(ours_begin), median(ours_dry));
+    println!(
+        "workload: {} files, {} hunks, {} bytes of unified diff",
+        workload::FILES,
+        workload::FILES * workload::HUNKS_PER_FILE,
+        diff.len()
+    );
+    println!("median of {runs} runs:");
+    println!("  git apply (unified diff)           {git:>12.2?}");
+    println!(
+        "  editkit apply (unified diff)       {ours:>12.2?}   ratio {:.2}x",
+        ours.as_secs_f64() / git.as_secs_f64()
+    );
+    println!(
+        "  editkit apply (begin patch)        {ours_begin:>12.2?}   ratio {:.2}x",
+        ours_begin.as_secs_f64() / git.as_secs_f64()
+    );
+    println!(
+        "  editkit dry run (unified, no I/O)  {ours_dry:>12.2?}   ratio {:.2}x",
+        ours_dry.as_secs_f64() / git.as_secs_f64()
+    );
+    println!("  combined diff reported: {} bytes", reference.unwrap_or(0));
+}

@@ -1,0 +1,484 @@
+//! Phase 2: stage every new content, write the intent journal, back up the originals, rename
+//! in order; undo on failure; recover a journal left by a killed process.
+//!
+//! The order of steps is what makes a crash at any moment repairable:
+//! 1. the journal (`<state>/patch/<id>.json`) names every target, its temp file, its backup
+//!    and the folders the commit will create;
+//! 2. every new content goes to its temp file beside its target, fsynced;
+//! 3. every original is hard-linked to its backup (`<state>/patch/<id>/<n>`);
+//! 4. temps are renamed over their targets and deleted files removed, in plan order;
+//! 5. removing the journal is the commit point; backups are removed after it.
+//!
+//! Undoing (in process, or by [`recover`]) walks the journal backwards: a temp that still
+//! exists was never renamed (remove it); otherwise a backup that still exists is renamed back
+//! over its target, and a target that did not exist before is removed (a temp that was never
+//! staged leaves no backup either, since backups follow staging). Every step of the undo can be
+//! repeated, so a crash during recovery is repaired by the next recovery.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use editkit_vfs::{Workspace, sha256_hex};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Cause, Error, Failure, Result};
+use crate::plan::Plan;
+use crate::report::{Applied, Recovery};
+
+/// Folder under the state dir holding journals and backups.
+const JOURNAL_DIR: &str = "patch";
+const JOURNAL_VERSION: u32 = 1;
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    version: u32,
+    id: String,
+    /// One entry per file, in the order the renames happen.
+    entries: Vec<Entry>,
+    /// Directories the commit creates, shallowest first (removed on undo when empty).
+    created_dirs: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Entry {
+    /// Canonical path of the file.
+    target: String,
+    /// Canonical path of the staged new content; `None` when the file is deleted.
+    temp: Option<String>,
+    /// Canonical path of the hard-link backup of the original; `None` when it did not exist.
+    backup: Option<String>,
+}
+
+/// Fault injection for tests of the commit: a hook called before every write step.
+#[doc(hidden)]
+pub mod failpoint {
+    /// A write step of the commit, in the order they happen.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum Step {
+        /// Writing the journal.
+        Journal,
+        /// Writing the temp file of the n-th file.
+        Stage(usize),
+        /// Hard-linking the backup of the n-th file.
+        Backup(usize),
+        /// Renaming the n-th temp over its target (or removing a deleted file).
+        Replace(usize),
+        /// Removing the journal (the commit point).
+        Finish,
+    }
+
+    /// What the hook makes of a step.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Fault {
+        /// The step fails with an I/O error; the commit rolls back as it would in real life.
+        Fail,
+        /// The process "dies" before the step: the commit returns at once, leaving temps,
+        /// journal and backups as a killed process would.
+        Crash,
+    }
+}
+
+use failpoint::{Fault, Step};
+
+/// Commits a plan: all its files change, or none do.
+///
+/// ```
+/// # fn main() -> Result<(), editkit_patch::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let patch = editkit_patch::parse("*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n")?;
+/// let plan = editkit_patch::plan(&workspace, &patch, &Default::default())?;
+/// let applied = editkit_patch::commit(&workspace, plan)?;
+/// assert_eq!(applied.added, ["hello.txt"]);
+/// assert_eq!(std::fs::read_to_string(dir.path().join("hello.txt")).unwrap(), "hi\n");
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// [`Error::Plan`] with a stale failure when a file changed on disk since planning (nothing
+/// written); [`Error::Commit`] when a write step fails: every file is put back (or, if even
+/// that fails, the journal is kept for [`recover`]).
+pub fn commit(workspace: &Workspace, plan: Plan<'_>) -> Result<Applied> {
+    commit_with_failpoint(workspace, plan, &mut |_| None)
+}
+
+/// [`commit`] with a hook called before every write step, for fault-injection tests.
+///
+/// # Errors
+/// As [`commit`]; an injected crash returns [`Error::Commit`] with `rolled_back: false`.
+#[doc(hidden)]
+pub fn commit_with_failpoint(
+    workspace: &Workspace,
+    plan: Plan<'_>,
+    hook: &mut dyn FnMut(&Step) -> Option<Fault>,
+) -> Result<Applied> {
+    let Plan { locks, writes, mut preview } = plan;
+    preview.dry_run = false;
+    // The locks kept other editkit writers out; anyone else is caught here, before any write.
+    let mut stale = Vec::new();
+    for write in &writes {
+        let now = workspace.current_hash(&write.path)?;
+        if now != write.sha256_before {
+            stale.push(Failure {
+                path: write.path.clone(),
+                hunk: None,
+                patch_line: 0,
+                preview: String::new(),
+                cause: Cause::Vfs(editkit_vfs::Error::Stale {
+                    path: write.path.clone(),
+                    expected: write.sha256_before.clone().unwrap_or_else(|| "no file".into()),
+                    current: now,
+                }),
+            });
+        }
+    }
+    if !stale.is_empty() {
+        return Err(Error::Plan { failures: stale });
+    }
+    if writes.is_empty() {
+        return Ok(preview);
+    }
+    let id = new_id();
+    let mut journal = Journal {
+        version: JOURNAL_VERSION,
+        id: id.clone(),
+        entries: Vec::with_capacity(writes.len()),
+        created_dirs: missing_parents(workspace, writes.iter().filter(|w| w.bytes.is_some()).map(|w| w.path.as_str())),
+    };
+    let mut journal_written = false;
+    let outcome = execute(workspace, &writes, hook, &mut journal, &mut journal_written);
+    match outcome {
+        Ok(()) => {
+            remove_backups(workspace, &id);
+            for write in &writes {
+                workspace.record_raw(&write.path, write.bytes.as_deref().map(sha256_hex).as_deref());
+            }
+            drop(locks);
+            Ok(preview)
+        }
+        Err(Stop::Crashed(step)) => Err(Error::Commit {
+            step,
+            rolled_back: false,
+            source: editkit_vfs::Error::Io {
+                op: "commit",
+                path: String::new(),
+                source: std::io::Error::other("injected crash"),
+            },
+        }),
+        Err(Stop::Failed(step, source)) => {
+            // Before the journal nothing was written at all.
+            let rolled_back = !journal_written
+                || (rollback(workspace, &journal).is_ok() && workspace.state_remove(&journal_name(&id)).is_ok());
+            if rolled_back {
+                remove_backups(workspace, &id);
+            }
+            drop(locks);
+            Err(Error::Commit { step, rolled_back, source })
+        }
+    }
+}
+
+enum Stop {
+    Failed(String, editkit_vfs::Error),
+    Crashed(String),
+}
+
+fn step<T>(
+    hook: &mut dyn FnMut(&Step) -> Option<Fault>,
+    step: Step,
+    name: impl FnOnce() -> String,
+    action: impl FnOnce() -> editkit_vfs::Result<T>,
+) -> Result<T, Stop> {
+    match hook(&step) {
+        Some(Fault::Crash) => Err(Stop::Crashed(name())),
+        Some(Fault::Fail) => {
+            let name = name();
+            let source = editkit_vfs::Error::Io {
+                op: "commit",
+                path: name.clone(),
+                source: std::io::Error::other("injected failure"),
+            };
+            Err(Stop::Failed(name, source))
+        }
+        None => action().map_err(|source| Stop::Failed(name(), source)),
+    }
+}
+
+fn execute(
+    workspace: &Workspace,
+    writes: &[crate::plan::FileWrite],
+    hook: &mut dyn FnMut(&Step) -> Option<Fault>,
+    journal: &mut Journal,
+    journal_written: &mut bool,
+) -> Result<(), Stop> {
+    let id = journal.id.clone();
+    // Every name is chosen before the journal is written, so recovery knows them all.
+    for (idx, write) in writes.iter().enumerate() {
+        let temp = write.bytes.as_ref().map(|_| {
+            let name = temp_name(&id, idx);
+            match write.path.rsplit_once('/') {
+                Some((parent, _)) => format!("{parent}/{name}"),
+                None => name,
+            }
+        });
+        let backup = match &write.sha256_before {
+            Some(_) => Some(
+                workspace
+                    .state_rel(&format!("{JOURNAL_DIR}/{id}/{idx}"))
+                    .map_err(|source| Stop::Failed(format!("back up {}", write.path), source))?,
+            ),
+            None => None,
+        };
+        journal.entries.push(Entry { target: write.path.clone(), temp, backup });
+    }
+    let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
+    step(hook, Step::Journal, || "journal".to_owned(), || workspace.state_write(&journal_name(&id), &bytes))?;
+    *journal_written = true;
+    stage_all(workspace, writes, &id, hook)?;
+    for (idx, entry) in journal.entries.iter().enumerate() {
+        if let Some(backup) = &entry.backup {
+            step(
+                hook,
+                Step::Backup(idx),
+                || format!("back up {}", entry.target),
+                || workspace.hard_link_raw(&entry.target, backup),
+            )?;
+        }
+    }
+    for (idx, entry) in journal.entries.iter().enumerate() {
+        match &entry.temp {
+            Some(temp) => {
+                step(
+                    hook,
+                    Step::Replace(idx),
+                    || format!("rename {}", entry.target),
+                    || workspace.rename_raw(temp, &entry.target),
+                )?;
+            }
+            None => {
+                step(
+                    hook,
+                    Step::Replace(idx),
+                    || format!("delete {}", entry.target),
+                    || workspace.remove_raw(&entry.target),
+                )?;
+            }
+        }
+    }
+    step(hook, Step::Finish, || "finish".to_owned(), || workspace.state_remove(&journal_name(&id)))
+}
+
+/// Most threads staging temp files at once.
+const STAGING_THREADS: usize = 8;
+
+/// Stages every new content. The fsyncs dominate a commit and the file system can overlap
+/// them, so the temp files are written by a few threads; the hook still sees the steps in
+/// order, and a fault at step n lets exactly the steps before it happen.
+fn stage_all(
+    workspace: &Workspace,
+    writes: &[crate::plan::FileWrite],
+    id: &str,
+    hook: &mut dyn FnMut(&Step) -> Option<Fault>,
+) -> Result<(), Stop> {
+    let mut todo: Vec<(usize, &crate::plan::FileWrite, &[u8])> = Vec::new();
+    let mut fault = None;
+    for (idx, write) in writes.iter().enumerate() {
+        let Some(bytes) = &write.bytes else { continue };
+        match hook(&Step::Stage(idx)) {
+            None => todo.push((idx, write, bytes)),
+            Some(found) => {
+                fault = Some((found, format!("stage {}", write.path)));
+                break;
+            }
+        }
+    }
+    let threads = todo.len().clamp(1, STAGING_THREADS);
+    let chunk = todo.len().div_ceil(threads).max(1);
+    let failed: Option<(String, editkit_vfs::Error)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = todo
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    for (idx, write, bytes) in part {
+                        let staged =
+                            workspace.stage_as(&write.path, &temp_name(id, *idx), bytes, true).and_then(|staged| {
+                                match &write.permissions_from {
+                                    Some(from) => workspace.copy_permissions_raw(from, &staged.temp),
+                                    None => Ok(()),
+                                }
+                            });
+                        if let Err(err) = staged {
+                            return Some((format!("stage {}", write.path), err));
+                        }
+                    }
+                    None
+                })
+            })
+            .collect();
+        // A panicking stager cannot happen short of a bug; it is reported as a failed step.
+        handles.into_iter().find_map(|handle| {
+            handle.join().unwrap_or_else(|_| {
+                Some((
+                    "stage".to_owned(),
+                    editkit_vfs::Error::Io {
+                        op: "stage",
+                        path: String::new(),
+                        source: std::io::Error::other("staging thread panicked"),
+                    },
+                ))
+            })
+        })
+    });
+    if let Some((name, err)) = failed {
+        return Err(Stop::Failed(name, err));
+    }
+    match fault {
+        None => Ok(()),
+        Some((Fault::Crash, name)) => Err(Stop::Crashed(name)),
+        Some((Fault::Fail, name)) => Err(Stop::Failed(
+            name.clone(),
+            editkit_vfs::Error::Io { op: "commit", path: name, source: std::io::Error::other("injected failure") },
+        )),
+    }
+}
+
+/// The temp file name of the n-th file of a commit (in the target's folder).
+fn temp_name(id: &str, idx: usize) -> String {
+    format!(".editkit-patch-{id}-{idx}.tmp")
+}
+
+/// Undoes a journal's renames, newest first; returns the paths put back. Idempotent.
+fn rollback(workspace: &Workspace, journal: &Journal) -> editkit_vfs::Result<Vec<String>> {
+    let mut restored = Vec::new();
+    for entry in journal.entries.iter().rev() {
+        if let Some(temp) = &entry.temp
+            && workspace.read_raw_bytes(temp)?.is_some()
+        {
+            // Never renamed: the target still holds its original.
+            workspace.remove_raw(temp)?;
+            if let Some(backup) = &entry.backup {
+                workspace.remove_raw(backup)?;
+            }
+            continue;
+        }
+        match &entry.backup {
+            Some(backup) => {
+                if workspace.read_raw_bytes(backup)?.is_some() {
+                    workspace.rename_raw(backup, &entry.target)?;
+                    restored.push(entry.target.clone());
+                }
+            }
+            None => {
+                if entry.temp.is_some() {
+                    workspace.remove_raw(&entry.target)?;
+                    restored.push(entry.target.clone());
+                }
+            }
+        }
+    }
+    remove_dirs(workspace, &journal.created_dirs);
+    Ok(restored)
+}
+
+/// Finishes what a killed process left: every journal found is rolled back (its files put back
+/// to their content before that patch), and leftover backups of finished patches are removed.
+/// It waits for the locks of the journal's files, so a patch still running in another process
+/// is never touched; do not call it while this thread holds a [`Plan`] on the same files.
+/// [`crate::apply`] calls it before every patch.
+///
+/// ```
+/// # fn main() -> Result<(), editkit_patch::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// assert!(editkit_patch::recover(&workspace)?.is_empty());
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// [`Error::Journal`] for a journal that cannot be parsed; [`Error::Vfs`] when a file cannot
+/// be put back (the journal is kept, so recovery can be retried).
+pub fn recover(workspace: &Workspace) -> Result<Recovery> {
+    let mut recovery = Recovery::default();
+    let names = workspace.state_list(JOURNAL_DIR)?;
+    for name in &names {
+        let Some(id) = name.strip_suffix(".json") else { continue };
+        let journal_name = format!("{JOURNAL_DIR}/{name}");
+        let Some(journal) = read_journal(workspace, &journal_name)? else { continue };
+        let locks = workspace.lock_many(journal.entries.iter().map(|e| e.target.as_str()))?;
+        // The patch may have finished while its locks were awaited.
+        let Some(journal) = read_journal(workspace, &journal_name)? else { continue };
+        let restored = rollback(workspace, &journal)?;
+        workspace.state_remove(&journal_name)?;
+        remove_backups(workspace, id);
+        for entry in &journal.entries {
+            workspace.record_raw(&entry.target, None);
+        }
+        drop(locks);
+        recovery.rolled_back.push(id.to_owned());
+        recovery.restored.extend(restored);
+    }
+    for name in &names {
+        // Backup folders whose journal is gone belong to finished patches; temp files of a
+        // journal being written right now are left alone.
+        if name.ends_with(".json") || name.starts_with(".editkit-") {
+            continue;
+        }
+        if workspace.state_read(&format!("{JOURNAL_DIR}/{name}.json"))?.is_none() {
+            remove_backups(workspace, name);
+            recovery.cleaned += 1;
+        }
+    }
+    Ok(recovery)
+}
+
+fn read_journal(workspace: &Workspace, name: &str) -> Result<Option<Journal>> {
+    let Some(bytes) = workspace.state_read(name)? else { return Ok(None) };
+    let journal: Journal = serde_json::from_slice(&bytes)
+        .map_err(|err| Error::Journal { name: name.to_owned(), reason: err.to_string() })?;
+    if journal.version != JOURNAL_VERSION {
+        return Err(Error::Journal { name: name.to_owned(), reason: format!("unknown version {}", journal.version) });
+    }
+    Ok(Some(journal))
+}
+
+fn journal_name(id: &str) -> String {
+    format!("{JOURNAL_DIR}/{id}.json")
+}
+
+fn remove_backups(workspace: &Workspace, id: &str) {
+    let dir = format!("{JOURNAL_DIR}/{id}");
+    for name in workspace.state_list(&dir).unwrap_or_default() {
+        let _ = workspace.state_remove(&format!("{dir}/{name}"));
+    }
+    let _ = workspace.state_remove(&dir);
+}
+
+fn remove_dirs(workspace: &Workspace, dirs: &[String]) {
+    // Deepest first; a folder that is not empty stays.
+    for dir in dirs.iter().rev() {
+        let _ = workspace.remove_raw(dir);
+    }
+}
+
+/// Parent folders of `paths` that do not exist yet, shallowest first.
+fn missing_parents<'a>(workspace: &Workspace, paths: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut missing: Vec<String> = Vec::new();
+    for path in paths {
+        let mut end = 0;
+        while let Some(slash) = path.get(end..).and_then(|rest| rest.find('/')) {
+            let dir = path.get(..end + slash).unwrap_or_default();
+            end += slash + 1;
+            if !missing.iter().any(|m| m == dir) && !workspace.exists(dir).unwrap_or(true) {
+                missing.push(dir.to_owned());
+            }
+        }
+    }
+    missing.sort_by_key(|dir| dir.matches('/').count());
+    missing
+}
+
+fn new_id() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed))
+}

@@ -1,0 +1,78 @@
+//! Multi-file patches for agent file tools: parsed in any of three dialects, planned without
+//! writing, committed all-or-nothing, recovered after a crash.
+//!
+//! [`apply`] is the one call most callers need: it [`recover`]s a patch a killed process left
+//! half done, [`parse`]s the text (the `@@`/`===` hunk format, the `*** Begin Patch` format of
+//! Codex-style agents, or a unified diff, detected automatically), [`plan`]s it (every path
+//! resolved through the [`editkit_vfs::Workspace`], every file locked, staleness checked, every
+//! hunk placed by the [`editkit_matcher`] ladder, nothing written) and [`commit`]s it (temp
+//! files, an intent journal under the state folder, backups, renames in order, undone on
+//! failure). Any problem in planning gives one [`Error::Plan`] listing every failing hunk.
+//! The result, [`Applied`], is serialisable: files added, updated, deleted and moved, hashes,
+//! and one combined unified diff.
+//!
+//! ```
+//! # fn main() -> Result<(), editkit_patch::Error> {
+//! use editkit_patch::{ApplyOptions, apply};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("app.py"), "def main():\r\n    return 1\r\n").unwrap();
+//! let workspace = editkit_vfs::Workspace::open(dir.path())?;
+//!
+//! let patch = "*** Begin Patch
+//! *** Update File: app.py
+//! @@ def main():
+//! -    return 1
+//! +    return 2
+//! *** Add File: notes.md
+//! +# Notes
+//! *** End Patch
+//! ";
+//! let applied = apply(&workspace, patch, &ApplyOptions::default())?;
+//! assert_eq!(applied.updated, ["app.py"]);
+//! assert_eq!(applied.added, ["notes.md"]);
+//! // Untouched lines keep their CRLF endings.
+//! assert_eq!(std::fs::read(dir.path().join("app.py")).unwrap(), b"def main():\r\n    return 2\r\n");
+//!
+//! // A hunk that is not found changes nothing, in any file, and says where it looked.
+//! let bad = "*** Begin Patch\n*** Delete File: notes.md\n*** Update File: app.py\n-    return 7\n+    return 8\n*** End Patch\n";
+//! let err = apply(&workspace, bad, &ApplyOptions::default()).unwrap_err();
+//! assert_eq!(err.kind(), "not_found");
+//! assert_eq!(err.failures()[0].path, "app.py");
+//! assert!(dir.path().join("notes.md").exists());
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+mod commit;
+mod error;
+mod locate;
+mod parse;
+mod plan;
+mod report;
+
+pub use commit::{commit, commit_with_failpoint, failpoint, recover};
+pub use error::{Cause, Error, Failure, Result};
+pub use locate::HunkReport;
+pub use parse::{Dialect, Hunk, MAX_PATCH_BYTES, Operation, Patch, parse};
+pub use plan::{ApplyOptions, Plan, plan};
+pub use report::{Action, Applied, FileReport, Moved, Recovery};
+
+/// Parses, recovers, plans and commits a patch (or, with [`ApplyOptions::dry_run`], returns
+/// what it would do without writing the patch's files).
+///
+/// Recovery runs before planning even for a dry run, so the preview is made against a tree
+/// that is wholly old or wholly new; what it did is in [`Applied::recovered`].
+///
+/// # Errors
+/// As [`parse`], [`recover`], [`plan`] and [`commit`].
+pub fn apply(workspace: &editkit_vfs::Workspace, text: &str, options: &ApplyOptions) -> Result<Applied> {
+    let patch = parse(text)?;
+    let recovered = recover(workspace)?;
+    let plan = plan(workspace, &patch, options)?;
+    let mut applied = if options.dry_run { plan.into_preview() } else { commit(workspace, plan)? };
+    if !recovered.is_empty() {
+        applied.recovered = Some(recovered);
+    }
+    Ok(applied)
+}

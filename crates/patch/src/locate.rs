@@ -1,0 +1,337 @@
+//! Placing each hunk of one file: anchors, the matcher ladder, line-number hints, end pins.
+//!
+//! Hunks are placed in file order, each searched after the previous one's replacement. The
+//! matcher's exact rung also matches inside a line; a patch's old lines must be whole lines, so
+//! exact candidates are collected here (line starts only) and the matcher is asked only when
+//! there is none. Line numbers from unified diffs break ties between equally good places.
+
+use std::ops::Range;
+
+use editkit_matcher::{Options, Rung};
+use editkit_vfs::Text;
+use serde::Serialize;
+
+use crate::error::Cause;
+use crate::parse::Hunk;
+
+/// Most exact candidates collected for one hunk.
+const MAX_CANDIDATES: usize = 100_000;
+
+/// Where one hunk landed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct HunkReport {
+    /// 1-based number of the hunk within its file section.
+    pub hunk: usize,
+    /// 1-based line of the file (as edited by the earlier hunks) where the hunk's old lines
+    /// started, or where its lines were inserted.
+    pub line: usize,
+    /// The matcher rung that placed it (`exact` for insertions after an anchor or a line number).
+    pub rung: Rung,
+}
+
+/// A hunk that could not be placed: its 0-based index and why.
+pub(crate) type HunkFailure = (usize, Cause);
+
+/// Applies `hunks` to `original`, keeping untouched lines' endings, BOM and final-newline state.
+pub(crate) fn apply_hunks(
+    original: &Text,
+    hunks: &[Hunk],
+    strict: bool,
+) -> Result<(Text, Vec<HunkReport>), Vec<HunkFailure>> {
+    let mut text = original.clone();
+    let had_newline = text.as_str().is_empty() || text.trailing_newline();
+    if !had_newline {
+        // Work on whole lines; the missing terminator is taken off again at the end.
+        let len = text.as_str().len();
+        text.splice(len..len, "\n").expect("the end of a text is a char boundary");
+    }
+    let mut want_newline = had_newline;
+    let mut cursor = 0usize;
+    let mut delta: isize = 0;
+    let mut reports = Vec::with_capacity(hunks.len());
+    let mut failures = Vec::new();
+    for (idx, hunk) in hunks.iter().enumerate() {
+        match place(text.as_str(), cursor, delta, hunk, strict) {
+            Ok(placed) => {
+                let line = line_of(text.as_str(), placed.range.start) + 1;
+                let end = placed.range.start + placed.replacement.len();
+                text.splice(placed.range, &placed.replacement).expect("placed ranges lie on char boundaries");
+                cursor = end;
+                delta += hunk.new.len() as isize - hunk.old.len() as isize;
+                reports.push(HunkReport { hunk: idx + 1, line, rung: placed.rung });
+                if hunk.new_missing_newline {
+                    want_newline = false;
+                } else if hunk.old_missing_newline {
+                    want_newline = true;
+                }
+            }
+            Err(cause) => failures.push((idx, cause)),
+        }
+    }
+    if !failures.is_empty() {
+        return Err(failures);
+    }
+    let len = text.as_str().len();
+    if !want_newline && text.as_str().ends_with('\n') {
+        text.splice(len - 1..len, "").expect("a final newline is one byte on a char boundary");
+    }
+    Ok((text, reports))
+}
+
+struct Placed {
+    range: Range<usize>,
+    replacement: String,
+    rung: Rung,
+}
+
+fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> Result<Placed, Cause> {
+    let mut from = cursor;
+    let mut anchor_line = cursor;
+    for anchor in &hunk.anchors {
+        let after = find_anchor(hay, from, anchor)?;
+        anchor_line =
+            hay.get(..after.saturating_sub(1)).and_then(|before| before.rfind('\n')).map_or(0, |p| p + 1).max(from);
+        from = after;
+    }
+    let old = hunk.old_text();
+    let new = hunk.new_text();
+    if !old.is_empty() && !hunk.anchors.is_empty() {
+        // Agents often repeat the anchor as the first context line: search from the anchor
+        // line itself when nothing is found after it.
+        return match place_old(hay, from, delta, hunk, &old, new.clone(), strict) {
+            Err(Cause::Matcher(editkit_matcher::Error::NotFound { .. }) | Cause::InsideLine { .. })
+                if anchor_line < from =>
+            {
+                place_old(hay, anchor_line, delta, hunk, &old, new, strict)
+            }
+            result => result,
+        };
+    }
+    if old.is_empty() {
+        let at = if !hunk.anchors.is_empty() {
+            from
+        } else if hunk.end_of_file {
+            hay.len()
+        } else if let Some(start) = hunk.old_start {
+            // `@@ -l,0 ...` inserts after line l.
+            let index = start as isize + delta;
+            let lines = line_count(hay);
+            if index < 0 || index as usize > lines {
+                return Err(Cause::LineOutOfRange { line: index.max(0) as usize, lines });
+            }
+            line_start(hay, index as usize).max(cursor)
+        } else {
+            hay.len()
+        };
+        return Ok(Placed { range: at..at, replacement: new, rung: Rung::Exact });
+    }
+    place_old(hay, from, delta, hunk, &old, new, strict)
+}
+
+/// Places a hunk with old lines, searching from byte `from`.
+fn place_old(
+    hay: &str,
+    from: usize,
+    delta: isize,
+    hunk: &Hunk,
+    old: &str,
+    new: String,
+    strict: bool,
+) -> Result<Placed, Cause> {
+    let expected = hunk.old_start.map(|start| (start as isize - 1 + delta).max(0) as usize);
+    // Exact candidates at line starts.
+    let mut whole = Vec::new();
+    let mut lines = Vec::new();
+    let mut inside = Vec::new();
+    // Line numbers are counted incrementally: a short hunk may occur thousands of times.
+    let (mut counted_to, mut line) = (0usize, 0usize);
+    let finder = memchr::memmem::Finder::new(old.as_bytes());
+    let mut search = from;
+    while let Some(offset) = hay.as_bytes().get(search..).and_then(|rest| finder.find(rest)) {
+        let start = search + offset;
+        // Overlapping occurrences count: they make a hunk ambiguous too.
+        search = start + 1;
+        line += line_of(hay.get(counted_to..).unwrap_or_default(), start - counted_to);
+        counted_to = start;
+        let pinned_ok = !hunk.end_of_file || start + old.len() == hay.len();
+        if pinned_ok && (start == 0 || hay.as_bytes().get(start - 1) == Some(&b'\n')) {
+            whole.push(start);
+            lines.push(line);
+        } else if pinned_ok {
+            inside.push(start);
+        }
+        if whole.len() + inside.len() > MAX_CANDIDATES {
+            break;
+        }
+    }
+    if !whole.is_empty() {
+        let chosen = choose(&lines, expected, hunk.end_of_file, Rung::Exact)?;
+        let start = whole.get(chosen).copied().expect("choose returns an index of the list");
+        return Ok(Placed { range: start..start + old.len(), replacement: new, rung: Rung::Exact });
+    }
+    if let Some(&start) = inside.first() {
+        // Only inside longer lines: accept when what precedes is indentation the hunk lost.
+        let line_begin = hay.get(..start).and_then(|before| before.rfind('\n')).map_or(0, |p| p + 1);
+        let prefix = hay.get(line_begin..start).unwrap_or_default();
+        if inside.len() == 1 && !strict && prefix.chars().all(|c| c == ' ' || c == '\t') {
+            let range = line_begin..start + old.len();
+            let replacement = keep_context(hay.get(range.clone()).unwrap_or_default(), &indent(&new, prefix), hunk);
+            return Ok(Placed { range, replacement, rung: Rung::LineTrimmed });
+        }
+        return Err(Cause::InsideLine { line: line_of(hay, start) + 1 });
+    }
+    let options = Options { strict, within: Some(from..hay.len()), ..Options::default() };
+    let range = match editkit_matcher::find(hay, old, &options) {
+        Ok(found) => found.byte_range(),
+        Err(editkit_matcher::Error::Ambiguous { lines, rung, count }) => {
+            let zero_based: Vec<usize> = lines.iter().map(|l| l.saturating_sub(1)).collect();
+            let chosen = choose(&zero_based, expected, hunk.end_of_file, rung).map_err(|cause| match cause {
+                // More candidates than were listed: keep the matcher's count.
+                Cause::Matcher(editkit_matcher::Error::Ambiguous { lines, rung, .. })
+                    if lines.len() == zero_based.len() =>
+                {
+                    Cause::Matcher(editkit_matcher::Error::Ambiguous { count, lines, rung })
+                }
+                other => other,
+            })?;
+            let line = zero_based.get(chosen).copied().expect("choose returns an index of the list");
+            let within =
+                Options { strict, within: Some(line_start(hay, line).max(from)..hay.len()), ..Options::default() };
+            let found = editkit_matcher::find_all(hay, old, &within).map_err(Cause::Matcher)?;
+            found
+                .first()
+                .map(editkit_matcher::Match::byte_range)
+                .ok_or(Cause::Matcher(editkit_matcher::Error::NotFound { closest: None }))?
+        }
+        Err(editkit_matcher::Error::NotFound { .. }) => {
+            // Ask `replace` for the most telling error: it notices an edit already applied.
+            let err = editkit_matcher::replace(hay, old, &new, &options)
+                .err()
+                .unwrap_or(editkit_matcher::Error::NotFound { closest: None });
+            return Err(Cause::Matcher(err));
+        }
+        Err(err) => return Err(Cause::Matcher(err)),
+    };
+    if hunk.end_of_file && range.end != hay.len() {
+        return Err(Cause::NotAtEnd { line: line_of(hay, range.start) + 1 });
+    }
+    // Let the matcher re-indent the new lines like the file (only its one candidate is in range).
+    let confined = Options { strict, within: Some(range.clone()), ..Options::default() };
+    let (range, replacement, rung) = match editkit_matcher::replace(hay, old, &new, &confined) {
+        Ok(replaced) => {
+            let found = replaced.matches().first().cloned();
+            let inserted = replaced.inserted().first().cloned();
+            match (found, inserted) {
+                (Some(found), Some(inserted)) => {
+                    let replacement = replaced.text().get(inserted).unwrap_or(new.as_str()).to_owned();
+                    (found.byte_range(), replacement, found.rung())
+                }
+                _ => (range, new, Rung::LineTrimmed),
+            }
+        }
+        // `NoChange`/`AlreadyApplied` inside the one candidate: put the new lines as written.
+        Err(_) => (range, new, Rung::LineTrimmed),
+    };
+    let replacement = keep_context(hay.get(range.clone()).unwrap_or_default(), &replacement, hunk);
+    Ok(Placed { range, replacement, rung })
+}
+
+/// On a tolerant match, the hunk's context lines are the file's lines, not the patch's
+/// approximation of them: lines the hunk keeps are copied from the file byte for byte.
+/// Only done when the file region and the replacement correspond line for line with the
+/// hunk's old and new lines.
+fn keep_context(matched: &str, replacement: &str, hunk: &Hunk) -> String {
+    let file_lines: Vec<&str> = matched.split_inclusive('\n').collect();
+    let mut new_lines: Vec<&str> = replacement.split_inclusive('\n').collect();
+    if file_lines.len() != hunk.old.len() || new_lines.len() != hunk.new.len() {
+        return replacement.to_owned();
+    }
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &hunk.old, &hunk.new) {
+        if let similar::DiffOp::Equal { old_index, new_index, len } = op {
+            for k in 0..len {
+                if let (Some(slot), Some(line)) = (new_lines.get_mut(new_index + k), file_lines.get(old_index + k)) {
+                    *slot = line;
+                }
+            }
+        }
+    }
+    new_lines.concat()
+}
+
+/// Picks one of the candidate lines (0-based): the only one, the last one for an end pin, or
+/// the one nearest the expected line; a tie is ambiguity.
+fn choose(lines: &[usize], expected: Option<usize>, end_of_file: bool, rung: Rung) -> Result<usize, Cause> {
+    if lines.len() == 1 {
+        return Ok(0);
+    }
+    if end_of_file && !lines.is_empty() {
+        return Ok(lines.len() - 1);
+    }
+    let ambiguous = |listed: Vec<usize>| {
+        Cause::Matcher(editkit_matcher::Error::Ambiguous {
+            count: listed.len(),
+            lines: listed.into_iter().map(|l| l + 1).take(20).collect(),
+            rung,
+        })
+    };
+    let Some(expected) = expected else { return Err(ambiguous(lines.to_vec())) };
+    let best = lines.iter().map(|l| l.abs_diff(expected)).min().unwrap_or(0);
+    let nearest: Vec<usize> =
+        (0..lines.len()).filter(|&i| lines.get(i).map(|l| l.abs_diff(expected)) == Some(best)).collect();
+    match nearest.as_slice() {
+        [only] => Ok(*only),
+        _ => Err(ambiguous(nearest.iter().filter_map(|&i| lines.get(i).copied()).collect())),
+    }
+}
+
+/// The byte just after the first line at or after `from` that the anchor names: equal when
+/// trimmed, else starting with it, else containing it.
+fn find_anchor(hay: &str, from: usize, anchor: &str) -> Result<usize, Cause> {
+    let wanted = anchor.trim();
+    let rest = hay.get(from..).unwrap_or_default();
+    let tests: [&dyn Fn(&str) -> bool; 3] =
+        [&|line: &str| line.trim() == wanted, &|line: &str| line.trim().starts_with(wanted), &|line: &str| {
+            line.contains(wanted)
+        }];
+    for test in tests {
+        let mut offset = from;
+        for piece in rest.split_inclusive('\n') {
+            offset += piece.len();
+            if test(piece.trim_end_matches('\n')) {
+                return Ok(offset);
+            }
+        }
+    }
+    Err(Cause::AnchorNotFound { anchor: anchor.to_owned(), after_line: line_of(hay, from) })
+}
+
+/// Adds `prefix` before every non-empty line.
+fn indent(text: &str, prefix: &str) -> String {
+    let mut out = String::with_capacity(text.len() + prefix.len() * 4);
+    for piece in text.split_inclusive('\n') {
+        if piece != "\n" {
+            out.push_str(prefix);
+        }
+        out.push_str(piece);
+    }
+    out
+}
+
+/// 0-based line of byte `at`.
+fn line_of(hay: &str, at: usize) -> usize {
+    hay.as_bytes().get(..at).map_or(0, |before| memchr::memchr_iter(b'\n', before).count())
+}
+
+fn line_count(hay: &str) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', hay.as_bytes()).count();
+    newlines + usize::from(!hay.is_empty() && !hay.ends_with('\n'))
+}
+
+/// Byte offset where 0-based line `index` starts (the end for the line after the last).
+fn line_start(hay: &str, index: usize) -> usize {
+    if index == 0 {
+        return 0;
+    }
+    hay.match_indices('\n').nth(index - 1).map_or(hay.len(), |(at, _)| at + 1)
+}

@@ -1,0 +1,300 @@
+//! Patch text to [`Patch`]: dialect detection and the three parsers.
+//!
+//! Every parser works on lines with any trailing `\r` removed, reports errors with the
+//! 1-based line number of the original text, and never indexes agent input unchecked.
+
+mod star;
+mod unified;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Largest patch text accepted, in bytes (64 MiB).
+pub const MAX_PATCH_BYTES: usize = 64 << 20;
+
+/// The notation a patch was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Dialect {
+    /// `*** Update File:` sections with `@@` hunks of `old`, a `===` line, then `new`; add
+    /// bodies are plain content.
+    Hunks,
+    /// The `*** Begin Patch` format of Codex-style agents: ` `/`-`/`+` lines, `@@ anchor`
+    /// chunks, `*** Move to:`, `*** End of File`; add bodies are `+` lines.
+    BeginPatch,
+    /// Unified diffs from `git diff` or `diff -u`.
+    Unified,
+}
+
+impl Dialect {
+    /// The stable snake_case name (`hunks`, `begin_patch`, `unified`).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Hunks => "hunks",
+            Dialect::BeginPatch => "begin_patch",
+            Dialect::Unified => "unified",
+        }
+    }
+}
+
+/// A parsed patch: its dialect and its operations in patch order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Patch {
+    dialect: Dialect,
+    operations: Vec<Operation>,
+}
+
+impl Patch {
+    /// The dialect the text was written in.
+    #[must_use]
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The file operations, in patch order.
+    #[must_use]
+    pub fn operations(&self) -> &[Operation] {
+        &self.operations
+    }
+}
+
+/// One file operation of a patch. Paths are as written in the patch (resolved later).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Operation {
+    /// Create a file that must not exist yet.
+    Add {
+        /// Path of the new file.
+        path: String,
+        /// Its whole content, LF line endings.
+        content: String,
+        /// 1-based patch line of the header.
+        line: usize,
+    },
+    /// Delete a file that must exist.
+    Delete {
+        /// Path of the file.
+        path: String,
+        /// The content the patch says is deleted (unified diffs with hunks), checked before
+        /// deleting so that a file changed since the diff was made is not lost.
+        content: Option<String>,
+        /// 1-based patch line of the header.
+        line: usize,
+    },
+    /// Change a file that must exist, optionally moving it.
+    Update {
+        /// Path of the file.
+        path: String,
+        /// New path, when the file is also moved (the destination must not exist).
+        move_to: Option<String>,
+        /// The changes, in file order.
+        hunks: Vec<Hunk>,
+        /// 1-based patch line of the header.
+        line: usize,
+    },
+}
+
+impl Operation {
+    /// The path the operation reads or creates first.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        match self {
+            Operation::Add { path, .. } | Operation::Delete { path, .. } | Operation::Update { path, .. } => path,
+        }
+    }
+
+    /// 1-based patch line of the operation's header.
+    #[must_use]
+    pub fn line(&self) -> usize {
+        match self {
+            Operation::Add { line, .. } | Operation::Delete { line, .. } | Operation::Update { line, .. } => *line,
+        }
+    }
+}
+
+/// One change inside a file: these old lines become these new lines.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Hunk {
+    /// Lines to find first, in order (`@@ def f():`); the old lines are searched after the last.
+    pub anchors: Vec<String>,
+    /// The lines to find (context and removed lines), without terminators.
+    pub old: Vec<String>,
+    /// The lines to put in their place (context and added lines), without terminators.
+    pub new: Vec<String>,
+    /// The hunk must end at the end of the file (`*** End of File`).
+    pub end_of_file: bool,
+    /// 1-based line where the old lines started in the patch author's copy (unified diffs): a
+    /// tie-breaker between equally good places, never a requirement.
+    pub old_start: Option<usize>,
+    /// The old side's last line has no terminator (`\ No newline at end of file`).
+    pub old_missing_newline: bool,
+    /// The new side's last line has no terminator (`\ No newline at end of file`).
+    pub new_missing_newline: bool,
+    /// 1-based patch line where the hunk starts.
+    pub line: usize,
+}
+
+impl Hunk {
+    /// The old lines joined, each with a `\n`.
+    #[must_use]
+    pub fn old_text(&self) -> String {
+        join_lines(&self.old)
+    }
+
+    /// The new lines joined, each with a `\n`.
+    #[must_use]
+    pub fn new_text(&self) -> String {
+        join_lines(&self.new)
+    }
+
+    /// The first non-blank old line (or anchor, or new line), shortened, for messages.
+    #[must_use]
+    pub fn preview(&self) -> String {
+        let line = self
+            .old
+            .iter()
+            .chain(self.anchors.iter())
+            .chain(self.new.iter())
+            .find(|line| !line.trim().is_empty())
+            .map_or("", |line| line.trim());
+        shorten(line, 80)
+    }
+}
+
+pub(crate) fn join_lines(lines: &[String]) -> String {
+    let mut out = String::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for line in lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+pub(crate) fn shorten(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// One line of patch text: its 1-based number and its content without `\r\n`/`\n`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Line<'a> {
+    pub(crate) number: usize,
+    pub(crate) text: &'a str,
+}
+
+/// Parses patch text in any of the three dialects (detected automatically).
+///
+/// A heredoc wrapper (`apply_patch <<'EOF'` … `EOF`) or a Markdown code fence around the
+/// patch is stripped first.
+///
+/// ```
+/// let patch = editkit_patch::parse("*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n").unwrap();
+/// assert_eq!(patch.dialect(), editkit_patch::Dialect::BeginPatch);
+/// assert_eq!(patch.operations().len(), 1);
+/// ```
+///
+/// # Errors
+/// [`Error::TooLarge`] over [`MAX_PATCH_BYTES`]; [`Error::InvalidPatch`] with the line number;
+/// [`Error::EmptyHunk`]; [`Error::NoOperations`] when the text holds no file operation.
+pub fn parse(text: &str) -> Result<Patch> {
+    if text.len() > MAX_PATCH_BYTES {
+        return Err(Error::TooLarge { size: text.len(), limit: MAX_PATCH_BYTES });
+    }
+    let all: Vec<Line<'_>> = text
+        .split('\n')
+        .enumerate()
+        .map(|(i, raw)| Line { number: i + 1, text: raw.strip_suffix('\r').unwrap_or(raw) })
+        .collect();
+    // `split` yields one empty piece after a final newline; it is not a line.
+    let all = match all.split_last() {
+        Some((last, rest)) if last.text.is_empty() => rest,
+        _ => &all[..],
+    };
+    let lines = strip_wrapper(all);
+    let dialect = detect(lines).ok_or_else(|| match lines.iter().find(|l| !l.text.trim().is_empty()) {
+        None => Error::NoOperations,
+        Some(first) => Error::InvalidPatch {
+            line: first.number,
+            reason: "no patch header found; start with `*** Begin Patch`, `*** Update File: <path>` or a unified \
+                     diff header `--- a/<path>` / `+++ b/<path>`"
+                .into(),
+        },
+    })?;
+    let operations = match dialect {
+        Dialect::Hunks | Dialect::BeginPatch => star::parse(lines, dialect)?,
+        Dialect::Unified => unified::parse(lines)?,
+    };
+    if operations.is_empty() {
+        return Err(Error::NoOperations);
+    }
+    Ok(Patch { dialect, operations })
+}
+
+/// Strips a heredoc wrapper (`cmd <<'EOF'` … `EOF`) or a Markdown fence around the patch.
+fn strip_wrapper<'l, 'a>(lines: &'l [Line<'a>]) -> &'l [Line<'a>] {
+    let first = lines.iter().position(|l| !l.text.trim().is_empty());
+    let last = lines.iter().rposition(|l| !l.text.trim().is_empty());
+    let (Some(first), Some(last)) = (first, last) else { return lines };
+    if first >= last {
+        return lines;
+    }
+    let (Some(open), Some(close)) = (lines.get(first), lines.get(last)) else { return lines };
+    let open_text = open.text.trim();
+    let close_text = close.text.trim();
+    if let Some(word) = heredoc_word(open_text)
+        && close_text == word
+    {
+        return lines.get(first + 1..last).unwrap_or(lines);
+    }
+    if open_text.starts_with("```") && close_text == "```" {
+        return lines.get(first + 1..last).unwrap_or(lines);
+    }
+    lines
+}
+
+/// The terminator word of a heredoc opener such as `apply_patch <<'EOF'` or `<<-"PATCH"`.
+fn heredoc_word(line: &str) -> Option<&str> {
+    if line.starts_with("***") || line.starts_with("---") || line.starts_with("@@") {
+        return None;
+    }
+    let at = line.find("<<")?;
+    let rest = line.get(at + 2..)?.trim_start_matches('-').trim_start();
+    let rest = rest.trim_start_matches(['\'', '"']);
+    let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let word = rest.get(..end)?;
+    (!word.is_empty()).then_some(word)
+}
+
+pub(crate) const ADD_FILE: &str = "*** Add File:";
+pub(crate) const UPDATE_FILE: &str = "*** Update File:";
+pub(crate) const DELETE_FILE: &str = "*** Delete File:";
+pub(crate) const BEGIN_PATCH: &str = "*** Begin Patch";
+
+fn detect(lines: &[Line<'_>]) -> Option<Dialect> {
+    let is_star = lines.iter().any(|l| {
+        let t = l.text.trim();
+        t.starts_with(BEGIN_PATCH)
+            || t.starts_with(ADD_FILE)
+            || t.starts_with(UPDATE_FILE)
+            || t.starts_with(DELETE_FILE)
+    });
+    if is_star {
+        return Some(if star::looks_like_hunks(lines) { Dialect::Hunks } else { Dialect::BeginPatch });
+    }
+    let unified = lines.windows(2).any(|pair| match pair {
+        [a, b] => a.text.starts_with("--- ") && b.text.starts_with("+++ "),
+        _ => false,
+    }) || lines.iter().any(|l| l.text.starts_with("diff --git ") || l.text.starts_with("@@ -"));
+    unified.then_some(Dialect::Unified)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,457 @@
+//! Phase 1: resolve, lock, check staleness, place every hunk, compute every new content.
+//! Nothing is written.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use editkit_vfs::codec::DecodeError;
+use editkit_vfs::{EntryKind, FileLock, LineEnding, Text, Workspace, sha256_hex};
+
+use crate::error::{Cause, Error, Failure, Result};
+use crate::locate::{HunkReport, apply_hunks};
+use crate::parse::{Operation, Patch};
+use crate::report::{Action, Applied, FileReport, Moved};
+
+/// How to apply a patch. Any combination is valid; start from `ApplyOptions::default()`.
+///
+/// ```
+/// let options = editkit_patch::ApplyOptions { dry_run: true, ..Default::default() };
+/// assert!(!options.force);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApplyOptions {
+    /// Plan only: report the diff and hashes, write nothing. Default: false.
+    pub dry_run: bool,
+    /// Apply even to files that changed since this workspace read them. Default: false.
+    pub force: bool,
+    /// SHA-256 (hex) each named file must have now (path as written in the patch, or its
+    /// canonical form); always honoured, even with `force`. Default: none.
+    pub expected_hashes: BTreeMap<String, String>,
+    /// Place hunks by exact text only (no tolerant matcher rungs). Default: false.
+    pub strict: bool,
+}
+
+/// The new content of one file, ready to commit.
+#[derive(Debug, Clone)]
+pub(crate) struct FileWrite {
+    /// Canonical path.
+    pub(crate) path: String,
+    /// SHA-256 of the file on disk when planned; `None` when it did not exist.
+    pub(crate) sha256_before: Option<String>,
+    /// The new bytes; `None` to delete the file.
+    pub(crate) bytes: Option<Vec<u8>>,
+    /// For a new path holding a moved file: the canonical path it came from, whose permission
+    /// bits the new file takes.
+    pub(crate) permissions_from: Option<String>,
+}
+
+/// A checked patch: every new content computed, every file locked. Nothing is written until
+/// [`crate::commit`]; dropping the plan releases the locks and changes nothing.
+#[derive(Debug)]
+pub struct Plan<'ws> {
+    pub(crate) locks: Vec<FileLock<'ws>>,
+    pub(crate) writes: Vec<FileWrite>,
+    pub(crate) preview: Applied,
+}
+
+impl Plan<'_> {
+    /// What the commit will do (with `dry_run` set): files, hashes and the combined diff.
+    #[must_use]
+    pub fn preview(&self) -> &Applied {
+        &self.preview
+    }
+
+    /// Consumes the plan (releasing its locks) and returns the dry-run result.
+    #[must_use]
+    pub fn into_preview(self) -> Applied {
+        self.preview
+    }
+
+    /// Canonical paths the commit will write or delete, in commit order.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.writes.iter().map(|w| w.path.as_str())
+    }
+}
+
+/// A file as the simulation sees it.
+#[derive(Debug, Clone)]
+enum Content {
+    Text(Text),
+    /// Bytes that are not editable text (UTF-16, binary, invalid UTF-8): may be deleted or moved.
+    Raw(Vec<u8>, DecodeError),
+}
+
+impl Content {
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            Content::Text(text) => text.encode(),
+            Content::Raw(bytes, _) => bytes.clone(),
+        }
+    }
+
+    fn diff_text(&self) -> Option<&str> {
+        match self {
+            Content::Text(text) => Some(text.as_str()),
+            Content::Raw(..) => None,
+        }
+    }
+}
+
+/// What is on disk at a canonical path when planning.
+#[derive(Debug)]
+struct Disk {
+    content: Option<Content>,
+    sha256: Option<String>,
+    problem: Option<editkit_vfs::Error>,
+}
+
+/// Plans `patch` on `workspace`: resolves every path, takes every file's lock (in one fixed
+/// order), checks staleness, places every hunk and computes every new content. Writes nothing.
+///
+/// ```
+/// # fn main() -> Result<(), editkit_patch::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let patch = editkit_patch::parse("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n")?;
+/// let plan = editkit_patch::plan(&workspace, &patch, &Default::default())?;
+/// assert_eq!(plan.preview().updated, ["a.txt"]);
+/// assert!(plan.preview().diff.contains("+2"));
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// [`Error::Plan`] listing every failing file and hunk (path refused, missing or existing
+/// file, stale file, UTF-16 or binary target, hunk not found or ambiguous...);
+/// [`Error::Vfs`] when a lock cannot be taken.
+pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOptions) -> Result<Plan<'ws>> {
+    let mut failures = Vec::new();
+    // Resolve every path the operations name.
+    let mut resolved: Vec<Option<(String, Option<String>)>> = Vec::with_capacity(patch.operations().len());
+    for operation in patch.operations() {
+        let file_failure = |path: &str, cause| Failure {
+            path: path.to_owned(),
+            hunk: None,
+            patch_line: operation.line(),
+            preview: String::new(),
+            cause,
+        };
+        let source = workspace.resolve(operation.path());
+        let destination = match operation {
+            Operation::Update { move_to: Some(to), .. } => Some(workspace.resolve(to).map_err(|e| (to.as_str(), e))),
+            _ => None,
+        };
+        match (source, destination.transpose()) {
+            (Ok(source), Ok(destination)) => resolved.push(Some((source, destination))),
+            (Err(err), _) => {
+                failures.push(file_failure(operation.path(), Cause::Vfs(err)));
+                resolved.push(None);
+            }
+            (_, Err((to, err))) => {
+                failures.push(file_failure(to, Cause::Vfs(err)));
+                resolved.push(None);
+            }
+        }
+    }
+    let all_paths: Vec<&str> = resolved
+        .iter()
+        .flatten()
+        .flat_map(|(source, destination)| std::iter::once(source.as_str()).chain(destination.as_deref()))
+        .collect();
+    let locks = workspace.lock_many(all_paths.iter().copied())?;
+    // What is on disk now (read without arming the staleness guard).
+    let mut disk: HashMap<String, Disk> = HashMap::new();
+    for path in &all_paths {
+        if !disk.contains_key(*path) {
+            disk.insert((*path).to_owned(), read_disk(workspace, path));
+        }
+    }
+    // Staleness, once per existing file an operation reads.
+    let mut checked: HashSet<&str> = HashSet::new();
+    for (operation, paths) in patch.operations().iter().zip(&resolved) {
+        let Some((source, _)) = paths else { continue };
+        if matches!(operation, Operation::Add { .. }) || !checked.insert(source.as_str()) {
+            continue;
+        }
+        let Some(current) = disk.get(source.as_str()).and_then(|d| d.sha256.clone()) else { continue };
+        let expected =
+            match options.expected_hashes.get(operation.path()).or_else(|| options.expected_hashes.get(source)) {
+                Some(hash) => Some(hash.to_ascii_lowercase()),
+                None if options.force => None,
+                None => workspace.recorded_hash(source).ok().flatten(),
+            };
+        if let Some(expected) = expected.filter(|expected| *expected != current) {
+            failures.push(Failure {
+                path: operation.path().to_owned(),
+                hunk: None,
+                patch_line: operation.line(),
+                preview: String::new(),
+                cause: Cause::Vfs(editkit_vfs::Error::Stale {
+                    path: operation.path().to_owned(),
+                    expected,
+                    current: Some(current),
+                }),
+            });
+        }
+    }
+    // Simulate the operations in order over the files as they would become.
+    let mut state: HashMap<String, Option<Content>> = HashMap::new();
+    // Where a moved file's content came from on disk (for its permission bits).
+    let mut origin: HashMap<String, String> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut preview = Applied {
+        dry_run: true,
+        dialect: patch.dialect(),
+        added: Vec::new(),
+        updated: Vec::new(),
+        deleted: Vec::new(),
+        moved: Vec::new(),
+        files: Vec::new(),
+        diff: String::new(),
+        recovered: None,
+    };
+    for (operation, paths) in patch.operations().iter().zip(&resolved) {
+        let Some((source, destination)) = paths else { continue };
+        for path in std::iter::once(source).chain(destination) {
+            if !state.contains_key(path) {
+                let content = disk.get(path).and_then(|d| d.content.clone());
+                state.insert(path.clone(), content);
+                order.push(path.clone());
+            }
+        }
+        let file_failure = |cause| Failure {
+            path: operation.path().to_owned(),
+            hunk: None,
+            patch_line: operation.line(),
+            preview: String::new(),
+            cause,
+        };
+        let problem = disk.get(source.as_str()).and_then(|d| d.problem.as_ref());
+        let current = state.get(source).cloned().flatten();
+        match operation {
+            Operation::Add { content, .. } => {
+                if current.is_some() || problem.is_some() {
+                    failures.push(file_failure(Cause::AddTargetExists));
+                    continue;
+                }
+                let text = Text::new(content, LineEnding::Lf, false);
+                let bytes = text.encode();
+                push_diff(&mut preview.diff, None, Some((source, content)));
+                preview.added.push(source.clone());
+                preview.files.push(FileReport {
+                    action: Action::Added,
+                    path: source.clone(),
+                    moved_from: None,
+                    sha256_before: None,
+                    sha256_after: Some(sha256_hex(&bytes)),
+                    hunks: Vec::new(),
+                });
+                state.insert(source.clone(), Some(Content::Text(text)));
+            }
+            Operation::Delete { content: expected, .. } => {
+                let Some(current) = current else {
+                    failures.push(file_failure(match disk_problem(workspace, source, problem) {
+                        Some(err) => Cause::Vfs(err),
+                        None => Cause::Missing { op: "delete" },
+                    }));
+                    continue;
+                };
+                if let (Some(expected), Some(actual)) = (expected, current.diff_text())
+                    && let Some(line) = first_difference(expected, actual)
+                {
+                    failures.push(file_failure(Cause::DeleteMismatch { line }));
+                    continue;
+                }
+                push_diff(&mut preview.diff, Some((source, current.diff_text())), None);
+                preview.deleted.push(source.clone());
+                preview.files.push(FileReport {
+                    action: Action::Deleted,
+                    path: source.clone(),
+                    moved_from: None,
+                    sha256_before: Some(sha256_hex(&current.bytes())),
+                    sha256_after: None,
+                    hunks: Vec::new(),
+                });
+                state.insert(source.clone(), None);
+            }
+            Operation::Update { hunks, .. } => {
+                let Some(current) = current else {
+                    failures.push(file_failure(match disk_problem(workspace, source, problem) {
+                        Some(err) => Cause::Vfs(err),
+                        None => Cause::Missing { op: "update" },
+                    }));
+                    continue;
+                };
+                let target = destination.clone().unwrap_or_else(|| source.clone());
+                if target != *source && state.get(&target).is_some_and(Option::is_some) {
+                    let to = match operation {
+                        Operation::Update { move_to: Some(to), .. } => to.clone(),
+                        _ => target.clone(),
+                    };
+                    failures.push(file_failure(Cause::MoveTargetExists { to }));
+                    continue;
+                }
+                let (updated, reports): (Content, Vec<HunkReport>) = match (&current, hunks.is_empty()) {
+                    (_, true) => (current.clone(), Vec::new()),
+                    (Content::Raw(_, err), false) => {
+                        failures.push(file_failure(Cause::Vfs(decode_error(operation.path(), *err))));
+                        continue;
+                    }
+                    (Content::Text(text), false) => match apply_hunks(text, hunks, options.strict) {
+                        Ok((text, reports)) => (Content::Text(text), reports),
+                        Err(hunk_failures) => {
+                            for (idx, cause) in hunk_failures {
+                                let hunk = hunks.get(idx);
+                                failures.push(Failure {
+                                    path: operation.path().to_owned(),
+                                    hunk: Some(idx + 1),
+                                    patch_line: hunk.map_or(operation.line(), |h| h.line),
+                                    preview: hunk.map(crate::parse::Hunk::preview).unwrap_or_default(),
+                                    cause,
+                                });
+                            }
+                            continue;
+                        }
+                    },
+                };
+                let moved = target != *source;
+                push_diff(
+                    &mut preview.diff,
+                    Some((source, current.diff_text())),
+                    updated.diff_text().map(|text| (&target, text)).or(Some((&target, ""))),
+                );
+                if moved {
+                    preview.moved.push(Moved { from: source.clone(), to: target.clone() });
+                } else {
+                    preview.updated.push(source.clone());
+                }
+                preview.files.push(FileReport {
+                    action: if moved { Action::Moved } else { Action::Updated },
+                    path: target.clone(),
+                    moved_from: moved.then(|| source.clone()),
+                    sha256_before: Some(sha256_hex(&current.bytes())),
+                    sha256_after: Some(sha256_hex(&updated.bytes())),
+                    hunks: reports,
+                });
+                if moved {
+                    state.insert(source.clone(), None);
+                    let first = origin.remove(source).unwrap_or_else(|| source.clone());
+                    origin.insert(target.clone(), first);
+                }
+                state.insert(target, Some(updated));
+            }
+        }
+    }
+    if !failures.is_empty() {
+        return Err(Error::Plan { failures });
+    }
+    let mut writes = Vec::new();
+    for path in order {
+        let before = disk.get(&path);
+        let after = state.remove(&path).flatten().map(|content| content.bytes());
+        let sha256_before = before.and_then(|d| d.sha256.clone());
+        let unchanged = match (&after, before.and_then(|d| d.content.as_ref())) {
+            (None, None) => true,
+            (Some(bytes), Some(content)) => *bytes == content.bytes(),
+            _ => false,
+        };
+        if !unchanged {
+            let permissions_from = match (&sha256_before, &after) {
+                (None, Some(_)) => {
+                    origin.get(&path).filter(|from| disk.get(*from).is_some_and(|d| d.sha256.is_some())).cloned()
+                }
+                _ => None,
+            };
+            writes.push(FileWrite { path, sha256_before, bytes: after, permissions_from });
+        }
+    }
+    Ok(Plan { locks, writes, preview })
+}
+
+/// The first 1-based line where the content a deletion expects differs from the file
+/// (trailing whitespace and a missing final newline forgiven); `None` when they agree.
+fn first_difference(expected: &str, actual: &str) -> Option<usize> {
+    let mut expected_lines = expected.lines();
+    let mut actual_lines = actual.lines();
+    let mut line = 0;
+    loop {
+        line += 1;
+        match (expected_lines.next(), actual_lines.next()) {
+            (None, None) => return None,
+            (Some(a), Some(b)) if a.trim_end() == b.trim_end() => {}
+            _ => return Some(line),
+        }
+    }
+}
+
+fn read_disk(workspace: &Workspace, path: &str) -> Disk {
+    let problem = |err| Disk { content: None, sha256: None, problem: Some(err) };
+    match workspace.metadata(path) {
+        Err(editkit_vfs::Error::NotFound { .. }) => return Disk { content: None, sha256: None, problem: None },
+        Err(err) => return problem(err),
+        Ok((EntryKind::Dir, _)) => return problem(editkit_vfs::Error::IsDirectory { path: path.to_owned() }),
+        Ok((EntryKind::File | EntryKind::Symlink, size)) if size > workspace.max_read_bytes() => {
+            return problem(editkit_vfs::Error::TooLarge {
+                path: path.to_owned(),
+                size,
+                limit: workspace.max_read_bytes(),
+            });
+        }
+        Ok((EntryKind::File | EntryKind::Symlink, _)) => {}
+        Ok(_) => {
+            return problem(editkit_vfs::Error::InvalidPath {
+                path: path.to_owned(),
+                reason: "not a regular file".into(),
+            });
+        }
+    }
+    match workspace.read_raw_bytes(path) {
+        Ok(Some(bytes)) => {
+            let sha256 = sha256_hex(&bytes);
+            let content = match Text::decode(&bytes) {
+                Ok(text) => Content::Text(text),
+                Err(err) => Content::Raw(bytes, err),
+            };
+            Disk { content: Some(content), sha256: Some(sha256), problem: None }
+        }
+        Ok(None) => Disk { content: None, sha256: None, problem: None },
+        Err(err) => problem(err),
+    }
+}
+
+/// The disk problem of a path (directory, too large...), rebuilt for a failure.
+fn disk_problem(workspace: &Workspace, path: &str, problem: Option<&editkit_vfs::Error>) -> Option<editkit_vfs::Error> {
+    problem?;
+    // The stored error is not `Clone`; reading it again gives the same answer.
+    read_disk(workspace, path).problem
+}
+
+fn decode_error(path: &str, err: DecodeError) -> editkit_vfs::Error {
+    let path = path.to_owned();
+    match err {
+        DecodeError::Utf16 => editkit_vfs::Error::Utf16 { path },
+        DecodeError::Binary { offset } => editkit_vfs::Error::Binary { path, offset },
+        DecodeError::NotUtf8 { offset } => editkit_vfs::Error::NotUtf8 { path, offset },
+        _ => editkit_vfs::Error::InvalidPath { path, reason: "not editable text".into() },
+    }
+}
+
+/// Appends one file's unified diff (`None` side = `/dev/null`; `None` text = not text).
+fn push_diff(out: &mut String, old: Option<(&String, Option<&str>)>, new: Option<(&String, &str)>) {
+    let old_name = old.map_or_else(|| "/dev/null".to_owned(), |(path, _)| format!("a/{path}"));
+    let new_name = new.map_or_else(|| "/dev/null".to_owned(), |(path, _)| format!("b/{path}"));
+    let Some(old_text) = old.map_or(Some(""), |(_, text)| text) else {
+        out.push_str(&format!("Binary files {old_name} and {new_name} differ\n"));
+        return;
+    };
+    let new_text = new.map_or("", |(_, text)| text);
+    if old_text == new_text {
+        if let (Some((from, _)), Some((to, _))) = (old, new)
+            && from != to
+        {
+            out.push_str(&format!("rename from {from}\nrename to {to}\n"));
+        }
+        return;
+    }
+    let diff = similar::TextDiff::from_lines(old_text, new_text);
+    out.push_str(&diff.unified_diff().context_radius(3).header(&old_name, &new_name).to_string());
+}

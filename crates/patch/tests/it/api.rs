@@ -1,0 +1,278 @@
+//! The public API: staleness, the failure list, dry runs, locks, JSON results.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use editkit_patch::{Action, ApplyOptions, Error, apply, parse, plan};
+use editkit_vfs::{Workspace, WriteOptions};
+
+fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+    let tmp = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let full = tmp.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    (tmp, workspace)
+}
+
+#[track_caller]
+fn fails_with(workspace: &Workspace, patch: &str, options: &ApplyOptions, kind: &str) -> Error {
+    let err = apply(workspace, patch, options).unwrap_err();
+    assert_eq!(err.kind(), kind, "{err}");
+    err
+}
+
+const UPDATE_A: &str = "*** Begin Patch\n*** Update File: a.txt\n-one\n+uno\n*** End Patch\n";
+
+#[test]
+fn a_file_changed_since_it_was_read_is_stale_unless_forced() {
+    let (tmp, workspace) = workspace_with(&[("a.txt", "one\n")]);
+    workspace.read("a.txt").unwrap();
+    std::fs::write(tmp.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let err = fails_with(&workspace, UPDATE_A, &ApplyOptions::default(), "stale");
+    assert!(err.to_string().contains("read it again or pass force"), "{err}");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "one\ntwo\n");
+    // Planning must not arm the guard on the changed content: the same call still fails.
+    fails_with(&workspace, UPDATE_A, &ApplyOptions::default(), "stale");
+    apply(&workspace, UPDATE_A, &ApplyOptions { force: true, ..Default::default() }).unwrap();
+    assert_eq!(std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "uno\ntwo\n");
+}
+
+#[test]
+fn an_explicit_hash_is_honoured_even_with_force() {
+    let (tmp, workspace) = workspace_with(&[("a.txt", "one\n")]);
+    let wrong = ApplyOptions {
+        force: true,
+        expected_hashes: [("a.txt".to_owned(), "0".repeat(64))].into_iter().collect(),
+        ..Default::default()
+    };
+    fails_with(&workspace, UPDATE_A, &wrong, "stale");
+    let right = ApplyOptions {
+        expected_hashes: [("a.txt".to_owned(), editkit_vfs::sha256_hex(b"one\n").to_uppercase())].into_iter().collect(),
+        ..Default::default()
+    };
+    apply(&workspace, UPDATE_A, &right).unwrap();
+    assert_eq!(std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "uno\n");
+}
+
+#[test]
+fn after_a_patch_the_ledger_knows_the_new_content() {
+    let (_tmp, workspace) = workspace_with(&[("a.txt", "one\n")]);
+    workspace.read("a.txt").unwrap();
+    let applied = apply(&workspace, UPDATE_A, &ApplyOptions::default()).unwrap();
+    let hash = applied.files[0].sha256_after.clone().unwrap();
+    assert_eq!(workspace.recorded_hash("a.txt").unwrap(), Some(hash));
+    // An ordinary write right after is not stale.
+    workspace.write("a.txt", b"again\n", &WriteOptions::default()).unwrap();
+}
+
+#[test]
+fn the_plan_error_lists_every_failing_hunk_of_every_file() {
+    let (tmp, workspace) = workspace_with(&[
+        ("a.py", "def f():\n    return 1\n\ndef g():\n    return 2\n"),
+        ("b.txt", "x\nx\n"),
+        ("c.txt", "fine\n"),
+    ]);
+    let patch = "*** Begin Patch
+*** Update File: a.py
+@@ def f():
+-    return 10
++    return 11
+@@ def g():
+-    return 2
++    return 3
+@@ def h():
+-    pass
++    return
+*** Update File: b.txt
+-x
++y
+*** Update File: c.txt
+-fine
++FINE
+*** Delete File: missing.txt
+*** Add File: c.txt
++again
+*** End Patch
+";
+    let err = fails_with(&workspace, patch, &ApplyOptions::default(), "not_found");
+    let listed: Vec<(String, Option<usize>, &str)> =
+        err.failures().iter().map(|f| (f.path.clone(), f.hunk, f.kind())).collect();
+    assert_eq!(
+        listed,
+        [
+            ("a.py".to_owned(), Some(1), "not_found"),
+            ("a.py".to_owned(), Some(3), "not_found"),
+            ("b.txt".to_owned(), Some(1), "ambiguous"),
+            ("missing.txt".to_owned(), None, "not_found"),
+            ("c.txt".to_owned(), None, "exists"),
+        ]
+    );
+    let first = &err.failures()[0];
+    assert_eq!(first.patch_line, 3);
+    assert_eq!(first.preview, "return 10");
+    let closest = first.closest().expect("a near miss for a hunk that almost matches");
+    assert_eq!(closest.first_line, 2);
+    let message = err.to_string();
+    for needle in [
+        "5 problems",
+        "`a.py` hunk 1",
+        "`a.py` hunk 3",
+        "anchor `def h():`",
+        "matches 2 places",
+        "`missing.txt`",
+        "already exists",
+    ] {
+        assert!(message.contains(needle), "`{needle}` missing from:\n{message}");
+    }
+    // Nothing changed anywhere, the good hunks included.
+    assert_eq!(std::fs::read_to_string(tmp.path().join("c.txt")).unwrap(), "fine\n");
+    assert!(std::fs::read_to_string(tmp.path().join("a.py")).unwrap().contains("return 2"));
+    // The failures serialise for the tool-call surface.
+    let json = serde_json::to_value(err.failures()).unwrap();
+    assert_eq!(json[0]["kind"], "not_found");
+    assert_eq!(json[0]["hunk"], 1);
+    assert_eq!(json[0]["closest"]["first_line"], 2);
+    assert_eq!(json[2]["kind"], "ambiguous");
+}
+
+#[test]
+fn dry_run_reports_the_diff_and_hashes_and_writes_nothing() {
+    let (tmp, workspace) = workspace_with(&[("a.txt", "one\n"), ("old.txt", "o\n")]);
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n-one\n+uno\n*** Update File: old.txt\n*** Move to: new.txt\n*** Add File: n.txt\n+n\n*** End Patch\n";
+    let preview = apply(&workspace, patch, &ApplyOptions { dry_run: true, ..Default::default() }).unwrap();
+    assert!(preview.dry_run);
+    assert_eq!(preview.updated, ["a.txt"]);
+    assert_eq!(preview.added, ["n.txt"]);
+    assert_eq!(preview.moved.len(), 1);
+    assert_eq!(preview.files[0].action, Action::Updated);
+    assert_eq!(preview.files[0].sha256_before.as_deref(), Some(editkit_vfs::sha256_hex(b"one\n").as_str()));
+    assert_eq!(preview.files[0].sha256_after.as_deref(), Some(editkit_vfs::sha256_hex(b"uno\n").as_str()));
+    assert!(preview.diff.contains("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+uno\n"), "{}", preview.diff);
+    assert!(preview.diff.contains("rename from old.txt\nrename to new.txt\n"), "{}", preview.diff);
+    assert!(preview.diff.contains("--- /dev/null\n+++ b/n.txt\n"), "{}", preview.diff);
+    assert!(!tmp.path().join("n.txt").exists());
+    assert!(tmp.path().join("old.txt").exists());
+    let json = serde_json::to_value(&preview).unwrap();
+    assert_eq!(json["dry_run"], true);
+    assert_eq!(json["dialect"], "begin_patch");
+    assert_eq!(json["files"][0]["action"], "updated");
+    assert_eq!(json["files"][0]["hunks"][0]["rung"], "exact");
+    assert_eq!(json["moved"][0]["to"], "new.txt");
+}
+
+#[test]
+fn every_hunk_reports_its_line_and_rung() {
+    let (_tmp, workspace) = workspace_with(&[("a.py", "def f():\n\tif x:\n\t\treturn 1\n")]);
+    let patch =
+        "*** Begin Patch\n*** Update File: a.py\n     if x:\n-        return 1\n+        return 2\n*** End Patch\n";
+    let applied = apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    let hunk = &applied.files[0].hunks[0];
+    assert_eq!(hunk.line, 2);
+    assert_ne!(hunk.rung, editkit_matcher::Rung::Exact);
+    // Strict placement refuses the same hunk.
+    let (_tmp, workspace) = workspace_with(&[("a.py", "def f():\n\tif x:\n\t\treturn 1\n")]);
+    fails_with(&workspace, patch, &ApplyOptions { strict: true, ..Default::default() }, "not_found");
+}
+
+#[test]
+fn the_plan_holds_every_lock_until_it_is_committed_or_dropped() {
+    let (_tmp, workspace) = workspace_with(&[("a.txt", "one\n"), ("b.txt", "b\n")]);
+    let parsed =
+        parse("*** Begin Patch\n*** Update File: a.txt\n-one\n+uno\n*** Delete File: b.txt\n*** End Patch\n").unwrap();
+    let planned = plan(&workspace, &parsed, &ApplyOptions::default()).unwrap();
+    assert_eq!(planned.paths().collect::<Vec<_>>(), ["a.txt", "b.txt"]);
+    let got_lock = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(|| {
+            let _lock = workspace.lock("b.txt").unwrap();
+            got_lock.store(true, Ordering::SeqCst);
+        });
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(!got_lock.load(Ordering::SeqCst), "the lock of b.txt was free while planned");
+        editkit_patch::commit(&workspace, planned).unwrap();
+        handle.join().unwrap();
+    });
+    assert!(got_lock.load(Ordering::SeqCst));
+}
+
+#[test]
+fn a_symlink_inside_the_root_is_edited_through() {
+    let (tmp, workspace) = workspace_with(&[("real/a.txt", "one\n")]);
+    std::os::unix::fs::symlink("real/a.txt", tmp.path().join("link.txt")).unwrap();
+    apply(&workspace, &UPDATE_A.replace("a.txt", "link.txt"), &ApplyOptions::default()).unwrap();
+    assert_eq!(std::fs::read_to_string(tmp.path().join("real/a.txt")).unwrap(), "uno\n");
+    assert!(std::fs::symlink_metadata(tmp.path().join("link.txt")).unwrap().file_type().is_symlink());
+}
+
+#[test]
+fn permissions_of_updated_files_are_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let (tmp, workspace) = workspace_with(&[("run.sh", "echo one\n")]);
+    std::fs::set_permissions(tmp.path().join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    apply(&workspace, "--- a/run.sh\n+++ b/run.sh\n@@ -1 +1 @@\n-echo one\n+echo two\n", &ApplyOptions::default())
+        .unwrap();
+    let mode = std::fs::metadata(tmp.path().join("run.sh")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o755);
+}
+
+#[test]
+fn a_moved_file_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let (tmp, workspace) = workspace_with(&[("run.sh", "echo one\n"), ("plain.sh", "echo\n")]);
+    std::fs::set_permissions(tmp.path().join("run.sh"), std::fs::Permissions::from_mode(0o751)).unwrap();
+    let patch = "*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/run.sh\n-echo one\n+echo two\n*** Update File: plain.sh\n*** Move to: bin/plain.sh\n*** End Patch\n";
+    apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    let mode = |p: &str| std::fs::metadata(tmp.path().join(p)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode("bin/run.sh"), 0o751);
+    assert_eq!(std::fs::read_to_string(tmp.path().join("bin/run.sh")).unwrap(), "echo two\n");
+    assert!(!tmp.path().join("run.sh").exists());
+    assert_eq!(
+        mode("bin/plain.sh"),
+        std::fs::metadata(tmp.path().join("bin/plain.sh")).unwrap().permissions().mode() & 0o777
+    );
+}
+
+#[test]
+fn a_directory_in_the_way_is_a_typed_failure() {
+    let (_tmp, workspace) = workspace_with(&[("dir/x.txt", "x\n")]);
+    fails_with(
+        &workspace,
+        "*** Begin Patch\n*** Update File: dir\n-x\n+y\n*** End Patch\n",
+        &ApplyOptions::default(),
+        "is_directory",
+    );
+    fails_with(
+        &workspace,
+        "*** Begin Patch\n*** Add File: dir\n+y\n*** End Patch\n",
+        &ApplyOptions::default(),
+        "exists",
+    );
+}
+
+#[test]
+fn a_custom_state_dir_holds_the_journal() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("a.txt"), "one\n").unwrap();
+    let workspace = Workspace::builder(tmp.path()).state_dir("var/editkit").open().unwrap();
+    apply(&workspace, UPDATE_A, &ApplyOptions::default()).unwrap();
+    assert!(tmp.path().join("var/editkit").is_dir());
+    assert!(!tmp.path().join(".editkit/patch").exists());
+    assert!(editkit_patch::recover(&workspace).unwrap().is_empty());
+}
+
+#[test]
+fn parse_errors_are_invalid_patch_with_a_line() {
+    let (_tmp, workspace) = workspace_with(&[("a.txt", "one\n")]);
+    let err = fails_with(
+        &workspace,
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\nbad\n",
+        &ApplyOptions::default(),
+        "invalid_patch",
+    );
+    assert!(err.to_string().starts_with("invalid patch at line 5:"), "{err}");
+    let err = fails_with(&workspace, "   \n", &ApplyOptions::default(), "invalid_patch");
+    assert!(err.to_string().contains("no operations"), "{err}");
+}

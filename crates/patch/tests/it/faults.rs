@@ -1,0 +1,180 @@
+//! Fault injection at every write step of a 10-file patch: after the in-process rollback, and
+//! separately after `recover` following a simulated crash, the tree is wholly old or wholly new.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use editkit_patch::failpoint::{Fault, Step};
+use editkit_patch::{ApplyOptions, Error, commit, commit_with_failpoint, parse, plan, recover};
+use editkit_vfs::Workspace;
+
+use crate::support::{dirs, snapshot, write_tree};
+
+/// Ten operations: six updates (two CRLF, one BOM), two additions (one in new folders), a
+/// deletion and a move with an edit.
+pub fn ten_file_case() -> (BTreeMap<String, Vec<u8>>, String) {
+    let mut before = BTreeMap::new();
+    let mut patch = String::from("*** Begin Patch\n");
+    for i in 0..6 {
+        let ending = if i % 3 == 1 { "\r\n" } else { "\n" };
+        let bom = if i == 5 { "\u{feff}" } else { "" };
+        let body: String = (0..20).map(|l| format!("file {i} line {l}{ending}")).collect();
+        before.insert(format!("src/m{i}/f{i}.txt"), format!("{bom}{body}").into_bytes());
+        patch.push_str(&format!(
+            "*** Update File: src/m{i}/f{i}.txt\n@@\n file {i} line 9\n-file {i} line 10\n+file {i} line ten\n file {i} line 11\n"
+        ));
+    }
+    patch.push_str("*** Add File: new/deep/g6.txt\n+six\n*** Add File: g7.txt\n+seven\n");
+    before.insert("f8.txt".into(), b"eight\n".to_vec());
+    patch.push_str("*** Delete File: f8.txt\n");
+    before.insert("f9.txt".into(), b"nine\n".to_vec());
+    patch.push_str("*** Update File: f9.txt\n*** Move to: moved/f9.txt\n-nine\n+NINE\n*** End Patch\n");
+    (before, patch)
+}
+
+fn fresh(before: &BTreeMap<String, Vec<u8>>) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    write_tree(tmp.path(), before);
+    tmp
+}
+
+fn all_new(before: &BTreeMap<String, Vec<u8>>, patch: &str) -> BTreeMap<String, Vec<u8>> {
+    let tmp = fresh(before);
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    editkit_patch::apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    snapshot(tmp.path())
+}
+
+/// Commits with `fault` injected at the `at`-th write step; returns the steps seen.
+fn commit_faulty(
+    root: &Path,
+    patch: &str,
+    at: usize,
+    fault: Fault,
+) -> (Result<editkit_patch::Applied, Error>, Vec<Step>) {
+    let workspace = Workspace::open(root).unwrap();
+    let parsed = parse(patch).unwrap();
+    let planned = plan(&workspace, &parsed, &ApplyOptions::default()).unwrap();
+    let mut seen = Vec::new();
+    let result = commit_with_failpoint(&workspace, planned, &mut |step| {
+        seen.push(step.clone());
+        (seen.len() - 1 == at).then_some(fault)
+    });
+    (result, seen)
+}
+
+fn count_steps(before: &BTreeMap<String, Vec<u8>>, patch: &str) -> Vec<Step> {
+    let tmp = fresh(before);
+    let (result, seen) = commit_faulty(tmp.path(), patch, usize::MAX, Fault::Fail);
+    result.unwrap();
+    seen
+}
+
+fn state_is_clean(root: &Path) -> bool {
+    let patch_state = root.join(".editkit/patch");
+    std::fs::read_dir(&patch_state).map_or(true, |mut entries| entries.next().is_none())
+}
+
+#[test]
+fn the_ten_file_patch_has_a_write_step_per_temp_backup_and_rename() {
+    let (before, patch) = ten_file_case();
+    let steps = count_steps(&before, &patch);
+    let stages = steps.iter().filter(|s| matches!(s, Step::Stage(_))).count();
+    let backups = steps.iter().filter(|s| matches!(s, Step::Backup(_))).count();
+    let replaces = steps.iter().filter(|s| matches!(s, Step::Replace(_))).count();
+    // 6 updates + 2 additions + the moved file's new path; the deleted and moved-away files
+    // are removed without a temp file.
+    assert_eq!((stages, backups, replaces), (9, 8, 11), "{steps:?}");
+    assert_eq!(steps.first(), Some(&Step::Journal));
+    assert_eq!(steps.last(), Some(&Step::Finish));
+}
+
+#[test]
+fn a_failure_at_every_write_step_rolls_back_to_the_old_tree_in_process_and_after_recover() {
+    let (before, patch) = ten_file_case();
+    let new = all_new(&before, &patch);
+    assert_ne!(new, before);
+    let steps = count_steps(&before, &patch);
+    for (at, seen) in steps.iter().enumerate() {
+        let tmp = fresh(&before);
+        let old_dirs = dirs(tmp.path());
+        let (result, _) = commit_faulty(tmp.path(), &patch, at, Fault::Fail);
+        match result {
+            Err(Error::Commit { rolled_back: true, step, .. }) => assert!(!step.is_empty()),
+            other => panic!("step {at} ({:?}): expected a rolled-back commit error, got {other:?}", seen),
+        }
+        // Byte-identical, no temp file left, no folder left behind, no journal.
+        assert_eq!(snapshot(tmp.path()), before, "after rollback at step {at} ({:?})", seen);
+        assert_eq!(dirs(tmp.path()), old_dirs, "folders after rollback at step {at}");
+        assert!(state_is_clean(tmp.path()), "journal left after rollback at step {at}");
+        // Recovery finds nothing to do, and the patch then applies.
+        let workspace = Workspace::open(tmp.path()).unwrap();
+        assert!(recover(&workspace).unwrap().rolled_back.is_empty());
+        assert_eq!(snapshot(tmp.path()), before);
+        editkit_patch::apply(&workspace, &patch, &ApplyOptions::default()).unwrap();
+        assert_eq!(snapshot(tmp.path()), new);
+    }
+}
+
+#[test]
+fn a_crash_at_every_write_step_is_repaired_by_recover() {
+    let (before, patch) = ten_file_case();
+    let new = all_new(&before, &patch);
+    let steps = count_steps(&before, &patch);
+    let (mut old_count, mut new_count) = (0, 0);
+    for (at, seen) in steps.iter().enumerate() {
+        let tmp = fresh(&before);
+        let old_dirs = dirs(tmp.path());
+        let (result, _) = commit_faulty(tmp.path(), &patch, at, Fault::Crash);
+        assert!(matches!(result, Err(Error::Commit { rolled_back: false, .. })), "step {at}: {result:?}");
+        // A new workspace, as a new process would open.
+        let workspace = Workspace::open(tmp.path()).unwrap();
+        let recovery = recover(&workspace).unwrap();
+        let now = snapshot(tmp.path());
+        if now == before {
+            old_count += 1;
+            assert_eq!(dirs(tmp.path()), old_dirs, "folders after recovery at step {at}");
+        } else if now == new {
+            new_count += 1;
+        } else {
+            panic!("step {at} ({:?}): tree is neither old nor new after recovery {recovery:?}", seen);
+        }
+        assert!(state_is_clean(tmp.path()), "journal or backups left after recovery at step {at}");
+        // The journal is written first: every crash after it is rolled back by recovery.
+        assert_eq!(recovery.rolled_back.len(), usize::from(at > 0), "step {at}");
+    }
+    assert_eq!(old_count + new_count, steps.len());
+    eprintln!("fault injection: {} crash points, {old_count} recovered to old, {new_count} to new", steps.len());
+}
+
+#[test]
+fn apply_recovers_a_crashed_patch_before_the_next_one() {
+    let (before, patch) = ten_file_case();
+    let tmp = fresh(&before);
+    let (result, steps) = commit_faulty(tmp.path(), &patch, 20, Fault::Crash);
+    assert!(result.is_err());
+    assert!(matches!(steps.last(), Some(Step::Replace(_))));
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    let other = "*** Begin Patch\n*** Add File: unrelated.txt\n+u\n*** End Patch\n";
+    let applied = editkit_patch::apply(&workspace, other, &ApplyOptions::default()).unwrap();
+    let recovered = applied.recovered.expect("the crashed patch was recovered first");
+    assert_eq!(recovered.rolled_back.len(), 1);
+    let mut expected = before.clone();
+    expected.insert("unrelated.txt".into(), b"u\n".to_vec());
+    assert_eq!(snapshot(tmp.path()), expected);
+}
+
+#[test]
+fn commit_refuses_a_file_changed_behind_the_plan() {
+    let (before, patch) = ten_file_case();
+    let tmp = fresh(&before);
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
+    // Not an editkit writer: the locks cannot keep it out, the commit's re-check does.
+    std::fs::write(tmp.path().join("src/m3/f3.txt"), "changed by someone else\n").unwrap();
+    let err = commit(&workspace, planned).unwrap_err();
+    assert_eq!(err.kind(), "stale");
+    let mut expected = before;
+    expected.insert("src/m3/f3.txt".into(), b"changed by someone else\n".to_vec());
+    assert_eq!(snapshot(tmp.path()), expected);
+}

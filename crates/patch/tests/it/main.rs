@@ -1,0 +1,9 @@
+//! Integration tests of editkit-patch through its public API.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub, dead_code)]
+
+mod api;
+mod corpus;
+mod crash;
+mod faults;
+mod robustness;
+mod support;
