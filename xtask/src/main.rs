@@ -9,12 +9,18 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+mod compare;
+mod fuzz;
+
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
     match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("bench") => bench(rest),
+        Some("fuzz") => fuzz::fuzz(&workspace_root(), rest),
+        Some("compare") => compare::compare(rest),
+        Some("mcp-inspect") => run("bash", &["crates/cli/tests/mcp/inspect.sh"]),
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");
             Ok(())
@@ -26,14 +32,20 @@ fn main() -> Result<()> {
 const HELP: &str = "\
 cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests, feature builds,
                             cargo deny check bans licenses sources (installs cargo-deny if missing)
-cargo xtask bench [AREA]    benchmarks; AREA is vfs, matcher, analyze, search or patch (all by default)";
+cargo xtask bench [AREA]    benchmarks; AREA is vfs, matcher, analyze, search or patch (all by default)
+cargo xtask fuzz [TARGET...] [--seconds N]
+                            libFuzzer targets of fuzz/ (installs cargo-fuzz), keeping a minimised
+                            corpus and crashers under fixtures/fuzz/<target>/
+cargo xtask compare [ARGS]  editkit vs PraisonAI and Aider edit tools on the same corpus; report in
+                            target/compare/report.md
+cargo xtask mcp-inspect     the MCP Inspector's CLI mode against `editkit mcp` (downloads it once)";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_owned).unwrap_or_else(|| PathBuf::from("."))
 }
 
 /// Runs a command in the workspace root, failing on a non-zero exit.
-fn run(program: &str, args: &[&str]) -> Result<()> {
+pub(crate) fn run(program: &str, args: &[&str]) -> Result<()> {
     eprintln!("$ {program} {}", args.join(" "));
     let status = Command::new(program)
         .args(args)

@@ -111,7 +111,9 @@ impl CompiledPolicy {
         loop {
             let next = rel[end..].find('/').map(|i| end + i);
             let prefix = &rel[..next.unwrap_or(rel.len())];
-            if let Some(idx) = self.blocked.matches(prefix).first() {
+            if self.blocked.is_match(prefix)
+                && let Some(idx) = self.blocked.matches(prefix).first()
+            {
                 return self.patterns.get(*idx).map(String::as_str);
             }
             match next {
@@ -119,6 +121,12 @@ impl CompiledPolicy {
                 None => return None,
             }
         }
+    }
+
+    /// Whether `rel` itself matches a blocked glob, ancestors not checked: for walkers that
+    /// checked every directory on the way down already.
+    pub(crate) fn blocked_exact(&self, rel: &str) -> bool {
+        !rel.is_empty() && self.blocked.is_match(rel)
     }
 
     /// Checks the spelling of `input` and normalises it lexically to a relative path

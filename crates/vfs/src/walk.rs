@@ -149,7 +149,8 @@ impl<'ws> WorkspaceDir<'ws> {
                 continue;
             }
             let rel = self.child_rel(&name);
-            if self.workspace.is_blocked(&rel) {
+            // This directory passed the policy when it was opened, so the entry alone is checked.
+            if self.workspace.is_blocked_exact(&rel) {
                 let symlink = entry.file_type().is_ok_and(|t| t.is_symlink());
                 skip(name, symlink, SkipReason::Blocked);
                 continue;
@@ -184,11 +185,15 @@ impl<'ws> WorkspaceDir<'ws> {
     /// Opens the sub-directory `name` relative to this handle.
     ///
     /// # Errors
-    /// [`Error::OutsideWorkspace`] if it became a link leading out, [`Error::NotFound`],
-    /// [`Error::Io`].
+    /// [`Error::OutsideWorkspace`] if it became a link leading out, [`Error::Blocked`],
+    /// [`Error::NotFound`], [`Error::Io`].
     pub fn open_subdir(&self, name: &str) -> Result<WorkspaceDir<'ws>> {
         let rel = self.child_rel(name);
         check_name(name, &rel)?;
+        // Keeps the walk's invariant: every directory handle passed the policy.
+        if self.workspace.is_blocked_exact(&rel) {
+            return Err(Error::Blocked { path: rel, pattern: "(workspace policy)".into() });
+        }
         let dir = self.dir.open_dir(name).map_err(|e| Error::from_io("open directory", &rel, e))?;
         Ok(WorkspaceDir { workspace: self.workspace, dir, rel })
     }
@@ -201,7 +206,7 @@ impl<'ws> WorkspaceDir<'ws> {
     pub fn open_file(&self, name: &str) -> Result<File> {
         let rel = self.child_rel(name);
         check_name(name, &rel)?;
-        if self.workspace.is_blocked(&rel) {
+        if self.workspace.is_blocked_exact(&rel) {
             return Err(Error::Blocked { path: rel, pattern: "(workspace policy)".into() });
         }
         self.dir.open(name).map_err(|e| Error::from_io("read", &rel, e))

@@ -317,9 +317,9 @@ impl Workspace {
         }
     }
 
-    /// Whether a canonical relative path is blocked (for walkers that list many entries).
-    pub(crate) fn is_blocked(&self, rel: &str) -> bool {
-        self.policy.blocked_by(rel).is_some()
+    /// Whether `rel` itself is blocked, for a walker whose directory was checked already.
+    pub(crate) fn is_blocked_exact(&self, rel: &str) -> bool {
+        self.policy.blocked_exact(rel)
     }
 
     /// Walks `lexical` component by component relative to the root handle, following symlinks

@@ -1,0 +1,360 @@
+//! `editkit demo`: what editkit does, shown on a throwaway copy of a small project.
+//!
+//! The project lives in `crates/cli/demo/project/` and is embedded in the binary, so the demo
+//! needs no files, arguments or configuration. Every step is one tool call through the toolkit,
+//! printed the way a person wants to read it; a step that does not behave as described is
+//! reported and makes the demo exit with 1.
+
+use std::io;
+use std::path::Path;
+
+use editkit::Toolkit;
+use serde_json::{Value, json};
+
+use crate::human::{candidates, edit_summary, patch_summary, symbol_lines};
+use crate::render::{self, Style};
+use crate::{EXIT_OK, EXIT_REFUSED};
+
+/// The demo project: path relative to its root, and content.
+const PROJECT: &[(&str, &str)] = &[
+    ("README.md", include_str!("../demo/project/README.md")),
+    (".env", include_str!("../demo/project/.env")),
+    ("shop/__init__.py", include_str!("../demo/project/shop/__init__.py")),
+    ("shop/cart.py", include_str!("../demo/project/shop/cart.py")),
+    ("shop/pricing.py", include_str!("../demo/project/shop/pricing.py")),
+];
+
+const MULTI_FILE_PATCH: &str = r#"*** Begin Patch
+*** Update File: shop/pricing.py
+@@
+ """Prices and discount codes."""
++
++from shop.discounts import DISCOUNTS
+@@ def apply_discount(subtotal, code):
+-    if code == "SAVE10":
+-        return subtotal * 0.9
++    if code in DISCOUNTS:
++        return subtotal * (1 - DISCOUNTS[code])
+*** Update File: shop/cart.py
+@@ def total(self, code=None):
+-        return apply_discount(subtotal, code)
++        return round(apply_discount(subtotal, code), 2)
+*** Add File: shop/discounts.py
++"""Discount codes and their rates."""
++
++DISCOUNTS = {"SAVE10": 0.10, "SAVE20": 0.20}
+*** End Patch
+"#;
+
+const BAD_HUNK_PATCH: &str = r#"*** Begin Patch
+*** Update File: shop/cart.py
+@@ def total(self, code=None):
+-        return round(apply_discount(subtotal, code), 2)
++        return max(0.0, round(apply_discount(subtotal, code), 2))
+*** Update File: shop/discounts.py
+@@
+-DISCOUNTS = {"SAVE10": 0.10, "SAVE50": 0.50}
++DISCOUNTS = {"SAVE10": 0.10, "SAVE50": 0.45}
+*** End Patch
+"#;
+
+struct Demo {
+    toolkit: Toolkit,
+    out: Style,
+    step: usize,
+    surprises: Vec<String>,
+}
+
+/// Runs the walkthrough and gives the exit code (1 if any step surprised).
+///
+/// # Errors
+/// The temporary project cannot be created.
+pub(crate) fn run() -> io::Result<u8> {
+    let dir = tempfile::Builder::new().prefix("editkit-demo-").tempdir()?;
+    let root = dir.path().join("shop-project");
+    for (path, content) in PROJECT {
+        let target = root.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(target, content)?;
+    }
+    let toolkit = Toolkit::open(&root, editkit::Options::default()).map_err(io::Error::other)?;
+    let mut demo = Demo { toolkit, out: Style::stdout(), step: 0, surprises: Vec::new() };
+    let s = demo.out;
+    println!("{}", s.bold("editkit demo"));
+    println!("A walkthrough on a throwaway copy of a small Python project, in {}.", root.display());
+    println!("Each step is one tool call, as an agent would send it over MCP or `editkit call`.");
+    demo.read();
+    demo.drifted_edit();
+    demo.ambiguous_edit();
+    demo.already_applied();
+    demo.multi_file_patch();
+    demo.bad_hunk_patch();
+    demo.stale_write(&root);
+    demo.escapes(&root);
+    println!();
+    if demo.surprises.is_empty() {
+        println!(
+            "{} Every edit landed where it was meant to or changed nothing and said why.",
+            s.green(&s.bold("Done."))
+        );
+        println!("Next: `editkit mcp --root .` serves these tools to an agent; `editkit --help` lists the rest.");
+        Ok(EXIT_OK)
+    } else {
+        println!("{} {} step(s) did not behave as described:", s.red(&s.bold("Surprise.")), demo.surprises.len());
+        for surprise in &demo.surprises {
+            println!("  - {surprise}");
+        }
+        Ok(EXIT_REFUSED)
+    }
+}
+
+impl Demo {
+    fn heading(&mut self, title: &str, why: &str) {
+        self.step += 1;
+        println!();
+        println!("{}", self.out.bold(&self.out.cyan(&format!("{}. {title}", self.step))));
+        for line in why.lines() {
+            println!("   {line}");
+        }
+    }
+
+    /// Prints `→ tool path` and the multi-line arguments, then runs the call.
+    fn call(&self, tool: &str, args: Value, shown: &[&str]) -> Value {
+        let s = self.out;
+        let path = args.get("path").and_then(Value::as_str).unwrap_or("");
+        println!("   {} {} {path}", s.dim("→"), s.bold(tool));
+        for name in shown {
+            let Some(text) = args.get(*name).and_then(Value::as_str) else { continue };
+            let label = format!("{name}:");
+            for (idx, line) in text.lines().enumerate() {
+                let label = if idx == 0 { label.as_str() } else { "" };
+                println!("       {label:<11} {} {line}", s.dim("│"));
+            }
+        }
+        editkit::tools::call(&self.toolkit, tool, args)
+    }
+
+    fn expect_ok(&mut self, what: &str, result: &Value) -> bool {
+        if result["ok"] == true {
+            return true;
+        }
+        let message = result["error"]["message"].as_str().unwrap_or("?").to_owned();
+        println!("   {} {message}", self.out.red("unexpected refusal:"));
+        self.surprises.push(format!("{what}: {message}"));
+        false
+    }
+
+    fn expect_refusal(&mut self, what: &str, result: &Value, kind: &str) -> bool {
+        if result["error"]["kind"] == kind {
+            return true;
+        }
+        println!("   {} expected `{kind}`, got {result}", self.out.red("unexpected:"));
+        self.surprises.push(format!("{what}: expected `{kind}`"));
+        false
+    }
+
+    fn indented(text: &str) {
+        for line in text.lines() {
+            println!("     {line}");
+        }
+    }
+
+    fn sha256(&self, path: &str) -> String {
+        let read = editkit::tools::call(&self.toolkit, "read_file", json!({"path": path}));
+        read["sha256"].as_str().unwrap_or("-").to_owned()
+    }
+
+    fn read(&mut self) {
+        self.heading(
+            "Read a file: content, hash and symbols",
+            "A read returns the text with its SHA-256 and, for code, whether it parses and what it defines.\n\
+             The hash arms a staleness guard: a later write is refused if the file changes in between.",
+        );
+        let result = self.call("read_file", json!({"path": "shop/cart.py"}), &[]);
+        if !self.expect_ok("read", &result) {
+            return;
+        }
+        let s = self.out;
+        println!(
+            "   {} {} lines of {}, sha256 {}, syntax {}",
+            s.dim("←"),
+            result["line_count"],
+            result["file_type"].as_str().unwrap_or("?"),
+            render::short_hash(result["sha256"].as_str().unwrap_or("")),
+            if result["is_valid"] == true { s.green("ok") } else { s.red("errors") },
+        );
+        println!("     symbols:");
+        for line in symbol_lines(result["symbols"].as_array().map(Vec::as_slice).unwrap_or_default()) {
+            println!("       {line}");
+        }
+    }
+
+    fn drifted_edit(&mut self) {
+        self.heading(
+            "An edit whose old text drifted still lands, and says how",
+            "The agent remembered the guard in `add` with 2-space indentation; the file uses 8 and 12.\n\
+             The matcher climbs its ladder of rungs until exactly one place fits, then re-indents the new text.",
+        );
+        let args = json!({
+            "path": "shop/cart.py",
+            "old_string": "if quantity <= 0:\n  raise ValueError(\"quantity must be positive\")",
+            "new_string": "if quantity <= 0 or price < 0:\n  raise ValueError(\"quantity and price must be positive\")",
+        });
+        let result = self.call("edit_file", args, &["old_string", "new_string"]);
+        if self.expect_ok("drifted edit", &result) {
+            println!("   {} {}", self.out.dim("←"), edit_summary(self.out, &result));
+            print!("{}", indent(&render::diff(self.out, result["diff"].as_str().unwrap_or(""))));
+        }
+    }
+
+    fn ambiguous_edit(&mut self) {
+        self.heading(
+            "An ambiguous edit is refused, with the candidate lines",
+            "`self.changed = True` appears in both `add` and `remove`. Guessing would be a silent bug,\n\
+             so nothing is written and the agent learns where to add context.",
+        );
+        let before = self.sha256("shop/cart.py");
+        let args =
+            json!({"path": "shop/cart.py", "old_string": "self.changed = True", "new_string": "self.version += 1"});
+        let result = self.call("edit_file", args, &["old_string", "new_string"]);
+        if self.expect_refusal("ambiguous edit", &result, "ambiguous") {
+            let error = &result["error"];
+            println!("   {} {}", self.out.dim("←"), self.out.red(&format!("refused (ambiguous): {}", message(error))));
+            print!("{}", candidates(&self.toolkit, self.out, "shop/cart.py", error));
+            self.unchanged("shop/cart.py", &before);
+        }
+    }
+
+    fn already_applied(&mut self) {
+        self.heading(
+            "An edit sent twice is recognised as already applied",
+            "Agents retry. This edit's new text is already in the file and its old text is gone,\n\
+             so it is reported as done, not as a failure to find the old text.",
+        );
+        let args = json!({
+            "path": "shop/cart.py",
+            "old_string": "raise ValueError(\"quantity must be positive\")",
+            "new_string": "raise ValueError(\"quantity and price must be positive\")",
+        });
+        let result = self.call("edit_file", args, &["old_string", "new_string"]);
+        if self.expect_refusal("already applied", &result, "already_applied") {
+            let line = &result["error"]["line"];
+            println!(
+                "   {} {}",
+                self.out.dim("←"),
+                self.out.yellow(&format!("already applied (line {line}): {}", message(&result["error"])))
+            );
+        }
+    }
+
+    fn multi_file_patch(&mut self) {
+        self.heading(
+            "A multi-file patch: every file changes, or none does",
+            "One patch updates two files and adds a third. It is planned in full before anything is written,\n\
+             then committed with staged files and a journal.",
+        );
+        println!("   {} {}", self.out.dim("→"), self.out.bold("apply_patch"));
+        Self::indented(MULTI_FILE_PATCH);
+        let result = editkit::tools::call(&self.toolkit, "apply_patch", json!({"patch": MULTI_FILE_PATCH}));
+        if self.expect_ok("multi-file patch", &result) {
+            print!("{}", indent(&format!("{} {}", self.out.dim("←"), patch_summary(self.out, &result))));
+            print!("{}", indent(&render::diff(self.out, result["diff"].as_str().unwrap_or(""))));
+        }
+    }
+
+    fn bad_hunk_patch(&mut self) {
+        self.heading(
+            "A patch with one bad hunk leaves every file untouched",
+            "The first hunk would apply; the second names a discount code the file does not have.",
+        );
+        let before_cart = self.sha256("shop/cart.py");
+        let before_discounts = self.sha256("shop/discounts.py");
+        println!("   {} {}", self.out.dim("→"), self.out.bold("apply_patch"));
+        Self::indented(BAD_HUNK_PATCH);
+        let result = editkit::tools::call(&self.toolkit, "apply_patch", json!({"patch": BAD_HUNK_PATCH}));
+        if self.expect_refusal("bad hunk", &result, "not_found") {
+            print!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &result["error"]))));
+            self.unchanged("shop/cart.py", &before_cart);
+            self.unchanged("shop/discounts.py", &before_discounts);
+        }
+    }
+
+    fn stale_write(&mut self, root: &Path) {
+        self.heading(
+            "A write based on an old read is refused as stale",
+            "The agent read pricing.py; then a person saved it in their editor. The agent's write, built on\n\
+             what it read, would erase that change, so it is refused until the agent reads again.",
+        );
+        let read = editkit::tools::call(&self.toolkit, "read_file", json!({"path": "shop/pricing.py"}));
+        let content = read["content"].as_str().unwrap_or("").to_owned();
+        println!(
+            "   {} read_file shop/pricing.py  (sha256 {})",
+            self.out.dim("→"),
+            render::short_hash(read["sha256"].as_str().unwrap_or(""))
+        );
+        let edited_by_hand = format!("{content}\n\n# Reviewed by a person.\n");
+        if let Err(err) = std::fs::write(root.join("shop/pricing.py"), edited_by_hand) {
+            self.surprises.push(format!("stale write: cannot simulate the person's save: {err}"));
+            return;
+        }
+        println!("   {} (a person saves shop/pricing.py in an editor)", self.out.dim("…"));
+        let args = json!({"path": "shop/pricing.py", "content": content.replace("0.9", "0.85")});
+        let result = self.call("write_file", args, &[]);
+        if self.expect_refusal("stale write", &result, "stale") {
+            print!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &result["error"]))));
+        }
+    }
+
+    fn escapes(&mut self, root: &Path) {
+        self.heading(
+            "Escapes are refused by capabilities, not string checks",
+            "Every path resolves inside the root through an open directory handle: `..` cannot climb out,\n\
+             a link to the outside is refused, secrets are blocked, and an absolute path must lie under the root.",
+        );
+        // A link inside the project that leads outside it, as a malicious repository could ship.
+        #[cfg(unix)]
+        let linked = std::os::unix::fs::symlink("/etc", root.join("docs")).is_ok();
+        #[cfg(not(unix))]
+        let linked = false;
+        let mut attempts = vec![
+            ("../../../etc/passwd", "outside_workspace"),
+            (".env", "blocked"),
+            ("/etc/passwd", "outside_workspace"),
+        ];
+        if linked {
+            attempts.insert(1, ("docs/passwd", "outside_workspace"));
+        }
+        for (path, kind) in attempts {
+            let result = editkit::tools::call(&self.toolkit, "read_file", json!({"path": path}));
+            if self.expect_refusal(&format!("read {path}"), &result, kind) {
+                println!(
+                    "   {} read_file {path:<22} {} {}",
+                    self.out.dim("→"),
+                    self.out.red(&format!("refused ({kind}):")),
+                    message(&result["error"]).split(';').next().unwrap_or_default()
+                );
+            }
+        }
+    }
+
+    /// Checks that a file still has its hash, and says so.
+    fn unchanged(&mut self, path: &str, before: &str) {
+        let after = self.sha256(path);
+        if after == before {
+            println!("     {} {path} unchanged (sha256 {})", self.out.green("✓"), render::short_hash(&after));
+        } else {
+            println!("     {} {path} changed", self.out.red("✗"));
+            self.surprises.push(format!("{path} changed by a refused call"));
+        }
+    }
+}
+
+fn message(error: &Value) -> String {
+    error["message"].as_str().unwrap_or("").to_owned()
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|line| format!("     {line}\n")).collect()
+}

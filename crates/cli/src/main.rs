@@ -1,0 +1,248 @@
+//! `editkit`: the editkit file tools for AI coding agents, served three ways.
+//!
+//! - `editkit mcp --root DIR`: an MCP server on stdio (the main job). Every toolkit tool is
+//!   listed with its input and output JSON Schemas and MCP annotations; a refused call is a
+//!   tool result with `isError: true`, its message as text and `{"ok": false, "error": …}` as
+//!   structured content.
+//! - `editkit call --root DIR [--jsonl]`: the JSON tool-call contract on stdin/stdout
+//!   (`{"tool": …, "args": {…}, "id": …}` in, `{"ok": …, …}` out), one call or one per line.
+//! - `read`, `edit`, `apply`, `grep`, `symbols`, `check`, `diff`, `undo`, `recover` for people
+//!   at a terminal, and `demo`, a walkthrough on a throwaway copy of a small project.
+//!
+//! Exit codes: 0 done, 1 refused (not found, ambiguous, stale…), 2 usage or input error.
+//!
+//! The binary holds no file logic: it parses arguments, calls the `editkit` facade and prints.
+#![deny(missing_docs)]
+
+mod call;
+mod demo;
+mod human;
+mod mcp;
+mod render;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Exit code of a finished command.
+pub(crate) const EXIT_OK: u8 = 0;
+/// Exit code of a refused operation (not found, ambiguous, stale, outside the workspace...).
+pub(crate) const EXIT_REFUSED: u8 = 1;
+/// Exit code of a usage or input error (bad arguments, malformed patch, unreadable input).
+pub(crate) const EXIT_USAGE: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "editkit",
+    version,
+    about = "File tools AI coding agents can trust: an MCP server, a JSON tool-call CLI, and commands for people",
+    after_help = "Start with `editkit demo`. Serve an agent with `editkit mcp --root .`.\n\
+                  Exit codes: 0 done, 1 refused (not found, ambiguous, stale...), 2 usage or input error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the tools work.
+#[derive(Debug, Clone, Args)]
+struct WorkspaceArgs {
+    /// Workspace root; repeat for several (the first is primary). Default: the current directory.
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+    /// Refuse paths matching this glob (repeatable), besides the built-in list (.git, .env, keys...).
+    #[arg(long = "block", value_name = "GLOB")]
+    blocked: Vec<String>,
+    /// Post-write checks: `auto` reports only problems, `on` reports every checker's verdict,
+    /// `off` skips them (the built-in syntax check and external checkers such as ruff or tsc).
+    #[arg(long, value_enum, default_value_t = Diagnostics::Auto)]
+    diagnostics: Diagnostics,
+    /// Run the formatter for each written file's language (ruff/black, prettier, gofmt, rustfmt).
+    #[arg(long)]
+    format: bool,
+}
+
+/// The `--diagnostics` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Diagnostics {
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve every tool over MCP on stdio (logs go to stderr).
+    Mcp {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// Expose only the tools that never write.
+        #[arg(long)]
+        read_only: bool,
+    },
+    /// Run JSON tool calls: `{"tool": NAME, "args": {...}}` on stdin, one result on stdout.
+    ///
+    /// A result is `{"ok": true, ...}` or `{"ok": false, "error": {"kind", "message", ...}}`;
+    /// a bad call (bad JSON, unknown tool, missing or mistyped argument) is an `invalid_args`
+    /// result naming the field. One call exits 0 (ok), 1 (refused) or 2 (invalid call); with
+    /// `--jsonl` every line is answered and the exit code is 0 at end of input.
+    Call {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// One call per line until EOF, one result per line in the same order (an "id" is echoed).
+        #[arg(long)]
+        jsonl: bool,
+        /// Refuse every tool that writes.
+        #[arg(long)]
+        read_only: bool,
+    },
+    /// Show a file with its hash, type and symbols.
+    Read {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The file, relative to the root.
+        file: String,
+        /// First line to show, 1-based.
+        #[arg(long)]
+        offset: Option<usize>,
+        /// Most lines to show.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Replace one piece of text in a file (it must match exactly one place).
+    Edit(human::EditArgs),
+    /// Apply a multi-file patch atomically (every file changes or none does).
+    Apply {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The patch file, or `-` for stdin.
+        patch: String,
+        /// Show the diff without writing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Apply even to files changed since editkit read them.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Search file contents with a regex, like ripgrep (exit 1 when nothing matches).
+    Grep {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The regex (a literal with --fixed-strings).
+        pattern: String,
+        /// Directory to search, relative to the root.
+        #[arg(default_value = ".")]
+        path: String,
+        /// Treat the pattern as a literal string.
+        #[arg(short = 'F', long)]
+        fixed_strings: bool,
+        /// Only files matching this glob (e.g. `src/**/*.ts`).
+        #[arg(long)]
+        glob: Option<String>,
+        /// Case-insensitive.
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+        /// Most matching lines.
+        #[arg(long, default_value_t = 100)]
+        max_results: usize,
+    },
+    /// List the functions, classes and methods of a file.
+    Symbols {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The file, relative to the root.
+        file: String,
+    },
+    /// Check a file for syntax errors (exit 1 when it has some).
+    Check {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The file, relative to the root.
+        file: String,
+    },
+    /// Show the diff between a workspace file and proposed content, without writing.
+    Diff {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The workspace file, relative to the root.
+        file: String,
+        /// A file with the proposed content (anywhere), or `-` for stdin.
+        new_file: String,
+    },
+    /// Restore a file to its content before editkit's last change to it.
+    Undo {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        /// The file, relative to the root.
+        file: String,
+        /// Restore even if the file changed since.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Repair a patch interrupted by a crash (run automatically before the next patch).
+    Recover {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    },
+    /// A walkthrough of what editkit does, on a throwaway copy of a small project.
+    Demo,
+}
+
+impl Command {
+    /// The workspace arguments of a human subcommand.
+    fn workspace(&self) -> Option<&WorkspaceArgs> {
+        match self {
+            Command::Read { workspace, .. }
+            | Command::Apply { workspace, .. }
+            | Command::Grep { workspace, .. }
+            | Command::Symbols { workspace, .. }
+            | Command::Check { workspace, .. }
+            | Command::Diff { workspace, .. }
+            | Command::Undo { workspace, .. }
+            | Command::Recover { workspace }
+            | Command::Mcp { workspace, .. }
+            | Command::Call { workspace, .. } => Some(workspace),
+            Command::Edit(args) => Some(&args.workspace),
+            Command::Demo => None,
+        }
+    }
+}
+
+impl WorkspaceArgs {
+    /// Opens the toolkit on the given roots (the current directory by default).
+    fn open(&self, read_only: bool) -> Result<editkit::Toolkit, editkit::Error> {
+        let roots = if self.roots.is_empty() { vec![PathBuf::from(".")] } else { self.roots.clone() };
+        let mut options = editkit::Options::default();
+        options.policy.blocked.extend(self.blocked.iter().cloned());
+        options.read_only = read_only;
+        options.diagnostics.mode = match self.diagnostics {
+            Diagnostics::Auto => editkit::analyze::DiagnosticsMode::Auto,
+            Diagnostics::On => editkit::analyze::DiagnosticsMode::On,
+            Diagnostics::Off => editkit::analyze::DiagnosticsMode::Off,
+        };
+        options.formatting.enabled = self.format;
+        editkit::Toolkit::open_roots(&roots, options)
+    }
+}
+
+fn main() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Demo => demo::run()?,
+        Command::Mcp { workspace, read_only } => match workspace.open(read_only) {
+            Ok(toolkit) => mcp::serve(toolkit, read_only)?,
+            Err(err) => render::cannot_open(&err),
+        },
+        Command::Call { workspace, jsonl, read_only } => match workspace.open(read_only) {
+            Ok(toolkit) => call::run(&toolkit, jsonl)?,
+            Err(err) => render::cannot_open(&err),
+        },
+        command => match command.workspace().map(|workspace| workspace.open(false)) {
+            Some(Ok(toolkit)) => human::run(&toolkit, command),
+            Some(Err(err)) => render::cannot_open(&err),
+            None => EXIT_USAGE,
+        },
+    };
+    Ok(ExitCode::from(code))
+}

@@ -1,0 +1,262 @@
+//! `editkit mcp`: every toolkit tool over MCP on stdio, with rmcp.
+//!
+//! The tool list comes from `editkit::tools::specs()` at run time, so the `ServerHandler`
+//! is written by hand (`list_tools`, `call_tool`, `get_tool`) rather than with rmcp's macros.
+//! A successful call answers with the contract object as structured content (it matches the
+//! tool's output schema) and its JSON as text, with long strings left out of the text so a
+//! large read is not sent twice. A refused call answers `isError: true` with the message as
+//! text and `{"ok": false, "error": {kind, message, ...details}}` as structured content. An
+//! unknown tool is a JSON-RPC error (invalid params), as the MCP specification asks.
+
+use std::borrow::Cow;
+use std::io;
+use std::sync::Arc;
+
+use editkit::Toolkit;
+use editkit::tools::ToolSpec;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use crate::{EXIT_OK, EXIT_REFUSED};
+
+/// Above this many bytes of JSON, the text copy of a result leaves out long strings.
+const TEXT_COPY_LIMIT: usize = 16 << 10;
+/// Strings longer than this are left out of a large result's text copy.
+const LONG_STRING: usize = 512;
+
+const INSTRUCTIONS: &str = "editkit's file tools work inside the workspace root(s) only. \
+Read a file before editing it: reads return a sha256 and arm a staleness guard, so a write to a file that \
+changed since is refused. edit_file needs old_string to match exactly one place (small whitespace drift is \
+tolerated and reported as rung and score); on `ambiguous`, add context lines. apply_patch changes every file \
+or none. A refused call returns isError with a stable error kind (not_found, ambiguous, stale, \
+outside_workspace, invalid_args...) in structured content.";
+
+/// The MCP server: the toolkit and the tools it exposes.
+struct Server {
+    toolkit: Arc<Toolkit>,
+    tools: Arc<Vec<Tool>>,
+}
+
+/// Serves MCP on stdio until the client closes the connection.
+///
+/// # Errors
+/// The async runtime cannot start.
+pub(crate) fn serve(toolkit: Toolkit, read_only: bool) -> io::Result<u8> {
+    let tools: Vec<Tool> =
+        editkit::tools::specs().into_iter().filter(|spec| !read_only || spec.read_only).map(tool).collect();
+    let roots: Vec<String> = toolkit.workspaces().iter().map(|w| w.root_path().display().to_string()).collect();
+    eprintln!(
+        "editkit {} mcp: serving {} tools{} on {} (stdio)",
+        env!("CARGO_PKG_VERSION"),
+        tools.len(),
+        if read_only { " (read-only)" } else { "" },
+        roots.join(", ")
+    );
+    let server = Server { toolkit: Arc::new(toolkit), tools: Arc::new(tools) };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let code = runtime.block_on(async move {
+        let service = match server.serve(rmcp::transport::stdio()).await {
+            Ok(service) => service,
+            Err(err) => {
+                eprintln!("editkit mcp: the client did not initialise the session: {err}");
+                return EXIT_REFUSED;
+            }
+        };
+        match service.waiting().await {
+            Ok(reason) => {
+                eprintln!("editkit mcp: session ended ({reason:?})");
+                EXIT_OK
+            }
+            Err(err) => {
+                eprintln!("editkit mcp: the session stopped: {err}");
+                EXIT_REFUSED
+            }
+        }
+    });
+    Ok(code)
+}
+
+/// One toolkit spec as an MCP tool: schemas, title and annotations.
+fn tool(spec: ToolSpec) -> Tool {
+    let input = match spec.input_schema {
+        Value::Object(map) => map,
+        _ => object_schema(),
+    };
+    let output = match output_schema(spec.output_schema) {
+        Value::Object(map) => map,
+        _ => object_schema(),
+    };
+    let annotations = ToolAnnotations::with_title(title(spec.name))
+        .read_only(spec.read_only)
+        .destructive(spec.destructive)
+        .idempotent(spec.idempotent)
+        .open_world(false);
+    Tool::new(spec.name, spec.description, Arc::new(input))
+        .with_title(title(spec.name))
+        .with_raw_output_schema(Arc::new(output))
+        .with_annotations(annotations)
+}
+
+/// The MCP output schema: the tool's result (`ok: true`) or the contract's error object
+/// (`ok: false`), because clients (the TypeScript SDK, so the Inspector) validate the structured
+/// content of tool errors too.
+fn output_schema(success: Value) -> Value {
+    let error = json!({
+        "type": "object",
+        "description": "A refused call: `error.kind` is a stable word (not_found, ambiguous, stale, outside_workspace, invalid_args...), `error.message` says what to do; other fields of `error` are details.",
+        "properties": {
+            "ok": {"type": "boolean", "const": false},
+            "error": {
+                "type": "object",
+                "properties": {"kind": {"type": "string"}, "message": {"type": "string"}},
+                "required": ["kind", "message"],
+            },
+        },
+        "required": ["ok", "error"],
+    });
+    json!({"type": "object", "anyOf": [success, error]})
+}
+
+fn object_schema() -> JsonObject {
+    let mut map = Map::new();
+    map.insert("type".into(), Value::String("object".into()));
+    map
+}
+
+/// `read_file` → `Read file`.
+fn title(name: &str) -> String {
+    let spaced = name.replace('_', " ");
+    let mut chars = spaced.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("editkit", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name: Cow<'static, str> = request.name;
+        if !self.tools.iter().any(|tool| tool.name == name) {
+            let available: Vec<&str> = self.tools.iter().map(|tool| tool.name.as_ref()).collect();
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{name}`; available tools: {}", available.join(", ")),
+                None,
+            ));
+        }
+        let args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
+        let toolkit = Arc::clone(&self.toolkit);
+        let owned = name.into_owned();
+        // Tools do blocking file I/O; keep the runtime free to read the next request.
+        let result = tokio::task::spawn_blocking(move || editkit::tools::call(&toolkit, &owned, args))
+            .await
+            .map_err(|err| ErrorData::internal_error(format!("the tool call stopped: {err}"), None))?;
+        Ok(CallToolResponse::from(tool_result(result)))
+    }
+}
+
+/// A contract object as an MCP tool result.
+fn tool_result(result: Value) -> CallToolResult {
+    if result.get("ok").and_then(Value::as_bool) == Some(true) {
+        let text = text_copy(&result);
+        let mut answer = CallToolResult::success(vec![ContentBlock::text(text)]);
+        answer.structured_content = Some(result);
+        return answer;
+    }
+    let message = result
+        .get("error")
+        .and_then(|e| {
+            let kind = e.get("kind").and_then(Value::as_str)?;
+            let message = e.get("message").and_then(Value::as_str)?;
+            Some(format!("{kind}: {message}"))
+        })
+        .unwrap_or_else(|| result.to_string());
+    let mut answer = CallToolResult::error(vec![ContentBlock::text(message)]);
+    answer.structured_content = Some(result);
+    answer
+}
+
+/// The JSON text of a result; for a large one, long strings are replaced by a note pointing
+/// at the structured content, so the payload travels once.
+fn text_copy(result: &Value) -> String {
+    let full = result.to_string();
+    if full.len() <= TEXT_COPY_LIMIT {
+        return full;
+    }
+    let mut trimmed = result.clone();
+    elide(&mut trimmed, "");
+    trimmed.to_string()
+}
+
+fn elide(value: &mut Value, at: &str) {
+    match value {
+        Value::String(text) if text.len() > LONG_STRING => {
+            *text = format!("[{} bytes, sent once: see structuredContent{at}]", text.len());
+        }
+        Value::Object(map) => {
+            for (key, child) in map.iter_mut() {
+                elide(child, &format!("{at}.{key}"));
+            }
+        }
+        Value::Array(items) => {
+            for (idx, child) in items.iter_mut().enumerate() {
+                elide(child, &format!("{at}[{idx}]"));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_read_like_words() {
+        assert_eq!(title("read_file"), "Read file");
+        assert_eq!(title("glob"), "Glob");
+    }
+
+    #[test]
+    fn large_results_travel_once() {
+        let big = "x".repeat(100_000);
+        let result = tool_result(json!({"ok": true, "content": big, "sha256": "abc"}));
+        let text = match result.content.first().and_then(|c| c.as_text()) {
+            Some(text) => text.text.clone(),
+            None => String::new(),
+        };
+        assert!(text.len() < 1_000, "text copy is {} bytes", text.len());
+        assert!(text.contains("structuredContent.content"));
+        assert_eq!(result.structured_content.as_ref().and_then(|v| v["content"].as_str()).map(str::len), Some(100_000));
+    }
+
+    #[test]
+    fn refusals_are_tool_errors() {
+        let result = tool_result(json!({"ok": false, "error": {"kind": "ambiguous", "message": "2 places"}}));
+        assert_eq!(result.is_error, Some(true));
+        assert_eq!(result.structured_content.as_ref().map(|v| v["error"]["kind"].clone()), Some(json!("ambiguous")));
+    }
+}

@@ -1,0 +1,169 @@
+//! `editkit call`: one call, JSON lines, and every kind of bad input.
+
+use serde_json::{Value, json};
+
+use super::{json_lines, read, root_arg, run, stdout, workspace};
+
+#[test]
+fn one_call_gives_one_result_and_exit_0() {
+    let dir = workspace(&[("a.txt", "alpha\nbeta\n")]);
+    let output = run(&["call", "--root", &root_arg(dir.path())], r#"{"tool": "read_file", "args": {"path": "a.txt"}}"#);
+    assert_eq!(output.status.code(), Some(0));
+    let results = json_lines(&output);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["ok"], true);
+    assert_eq!(results[0]["content"], "alpha\nbeta\n");
+    assert_eq!(results[0]["sha256"].as_str().map(str::len), Some(64));
+}
+
+#[test]
+fn one_refused_call_exits_1_and_bad_input_exits_2() {
+    let dir = workspace(&[("a.txt", "x\nx\n")]);
+    let root = root_arg(dir.path());
+    let ambiguous = run(
+        &["call", "--root", &root],
+        r#"{"tool": "edit_file", "args": {"path": "a.txt", "old_string": "x", "new_string": "y"}}"#,
+    );
+    assert_eq!(ambiguous.status.code(), Some(1));
+    assert_eq!(json_lines(&ambiguous)[0]["error"]["kind"], "ambiguous");
+    assert_eq!(json_lines(&ambiguous)[0]["error"]["lines"], json!([1, 2]));
+
+    let bad = run(&["call", "--root", &root], "{nope");
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(json_lines(&bad)[0]["error"]["kind"], "invalid_args");
+
+    let empty = run(&["call", "--root", &root], "");
+    assert_eq!(empty.status.code(), Some(2));
+    assert_eq!(json_lines(&empty)[0]["error"]["kind"], "invalid_args");
+    assert_eq!(read(dir.path(), "a.txt"), "x\nx\n");
+}
+
+#[track_caller]
+fn invalid(result: &Value, field: Option<&str>) {
+    assert_eq!(result["ok"], false, "{result}");
+    assert_eq!(result["error"]["kind"], "invalid_args", "{result}");
+    assert!(result["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{result}");
+    if let Some(field) = field {
+        assert_eq!(result["error"]["field"], field, "{result}");
+    }
+}
+
+#[test]
+fn jsonl_answers_every_line_in_order_and_goes_on_after_bad_ones() {
+    let dir = workspace(&[("a.txt", "one\ntwo\n")]);
+    let lines = [
+        r#"{"id": 1, "tool": "read_file", "args": {"path": "a.txt"}}"#,
+        r#"{"id": 2, "tool": "read_file", "args": {"path": "a.txt"}"#, // truncated JSON
+        r#"[1, 2, 3]"#,
+        r#"{"id": "no-tool", "args": {}}"#,
+        r#"{"id": 5, "tool": 7}"#,
+        r#"{"id": 6, "tool": "frobnicate", "args": {}}"#,
+        r#"{"id": 7, "tool": "edit_file", "args": {"path": "a.txt", "new_string": "x"}}"#,
+        r#"{"id": 8, "tool": "read_file", "args": {"path": 42}}"#,
+        r#"{"id": 9, "tool": "read_file", "args": "a.txt"}"#,
+        r#"{"id": 10, "tool": "edit_file", "args": {"path": "a.txt", "old_string": "two", "new_string": "2", "replace_all": "yes"}}"#,
+        r#"{"id": 11, "tool": "read_file", "args": {"path": "a.txt", "bogus": true}}"#,
+        "",
+        "   ",
+        r#"{"id": {"nested": [1]}, "tool": "edit_file", "args": {"path": "a.txt", "old_string": "two", "new_string": "2"}}"#,
+        "\u{feff}garbage \u{0} bytes",
+        r#"{"id": "last", "tool": "read_file", "args": {"path": "a.txt"}}"#,
+    ];
+    let output = run(&["call", "--jsonl", "--root", &root_arg(dir.path())], lines.join("\n") + "\n");
+    assert_eq!(output.status.code(), Some(0), "{}", super::stderr(&output));
+    let results = json_lines(&output);
+    assert_eq!(results.len(), 14, "blank lines get no result:\n{}", stdout(&output));
+
+    assert_eq!(results[0]["id"], 1);
+    assert_eq!(results[0]["content"], "one\ntwo\n");
+    invalid(&results[1], None);
+    assert!(results[1]["error"]["message"].as_str().is_some_and(|m| m.contains("line 2")), "{}", results[1]);
+    invalid(&results[2], Some("tool"));
+    invalid(&results[3], Some("tool"));
+    assert_eq!(results[3]["id"], "no-tool");
+    invalid(&results[4], Some("tool"));
+    invalid(&results[5], Some("tool"));
+    assert!(results[5]["error"]["message"].as_str().is_some_and(|m| m.contains("read_file")), "lists the tools");
+    invalid(&results[6], Some("old_string"));
+    assert_eq!(results[6]["id"], 7);
+    invalid(&results[7], Some("path"));
+    invalid(&results[8], Some("args"));
+    invalid(&results[9], Some("replace_all"));
+    invalid(&results[10], Some("bogus"));
+    assert_eq!(results[11]["ok"], true, "{}", results[11]);
+    assert_eq!(results[11]["id"], json!({"nested": [1]}));
+    invalid(&results[12], None);
+    assert_eq!(results[13]["id"], "last");
+    assert_eq!(results[13]["content"], "one\n2\n");
+    assert_eq!(read(dir.path(), "a.txt"), "one\n2\n");
+}
+
+#[test]
+fn jsonl_without_a_final_newline_still_answers_the_last_call() {
+    let dir = workspace(&[("a.txt", "x\n")]);
+    let output = run(
+        &["call", "--jsonl", "--root", &root_arg(dir.path())],
+        r#"{"id": 1, "tool": "exists", "args": {"path": "a.txt"}}"#,
+    );
+    let results = json_lines(&output);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["exists"], true);
+}
+
+#[test]
+fn huge_arguments_are_invalid_args_naming_the_field_and_the_stream_goes_on() {
+    let dir = workspace(&[("a.txt", "x\n")]);
+    let limit = 64 << 20;
+    let huge = "y".repeat(limit + 10);
+    let over_args =
+        json!({"id": 1, "tool": "edit_file", "args": {"path": "a.txt", "old_string": huge, "new_string": "z"}});
+    // Longer than any call the reader keeps: skipped without being held in memory.
+    let over_line =
+        format!(r#"{{"id": 2, "tool": "read_file", "args": {{"path": "{}"}}}}"#, "w".repeat(limit + (2 << 20)));
+    let last = r#"{"id": 3, "tool": "read_file", "args": {"path": "a.txt"}}"#;
+    let input = format!("{over_args}\n{over_line}\n{last}\n");
+    drop(huge);
+    let output = run(&["call", "--jsonl", "--root", &root_arg(dir.path())], input);
+    let results = json_lines(&output);
+    assert_eq!(results.len(), 3);
+    invalid(&results[0], Some("old_string"));
+    assert_eq!(results[0]["id"], 1);
+    invalid(&results[1], Some("args"));
+    assert_eq!(results[2]["ok"], true);
+    assert_eq!(results[2]["id"], 3);
+    assert_eq!(read(dir.path(), "a.txt"), "x\n");
+}
+
+#[test]
+fn read_only_refuses_writes() {
+    let dir = workspace(&[("a.txt", "x\n")]);
+    let output = run(
+        &["call", "--read-only", "--root", &root_arg(dir.path())],
+        r#"{"tool": "write_file", "args": {"path": "a.txt", "content": "y\n"}}"#,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(json_lines(&output)[0]["error"]["kind"], "blocked");
+    assert_eq!(read(dir.path(), "a.txt"), "x\n");
+}
+
+#[test]
+fn a_missing_root_is_a_usage_error() {
+    let output = run(&["call", "--root", "/definitely/not/here"], r#"{"tool": "list_dir"}"#);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(super::stderr(&output).contains("refused"), "{}", super::stderr(&output));
+}
+
+#[test]
+fn block_adds_globs_to_the_policy() {
+    let dir = workspace(&[("keys/prod.secret", "s3cret\n"), ("a.txt", "x\n")]);
+    let lines = [
+        r#"{"id": 1, "tool": "read_file", "args": {"path": "keys/prod.secret"}}"#,
+        r#"{"id": 2, "tool": "read_file", "args": {"path": ".env"}}"#,
+        r#"{"id": 3, "tool": "read_file", "args": {"path": "a.txt"}}"#,
+    ];
+    let output = run(&["call", "--jsonl", "--block", "**/*.secret", "--root", &root_arg(dir.path())], lines.join("\n"));
+    let results = json_lines(&output);
+    assert_eq!(results[0]["error"]["kind"], "blocked", "{}", results[0]);
+    assert_eq!(results[1]["error"]["kind"], "blocked", "the built-in list still applies: {}", results[1]);
+    assert_eq!(results[2]["ok"], true);
+}

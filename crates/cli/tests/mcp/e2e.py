@@ -1,0 +1,276 @@
+"""End-to-end test of `editkit mcp` with the official MCP Python SDK (a client nobody here wrote).
+
+Usage: python e2e.py EDITKIT_BINARY
+
+Phase 1 drives the server through `mcp.ClientSession` (which validates every successful
+structured result against the tool's output schema): list tools, read_file -> edit_file ->
+apply_patch -> search_files -> an ambiguous edit (isError) -> a stale write (isError), checking
+the files on disk after each step, plus bad arguments, an unknown tool and a large read.
+Phase 2 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
+each gets a JSON-RPC error (or is ignored) and that the server keeps serving.
+Exits non-zero with a message on the first failed check.
+"""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from jsonschema import Draft202012Validator, validate
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
+
+EDITKIT = sys.argv[1] if len(sys.argv) > 1 else "editkit"
+STANDARD_FORMATS = {
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
+    "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
+    "relative-json-pointer", "regex",
+}
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def step(name):
+    print(f"  - {name}", flush=True)
+
+
+def read(root, path):
+    with open(os.path.join(root, path), encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def write(root, path, text):
+    full = os.path.join(root, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+def formats_in(schema):
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "format" and isinstance(value, str):
+                yield value
+            else:
+                yield from formats_in(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from formats_in(item)
+
+
+def text_of(result):
+    return "".join(block.text for block in result.content if getattr(block, "type", None) == "text")
+
+
+async def phase_sdk(root):
+    params = StdioServerParameters(command=EDITKIT, args=["mcp", "--root", root])
+    async with stdio_client(params) as (read_stream, write_stream):
+        async with ClientSession(read_stream, write_stream) as session:
+            init = await session.initialize()
+            step(f"initialised: server {init.serverInfo.name} {init.serverInfo.version}, protocol {init.protocolVersion}")
+            check(init.serverInfo.name == "editkit", f"server name is {init.serverInfo.name!r}")
+            check(init.capabilities.tools is not None, "the server does not announce tools")
+
+            listed = await session.list_tools()
+            tools = {tool.name: tool for tool in listed.tools}
+            step(f"tools/list: {len(tools)} tools")
+            for needed in ["read_file", "write_file", "edit_file", "apply_patch", "search_files", "list_dir"]:
+                check(needed in tools, f"tool {needed} is missing; got {sorted(tools)}")
+            for tool in listed.tools:
+                check(tool.description, f"{tool.name} has no description")
+                check(tool.inputSchema.get("type") == "object", f"{tool.name}: input schema is not an object")
+                check(tool.outputSchema is not None, f"{tool.name} has no output schema")
+                Draft202012Validator.check_schema(tool.inputSchema)
+                Draft202012Validator.check_schema(tool.outputSchema)
+                odd = [f for f in formats_in([tool.inputSchema, tool.outputSchema]) if f not in STANDARD_FORMATS]
+                check(not odd, f"{tool.name}: non-standard formats {odd}")
+                check(tool.annotations is not None, f"{tool.name} has no annotations")
+            check(tools["read_file"].annotations.readOnlyHint is True, "read_file is not marked read-only")
+            check(tools["write_file"].annotations.readOnlyHint is False, "write_file is marked read-only")
+            check(tools["write_file"].annotations.destructiveHint is True, "write_file is not marked destructive")
+            check(tools["read_file"].annotations.idempotentHint is True, "read_file is not marked idempotent")
+
+            # read_file
+            result = await session.call_tool("read_file", {"path": "app.py"})
+            check(not result.isError, f"read_file failed: {text_of(result)}")
+            data = result.structuredContent
+            check(data["ok"] is True and data["content"] == read(root, "app.py"), "read_file content differs")
+            check(len(data["sha256"]) == 64, "read_file has no sha256")
+            check([s["name"] for s in data["symbols"]] == ["greet", "main"], f"symbols: {data['symbols']}")
+            step(f"read_file app.py: {data['line_count']} lines, sha256 {data['sha256'][:12]}, symbols greet, main")
+
+            # edit_file, with the indentation drifted
+            result = await session.call_tool(
+                "edit_file",
+                {"path": "app.py", "old_string": "  return 'hello ' + name", "new_string": "  return f'hello {name}!'"},
+            )
+            check(not result.isError, f"edit_file failed: {text_of(result)}")
+            check(result.structuredContent["replacements"] == 1, "edit_file did not replace once")
+            expected = "def greet(name):\n    return f'hello {name}!'\n\n\ndef main():\n    print(greet('world'))\n"
+            check(read(root, "app.py") == expected, f"after edit_file: {read(root, 'app.py')!r}")
+            step(f"edit_file app.py: rung {result.structuredContent['rung']}, score {result.structuredContent['score']}")
+
+            # apply_patch over two files, one added
+            patch = (
+                "*** Begin Patch\n"
+                "*** Update File: app.py\n"
+                "@@ def main():\n"
+                "-    print(greet('world'))\n"
+                "+    print(greet('editkit'))\n"
+                "*** Update File: lib/util.py\n"
+                "@@\n"
+                "-VERSION = 1\n"
+                "+VERSION = 2\n"
+                "*** Add File: lib/new.py\n"
+                "+NEW = True\n"
+                "*** End Patch\n"
+            )
+            result = await session.call_tool("apply_patch", {"patch": patch})
+            check(not result.isError, f"apply_patch failed: {text_of(result)}")
+            check("print(greet('editkit'))" in read(root, "app.py"), "apply_patch did not update app.py")
+            check(read(root, "lib/util.py") == "VERSION = 2\nNAME = 'util'\n", f"lib/util.py: {read(root, 'lib/util.py')!r}")
+            check(read(root, "lib/new.py") == "NEW = True\n", "apply_patch did not add lib/new.py")
+            step(f"apply_patch: {[f['path'] for f in result.structuredContent['files']]}")
+
+            # search_files
+            result = await session.call_tool("search_files", {"pattern": "VERSION|NEW"})
+            check(not result.isError, f"search_files failed: {text_of(result)}")
+            files = sorted(r["file"] for r in result.structuredContent["results"])
+            check(files == ["lib/new.py", "lib/util.py"], f"search_files found {files}")
+            step(f"search_files: {files}")
+
+            # an ambiguous edit is a tool error, and changes nothing
+            before = read(root, "twice.py")
+            result = await session.call_tool("edit_file", {"path": "twice.py", "old_string": "x = 1", "new_string": "x = 2"})
+            check(result.isError is True, "the ambiguous edit was not an error")
+            check(result.structuredContent["ok"] is False, "the ambiguous edit's structured content is not ok: false")
+            error = result.structuredContent["error"]
+            check(error["kind"] == "ambiguous", f"kind is {error['kind']}")
+            check(error["lines"] == [1, 3], f"candidate lines: {error['lines']}")
+            check(error["message"] in text_of(result), "the message is not in the text content")
+            check(read(root, "twice.py") == before, "the ambiguous edit changed the file")
+            # The SDK validates only successful results; the TypeScript SDK checks errors too.
+            validate(result.structuredContent, tools["edit_file"].outputSchema)
+            step(f"ambiguous edit refused: lines {error['lines']}")
+
+            # a stale write is a tool error, and the person's change survives
+            result = await session.call_tool("read_file", {"path": "notes.md"})
+            check(not result.isError, "read_file notes.md failed")
+            write(root, "notes.md", "# Notes\n\nchanged by a person\n")
+            result = await session.call_tool("write_file", {"path": "notes.md", "content": "# Notes\n\nby the agent\n"})
+            check(result.isError is True, "the stale write was not an error")
+            check(result.structuredContent["error"]["kind"] == "stale", f"kind: {result.structuredContent['error']}")
+            check(read(root, "notes.md") == "# Notes\n\nchanged by a person\n", "the stale write changed the file")
+            validate(result.structuredContent, tools["write_file"].outputSchema)
+            step("stale write refused")
+
+            # bad arguments are tool errors naming the field
+            result = await session.call_tool("edit_file", {"path": "app.py", "new_string": "x"})
+            check(result.isError is True, "missing old_string was not an error")
+            error = result.structuredContent["error"]
+            check(error["kind"] == "invalid_args" and error.get("field") == "old_string", f"missing field: {error}")
+            result = await session.call_tool("read_file", {"path": 5})
+            error = result.structuredContent["error"]
+            check(result.isError and error["kind"] == "invalid_args" and error.get("field") == "path", f"wrong type: {error}")
+            result = await session.call_tool("read_file", {"path": "../outside.txt"})
+            check(result.structuredContent["error"]["kind"] == "outside_workspace", "escape not refused")
+            step("bad arguments and an escape: invalid_args naming the field, outside_workspace")
+
+            # an unknown tool is a JSON-RPC error, and the session goes on
+            try:
+                await session.call_tool("no_such_tool", {})
+                check(False, "calling an unknown tool did not fail")
+            except McpError as err:
+                step(f"unknown tool: JSON-RPC error {err.error.code}: {err.error.message[:60]}...")
+            check(len((await session.list_tools()).tools) == len(tools), "the server stopped serving")
+
+            # a large read travels once
+            big = "".join(f"line {i} " + "x" * 90 + "\n" for i in range(20000))
+            write(root, "big.txt", big)
+            result = await session.call_tool("read_file", {"path": "big.txt"})
+            check(not result.isError, "large read failed")
+            check(result.structuredContent["content"] == big, "large read content differs")
+            text = text_of(result)
+            check(len(text) < 10000, f"the large read was sent twice: text is {len(text)} bytes")
+            step(f"large read: {len(big)} bytes in structured content, {len(text)} bytes of text")
+
+
+def phase_raw(root):
+    proc = subprocess.Popen(
+        [EDITKIT, "mcp", "--root", root],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+    def send(line):
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+
+    def receive(want_id):
+        while True:
+            line = proc.stdout.readline()
+            check(line != "", f"the server closed stdout while waiting for id {want_id}")
+            message = json.loads(line)
+            if message.get("id") == want_id:
+                return message
+
+    try:
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+        check("result" in receive(1), "initialize failed")
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        # Unparsable JSON has no id to answer to: it is ignored, as the other official SDKs do.
+        send("{this is not json")
+        # Well-formed JSON that is not a request, and requests with bad params or unknown
+        # names, each get a JSON-RPC error (id null when the id cannot be read).
+        malformed = [
+            (None, "[]"),
+            (None, '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": "not an object"}'),
+            (2, '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 5}}'),
+            (3, '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}}'),
+            (4, '{"jsonrpc": "2.0", "id": 4, "method": "no/such/method"}'),
+        ]
+        for want_id, line in malformed:
+            send(line)
+            reply = receive(want_id)
+            check("error" in reply, f"malformed request {line} got {reply}")
+            step(f"malformed {line[:60]}: JSON-RPC error {reply['error']['code']} {reply['error']['message'][:40]}")
+        send(json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
+            "name": "read_file", "arguments": {"path": "app.py"}}}))
+        reply = receive(6)
+        check(reply["result"]["structuredContent"]["ok"] is True, f"read after malformed requests: {reply}")
+        step("still serving after malformed requests: read_file ok")
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError("the server did not exit when stdin closed")
+    check(proc.returncode == 0, f"the server exited with {proc.returncode}")
+    step("server exited cleanly when stdin closed")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as root:
+        write(root, "app.py", "def greet(name):\n    return 'hello ' + name\n\n\ndef main():\n    print(greet('world'))\n")
+        write(root, "lib/util.py", "VERSION = 1\nNAME = 'util'\n")
+        write(root, "twice.py", "x = 1\ny = 0\nx = 1\n")
+        write(root, "notes.md", "# Notes\n")
+        print("phase 1: the official MCP Python SDK", flush=True)
+        asyncio.run(phase_sdk(root))
+        print("phase 2: raw JSON-RPC with malformed requests", flush=True)
+        phase_raw(root)
+    print("e2e: all checks passed", flush=True)
+
+
+if __name__ == "__main__":
+    main()

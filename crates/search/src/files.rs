@@ -1,0 +1,114 @@
+//! Listing the files under a directory that match a glob, with the search's ignore rules.
+
+use editkit_vfs::Workspace;
+use globset::{GlobBuilder, GlobMatcher};
+
+use crate::error::{Error, Result};
+use crate::output::{FileList, Skipped};
+use crate::rules::{Filter, MAX_GLOB_BYTES, WalkOptions, below};
+use crate::search::{MAX_SKIPPED, display_dir, open_start};
+use crate::walk::{FileRef, Visitor, walk};
+
+/// Default for the `max_files` argument of [`files`].
+pub const DEFAULT_MAX_FILES: usize = 1000;
+
+/// Files under the directory `path` whose path relative to it matches `glob`, visiting the
+/// same files a search would (ignore files, hidden files and links as `options` say). In the
+/// glob `*` does not cross `/` and `**` does (`**/*.py` finds Python files at any depth,
+/// `*.py` only directly in `path`); `{a,b}` and `[ab]` work. Returns paths relative to the
+/// workspace root, sorted, at most `max_files` of them (the first by path; more set
+/// `truncated`).
+///
+/// ```
+/// # fn main() -> Result<(), editkit_search::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir_all(dir.path().join("src")).unwrap();
+/// std::fs::write(dir.path().join("src/app.py"), "").unwrap();
+/// std::fs::write(dir.path().join("notes.md"), "").unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let options = editkit_search::WalkOptions::default();
+/// let listed = editkit_search::files(&workspace, "**/*.py", ".", &options, 100)?;
+/// assert_eq!(listed.files, ["src/app.py"]);
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidGlob`] for an empty or absolute glob, one with `..`, or one that does not
+/// compile; workspace errors for `path` (which must be a directory) as [`Error::Vfs`].
+pub fn files(
+    workspace: &Workspace,
+    glob: &str,
+    path: &str,
+    options: &WalkOptions,
+    max_files: usize,
+) -> Result<FileList> {
+    let matcher = compile(glob)?;
+    let rel = workspace.resolve(path)?;
+    // Refuses a file or a missing path with the workspace's own error.
+    drop(workspace.open_dir(path)?);
+    let filter = Filter::new(options.clone(), &[], &[], &[])?;
+    let (start, listing, rules) = open_start(workspace, &rel, options)?;
+    let visitor = ListVisitor { matcher, start_rel: &rel };
+    let outputs = walk(start, listing, rules, &filter, &visitor, options.worker_count());
+    let mut files = Vec::new();
+    let mut skipped: Vec<Skipped> = Vec::new();
+    for output in outputs {
+        files.extend(output.state);
+        skipped.extend(output.skipped);
+    }
+    files.sort_unstable();
+    let mut truncated = false;
+    if files.len() > max_files {
+        files.truncate(max_files);
+        truncated = true;
+    }
+    skipped.retain(|entry| visitor.matcher.is_match(below(&rel, &entry.path)));
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    if skipped.len() > MAX_SKIPPED {
+        skipped.truncate(MAX_SKIPPED);
+        truncated = true;
+    }
+    Ok(FileList { pattern: glob.to_owned(), directory: display_dir(&rel), files, skipped, truncated })
+}
+
+fn compile(glob: &str) -> Result<GlobMatcher> {
+    let invalid = |message: String| Error::InvalidGlob { glob: glob.to_owned(), message };
+    if glob.is_empty() {
+        return Err(invalid("the glob is empty; use `**` for every file".into()));
+    }
+    if glob.len() > MAX_GLOB_BYTES {
+        return Err(invalid(format!("the glob is longer than {MAX_GLOB_BYTES} bytes")));
+    }
+    if glob.starts_with('/') || glob.split('/').any(|part| part == "..") {
+        return Err(invalid("globs are relative to the directory and may not contain `..`".into()));
+    }
+    if glob.contains('\0') {
+        return Err(invalid("the glob contains a NUL byte".into()));
+    }
+    let glob = glob.strip_prefix("./").unwrap_or(glob);
+    GlobBuilder::new(glob)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|compiled| compiled.compile_matcher())
+        .map_err(|err| invalid(err.kind().to_string()))
+}
+
+struct ListVisitor<'a> {
+    matcher: GlobMatcher,
+    start_rel: &'a str,
+}
+
+impl Visitor for ListVisitor<'_> {
+    type State = Vec<String>;
+
+    fn state(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn file(&self, state: &mut Vec<String>, file: &FileRef<'_, '_>) {
+        if self.matcher.is_match(below(self.start_rel, file.rel)) {
+            state.push(file.rel.to_owned());
+        }
+    }
+}

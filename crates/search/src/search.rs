@@ -1,0 +1,594 @@
+//! The search: a compiled pattern plus filters and bounds, run over a workspace path.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use editkit_vfs::{Workspace, WorkspaceDir};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
+
+use crate::error::{Error, Result};
+use crate::output::{FileMatches, Match, SearchResults, SkipReason, Skipped};
+use crate::rules::{DirNames, DirRules, Filter, WalkOptions};
+use crate::sink::{FileSink, SinkConfig, Utf8Check};
+use crate::walk::{FileRef, Listing, Visitor, WorkerOutput, walk, walk_error};
+
+/// Default for [`SearchBuilder::max_results`].
+pub const DEFAULT_MAX_RESULTS: usize = 200;
+/// Default for [`SearchBuilder::max_line_chars`].
+pub const DEFAULT_MAX_LINE_CHARS: usize = 300;
+/// Most context lines accepted on either side of a match.
+pub const MAX_CONTEXT_LINES: usize = 100;
+/// Longest pattern accepted, in bytes.
+pub const MAX_PATTERN_BYTES: usize = 64 << 10;
+/// At most this many skipped files are listed (the first by path); more set `truncated`.
+pub const MAX_SKIPPED: usize = 200;
+/// Memory the regex compiler may use; bigger patterns are refused rather than slow.
+const REGEX_SIZE_LIMIT: usize = 64 << 20;
+
+/// How letter case is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Case {
+    /// `a` matches only `a`. The default, as in ripgrep.
+    #[default]
+    Sensitive,
+    /// `a` matches `a` and `A`.
+    Insensitive,
+    /// Insensitive unless the pattern has an upper-case letter (ripgrep's `--smart-case`).
+    Smart,
+}
+
+/// Configures a [`Search`]. Every setter documents its default; [`SearchBuilder::build`]
+/// compiles the pattern and the globs.
+#[derive(Debug, Clone)]
+pub struct SearchBuilder {
+    pattern: String,
+    literal: bool,
+    case: Case,
+    whole_word: bool,
+    multi_line: bool,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    extensions: Vec<String>,
+    max_results: usize,
+    max_files: usize,
+    max_matches_per_file: usize,
+    max_file_size: Option<u64>,
+    max_line_chars: usize,
+    before: usize,
+    after: usize,
+    lossy: bool,
+    walk: WalkOptions,
+}
+
+impl SearchBuilder {
+    /// Search for the pattern as plain text rather than a regular expression. Default: `false`.
+    pub fn literal(&mut self, yes: bool) -> &mut Self {
+        self.literal = yes;
+        self
+    }
+
+    /// How letter case is compared. Default: [`Case::Sensitive`].
+    pub fn case(&mut self, case: Case) -> &mut Self {
+        self.case = case;
+        self
+    }
+
+    /// Match only whole words (the match is bounded by non-word characters). Default: `false`.
+    pub fn whole_word(&mut self, yes: bool) -> &mut Self {
+        self.whole_word = yes;
+        self
+    }
+
+    /// Let the pattern match across lines (`\n` in the pattern; `^`/`$` match at line ends).
+    /// Each file is then read whole. Default: `false`.
+    pub fn multi_line(&mut self, yes: bool) -> &mut Self {
+        self.multi_line = yes;
+        self
+    }
+
+    /// Search only files matching this glob (gitignore syntax, relative to the searched
+    /// directory: `*.py` matches at any depth, `src/*.py` only there). May be given several
+    /// times; a file matching any is searched, even one an ignore file would leave out.
+    /// Default: none (every file).
+    pub fn glob(&mut self, glob: impl Into<String>) -> &mut Self {
+        self.include.push(glob.into());
+        self
+    }
+
+    /// Leave out files and directories matching this glob (gitignore syntax, as
+    /// [`SearchBuilder::glob`]); exclusion wins over inclusion. Default: none.
+    pub fn exclude(&mut self, glob: impl Into<String>) -> &mut Self {
+        self.exclude.push(glob.into());
+        self
+    }
+
+    /// Search only files with this extension (`py` or `.py`; `d.ts` works too). May be given
+    /// several times. Default: any extension.
+    pub fn extension(&mut self, extension: impl Into<String>) -> &mut Self {
+        self.extensions.push(extension.into());
+        self
+    }
+
+    /// Most matching lines returned in total; more set `truncated`. `0` returns no lines but
+    /// still counts the files with matches. Default: [`DEFAULT_MAX_RESULTS`].
+    pub fn max_results(&mut self, limit: usize) -> &mut Self {
+        self.max_results = limit;
+        self
+    }
+
+    /// Most files returned in `results`; more set `truncated`. Default: no limit beyond
+    /// [`SearchBuilder::max_results`].
+    pub fn max_files(&mut self, limit: usize) -> &mut Self {
+        self.max_files = limit;
+        self
+    }
+
+    /// Most matching lines returned from one file (the rest still count for
+    /// `files_with_matches`); more set `truncated`. Default: no limit beyond
+    /// [`SearchBuilder::max_results`].
+    pub fn max_matches_per_file(&mut self, limit: usize) -> &mut Self {
+        self.max_matches_per_file = limit;
+        self
+    }
+
+    /// Files larger than this many bytes are skipped with reason `too_large`. Default: the
+    /// workspace's read limit ([`Workspace::max_read_bytes`]).
+    pub fn max_file_size(&mut self, bytes: u64) -> &mut Self {
+        self.max_file_size = Some(bytes);
+        self
+    }
+
+    /// Lines longer than this many characters are cut around the match, with
+    /// [`crate::CUT_MARKER`] where text was left out. Default: [`DEFAULT_MAX_LINE_CHARS`].
+    pub fn max_line_chars(&mut self, limit: usize) -> &mut Self {
+        self.max_line_chars = limit;
+        self
+    }
+
+    /// Lines of context returned before each match. Default: `0`; at most
+    /// [`MAX_CONTEXT_LINES`].
+    pub fn before_context(&mut self, lines: usize) -> &mut Self {
+        self.before = lines;
+        self
+    }
+
+    /// Lines of context returned after each match. Default: `0`; at most
+    /// [`MAX_CONTEXT_LINES`].
+    pub fn after_context(&mut self, lines: usize) -> &mut Self {
+        self.after = lines;
+        self
+    }
+
+    /// Lines of context before and after each match.
+    pub fn context(&mut self, lines: usize) -> &mut Self {
+        self.before = lines;
+        self.after = lines;
+        self
+    }
+
+    /// Search files that are not valid UTF-8 too, showing bad bytes as U+FFFD, instead of
+    /// skipping them with reason `not_utf8`. Default: `false`.
+    pub fn lossy(&mut self, yes: bool) -> &mut Self {
+        self.lossy = yes;
+        self
+    }
+
+    /// Search hidden files and directories. Default: `false`.
+    pub fn hidden(&mut self, yes: bool) -> &mut Self {
+        self.walk.hidden = yes;
+        self
+    }
+
+    /// Honour `.gitignore` files. Default: `true`.
+    pub fn git_ignore(&mut self, yes: bool) -> &mut Self {
+        self.walk.git_ignore = yes;
+        self
+    }
+
+    /// Honour `.ignore` files. Default: `true`.
+    pub fn ignore_files(&mut self, yes: bool) -> &mut Self {
+        self.walk.ignore_files = yes;
+        self
+    }
+
+    /// Apply `.gitignore` files only inside a git repository. Default: `true`.
+    pub fn require_git(&mut self, yes: bool) -> &mut Self {
+        self.walk.require_git = yes;
+        self
+    }
+
+    /// Search files reached through symlinks that stay inside the root. Default: `false`.
+    pub fn follow_links(&mut self, yes: bool) -> &mut Self {
+        self.walk.follow_links = yes;
+        self
+    }
+
+    /// Worker threads; `0` picks the number of cores. Default: `0`.
+    pub fn threads(&mut self, threads: usize) -> &mut Self {
+        self.walk.threads = threads;
+        self
+    }
+
+    /// All walk options at once (see [`WalkOptions`]).
+    pub fn walk_options(&mut self, options: WalkOptions) -> &mut Self {
+        self.walk = options;
+        self
+    }
+
+    /// Compiles the pattern and globs.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPattern`] for a regex that does not parse (with the regex crate's
+    /// explanation), one that matches `\n` without [`SearchBuilder::multi_line`], or one too
+    /// long or too big; [`Error::InvalidGlob`] for a glob that does not compile;
+    /// [`Error::InvalidArgs`] for a malformed extension or too many context lines.
+    pub fn build(&self) -> Result<Search> {
+        let invalid = |message: String| Error::InvalidPattern { pattern: self.pattern.clone(), message };
+        if self.pattern.len() > MAX_PATTERN_BYTES {
+            return Err(invalid(format!("the pattern is longer than {MAX_PATTERN_BYTES} bytes")));
+        }
+        for (name, lines) in [("before_context", self.before), ("after_context", self.after)] {
+            if lines > MAX_CONTEXT_LINES {
+                return Err(Error::InvalidArgs {
+                    name,
+                    message: format!("{lines} lines of context is more than the {MAX_CONTEXT_LINES} allowed"),
+                });
+            }
+        }
+        let mut builder = RegexMatcherBuilder::new();
+        builder
+            .fixed_strings(self.literal)
+            .case_insensitive(self.case == Case::Insensitive)
+            .case_smart(self.case == Case::Smart)
+            .word(self.whole_word)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_SIZE_LIMIT);
+        if self.multi_line {
+            builder.multi_line(true);
+        } else {
+            builder.line_terminator(Some(b'\n'));
+        }
+        let matcher = builder.build(&self.pattern).map_err(|err| {
+            let hint = match err.kind() {
+                grep_regex::ErrorKind::NotAllowed(_) => "; set multi_line to match across lines",
+                _ if self.literal => "",
+                _ => "; set literal to search for the text as written",
+            };
+            invalid(format!("{err}{hint}"))
+        })?;
+        let filter = Filter::new(self.walk.clone(), &self.include, &self.exclude, &self.extensions)?;
+        Ok(Search { builder: self.clone(), matcher, filter: Arc::new(filter) })
+    }
+
+    /// Builds the search and runs it once; see [`Search::run`].
+    ///
+    /// # Errors
+    /// As [`SearchBuilder::build`] and [`Search::run`].
+    pub fn run(&self, workspace: &Workspace, path: &str) -> Result<SearchResults> {
+        self.build()?.run(workspace, path)
+    }
+}
+
+/// A compiled search, reusable across paths and workspaces.
+///
+/// ```
+/// # fn main() -> Result<(), editkit_search::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.py"), "x = 1\n# todo: more\n").unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let search = editkit_search::Search::builder("TODO")
+///     .case(editkit_search::Case::Insensitive)
+///     .extension("py")
+///     .build()?;
+/// let found = search.run(&workspace, ".")?;
+/// assert_eq!(found.results[0].matches[0].line, 2);
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Search {
+    builder: SearchBuilder,
+    matcher: RegexMatcher,
+    filter: Arc<Filter>,
+}
+
+impl Search {
+    /// A builder for a search for `pattern` (a regular expression in Rust's `regex` syntax,
+    /// unless [`SearchBuilder::literal`]).
+    pub fn builder(pattern: impl Into<String>) -> SearchBuilder {
+        SearchBuilder {
+            pattern: pattern.into(),
+            literal: false,
+            case: Case::default(),
+            whole_word: false,
+            multi_line: false,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            extensions: Vec::new(),
+            max_results: DEFAULT_MAX_RESULTS,
+            max_files: usize::MAX,
+            max_matches_per_file: usize::MAX,
+            max_file_size: None,
+            max_line_chars: DEFAULT_MAX_LINE_CHARS,
+            before: 0,
+            after: 0,
+            lossy: false,
+            walk: WalkOptions::default(),
+        }
+    }
+
+    /// The pattern as given.
+    #[must_use]
+    pub fn pattern(&self) -> &str {
+        &self.builder.pattern
+    }
+
+    /// Searches the file or directory `path` of the workspace. A directory is walked with the
+    /// ignore rules (see [`WalkOptions`]); a file named directly is searched whatever they say.
+    ///
+    /// Files are opened relative to directory handles of the workspace, never by joined paths:
+    /// a link leading outside the root is reported under `skipped` and never read, and a
+    /// directory exchanged for such a link mid-walk is never entered.
+    ///
+    /// # Errors
+    /// Workspace errors for `path` ([`editkit_vfs::Error::OutsideWorkspace`], `Blocked`,
+    /// `NotFound`...) as [`Error::Vfs`]. Problems with single files are not errors: they are
+    /// listed in `skipped`.
+    pub fn run(&self, workspace: &Workspace, path: &str) -> Result<SearchResults> {
+        let rel = workspace.resolve(path)?;
+        let visitor = SearchVisitor::new(self, workspace);
+        let outputs = match workspace.open_dir(path) {
+            Ok(_) => {
+                let (start, listing, rules) = open_start(workspace, &rel, &self.filter.options)?;
+                walk(start, listing, rules, &self.filter, &visitor, self.filter.options.worker_count())
+            }
+            Err(editkit_vfs::Error::NotADirectory { .. }) => {
+                // Opening a FIFO would block: only regular files are searched.
+                if workspace.metadata(path)?.0 != editkit_vfs::EntryKind::File {
+                    return Err(Error::InvalidArgs {
+                        name: "path",
+                        message: format!("`{path}` is neither a regular file nor a directory"),
+                    });
+                }
+                let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
+                let dir = workspace.open_dir(parent)?;
+                let mut state = visitor.state();
+                visitor.file(&mut state, &FileRef { dir: &dir, name, rel: &rel, symlink: false });
+                vec![WorkerOutput { state, skipped: Vec::new() }]
+            }
+            Err(err) => return Err(err.into()),
+        };
+        Ok(visitor.finish(outputs, &rel))
+    }
+}
+
+/// Opens the directory `rel` through the handles of its ancestors, gathering the ignore rules
+/// of every directory from the root down; returns its handle, listing and rules.
+pub(crate) fn open_start<'ws>(
+    workspace: &'ws Workspace,
+    rel: &str,
+    options: &WalkOptions,
+) -> Result<(WorkspaceDir<'ws>, Listing, Arc<DirRules>)> {
+    let mut dir = workspace.open_dir("")?;
+    let mut rules: Option<Arc<DirRules>> = None;
+    let mut parts = rel.split('/').filter(|part| !part.is_empty()).peekable();
+    loop {
+        let listing = dir.entries_with_skipped()?;
+        let names = DirNames::scan(&listing.0, &listing.1);
+        let here = DirRules::for_dir(options, &dir, rules.take(), &names);
+        match parts.next() {
+            None => return Ok((dir, listing, here)),
+            Some(part) => {
+                rules = Some(here);
+                dir = dir.open_subdir(part)?;
+            }
+        }
+    }
+}
+
+/// `.` for the root, the relative path otherwise.
+pub(crate) fn display_dir(rel: &str) -> String {
+    if rel.is_empty() { ".".to_owned() } else { rel.to_owned() }
+}
+
+/// Matches kept so far: the first `max_results` matching lines in (path, line) order.
+#[derive(Debug, Default)]
+struct Collected {
+    files: BTreeMap<String, Vec<Match>>,
+    total: usize,
+    files_with_matches: usize,
+    truncated: bool,
+}
+
+struct SearchVisitor<'s, 'ws> {
+    search: &'s Search,
+    workspace: &'ws Workspace,
+    max_file_size: u64,
+    sink: SinkConfig,
+    collected: Mutex<Collected>,
+    /// Set once the bounds are reached; files sorting after the last kept one are then only
+    /// checked for a match (for `files_with_matches`), not collected.
+    capped: AtomicBool,
+}
+
+struct SearchState {
+    searcher: Searcher,
+    /// For files only checked for a match: no line numbers or context to compute.
+    counter: Searcher,
+    matcher: RegexMatcher,
+    files_searched: usize,
+    skipped: Vec<Skipped>,
+}
+
+impl<'s, 'ws> SearchVisitor<'s, 'ws> {
+    fn new(search: &'s Search, workspace: &'ws Workspace) -> Self {
+        let builder = &search.builder;
+        SearchVisitor {
+            search,
+            workspace,
+            max_file_size: builder.max_file_size.unwrap_or_else(|| workspace.max_read_bytes()),
+            sink: SinkConfig { before: builder.before, after: builder.after, max_line_chars: builder.max_line_chars },
+            collected: Mutex::new(Collected::default()),
+            capped: AtomicBool::new(builder.max_results == 0 || builder.max_files == 0),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Collected> {
+        self.collected.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether a file's matches can no longer make it into the results.
+    fn beyond_cutoff(&self, rel: &str) -> bool {
+        let builder = &self.search.builder;
+        if builder.max_results == 0 || builder.max_files == 0 {
+            return true;
+        }
+        if !self.capped.load(Ordering::Acquire) {
+            return false;
+        }
+        self.lock().files.keys().next_back().is_some_and(|last| rel > last.as_str())
+    }
+
+    fn add(&self, rel: &str, matches: Vec<Match>, cut: bool) {
+        let builder = &self.search.builder;
+        let mut collected = self.lock();
+        collected.files_with_matches += 1;
+        collected.truncated |= cut;
+        if matches.is_empty() {
+            return;
+        }
+        collected.total += matches.len();
+        collected.files.insert(rel.to_owned(), matches);
+        while collected.total > builder.max_results {
+            let excess = collected.total - builder.max_results;
+            collected.truncated = true;
+            let Some(mut last) = collected.files.last_entry() else { break };
+            let keep = last.get().len().saturating_sub(excess);
+            let dropped = last.get().len() - keep;
+            if keep == 0 {
+                last.remove();
+            } else {
+                last.get_mut().truncate(keep);
+            }
+            collected.total -= dropped;
+        }
+        while collected.files.len() > builder.max_files {
+            collected.truncated = true;
+            if let Some((_, dropped)) = collected.files.pop_last() {
+                collected.total -= dropped.len();
+            }
+        }
+        if collected.total >= builder.max_results || collected.files.len() >= builder.max_files {
+            self.capped.store(true, Ordering::Release);
+        }
+    }
+
+    fn open(&self, file: &FileRef<'_, '_>) -> editkit_vfs::Result<cap_std::fs::File> {
+        if !file.symlink {
+            return file.dir.open_file(file.name);
+        }
+        // A followed link: open its target through the workspace root, which keeps it inside.
+        let target = self.workspace.resolve(file.rel)?;
+        let (parent, name) = target.rsplit_once('/').unwrap_or(("", target.as_str()));
+        self.workspace.open_dir(parent)?.open_file(name)
+    }
+
+    fn finish(&self, outputs: Vec<WorkerOutput<SearchState>>, rel: &str) -> SearchResults {
+        let mut files_searched = 0;
+        let mut skipped = Vec::new();
+        for output in outputs {
+            files_searched += output.state.files_searched;
+            skipped.extend(output.skipped);
+            skipped.extend(output.state.skipped);
+        }
+        let collected = std::mem::take(&mut *self.lock());
+        let mut truncated = collected.truncated;
+        skipped.sort_by(|a, b| a.path.cmp(&b.path).then(a.reason.cmp(&b.reason)));
+        skipped.dedup_by(|a, b| a.path == b.path);
+        if skipped.len() > MAX_SKIPPED {
+            skipped.truncate(MAX_SKIPPED);
+            truncated = true;
+        }
+        SearchResults {
+            pattern: self.search.builder.pattern.clone(),
+            directory: display_dir(rel),
+            files_searched,
+            files_with_matches: collected.files_with_matches,
+            results: collected.files.into_iter().map(|(file, matches)| FileMatches { file, matches }).collect(),
+            skipped,
+            truncated,
+        }
+    }
+}
+
+impl Visitor for SearchVisitor<'_, '_> {
+    type State = SearchState;
+
+    fn state(&self) -> SearchState {
+        let builder = &self.search.builder;
+        let mut config = SearcherBuilder::new();
+        config
+            .binary_detection(BinaryDetection::quit(0))
+            .multi_line(builder.multi_line)
+            .bom_sniffing(false)
+            .memory_map(MmapChoice::never());
+        let counter = config.line_number(false).build();
+        let searcher = config.line_number(true).before_context(builder.before).after_context(builder.after).build();
+        SearchState { searcher, counter, matcher: self.search.matcher.clone(), files_searched: 0, skipped: Vec::new() }
+    }
+
+    fn file(&self, state: &mut SearchState, file: &FileRef<'_, '_>) {
+        let skip =
+            |reason: SkipReason, detail: String| Skipped { path: file.rel.to_owned(), reason, detail: Some(detail) };
+        let handle = match self.open(file) {
+            Ok(handle) => handle,
+            Err(err) => return state.skipped.push(walk_error(file.rel.to_owned(), &err)),
+        };
+        // Without a size bound there is nothing to stat for.
+        if self.max_file_size < u64::MAX {
+            match handle.metadata() {
+                Ok(meta) if meta.len() > self.max_file_size => {
+                    let detail = format!("{} bytes, over the limit of {} bytes", meta.len(), self.max_file_size);
+                    return state.skipped.push(skip(SkipReason::TooLarge, detail));
+                }
+                Ok(_) => {}
+                Err(err) => return state.skipped.push(skip(SkipReason::Unreadable, err.to_string())),
+            }
+        }
+        let builder = &self.search.builder;
+        // Collect one line more than can be kept, to know whether lines were left out.
+        let keep = if self.beyond_cutoff(file.rel) {
+            None
+        } else {
+            Some(builder.max_results.min(builder.max_matches_per_file))
+        };
+        let mut sink = FileSink::new(&state.matcher, self.sink, keep.map_or(0, |n| n.saturating_add(1)));
+        let mut reader = Utf8Check::new(handle, !builder.lossy);
+        let searcher = if keep.is_some() { &mut state.searcher } else { &mut state.counter };
+        if let Err(err) = searcher.search_reader(&state.matcher, &mut reader, &mut sink) {
+            return state.skipped.push(skip(SkipReason::Unreadable, err.to_string()));
+        }
+        if let Some(offset) = sink.binary {
+            return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+        }
+        if let Some(offset) = reader.invalid_at {
+            let detail = format!("invalid UTF-8 at byte offset {offset}; set lossy to search it anyway");
+            return state.skipped.push(skip(SkipReason::NotUtf8, detail));
+        }
+        state.files_searched += 1;
+        if sink.n_matches > 0 {
+            let mut matches = sink.matches;
+            let cut = match keep {
+                None => true,
+                Some(n) if matches.len() > n => {
+                    matches.truncate(n);
+                    true
+                }
+                Some(_) => false,
+            };
+            self.add(file.rel, matches, cut);
+        }
+    }
+}

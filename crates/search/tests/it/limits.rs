@@ -1,0 +1,160 @@
+//! Bounded output: result and file caps, file size, long lines, binary and non-UTF-8 files.
+
+use editkit_search::CUT_MARKER;
+
+use crate::support::{Tree, files_of, search, skipped_of};
+
+/// 10 files `f0.txt`..`f9.txt` with 5 matching lines each.
+fn fifty_matches() -> Tree {
+    let tree = Tree::new(&[]);
+    for i in 0..10 {
+        tree.write(&format!("f{i}.txt"), "hit\nmiss\n".repeat(5).as_bytes());
+    }
+    tree
+}
+
+#[test]
+fn truncation_is_flagged_at_max_results_and_keeps_the_first_lines() {
+    let tree = fifty_matches();
+    for threads in [1, 2, 4] {
+        let found = search(&tree, "hit", ".", |b| {
+            b.max_results(12).threads(threads);
+        });
+        assert!(found.truncated);
+        let lines: usize = found.results.iter().map(|r| r.matches.len()).sum();
+        assert_eq!(lines, 12);
+        assert_eq!(files_of(&found), ["f0.txt", "f1.txt", "f2.txt"]);
+        assert_eq!(found.results[2].matches.iter().map(|m| m.line).collect::<Vec<_>>(), [1, 3]);
+        // Counts cover every file, also those cut from the results.
+        assert_eq!((found.files_searched, found.files_with_matches), (10, 10));
+    }
+}
+
+#[test]
+fn exactly_max_results_is_not_truncated() {
+    let tree = fifty_matches();
+    let found = search(&tree, "hit", ".", |b| {
+        b.max_results(50);
+    });
+    assert!(!found.truncated);
+    assert_eq!(found.results.len(), 10);
+    let found = search(&tree, "hit", ".", |b| {
+        b.max_results(49);
+    });
+    assert!(found.truncated);
+}
+
+#[test]
+fn max_files_and_max_matches_per_file() {
+    let tree = fifty_matches();
+    let found = search(&tree, "hit", ".", |b| {
+        b.max_files(2);
+    });
+    assert!(found.truncated);
+    assert_eq!(files_of(&found), ["f0.txt", "f1.txt"]);
+    assert_eq!(found.results[1].matches.len(), 5);
+    assert_eq!(found.files_with_matches, 10);
+    let found = search(&tree, "hit", ".", |b| {
+        b.max_matches_per_file(2);
+    });
+    assert!(found.truncated);
+    assert_eq!(found.results.len(), 10);
+    assert!(found.results.iter().all(|r| r.matches.len() == 2));
+}
+
+#[test]
+fn max_results_zero_only_counts() {
+    let tree = fifty_matches();
+    let found = search(&tree, "hit", ".", |b| {
+        b.max_results(0);
+    });
+    assert!(found.results.is_empty());
+    assert!(found.truncated);
+    assert_eq!(found.files_with_matches, 10);
+}
+
+#[test]
+fn files_over_max_file_size_are_skipped_as_too_large() {
+    let tree = Tree::new(&[("small.txt", "needle\n")]);
+    tree.write("big.txt", format!("needle\n{}", "x".repeat(5000)).as_bytes());
+    let found = search(&tree, "needle", ".", |b| {
+        b.max_file_size(1000);
+    });
+    assert_eq!(files_of(&found), ["small.txt"]);
+    assert_eq!(skipped_of(&found), [("big.txt", "too_large")]);
+    assert!(found.skipped[0].detail.as_deref().unwrap().contains("5007 bytes"));
+    // The default is the workspace's read limit.
+    let workspace = editkit_vfs::Workspace::builder(&tree.root).max_read_bytes(100).open().unwrap();
+    let found = editkit_search::Search::builder("needle").build().unwrap().run(&workspace, ".").unwrap();
+    assert_eq!(skipped_of(&found), [("big.txt", "too_large")]);
+}
+
+#[test]
+fn long_lines_are_cut_with_a_marker_around_the_match() {
+    let minified = format!("{}needle{}\n", "var a=1;".repeat(10_000), "b".repeat(10_000));
+    let tree = Tree::new(&[("app.min.js", &minified)]);
+    let found = search(&tree, "needle", ".", |b| {
+        b.max_line_chars(100);
+    });
+    let hit = &found.results[0].matches[0];
+    assert!(hit.content.contains("needle"), "{}", hit.content);
+    assert!(hit.content.starts_with(CUT_MARKER) && hit.content.ends_with(CUT_MARKER));
+    assert!(hit.content.chars().count() <= 100 + 2 * CUT_MARKER.chars().count());
+    assert_eq!(hit.column, 80_001);
+    // The default bound applies to context lines too.
+    let tree = Tree::new(&[("a.txt", &format!("{}\nneedle\n", "z".repeat(100_000)))]);
+    let hit = &search(&tree, "needle", ".", |b| {
+        b.before_context(1);
+    })
+    .results[0]
+        .matches[0];
+    assert_eq!(hit.before[0].chars().count(), editkit_search::DEFAULT_MAX_LINE_CHARS + CUT_MARKER.chars().count());
+}
+
+#[test]
+fn binary_files_are_skipped_with_a_reason() {
+    let tree = Tree::new(&[("text.txt", "needle\n")]);
+    tree.write("image.png", b"\x89PNG\r\n\x1a\n\0\0\0needle\0");
+    // A match before a NUL far into the file does not make it a text file.
+    let mut late = b"needle\n".to_vec();
+    late.extend("filler line\n".repeat(20_000).as_bytes());
+    late.extend_from_slice(b"\0binary tail needle\n");
+    tree.write("late.bin", &late);
+    let found = search(&tree, "needle", ".", |_| {});
+    assert_eq!(files_of(&found), ["text.txt"]);
+    assert_eq!(skipped_of(&found), [("image.png", "binary"), ("late.bin", "binary")]);
+    assert_eq!(found.files_searched, 1);
+}
+
+#[test]
+fn non_utf8_files_are_skipped_or_searched_lossily() {
+    let tree = Tree::new(&[("utf8.txt", "caf\u{e9} needle\n")]);
+    let mut latin1 = b"caf\xe9 needle\n".to_vec();
+    latin1.extend("plain line\n".repeat(10_000).as_bytes());
+    tree.write("latin1.txt", &latin1);
+    let mut late = "plain line\n".repeat(20_000).into_bytes();
+    late.extend_from_slice(b"needle \xff\n");
+    tree.write("late.txt", &late);
+    let found = search(&tree, "needle", ".", |_| {});
+    assert_eq!(files_of(&found), ["utf8.txt"]);
+    assert_eq!(skipped_of(&found), [("late.txt", "not_utf8"), ("latin1.txt", "not_utf8")]);
+    assert!(found.skipped[0].detail.as_deref().unwrap().contains("lossy"));
+    let found = search(&tree, "needle", ".", |b| {
+        b.lossy(true);
+    });
+    assert_eq!(files_of(&found), ["late.txt", "latin1.txt", "utf8.txt"]);
+    assert_eq!(found.results[1].matches[0].content, "caf\u{fffd} needle");
+    assert!(found.skipped.is_empty());
+}
+
+#[test]
+fn the_skipped_list_is_bounded() {
+    let tree = Tree::new(&[]);
+    for i in 0..(editkit_search::MAX_SKIPPED + 5) {
+        tree.write(&format!("bin{i:04}.dat"), b"\0");
+    }
+    let found = search(&tree, "needle", ".", |_| {});
+    assert_eq!(found.skipped.len(), editkit_search::MAX_SKIPPED);
+    assert_eq!(found.skipped[0].path, "bin0000.dat");
+    assert!(found.truncated);
+}

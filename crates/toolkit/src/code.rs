@@ -1,0 +1,166 @@
+//! Glue to editkit-analyze: file types, code facts, diagnostics. Without the `analyze`
+//! feature, files are `text` or `binary` and code facts are empty.
+
+use crate::types::{CodeBlockInfo, HeaderInfo, LinkInfo, SymbolInfo, SyntaxErrorInfo};
+
+/// Code facts added to read_file results.
+#[derive(Debug, Default)]
+pub(crate) struct Facts {
+    pub(crate) is_valid: Option<bool>,
+    pub(crate) errors: Vec<SyntaxErrorInfo>,
+    pub(crate) symbols: Vec<SymbolInfo>,
+    pub(crate) headers: Vec<HeaderInfo>,
+    pub(crate) code_blocks: Vec<CodeBlockInfo>,
+    pub(crate) links: Vec<LinkInfo>,
+}
+
+#[cfg(feature = "analyze")]
+mod imp {
+    use std::path::Path;
+
+    use editkit_analyze as analyze;
+    use editkit_analyze::FileKind;
+
+    use super::Facts;
+    use crate::error::{Error, Result};
+    use crate::types::{
+        CheckerInfo, CodeBlockInfo, DiagnosticsInfo, HeaderInfo, LinkInfo, SymbolInfo, SyntaxErrorInfo,
+    };
+
+    impl From<&analyze::SyntaxError> for SyntaxErrorInfo {
+        fn from(e: &analyze::SyntaxError) -> Self {
+            SyntaxErrorInfo {
+                line: e.line,
+                column: e.column,
+                end_line: e.end_line,
+                end_column: e.end_column,
+                message: e.message.clone(),
+            }
+        }
+    }
+
+    impl From<&analyze::Symbol> for SymbolInfo {
+        fn from(s: &analyze::Symbol) -> Self {
+            let kind =
+                serde_json::to_value(s.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+            SymbolInfo { name: s.name.clone(), kind, line: s.line, end_line: s.end_line, parent: s.parent.clone() }
+        }
+    }
+
+    pub(crate) fn kind_of(path: &str, bytes: &[u8]) -> FileKind {
+        analyze::detect(path, bytes)
+    }
+
+    pub(crate) fn file_type(path: &str, bytes: &[u8]) -> String {
+        kind_of(path, bytes).as_str().to_owned()
+    }
+
+    pub(crate) fn facts(path: &str, text: &str) -> Facts {
+        let kind = kind_of(path, text.as_bytes());
+        let mut facts = Facts::default();
+        if kind == FileKind::Markdown {
+            if let Ok(outline) = analyze::outline(text) {
+                facts.headers = outline
+                    .headers
+                    .iter()
+                    .map(|h| HeaderInfo { level: h.level, text: h.text.clone(), line: h.line })
+                    .collect();
+                facts.code_blocks = outline
+                    .code_blocks
+                    .iter()
+                    .map(|c| CodeBlockInfo { language: c.language.clone(), code: c.code.clone(), line: c.line })
+                    .collect();
+                facts.links = outline
+                    .links
+                    .iter()
+                    .map(|l| LinkInfo { text: l.text.clone(), url: l.url.clone(), line: l.line, image: l.image })
+                    .collect();
+            }
+            return facts;
+        }
+        if kind.is_code() || kind == FileKind::Json {
+            if let Ok(report) = analyze::check_syntax(kind, text) {
+                facts.is_valid = Some(report.valid);
+                facts.errors = report.errors.iter().map(SyntaxErrorInfo::from).collect();
+            }
+            if kind.is_code()
+                && let Ok(symbols) = analyze::symbols(kind, text)
+            {
+                facts.symbols = symbols.iter().map(SymbolInfo::from).collect();
+            }
+        }
+        facts
+    }
+
+    pub(crate) fn python_syntax_errors(text: &str) -> Vec<SyntaxErrorInfo> {
+        analyze::check_syntax(FileKind::Python, text)
+            .map(|r| r.errors.iter().map(SyntaxErrorInfo::from).collect())
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn diagnostics(real_path: &Path, text: &str, options: &analyze::DiagnosticsOptions) -> DiagnosticsInfo {
+        let report = analyze::diagnose(real_path, text, options);
+        let syntax_errors =
+            report.syntax.as_ref().map(|s| s.errors.iter().map(SyntaxErrorInfo::from).collect()).unwrap_or_default();
+        let checkers = report
+            .checker
+            .iter()
+            .map(|c| CheckerInfo { name: c.tool.clone(), ok: c.ok, output: c.output.clone() })
+            .collect();
+        DiagnosticsInfo { has_problems: report.has_problems(), syntax_errors, checkers }
+    }
+
+    pub(crate) fn format(real_path: &Path, options: &analyze::FormatOptions) {
+        let _ = analyze::format_file(real_path, options);
+    }
+
+    pub(crate) fn symbols(path: &str, text: &str) -> Result<(String, Vec<SymbolInfo>)> {
+        let kind = kind_of(path, text.as_bytes());
+        let symbols =
+            analyze::symbols(kind, text).map_err(|source| Error::Analyze { path: path.to_owned(), source })?;
+        Ok((kind.as_str().to_owned(), symbols.iter().map(SymbolInfo::from).collect()))
+    }
+
+    pub(crate) fn check(path: &str, text: &str) -> Result<(String, bool, Vec<SyntaxErrorInfo>)> {
+        let kind = kind_of(path, text.as_bytes());
+        let report =
+            analyze::check_syntax(kind, text).map_err(|source| Error::Analyze { path: path.to_owned(), source })?;
+        Ok((kind.as_str().to_owned(), report.valid, report.errors.iter().map(SyntaxErrorInfo::from).collect()))
+    }
+
+    /// The byte range of a symbol path (code) or heading path (Markdown) for `within`.
+    pub(crate) fn scope(path: &str, text: &str, within: &str) -> Result<std::ops::Range<usize>> {
+        let kind = kind_of(path, text.as_bytes());
+        let result = if kind == FileKind::Markdown {
+            analyze::section_range(text, within)
+        } else {
+            analyze::symbol_range(kind, text, within)
+        };
+        result.map_err(|source| Error::Analyze { path: path.to_owned(), source })
+    }
+
+    pub(crate) fn replace_function(path: &str, text: &str, name: &str, implementation: &str) -> Result<String> {
+        let kind = kind_of(path, text.as_bytes());
+        analyze::replace_function(kind, text, name, implementation)
+            .map_err(|source| Error::Analyze { path: path.to_owned(), source })
+    }
+
+    pub(crate) fn section_range(text: &str, heading: &str) -> Option<std::ops::Range<usize>> {
+        analyze::section_range(text, heading).ok()
+    }
+}
+
+#[cfg(not(feature = "analyze"))]
+mod imp {
+    use super::Facts;
+
+    pub(crate) fn file_type(_path: &str, bytes: &[u8]) -> String {
+        if bytes.iter().take(8192).any(|b| *b == 0) { "binary".into() } else { "text".into() }
+    }
+
+    pub(crate) fn facts(_path: &str, _text: &str) -> Facts {
+        Facts::default()
+    }
+}
+
+pub(crate) use imp::*;

@@ -1,0 +1,221 @@
+//! Tools that need code awareness (the `analyze` feature).
+
+use editkit_vfs::WriteOptions;
+
+use crate::code;
+use crate::diff;
+use crate::error::{Error, Result};
+use crate::toolkit::Toolkit;
+use crate::types::*;
+
+/// Sections update_project_index manages, in the order they are created.
+const INDEX_SECTIONS: [&str; 3] = ["Description", "Structure", "Instructions"];
+
+impl Toolkit {
+    /// Edits a Python file like edit_file, refusing an edit that introduces syntax errors.
+    /// On a dry run, `would_change` says whether the edit would change the file.
+    ///
+    /// # Errors
+    /// `syntax_error` with the new errors; as [`Toolkit::edit_file`].
+    pub fn edit_python_file(&self, request: EditPythonFileRequest) -> Result<EditPythonFileResponse> {
+        if !request.dry_run {
+            self.writable("edit_python_file")?;
+        }
+        let edit = EditFileRequest {
+            path: request.path.clone(),
+            old_string: request.old_content,
+            new_string: request.new_content,
+            replace_all: false,
+            expected_hash: None,
+            force: false,
+            dry_run: request.dry_run,
+            backup: request.backup,
+            within: None,
+        };
+        let (_, workspace) = self.route(&request.path);
+        let before_errors = match workspace.read(&request.path) {
+            Ok(file) => code::python_syntax_errors(file.text()).len(),
+            Err(err) => return Err(err.into()),
+        };
+        let path = request.path.clone();
+        let response = self.edit(&edit, |new_text| {
+            let errors = code::python_syntax_errors(new_text);
+            if errors.len() > before_errors {
+                return Err(Error::SyntaxError { path: path.clone(), errors });
+            }
+            Ok(())
+        })?;
+        Ok(EditPythonFileResponse { would_change: response.replacements > 0, edit: response })
+    }
+
+    /// Replaces a whole function or method (`func`, `Class.method`, `Outer.Inner.method`),
+    /// re-indenting the new definition and keeping decorators unless it brings its own.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit::Error> {
+    /// use editkit::{PathRequest, ReplaceFunctionRequest};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("m.py"), "class A:\n    def f(self):\n        return 1\n").unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
+    /// let symbols = toolkit.file_symbols(PathRequest { path: "m.py".into() })?.symbols;
+    /// assert_eq!((symbols[1].name.as_str(), symbols[1].parent.as_deref()), ("f", Some("A")));
+    /// toolkit.replace_function(ReplaceFunctionRequest {
+    ///     path: "m.py".into(),
+    ///     function_name: "A.f".into(),
+    ///     new_implementation: "def f(self):\n    return 2\n".into(),
+    ///     backup: false,
+    /// })?;
+    /// assert_eq!(std::fs::read_to_string(dir.path().join("m.py")).unwrap(), "class A:\n    def f(self):\n        return 2\n");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// `not_found` (listing the available names), `ambiguous` (with lines), `syntax_error`
+    /// when the result would not parse, `stale`, path errors.
+    pub fn replace_function(&self, request: ReplaceFunctionRequest) -> Result<ReplaceFunctionResponse> {
+        self.writable("replace_function")?;
+        let (_, workspace) = self.route(&request.path);
+        let lock = workspace.lock(&request.path)?;
+        Self::check_fresh(workspace, &lock, &request.path, None, false)?;
+        let file = lock.read()?;
+        let rel = file.path().to_owned();
+        let old = file.text();
+        let new = code::replace_function(&rel, old, &request.function_name, &request.new_implementation)?;
+        let mut text = file.decoded().clone();
+        // Splice only the changed middle so untouched lines keep their original endings.
+        let prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+        let prefix = floor_boundary(old, floor_boundary(&new, prefix));
+        let suffix = old[prefix..].bytes().rev().zip(new[prefix..].bytes().rev()).take_while(|(a, b)| a == b).count();
+        let old_end = ceil_boundary(old, old.len() - suffix);
+        let new_end = new.len() - (old.len() - old_end);
+        text.splice(prefix..old_end, new.get(prefix..new_end).unwrap_or_default())
+            .map_err(|e| Error::invalid("new_implementation", e.to_string()))?;
+        let bytes = text.encode();
+        let (written, kept) =
+            self.write_kept(workspace, &lock, &bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
+        drop(lock);
+        let (diff, _) = diff::bounded(&rel, old, text.as_str());
+        Ok(ReplaceFunctionResponse {
+            path: rel,
+            function_replaced: request.function_name,
+            backup_path: if request.backup { kept } else { None },
+            diff,
+            sha256: written.sha256,
+        })
+    }
+
+    /// Functions, classes, methods and other definitions of a code file.
+    ///
+    /// # Errors
+    /// `invalid_args` for a file that is not Python/TypeScript/TSX/JavaScript; path errors.
+    pub fn file_symbols(&self, request: PathRequest) -> Result<FileSymbolsResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let file = workspace.read(&request.path)?;
+        let (file_type, symbols) = code::symbols(file.path(), file.text())?;
+        Ok(FileSymbolsResponse { path: file.path().to_owned(), file_type, symbols })
+    }
+
+    /// Syntax check of a code or JSON file, with error positions.
+    ///
+    /// # Errors
+    /// `invalid_args` for a file kind without a parser; path errors.
+    pub fn check_syntax(&self, request: PathRequest) -> Result<CheckSyntaxResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let file = workspace.read(&request.path)?;
+        let (file_type, valid, errors) = code::check(file.path(), file.text())?;
+        Ok(CheckSyntaxResponse { path: file.path().to_owned(), file_type, valid, errors })
+    }
+
+    /// Creates or refreshes the title and the `Description`, `Structure` and `Instructions`
+    /// sections of a project index file, leaving every other section as it is.
+    ///
+    /// # Errors
+    /// `invalid_args` when no section is given; path errors.
+    pub fn update_project_index(&self, request: UpdateProjectIndexRequest) -> Result<UpdateProjectIndexResponse> {
+        self.writable("update_project_index")?;
+        if request.file.contains('/') || request.file.is_empty() {
+            return Err(Error::invalid("file", "give a file name, without directories (use project_root for those)"));
+        }
+        let path = if request.project_root == "." || request.project_root.is_empty() {
+            request.file.clone()
+        } else {
+            format!("{}/{}", request.project_root.trim_end_matches('/'), request.file)
+        };
+        let bodies = [request.description.as_deref(), request.structure.as_deref(), request.instructions.as_deref()];
+        if request.project_name.is_none() && bodies.iter().all(Option::is_none) {
+            return Err(Error::invalid(
+                "description",
+                "give at least one of project_name, description, structure, instructions",
+            ));
+        }
+        let (_, workspace) = self.route(&path);
+        let lock = workspace.lock(&path)?;
+        let (mut text, created) = match lock.read() {
+            Ok(file) => (file.into_decoded(), false),
+            Err(editkit_vfs::Error::NotFound { .. }) => {
+                (editkit_vfs::Text::new("", editkit_vfs::LineEnding::Lf, false), true)
+            }
+            Err(err) => return Err(err.into()),
+        };
+        let mut updated = Vec::new();
+        if let Some(name) = &request.project_name {
+            let title = format!("# {}\n", name.trim());
+            let current = text.as_str();
+            let first_line_end = current.find('\n').map_or(current.len(), |i| i + 1);
+            if current.starts_with("# ") {
+                text.splice(0..first_line_end, &title).map_err(|e| Error::invalid("project_name", e.to_string()))?;
+            } else {
+                let sep = if current.is_empty() { "" } else { "\n" };
+                text.splice(0..0, &format!("{title}{sep}"))
+                    .map_err(|e| Error::invalid("project_name", e.to_string()))?;
+            }
+            updated.push("title".to_owned());
+        }
+        for (section, body) in INDEX_SECTIONS.iter().zip(bodies) {
+            let Some(body) = body else { continue };
+            let body = format!("{}\n", body.trim_end());
+            match code::section_range(text.as_str(), section) {
+                Some(range) => {
+                    // Keep the heading line; replace what follows up to the next section.
+                    let heading_end =
+                        text.as_str()[range.clone()].find('\n').map_or(range.end, |i| range.start + i + 1);
+                    let trailing = if range.end < text.as_str().len() { "\n" } else { "" };
+                    text.splice(heading_end..range.end, &format!("\n{body}{trailing}"))
+                        .map_err(|e| Error::invalid(section, e.to_string()))?;
+                }
+                None => {
+                    let current = text.as_str();
+                    let sep = if current.is_empty() || current.ends_with("\n\n") {
+                        ""
+                    } else if current.ends_with('\n') {
+                        "\n"
+                    } else {
+                        "\n\n"
+                    };
+                    let end = current.len();
+                    text.splice(end..end, &format!("{sep}## {section}\n\n{body}"))
+                        .map_err(|e| Error::invalid(section, e.to_string()))?;
+                }
+            }
+            updated.push((*section).to_owned());
+        }
+        self.write_kept(workspace, &lock, &text.encode(), &WriteOptions::default())?;
+        Ok(UpdateProjectIndexResponse { path: lock.path().to_owned(), updated_sections: updated, created })
+    }
+}
+
+fn floor_boundary(s: &str, mut at: usize) -> usize {
+    at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil_boundary(s: &str, mut at: usize) -> usize {
+    at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}

@@ -1,0 +1,221 @@
+//! Undo history kept on disk under the state folder, so it survives a restart.
+//!
+//! Per file: `undo/files/<key>/<seq>-<sha256 after>.keep`, a hard link to the content before
+//! the change (or `.absent` when the change created the file). Per patch:
+//! `undo/patches/<seq>.json` listing every touched file's previous state, with contents in
+//! `undo/patches/<seq>-<n>.bytes`.
+
+use serde::{Deserialize, Serialize};
+
+use editkit_vfs::{Workspace, WriteOptions, sha256_hex};
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Snapshot {
+    path: String,
+    existed: bool,
+    after_sha256: Option<String>,
+}
+
+/// An undo entry kept before a change; [`discard`] it if the change fails.
+#[derive(Debug)]
+pub(crate) struct Kept {
+    name: String,
+    /// Where the previous content is kept (relative to the root), when the file existed.
+    pub(crate) path: Option<String>,
+}
+
+fn file_dir(rel: &str) -> String {
+    format!("undo/files/{}", &sha256_hex(rel.as_bytes())[..24])
+}
+
+/// A per-file entry's name: `<seq>-<sha256 after the change | none>.<keep | absent>`.
+fn parse_entry(name: &str) -> Option<(u64, Option<String>, bool)> {
+    let (stem, existed) = match name.rsplit_once('.')? {
+        (stem, "keep") => (stem, true),
+        (stem, "absent") => (stem, false),
+        _ => return None,
+    };
+    let (seq, after) = stem.split_once('-')?;
+    let after = (after != "none").then(|| after.to_owned());
+    Some((seq.parse().ok()?, after, existed))
+}
+
+fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
+    let mut found: Vec<(u64, String)> =
+        workspace.state_list(dir)?.into_iter().filter_map(|name| Some((parse_entry(&name)?.0, name))).collect();
+    found.sort();
+    Ok(found)
+}
+
+/// Keeps the current state of canonical `rel` as the newest undo entry, before a change whose
+/// result hashes to `after_sha256` (`None`: the change deletes the file). An existing file is
+/// kept by hard link: editkit replaces files by rename, so the old inode stays as it was,
+/// with no copy and no extra fsync.
+pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<&str>, depth: usize) -> Result<Kept> {
+    let dir = file_dir(rel);
+    let existing = entries(workspace, &dir)?;
+    let seq = existing.last().map_or(1, |(last, _)| last + 1);
+    let after = after_sha256.unwrap_or("none");
+    let exists = matches!(workspace.metadata(rel), Ok((editkit_vfs::EntryKind::File, _)));
+    let name = format!("{dir}/{seq:010}-{after}.{}", if exists { "keep" } else { "absent" });
+    let path = if exists {
+        let target = workspace.state_rel(&name)?;
+        if workspace.hard_link_raw(rel, &target).is_err() {
+            // A state folder on another filesystem: copy instead.
+            let bytes = workspace.read_raw_bytes(rel)?.unwrap_or_default();
+            workspace.state_write(&name, &bytes)?;
+        }
+        Some(target)
+    } else {
+        workspace.state_write(&name, b"")?;
+        None
+    };
+    let excess = (existing.len() + 1).saturating_sub(depth.max(1));
+    for (_, old) in existing.iter().take(excess) {
+        workspace.state_remove(&format!("{dir}/{old}"))?;
+    }
+    Ok(Kept { name, path })
+}
+
+/// Forgets an entry whose change did not happen.
+pub(crate) fn discard(workspace: &Workspace, kept: &Kept) {
+    let _ = workspace.state_remove(&kept.name);
+}
+
+/// Restores canonical `rel` to its state before the last recorded change.
+pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -> Result<usize> {
+    let dir = file_dir(rel);
+    let existing = entries(workspace, &dir)?;
+    let Some((_, name)) = existing.last() else {
+        return Err(Error::NothingToUndo { what: given.to_owned() });
+    };
+    let Some((_, after_sha256, existed)) = parse_entry(name) else {
+        return Err(Error::NothingToUndo { what: given.to_owned() });
+    };
+    let entry = format!("{dir}/{name}");
+    let bytes = if existed { workspace.state_read(&entry)? } else { None };
+    let snapshot = Snapshot { path: rel.to_owned(), existed, after_sha256 };
+    let lock = workspace.lock(rel)?;
+    restore(workspace, &lock, given, &snapshot, bytes.as_deref(), force)?;
+    drop(lock);
+    workspace.state_remove(&entry)?;
+    Ok(existing.len() - 1)
+}
+
+/// A patched file: canonical path, content before (`None`: did not exist), hash after.
+#[cfg(feature = "patch")]
+pub(crate) type PatchFileState = (String, Option<Vec<u8>>, Option<String>);
+
+#[cfg(feature = "patch")]
+#[derive(Debug, Serialize, Deserialize)]
+struct PatchSnapshot {
+    files: Vec<Snapshot>,
+}
+
+#[cfg(feature = "patch")]
+fn sequence_numbers(workspace: &Workspace, dir: &str, suffix: &str) -> Result<Vec<u64>> {
+    let mut seqs: Vec<u64> =
+        workspace.state_list(dir)?.iter().filter_map(|name| name.strip_suffix(suffix)?.parse().ok()).collect();
+    seqs.sort_unstable();
+    Ok(seqs)
+}
+
+fn restore(
+    workspace: &Workspace,
+    lock: &editkit_vfs::FileLock<'_>,
+    given: &str,
+    snapshot: &Snapshot,
+    bytes: Option<&[u8]>,
+    force: bool,
+) -> Result<()> {
+    let current = lock.current_hash()?;
+    if !force && current != snapshot.after_sha256 {
+        return Err(Error::Vfs(editkit_vfs::Error::Stale {
+            path: given.to_owned(),
+            expected: snapshot.after_sha256.clone().unwrap_or_else(|| "no file".into()),
+            current,
+        }));
+    }
+    match (snapshot.existed, bytes) {
+        (true, Some(bytes)) => {
+            lock.write(bytes, &WriteOptions { force: true, ..Default::default() })?;
+        }
+        _ => {
+            if current.is_some() {
+                workspace.delete(&snapshot.path)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(feature = "patch")]
+/// Records the previous state of every file a patch touches.
+pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], depth: usize) -> Result<()> {
+    let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
+    let seq = seqs.last().map_or(1, |last| last + 1);
+    let mut snapshots = Vec::new();
+    for (n, (rel, before, after)) in files.iter().enumerate() {
+        if let Some(bytes) = before {
+            workspace.state_write(&format!("undo/patches/{seq:010}-{n}.bytes"), bytes)?;
+        }
+        snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: after.clone() });
+    }
+    let json = serde_json::to_vec(&PatchSnapshot { files: snapshots })
+        .map_err(|e| Error::invalid("history", e.to_string()))?;
+    workspace.state_write(&format!("undo/patches/{seq:010}.json"), &json)?;
+    let excess = (seqs.len() + 1).saturating_sub(depth.max(1));
+    for old in seqs.iter().take(excess) {
+        remove_patch(workspace, *old)?;
+    }
+    Ok(())
+}
+
+#[cfg(feature = "patch")]
+fn remove_patch(workspace: &Workspace, seq: u64) -> Result<()> {
+    let prefix = format!("{seq:010}-");
+    for name in workspace.state_list("undo/patches")? {
+        if name.starts_with(&prefix) {
+            workspace.state_remove(&format!("undo/patches/{name}"))?;
+        }
+    }
+    Ok(workspace.state_remove(&format!("undo/patches/{seq:010}.json"))?)
+}
+
+#[cfg(feature = "patch")]
+/// Restores every file of the last patch; checks all of them first.
+pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<String>, usize)> {
+    let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
+    let Some(seq) = seqs.last().copied() else {
+        return Err(Error::NothingToUndo { what: "patch".into() });
+    };
+    let json = workspace.state_read(&format!("undo/patches/{seq:010}.json"))?.unwrap_or_default();
+    let patch: PatchSnapshot =
+        serde_json::from_slice(&json).map_err(|_| Error::NothingToUndo { what: "patch".into() })?;
+    let locks = workspace.lock_many(patch.files.iter().map(|s| s.path.as_str()))?;
+    // Check every file before restoring any.
+    if !force {
+        for snapshot in &patch.files {
+            let current = workspace.current_hash(&snapshot.path)?;
+            if current != snapshot.after_sha256 {
+                return Err(Error::Vfs(editkit_vfs::Error::Stale {
+                    path: snapshot.path.clone(),
+                    expected: snapshot.after_sha256.clone().unwrap_or_else(|| "no file".into()),
+                    current,
+                }));
+            }
+        }
+    }
+    let mut restored = Vec::new();
+    for (n, snapshot) in patch.files.iter().enumerate() {
+        let bytes = workspace.state_read(&format!("undo/patches/{seq:010}-{n}.bytes"))?;
+        let Some(lock) = locks.iter().find(|l| l.path() == snapshot.path) else { continue };
+        restore(workspace, lock, &snapshot.path, snapshot, bytes.as_deref(), true)?;
+        restored.push(snapshot.path.clone());
+    }
+    drop(locks);
+    remove_patch(workspace, seq)?;
+    Ok((restored, seqs.len() - 1))
+}

@@ -1,0 +1,67 @@
+//! File tools AI coding agents can trust, typed and callable as JSON.
+//!
+//! `editkit` is the facade over the editkit crates: a [`Toolkit`] opened on one or more
+//! workspace roots exposes every tool as a typed method (`read_file`, `write_file`,
+//! `edit_file`, `apply_patch`, `search_files`, `replace_function`, editor sessions, undo...),
+//! and [`tools`] lists each tool's name, description and JSON Schema and dispatches JSON
+//! calls following the tool-call contract: `{"ok": true, ...}` or
+//! `{"ok": false, "error": {"kind", "message", ...}}`.
+//!
+//! The lower crates are re-exported: [`vfs`] (the capability sandbox), [`matcher`] (the
+//! edit ladder) and, behind the default features `analyze`, `patch` and `search`, [`analyze`],
+//! [`patch`] and [`search`].
+//!
+//! ```
+//! # fn main() -> Result<(), editkit::Error> {
+//! use serde_json::json;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("notes.md"), "# Notes\n\n- one\n").unwrap();
+//! let toolkit = editkit::Toolkit::open(dir.path(), editkit::Options::default())?;
+//!
+//! let read = editkit::tools::call(&toolkit, "read_file", json!({"path": "notes.md"}));
+//! assert_eq!(read["ok"], true);
+//!
+//! let edit = editkit::tools::call(
+//!     &toolkit,
+//!     "edit_file",
+//!     json!({"path": "notes.md", "old_string": "- one", "new_string": "- one\n- two"}),
+//! );
+//! assert_eq!(edit["ok"], true);
+//! assert_eq!(edit["rung"], "exact");
+//!
+//! let escape = editkit::tools::call(&toolkit, "read_file", json!({"path": "../secret"}));
+//! assert_eq!(escape["error"]["kind"], "outside_workspace");
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+mod code;
+#[cfg(feature = "analyze")]
+mod code_tools;
+pub mod diff;
+mod error;
+mod history;
+#[cfg(feature = "patch")]
+mod patch_tools;
+#[cfg(feature = "search")]
+mod search_tools;
+mod toolkit;
+pub mod tools;
+mod types;
+
+pub use error::{Error, Result};
+pub use toolkit::{Options, Toolkit};
+pub use types::*;
+
+#[cfg(feature = "analyze")]
+pub use editkit_analyze as analyze;
+pub use editkit_matcher as matcher;
+#[cfg(feature = "patch")]
+pub use editkit_patch as patch;
+#[cfg(feature = "search")]
+pub use editkit_search as search;
+pub use editkit_vfs as vfs;
+
+#[cfg(feature = "patch")]
+pub(crate) use patch_tools::error_details as patch_error_details;

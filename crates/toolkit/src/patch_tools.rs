@@ -1,0 +1,103 @@
+//! apply_patch and undo_patch through editkit-patch (the `patch` feature).
+
+use editkit_patch as patch;
+use serde_json::{Value, json};
+
+use crate::error::Result;
+use crate::history;
+use crate::toolkit::Toolkit;
+use crate::types::*;
+
+/// Details of a refused patch: every failing hunk with its path, number, preview, kind and
+/// closest region.
+pub(crate) fn error_details(err: &patch::Error) -> Value {
+    let failures = err.failures();
+    if failures.is_empty() { json!({}) } else { json!({ "failures": failures }) }
+}
+
+fn action_word(action: patch::Action) -> &'static str {
+    match action {
+        patch::Action::Added => "add",
+        patch::Action::Updated => "update",
+        patch::Action::Deleted => "delete",
+        _ => "move",
+    }
+}
+
+impl Toolkit {
+    /// Applies a multi-file patch to the primary root as one transaction: every file changes
+    /// or none does. A patch left half-done by a crash is recovered first.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.py"), "a = 1\n").unwrap();
+    /// std::fs::write(dir.path().join("b.py"), "b = 1\n").unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
+    /// let patch = |b_old: &str| {
+    ///     format!("*** Begin Patch\n*** Update File: a.py\n@@\n-a = 1\n+a = 2\n*** Update File: b.py\n@@\n-{b_old}\n+b = 2\n*** End Patch\n")
+    /// };
+    /// // The second hunk does not match: nothing is written, not even a.py.
+    /// let request = |text: String| editkit::ApplyPatchRequest { patch: text, force: false, dry_run: false };
+    /// assert!(toolkit.apply_patch(request(patch("b = 9"))).is_err());
+    /// assert_eq!(std::fs::read_to_string(dir.path().join("a.py")).unwrap(), "a = 1\n");
+    /// let applied = toolkit.apply_patch(request(patch("b = 1")))?;
+    /// assert_eq!(applied.files.len(), 2);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// `invalid_patch` (with the patch line), or one error listing every failing hunk
+    /// (`not_found`, `ambiguous`, `exists`, `stale`...); nothing is written.
+    pub fn apply_patch(&self, request: ApplyPatchRequest) -> Result<ApplyPatchResponse> {
+        if !request.dry_run {
+            self.writable("apply_patch")?;
+        }
+        let workspace = self.workspace();
+        let parsed = patch::parse(&request.patch)?;
+        patch::recover(workspace)?;
+        let options = patch::ApplyOptions { dry_run: request.dry_run, force: request.force, ..Default::default() };
+        let plan = patch::plan(workspace, &parsed, &options)?;
+        let applied = if request.dry_run {
+            plan.into_preview()
+        } else {
+            let mut before = Vec::new();
+            for path in plan.paths() {
+                before.push((path.to_owned(), workspace.read_raw_bytes(path)?));
+            }
+            let applied = patch::commit(workspace, plan)?;
+            let mut files = Vec::new();
+            for (path, bytes) in before {
+                let after = workspace.read_raw_bytes(&path)?.map(|b| editkit_vfs::sha256_hex(&b));
+                files.push((path, bytes, after));
+            }
+            history::record_patch(workspace, &files, self.options().history_depth)?;
+            applied
+        };
+        Ok(ApplyPatchResponse {
+            files: applied
+                .files
+                .iter()
+                .map(|file| PatchedFile {
+                    path: file.path.clone(),
+                    action: action_word(file.action).to_owned(),
+                    from: file.moved_from.clone(),
+                    sha256: file.sha256_after.clone(),
+                })
+                .collect(),
+            diff: applied.diff,
+            dry_run: applied.dry_run,
+        })
+    }
+
+    /// Restores every file of the last patch applied through editkit.
+    ///
+    /// # Errors
+    /// `not_found` when no patch is recorded; `stale` when a file changed since (unless
+    /// forced).
+    pub fn undo_patch(&self, request: UndoPatchRequest) -> Result<UndoResponse> {
+        self.writable("undo_patch")?;
+        let (restored, remaining) = history::undo_patch(self.workspace(), request.force)?;
+        Ok(UndoResponse { restored, remaining })
+    }
+}

@@ -1,0 +1,111 @@
+//! search_files, search_code and glob through editkit-search (the `search` feature).
+
+use editkit_search as search;
+
+use crate::error::Result;
+use crate::toolkit::Toolkit;
+use crate::types::*;
+
+/// Most paths glob returns.
+const MAX_GLOB_FILES: usize = 10_000;
+
+impl Toolkit {
+    /// Searches file contents under a directory with ripgrep's engine, inside the sandbox.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("file1.py"), "# TODO: fix\n").unwrap();
+    /// std::fs::write(dir.path().join("file2.py"), "done = True\n").unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
+    /// let found = toolkit.search_files(editkit::SearchFilesRequest {
+    ///     pattern: "TODO".into(),
+    ///     path: ".".into(),
+    ///     glob: None,
+    ///     file_extension: Some(".py".into()),
+    ///     regex: true,
+    ///     case_sensitive: None,
+    ///     max_results: 100,
+    ///     context_lines: 0,
+    /// })?;
+    /// assert_eq!(found.files_with_matches, 1);
+    /// assert_eq!(found.results[0].file, "file1.py");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// `invalid_args` for a bad regex or glob (with the regex crate's explanation); path
+    /// errors for the directory.
+    pub fn search_files(&self, request: SearchFilesRequest) -> Result<SearchFilesResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let mut builder = search::Search::builder(request.pattern.clone());
+        builder
+            .literal(!request.regex)
+            .case(match request.case_sensitive {
+                Some(true) => search::Case::Sensitive,
+                Some(false) => search::Case::Insensitive,
+                None => search::Case::Smart,
+            })
+            .max_results(request.max_results)
+            .context(request.context_lines);
+        if let Some(glob) = &request.glob {
+            builder.glob(glob.clone());
+        }
+        if let Some(extension) = &request.file_extension {
+            builder.extension(extension.clone());
+        }
+        let results = builder.build()?.run(workspace, &request.path)?;
+        Ok(SearchFilesResponse {
+            pattern: results.pattern,
+            directory: results.directory,
+            files_searched: results.files_searched as u64,
+            files_with_matches: results.files_with_matches as u64,
+            results: results
+                .results
+                .into_iter()
+                .map(|file| SearchFileResult {
+                    file: file.file,
+                    matches: file
+                        .matches
+                        .into_iter()
+                        .map(|m| SearchMatch {
+                            line: m.line,
+                            column: m.column as u64,
+                            content: m.content,
+                            before: m.before,
+                            after: m.after,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            skipped: results
+                .skipped
+                .into_iter()
+                .map(|s| SkippedFile { path: s.path, reason: s.reason.as_str().to_owned() })
+                .collect(),
+            truncated: results.truncated,
+        })
+    }
+
+    /// search_files with Python files as the default filter.
+    ///
+    /// # Errors
+    /// As [`Toolkit::search_files`].
+    pub fn search_code(&self, mut request: SearchFilesRequest) -> Result<SearchFilesResponse> {
+        if request.file_extension.is_none() && request.glob.is_none() {
+            request.file_extension = Some(".py".into());
+        }
+        self.search_files(request)
+    }
+
+    /// Files under a directory matching a glob, honouring .gitignore like search_files.
+    ///
+    /// # Errors
+    /// `invalid_args` for a bad pattern; path errors.
+    pub fn glob(&self, request: GlobRequest) -> Result<GlobResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let listed =
+            search::files(workspace, &request.pattern, &request.path, &search::WalkOptions::default(), MAX_GLOB_FILES)?;
+        Ok(GlobResponse { pattern: request.pattern, matches: listed.files, truncated: listed.truncated })
+    }
+}

@@ -1,0 +1,775 @@
+//! The `Toolkit`: workspaces, options, and every tool as a typed method.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use editkit_matcher as matcher;
+use editkit_vfs::{EntryKind, Policy, Text, Workspace, WriteOptions};
+
+use crate::code;
+use crate::diff;
+use crate::error::{Error, Result};
+use crate::history;
+use crate::types::*;
+
+/// How a toolkit is opened.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Path policy for every root (absolute paths, blocked globs).
+    pub policy: Policy,
+    /// Largest file read, bytes. Default: 16 MiB.
+    pub max_read_bytes: u64,
+    /// Refuse every tool that writes. Default: false.
+    pub read_only: bool,
+    /// Earlier versions kept per file (and patches kept) for undo. Default: 20.
+    pub history_depth: usize,
+    /// Post-write diagnostics. Default: auto (report only problems).
+    #[cfg(feature = "analyze")]
+    pub diagnostics: editkit_analyze::DiagnosticsOptions,
+    /// Post-write formatting. Default: off.
+    #[cfg(feature = "analyze")]
+    pub formatting: editkit_analyze::FormatOptions,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            policy: Policy::default(),
+            max_read_bytes: editkit_vfs::DEFAULT_MAX_READ_BYTES,
+            read_only: false,
+            history_depth: 20,
+            #[cfg(feature = "analyze")]
+            diagnostics: editkit_analyze::DiagnosticsOptions::default(),
+            #[cfg(feature = "analyze")]
+            formatting: editkit_analyze::FormatOptions::default(),
+        }
+    }
+}
+
+/// An in-memory editor buffer.
+#[derive(Debug, Clone)]
+struct Session {
+    root: usize,
+    path: String,
+    buffer: Text,
+    loaded: Text,
+    sha256: String,
+}
+
+/// Every editkit tool over one or more workspace roots.
+///
+/// A relative path resolves in the first root; an absolute one in the root that contains it.
+/// The blocked globs apply to every root.
+///
+/// ```
+/// # fn main() -> Result<(), editkit::Error> {
+/// use editkit::{EditFileRequest, Options, ReadFileRequest, Toolkit};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("app.py"), "def main():\n\treturn 1\n").unwrap();
+/// let toolkit = Toolkit::open(dir.path(), Options::default())?;
+///
+/// let read = toolkit.read_file(ReadFileRequest { path: "app.py".into(), offset: None, limit: None })?;
+/// assert_eq!(read.line_count, 2);
+///
+/// // The agent's old text drifted (spaces for the file's tab): it still lands, says how,
+/// // and the new text is indented like the file.
+/// let edit = toolkit.edit_file(EditFileRequest {
+///     path: "app.py".into(),
+///     old_string: "    return 1".into(),
+///     new_string: "    return 2".into(),
+///     replace_all: false,
+///     expected_hash: Some(read.sha256),
+///     force: false,
+///     dry_run: false,
+///     backup: false,
+///     within: None,
+/// })?;
+/// assert_eq!(edit.rung, "line_trimmed");
+/// assert_eq!(std::fs::read_to_string(dir.path().join("app.py")).unwrap(), "def main():\n\treturn 2\n");
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Toolkit {
+    roots: Vec<Workspace>,
+    options: Options,
+    sessions: Mutex<HashMap<String, Session>>,
+    next_session: AtomicU64,
+}
+
+fn entry_kind(kind: EntryKind) -> String {
+    match kind {
+        EntryKind::File => "file",
+        EntryKind::Dir => "dir",
+        EntryKind::Symlink => "symlink",
+        _ => "other",
+    }
+    .to_owned()
+}
+
+fn endings_word(endings: editkit_vfs::LineEndings) -> String {
+    serde_json::to_value(endings).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// Lines `offset..offset+limit` (1-based offset) of `text`.
+fn line_window(text: &str, offset: Option<usize>, limit: Option<usize>) -> (String, bool) {
+    if offset.unwrap_or(1) <= 1 && limit.is_none() {
+        return (text.to_owned(), false);
+    }
+    let skip = offset.unwrap_or(1).saturating_sub(1);
+    let take = limit.unwrap_or(usize::MAX);
+    (text.split_inclusive('\n').skip(skip).take(take).collect(), true)
+}
+
+impl Toolkit {
+    /// Opens a toolkit on one root.
+    ///
+    /// # Errors
+    /// A root that does not exist or is not a directory; blocked globs that do not compile.
+    pub fn open(root: impl AsRef<Path>, options: Options) -> Result<Toolkit> {
+        Toolkit::open_roots(&[root.as_ref().to_owned()], options)
+    }
+
+    /// Opens a toolkit on several roots (an allowed-directories list); the first is primary.
+    ///
+    /// # Errors
+    /// As [`Toolkit::open`]; an empty list is `invalid_args`.
+    pub fn open_roots(roots: &[PathBuf], options: Options) -> Result<Toolkit> {
+        if roots.is_empty() {
+            return Err(Error::invalid("root", "give at least one workspace root"));
+        }
+        let mut workspaces = Vec::new();
+        for root in roots {
+            let workspace = Workspace::builder(root)
+                .policy(options.policy.clone())
+                .max_read_bytes(options.max_read_bytes)
+                .open()?;
+            workspaces.push(workspace);
+        }
+        Ok(Toolkit {
+            roots: workspaces,
+            options,
+            sessions: Mutex::new(HashMap::new()),
+            next_session: AtomicU64::new(1),
+        })
+    }
+
+    /// The primary workspace.
+    #[must_use]
+    pub fn workspace(&self) -> &Workspace {
+        &self.roots[0]
+    }
+
+    /// Every workspace, primary first.
+    #[must_use]
+    pub fn workspaces(&self) -> &[Workspace] {
+        &self.roots
+    }
+
+    /// The options in force.
+    #[must_use]
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The root a path belongs to: the one containing an absolute path, else the first.
+    pub(crate) fn route(&self, path: &str) -> (usize, &Workspace) {
+        if path.starts_with('/') {
+            let absolute = Path::new(path);
+            for (idx, workspace) in self.roots.iter().enumerate() {
+                if absolute.starts_with(workspace.root_path()) {
+                    return (idx, workspace);
+                }
+            }
+        }
+        (0, &self.roots[0])
+    }
+
+    pub(crate) fn writable(&self, tool: &str) -> Result<()> {
+        if self.options.read_only { Err(Error::ReadOnly { tool: tool.to_owned() }) } else { Ok(()) }
+    }
+
+    /// Refuses when the ledger says the file changed since this toolkit read it (unless
+    /// forced), or when it does not have the expected hash (always).
+    pub(crate) fn check_fresh(
+        workspace: &Workspace,
+        lock: &editkit_vfs::FileLock<'_>,
+        given: &str,
+        expected_hash: Option<&str>,
+        force: bool,
+    ) -> Result<()> {
+        let current = lock.current_hash()?;
+        let expected = match expected_hash {
+            Some(hash) => Some(hash.to_ascii_lowercase()),
+            None if force => None,
+            None => workspace.recorded_hash(lock.path())?,
+        };
+        match expected {
+            Some(expected) if current.as_deref() != Some(expected.as_str()) => {
+                Err(Error::Vfs(editkit_vfs::Error::Stale { path: given.to_owned(), expected, current }))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes through `lock`, first keeping the previous content for undo; returns where it
+    /// is kept.
+    pub(crate) fn write_kept(
+        &self,
+        workspace: &Workspace,
+        lock: &editkit_vfs::FileLock<'_>,
+        bytes: &[u8],
+        options: &WriteOptions,
+    ) -> Result<(editkit_vfs::Written, Option<String>)> {
+        let after = editkit_vfs::sha256_hex(bytes);
+        let kept = history::keep(workspace, lock.path(), Some(&after), self.options.history_depth)?;
+        match lock.write(bytes, options) {
+            Ok(written) => Ok((written, kept.path)),
+            Err(err) => {
+                history::discard(workspace, &kept);
+                Err(err.into())
+            }
+        }
+    }
+
+    /// Post-write diagnostics and formatting for a canonical path in `workspace`.
+    #[allow(unused_variables)]
+    pub(crate) fn after_write(&self, workspace: &Workspace, rel: &str, text: &str) -> DiagnosticsInfo {
+        #[cfg(feature = "analyze")]
+        let diagnostics = {
+            let real = workspace.root_path().join(rel);
+            if self.options.formatting.enabled {
+                code::format(&real, &self.options.formatting);
+                // The formatter may have rewritten the file: re-arm the staleness guard with
+                // what is on disk now, so the agent's next edit is not refused as stale.
+                let _ = workspace.read_bytes(rel);
+            }
+            code::diagnostics(&real, text, &self.options.diagnostics)
+        };
+        #[cfg(not(feature = "analyze"))]
+        let diagnostics = DiagnosticsInfo::default();
+        diagnostics
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Reading
+
+    /// Reads a file: content (or a range of lines), SHA-256, type, and code or Markdown facts.
+    /// Binary files give `is_binary` and their size only. Arms the staleness guard.
+    ///
+    /// # Errors
+    /// Path errors (`outside_workspace`, `blocked`, `invalid_args`), `not_found`,
+    /// `is_directory`, `too_large`, `utf16`, `not_utf8`.
+    pub fn read_file(&self, request: ReadFileRequest) -> Result<ReadFileResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let bytes = workspace.read_bytes(&request.path)?;
+        let rel = workspace.resolve(&request.path)?;
+        let sha256 = editkit_vfs::sha256_hex(&bytes);
+        let size_bytes = bytes.len() as u64;
+        let file_type = code::file_type(&rel, &bytes);
+        let decoded = match Text::decode(&bytes) {
+            Ok(text) => text,
+            Err(editkit_vfs::codec::DecodeError::Binary { .. }) => {
+                return Ok(ReadFileResponse {
+                    path: rel,
+                    content: String::new(),
+                    sha256,
+                    file_type: "binary".into(),
+                    line_count: 0,
+                    size_bytes,
+                    is_binary: true,
+                    line_endings: "none".into(),
+                    bom: false,
+                    partial: false,
+                    is_valid: None,
+                    errors: Vec::new(),
+                    symbols: Vec::new(),
+                    headers: Vec::new(),
+                    code_blocks: Vec::new(),
+                    links: Vec::new(),
+                });
+            }
+            Err(editkit_vfs::codec::DecodeError::Utf16) => {
+                return Err(editkit_vfs::Error::Utf16 { path: request.path }.into());
+            }
+            Err(editkit_vfs::codec::DecodeError::NotUtf8 { offset }) => {
+                return Err(editkit_vfs::Error::NotUtf8 { path: request.path, offset }.into());
+            }
+            Err(_) => return Err(editkit_vfs::Error::Binary { path: request.path, offset: 0 }.into()),
+        };
+        let facts = code::facts(&rel, decoded.as_str());
+        let (content, partial) = line_window(decoded.as_str(), request.offset, request.limit);
+        Ok(ReadFileResponse {
+            path: rel,
+            content,
+            sha256,
+            file_type,
+            line_count: decoded.line_count(),
+            size_bytes,
+            is_binary: false,
+            line_endings: endings_word(decoded.line_endings()),
+            bom: decoded.bom(),
+            partial,
+            is_valid: facts.is_valid,
+            errors: facts.errors,
+            symbols: facts.symbols,
+            headers: facts.headers,
+            code_blocks: facts.code_blocks,
+            links: facts.links,
+        })
+    }
+
+    /// Lists a directory: sorted names, directories ending with `/`.
+    ///
+    /// # Errors
+    /// Path errors, `not_found`, `invalid_args` for a file.
+    pub fn list_dir(&self, request: ListDirRequest) -> Result<ListDirResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let entries = workspace.list_dir(&request.path)?;
+        Ok(ListDirResponse { path: workspace.resolve(&request.path)?, entries })
+    }
+
+    /// Whether a path exists, and what it is.
+    ///
+    /// # Errors
+    /// Path errors (a path leading outside is refused, not answered with `false`).
+    pub fn exists(&self, request: PathRequest) -> Result<ExistsResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let kind = match workspace.metadata(&request.path) {
+            Ok((kind, _)) => Some(entry_kind(kind)),
+            Err(editkit_vfs::Error::NotFound { .. }) => None,
+            Err(err) => return Err(err.into()),
+        };
+        Ok(ExistsResponse { path: request.path, exists: kind.is_some(), kind })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Writing
+
+    /// Writes a whole file atomically, refusing a stale one.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit::Error> {
+    /// use editkit::{ReadFileRequest, WriteFileRequest};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
+    /// let request = |content: &str| WriteFileRequest {
+    ///     path: "notes/todo.md".into(),
+    ///     content: content.into(),
+    ///     create_dirs: true,
+    ///     force: false,
+    ///     expected_hash: None,
+    /// };
+    /// toolkit.write_file(request("- ship\n"))?;
+    /// toolkit.read_file(ReadFileRequest { path: "notes/todo.md".into(), offset: None, limit: None })?;
+    /// // Someone else changes the file after our read: our next write is refused.
+    /// std::fs::write(dir.path().join("notes/todo.md"), "- theirs\n").unwrap();
+    /// assert_eq!(toolkit.write_file(request("- mine\n")).unwrap_err().kind(), "stale");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// Path errors, `stale`, `is_directory`, `not_found` (missing parent without create_dirs).
+    pub fn write_file(&self, request: WriteFileRequest) -> Result<WriteFileResponse> {
+        self.writable("write_file")?;
+        let (_, workspace) = self.route(&request.path);
+        let lock = workspace.lock(&request.path)?;
+        let rel = lock.path().to_owned();
+        let options = WriteOptions {
+            create_dirs: request.create_dirs,
+            force: request.force,
+            expected_hash: request.expected_hash.clone(),
+            create_new: false,
+        };
+        let (written, _) = self.write_kept(workspace, &lock, request.content.as_bytes(), &options)?;
+        drop(lock);
+        let diagnostics = self.after_write(workspace, &rel, &request.content);
+        Ok(WriteFileResponse {
+            file_type: code::file_type(&rel, request.content.as_bytes()),
+            path: rel,
+            size_bytes: written.size,
+            sha256: written.sha256,
+            created: written.created,
+            diagnostics,
+        })
+    }
+
+    /// Writes a Markdown file.
+    ///
+    /// # Errors
+    /// As [`Toolkit::write_file`].
+    pub fn write_markdown_file(&self, request: WriteMarkdownFileRequest) -> Result<WriteMarkdownFileResponse> {
+        let written = self.write_file(WriteFileRequest {
+            path: request.path,
+            content: request.content,
+            create_dirs: request.create_dirs,
+            force: false,
+            expected_hash: None,
+        })?;
+        Ok(WriteMarkdownFileResponse { path: written.path, size_bytes: written.size_bytes, sha256: written.sha256 })
+    }
+
+    /// Writes a Python file; with `validate`, content with syntax errors is refused and
+    /// nothing is written.
+    ///
+    /// # Errors
+    /// `syntax_error` with the errors; as [`Toolkit::write_file`].
+    pub fn write_python_file(&self, request: WritePythonFileRequest) -> Result<WritePythonFileResponse> {
+        self.writable("write_python_file")?;
+        #[cfg(feature = "analyze")]
+        if request.validate {
+            let errors = code::python_syntax_errors(&request.content);
+            if !errors.is_empty() {
+                return Err(Error::SyntaxError { path: request.path, errors });
+            }
+        }
+        let line_count = Text::new(&request.content, editkit_vfs::LineEnding::Lf, false).line_count();
+        let written = self.write_file(WriteFileRequest {
+            path: request.path,
+            content: request.content,
+            create_dirs: request.create_dirs,
+            force: false,
+            expected_hash: None,
+        })?;
+        Ok(WritePythonFileResponse {
+            path: written.path,
+            bytes_written: written.size_bytes,
+            line_count,
+            sha256: written.sha256,
+        })
+    }
+
+    /// Deletes a file, a directory (recursively) or a symlink (never its target). A file's
+    /// content is kept for undo_edit.
+    ///
+    /// # Errors
+    /// Path errors, `not_found`, `invalid_args` for the root.
+    pub fn delete(&self, request: PathRequest) -> Result<DeleteResponse> {
+        self.writable("delete")?;
+        let (_, workspace) = self.route(&request.path);
+        let (kind, _) = workspace.metadata(&request.path).unwrap_or((EntryKind::Other, 0));
+        if kind == EntryKind::File {
+            let lock = workspace.lock(&request.path)?;
+            let rel = lock.path().to_owned();
+            let kept = history::keep(workspace, &rel, None, self.options.history_depth)?;
+            let deleted = workspace.delete(&request.path).inspect_err(|_| history::discard(workspace, &kept))?;
+            return Ok(DeleteResponse { path: request.path, deleted: entry_kind(deleted) });
+        }
+        let deleted = workspace.delete(&request.path)?;
+        Ok(DeleteResponse { path: request.path, deleted: entry_kind(deleted) })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Editing
+
+    /// Replaces `old_string` with `new_string` where exactly one place matches best (every
+    /// place with `replace_all`), tolerating whitespace, indentation, typography and escaping
+    /// drift. Refuses ambiguity, stale files and no-ops; untouched bytes stay identical.
+    ///
+    /// # Errors
+    /// `not_found` (with the closest region), `ambiguous` (with lines), `already_applied`,
+    /// `no_change`, `stale`, path and encoding errors.
+    pub fn edit_file(&self, request: EditFileRequest) -> Result<EditFileResponse> {
+        if !request.dry_run {
+            self.writable("edit_file")?;
+        }
+        self.edit(&request, |_| Ok(()))
+    }
+
+    /// The edit behind edit_file; `vet` may refuse the new text before anything is written.
+    pub(crate) fn edit(&self, request: &EditFileRequest, vet: impl Fn(&str) -> Result<()>) -> Result<EditFileResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let lock = workspace.lock(&request.path)?;
+        Self::check_fresh(workspace, &lock, &request.path, request.expected_hash.as_deref(), request.force)?;
+        let file = lock.read()?;
+        let rel = file.path().to_owned();
+        let old_text = file.decoded();
+        let within = match request.within.as_deref() {
+            Some(scope) => Some(self.scope(&rel, old_text.as_str(), scope)?),
+            None => None,
+        };
+        let options = matcher::Options { within, ..Default::default() };
+        let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
+        let replaced = replace(old_text.as_str(), &request.old_string, &request.new_string, &options)
+            .map_err(|source| Error::Edit { path: rel.clone(), source })?;
+        // Splice each replacement into the decoded text so untouched lines keep their bytes.
+        let mut new_text = old_text.clone();
+        for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
+            let piece = replaced.text().get(inserted.clone()).unwrap_or_default();
+            new_text
+                .splice(found.byte_range(), piece)
+                .map_err(|e| Error::invalid("old_string", format!("internal range error: {e}")))?;
+        }
+        vet(new_text.as_str())?;
+        let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
+        let score = replaced.matches().iter().map(matcher::Match::score).fold(1.0_f64, f64::min);
+        let (diff, diff_truncated) = diff::bounded(&rel, old_text.as_str(), new_text.as_str());
+        let bytes = new_text.encode();
+        let mut response = EditFileResponse {
+            path: rel.clone(),
+            replacements: replaced.matches().len(),
+            rung: replaced.rung().as_str().to_owned(),
+            score,
+            line_range: first,
+            diff,
+            diff_truncated,
+            old_size: file.size(),
+            new_size: bytes.len() as u64,
+            sha256: editkit_vfs::sha256_hex(&bytes),
+            backup_path: None,
+            dry_run: request.dry_run,
+            diagnostics: DiagnosticsInfo::default(),
+        };
+        if request.dry_run {
+            return Ok(response);
+        }
+        let (_, kept) =
+            self.write_kept(workspace, &lock, &bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
+        drop(lock);
+        if request.backup {
+            response.backup_path = kept;
+        }
+        response.diagnostics = self.after_write(workspace, &rel, new_text.as_str());
+        Ok(response)
+    }
+
+    #[allow(unused_variables)]
+    fn scope(&self, rel: &str, text: &str, within: &str) -> Result<std::ops::Range<usize>> {
+        #[cfg(feature = "analyze")]
+        return code::scope(rel, text, within);
+        #[cfg(not(feature = "analyze"))]
+        Err(Error::invalid("within", "scoping an edit needs the `analyze` feature"))
+    }
+
+    /// Restores a file to its content before the last change made through editkit (the file
+    /// is deleted if the change created it). Refused if the file changed since, unless forced.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit::Error> {
+    /// use editkit::{UndoEditRequest, WriteFileRequest};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "before\n").unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
+    /// let write = WriteFileRequest {
+    ///     path: "a.txt".into(),
+    ///     content: "after\n".into(),
+    ///     create_dirs: true,
+    ///     force: false,
+    ///     expected_hash: None,
+    /// };
+    /// toolkit.write_file(write)?;
+    /// toolkit.undo_edit(UndoEditRequest { path: "a.txt".into(), force: false })?;
+    /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "before\n");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// `not_found` when there is nothing to undo, `stale`, path errors.
+    pub fn undo_edit(&self, request: UndoEditRequest) -> Result<UndoResponse> {
+        self.writable("undo_edit")?;
+        let (_, workspace) = self.route(&request.path);
+        let rel = workspace.resolve(&request.path)?;
+        let remaining = history::undo(workspace, &request.path, &rel, request.force)?;
+        Ok(UndoResponse { restored: vec![rel], remaining })
+    }
+
+    /// The unified diff between a file and proposed content, without writing.
+    ///
+    /// # Errors
+    /// Path and encoding errors.
+    pub fn generate_diff(&self, request: GenerateDiffRequest) -> Result<GenerateDiffResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let old = match workspace.read(&request.path) {
+            Ok(file) => file.text().to_owned(),
+            Err(editkit_vfs::Error::NotFound { .. }) => String::new(),
+            Err(err) => return Err(err.into()),
+        };
+        let new = Text::new(&request.new_content, editkit_vfs::LineEnding::Lf, false).into_string();
+        let rel = workspace.resolve(&request.path)?;
+        let diff = diff::unified(&rel, &old, &new, request.context_lines);
+        let (additions, deletions) = diff::counts(&old, &new);
+        Ok(GenerateDiffResponse { has_changes: old != new, diff, additions, deletions })
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Editor sessions
+
+    fn session<T>(&self, id: &str, f: impl FnOnce(&mut Session) -> Result<T>) -> Result<T> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let session = sessions.get_mut(id).ok_or_else(|| Error::NoSession { id: id.to_owned() })?;
+        f(session)
+    }
+
+    /// Loads a file into a new in-memory editor session.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit::Error> {
+    /// use editkit::{EditorEditRequest, EditorLoadRequest, SessionRequest};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
+    /// let session = toolkit.editor_load(EditorLoadRequest { path: "a.txt".into() })?.session_id;
+    /// for (old, new) in [("one", "1"), ("two", "2")] {
+    ///     let edit = EditorEditRequest { session_id: session.clone(), old: old.into(), new: new.into(), replace_all: false };
+    ///     toolkit.editor_edit(edit)?;
+    /// }
+    /// toolkit.editor_store(SessionRequest { session_id: session })?;
+    /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "1\n2\n");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// Path and encoding errors.
+    pub fn editor_load(&self, request: EditorLoadRequest) -> Result<EditorLoadResponse> {
+        let (root, workspace) = self.route(&request.path);
+        let file = workspace.read(&request.path)?;
+        let id = format!("s{}", self.next_session.fetch_add(1, Ordering::Relaxed));
+        let response = EditorLoadResponse {
+            session_id: id.clone(),
+            path: file.path().to_owned(),
+            line_count: file.line_count(),
+            sha256: file.sha256().to_owned(),
+        };
+        let session = Session {
+            root,
+            path: file.path().to_owned(),
+            sha256: file.sha256().to_owned(),
+            buffer: file.decoded().clone(),
+            loaded: file.into_decoded(),
+        };
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id, session);
+        Ok(response)
+    }
+
+    /// Reads a session's buffer (or a range of its lines).
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session.
+    pub fn editor_read(&self, request: EditorReadRequest) -> Result<EditorReadResponse> {
+        self.session(&request.session_id, |s| {
+            let (content, _) = line_window(s.buffer.as_str(), request.offset, request.limit);
+            Ok(EditorReadResponse {
+                session_id: request.session_id.clone(),
+                content,
+                line_count: s.buffer.line_count(),
+                modified: s.buffer.as_str() != s.loaded.as_str(),
+            })
+        })
+    }
+
+    /// Replaces a session's whole buffer.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session.
+    pub fn editor_write(&self, request: EditorWriteRequest) -> Result<EditorStateResponse> {
+        self.session(&request.session_id, |s| {
+            s.buffer = Text::new(&request.text, s.loaded.dominant_ending(), s.loaded.bom());
+            Ok(EditorStateResponse {
+                session_id: request.session_id.clone(),
+                line_count: s.buffer.line_count(),
+                replacements: 0,
+                rung: None,
+                modified: s.buffer.as_str() != s.loaded.as_str(),
+            })
+        })
+    }
+
+    /// Edits a session's buffer with the same ladder as edit_file.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session or text; `ambiguous`, `no_change`...
+    pub fn editor_edit(&self, request: EditorEditRequest) -> Result<EditorStateResponse> {
+        self.session(&request.session_id, |s| {
+            let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
+            let replaced = replace(s.buffer.as_str(), &request.old, &request.new, &matcher::Options::default())
+                .map_err(|source| Error::Edit { path: s.path.clone(), source })?;
+            let mut next = s.buffer.clone();
+            for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
+                let piece = replaced.text().get(inserted.clone()).unwrap_or_default();
+                next.splice(found.byte_range(), piece)
+                    .map_err(|e| Error::invalid("old", format!("internal range error: {e}")))?;
+            }
+            s.buffer = next;
+            Ok(EditorStateResponse {
+                session_id: request.session_id.clone(),
+                line_count: s.buffer.line_count(),
+                replacements: replaced.matches().len(),
+                rung: Some(replaced.rung().as_str().to_owned()),
+                modified: s.buffer.as_str() != s.loaded.as_str(),
+            })
+        })
+    }
+
+    /// The diff between the file on disk now and a session's buffer.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session; path and encoding errors.
+    pub fn editor_diff(&self, request: SessionRequest) -> Result<GenerateDiffResponse> {
+        let (root, path, buffer) =
+            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone())))?;
+        let workspace = &self.roots[root];
+        let disk = match workspace.read(&path) {
+            Ok(file) => file.text().to_owned(),
+            Err(editkit_vfs::Error::NotFound { .. }) => String::new(),
+            Err(err) => return Err(err.into()),
+        };
+        let diff = diff::unified(&path, &disk, buffer.as_str(), 3);
+        let (additions, deletions) = diff::counts(&disk, buffer.as_str());
+        Ok(GenerateDiffResponse { has_changes: disk != buffer.as_str(), diff, additions, deletions })
+    }
+
+    /// Writes a session's buffer to its file; refused if the file changed on disk since the
+    /// session loaded it.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session; `stale`; path errors.
+    pub fn editor_store(&self, request: SessionRequest) -> Result<EditorStoreResponse> {
+        self.writable("editor_store")?;
+        let (root, path, buffer, sha256) =
+            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone(), s.sha256.clone())))?;
+        let workspace = &self.roots[root];
+        let lock = workspace.lock(&path)?;
+        let bytes = buffer.encode();
+        let options = WriteOptions { expected_hash: Some(sha256), create_dirs: false, ..Default::default() };
+        let (written, _) = self.write_kept(workspace, &lock, &bytes, &options)?;
+        drop(lock);
+        self.session(&request.session_id, |s| {
+            s.sha256 = written.sha256.clone();
+            s.loaded = s.buffer.clone();
+            Ok(())
+        })?;
+        Ok(EditorStoreResponse {
+            session_id: request.session_id,
+            path,
+            size_bytes: written.size,
+            sha256: written.sha256,
+        })
+    }
+
+    /// Closes a session, discarding unstored changes.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session.
+    pub fn editor_clear(&self, request: SessionRequest) -> Result<EditorClearResponse> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let session =
+            sessions.remove(&request.session_id).ok_or_else(|| Error::NoSession { id: request.session_id.clone() })?;
+        Ok(EditorClearResponse {
+            session_id: request.session_id,
+            discarded_changes: session.buffer.as_str() != session.loaded.as_str(),
+        })
+    }
+
+    /// Files under a directory matching a glob (without the `search` feature: no ignore rules).
+    ///
+    /// # Errors
+    /// `invalid_args` for a bad pattern; path errors.
+    #[cfg(not(feature = "search"))]
+    pub fn glob(&self, request: GlobRequest) -> Result<GlobResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let matches = workspace.glob(&request.pattern, &request.path)?;
+        Ok(GlobResponse { pattern: request.pattern, matches, truncated: false })
+    }
+}

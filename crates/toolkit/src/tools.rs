@@ -1,0 +1,463 @@
+//! The tool list and JSON dispatch of the tool-call contract.
+//!
+//! [`specs`] describes every tool (name, description written for a model, input and output
+//! JSON Schemas, MCP hints); [`call`] runs one tool on JSON arguments and always returns one
+//! JSON object: `{"ok": true, ...fields}` or
+//! `{"ok": false, "error": {"kind": KIND, "message": TEXT, ...details}}`.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, Result};
+use crate::toolkit::Toolkit;
+use crate::types::*;
+
+/// Largest JSON argument object accepted by [`call`], in bytes of its serialised form.
+pub const MAX_ARGS_BYTES: usize = 64 << 20;
+
+/// One tool as an agent sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// The tool's name, as in the tool-call contract.
+    pub name: &'static str,
+    /// When to use it and what it refuses, written for a model.
+    pub description: &'static str,
+    /// JSON Schema of the arguments.
+    pub input_schema: Value,
+    /// JSON Schema of a successful result (`ok: true` plus the fields).
+    pub output_schema: Value,
+    /// The tool never writes.
+    pub read_only: bool,
+    /// The tool may delete or overwrite content.
+    pub destructive: bool,
+    /// Calling it twice with the same arguments has no further effect.
+    pub idempotent: bool,
+}
+
+type Runner = fn(&Toolkit, Value) -> Result<Value>;
+
+struct Entry {
+    name: &'static str,
+    description: &'static str,
+    input: fn() -> Value,
+    output: fn() -> Value,
+    run: Runner,
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+}
+
+fn input_schema<T: JsonSchema>() -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut value = serde_json::to_value(schema).unwrap_or_else(|_| json!({"type": "object"}));
+    clean(&mut value, true);
+    value
+}
+
+fn output_schema<T: JsonSchema>() -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let mut value = serde_json::to_value(schema).unwrap_or_else(|_| json!({"type": "object"}));
+    clean(&mut value, false);
+    if let Some(object) = value.as_object_mut() {
+        if let Some(Value::Object(properties)) = object.get_mut("properties") {
+            properties.insert("ok".into(), json!({"type": "boolean", "const": true}));
+        }
+        match object.get_mut("required") {
+            Some(Value::Array(required)) => required.push(json!("ok")),
+            _ => {
+                object.insert("required".into(), json!(["ok"]));
+            }
+        }
+    }
+    value
+}
+
+/// Removes what strict validators reject: the non-standard integer formats schemars emits
+/// (`uint`, `uint64`...), and, in input schemas, `null` as an alternative type (optional
+/// arguments are simply omitted).
+fn clean(value: &mut Value, input: bool) {
+    match value {
+        Value::Object(map) => {
+            let drop_format = map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| f.starts_with("uint") || f.starts_with("int") || f == "double" || f == "float");
+            if drop_format {
+                map.remove("format");
+            }
+            if input
+                && let Some(Value::Array(types)) = map.get("type")
+                && types.len() == 2
+                && types.contains(&json!("null"))
+                && let Some(other) = types.iter().find(|t| *t != &json!("null")).cloned()
+            {
+                map.insert("type".into(), other);
+                if map.get("default") == Some(&Value::Null) {
+                    map.remove("default");
+                }
+            }
+            map.remove("$schema");
+            for child in map.values_mut() {
+                clean(child, input);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| clean(v, input)),
+        _ => {}
+    }
+}
+
+/// Deserialises arguments, naming the offending field on failure.
+fn args<T: DeserializeOwned>(value: Value) -> Result<T> {
+    let value = if value.is_null() { Value::Object(Map::new()) } else { value };
+    if !value.is_object() {
+        return Err(Error::InvalidArgs { field: None, message: "arguments must be a JSON object".into() });
+    }
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner().to_string();
+        // Missing and unknown fields are reported at the top level; take the name from the text.
+        let field = if path == "." { quoted_field(&inner) } else { Some(path) };
+        Error::InvalidArgs { field, message: inner }
+    })
+}
+
+fn quoted_field(message: &str) -> Option<String> {
+    let start = message.find('`')? + 1;
+    let end = start + message[start..].find('`')?;
+    Some(message[start..end].to_owned())
+}
+
+fn ok<T: Serialize>(response: T) -> Result<Value> {
+    let mut value =
+        serde_json::to_value(response).map_err(|e| Error::InvalidArgs { field: None, message: e.to_string() })?;
+    if let Some(map) = value.as_object_mut() {
+        map.insert("ok".into(), Value::Bool(true));
+    }
+    Ok(value)
+}
+
+macro_rules! tool {
+    ($name:literal, $request:ty, $response:ty, $method:ident, ro = $ro:literal, destructive = $de:literal, idempotent = $id:literal, $description:literal) => {
+        Entry {
+            name: $name,
+            description: $description,
+            input: input_schema::<$request>,
+            output: output_schema::<$response>,
+            run: |toolkit, value| ok(toolkit.$method(args::<$request>(value)?)?),
+            read_only: $ro,
+            destructive: $de,
+            idempotent: $id,
+        }
+    };
+}
+
+fn entries() -> Vec<Entry> {
+    let mut list = vec![
+        tool!(
+            "read_file",
+            ReadFileRequest,
+            ReadFileResponse,
+            read_file,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Read a text file inside the workspace. Returns the content (LF line endings; a range of lines with offset/limit), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols; for Markdown headers, code blocks and links; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit, UTF-16 and invalid UTF-8."
+        ),
+        tool!(
+            "write_file",
+            WriteFileRequest,
+            WriteFileResponse,
+            write_file,
+            ro = false,
+            destructive = true,
+            idempotent = true,
+            "Create or overwrite a whole file atomically (parent directories created by default). Prefer edit_file for changing part of a file. Refused when the file changed since you read it (read it again, or pass force) and whenever expected_hash does not match. Returns sha256 and post-write diagnostics."
+        ),
+        tool!(
+            "write_python_file",
+            WritePythonFileRequest,
+            WritePythonFileResponse,
+            write_python_file,
+            ro = false,
+            destructive = true,
+            idempotent = true,
+            "Write a whole Python file, refusing content with syntax errors (error kind syntax_error with line, column and message; nothing is written) unless validate is false."
+        ),
+        tool!(
+            "write_markdown_file",
+            WriteMarkdownFileRequest,
+            WriteMarkdownFileResponse,
+            write_markdown_file,
+            ro = false,
+            destructive = true,
+            idempotent = true,
+            "Write a whole Markdown file atomically."
+        ),
+        tool!(
+            "edit_file",
+            EditFileRequest,
+            EditFileResponse,
+            edit_file,
+            ro = false,
+            destructive = true,
+            idempotent = false,
+            "Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it. within confines the search to a symbol (Class.method) or Markdown section (Usage > Flags). dry_run shows the diff without writing."
+        ),
+        tool!(
+            "generate_diff",
+            GenerateDiffRequest,
+            GenerateDiffResponse,
+            generate_diff,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Show the unified diff between a file and proposed new content, without writing anything."
+        ),
+        tool!(
+            "list_dir",
+            ListDirRequest,
+            ListDirResponse,
+            list_dir,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "List a directory inside the workspace: sorted names, directories ending with /. Blocked entries and links leading outside are left out."
+        ),
+        tool!(
+            "exists",
+            PathRequest,
+            ExistsResponse,
+            exists,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Check whether a path exists inside the workspace and whether it is a file or a directory."
+        ),
+        tool!(
+            "delete",
+            PathRequest,
+            DeleteResponse,
+            delete,
+            ro = false,
+            destructive = true,
+            idempotent = false,
+            "Delete a file, a directory (recursively) or a symlink (never its target). The workspace root cannot be deleted. A deleted file can be restored with undo_edit."
+        ),
+        tool!(
+            "undo_edit",
+            UndoEditRequest,
+            UndoResponse,
+            undo_edit,
+            ro = false,
+            destructive = true,
+            idempotent = false,
+            "Restore a file to its content before the last change made through editkit (write, edit, replace_function, delete; a file the change created is deleted). Refused if the file changed since, unless force."
+        ),
+        tool!(
+            "editor_load",
+            EditorLoadRequest,
+            EditorLoadResponse,
+            editor_load,
+            ro = true,
+            destructive = false,
+            idempotent = false,
+            "Load a file into an in-memory editor session for several edits before one write. Returns a session_id for editor_read, editor_write, editor_edit, editor_diff, editor_store and editor_clear."
+        ),
+        tool!(
+            "editor_read",
+            EditorReadRequest,
+            EditorReadResponse,
+            editor_read,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Read an editor session's buffer, or a range of its lines (offset is 1-based)."
+        ),
+        tool!(
+            "editor_write",
+            EditorWriteRequest,
+            EditorStateResponse,
+            editor_write,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Replace an editor session's whole buffer (nothing is written to disk until editor_store)."
+        ),
+        tool!(
+            "editor_edit",
+            EditorEditRequest,
+            EditorStateResponse,
+            editor_edit,
+            ro = true,
+            destructive = false,
+            idempotent = false,
+            "Replace text in an editor session's buffer with the same matching rules as edit_file (refuses ambiguous or missing text)."
+        ),
+        tool!(
+            "editor_diff",
+            SessionRequest,
+            GenerateDiffResponse,
+            editor_diff,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Show the diff between the file on disk and an editor session's buffer."
+        ),
+        tool!(
+            "editor_store",
+            SessionRequest,
+            EditorStoreResponse,
+            editor_store,
+            ro = false,
+            destructive = true,
+            idempotent = true,
+            "Write an editor session's buffer to its file atomically. Refused if the file changed on disk since the session loaded it."
+        ),
+        tool!(
+            "editor_clear",
+            SessionRequest,
+            EditorClearResponse,
+            editor_clear,
+            ro = true,
+            destructive = false,
+            idempotent = false,
+            "Close an editor session, discarding changes that were not stored."
+        ),
+    ];
+    #[cfg(feature = "analyze")]
+    list.extend([
+        tool!("edit_python_file", EditPythonFileRequest, EditPythonFileResponse, edit_python_file, ro = false, destructive = true, idempotent = false,
+            "Replace old_content with new_content in a Python file, like edit_file, but refuse an edit that would introduce syntax errors (nothing is written). dry_run reports would_change without writing."),
+        tool!("replace_function", ReplaceFunctionRequest, ReplaceFunctionResponse, replace_function, ro = false, destructive = true, idempotent = false,
+            "Replace a whole function or method by name (func, Class.method, Outer.Inner.method) in a Python, TypeScript, TSX or JavaScript file. The new definition is re-indented to fit and decorators are kept unless it brings its own. Refuses unknown names (listing the available ones), duplicates (with their lines) and results that would not parse."),
+        tool!("file_symbols", PathRequest, FileSymbolsResponse, file_symbols, ro = true, destructive = false, idempotent = true,
+            "List the functions, classes, methods, interfaces, type aliases and enums of a Python, TypeScript, TSX or JavaScript file, with lines and parents."),
+        tool!("check_syntax", PathRequest, CheckSyntaxResponse, check_syntax, ro = true, destructive = false, idempotent = true,
+            "Check a Python, TypeScript, TSX, JavaScript or JSON file for syntax errors, with line and column of each."),
+        tool!("update_project_index", UpdateProjectIndexRequest, UpdateProjectIndexResponse, update_project_index, ro = false, destructive = false, idempotent = true,
+            "Create or refresh the title and the Description, Structure and Instructions sections of a project index Markdown file (PROJECT.md by default) without touching its other sections."),
+    ]);
+    #[cfg(feature = "search")]
+    list.extend([
+        tool!("search_files", SearchFilesRequest, SearchFilesResponse, search_files, ro = true, destructive = false, idempotent = true,
+            "Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected, binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."),
+        tool!("search_code", SearchFilesRequest, SearchFilesResponse, search_code, ro = true, destructive = false, idempotent = true,
+            "Search code like search_files, in Python files by default (file_extension .py)."),
+        tool!("glob", GlobRequest, GlobResponse, glob, ro = true, destructive = false, idempotent = true,
+            "Find files by glob pattern (**/*.py) under a directory, respecting .gitignore. Returns sorted paths relative to the workspace root."),
+    ]);
+    #[cfg(not(feature = "search"))]
+    list.push(tool!(
+        "glob",
+        GlobRequest,
+        GlobResponse,
+        glob,
+        ro = true,
+        destructive = false,
+        idempotent = true,
+        "Find files by glob pattern (**/*.py) under a directory. Returns sorted paths relative to the workspace root."
+    ));
+    #[cfg(feature = "patch")]
+    list.extend([
+        tool!("apply_patch", ApplyPatchRequest, ApplyPatchResponse, apply_patch, ro = false, destructive = true, idempotent = false,
+            "Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file. On any failure nothing is written and the error lists every failing hunk. dry_run returns the combined diff without writing."),
+        tool!("undo_patch", UndoPatchRequest, UndoResponse, undo_patch, ro = false, destructive = true, idempotent = false,
+            "Undo the last patch applied through editkit as a whole. Refused if any of its files changed since, unless force."),
+    ]);
+    list
+}
+
+/// Every tool's spec, in a stable order.
+#[must_use]
+pub fn specs() -> Vec<ToolSpec> {
+    entries()
+        .into_iter()
+        .map(|e| ToolSpec {
+            name: e.name,
+            description: e.description,
+            input_schema: (e.input)(),
+            output_schema: (e.output)(),
+            read_only: e.read_only,
+            destructive: e.destructive,
+            idempotent: e.idempotent,
+        })
+        .collect()
+}
+
+/// Tool names, in the order of [`specs`].
+#[must_use]
+pub fn names() -> Vec<&'static str> {
+    entries().into_iter().map(|e| e.name).collect()
+}
+
+/// Runs tool `name` with JSON `args`, returning its typed result as JSON or the error.
+///
+/// # Errors
+/// `invalid_args` for an unknown tool or arguments that do not fit; the tool's own errors.
+pub fn try_call(toolkit: &Toolkit, name: &str, args: Value) -> Result<Value> {
+    let entries = entries();
+    let Some(entry) = entries.iter().find(|e| e.name == name) else {
+        let available: Vec<&str> = entries.iter().map(|e| e.name).collect();
+        return Err(Error::UnknownTool { name: name.to_owned(), available: available.join(", ") });
+    };
+    if toolkit.options().read_only && !entry.read_only {
+        return Err(Error::ReadOnly { tool: name.to_owned() });
+    }
+    let size = serde_json::to_string(&args).map(|s| s.len()).unwrap_or(0);
+    if size > MAX_ARGS_BYTES {
+        // Name the largest argument, so the caller knows which one to shrink.
+        let field = args.as_object().and_then(|map| {
+            map.iter()
+                .max_by_key(|(_, v)| serde_json::to_string(v).map(|s| s.len()).unwrap_or(0))
+                .map(|(k, _)| k.clone())
+        });
+        return Err(Error::InvalidArgs {
+            field,
+            message: format!("arguments are {size} bytes, over the {MAX_ARGS_BYTES}-byte limit"),
+        });
+    }
+    (entry.run)(toolkit, args)
+}
+
+/// Runs tool `name` with JSON `args` and always returns one contract object:
+/// `{"ok": true, ...}` or `{"ok": false, "error": {"kind", "message", ...}}`.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
+/// let result = editkit::tools::call(&toolkit, "exists", serde_json::json!({"path": "nope.txt"}));
+/// assert_eq!(result, serde_json::json!({"ok": true, "path": "nope.txt", "exists": false, "kind": null}));
+/// let bad = editkit::tools::call(&toolkit, "exists", serde_json::json!({}));
+/// assert_eq!(bad["error"]["kind"], "invalid_args");
+/// assert_eq!(bad["error"]["field"], "path");
+/// ```
+#[must_use]
+pub fn call(toolkit: &Toolkit, name: &str, args: Value) -> Value {
+    match try_call(toolkit, name, args) {
+        Ok(value) => value,
+        Err(err) => json!({"ok": false, "error": err.to_json()}),
+    }
+}
+
+/// Parses a contract call `{"tool": NAME, "args": {...}}` (an `"id"` is ignored here) and
+/// runs it.
+#[must_use]
+pub fn call_json(toolkit: &Toolkit, request: &Value) -> Value {
+    let Some(name) = request.get("tool").and_then(Value::as_str) else {
+        let err =
+            Error::InvalidArgs { field: Some("tool".into()), message: "a call needs a string `tool` field".into() };
+        return json!({"ok": false, "error": err.to_json()});
+    };
+    call(toolkit, name, request.get("args").cloned().unwrap_or(Value::Null))
+}

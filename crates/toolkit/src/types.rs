@@ -1,0 +1,839 @@
+//! Requests and responses of every tool: serde for JSON, schemars for the schemas agents see.
+//!
+//! Argument names follow the tool-call contract; common spellings from other agent tools are
+//! accepted as aliases (`file_path` for `path`, `old_str` for `old_string`...).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+fn yes() -> bool {
+    true
+}
+fn dot() -> String {
+    ".".to_owned()
+}
+fn three() -> usize {
+    3
+}
+fn hundred() -> usize {
+    100
+}
+fn project_md() -> String {
+    "PROJECT.md".to_owned()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces of responses.
+
+/// One syntax error, 1-based positions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SyntaxErrorInfo {
+    /// Line of the error's start.
+    pub line: usize,
+    /// Column of the error's start (in characters).
+    pub column: usize,
+    /// Line of the error's end.
+    pub end_line: usize,
+    /// Column of the error's end.
+    pub end_column: usize,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// A function, class, method or other named definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SymbolInfo {
+    /// The symbol's own name.
+    pub name: String,
+    /// `function`, `async_function`, `class`, `method`, `interface`, `type_alias`, `enum`...
+    pub kind: String,
+    /// 1-based first line (the `def`/`class` line for decorated Python definitions).
+    pub line: usize,
+    /// 1-based last line.
+    pub end_line: usize,
+    /// Dotted path of the enclosing class or function, if any.
+    pub parent: Option<String>,
+}
+
+/// A Markdown heading.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HeaderInfo {
+    /// 1 to 6.
+    pub level: u8,
+    /// The heading's text.
+    pub text: String,
+    /// 1-based line.
+    pub line: usize,
+}
+
+/// A Markdown code block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CodeBlockInfo {
+    /// The fence's info string (language), if any.
+    pub language: Option<String>,
+    /// The code.
+    pub code: String,
+    /// 1-based line of the block's start.
+    pub line: usize,
+}
+
+/// A Markdown link or image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LinkInfo {
+    /// The link text (or image alt text).
+    pub text: String,
+    /// The destination.
+    pub url: String,
+    /// 1-based line.
+    pub line: usize,
+    /// Whether it is an image.
+    pub image: bool,
+}
+
+/// Problems reported after a write by the built-in syntax check and external checkers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiagnosticsInfo {
+    /// Whether any checker reported a problem.
+    pub has_problems: bool,
+    /// Syntax errors found by the built-in parser.
+    pub syntax_errors: Vec<SyntaxErrorInfo>,
+    /// Output of external checkers that reported problems (name and capped output).
+    pub checkers: Vec<CheckerInfo>,
+}
+
+/// One external checker's report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckerInfo {
+    /// The checker (`ruff`, `py_compile`, `eslint`, `tsc`...).
+    pub name: String,
+    /// Whether it passed.
+    pub ok: bool,
+    /// Its output, capped.
+    pub output: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_file
+
+/// Read a text file with its hash (arms the staleness guard for later writes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// First line to return, 1-based (default: 1).
+    #[serde(default)]
+    pub offset: Option<usize>,
+    /// Most lines to return (default: the whole file).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// A file's content and facts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadFileResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// The text (LF line endings; the original endings are kept on write), or the requested
+    /// range of lines. Empty for binary files.
+    pub content: String,
+    /// SHA-256 of the whole file on disk; pass it as `expected_hash` to guard a later write.
+    pub sha256: String,
+    /// `python`, `typescript`, `tsx`, `javascript`, `jsx`, `markdown`, `json`, `text` or `binary`.
+    pub file_type: String,
+    /// Lines in the whole file.
+    pub line_count: usize,
+    /// Size on disk.
+    pub size_bytes: u64,
+    /// Whether the file is binary (then `content` is empty).
+    pub is_binary: bool,
+    /// `lf`, `cr_lf`, `cr`, `mixed` or `none`.
+    pub line_endings: String,
+    /// Whether the file starts with a UTF-8 BOM.
+    pub bom: bool,
+    /// Whether `content` is a range of lines rather than the whole file.
+    pub partial: bool,
+    /// For code: whether it parses.
+    pub is_valid: Option<bool>,
+    /// For code: syntax errors.
+    pub errors: Vec<SyntaxErrorInfo>,
+    /// For code: definitions.
+    pub symbols: Vec<SymbolInfo>,
+    /// For Markdown: headings.
+    pub headers: Vec<HeaderInfo>,
+    /// For Markdown: code blocks.
+    pub code_blocks: Vec<CodeBlockInfo>,
+    /// For Markdown: links and images.
+    pub links: Vec<LinkInfo>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// write_file, write_python_file, write_markdown_file
+
+/// Write a whole file atomically.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteFileRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// The complete new content.
+    pub content: String,
+    /// Create missing parent directories (default: true).
+    #[serde(default = "yes")]
+    pub create_dirs: bool,
+    /// Write even if the file changed since it was read (default: false).
+    #[serde(default)]
+    pub force: bool,
+    /// The SHA-256 the file must have now (from read_file); always checked, even with force.
+    #[serde(default)]
+    pub expected_hash: Option<String>,
+}
+
+/// What a write did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WriteFileResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// Bytes written.
+    pub size_bytes: u64,
+    /// Detected file type.
+    pub file_type: String,
+    /// SHA-256 of the new content.
+    pub sha256: String,
+    /// Whether the file was created.
+    pub created: bool,
+    /// Post-write diagnostics (empty when off or clean).
+    pub diagnostics: DiagnosticsInfo,
+}
+
+/// Write a Python file, refusing content with syntax errors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WritePythonFileRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// The complete new content.
+    pub content: String,
+    /// Refuse content with syntax errors (default: true).
+    #[serde(default = "yes")]
+    pub validate: bool,
+    /// Create missing parent directories (default: true).
+    #[serde(default = "yes")]
+    pub create_dirs: bool,
+}
+
+/// What write_python_file did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WritePythonFileResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Lines written.
+    pub line_count: usize,
+    /// SHA-256 of the new content.
+    pub sha256: String,
+}
+
+/// Write a Markdown file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteMarkdownFileRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// The complete new content.
+    pub content: String,
+    /// Create missing parent directories (default: true).
+    #[serde(default = "yes")]
+    pub create_dirs: bool,
+}
+
+/// What write_markdown_file did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WriteMarkdownFileResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// Bytes written.
+    pub size_bytes: u64,
+    /// SHA-256 of the new content.
+    pub sha256: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// edit_file, edit_python_file, replace_function
+
+/// Replace one exact (or whitespace-drifted) piece of text in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditFileRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// The text to replace, copied from the file with a line or two of context so it is unique.
+    #[serde(alias = "old_str", alias = "old_text", alias = "search")]
+    pub old_string: String,
+    /// The replacement text.
+    #[serde(alias = "new_str", alias = "new_text", alias = "replace")]
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring exactly one (default: false).
+    #[serde(default)]
+    pub replace_all: bool,
+    /// The SHA-256 the file must have now; always checked, even with force.
+    #[serde(default)]
+    pub expected_hash: Option<String>,
+    /// Edit even if the file changed since it was read (default: false).
+    #[serde(default)]
+    pub force: bool,
+    /// Report what would change without writing (default: false).
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Return the path of the kept copy of the previous content (default: false; a copy is
+    /// always kept for undo_edit).
+    #[serde(default)]
+    pub backup: bool,
+    /// Confine the search to one symbol (`Class.method`) or Markdown section (`Usage > Flags`).
+    #[serde(default)]
+    pub within: Option<String>,
+}
+
+/// What an edit did (or would do, on a dry run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EditFileResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// How many places were replaced.
+    pub replacements: usize,
+    /// The matching strategy that found the text: `exact`, `line_trimmed`,
+    /// `unicode_normalised`, `whitespace_normalised`, `indentation_flexible`,
+    /// `escape_normalised` or `block_anchor`.
+    pub rung: String,
+    /// Similarity of the matched text to `old_string`, 0 to 1 (1 for exact).
+    pub score: f64,
+    /// 1-based first and last line of the (first) replaced region, in the old file.
+    pub line_range: [usize; 2],
+    /// Unified diff of the change, bounded (10 lines a hunk, 200 characters a line).
+    pub diff: String,
+    /// Whether the diff was cut.
+    pub diff_truncated: bool,
+    /// Size before, bytes.
+    pub old_size: u64,
+    /// Size after, bytes.
+    pub new_size: u64,
+    /// SHA-256 of the new content.
+    pub sha256: String,
+    /// Where the previous content is kept, when `backup` was asked.
+    pub backup_path: Option<String>,
+    /// Whether this was a dry run (nothing written).
+    pub dry_run: bool,
+    /// Post-write diagnostics.
+    pub diagnostics: DiagnosticsInfo,
+}
+
+/// Edit a Python file, refusing an edit that introduces syntax errors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditPythonFileRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// The text to replace.
+    #[serde(alias = "old_string")]
+    pub old_content: String,
+    /// The replacement text.
+    #[serde(alias = "new_string")]
+    pub new_content: String,
+    /// Keep the previous content for undo and return its path (default: true).
+    #[serde(default = "yes")]
+    pub backup: bool,
+    /// Check without writing (default: false).
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// What edit_python_file did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EditPythonFileResponse {
+    /// The edit's details.
+    #[serde(flatten)]
+    pub edit: EditFileResponse,
+    /// On a dry run: whether the edit would change the file.
+    pub would_change: bool,
+}
+
+/// Replace a whole function or method by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplaceFunctionRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// `func`, `Class.method` or `Outer.Inner.method`.
+    pub function_name: String,
+    /// The complete new definition (any indentation; it is re-indented to fit).
+    pub new_implementation: String,
+    /// Keep the previous content for undo and return its path (default: true).
+    #[serde(default = "yes")]
+    pub backup: bool,
+}
+
+/// What replace_function did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReplaceFunctionResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// The function that was replaced.
+    pub function_replaced: String,
+    /// Where the previous content is kept, when `backup` was asked.
+    pub backup_path: Option<String>,
+    /// Unified diff of the change (bounded).
+    pub diff: String,
+    /// SHA-256 of the new content.
+    pub sha256: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// apply_patch, undo
+
+/// Apply a multi-file patch atomically.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApplyPatchRequest {
+    /// The patch: `*** Begin Patch` format, `@@`/`===` hunks, or a unified diff.
+    #[serde(alias = "input", alias = "diff")]
+    pub patch: String,
+    /// Apply even to files changed since they were read (default: false).
+    #[serde(default)]
+    pub force: bool,
+    /// Report what would change without writing (default: false).
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// One file a patch touches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PatchedFile {
+    /// The file's path (the destination, for a move).
+    pub path: String,
+    /// `add`, `update`, `delete` or `move`.
+    pub action: String,
+    /// For a move: where it came from.
+    pub from: Option<String>,
+    /// SHA-256 of the new content (none for a delete).
+    pub sha256: Option<String>,
+}
+
+/// What a patch did (or would do).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ApplyPatchResponse {
+    /// Every file touched, in patch order.
+    pub files: Vec<PatchedFile>,
+    /// One combined unified diff.
+    pub diff: String,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+}
+
+/// Restore a file to its content before the last change made through editkit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoEditRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// Restore even if the file changed since editkit's change (default: false).
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// Undo the last patch as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoPatchRequest {
+    /// Restore even if files changed since the patch (default: false).
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// What an undo restored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UndoResponse {
+    /// Files restored (deleted, for files the change had created).
+    pub restored: Vec<String>,
+    /// Earlier versions still available for this file (or earlier patches).
+    pub remaining: usize,
+}
+
+// ---------------------------------------------------------------------------------------------
+// search_files, list_dir, glob, exists, delete
+
+/// Search file contents (regex by default), honouring .gitignore.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchFilesRequest {
+    /// The regex (or literal, with regex=false) to look for.
+    #[serde(alias = "query")]
+    pub pattern: String,
+    /// Directory to search, relative to the workspace root (default: the root).
+    #[serde(default = "dot", alias = "directory")]
+    pub path: String,
+    /// Only files whose path matches this glob (e.g. `src/**/*.ts`).
+    #[serde(default)]
+    pub glob: Option<String>,
+    /// Only files with this extension (`.py` or `py`).
+    #[serde(default)]
+    pub file_extension: Option<String>,
+    /// Treat the pattern as a regex (default: true).
+    #[serde(default = "yes")]
+    pub regex: bool,
+    /// Case sensitivity; default smart (insensitive unless the pattern has an uppercase letter).
+    #[serde(default)]
+    pub case_sensitive: Option<bool>,
+    /// Most matching lines to return (default: 100).
+    #[serde(default = "hundred")]
+    pub max_results: usize,
+    /// Lines of context before and after each match (default: 0).
+    #[serde(default)]
+    pub context_lines: usize,
+}
+
+/// List a directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListDirRequest {
+    /// Directory, relative to the workspace root (default: the root).
+    #[serde(default = "dot", alias = "directory")]
+    pub path: String,
+}
+
+/// A directory's entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ListDirResponse {
+    /// The directory, canonical.
+    pub path: String,
+    /// Sorted names; directories end with `/`.
+    pub entries: Vec<String>,
+}
+
+/// Find files by glob, honouring .gitignore.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GlobRequest {
+    /// Glob relative to `path` (`**/*.py`); `*` does not cross `/`.
+    pub pattern: String,
+    /// Directory to search under (default: the root).
+    #[serde(default = "dot", alias = "directory")]
+    pub path: String,
+}
+
+/// Files matching a glob.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GlobResponse {
+    /// The pattern.
+    pub pattern: String,
+    /// Sorted paths relative to the root.
+    pub matches: Vec<String>,
+    /// Whether the list was cut at its bound.
+    pub truncated: bool,
+}
+
+/// A path argument alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathRequest {
+    /// Path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+}
+
+/// Whether a path exists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ExistsResponse {
+    /// The path as given.
+    pub path: String,
+    /// Whether something is there.
+    pub exists: bool,
+    /// `file`, `dir` or `other` when it exists.
+    pub kind: Option<String>,
+}
+
+/// What a delete removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DeleteResponse {
+    /// The path as given.
+    pub path: String,
+    /// `file`, `dir` or `symlink` (a link is removed, never its target).
+    pub deleted: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// generate_diff, file_symbols, check_syntax, update_project_index
+
+/// Diff a file against proposed content, without writing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateDiffRequest {
+    /// File path, relative to the workspace root (a missing file diffs against empty).
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// The proposed content.
+    pub new_content: String,
+    /// Lines of context around each change (default: 3).
+    #[serde(default = "three")]
+    pub context_lines: usize,
+}
+
+/// A diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GenerateDiffResponse {
+    /// Unified diff.
+    pub diff: String,
+    /// Lines added.
+    pub additions: usize,
+    /// Lines removed.
+    pub deletions: usize,
+    /// Whether the content differs.
+    pub has_changes: bool,
+}
+
+/// Symbols of a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileSymbolsResponse {
+    /// Canonical path.
+    pub path: String,
+    /// Detected file type.
+    pub file_type: String,
+    /// Definitions in source order.
+    pub symbols: Vec<SymbolInfo>,
+}
+
+/// Syntax check of a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckSyntaxResponse {
+    /// Canonical path.
+    pub path: String,
+    /// Detected file type.
+    pub file_type: String,
+    /// Whether it parses.
+    pub valid: bool,
+    /// Errors with positions.
+    pub errors: Vec<SyntaxErrorInfo>,
+}
+
+/// Create or refresh named sections of a project index Markdown file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateProjectIndexRequest {
+    /// Directory holding the index, relative to the workspace root (default: the root).
+    #[serde(default = "dot")]
+    pub project_root: String,
+    /// Becomes the `# ` title line.
+    #[serde(default)]
+    pub project_name: Option<String>,
+    /// Body of the `## Description` section.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Body of the `## Structure` section.
+    #[serde(default)]
+    pub structure: Option<String>,
+    /// Body of the `## Instructions` section.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// The index file's name (default: PROJECT.md).
+    #[serde(default = "project_md")]
+    pub file: String,
+}
+
+/// What update_project_index changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UpdateProjectIndexResponse {
+    /// The index file.
+    pub path: String,
+    /// Sections created or replaced.
+    pub updated_sections: Vec<String>,
+    /// Whether the file was created.
+    pub created: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editor sessions
+
+/// Load a file into an in-memory editor session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditorLoadRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+}
+
+/// A new session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EditorLoadResponse {
+    /// Pass this to the other editor tools.
+    pub session_id: String,
+    /// Canonical path.
+    pub path: String,
+    /// Lines in the buffer.
+    pub line_count: usize,
+    /// SHA-256 of the file when loaded.
+    pub sha256: String,
+}
+
+/// Read a session's buffer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditorReadRequest {
+    /// The session.
+    pub session_id: String,
+    /// First line, 1-based (default: 1).
+    #[serde(default)]
+    pub offset: Option<usize>,
+    /// Most lines (default: all).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// A buffer's content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EditorReadResponse {
+    /// The session.
+    pub session_id: String,
+    /// The requested lines.
+    pub content: String,
+    /// Lines in the whole buffer.
+    pub line_count: usize,
+    /// Whether the buffer differs from the file on disk when loaded.
+    pub modified: bool,
+}
+
+/// Replace a session's whole buffer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditorWriteRequest {
+    /// The session.
+    pub session_id: String,
+    /// The new buffer content.
+    #[serde(alias = "content")]
+    pub text: String,
+}
+
+/// Edit a session's buffer with the same matcher as edit_file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditorEditRequest {
+    /// The session.
+    pub session_id: String,
+    /// The text to replace.
+    #[serde(alias = "old_string", alias = "old_str")]
+    pub old: String,
+    /// The replacement.
+    #[serde(alias = "new_string", alias = "new_str")]
+    pub new: String,
+    /// Replace every occurrence (default: false).
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// A session id alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRequest {
+    /// The session.
+    pub session_id: String,
+}
+
+/// A session's state after a change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EditorStateResponse {
+    /// The session.
+    pub session_id: String,
+    /// Lines in the buffer.
+    pub line_count: usize,
+    /// Replacements made (editor_edit), 0 otherwise.
+    pub replacements: usize,
+    /// The rung that matched (editor_edit).
+    pub rung: Option<String>,
+    /// Whether the buffer differs from the file on disk when loaded.
+    pub modified: bool,
+}
+
+/// What editor_store wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EditorStoreResponse {
+    /// The session.
+    pub session_id: String,
+    /// Canonical path.
+    pub path: String,
+    /// Bytes written.
+    pub size_bytes: u64,
+    /// SHA-256 of the new content.
+    pub sha256: String,
+}
+
+/// What editor_clear did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EditorClearResponse {
+    /// The session closed.
+    pub session_id: String,
+    /// Whether it held changes that were never stored.
+    pub discarded_changes: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search results, mirrored from editkit-search so the schema lives with the tool.
+
+/// One matching line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchMatch {
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column of the match's start (in bytes).
+    pub column: u64,
+    /// The line (cut with a marker when very long).
+    pub content: String,
+    /// Context lines before.
+    pub before: Vec<String>,
+    /// Context lines after.
+    pub after: Vec<String>,
+}
+
+/// Matches in one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchFileResult {
+    /// Path relative to the root.
+    pub file: String,
+    /// Matching lines in order.
+    pub matches: Vec<SearchMatch>,
+}
+
+/// A file not searched, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedFile {
+    /// Path relative to the root.
+    pub path: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// A search's results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchFilesResponse {
+    /// The pattern searched.
+    pub pattern: String,
+    /// The directory searched.
+    pub directory: String,
+    /// Files searched.
+    pub files_searched: u64,
+    /// Files with at least one match.
+    pub files_with_matches: u64,
+    /// Matches per file, files sorted.
+    pub results: Vec<SearchFileResult>,
+    /// Files skipped, with reasons.
+    pub skipped: Vec<SkippedFile>,
+    /// Whether results were cut at max_results.
+    pub truncated: bool,
+}

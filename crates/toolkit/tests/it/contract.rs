@@ -1,0 +1,238 @@
+//! Every tool through `call()` with JSON, and every error kind of the contract at least once.
+
+use serde_json::json;
+
+use crate::support::Env;
+
+#[test]
+fn a_python_file_reads_as_python_with_its_symbol() {
+    let env = Env::with_files(&[("hello.py", "def hello(): pass\n")]);
+    let read = env.ok("read_file", json!({"path": "hello.py"}));
+    assert_eq!(read["file_type"], "python");
+    assert_eq!(read["is_valid"], true);
+    assert_eq!(read["symbols"].as_array().unwrap().len(), 1);
+    assert_eq!(read["symbols"][0]["name"], "hello");
+    assert_eq!(read["sha256"], editkit::vfs::sha256_hex(b"def hello(): pass\n"));
+}
+
+#[test]
+fn python_with_syntax_errors_is_refused_and_not_written() {
+    let env = Env::new();
+    let result = env.refused("write_python_file", json!({"path": "bad.py", "content": "x = 1 +"}), "syntax_error");
+    let errors = result["error"]["syntax_errors"].as_array().unwrap();
+    assert!(!errors.is_empty());
+    assert_eq!(errors[0]["line"], 1);
+    assert!(errors[0]["column"].as_u64().is_some());
+    assert!(!env.dir.path().join("bad.py").exists());
+    let written = env.ok("write_python_file", json!({"path": "bad.py", "content": "x = 1 +", "validate": false}));
+    assert_eq!(written["bytes_written"], 7);
+}
+
+#[test]
+fn search_counts_files_with_matches() {
+    let env = Env::with_files(&[("file1.py", "# TODO: fix\nx = 1\n"), ("file2.py", "y = 2\n")]);
+    let result = env.ok("search_files", json!({"pattern": "TODO"}));
+    assert_eq!(result["files_with_matches"], 1);
+    assert_eq!(result["results"][0]["file"], "file1.py");
+    assert_eq!(result["results"][0]["matches"][0]["line"], 1);
+    let code = env.ok("search_code", json!({"pattern": "TODO"}));
+    assert_eq!(code["files_with_matches"], 1);
+    env.refused("search_files", json!({"pattern": "(unclosed"}), "invalid_args");
+}
+
+#[test]
+fn edits_keep_crlf_and_bom_and_report_their_rung() {
+    let env = Env::new();
+    env.put("win.py", b"\xEF\xBB\xBFdef f():\r\n\treturn 1\r\n\r\nx = f()\r\n");
+    let edit =
+        env.ok("edit_file", json!({"path": "win.py", "old_string": "    return 1", "new_string": "    return 2"}));
+    assert_eq!(edit["rung"], "line_trimmed");
+    assert_eq!(edit["line_range"], json!([2, 2]));
+    assert_eq!(
+        std::fs::read(env.dir.path().join("win.py")).unwrap(),
+        b"\xEF\xBB\xBFdef f():\r\n\treturn 2\r\n\r\nx = f()\r\n"
+    );
+    assert!(edit["diff"].as_str().unwrap().contains("+\treturn 2"));
+}
+
+#[test]
+fn every_error_kind_of_the_contract_is_reachable() {
+    let env = Env::with_files(&[("dup.py", "x = 1\nx = 1\n"), ("a.txt", "alpha\n"), (".env", "SECRET=1\n")]);
+    // not_found: no such text, with the closest region.
+    let result =
+        env.refused("edit_file", json!({"path": "a.txt", "old_string": "alpah", "new_string": "b"}), "not_found");
+    assert_eq!(result["error"]["closest"]["first_line"], 1);
+    env.refused("read_file", json!({"path": "missing.txt"}), "not_found");
+    // ambiguous, with the candidate lines.
+    let result =
+        env.refused("edit_file", json!({"path": "dup.py", "old_string": "x = 1", "new_string": "x = 2"}), "ambiguous");
+    assert_eq!(result["error"]["lines"], json!([1, 2]));
+    // already_applied.
+    env.ok("edit_file", json!({"path": "a.txt", "old_string": "alpha", "new_string": "beta"}));
+    env.refused("edit_file", json!({"path": "a.txt", "old_string": "alpha", "new_string": "beta"}), "already_applied");
+    // stale: read, change behind the toolkit's back, write.
+    env.ok("read_file", json!({"path": "a.txt"}));
+    env.put("a.txt", b"changed elsewhere\n");
+    let result = env.refused("write_file", json!({"path": "a.txt", "content": "mine\n"}), "stale");
+    assert!(result["error"]["current_sha256"].is_string());
+    env.refused("edit_file", json!({"path": "a.txt", "old_string": "changed", "new_string": "x"}), "stale");
+    env.ok("write_file", json!({"path": "a.txt", "content": "mine\n", "force": true}));
+    env.refused(
+        "write_file",
+        json!({"path": "a.txt", "content": "x", "force": true, "expected_hash": "0".repeat(64)}),
+        "stale",
+    );
+    // outside_workspace and blocked.
+    env.refused("read_file", json!({"path": "../etc/passwd"}), "outside_workspace");
+    env.refused("write_file", json!({"path": "/etc/editkit-test", "content": "x"}), "outside_workspace");
+    env.refused("read_file", json!({"path": ".env"}), "blocked");
+    // is_directory.
+    env.put("dir/x.txt", b"x");
+    env.refused("write_file", json!({"path": "dir", "content": "x"}), "is_directory");
+    // utf16, not_utf8, binary (a binary read is not an error, an edit is).
+    env.put("u16.txt", b"\xFF\xFEa\x00b\x00");
+    env.refused("read_file", json!({"path": "u16.txt"}), "utf16");
+    env.put("latin1.txt", b"caf\xE9\n");
+    env.refused("read_file", json!({"path": "latin1.txt"}), "not_utf8");
+    env.put("blob.bin", b"\x00\x01\x02");
+    let read = env.ok("read_file", json!({"path": "blob.bin"}));
+    assert_eq!(read["is_binary"], true);
+    assert_eq!(read["size_bytes"], 3);
+    env.refused("edit_file", json!({"path": "blob.bin", "old_string": "a", "new_string": "b"}), "binary");
+    // invalid_args.
+    env.refused("edit_file", json!({"path": "a.txt"}), "invalid_args");
+    env.refused("read_file", json!({"path": "~/x"}), "invalid_args");
+    // syntax_error.
+    env.refused("write_python_file", json!({"path": "p.py", "content": "def ("}), "syntax_error");
+    // no_change.
+    env.refused("edit_file", json!({"path": "a.txt", "old_string": "mine", "new_string": "mine"}), "no_change");
+    // too_large.
+    let small =
+        editkit::Toolkit::open(env.dir.path(), editkit::Options { max_read_bytes: 4, ..Default::default() }).unwrap();
+    let result = editkit::tools::call(&small, "read_file", json!({"path": "a.txt"}));
+    assert_eq!(result["error"]["kind"], "too_large");
+    // invalid_patch and exists (an add onto an existing file), nothing written.
+    env.refused("apply_patch", json!({"patch": "this is not a patch"}), "invalid_patch");
+    let result =
+        env.call("apply_patch", json!({"patch": "*** Begin Patch\n*** Add File: a.txt\n+new\n*** End Patch\n"}));
+    assert_eq!(result["ok"], false);
+    assert!(result["error"].to_string().contains("exists"), "{result:#}");
+    assert_eq!(env.get("a.txt"), "mine\n");
+}
+
+#[test]
+fn io_errors_are_reported_as_io() {
+    // sysfs refuses to create files even for root: a write fails below the policy layer.
+    let Ok(toolkit) = editkit::Toolkit::open("/sys/kernel", editkit::Options::default()) else { return };
+    let result = editkit::tools::call(&toolkit, "write_file", json!({"path": "editkit-test", "content": "x"}));
+    assert_eq!(result["error"]["kind"], "io", "{result:#}");
+}
+
+#[test]
+fn a_failing_hunk_leaves_every_file_untouched_and_lists_each_failure() {
+    let env = Env::with_files(&[("a.py", "a = 1\n"), ("b.py", "b = 1\n"), ("c.py", "c = 1\n")]);
+    let patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-a = 1\n+a = 2\n*** Update File: b.py\n@@\n-b = 9\n+b = 2\n*** Update File: c.py\n@@\n-c = 8\n+c = 2\n*** End Patch\n";
+    let result = env.call("apply_patch", json!({ "patch": patch }));
+    assert_eq!(result["ok"], false);
+    let failures = result["error"]["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 2, "{result:#}");
+    assert_eq!(
+        (env.get("a.py"), env.get("b.py"), env.get("c.py")),
+        ("a = 1\n".into(), "b = 1\n".into(), "c = 1\n".into())
+    );
+    let ok = env.ok("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: a.py\n@@\n-a = 1\n+a = 2\n*** Move to: moved/a.py\n*** End Patch\n".replace("@@\n-a = 1\n+a = 2\n*** Move to: moved/a.py\n", "*** Move to: moved/a.py\n@@\n-a = 1\n+a = 2\n")}));
+    assert_eq!(ok["files"][0]["action"], "move");
+    assert_eq!(env.get("moved/a.py"), "a = 2\n");
+    env.ok("undo_patch", json!({}));
+    assert_eq!(env.get("a.py"), "a = 1\n");
+    assert!(!env.dir.path().join("moved/a.py").exists());
+}
+
+#[test]
+fn undo_restores_and_survives_a_restart() {
+    let env = Env::with_files(&[("a.txt", "one\n")]);
+    env.ok("edit_file", json!({"path": "a.txt", "old_string": "one", "new_string": "two"}));
+    env.ok("write_file", json!({"path": "b.txt", "content": "new\n"}));
+    let again = editkit::Toolkit::open(env.dir.path(), editkit::Options::default()).unwrap();
+    let undo = editkit::tools::call(&again, "undo_edit", json!({"path": "a.txt"}));
+    assert_eq!(undo["ok"], true, "{undo:#}");
+    assert_eq!(env.get("a.txt"), "one\n");
+    assert_eq!(editkit::tools::call(&again, "undo_edit", json!({"path": "b.txt"}))["ok"], true);
+    assert!(!env.dir.path().join("b.txt").exists());
+    let none = editkit::tools::call(&again, "undo_edit", json!({"path": "a.txt"}));
+    assert_eq!(none["error"]["kind"], "not_found");
+    // A deleted file comes back.
+    env.ok("delete", json!({"path": "a.txt"}));
+    env.ok("undo_edit", json!({"path": "a.txt"}));
+    assert_eq!(env.get("a.txt"), "one\n");
+}
+
+#[test]
+fn edits_can_be_confined_to_a_symbol_or_section() {
+    let env = Env::with_files(&[
+        ("m.py", "class A:\n    def f(self):\n        return 1\n\nclass B:\n    def f(self):\n        return 1\n"),
+        ("g.md", "# T\n\n## One\n\nsame\n\n## Two\n\nsame\n"),
+    ]);
+    env.refused("edit_file", json!({"path": "m.py", "old_string": "return 1", "new_string": "return 2"}), "ambiguous");
+    env.ok("edit_file", json!({"path": "m.py", "old_string": "return 1", "new_string": "return 2", "within": "B.f"}));
+    assert!(env.get("m.py").ends_with("    def f(self):\n        return 2\n"));
+    env.ok("edit_file", json!({"path": "g.md", "old_string": "same", "new_string": "changed", "within": "T > Two"}));
+    assert_eq!(env.get("g.md"), "# T\n\n## One\n\nsame\n\n## Two\n\nchanged\n");
+    env.refused(
+        "edit_file",
+        json!({"path": "m.py", "old_string": "x", "new_string": "y", "within": "C.g"}),
+        "not_found",
+    );
+}
+
+#[test]
+fn several_roots_route_absolute_paths_to_their_root() {
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    std::fs::write(second.path().join("b.txt"), "bee\n").unwrap();
+    let toolkit =
+        editkit::Toolkit::open_roots(&[first.path().into(), second.path().into()], Default::default()).unwrap();
+    let absolute = std::fs::canonicalize(second.path()).unwrap().join("b.txt");
+    let read = editkit::tools::call(&toolkit, "read_file", json!({"path": absolute}));
+    assert_eq!(read["content"], "bee\n");
+    let relative = editkit::tools::call(&toolkit, "read_file", json!({"path": "b.txt"}));
+    assert_eq!(relative["error"]["kind"], "not_found");
+}
+
+#[test]
+fn read_only_toolkits_refuse_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let toolkit =
+        editkit::Toolkit::open(dir.path(), editkit::Options { read_only: true, ..Default::default() }).unwrap();
+    let result = editkit::tools::call(&toolkit, "write_file", json!({"path": "a", "content": "x"}));
+    assert_eq!(result["error"]["kind"], "blocked");
+    assert!(!dir.path().join("a").exists());
+}
+
+#[test]
+fn editor_sessions_refuse_to_store_over_a_changed_file() {
+    let env = Env::with_files(&[("e.txt", "a\nb\n")]);
+    let id = env.ok("editor_load", json!({"path": "e.txt"}))["session_id"].as_str().unwrap().to_owned();
+    env.ok("editor_edit", json!({"session_id": id, "old": "b", "new": "c"}));
+    let diff = env.ok("editor_diff", json!({"session_id": id}));
+    assert_eq!(diff["additions"], 1);
+    env.put("e.txt", b"changed\n");
+    env.refused("editor_store", json!({"session_id": id}), "stale");
+    assert_eq!(env.get("e.txt"), "changed\n");
+    env.ok("editor_clear", json!({"session_id": id}));
+    env.refused("editor_read", json!({"session_id": id}), "not_found");
+}
+
+#[test]
+fn project_index_sections_are_refreshed_without_touching_others() {
+    let env = Env::with_files(&[("PROJECT.md", "# Old\n\n## Description\n\nold text\n\n## Notes\n\nkeep me\n")]);
+    let result = env.ok(
+        "update_project_index",
+        json!({"project_name": "New", "description": "new text", "instructions": "run it"}),
+    );
+    assert_eq!(result["updated_sections"], json!(["title", "Description", "Instructions"]));
+    assert_eq!(
+        env.get("PROJECT.md"),
+        "# New\n\n## Description\n\nnew text\n\n## Notes\n\nkeep me\n\n## Instructions\n\nrun it\n"
+    );
+}

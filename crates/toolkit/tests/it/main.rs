@@ -1,0 +1,9 @@
+//! Integration tests of the editkit facade through `tools::call` and the typed methods.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+
+mod concurrency;
+mod contract;
+mod examples;
+mod fuzz_replay;
+mod schemas;
+mod support;

@@ -1,0 +1,270 @@
+//! The bodies of editkit's fuzz targets, shared with `cargo test`: each libFuzzer target in
+//! `fuzz_targets/` calls one of these functions, and the facade's test suite
+//! (`crates/toolkit/tests/it/fuzz_replay.rs`) replays every file committed under
+//! `fixtures/fuzz/<target>/` through the same function on the stable toolchain, so a past
+//! crash cannot come back unnoticed.
+//!
+//! Every function takes arbitrary bytes and panics only when an invariant is broken.
+
+use std::path::Path;
+
+use editkit::vfs::{Text, Workspace, WriteOptions};
+
+/// Text codec round trip: decode then encode is the identity; a splice keeps every byte
+/// before the edited line.
+pub fn codec(data: &[u8]) {
+    let Ok(text) = Text::decode(data) else { return };
+    assert_eq!(text.encode(), data, "decode/encode is not the identity");
+    assert!(!text.as_str().contains('\r'));
+    let len = text.as_str().len();
+    if len == 0 {
+        return;
+    }
+    // Replace the last line with a marker: everything before it must stay byte-identical.
+    let start = text.as_str()[..len - 1].rfind('\n').map_or(0, |i| i + 1);
+    let mut edited = text.clone();
+    if edited.splice(start..len, "X").is_ok() {
+        let bytes = edited.encode();
+        let original_prefix_len = Text::decode(data).map(|t| prefix_bytes(&t, start)).unwrap_or(0);
+        assert_eq!(bytes[..original_prefix_len], data[..original_prefix_len], "bytes before the edit changed");
+    }
+}
+
+/// Bytes on disk (BOM included) that encode the first `normalised` bytes of the text.
+fn prefix_bytes(text: &Text, normalised: usize) -> usize {
+    let lines_before = text.as_str()[..normalised].matches('\n').count();
+    let crlf_before =
+        text.endings().iter().take(lines_before).filter(|e| **e == editkit::vfs::LineEnding::CrLf).count();
+    normalised + crlf_before + if text.bom() { 3 } else { 0 }
+}
+
+/// Names the path-policy target builds paths and links from.
+const PARTS: [&str; 12] = ["a", "b", "sub", "..", ".", "link", "out", "~", "", "a/b", "$ROOT", "$OUT"];
+const TARGETS: [&str; 8] = ["a", "sub", "..", "../out", "../../", "$OUT", "$ROOT/a", "link"];
+const LINK_SPOTS: [&str; 4] = ["link", "a/link", "sub/link", "l2"];
+
+/// A sequence of workspace operations and symlink plantings decoded from the bytes, in a
+/// temporary root beside an outside folder: nothing outside is ever read, changed or created.
+pub fn paths(data: &[u8]) {
+    let Ok(tmp) = tempfile::tempdir() else { return };
+    let Ok(base) = std::fs::canonicalize(tmp.path()) else { return };
+    let (root, out) = (base.join("root"), base.join("out"));
+    for dir in [&root, &out, &root.join("a"), &root.join("sub")] {
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+    }
+    let _ = std::fs::write(out.join("sentinel.txt"), "SENTINEL");
+    let _ = std::fs::write(root.join("a/file.txt"), "inside");
+    let Ok(workspace) = Workspace::builder(&root).cross_process_locks(false).open() else { return };
+    let before = snapshot(&base, &root);
+    let expand = |s: &str| s.replace("$ROOT", &root.to_string_lossy()).replace("$OUT", &out.to_string_lossy());
+    let mut bytes = data.iter().copied();
+    let mut next = move || bytes.next();
+    while let Some(op) = next() {
+        let mut path = String::new();
+        for _ in 0..=(op >> 5) % 4 {
+            let Some(part) = next() else { break };
+            if !path.is_empty() {
+                path.push('/');
+            }
+            path.push_str(PARTS[usize::from(part) % PARTS.len()]);
+        }
+        let path = expand(&path);
+        let seen = match op % 8 {
+            0 => {
+                let spot = LINK_SPOTS[usize::from(next().unwrap_or(0)) % LINK_SPOTS.len()];
+                let target = expand(TARGETS[usize::from(next().unwrap_or(0)) % TARGETS.len()]);
+                let _ = std::fs::remove_file(root.join(spot));
+                let _ = std::os::unix::fs::symlink(target, root.join(spot));
+                String::new()
+            }
+            1 => workspace.read(&path).map(|f| f.text().to_owned()).unwrap_or_default(),
+            2 => {
+                let _ = workspace.write(&path, b"fuzz", &WriteOptions { force: true, ..Default::default() });
+                String::new()
+            }
+            3 => {
+                let _ = workspace.delete(&path);
+                String::new()
+            }
+            4 => workspace.list_dir(&path).map(|names| names.join(",")).unwrap_or_default(),
+            5 => workspace.glob("**", &path).map(|names| names.join(",")).unwrap_or_default(),
+            6 => {
+                let _ = workspace.rename("a/file.txt", &path, true, true);
+                let _ = workspace.rename(&path, "a/file.txt", true, true);
+                String::new()
+            }
+            _ => {
+                let _ = workspace.create_dir_all(&path);
+                String::new()
+            }
+        };
+        assert!(!seen.contains("SENTINEL") && !seen.contains("sentinel.txt"), "the outside leaked: {seen}");
+    }
+    assert_eq!(snapshot(&base, &root), before, "something outside the root changed");
+}
+
+/// Everything under `base` except the root itself: names, file contents, link targets.
+fn snapshot(base: &Path, root: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![base.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path == root {
+                continue;
+            }
+            let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+            let value = if meta.is_symlink() {
+                format!("link {:?}", std::fs::read_link(&path).ok())
+            } else if meta.is_dir() {
+                stack.push(path.clone());
+                "dir".to_owned()
+            } else {
+                std::fs::read_to_string(&path).unwrap_or_default()
+            };
+            out.push((path.to_string_lossy().into_owned(), value));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The JSON dispatcher with arbitrary arguments: the first byte picks the tool, the rest is
+/// the arguments (JSON if it parses, else a string in every common field). The result is
+/// always a contract object, and nothing outside the root changes.
+pub fn call(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else { return };
+    let names = editkit::tools::names();
+    let tool = names[usize::from(which) % names.len()];
+    let args = serde_json::from_slice::<serde_json::Value>(rest).unwrap_or_else(|_| {
+        let text = String::from_utf8_lossy(rest);
+        serde_json::json!({
+            "path": text, "content": text, "old_string": text, "new_string": "x", "pattern": text,
+            "patch": text, "function_name": text, "new_implementation": text, "session_id": text,
+            "new_content": text, "old_content": text, "within": text,
+        })
+    });
+    let Ok(tmp) = tempfile::tempdir() else { return };
+    let Ok(base) = std::fs::canonicalize(tmp.path()) else { return };
+    let (root, out) = (base.join("root"), base.join("out"));
+    if std::fs::create_dir_all(root.join("src")).is_err() || std::fs::create_dir_all(&out).is_err() {
+        return;
+    }
+    let _ = std::fs::write(out.join("sentinel.txt"), "SENTINEL");
+    let _ = std::fs::write(root.join("src/app.py"), "def f():\n    return 1\n");
+    let _ = std::fs::write(root.join("README.md"), "# T\n\n## Usage\n\nrun\n");
+    let Ok(toolkit) = editkit::Toolkit::open(&root, editkit::Options::default()) else { return };
+    let before = snapshot(&base, &root);
+    let result = editkit::tools::call(&toolkit, tool, args);
+    let ok = result["ok"].as_bool().expect("every result has a boolean `ok`");
+    if !ok {
+        let kind = result["error"]["kind"].as_str().expect("every error has a kind");
+        assert!(!kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "kind {kind:?}");
+        assert!(result["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    assert!(!result.to_string().contains("SENTINEL"), "the outside leaked through {tool}");
+    assert_eq!(snapshot(&base, &root), before, "{tool} changed something outside the root");
+}
+
+/// Matcher find/replace over (haystack, needle, new): no panic, ranges on char boundaries, and
+/// every replacement is prefix + inserted text + suffix around the matches.
+pub fn matcher(data: &[u8]) {
+    use editkit::matcher::{Options, Rung};
+
+    // Fields are separated by 0xFF, which never occurs in UTF-8; the first byte picks the mode.
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let mut fields = rest.split(|&byte| byte == 0xFF).map(String::from_utf8_lossy);
+    let haystack = fields.next().unwrap_or_default();
+    let needle = fields.next().unwrap_or_default();
+    let new = fields.next().unwrap_or_default();
+    let mut options = Options { strict: mode & 1 == 1, ..Options::default() };
+    if mode & 2 == 2 {
+        // A range picked by the high bits of the mode byte, possibly off char boundaries (refused).
+        let len = haystack.len();
+        let start = usize::from(mode >> 4) * len / 16;
+        let end = (start + usize::from(mode >> 2 & 3) * len / 4).min(len);
+        options.within = Some(start..end);
+    }
+
+    if let Ok(found) = editkit_matcher::find(&haystack, &needle, &options) {
+        let range = found.byte_range();
+        assert!(range.start < range.end && range.end <= haystack.len());
+        assert!(haystack.is_char_boundary(range.start) && haystack.is_char_boundary(range.end));
+        if let Some(within) = &options.within {
+            assert!(within.start <= range.start && range.end <= within.end);
+        }
+        let lines = found.line_range();
+        assert_eq!(lines.start, haystack[..range.start].matches('\n').count());
+        assert!(lines.end > lines.start);
+        if found.rung() == Rung::Exact {
+            assert_eq!(&haystack[range], &*needle);
+        }
+    }
+    if let Ok(all) = editkit_matcher::find_all(&haystack, &needle, &options) {
+        for pair in all.windows(2) {
+            assert!(pair[0].byte_range().end <= pair[1].byte_range().start);
+        }
+    }
+    let replaced = if mode & 4 == 4 {
+        editkit_matcher::replace_all(&haystack, &needle, &new, &options)
+    } else {
+        editkit_matcher::replace(&haystack, &needle, &new, &options)
+    };
+    if let Ok(edited) = replaced {
+        check_splice(&haystack, &new, &edited);
+    }
+}
+
+fn check_splice(before: &str, new: &str, edited: &editkit::matcher::Replaced) {
+    let after = edited.text();
+    assert_ne!(before, after);
+    assert_eq!(edited.matches().len(), edited.inserted().len());
+    let (mut before_at, mut after_at) = (0, 0);
+    for (found, inserted) in edited.matches().iter().zip(edited.inserted()) {
+        let range = found.byte_range();
+        assert!(before.is_char_boundary(range.start) && before.is_char_boundary(range.end));
+        assert!(after.is_char_boundary(inserted.start) && after.is_char_boundary(inserted.end));
+        assert_eq!(before[before_at..range.start], after[after_at..inserted.start]);
+        if found.rung() == editkit::matcher::Rung::Exact {
+            assert_eq!(&after[inserted.clone()], new);
+        }
+        before_at = range.end;
+        after_at = inserted.end;
+    }
+    assert_eq!(before[before_at..], after[after_at..]);
+}
+
+const ANALYZE_PATHS: [&str; 8] = ["a.py", "a.ts", "a.tsx", "a.js", "a.jsx", "a.md", "a.json", "a"];
+
+/// Arbitrary bytes through detect, syntax check, symbols, symbol ranges, function replacement
+/// and the Markdown outline: never a panic or a hang.
+pub fn analyze(data: &[u8]) {
+    use editkit::analyze::{
+        FileKind, check_syntax, detect, outline, replace_function, section_range, symbol_range, symbols,
+    };
+    // The first byte picks the path, so every grammar sees every input.
+    let Some((&selector, bytes)) = data.split_first() else { return };
+    let path = ANALYZE_PATHS[usize::from(selector) % ANALYZE_PATHS.len()];
+    let kind = detect(path, bytes);
+    let Ok(text) = std::str::from_utf8(bytes) else { return };
+    let _ = check_syntax(kind, text);
+    let _ = outline(text);
+    let _ = section_range(text, "a > b");
+    let code_kind = match kind {
+        FileKind::Markdown | FileKind::Json | FileKind::Text | FileKind::Binary => FileKind::Python,
+        other => other,
+    };
+    if let Ok(found) = symbols(code_kind, text)
+        && let Some(first) = found.first()
+        && let Ok(range) = symbol_range(code_kind, text, &first.path())
+    {
+        let own = text.get(range.clone());
+        assert!(own.is_some(), "range {range:?} is not on char boundaries");
+        let _ = replace_function(code_kind, text, &first.path(), own.unwrap_or_default());
+    }
+}
