@@ -191,7 +191,7 @@ pub fn matcher(data: &[u8]) {
         options.within = Some(start..end);
     }
 
-    if let Ok(found) = editkit_matcher::find(&haystack, &needle, &options) {
+    if let Ok(found) = editkit::matcher::find(&haystack, &needle, &options) {
         let range = found.byte_range();
         assert!(range.start < range.end && range.end <= haystack.len());
         assert!(haystack.is_char_boundary(range.start) && haystack.is_char_boundary(range.end));
@@ -205,15 +205,15 @@ pub fn matcher(data: &[u8]) {
             assert_eq!(&haystack[range], &*needle);
         }
     }
-    if let Ok(all) = editkit_matcher::find_all(&haystack, &needle, &options) {
+    if let Ok(all) = editkit::matcher::find_all(&haystack, &needle, &options) {
         for pair in all.windows(2) {
             assert!(pair[0].byte_range().end <= pair[1].byte_range().start);
         }
     }
     let replaced = if mode & 4 == 4 {
-        editkit_matcher::replace_all(&haystack, &needle, &new, &options)
+        editkit::matcher::replace_all(&haystack, &needle, &new, &options)
     } else {
-        editkit_matcher::replace(&haystack, &needle, &new, &options)
+        editkit::matcher::replace(&haystack, &needle, &new, &options)
     };
     if let Ok(edited) = replaced {
         check_splice(&haystack, &new, &edited);
@@ -266,5 +266,117 @@ pub fn analyze(data: &[u8]) {
         let own = text.get(range.clone());
         assert!(own.is_some(), "range {range:?} is not on char boundaries");
         let _ = replace_function(code_kind, text, &first.path(), own.unwrap_or_default());
+    }
+}
+
+/// A small tree shared by every run; dry runs never change it.
+fn patch_workspace() -> &'static editkit::vfs::Workspace {
+    static TREE: std::sync::OnceLock<(tempfile::TempDir, editkit::vfs::Workspace)> = std::sync::OnceLock::new();
+    let (_, workspace) = TREE.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let files: [(&str, &[u8]); 5] = [
+            ("a.txt", b"one\ntwo\nthree\n"),
+            ("src/lib.rs", b"fn main() {\r\n    println!(\"hi\");\r\n}\r\n"),
+            ("bom.md", b"\xEF\xBB\xBF# Title\n\ntext"),
+            ("u16.txt", b"\xFF\xFEh\x00i\x00"),
+            ("bin.dat", b"\x00\x01\x02"),
+        ];
+        for (path, bytes) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().expect("a parent")).expect("folders");
+            std::fs::write(full, bytes).expect("a file");
+        }
+        let workspace = editkit::vfs::Workspace::open(dir.path()).expect("a workspace");
+        (dir, workspace)
+    });
+    workspace
+}
+
+/// Patch parsers and planner: any text parses or fails with a typed error whose line is inside
+/// the text; a parsed patch plans (dry run) against a small tree without panicking.
+pub fn patch(data: &[u8]) {
+    use editkit::patch::{ApplyOptions, Error, Operation};
+
+    let text = String::from_utf8_lossy(data);
+    let lines = text.split('\n').count();
+    match editkit::patch::parse(&text) {
+        Ok(patch) => {
+            assert!(!patch.operations().is_empty());
+            for operation in patch.operations() {
+                assert!((1..=lines).contains(&operation.line()));
+                if let Operation::Update { hunks, .. } = operation {
+                    assert!(hunks.iter().all(|hunk| (1..=lines).contains(&hunk.line)));
+                }
+            }
+            let options = ApplyOptions { dry_run: true, ..Default::default() };
+            match editkit::patch::plan(patch_workspace(), &patch, &options) {
+                Ok(plan) => assert!(plan.preview().dry_run),
+                Err(err) => {
+                    assert!(!err.kind().is_empty());
+                    let _ = err.to_string();
+                    if let Error::Plan { failures } = &err {
+                        assert!(!failures.is_empty());
+                    }
+                }
+            }
+        }
+        Err(Error::InvalidPatch { line, .. }) => assert!((1..=lines).contains(&line), "line {line} of {lines}"),
+        Err(Error::EmptyHunk { line, .. }) => assert!((1..=lines).contains(&line)),
+        Err(err) => assert!(matches!(err, Error::NoOperations | Error::TooLarge { .. }), "{err}"),
+    }
+}
+
+/// One workspace for every run: creating a temp dir per input would dominate the run time.
+fn search_workspace() -> &'static (tempfile::TempDir, editkit::vfs::Workspace) {
+    static WORKSPACE: std::sync::OnceLock<(tempfile::TempDir, editkit::vfs::Workspace)> = std::sync::OnceLock::new();
+    WORKSPACE.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let workspace = editkit::vfs::Workspace::open(dir.path()).expect("workspace");
+        (dir, workspace)
+    })
+}
+
+/// Search with arbitrary patterns, globs and file bytes: never a panic, output within bounds.
+pub fn search(data: &[u8]) {
+    use editkit::search::{CUT_MARKER, Case, Search};
+
+    // Layout: flags byte, then pattern, glob and file content separated by 0xFF.
+    let Some((&flags, rest)) = data.split_first() else { return };
+    let mut parts = rest.splitn(3, |&b| b == 0xFF);
+    let pattern = String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
+    let glob = String::from_utf8_lossy(parts.next().unwrap_or_default()).into_owned();
+    let content = parts.next().unwrap_or_default();
+    let (dir, workspace) = search_workspace();
+    std::fs::write(dir.path().join("input.txt"), content).expect("write input");
+    let max_line_chars = 40;
+    let mut builder = Search::builder(pattern);
+    builder
+        .literal(flags & 1 != 0)
+        .case(if flags & 2 != 0 { Case::Smart } else { Case::Insensitive })
+        .whole_word(flags & 4 != 0)
+        .multi_line(flags & 8 != 0)
+        .lossy(flags & 16 != 0)
+        .context(usize::from(flags >> 6))
+        .max_results(5)
+        .max_line_chars(max_line_chars)
+        .threads(1);
+    if !glob.is_empty() {
+        builder.glob(glob);
+    }
+    let Ok(search) = builder.build() else { return };
+    let Ok(found) = search.run(workspace, ".") else { return };
+    let lines: usize = found.results.iter().map(|r| r.matches.len()).sum();
+    assert!(lines <= 5, "max_results exceeded");
+    let bound = max_line_chars + 2 * CUT_MARKER.chars().count();
+    for hit in found.results.iter().flat_map(|r| &r.matches) {
+        for line in hit
+            .content
+            .split('\n')
+            .chain(hit.before.iter().map(String::as_str))
+            .chain(hit.after.iter().map(String::as_str))
+        {
+            assert!(line.chars().count() <= bound, "line longer than the bound");
+        }
+        assert!(hit.line >= 1 && hit.column >= 1);
     }
 }

@@ -30,6 +30,8 @@ fn every_committed_fuzz_input_replays_cleanly() {
         ("call", targets::call),
         ("matcher", targets::matcher),
         ("analyze", targets::analyze),
+        ("patch", targets::patch),
+        ("search", targets::search),
     ];
     let dirs: Vec<String> = std::fs::read_dir(fixtures().join("fuzz"))
         .unwrap()
