@@ -21,7 +21,8 @@ pub fn codec(data: &[u8]) {
         return;
     }
     // Replace the last line with a marker: everything before it must stay byte-identical.
-    let start = text.as_str()[..len - 1].rfind('\n').map_or(0, |i| i + 1);
+    let body = text.as_str();
+    let start = body.strip_suffix('\n').unwrap_or(body).rfind('\n').map_or(0, |i| i + 1);
     let mut edited = text.clone();
     if edited.splice(start..len, "X").is_ok() {
         let bytes = edited.encode();

@@ -55,9 +55,13 @@ pub(crate) fn apply_hunks(
         match place(text.as_str(), cursor, delta, hunk, strict) {
             Ok(placed) => {
                 let line = line_of(text.as_str(), placed.range.start) + 1;
-                let end = placed.range.start + placed.replacement.len();
+                let before_len = text.as_str().len();
+                let range_end = placed.range.end;
                 text.splice(placed.range, &placed.replacement).expect("placed ranges lie on char boundaries");
-                cursor = end;
+                // The codec normalises `\r\n` and `\r` in the replacement, so measure what was
+                // inserted in the text rather than in the replacement.
+                let after_len = text.as_str().len();
+                cursor = (range_end + after_len).saturating_sub(before_len).min(after_len);
                 delta += hunk.new.len() as isize - hunk.old.len() as isize;
                 reports.push(HunkReport { hunk: idx + 1, line, rung: placed.rung });
                 if hunk.new_missing_newline {
