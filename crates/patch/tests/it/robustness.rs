@@ -1,5 +1,6 @@
-//! Bad input never panics: the body of `fuzz/fuzz_targets/patch.rs`, run here on the corpus,
-//! on every truncation and line deletion of it, and on generated patch-like text.
+//! Bad input never panics: the body of the `patch` fuzz target (`editkit_fuzz::patch` in
+//! `fuzz/src/lib.rs`), run here on the corpus, on every truncation and line deletion of it, and
+//! on generated patch-like text.
 
 use std::path::Path;
 
@@ -25,7 +26,8 @@ fn tree() -> (tempfile::TempDir, Workspace) {
     (dir, workspace)
 }
 
-/// The fuzz target's body (keep in step with `fuzz/fuzz_targets/patch.rs`).
+/// The fuzz target's body (keep in step with `editkit_fuzz::patch` in `fuzz/src/lib.rs`, which
+/// this crate cannot depend on: the fuzz crate sits above the facade).
 fn check(workspace: &Workspace, data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let lines = text.split('\n').count();
