@@ -353,7 +353,7 @@ fn rollback(workspace: &Workspace, journal: &Journal) -> editkit_vfs::Result<Vec
     let mut restored = Vec::new();
     for entry in journal.entries.iter().rev() {
         if let Some(temp) = &entry.temp
-            && workspace.read_raw_bytes(temp)?.is_some()
+            && workspace.entry_exists_raw(temp)?
         {
             // Never renamed: the target still holds its original.
             workspace.remove_raw(temp)?;
@@ -364,7 +364,7 @@ fn rollback(workspace: &Workspace, journal: &Journal) -> editkit_vfs::Result<Vec
         }
         match &entry.backup {
             Some(backup) => {
-                if workspace.read_raw_bytes(backup)?.is_some() {
+                if workspace.entry_exists_raw(backup)? {
                     workspace.rename_raw(backup, &entry.target)?;
                     restored.push(entry.target.clone());
                 }

@@ -39,6 +39,9 @@ pub(crate) struct FileWrite {
     pub(crate) sha256_before: Option<String>,
     /// The new bytes; `None` to delete the file.
     pub(crate) bytes: Option<Vec<u8>>,
+    /// The bytes on disk when planned (through a link the path names); `None` when nothing
+    /// was there.
+    pub(crate) before: Option<Vec<u8>>,
     /// For a new path holding a moved file: the canonical path it came from, whose permission
     /// bits the new file takes.
     pub(crate) permissions_from: Option<String>,
@@ -69,6 +72,13 @@ impl Plan<'_> {
     /// Canonical paths the commit will write or delete, in commit order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.writes.iter().map(|w| w.path.as_str())
+    }
+
+    /// Each path the commit will write or delete, with the bytes it held when planned (`None`
+    /// when nothing was there), in commit order: what an undo needs to put back. A deleted
+    /// or moved symlink is named by the link's own path and carries its target's bytes.
+    pub fn previous(&self) -> impl Iterator<Item = (&str, Option<&[u8]>)> {
+        self.writes.iter().map(|w| (w.path.as_str(), w.before.as_deref()))
     }
 }
 
@@ -127,6 +137,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     let mut failures = Vec::new();
     // Resolve every path the operations name.
     let mut resolved: Vec<Option<(String, Option<String>)>> = Vec::with_capacity(patch.operations().len());
+    // Symlinks a deletion or move names: the link's canonical path → where its content lives.
+    let mut read_through: HashMap<String, String> = HashMap::new();
     for operation in patch.operations() {
         let file_failure = |path: &str, cause| Failure {
             path: path.to_owned(),
@@ -135,7 +147,21 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             preview: String::new(),
             cause,
         };
-        let source = workspace.resolve(operation.path());
+        // A deletion or a move removes the directory entry the patch names: a symlink is
+        // removed itself, never the file it points to (whose content is still what the
+        // operation checks and carries).
+        let unlinks = matches!(operation, Operation::Delete { .. } | Operation::Update { move_to: Some(_), .. });
+        let source = if unlinks {
+            workspace.resolve_entry(operation.path()).and_then(|entry| {
+                let followed = workspace.resolve(operation.path())?;
+                if followed != entry {
+                    read_through.insert(entry.clone(), followed);
+                }
+                Ok(entry)
+            })
+        } else {
+            workspace.resolve(operation.path())
+        };
         let destination = match operation {
             Operation::Update { move_to: Some(to), .. } => Some(workspace.resolve(to).map_err(|e| (to.as_str(), e))),
             _ => None,
@@ -162,7 +188,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     let mut disk: HashMap<String, Disk> = HashMap::new();
     for path in &all_paths {
         if !disk.contains_key(*path) {
-            disk.insert((*path).to_owned(), read_disk(workspace, path));
+            let from = read_through.get(*path).map_or(*path, String::as_str);
+            disk.insert((*path).to_owned(), read_disk(workspace, from));
         }
     }
     // Staleness, once per existing file an operation reads.
@@ -249,10 +276,12 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             }
             Operation::Delete { content: expected, .. } => {
                 let Some(current) = current else {
-                    failures.push(file_failure(match disk_problem(workspace, source, problem) {
-                        Some(err) => Cause::Vfs(err),
-                        None => Cause::Missing { op: "delete" },
-                    }));
+                    failures.push(file_failure(
+                        match disk_problem(workspace, read_through.get(source).unwrap_or(source), problem) {
+                            Some(err) => Cause::Vfs(err),
+                            None => Cause::Missing { op: "delete" },
+                        },
+                    ));
                     continue;
                 };
                 if let (Some(expected), Some(actual)) = (expected, current.diff_text())
@@ -275,10 +304,12 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             }
             Operation::Update { hunks, .. } => {
                 let Some(current) = current else {
-                    failures.push(file_failure(match disk_problem(workspace, source, problem) {
-                        Some(err) => Cause::Vfs(err),
-                        None => Cause::Missing { op: "update" },
-                    }));
+                    failures.push(file_failure(
+                        match disk_problem(workspace, read_through.get(source).unwrap_or(source), problem) {
+                            Some(err) => Cause::Vfs(err),
+                            None => Cause::Missing { op: "update" },
+                        },
+                    ));
                     continue;
                 };
                 let target = destination.clone().unwrap_or_else(|| source.clone());
@@ -361,7 +392,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 }
                 _ => None,
             };
-            writes.push(FileWrite { path, sha256_before, bytes: after, permissions_from });
+            let before = before.and_then(|d| d.content.as_ref()).map(Content::bytes);
+            writes.push(FileWrite { path, sha256_before, bytes: after, before, permissions_from });
         }
     }
     Ok(Plan { locks, writes, preview })

@@ -61,10 +61,8 @@ impl Toolkit {
         let applied = if request.dry_run {
             plan.into_preview()
         } else {
-            let mut before = Vec::new();
-            for path in plan.paths() {
-                before.push((path.to_owned(), workspace.read_raw_bytes(path)?));
-            }
+            let before: Vec<(String, Option<Vec<u8>>)> =
+                plan.previous().map(|(path, bytes)| (path.to_owned(), bytes.map(<[u8]>::to_vec))).collect();
             let applied = patch::commit(workspace, plan)?;
             let mut files = Vec::new();
             for (path, bytes) in before {

@@ -153,6 +153,19 @@ impl Workspace {
         self.root_dir().set_permissions(to, permissions).map_err(|e| Error::from_io("set permissions", to, e))
     }
 
+    /// Whether a directory entry exists at canonical `path`, without following a final link
+    /// (a backup of a deleted symlink is the link itself).
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn entry_exists_raw(&self, path: &str) -> Result<bool> {
+        match self.root_dir().symlink_metadata(path) {
+            Ok(_) => Ok(true),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(err) => Err(Error::from_io("stat", path, err)),
+        }
+    }
+
     /// Reads the file at canonical `path` without policy checks or ledger (for recovery);
     /// `None` when it does not exist.
     ///

@@ -301,6 +301,27 @@ impl Workspace {
         Ok(self.resolve_inner(path, true)?.rel)
     }
 
+    /// Resolves `path` like [`Workspace::resolve`] but does not follow a final symlink: the
+    /// result names the directory entry itself (what [`Workspace::delete`] removes), so a
+    /// deletion or a move can act on a link and never on the file it points to.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("real.txt"), "x\n").unwrap();
+    /// std::os::unix::fs::symlink("real.txt", dir.path().join("alias.txt")).unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.resolve("alias.txt")?, "real.txt");
+    /// assert_eq!(workspace.resolve_entry("alias.txt")?, "alias.txt");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Workspace::resolve`].
+    pub fn resolve_entry(&self, path: &str) -> Result<String> {
+        Ok(self.resolve_inner(path, false)?.rel)
+    }
+
     /// Resolves with the policy; `follow_last` decides whether a final symlink is followed.
     pub(crate) fn resolve_inner(&self, path: &str, follow_last: bool) -> Result<Resolved> {
         let lexical = self.policy.normalise(path)?;

@@ -208,6 +208,59 @@ fn a_symlink_inside_the_root_is_edited_through() {
 }
 
 #[test]
+fn deleting_a_symlink_removes_the_link_and_never_the_file_it_points_to() {
+    let (tmp, workspace) = workspace_with(&[("real/a.txt", "one\n")]);
+    std::os::unix::fs::symlink("real/a.txt", tmp.path().join("relative.txt")).unwrap();
+    // An absolute target under the root is remapped into it, like any absolute link inside.
+    std::os::unix::fs::symlink(tmp.path().join("real/a.txt"), tmp.path().join("absolute.txt")).unwrap();
+    let patch = "*** Begin Patch\n*** Delete File: relative.txt\n*** Delete File: absolute.txt\n*** End Patch\n";
+    let applied = apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(applied.deleted, ["relative.txt", "absolute.txt"]);
+    assert!(
+        !tmp.path().join("relative.txt").exists()
+            && std::fs::symlink_metadata(tmp.path().join("relative.txt")).is_err()
+    );
+    assert!(std::fs::symlink_metadata(tmp.path().join("absolute.txt")).is_err());
+    assert_eq!(std::fs::read_to_string(tmp.path().join("real/a.txt")).unwrap(), "one\n");
+    // A unified diff deleting a link checks the content it points to.
+    std::os::unix::fs::symlink("real/a.txt", tmp.path().join("again.txt")).unwrap();
+    let wrong = "--- a/again.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-two\n";
+    assert!(apply(&workspace, wrong, &ApplyOptions::default()).is_err());
+    assert!(std::fs::symlink_metadata(tmp.path().join("again.txt")).unwrap().file_type().is_symlink());
+    apply(&workspace, &wrong.replace("-two", "-one"), &ApplyOptions::default()).unwrap();
+    assert!(std::fs::symlink_metadata(tmp.path().join("again.txt")).is_err());
+    assert_eq!(std::fs::read_to_string(tmp.path().join("real/a.txt")).unwrap(), "one\n");
+}
+
+#[test]
+fn moving_a_symlink_moves_the_entry_and_leaves_the_file_it_points_to() {
+    let (tmp, workspace) = workspace_with(&[("real/a.txt", "one\n")]);
+    std::os::unix::fs::symlink("real/a.txt", tmp.path().join("link.txt")).unwrap();
+    let patch = "*** Begin Patch\n*** Update File: link.txt\n*** Move to: moved.txt\n-one\n+uno\n*** End Patch\n";
+    let applied = apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(applied.moved[0].from, "link.txt");
+    assert!(std::fs::symlink_metadata(tmp.path().join("link.txt")).is_err());
+    assert_eq!(std::fs::read_to_string(tmp.path().join("moved.txt")).unwrap(), "uno\n");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("real/a.txt")).unwrap(), "one\n");
+}
+
+#[test]
+fn a_symlink_leading_outside_is_refused_for_deletion_and_left_in_place() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "s\n").unwrap();
+    let (tmp, workspace) = workspace_with(&[("a.txt", "one\n")]);
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), tmp.path().join("out.txt")).unwrap();
+    std::os::unix::fs::symlink("../../../../../../../../etc/hostname", tmp.path().join("up.txt")).unwrap();
+    for name in ["out.txt", "up.txt"] {
+        let patch = format!("*** Begin Patch\n*** Delete File: {name}\n*** End Patch\n");
+        let err = apply(&workspace, &patch, &ApplyOptions::default()).unwrap_err();
+        assert!(err.to_string().contains(name), "{err}");
+        assert!(std::fs::symlink_metadata(tmp.path().join(name)).unwrap().file_type().is_symlink());
+    }
+    assert_eq!(std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(), "s\n");
+}
+
+#[test]
 fn permissions_of_updated_files_are_kept() {
     use std::os::unix::fs::PermissionsExt;
     let (tmp, workspace) = workspace_with(&[("run.sh", "echo one\n")]);

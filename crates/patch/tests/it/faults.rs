@@ -178,3 +178,50 @@ fn commit_refuses_a_file_changed_behind_the_plan() {
     expected.insert("src/m3/f3.txt".into(), b"changed by someone else\n".to_vec());
     assert_eq!(snapshot(tmp.path()), expected);
 }
+
+/// Where each entry of `root` points if it is a symlink, beside the regular files' bytes.
+fn links(root: &Path) -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    for entry in std::fs::read_dir(root).unwrap().flatten() {
+        if entry.file_type().unwrap().is_symlink() {
+            let target = std::fs::read_link(entry.path()).unwrap();
+            found.insert(entry.file_name().to_string_lossy().into_owned(), target.to_string_lossy().into_owned());
+        }
+    }
+    found
+}
+
+#[test]
+fn a_deleted_symlink_comes_back_as_a_link_after_a_failure_or_a_crash_at_every_step() {
+    let patch = "*** Begin Patch\n*** Delete File: alias.txt\n*** Update File: other.txt\n-x\n+y\n*** End Patch\n";
+    let setup = || {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("real.txt"), "kept\n").unwrap();
+        std::fs::write(tmp.path().join("other.txt"), "x\n").unwrap();
+        std::os::unix::fs::symlink("real.txt", tmp.path().join("alias.txt")).unwrap();
+        tmp
+    };
+    let probe = setup();
+    let (result, steps) = commit_faulty(probe.path(), patch, usize::MAX, Fault::Fail);
+    result.unwrap();
+    assert!(links(probe.path()).is_empty(), "the link is deleted");
+    assert_eq!(std::fs::read_to_string(probe.path().join("real.txt")).unwrap(), "kept\n");
+    for at in 0..steps.len() {
+        for fault in [Fault::Fail, Fault::Crash] {
+            let tmp = setup();
+            let (result, _) = commit_faulty(tmp.path(), patch, at, fault);
+            assert!(result.is_err(), "step {at}");
+            recover(&Workspace::open(tmp.path()).unwrap()).unwrap();
+            let now = links(tmp.path());
+            let other = std::fs::read_to_string(tmp.path().join("other.txt")).unwrap();
+            // Wholly old (the link back, as a link) or wholly new (no link, other.txt edited).
+            match other.as_str() {
+                "x\n" => assert_eq!(now.get("alias.txt").map(String::as_str), Some("real.txt"), "{fault:?} at {at}"),
+                "y\n" => assert!(now.is_empty(), "{fault:?} at {at}"),
+                _ => panic!("{fault:?} at {at}: other.txt is {other:?}"),
+            }
+            assert_eq!(std::fs::read_to_string(tmp.path().join("real.txt")).unwrap(), "kept\n");
+            assert!(state_is_clean(tmp.path()), "{fault:?} at {at}");
+        }
+    }
+}

@@ -236,3 +236,16 @@ fn project_index_sections_are_refreshed_without_touching_others() {
         "# New\n\n## Description\n\nnew text\n\n## Notes\n\nkeep me\n\n## Instructions\n\nrun it\n"
     );
 }
+
+#[test]
+fn a_patch_deleting_a_symlink_removes_the_link_only_and_undo_brings_its_content_back() {
+    let env = Env::with_files(&[("real.py", "x = 1\n")]);
+    std::os::unix::fs::symlink(env.dir.path().join("real.py"), env.dir.path().join("alias.py")).unwrap();
+    let ok = env.ok("apply_patch", json!({"patch": "*** Begin Patch\n*** Delete File: alias.py\n*** End Patch\n"}));
+    assert_eq!(ok["files"][0]["action"], "delete");
+    assert!(std::fs::symlink_metadata(env.dir.path().join("alias.py")).is_err());
+    assert_eq!(env.get("real.py"), "x = 1\n");
+    env.ok("undo_patch", json!({}));
+    assert_eq!(env.get("alias.py"), "x = 1\n");
+    assert_eq!(env.get("real.py"), "x = 1\n");
+}
