@@ -1,5 +1,9 @@
 //! Per-file read-modify-write locks: in-process by canonical path, across processes by
 //! advisory lock files under the state dir.
+//!
+//! A lock file exists only while its lock is held: the holder removes it before releasing, so
+//! `.editkit/locks/` does not grow with every path ever written. A process that was waiting on
+//! the removed file notices (the path no longer names the inode it locked) and tries again.
 
 use std::collections::HashSet;
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -61,17 +65,17 @@ pub struct FileLock<'ws> {
     workspace: &'ws Workspace,
     given: String,
     rel: String,
-    /// Holds the advisory lock while open.
-    _file: Option<cap_std::fs::File>,
+    /// The advisory lock file (state-relative name and open handle) while held.
+    cross: Option<(String, cap_std::fs::File)>,
 }
 
 impl<'ws> FileLock<'ws> {
     pub(crate) fn acquire(workspace: &'ws Workspace, given: String, rel: String) -> Result<Self> {
         let table = workspace.lock_table();
         table.acquire(&rel);
-        let file = if table.cross_process {
+        let cross = if table.cross_process {
             match cross_process_lock(workspace, &given, &rel) {
-                Ok(file) => Some(file),
+                Ok(held) => Some(held),
                 Err(err) => {
                     table.release(&rel);
                     return Err(err);
@@ -80,7 +84,7 @@ impl<'ws> FileLock<'ws> {
         } else {
             None
         };
-        Ok(FileLock { workspace, given, rel, _file: file })
+        Ok(FileLock { workspace, given, rel, cross })
     }
 
     /// The canonical path relative to the root.
@@ -116,13 +120,21 @@ impl<'ws> FileLock<'ws> {
 
 impl Drop for FileLock<'_> {
     fn drop(&mut self) {
-        // Close the advisory lock before letting the next thread in.
-        self._file.take();
+        // Remove the lock file while still holding it (a waiter on this inode will see it is
+        // gone and start over), close it, then let the next thread in.
+        if let Some((name, file)) = self.cross.take() {
+            let _ = self.workspace.root_dir().remove_file(&name);
+            drop(file);
+        }
         self.workspace.lock_table().release(&self.rel);
     }
 }
 
-fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<cap_std::fs::File> {
+/// Most attempts at a lock file before giving up (each failed attempt means another process
+/// released and removed the file while this one waited for it).
+const LOCK_ATTEMPTS: usize = 10_000;
+
+fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<(String, cap_std::fs::File)> {
     let root = workspace.root_dir();
     let locks_dir = format!("{}/locks", workspace.state_dir());
     let io = |e| Error::from_io("lock", given, e);
@@ -134,7 +146,19 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<c
     let name = format!("{locks_dir}/{}.lock", &sha256_hex(rel.as_bytes())[..32]);
     let mut options = OpenOptions::new();
     options.read(true).write(true).create(true);
-    let file = root.open_with(name, &options).map_err(io)?;
-    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
-    Ok(file)
+    for _ in 0..LOCK_ATTEMPTS {
+        let file = root.open_with(&name, &options).map_err(io)?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
+        // The lock counts only if the name still leads to the locked inode: the previous
+        // holder may have removed it (and a third process created a new one) meanwhile.
+        let locked = rustix::fs::fstat(&file).map_err(|e| io(e.into()))?;
+        match rustix::fs::statat(root, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(now) if now.st_dev == locked.st_dev && now.st_ino == locked.st_ino => return Ok((name, file)),
+            Ok(_) | Err(rustix::io::Errno::NOENT) => {}
+            Err(err) => return Err(io(err.into())),
+        }
+    }
+    Err(io(std::io::Error::other(format!(
+        "the lock file {name} kept being replaced; is another process looping on it?"
+    ))))
 }

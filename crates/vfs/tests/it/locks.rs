@@ -31,6 +31,7 @@ fn eight_threads_increment_one_counter_without_losing_an_update() {
         }
     });
     assert_eq!(std::fs::read_to_string(tmp.path().join("counter.txt")).unwrap(), "8000\n");
+    assert_eq!(lock_files(tmp.path()), 0);
 }
 
 #[test]
@@ -74,4 +75,23 @@ fn four_processes_increment_one_counter_without_losing_an_update() {
         assert!(child.wait().unwrap().success());
     }
     assert_eq!(std::fs::read_to_string(tmp.path().join("counter.txt")).unwrap(), "1000\n");
+    assert_eq!(lock_files(tmp.path()), 0, "every lock file is removed by its last holder");
+}
+
+/// Lock files left under the default state folder.
+fn lock_files(root: &Path) -> usize {
+    std::fs::read_dir(root.join(".editkit/locks")).map_or(0, |entries| entries.count())
+}
+
+#[test]
+fn lock_files_do_not_outlive_their_locks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    for n in 0..200 {
+        workspace.write(&format!("f{n}.txt"), b"x\n", &WriteOptions::default()).unwrap();
+    }
+    let held = workspace.lock("f1.txt").unwrap();
+    assert_eq!(lock_files(tmp.path()), 1, "a held lock has its file");
+    drop(held);
+    assert_eq!(lock_files(tmp.path()), 0);
 }
