@@ -20,7 +20,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::{EXIT_OK, EXIT_REFUSED};
 
@@ -83,11 +83,12 @@ pub(crate) fn serve(toolkit: Toolkit, read_only: bool) -> io::Result<u8> {
 
 /// One toolkit spec as an MCP tool: schemas, title and annotations.
 fn tool(spec: ToolSpec) -> Tool {
+    let result = spec.result_schema();
     let input = match spec.input_schema {
         Value::Object(map) => map,
         _ => object_schema(),
     };
-    let output = match output_schema(spec.output_schema) {
+    let output = match result {
         Value::Object(map) => map,
         _ => object_schema(),
     };
@@ -100,26 +101,6 @@ fn tool(spec: ToolSpec) -> Tool {
         .with_title(title(spec.name))
         .with_raw_output_schema(Arc::new(output))
         .with_annotations(annotations)
-}
-
-/// The MCP output schema: the tool's result (`ok: true`) or the contract's error object
-/// (`ok: false`), because clients (the TypeScript SDK, so the Inspector) validate the structured
-/// content of tool errors too.
-fn output_schema(success: Value) -> Value {
-    let error = json!({
-        "type": "object",
-        "description": "A refused call: `error.kind` is a stable word (not_found, ambiguous, stale, outside_workspace, invalid_args...), `error.message` says what to do; other fields of `error` are details.",
-        "properties": {
-            "ok": {"type": "boolean", "const": false},
-            "error": {
-                "type": "object",
-                "properties": {"kind": {"type": "string"}, "message": {"type": "string"}},
-                "required": ["kind", "message"],
-            },
-        },
-        "required": ["ok", "error"],
-    });
-    json!({"type": "object", "anyOf": [success, error]})
 }
 
 fn object_schema() -> JsonObject {
@@ -233,6 +214,7 @@ fn elide(value: &mut Value, at: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn titles_read_like_words() {

@@ -88,8 +88,35 @@ fn describe(errors: &[crate::SyntaxErrorInfo]) -> String {
     if more > 0 { format!("{} (and {more} more)", shown.join("; ")) } else { shown.join("; ") }
 }
 
+/// Every `error.kind` a tool call can return, the stable words of the tool-call contract.
+///
+/// ```
+/// assert!(editkit::ERROR_KINDS.contains(&"stale"));
+/// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: "a.txt".into() });
+/// assert!(editkit::ERROR_KINDS.contains(&err.kind()));
+/// ```
+pub const ERROR_KINDS: [&str; 17] = [
+    "not_found",
+    "ambiguous",
+    "already_applied",
+    "no_change",
+    "stale",
+    "outside_workspace",
+    "blocked",
+    "too_large",
+    "not_utf8",
+    "utf16",
+    "binary",
+    "exists",
+    "is_directory",
+    "invalid_patch",
+    "syntax_error",
+    "invalid_args",
+    "io",
+];
+
 impl Error {
-    /// The stable snake_case word of the tool-call contract.
+    /// The stable snake_case word of the tool-call contract (one of [`ERROR_KINDS`]).
     #[must_use]
     pub fn kind(&self) -> &'static str {
         match self {

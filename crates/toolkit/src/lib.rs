@@ -50,7 +50,7 @@ mod toolkit;
 pub mod tools;
 mod types;
 
-pub use error::{Error, Result};
+pub use error::{ERROR_KINDS, Error, Result};
 pub use toolkit::{Options, Toolkit};
 pub use types::*;
 

@@ -37,6 +37,43 @@ pub struct ToolSpec {
     pub idempotent: bool,
 }
 
+impl ToolSpec {
+    /// JSON Schema of any result of the tool: its successful result or the contract's error
+    /// object, whose `kind` is one of [`crate::ERROR_KINDS`]. MCP clients validate the
+    /// structured content of refused calls too, so this is the schema to publish as a tool's
+    /// output schema.
+    ///
+    /// ```
+    /// let toolkit_dir = tempfile::tempdir().unwrap();
+    /// let toolkit = editkit::Toolkit::open(toolkit_dir.path(), Default::default()).unwrap();
+    /// let spec = editkit::tools::specs().into_iter().find(|s| s.name == "read_file").unwrap();
+    /// let refused = editkit::tools::call(&toolkit, "read_file", serde_json::json!({"path": "missing.txt"}));
+    /// assert_eq!(refused["error"]["kind"], "not_found");
+    /// let kinds = &spec.result_schema()["anyOf"][1]["properties"]["error"]["properties"]["kind"]["enum"];
+    /// assert!(kinds.as_array().unwrap().contains(&refused["error"]["kind"]));
+    /// ```
+    #[must_use]
+    pub fn result_schema(&self) -> Value {
+        let error = json!({
+            "type": "object",
+            "description": "A refused call: `error.kind` is a stable word, `error.message` says what to do; other fields of `error` are details (candidate lines, the closest region, hashes, the failing field...).",
+            "properties": {
+                "ok": {"type": "boolean", "const": false},
+                "error": {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "enum": crate::ERROR_KINDS},
+                        "message": {"type": "string"},
+                    },
+                    "required": ["kind", "message"],
+                },
+            },
+            "required": ["ok", "error"],
+        });
+        json!({"type": "object", "anyOf": [self.output_schema, error]})
+    }
+}
+
 type Runner = fn(&Toolkit, Value) -> Result<Value>;
 
 struct Entry {

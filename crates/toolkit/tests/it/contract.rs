@@ -111,6 +111,7 @@ fn every_error_kind_of_the_contract_is_reachable() {
         editkit::Toolkit::open(env.dir.path(), editkit::Options { max_read_bytes: 4, ..Default::default() }).unwrap();
     let result = editkit::tools::call(&small, "read_file", json!({"path": "a.txt"}));
     assert_eq!(result["error"]["kind"], "too_large");
+    env.record(&result);
     // invalid_patch and exists (an add onto an existing file), nothing written.
     env.refused("apply_patch", json!({"patch": "this is not a patch"}), "invalid_patch");
     let result =
@@ -118,6 +119,10 @@ fn every_error_kind_of_the_contract_is_reachable() {
     assert_eq!(result["ok"], false);
     assert!(result["error"].to_string().contains("exists"), "{result:#}");
     assert_eq!(env.get("a.txt"), "mine\n");
+    // Every kind of the contract was met here (io has its own test below).
+    let mut unmet: Vec<&str> = editkit::ERROR_KINDS.into_iter().filter(|k| !env.kinds_seen().contains(*k)).collect();
+    unmet.retain(|k| *k != "io");
+    assert!(unmet.is_empty(), "kinds never returned: {unmet:?}");
 }
 
 #[test]

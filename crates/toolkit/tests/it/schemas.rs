@@ -9,7 +9,7 @@ fn every_schema_is_a_valid_json_schema_without_nonstandard_formats() {
     assert_eq!(names.len(), specs.len(), "duplicate tool names");
     for spec in &specs {
         assert!(spec.description.len() > 30, "{} needs a description a model can use", spec.name);
-        for schema in [&spec.input_schema, &spec.output_schema] {
+        for schema in [&spec.input_schema, &spec.output_schema, &spec.result_schema()] {
             jsonschema::meta::validate(schema).unwrap_or_else(|e| panic!("{}: invalid schema: {e}", spec.name));
             let text = schema.to_string();
             assert!(!text.contains("\"format\":\"uint"), "{}: non-standard format left in {text}", spec.name);

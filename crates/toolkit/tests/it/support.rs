@@ -24,13 +24,15 @@ pub fn copy_tree(from: &Path, to: &Path) {
 pub struct Env {
     pub dir: tempfile::TempDir,
     pub toolkit: Toolkit,
+    /// Every `error.kind` this environment's calls returned.
+    kinds: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl Env {
     pub fn new() -> Env {
         let dir = tempfile::tempdir().unwrap();
         let toolkit = Toolkit::open(dir.path(), Options::default()).unwrap();
-        Env { dir, toolkit }
+        Env { dir, toolkit, kinds: Default::default() }
     }
 
     pub fn with_files(files: &[(&str, &str)]) -> Env {
@@ -51,8 +53,29 @@ impl Env {
         std::fs::read_to_string(self.dir.path().join(path)).unwrap()
     }
 
+    /// Calls a tool; every result must fit the tool's published result schema (success or
+    /// the error object with a kind from `ERROR_KINDS`).
+    #[track_caller]
     pub fn call(&self, tool: &str, args: Value) -> Value {
-        editkit::tools::call(&self.toolkit, tool, args)
+        let result = editkit::tools::call(&self.toolkit, tool, args);
+        if let Some(validator) = result_validators().get(tool) {
+            let errors: Vec<String> = validator.iter_errors(&result).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{tool}: the result does not fit its result schema: {errors:?}\n{result:#}");
+        }
+        self.record(&result);
+        result
+    }
+
+    /// Notes the error kind of a result obtained some other way.
+    pub fn record(&self, result: &Value) {
+        if let Some(kind) = result["error"]["kind"].as_str() {
+            self.kinds.borrow_mut().insert(kind.to_owned());
+        }
+    }
+
+    /// The error kinds returned so far.
+    pub fn kinds_seen(&self) -> std::collections::BTreeSet<String> {
+        self.kinds.borrow().clone()
     }
 
     /// Calls and asserts success.
@@ -72,4 +95,16 @@ impl Env {
         assert!(result["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
         result
     }
+}
+
+/// One compiled result-schema validator per tool.
+fn result_validators() -> &'static std::collections::HashMap<&'static str, jsonschema::Validator> {
+    static VALIDATORS: std::sync::OnceLock<std::collections::HashMap<&'static str, jsonschema::Validator>> =
+        std::sync::OnceLock::new();
+    VALIDATORS.get_or_init(|| {
+        editkit::tools::specs()
+            .into_iter()
+            .map(|spec| (spec.name, jsonschema::validator_for(&spec.result_schema()).unwrap()))
+            .collect()
+    })
 }
