@@ -442,7 +442,8 @@ impl Toolkit {
     }
 
     /// Deletes a file, a directory (recursively) or a symlink (never its target). A file's
-    /// content is kept for undo_edit.
+    /// content is kept for undo_edit; a deleted symlink is not (the file it pointed to is
+    /// untouched).
     ///
     /// # Errors
     /// Path errors, `not_found`, `invalid_args` for the root.
@@ -450,7 +451,8 @@ impl Toolkit {
         self.writable("delete")?;
         let (_, workspace) = self.route(&request.path);
         let (kind, _) = workspace.metadata(&request.path).unwrap_or((EntryKind::Other, 0));
-        if kind == EntryKind::File {
+        let is_link = workspace.resolve_entry(&request.path).ok() != workspace.resolve(&request.path).ok();
+        if kind == EntryKind::File && !is_link {
             let lock = workspace.lock(&request.path)?;
             let rel = lock.path().to_owned();
             let kept = history::keep(workspace, &rel, None, self.options.history_depth)?;

@@ -154,6 +154,23 @@ fn a_failing_hunk_leaves_every_file_untouched_and_lists_each_failure() {
 }
 
 #[test]
+fn deleting_a_symlink_removes_only_the_link_and_records_nothing_to_undo() {
+    let env = Env::with_files(&[("real.txt", "kept\n")]);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "s\n").unwrap();
+    std::os::unix::fs::symlink("real.txt", env.dir.path().join("alias.txt")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), env.dir.path().join("out.txt")).unwrap();
+    for link in ["alias.txt", "out.txt"] {
+        env.ok("delete", json!({"path": link}));
+        assert!(std::fs::symlink_metadata(env.dir.path().join(link)).is_err(), "{link} is gone");
+    }
+    assert_eq!(env.get("real.txt"), "kept\n");
+    assert_eq!(std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(), "s\n");
+    env.refused("undo_edit", json!({"path": "real.txt"}), "not_found");
+    env.refused("undo_edit", json!({"path": "alias.txt"}), "not_found");
+}
+
+#[test]
 fn undo_restores_and_survives_a_restart() {
     let env = Env::with_files(&[("a.txt", "one\n")]);
     env.ok("edit_file", json!({"path": "a.txt", "old_string": "one", "new_string": "two"}));
