@@ -76,8 +76,7 @@ impl Toolkit {
         self.writable("replace_function")?;
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
-        Self::check_fresh(workspace, &lock, &request.path, None, false)?;
-        let file = lock.read()?;
+        let file = Self::read_fresh(workspace, &lock, &request.path, None, false)?;
         let rel = file.path().to_owned();
         let old = file.text();
         let new = code::replace_function(&rel, old, &request.function_name, &request.new_implementation)?;

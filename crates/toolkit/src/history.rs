@@ -18,10 +18,14 @@ struct Snapshot {
     after_sha256: Option<String>,
 }
 
-/// An undo entry kept before a change; [`discard`] it if the change fails.
+/// An undo entry kept before a change: [`settle`] it once the change is made (older entries
+/// beyond the depth are dropped only then), [`discard`] it if the change fails.
 #[derive(Debug)]
 pub(crate) struct Kept {
     name: String,
+    /// The file's entry folder and the entries it held before this one.
+    dir: String,
+    older: Vec<(u64, String)>,
     /// Where the previous content is kept (relative to the root), when the file existed.
     pub(crate) path: Option<String>,
 }
@@ -53,7 +57,7 @@ fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
 /// result hashes to `after_sha256` (`None`: the change deletes the file). An existing file is
 /// kept by hard link: editkit replaces files by rename, so the old inode stays as it was,
 /// with no copy and no extra fsync.
-pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<&str>, depth: usize) -> Result<Kept> {
+pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<&str>) -> Result<Kept> {
     let dir = file_dir(rel);
     let existing = entries(workspace, &dir)?;
     let seq = existing.last().map_or(1, |(last, _)| last + 1);
@@ -72,11 +76,33 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<&str>,
         workspace.state_write(&name, b"")?;
         None
     };
-    let excess = (existing.len() + 1).saturating_sub(depth.max(1));
-    for (_, old) in existing.iter().take(excess) {
-        workspace.state_remove(&format!("{dir}/{old}"))?;
+    Ok(Kept { name, dir, older: existing, path })
+}
+
+/// The change was made: drops the oldest entries beyond `depth` (a failed change never costs
+/// an undo step).
+pub(crate) fn settle(workspace: &Workspace, kept: &Kept, depth: usize) -> Result<()> {
+    let excess = (kept.older.len() + 1).saturating_sub(depth.max(1));
+    for (_, old) in kept.older.iter().take(excess) {
+        workspace.state_remove(&format!("{}/{old}", kept.dir))?;
     }
-    Ok(Kept { name, path })
+    Ok(())
+}
+
+/// The change's result is not what was announced (a formatter rewrote it): renames the entry
+/// so an undo expects `after_sha256`.
+#[cfg(feature = "analyze")]
+pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: &str) -> Result<()> {
+    let Some((stem, suffix)) = kept.name.rsplit_once('.') else { return Ok(()) };
+    let Some((seq_part, _)) = stem.rsplit_once('-') else { return Ok(()) };
+    let name = format!("{seq_part}-{after_sha256}.{suffix}");
+    let (from, to) = (workspace.state_rel(&kept.name)?, workspace.state_rel(&name)?);
+    workspace.rename_raw(&from, &to)?;
+    if kept.path.is_some() {
+        kept.path = Some(to);
+    }
+    kept.name = name;
+    Ok(())
 }
 
 /// Forgets an entry whose change did not happen.
@@ -84,8 +110,11 @@ pub(crate) fn discard(workspace: &Workspace, kept: &Kept) {
     let _ = workspace.state_remove(&kept.name);
 }
 
-/// Restores canonical `rel` to its state before the last recorded change.
+/// Restores canonical `rel` to its state before the last recorded change. The file's lock is
+/// held from before the entry is chosen until it is removed, so two undos never take the
+/// same entry.
 pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -> Result<usize> {
+    let lock = workspace.lock(rel)?;
     let dir = file_dir(rel);
     let existing = entries(workspace, &dir)?;
     let Some((_, name)) = existing.last() else {
@@ -97,10 +126,14 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
     let entry = format!("{dir}/{name}");
     let bytes = if existed { workspace.state_read(&entry)? } else { None };
     let snapshot = Snapshot { path: rel.to_owned(), existed, after_sha256 };
-    let lock = workspace.lock(rel)?;
+    let was_missing = lock.current_hash()?.is_none();
     restore(workspace, &lock, given, &snapshot, bytes.as_deref(), force)?;
-    drop(lock);
+    if was_missing && existed {
+        // A deleted file comes back with its mode: the entry is a link to its old inode.
+        let _ = workspace.copy_permissions_raw(&workspace.state_rel(&entry)?, rel);
+    }
     workspace.state_remove(&entry)?;
+    drop(lock);
     Ok(existing.len() - 1)
 }
 
@@ -142,7 +175,13 @@ fn restore(
         (true, Some(bytes)) => {
             lock.write(bytes, &WriteOptions { force: true, ..Default::default() })?;
         }
-        _ => {
+        (true, None) => {
+            // Never turn a lost entry into a deletion.
+            return Err(Error::NothingToUndo {
+                what: format!("{given} (the kept content of its last change is gone)"),
+            });
+        }
+        (false, _) => {
             if current.is_some() {
                 workspace.delete(&snapshot.path)?;
             }
@@ -208,9 +247,20 @@ pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<Stri
             }
         }
     }
-    let mut restored = Vec::new();
+    // Every kept content is read before anything is restored: a damaged record restores
+    // nothing rather than half a patch.
+    let mut contents = Vec::with_capacity(patch.files.len());
     for (n, snapshot) in patch.files.iter().enumerate() {
         let bytes = workspace.state_read(&format!("undo/patches/{seq:010}-{n}.bytes"))?;
+        if snapshot.existed && bytes.is_none() {
+            return Err(Error::NothingToUndo {
+                what: format!("patch (the kept content of {} is gone)", snapshot.path),
+            });
+        }
+        contents.push(bytes);
+    }
+    let mut restored = Vec::new();
+    for (snapshot, bytes) in patch.files.iter().zip(&contents) {
         let Some(lock) = locks.iter().find(|l| l.path() == snapshot.path) else { continue };
         restore(workspace, lock, &snapshot.path, snapshot, bytes.as_deref(), true)?;
         restored.push(snapshot.path.clone());

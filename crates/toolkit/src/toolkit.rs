@@ -135,17 +135,34 @@ impl Toolkit {
     /// Opens a toolkit on several roots (an allowed-directories list); the first is primary.
     ///
     /// # Errors
-    /// As [`Toolkit::open`]; an empty list is `invalid_args`.
+    /// As [`Toolkit::open`]; an empty list, or roots that overlap (one inside another: a file
+    /// would have two names, so its lock, staleness guard and history would split), are
+    /// `invalid_args`.
     pub fn open_roots(roots: &[PathBuf], options: Options) -> Result<Toolkit> {
         if roots.is_empty() {
             return Err(Error::invalid("root", "give at least one workspace root"));
         }
-        let mut workspaces = Vec::new();
+        let mut workspaces: Vec<Workspace> = Vec::new();
         for root in roots {
             let workspace = Workspace::builder(root)
                 .policy(options.policy.clone())
                 .max_read_bytes(options.max_read_bytes)
+                // A read-only toolkit writes nothing, not even lock files.
+                .cross_process_locks(!options.read_only)
                 .open()?;
+            if let Some(other) = workspaces.iter().find(|other| {
+                other.root_path().starts_with(workspace.root_path())
+                    || workspace.root_path().starts_with(other.root_path())
+            }) {
+                return Err(Error::invalid(
+                    "root",
+                    format!(
+                        "roots `{}` and `{}` overlap; give roots that do not contain each other",
+                        other.root_path().display(),
+                        workspace.root_path().display()
+                    ),
+                ));
+            }
             workspaces.push(workspace);
         }
         Ok(Toolkit {
@@ -174,12 +191,13 @@ impl Toolkit {
         &self.options
     }
 
-    /// The root a path belongs to: the one containing an absolute path, else the first.
+    /// The root a path belongs to: the one containing an absolute path (`..` applied, either
+    /// spelling of the root), else the first.
     pub(crate) fn route(&self, path: &str) -> (usize, &Workspace) {
         if path.starts_with('/') {
             let absolute = Path::new(path);
             for (idx, workspace) in self.roots.iter().enumerate() {
-                if absolute.starts_with(workspace.root_path()) {
+                if workspace.contains_absolute(absolute) {
                     return (idx, workspace);
                 }
             }
@@ -191,27 +209,27 @@ impl Toolkit {
         if self.options.read_only { Err(Error::ReadOnly { tool: tool.to_owned() }) } else { Ok(()) }
     }
 
-    /// Refuses when the ledger says the file changed since this toolkit read it (unless
-    /// forced), or when it does not have the expected hash (always).
-    pub(crate) fn check_fresh(
+    /// Reads the locked file for a read-modify-write: refused as `stale` when its bytes do
+    /// not hash to `expected_hash` (always honoured) or, unless forced, to what this toolkit
+    /// last read; the check and the returned text are one read.
+    pub(crate) fn read_fresh(
         workspace: &Workspace,
         lock: &editkit_vfs::FileLock<'_>,
         given: &str,
         expected_hash: Option<&str>,
         force: bool,
-    ) -> Result<()> {
-        let current = lock.current_hash()?;
+    ) -> Result<editkit_vfs::FileText> {
         let expected = match expected_hash {
-            Some(hash) => Some(hash.to_ascii_lowercase()),
+            Some(hash) => Some(hash.to_owned()),
             None if force => None,
             None => workspace.recorded_hash(lock.path())?,
         };
-        match expected {
-            Some(expected) if current.as_deref() != Some(expected.as_str()) => {
-                Err(Error::Vfs(editkit_vfs::Error::Stale { path: given.to_owned(), expected, current }))
+        lock.read_expecting(expected.as_deref()).map_err(|err| match err {
+            editkit_vfs::Error::Stale { expected, current, .. } => {
+                Error::Vfs(editkit_vfs::Error::Stale { path: given.to_owned(), expected, current })
             }
-            _ => Ok(()),
-        }
+            other => other.into(),
+        })
     }
 
     /// Writes through `lock`, first keeping the previous content for undo; returns where it
@@ -224,9 +242,13 @@ impl Toolkit {
         options: &WriteOptions,
     ) -> Result<(editkit_vfs::Written, Option<String>)> {
         let after = editkit_vfs::sha256_hex(bytes);
-        let kept = history::keep(workspace, lock.path(), Some(&after), self.options.history_depth)?;
+        let mut kept = history::keep(workspace, lock.path(), Some(&after))?;
         match lock.write(bytes, options) {
-            Ok(written) => Ok((written, kept.path)),
+            Ok(mut written) => {
+                history::settle(workspace, &kept, self.options.history_depth)?;
+                self.format_locked(workspace, lock, &mut kept, &mut written)?;
+                Ok((written, kept.path))
+            }
             Err(err) => {
                 history::discard(workspace, &kept);
                 Err(err.into())
@@ -234,20 +256,37 @@ impl Toolkit {
         }
     }
 
-    /// Post-write diagnostics and formatting for a canonical path in `workspace`.
+    /// Runs the formatter (when enabled) on a file just written, still under its lock, so no
+    /// other editkit writer can interleave; then the staleness guard, the undo entry and the
+    /// write's report all take the formatted content's hash.
+    #[allow(unused_variables)]
+    fn format_locked(
+        &self,
+        workspace: &Workspace,
+        lock: &editkit_vfs::FileLock<'_>,
+        kept: &mut history::Kept,
+        written: &mut editkit_vfs::Written,
+    ) -> Result<()> {
+        #[cfg(feature = "analyze")]
+        if self.options.formatting.enabled {
+            code::format(&workspace.root_path().join(lock.path()), &self.options.formatting);
+            let formatted = workspace.read_bytes(lock.path())?;
+            let sha256 = editkit_vfs::sha256_hex(&formatted);
+            if sha256 != written.sha256 {
+                history::retag(workspace, kept, &sha256)?;
+                written.sha256 = sha256;
+                written.size = formatted.len() as u64;
+            }
+        }
+        Ok(())
+    }
+
+    /// Post-write diagnostics for a canonical path in `workspace` (run after the lock is
+    /// released: they only read).
     #[allow(unused_variables)]
     pub(crate) fn after_write(&self, workspace: &Workspace, rel: &str, text: &str) -> DiagnosticsInfo {
         #[cfg(feature = "analyze")]
-        let diagnostics = {
-            let real = workspace.root_path().join(rel);
-            if self.options.formatting.enabled {
-                code::format(&real, &self.options.formatting);
-                // The formatter may have rewritten the file: re-arm the staleness guard with
-                // what is on disk now, so the agent's next edit is not refused as stale.
-                let _ = workspace.read_bytes(rel);
-            }
-            code::diagnostics(&real, text, &self.options.diagnostics)
-        };
+        let diagnostics = code::diagnostics(&workspace.root_path().join(rel), text, &self.options.diagnostics);
         #[cfg(not(feature = "analyze"))]
         let diagnostics = DiagnosticsInfo::default();
         diagnostics
@@ -455,8 +494,9 @@ impl Toolkit {
         if kind == EntryKind::File && !is_link {
             let lock = workspace.lock(&request.path)?;
             let rel = lock.path().to_owned();
-            let kept = history::keep(workspace, &rel, None, self.options.history_depth)?;
+            let kept = history::keep(workspace, &rel, None)?;
             let deleted = workspace.delete(&request.path).inspect_err(|_| history::discard(workspace, &kept))?;
+            history::settle(workspace, &kept, self.options.history_depth)?;
             return Ok(DeleteResponse { path: request.path, deleted: entry_kind(deleted) });
         }
         let deleted = workspace.delete(&request.path)?;
@@ -484,8 +524,7 @@ impl Toolkit {
     pub(crate) fn edit(&self, request: &EditFileRequest, vet: impl Fn(&str) -> Result<()>) -> Result<EditFileResponse> {
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
-        Self::check_fresh(workspace, &lock, &request.path, request.expected_hash.as_deref(), request.force)?;
-        let file = lock.read()?;
+        let file = Self::read_fresh(workspace, &lock, &request.path, request.expected_hash.as_deref(), request.force)?;
         let rel = file.path().to_owned();
         let old_text = file.decoded();
         let within = match request.within.as_deref() {
@@ -527,9 +566,12 @@ impl Toolkit {
         if request.dry_run {
             return Ok(response);
         }
-        let (_, kept) =
+        let (written, kept) =
             self.write_kept(workspace, &lock, &bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
         drop(lock);
+        // A formatter may have changed the bytes on disk.
+        response.sha256 = written.sha256;
+        response.new_size = written.size;
         if request.backup {
             response.backup_path = kept;
         }

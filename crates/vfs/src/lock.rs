@@ -101,6 +101,31 @@ impl<'ws> FileLock<'ws> {
         self.workspace.read(&self.rel)
     }
 
+    /// Reads the locked file as text, refusing it as [`Error::Stale`] (and recording nothing)
+    /// unless its content hashes to `expected_sha256`: the hash the caller was promised, or
+    /// the one this workspace last read. With `None`, the same as [`FileLock::read`]. The check
+    /// and the returned text come from one read.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let lock = workspace.lock("a.txt")?;
+    /// let seen = lock.read()?.sha256().to_owned();
+    /// std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+    /// let err = lock.read_expecting(Some(&seen)).unwrap_err();
+    /// assert_eq!(err.kind(), "stale");
+    /// assert_eq!(workspace.recorded_hash("a.txt")?.as_deref(), Some(seen.as_str()));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Stale`]; as [`Workspace::read`].
+    pub fn read_expecting(&self, expected_sha256: Option<&str>) -> Result<FileText> {
+        self.workspace.read_expecting(&self.rel, expected_sha256)
+    }
+
     /// SHA-256 of the locked file's current content, `None` if it does not exist.
     ///
     /// # Errors

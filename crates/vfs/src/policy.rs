@@ -172,6 +172,13 @@ impl CompiledPolicy {
         Ok(parts.join("/"))
     }
 
+    /// Whether absolute `path` (`.` and `..` applied lexically) is under one of the root's
+    /// spellings.
+    pub(crate) fn owns(&self, path: &Path) -> bool {
+        let absolute = lexical_absolute(path);
+        self.roots.iter().any(|root| absolute.starts_with(root))
+    }
+
     fn relative_from_absolute(&self, input: &str) -> Result<String> {
         let outside = || Error::OutsideWorkspace { path: input.to_owned() };
         if self.absolute == AbsolutePaths::Refuse {

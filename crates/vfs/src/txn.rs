@@ -74,10 +74,11 @@ impl Workspace {
         let result = (|| {
             let mut file = parent.open_with(temp_file, &options)?;
             created = true;
-            file.write_all(bytes)?;
+            // The mode first: the new content is never readable more widely than the old.
             if let Some(permissions) = permissions {
                 file.set_permissions(permissions)?;
             }
+            file.write_all(bytes)?;
             file.sync_all()
         })();
         if let Err(err) = result {

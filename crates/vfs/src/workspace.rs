@@ -291,6 +291,23 @@ impl Workspace {
         self.max_read_bytes
     }
 
+    /// Whether an absolute path names something under this workspace's root, as opened or as
+    /// its real path (`.` and `..` are applied lexically; nothing is read from disk): how a
+    /// caller holding several workspaces picks the one a path belongs to.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert!(workspace.contains_absolute(&dir.path().join("src/../a.txt")));
+    /// assert!(!workspace.contains_absolute(&dir.path().join("../elsewhere.txt")));
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn contains_absolute(&self, path: &Path) -> bool {
+        path.is_absolute() && self.policy.owns(path)
+    }
+
     /// Resolves `path` to its canonical relative form: policy checked, `..` applied, symlinks
     /// followed while they stay inside the root. The path need not exist.
     ///
@@ -432,6 +449,28 @@ impl Workspace {
     pub fn read(&self, path: &str) -> Result<FileText> {
         let (rel, bytes) = self.read_raw(path)?;
         let sha256 = sha256_hex(&bytes);
+        self.record(&rel, &sha256);
+        let size = bytes.len() as u64;
+        let text = Text::decode(&bytes).map_err(|err| decode_error(path, err))?;
+        Ok(FileText { path: rel, text, sha256, size })
+    }
+
+    /// Reads a text file once; when `expected` is given and the bytes read do not hash to it,
+    /// refuses with [`Error::Stale`] and records nothing, else records the hash like
+    /// [`Workspace::read`]. The check and the content are from the same read, so no writer can
+    /// slip in between them.
+    pub(crate) fn read_expecting(&self, path: &str, expected: Option<&str>) -> Result<FileText> {
+        let (rel, bytes) = self.read_raw(path)?;
+        let sha256 = sha256_hex(&bytes);
+        if let Some(expected) = expected
+            && !expected.eq_ignore_ascii_case(&sha256)
+        {
+            return Err(Error::Stale {
+                path: path.to_owned(),
+                expected: expected.to_ascii_lowercase(),
+                current: Some(sha256),
+            });
+        }
         self.record(&rel, &sha256);
         let size = bytes.len() as u64;
         let text = Text::decode(&bytes).map_err(|err| decode_error(path, err))?;
@@ -835,10 +874,11 @@ pub(crate) fn stage_and_rename(
     options.write(true).create_new(true);
     let result = (|| {
         let mut file = parent.open_with(&temp, &options)?;
-        file.write_all(bytes)?;
+        // The mode first: the new content is never readable more widely than the old.
         if let Some(permissions) = permissions {
             file.set_permissions(permissions)?;
         }
+        file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
         parent.rename(&temp, parent, name)

@@ -70,3 +70,41 @@ fn four_processes_each_with_a_toolkit_lose_no_edit() {
     let text = std::fs::read_to_string(dir.path().join("f.txt")).unwrap();
     assert_eq!(text.matches(": done").count(), 1600);
 }
+
+#[test]
+fn an_expected_hash_is_checked_against_the_bytes_the_edit_is_made_on() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = ("x = 1\n", "x = 1\n# another writer\n");
+    std::fs::write(dir.path().join("f.txt"), a).unwrap();
+    let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
+    let hash_a = editkit::vfs::sha256_hex(a.as_bytes());
+    let stop = AtomicBool::new(false);
+    let results: Vec<serde_json::Value> = std::thread::scope(|scope| {
+        // Another program (not editkit, so no lock) keeps swapping the content.
+        scope.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                for content in [a, b] {
+                    let temp = dir.path().join("f.txt.tmp");
+                    std::fs::write(&temp, content).unwrap();
+                    std::fs::rename(&temp, dir.path().join("f.txt")).unwrap();
+                }
+            }
+        });
+        let results = (0..3000)
+            .map(|_| {
+                editkit::tools::call(
+                    &toolkit,
+                    "edit_file",
+                    json!({"path": "f.txt", "old_string": "x = 1", "new_string": "x = 2", "expected_hash": hash_a, "force": true}),
+                )
+            })
+            .collect();
+        stop.store(true, Ordering::Relaxed);
+        results
+    });
+    let landed: Vec<&serde_json::Value> = results.iter().filter(|r| r["ok"] == true).collect();
+    let wrong: Vec<&&serde_json::Value> = landed.iter().filter(|r| r["old_size"] != a.len()).collect();
+    assert!(wrong.is_empty(), "{} edits were made on content without the expected hash: {:#}", wrong.len(), wrong[0]);
+    eprintln!("{} of {} edits landed, all on the expected content", landed.len(), results.len());
+}

@@ -219,6 +219,35 @@ fn several_roots_route_absolute_paths_to_their_root() {
     assert_eq!(read["content"], "bee\n");
     let relative = editkit::tools::call(&toolkit, "read_file", json!({"path": "b.txt"}));
     assert_eq!(relative["error"]["kind"], "not_found");
+    // `..` is applied before routing, and the spelling the root was opened with works too.
+    let first_real = std::fs::canonicalize(first.path()).unwrap();
+    let second_real = std::fs::canonicalize(second.path()).unwrap();
+    let detour =
+        format!("{}/sub/../../{}/b.txt", first_real.display(), second_real.file_name().unwrap().to_str().unwrap());
+    let read = editkit::tools::call(&toolkit, "read_file", json!({"path": detour}));
+    assert_eq!(read["content"], "bee\n", "{read:#}");
+    let links = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&second_real, links.path().join("alias")).unwrap();
+    let toolkit =
+        editkit::Toolkit::open_roots(&[first.path().into(), links.path().join("alias")], Default::default()).unwrap();
+    let through = links.path().join("alias/b.txt");
+    let read = editkit::tools::call(&toolkit, "read_file", json!({"path": through}));
+    assert_eq!(read["content"], "bee\n", "{read:#}");
+}
+
+#[test]
+fn overlapping_roots_are_refused() {
+    let outer = tempfile::tempdir().unwrap();
+    std::fs::create_dir(outer.path().join("inner")).unwrap();
+    for roots in [
+        vec![outer.path().to_owned(), outer.path().join("inner")],
+        vec![outer.path().join("inner"), outer.path().to_owned()],
+        vec![outer.path().to_owned(), outer.path().join("inner/..")],
+    ] {
+        let err = editkit::Toolkit::open_roots(&roots, Default::default()).unwrap_err();
+        assert_eq!(err.kind(), "invalid_args");
+        assert!(err.to_string().contains("overlap"), "{err}");
+    }
 }
 
 #[test]
@@ -229,6 +258,17 @@ fn read_only_toolkits_refuse_writes() {
     let result = editkit::tools::call(&toolkit, "write_file", json!({"path": "a", "content": "x"}));
     assert_eq!(result["error"]["kind"], "blocked");
     assert!(!dir.path().join("a").exists());
+    // Dry runs through the typed API work and leave nothing behind, not even lock files.
+    std::fs::write(dir.path().join("b.txt"), "one\n").unwrap();
+    let edit: editkit::EditFileRequest =
+        serde_json::from_value(json!({"path": "b.txt", "old_string": "one", "new_string": "two", "dry_run": true}))
+            .unwrap();
+    assert!(toolkit.edit_file(edit).unwrap().diff.contains("+two"));
+    let patch = "*** Begin Patch\n*** Update File: b.txt\n-one\n+two\n*** End Patch\n";
+    let request = editkit::ApplyPatchRequest { patch: patch.into(), force: false, dry_run: true };
+    assert!(toolkit.apply_patch(request).unwrap().dry_run);
+    assert_eq!(std::fs::read_to_string(dir.path().join("b.txt")).unwrap(), "one\n");
+    assert!(!dir.path().join(".editkit").exists());
 }
 
 #[test]

@@ -7,3 +7,4 @@ mod examples;
 mod fuzz_replay;
 mod schemas;
 mod support;
+mod undo;

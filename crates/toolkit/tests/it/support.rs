@@ -30,8 +30,12 @@ pub struct Env {
 
 impl Env {
     pub fn new() -> Env {
+        Env::with_options(Options::default())
+    }
+
+    pub fn with_options(options: Options) -> Env {
         let dir = tempfile::tempdir().unwrap();
-        let toolkit = Toolkit::open(dir.path(), Options::default()).unwrap();
+        let toolkit = Toolkit::open(dir.path(), options).unwrap();
         Env { dir, toolkit, kinds: Default::default() }
     }
 

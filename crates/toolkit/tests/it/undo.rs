@@ -1,0 +1,107 @@
+//! Undo history: what it keeps, when it prunes, and that it never makes things worse.
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+
+use crate::support::Env;
+
+fn env_with_depth(depth: usize, files: &[(&str, &str)]) -> Env {
+    let env = Env::with_options(editkit::Options { history_depth: depth, ..Default::default() });
+    for (path, content) in files {
+        env.put(path, content.as_bytes());
+    }
+    env
+}
+
+#[test]
+fn a_refused_write_costs_no_undo_step() {
+    let env = env_with_depth(1, &[("a.txt", "v0\n")]);
+    env.ok("write_file", json!({"path": "a.txt", "content": "v1\n"}));
+    env.refused("write_file", json!({"path": "a.txt", "content": "v2\n", "expected_hash": "0".repeat(64)}), "stale");
+    env.refused("edit_file", json!({"path": "a.txt", "old_string": "nowhere", "new_string": "x"}), "not_found");
+    env.ok("undo_edit", json!({"path": "a.txt"}));
+    assert_eq!(env.get("a.txt"), "v0\n");
+}
+
+#[test]
+fn the_depth_bounds_the_steps_kept() {
+    let env = env_with_depth(2, &[("a.txt", "v0\n")]);
+    for n in 1..=4 {
+        env.ok("write_file", json!({"path": "a.txt", "content": format!("v{n}\n")}));
+    }
+    env.ok("undo_edit", json!({"path": "a.txt"}));
+    env.ok("undo_edit", json!({"path": "a.txt"}));
+    assert_eq!(env.get("a.txt"), "v2\n");
+    env.refused("undo_edit", json!({"path": "a.txt"}), "not_found");
+}
+
+#[test]
+fn a_lost_undo_entry_never_becomes_a_deletion() {
+    let env = Env::with_files(&[("a.txt", "v0\n")]);
+    env.ok("write_file", json!({"path": "a.txt", "content": "v1\n"}));
+    // Damage the history: the kept content of the last change disappears.
+    let mut kept = Vec::new();
+    for dir in std::fs::read_dir(env.dir.path().join(".editkit/undo/files")).unwrap().flatten() {
+        for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            kept.push(entry.path());
+        }
+    }
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    std::fs::remove_file(&kept[0]).unwrap();
+    std::os::unix::fs::symlink("gone", &kept[0]).unwrap();
+    let refused = env.refused("undo_edit", json!({"path": "a.txt"}), "not_found");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("gone"), "{refused:#}");
+    assert_eq!(env.get("a.txt"), "v1\n");
+}
+
+#[test]
+fn two_threads_undoing_one_file_take_different_steps() {
+    let env = Env::with_files(&[("a.txt", "v0\n")]);
+    for n in 1..=2 {
+        env.ok("write_file", json!({"path": "a.txt", "content": format!("v{n}\n")}));
+    }
+    let results: Vec<serde_json::Value> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| editkit::tools::call(&env.toolkit, "undo_edit", json!({"path": "a.txt", "force": true})))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(results.iter().all(|r| r["ok"] == true), "{results:#?}");
+    assert_eq!(env.get("a.txt"), "v0\n");
+}
+
+#[test]
+fn an_undone_deletion_brings_the_mode_back() {
+    let env = Env::with_files(&[("run.sh", "#!/bin/sh\necho hi\n")]);
+    let path = env.dir.path().join("run.sh");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o751)).unwrap();
+    env.ok("delete", json!({"path": "run.sh"}));
+    assert!(!path.exists());
+    env.ok("undo_edit", json!({"path": "run.sh"}));
+    assert_eq!(env.get("run.sh"), "#!/bin/sh\necho hi\n");
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o751);
+}
+
+#[test]
+fn a_formatted_write_reports_and_undoes_the_formatted_content() {
+    let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
+    formatting
+        .formatters
+        .insert("txt".into(), vec![editkit::analyze::Tool::new("sed", &["sed", "-i", "s/x/X/", "{path}"])]);
+    let env = Env::with_options(editkit::Options { formatting, ..Default::default() });
+    let written = env.ok("write_file", json!({"path": "a.txt", "content": "x = 1\n"}));
+    assert_eq!(env.get("a.txt"), "X = 1\n");
+    assert_eq!(written["sha256"], editkit::vfs::sha256_hex(b"X = 1\n"));
+    // The guard knows the formatted content: no re-read needed before the next edit.
+    let edited = env.ok("edit_file", json!({"path": "a.txt", "old_string": "X = 1", "new_string": "y = 2"}));
+    assert_eq!(env.get("a.txt"), "y = 2\n");
+    assert_eq!(edited["sha256"], editkit::vfs::sha256_hex(b"y = 2\n"));
+    // Each step undoes without force: the entries expect the formatted hashes.
+    env.ok("undo_edit", json!({"path": "a.txt"}));
+    assert_eq!(env.get("a.txt"), "X = 1\n");
+    env.ok("undo_edit", json!({"path": "a.txt"}));
+    assert!(!env.dir.path().join("a.txt").exists());
+}
