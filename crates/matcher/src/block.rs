@@ -1,7 +1,7 @@
 //! The block-anchor rung: first and last lines anchor, the middle is scored.
 
 use crate::Error;
-use crate::ladder::{BLOCK_ANCHOR_THRESHOLD, Budget, Candidate};
+use crate::ladder::{BLOCK_ANCHOR_THRESHOLD, Budget, Candidate, line_candidate};
 use crate::lines::{Lines, NeedleLines};
 use crate::normalise::{self, KeyMatcher, Level};
 
@@ -57,13 +57,10 @@ pub(crate) fn block_anchor(
             budget.spend((needle_chars as u64 + 1) * (candidate_chars as u64 + 1))?;
             let score = strsim::normalized_levenshtein(&needle_middle, &candidate_middle);
             if score >= BLOCK_ANCHOR_THRESHOLD {
+                // A stray CR before the last line's LF stays, as on the other line rungs.
                 found.push(Candidate {
-                    start: lines.start(start),
-                    end: if needle.trailing_newline { lines.end_with_newline(end) } else { lines.end(end) },
-                    first_line: start,
-                    last_line: end,
                     score: Some(score),
-                    whole_lines: true,
+                    ..line_candidate(lines, start, end, needle.trailing_newline)
                 });
             }
         }

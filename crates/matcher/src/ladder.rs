@@ -207,7 +207,7 @@ fn newlines(text: &str, from: usize, to: usize) -> usize {
 /// Cost of comparing one more line of a candidate, in budget units.
 const LINE_WORK: u64 = 16;
 
-fn line_candidate(lines: &Lines<'_>, first: usize, last: usize, trailing_newline: bool) -> Candidate {
+pub(crate) fn line_candidate(lines: &Lines<'_>, first: usize, last: usize, trailing_newline: bool) -> Candidate {
     // A stray CR before the last line's LF stays in the file when the needle ends mid-line.
     let end = if trailing_newline {
         lines.end_with_newline(last)
@@ -266,13 +266,18 @@ fn fragments(lines: &Lines<'_>, needle: &NeedleLines<'_>, level: Level, cap: usi
     if key.is_empty() {
         return found;
     }
-    // Runs of ASCII word characters survive every normalisation: a line must hold them all.
+    // Runs of ASCII word characters survive every normalisation, except that a zero-width
+    // character dropped from the middle of a run joins its halves: with any in the text, every
+    // line is examined.
+    let text = lines.text();
     let mut runs: Vec<&str> =
         key.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|run| !run.is_empty()).collect();
+    if normalise::has_zero_width(text) {
+        runs.clear();
+    }
     runs.sort_by_key(|run| std::cmp::Reverse(run.len()));
     runs.dedup();
     let anchor = runs.first().copied().unwrap_or("");
-    let text = lines.text();
     let candidate_lines: Box<dyn Iterator<Item = usize>> = if anchor.is_empty() {
         Box::new(0..lines.len())
     } else {

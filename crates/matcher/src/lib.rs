@@ -147,7 +147,7 @@ pub fn find(haystack: &str, needle: &str, options: &Options) -> Result<Match, Er
 pub fn find_all(haystack: &str, needle: &str, options: &Options) -> Result<Vec<Match>, Error> {
     let region = Region::new(haystack, needle, options)?;
     let decided = ladder::climb(&region, needle, options)?.ok_or_else(|| not_found(&region, needle))?;
-    let chosen = choose_all(&decided, options)?;
+    let chosen = choose_all(&region, &decided, options)?;
     let mut cells = SCORE_CELLS;
     Ok(chosen.into_iter().map(|candidate| to_match(&region, &decided, candidate, &mut cells)).collect())
 }
@@ -194,12 +194,13 @@ fn replace_with(haystack: &str, old: &str, new: &str, options: &Options, all: bo
     let Some(decided) = ladder::climb(&region, old, options)? else {
         return Err(already_applied(&region, new, all).unwrap_or_else(|| not_found(&region, old)));
     };
-    let chosen = if all { choose_all(&decided, options)? } else { vec![choose_one(&region, &decided)?] };
+    let chosen = if all { choose_all(&region, &decided, options)? } else { vec![choose_one(&region, &decided)?] };
     let mut text = String::with_capacity(haystack.len() + new.len());
     let mut matches = Vec::with_capacity(chosen.len());
     let mut inserted = Vec::with_capacity(chosen.len());
     let mut copied_to = 0;
     let mut cells = SCORE_CELLS;
+    let mut built = String::new();
     for candidate in &chosen {
         let found = to_match(&region, &decided, candidate.clone(), &mut cells);
         let range = found.byte_range();
@@ -208,6 +209,7 @@ fn replace_with(haystack: &str, old: &str, new: &str, options: &Options, all: bo
         text.push_str(slice(haystack, copied_to..range.start));
         let at = text.len();
         text.push_str(&replacement);
+        built = replacement.into_owned();
         inserted.push(at..text.len());
         copied_to = range.end;
         matches.push(found);
@@ -224,6 +226,7 @@ fn replace_with(haystack: &str, old: &str, new: &str, options: &Options, all: bo
     if !all
         && let [only] = chosen.as_slice()
         && let Some(err) = lands_inside_new(&region, only, old, new, decided.rung)
+            .or_else(|| (built != new).then(|| lands_inside_new(&region, only, old, &built, decided.rung)).flatten())
     {
         return Err(err);
     }
@@ -240,7 +243,7 @@ fn choose_one(region: &Region<'_>, decided: &Decided<'_>) -> Result<Candidate, E
     if decided.rung == Rung::BlockAnchor {
         candidates.sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
         let best = candidates.first().and_then(|c| c.score).unwrap_or(0.0);
-        candidates.retain(|c| best - c.score.unwrap_or(0.0) <= BLOCK_ANCHOR_MARGIN);
+        candidates.retain(|c| ties(best, c.score.unwrap_or(0.0)));
         candidates.sort_by_key(|c| c.start);
     }
     match candidates.as_slice() {
@@ -256,7 +259,13 @@ fn choose_one(region: &Region<'_>, decided: &Decided<'_>) -> Result<Candidate, E
     }
 }
 
-fn choose_all(decided: &Decided<'_>, options: &Options) -> Result<Vec<Candidate>, Error> {
+/// Whether two block-anchor scores are a tie: `margin` or less apart (with a tolerance for
+/// floating-point rounding, so 0.80 and 0.75 tie as documented).
+fn ties(best: f64, other: f64) -> bool {
+    best - other <= BLOCK_ANCHOR_MARGIN + 1e-9
+}
+
+fn choose_all(region: &Region<'_>, decided: &Decided<'_>, options: &Options) -> Result<Vec<Candidate>, Error> {
     let limit = options.limits.max_matches;
     if decided.candidates.len() > limit {
         return Err(Error::LimitExceeded {
@@ -266,6 +275,28 @@ fn choose_all(decided: &Decided<'_>, options: &Options) -> Result<Vec<Candidate>
         });
     }
     let mut candidates = decided.candidates.clone();
+    if decided.rung == Rung::BlockAnchor {
+        // Overlapping blocks compete by score, best first; a rival within the margin of the
+        // block that beat it makes the edit ambiguous.
+        candidates
+            .sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)).then(a.start.cmp(&b.start)));
+        let mut chosen: Vec<Candidate> = Vec::with_capacity(candidates.len());
+        for candidate in candidates {
+            match chosen.iter().find(|kept| candidate.start < kept.end && kept.start < candidate.end) {
+                None => chosen.push(candidate),
+                Some(kept) if ties(kept.score.unwrap_or(0.0), candidate.score.unwrap_or(0.0)) => {
+                    let mut lines =
+                        vec![region.base_line + kept.first_line + 1, region.base_line + candidate.first_line + 1];
+                    lines.sort_unstable();
+                    lines.dedup();
+                    return Err(Error::Ambiguous { count: 2, lines, rung: Rung::BlockAnchor });
+                }
+                Some(_) => {}
+            }
+        }
+        chosen.sort_by_key(|c| c.start);
+        return Ok(chosen);
+    }
     candidates.sort_by_key(|c| c.start);
     let mut chosen: Vec<Candidate> = Vec::with_capacity(candidates.len());
     for candidate in candidates {

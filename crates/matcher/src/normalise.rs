@@ -240,6 +240,15 @@ fn gcd(a: usize, b: usize) -> usize {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
+/// Whether `text` holds a zero-width character the Unicode level drops (U+200B, U+200C,
+/// U+200D, U+2060, U+FEFF).
+pub(crate) fn has_zero_width(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memmem::find(bytes, "\u{FEFF}".as_bytes()).is_some()
+        || memchr::memchr_iter(0xE2, bytes)
+            .any(|at| matches!(bytes.get(at + 1..at + 3), Some([0x80, 0x8B..=0x8D]) | Some([0x81, 0xA0])))
+}
+
 /// The indentation unit of lines given as column widths relative to their first line:
 /// the greatest common divisor of the non-zero offsets, or `None` when all are equal.
 pub(crate) fn indent_unit(relative: impl IntoIterator<Item = isize>) -> Option<usize> {

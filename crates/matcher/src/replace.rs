@@ -10,6 +10,8 @@ use crate::normalise::{self, TAB_WIDTH};
 /// - On the escape rung, a single-line `new` written with the same literal escapes is unescaped.
 /// - When `old` ends with `\n` but the match does not (the file's last line), one trailing `\n`
 ///   of `new` is dropped so the file does not grow a line.
+/// - On the indentation-flexible rung, which leaves the needle's leading and trailing blank
+///   lines out of the match, as many blank lines are dropped from `new`'s ends.
 /// - On a tolerant rung matching whole lines whose indentation differs from the needle's, `new`
 ///   is re-indented by the same delta, in the file's style (tabs stay tabs).
 pub(crate) fn replacement<'t>(
@@ -28,6 +30,11 @@ pub(crate) fn replacement<'t>(
         owned.pop();
         text = Cow::Owned(owned);
     }
+    if rung == Rung::IndentationFlexible
+        && let Some(trimmed) = drop_blank_edges(&text, needle)
+    {
+        text = Cow::Owned(trimmed);
+    }
     if whole_lines
         && rung != Rung::Exact
         && let Some(reindented) = reindent(&text, needle, matched)
@@ -35,6 +42,36 @@ pub(crate) fn replacement<'t>(
         text = Cow::Owned(reindented);
     }
     text
+}
+
+/// Blank lines before the first and after the last non-blank line (a final `\n` ends a line,
+/// it does not start a blank one).
+fn blank_edges(text: &str) -> (usize, usize) {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let parts: Vec<&str> = body.split('\n').collect();
+    let lead = parts.iter().take_while(|line| normalise::is_blank(line)).count();
+    if lead == parts.len() {
+        return (0, 0);
+    }
+    (lead, parts.iter().rev().take_while(|line| normalise::is_blank(line)).count())
+}
+
+/// `new` without as many leading and trailing blank lines as the needle has (the ones the
+/// match left out), or `None` when there are none to drop.
+fn drop_blank_edges(new: &str, needle: &str) -> Option<String> {
+    let (needle_lead, needle_trail) = blank_edges(needle);
+    let (new_lead, new_trail) = blank_edges(new);
+    let (lead, trail) = (needle_lead.min(new_lead), needle_trail.min(new_trail));
+    if lead == 0 && trail == 0 {
+        return None;
+    }
+    let (body, terminator) = match new.strip_suffix('\n') {
+        Some(body) => (body, "\n"),
+        None => (new, ""),
+    };
+    let parts: Vec<&str> = body.split('\n').collect();
+    let kept = parts.get(lead..parts.len() - trail)?;
+    Some(format!("{}{terminator}", kept.join("\n")))
 }
 
 fn first_non_blank(text: &str) -> Option<&str> {
@@ -77,7 +114,8 @@ pub(crate) fn reindent(new: &str, needle: &str, matched: &str) -> Option<String>
     let file_tabs = uses_tabs(file_first, matched);
     let needle_cols = normalise::indent_cols(needle_first);
     let file_cols = normalise::indent_cols(file_first);
-    let needle_unit = unit_of(needle.split('\n'), needle_cols);
+    // A one-line needle shows no step: `new`, written in the needle's style, may.
+    let needle_unit = unit_of(needle.split('\n'), needle_cols).or_else(|| unit_of(new.split('\n'), needle_cols));
     let file_unit = unit_of(matched.split('\n'), file_cols);
     // Scale relative indentation only when both sides show a step and the steps differ.
     let scale = match (needle_unit, file_unit) {
@@ -88,7 +126,22 @@ pub(crate) fn reindent(new: &str, needle: &str, matched: &str) -> Option<String>
     if needle_indent == file_indent && needle_tabs == file_tabs && scale.is_none() {
         return None;
     }
-    let same_style = needle_tabs == file_tabs && scale.is_none();
+    let relative_of = |line: &str| {
+        let mut relative = normalise::indent_cols(line) as isize - needle_cols as isize;
+        if let Some((from, to)) = scale {
+            relative = relative * to as isize / from as isize;
+        }
+        relative
+    };
+    // Lines that would land left of column 0 move the whole block right instead, so the
+    // nesting inside `new` survives.
+    let lowest = new
+        .split('\n')
+        .filter(|line| !normalise::is_blank(line))
+        .map(|line| file_cols as isize + relative_of(line))
+        .min();
+    let shift = lowest.map_or(0, |lowest| (-lowest).max(0));
+    let same_style = needle_tabs == file_tabs && scale.is_none() && shift == 0;
     let lines: Vec<String> = new
         .split('\n')
         .map(|line| {
@@ -98,11 +151,7 @@ pub(crate) fn reindent(new: &str, needle: &str, matched: &str) -> Option<String>
             if same_style && let Some(rest) = line.strip_prefix(needle_indent) {
                 return format!("{file_indent}{rest}");
             }
-            let mut relative = normalise::indent_cols(line) as isize - needle_cols as isize;
-            if let Some((from, to)) = scale {
-                relative = relative * to as isize / from as isize;
-            }
-            let cols = (file_cols as isize + relative).max(0) as usize;
+            let cols = (file_cols as isize + relative_of(line) + shift).max(0) as usize;
             format!("{}{}", render_indent(cols, file_tabs), line.trim_start())
         })
         .collect();

@@ -5,6 +5,7 @@ mod corpus;
 mod errors;
 mod properties;
 mod replace;
+mod review;
 mod rungs;
 #[cfg(feature = "serde")]
 mod serde;
