@@ -62,6 +62,8 @@ pub mod failpoint {
         Stage(usize),
         /// Hard-linking the backup of the n-th file.
         Backup(usize),
+        /// Making the backups and new folders durable (one step per folder synced).
+        Sync,
         /// Renaming the n-th temp over its target (or removing a deleted file).
         Replace(usize),
         /// Removing the journal (the commit point).
@@ -246,6 +248,18 @@ fn execute(
             )?;
         }
     }
+    // Backups and new folders must be on disk before any original is replaced, or a power
+    // loss could keep a replaced file whose backup never reached the disk.
+    let parent_of = |path: &str| path.rsplit_once('/').map_or(String::new(), |(parent, _)| parent.to_owned());
+    let mut synced: Vec<String> = Vec::new();
+    let backup_dirs = journal.entries.iter().filter_map(|e| e.backup.as_deref()).map(parent_of);
+    let created_parents = journal.created_dirs.iter().map(|dir| parent_of(dir));
+    for dir in backup_dirs.clone().chain(backup_dirs.map(|dir| parent_of(&dir))).chain(created_parents) {
+        if !synced.contains(&dir) {
+            step(hook, Step::Sync, || format!("sync {dir}"), || workspace.sync_dir_raw(&dir))?;
+            synced.push(dir);
+        }
+    }
     for (idx, entry) in journal.entries.iter().enumerate() {
         match &entry.temp {
             Some(temp) => {
@@ -405,6 +419,7 @@ pub fn recover(workspace: &Workspace) -> Result<Recovery> {
         let Some(id) = name.strip_suffix(".json") else { continue };
         let journal_name = format!("{JOURNAL_DIR}/{name}");
         let Some(journal) = read_journal(workspace, &journal_name)? else { continue };
+        check_journal(workspace, &journal_name, id, &journal)?;
         let locks = workspace.lock_many(journal.entries.iter().map(|e| e.target.as_str()))?;
         // The patch may have finished while its locks were awaited.
         let Some(journal) = read_journal(workspace, &journal_name)? else { continue };
@@ -440,6 +455,54 @@ fn read_journal(workspace: &Workspace, name: &str) -> Result<Option<Journal>> {
         return Err(Error::Journal { name: name.to_owned(), reason: format!("unknown version {}", journal.version) });
     }
     Ok(Some(journal))
+}
+
+/// Refuses a journal editkit could not have written: recovery renames and removes the paths it
+/// names without the blocked-path check, so each must be exactly what a commit of this id
+/// would use (targets allowed by the policy, backups under this id's state folder, temps
+/// beside their targets, created folders above a target).
+fn check_journal(workspace: &Workspace, name: &str, id: &str, journal: &Journal) -> Result<()> {
+    let refuse = |reason: String| Error::Journal {
+        name: name.to_owned(),
+        reason: format!("{reason}; it is not a journal editkit wrote: remove it if no patch is running"),
+    };
+    if journal.id != id {
+        return Err(refuse(format!("its id `{}` is not its file name", journal.id)));
+    }
+    for (idx, entry) in journal.entries.iter().enumerate() {
+        let target = &entry.target;
+        match workspace.resolve_entry(target) {
+            Ok(canonical) if canonical == *target => {}
+            Ok(_) => return Err(refuse(format!("target `{target}` is not a canonical path"))),
+            Err(err) => return Err(refuse(format!("target `{target}` is refused: {err}"))),
+        }
+        if let Some(backup) = &entry.backup {
+            let expected = workspace.state_rel(&format!("{JOURNAL_DIR}/{id}/{idx}")).map_err(Error::Vfs)?;
+            if *backup != expected {
+                return Err(refuse(format!("backup `{backup}` of `{target}` is not `{expected}`")));
+            }
+        }
+        if let Some(temp) = &entry.temp {
+            let file = temp_name(id, idx);
+            let expected = match target.rsplit_once('/') {
+                Some((parent, _)) => format!("{parent}/{file}"),
+                None => file,
+            };
+            if *temp != expected {
+                return Err(refuse(format!("temp file `{temp}` of `{target}` is not `{expected}`")));
+            }
+        }
+    }
+    for dir in &journal.created_dirs {
+        let above_a_target = journal
+            .entries
+            .iter()
+            .any(|e| e.target.strip_prefix(dir.as_str()).is_some_and(|rest| rest.starts_with('/')));
+        if dir.is_empty() || !above_a_target {
+            return Err(refuse(format!("created folder `{dir}` holds none of its targets")));
+        }
+    }
+    Ok(())
 }
 
 fn journal_name(id: &str) -> String {

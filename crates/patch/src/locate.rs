@@ -64,9 +64,12 @@ pub(crate) fn apply_hunks(
                 cursor = (range_end + after_len).saturating_sub(before_len).min(after_len);
                 delta += hunk.new.len() as isize - hunk.old.len() as isize;
                 reports.push(HunkReport { hunk: idx + 1, line, rung: placed.rung });
-                if hunk.new_missing_newline {
+                // `\ No newline at end of file` speaks of the file's end: only a hunk that
+                // reaches it may change whether the file ends with a newline.
+                let reaches_end = cursor == text.as_str().len();
+                if reaches_end && hunk.new_missing_newline {
                     want_newline = false;
-                } else if hunk.old_missing_newline {
+                } else if reaches_end && hunk.old_missing_newline {
                     want_newline = true;
                 }
             }
@@ -113,10 +116,11 @@ fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> R
         };
     }
     if old.is_empty() {
-        let at = if !hunk.anchors.is_empty() {
-            from
-        } else if hunk.end_of_file {
+        let at = if hunk.end_of_file {
+            // Pinned to the end; any anchors were only checked to exist.
             hay.len()
+        } else if !hunk.anchors.is_empty() {
+            from
         } else if let Some(start) = hunk.old_start {
             // `@@ -l,0 ...` inserts after line l.
             let index = start as isize + delta;
@@ -124,7 +128,12 @@ fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> R
             if index < 0 || index as usize > lines {
                 return Err(Cause::LineOutOfRange { line: index.max(0) as usize, lines });
             }
-            line_start(hay, index as usize).max(cursor)
+            let at = line_start(hay, index as usize);
+            if at < cursor {
+                // Hunks come in file order: this one points into or before the previous one.
+                return Err(Cause::LineOutOfRange { line: index as usize, lines });
+            }
+            at
         } else {
             hay.len()
         };
@@ -188,25 +197,17 @@ fn place_old(
     let options = Options { strict, within: Some(from..hay.len()), ..Options::default() };
     let range = match editkit_matcher::find(hay, old, &options) {
         Ok(found) => found.byte_range(),
-        Err(editkit_matcher::Error::Ambiguous { lines, rung, count }) => {
-            let zero_based: Vec<usize> = lines.iter().map(|l| l.saturating_sub(1)).collect();
-            let chosen = choose(&zero_based, expected, hunk.end_of_file, rung).map_err(|cause| match cause {
-                // More candidates than were listed: keep the matcher's count.
-                Cause::Matcher(editkit_matcher::Error::Ambiguous { lines, rung, .. })
-                    if lines.len() == zero_based.len() =>
-                {
-                    Cause::Matcher(editkit_matcher::Error::Ambiguous { count, lines, rung })
-                }
-                other => other,
-            })?;
-            let line = zero_based.get(chosen).copied().expect("choose returns an index of the list");
-            let within =
-                Options { strict, within: Some(line_start(hay, line).max(from)..hay.len()), ..Options::default() };
-            let found = editkit_matcher::find_all(hay, old, &within).map_err(Cause::Matcher)?;
-            found
-                .first()
-                .map(editkit_matcher::Match::byte_range)
-                .ok_or(Cause::Matcher(editkit_matcher::Error::NotFound { closest: None }))?
+        Err(ambiguous @ editkit_matcher::Error::Ambiguous { count, .. }) => {
+            // Every candidate (not the error's shortened list) competes on the line hint; when
+            // some overlap, find_all cannot list them all, and the hunk stays ambiguous.
+            let found = editkit_matcher::find_all(hay, old, &options).map_err(Cause::Matcher)?;
+            if found.len() != count {
+                return Err(Cause::Matcher(ambiguous));
+            }
+            let zero_based: Vec<usize> = found.iter().map(|m| m.line_range().start).collect();
+            let rung = found.first().map_or(Rung::Exact, editkit_matcher::Match::rung);
+            let chosen = choose(&zero_based, expected, hunk.end_of_file, rung)?;
+            found.get(chosen).map(editkit_matcher::Match::byte_range).expect("choose returns an index of the list")
         }
         Err(editkit_matcher::Error::NotFound { .. }) => {
             // Ask `replace` for the most telling error: it notices an edit already applied.

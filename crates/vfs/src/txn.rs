@@ -154,6 +154,16 @@ impl Workspace {
         self.root_dir().set_permissions(to, permissions).map_err(|e| Error::from_io("set permissions", to, e))
     }
 
+    /// Makes the entries of the directory at canonical `dir` (`""` for the root) durable:
+    /// hard links and folders created in it survive a power loss once this returns.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the directory cannot be opened.
+    pub fn sync_dir_raw(&self, dir: &str) -> Result<()> {
+        sync(&self.dir_raw(dir, dir)?);
+        Ok(())
+    }
+
     /// Whether a directory entry exists at canonical `path`, without following a final link
     /// (a backup of a deleted symlink is the link itself).
     ///

@@ -106,6 +106,9 @@ fn check_splice(before: &str, new: &str, edited: &editkit_matcher::Replaced) -> 
         match found.rung() {
             Rung::Exact => prop_assert_eq!(text, new),
             Rung::EscapeNormalised => {}
+            // This rung leaves the needle's blank edge lines out of the match, and as many
+            // from `new`.
+            Rung::IndentationFlexible => prop_assert_eq!(without_blank_edges(text), without_blank_edges(new)),
             _ => {
                 prop_assert_eq!(unindented(text), unindented(new));
             }
@@ -115,6 +118,13 @@ fn check_splice(before: &str, new: &str, edited: &editkit_matcher::Replaced) -> 
     }
     prop_assert_eq!(&before[before_at..], &after[after_at..]);
     Ok(())
+}
+
+fn without_blank_edges(text: &str) -> Vec<&str> {
+    let lines = unindented(text);
+    let first = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(lines.len());
+    let last = lines.iter().rposition(|l| !l.trim().is_empty()).map_or(first, |l| l + 1);
+    lines.get(first..last.max(first)).unwrap_or_default().to_vec()
 }
 
 fn unindented(text: &str) -> Vec<&str> {

@@ -85,6 +85,10 @@ fn the_ten_file_patch_has_a_write_step_per_temp_backup_and_rename() {
     // 6 updates + 2 additions + the moved file's new path; the deleted and moved-away files
     // are removed without a temp file.
     assert_eq!((stages, backups, replaces), (9, 8, 11), "{steps:?}");
+    // The backup folder, its parent and the new folders' parents are synced before any rename.
+    let first_replace = steps.iter().position(|s| matches!(s, Step::Replace(_))).unwrap();
+    let last_sync = steps.iter().rposition(|s| *s == Step::Sync).expect("sync steps");
+    assert!(last_sync < first_replace, "{steps:?}");
     assert_eq!(steps.first(), Some(&Step::Journal));
     assert_eq!(steps.last(), Some(&Step::Finish));
 }
@@ -151,7 +155,9 @@ fn a_crash_at_every_write_step_is_repaired_by_recover() {
 fn apply_recovers_a_crashed_patch_before_the_next_one() {
     let (before, patch) = ten_file_case();
     let tmp = fresh(&before);
-    let (result, steps) = commit_faulty(tmp.path(), &patch, 20, Fault::Crash);
+    let third_replace =
+        count_steps(&before, &patch).iter().position(|s| matches!(s, Step::Replace(_))).expect("renames") + 2;
+    let (result, steps) = commit_faulty(tmp.path(), &patch, third_replace, Fault::Crash);
     assert!(result.is_err());
     assert!(matches!(steps.last(), Some(Step::Replace(_))));
     let workspace = Workspace::open(tmp.path()).unwrap();

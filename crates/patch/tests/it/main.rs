@@ -5,5 +5,6 @@ mod api;
 mod corpus;
 mod crash;
 mod faults;
+mod review;
 mod robustness;
 mod support;

@@ -1,0 +1,86 @@
+//! Cases found by reading the planner and the journal closely.
+
+use editkit_patch::{ApplyOptions, apply};
+use editkit_vfs::Workspace;
+
+fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+    let tmp = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let full = tmp.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    (tmp, workspace)
+}
+
+fn read(tmp: &tempfile::TempDir, path: &str) -> String {
+    std::fs::read_to_string(tmp.path().join(path)).unwrap()
+}
+
+#[test]
+fn a_forged_journal_is_refused_and_touches_nothing() {
+    let journals = [
+        r#"{"version":1,"id":"1","entries":[{"target":"leak.txt","temp":null,"backup":".env"}],"created_dirs":[]}"#,
+        r#"{"version":1,"id":"1","entries":[{"target":"a.txt","temp":".git/config","backup":null}],"created_dirs":[]}"#,
+        r#"{"version":1,"id":"1","entries":[{"target":".git/config","temp":null,"backup":null}],"created_dirs":[]}"#,
+        r#"{"version":1,"id":"2","entries":[],"created_dirs":[]}"#,
+        r#"{"version":1,"id":"1","entries":[{"target":"a.txt","temp":null,"backup":null}],"created_dirs":["src"]}"#,
+    ];
+    for journal in journals {
+        let (tmp, workspace) =
+            tree(&[(".env", "SECRET=1\n"), (".git/config", "[core]\n"), ("a.txt", "one\n"), ("src/x.txt", "x\n")]);
+        std::fs::create_dir_all(tmp.path().join(".editkit/patch")).unwrap();
+        std::fs::write(tmp.path().join(".editkit/patch/1.json"), journal).unwrap();
+        let err =
+            apply(&workspace, "*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch\n", &ApplyOptions::default())
+                .unwrap_err();
+        assert!(err.to_string().contains("not a journal editkit wrote"), "{journal}: {err}");
+        assert_eq!(read(&tmp, ".env"), "SECRET=1\n");
+        assert_eq!(read(&tmp, ".git/config"), "[core]\n");
+        assert_eq!(read(&tmp, "a.txt"), "one\n");
+        assert!(tmp.path().join("src/x.txt").exists());
+        assert!(!tmp.path().join("leak.txt").exists() && !tmp.path().join("b.txt").exists());
+    }
+}
+
+#[test]
+fn a_missing_newline_marker_away_from_the_end_leaves_the_end_alone() {
+    let (tmp, workspace) = tree(&[("f.txt", "foo\nbar\n")]);
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-foo\n\\ No newline at end of file\n+FOO\n\\ No newline at end of file\n";
+    apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(read(&tmp, "f.txt"), "FOO\nbar\n");
+    // At the end it still applies.
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -2 +2 @@\n-bar\n+BAR\n\\ No newline at end of file\n";
+    apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(read(&tmp, "f.txt"), "FOO\nBAR");
+}
+
+#[test]
+fn the_line_hint_chooses_among_every_candidate_not_only_the_listed_ones() {
+    let file: String = (1..=50).map(|n| if n % 2 == 1 { "x = 1  \n".to_owned() } else { format!("y{n}\n") }).collect();
+    let (tmp, workspace) = tree(&[("f.py", &file)]);
+    apply(&workspace, "--- a/f.py\n+++ b/f.py\n@@ -49 +49 @@\n-x = 1\n+x = 2\n", &ApplyOptions::default()).unwrap();
+    let lines: Vec<String> = read(&tmp, "f.py").lines().map(str::to_owned).collect();
+    let changed: Vec<usize> =
+        lines.iter().enumerate().filter(|(_, l)| l.starts_with("x = 2")).map(|(i, _)| i + 1).collect();
+    assert_eq!(changed, [49]);
+}
+
+#[test]
+fn an_insertion_pointing_before_the_previous_hunk_is_refused() {
+    let file: String = (1..=9).map(|n| format!("{n}\n")).collect();
+    let (tmp, workspace) = tree(&[("f.txt", &file)]);
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -7 +7 @@\n-7\n+seven\n@@ -2,0 +3 @@\n+two-and-a-half\n";
+    assert!(apply(&workspace, patch, &ApplyOptions::default()).is_err());
+    assert_eq!(read(&tmp, "f.txt"), file);
+}
+
+#[test]
+fn end_of_file_wins_over_an_anchor_for_an_insertion() {
+    let file = "def f():\n    return 1\n\ndef g():\n    return 2\n";
+    let (tmp, workspace) = tree(&[("m.py", file)]);
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@ def f():\n+def h(): pass\n*** End of File\n*** End Patch\n";
+    apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(read(&tmp, "m.py"), format!("{file}def h(): pass\n"));
+}
