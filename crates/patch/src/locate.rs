@@ -57,7 +57,7 @@ pub(crate) fn apply_hunks(
                 let line = line_of(text.as_str(), placed.range.start) + 1;
                 let before_len = text.as_str().len();
                 let range_end = placed.range.end;
-                text.splice(placed.range, &placed.replacement).expect("placed ranges lie on char boundaries");
+                splice_changed_lines(&mut text, placed.range, &placed.replacement);
                 // The codec normalises `\r\n` and `\r` in the replacement, so measure what was
                 // inserted in the text rather than in the replacement.
                 let after_len = text.as_str().len();
@@ -84,6 +84,34 @@ pub(crate) fn apply_hunks(
         text.splice(len - 1..len, "").expect("a final newline is one byte on a char boundary");
     }
     Ok((text, reports))
+}
+
+/// Replaces `range` with `replacement`, splicing only the runs of lines that differ, last first:
+/// a context line the hunk keeps is never touched, so it keeps its own line ending even in a
+/// file that mixes endings (the codec hands the endings of a spliced range out by position).
+fn splice_changed_lines(text: &mut Text, range: Range<usize>, replacement: &str) {
+    let old_region = text.as_str().get(range.clone()).unwrap_or_default().to_owned();
+    let old_lines: Vec<&str> = old_region.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = replacement.split_inclusive('\n').collect();
+    let mut offsets = Vec::with_capacity(old_lines.len() + 1);
+    offsets.push(range.start);
+    for line in &old_lines {
+        offsets.push(offsets.last().copied().unwrap_or(range.start) + line.len());
+    }
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines);
+    for op in ops.iter().rev() {
+        let (old_at, old_len, new_at, new_len) = match *op {
+            similar::DiffOp::Equal { .. } => continue,
+            similar::DiffOp::Delete { old_index, old_len, new_index } => (old_index, old_len, new_index, 0),
+            similar::DiffOp::Insert { old_index, new_index, new_len } => (old_index, 0, new_index, new_len),
+            similar::DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                (old_index, old_len, new_index, new_len)
+            }
+        };
+        let piece: String = new_lines.get(new_at..new_at + new_len).unwrap_or_default().concat();
+        let (start, end) = (offsets[old_at], offsets[old_at + old_len]);
+        text.splice(start..end, &piece).expect("line offsets of a placed range lie on char boundaries");
+    }
 }
 
 struct Placed {

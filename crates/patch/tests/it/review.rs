@@ -84,3 +84,15 @@ fn end_of_file_wins_over_an_anchor_for_an_insertion() {
     apply(&workspace, patch, &ApplyOptions::default()).unwrap();
     assert_eq!(read(&tmp, "m.py"), format!("{file}def h(): pass\n"));
 }
+
+#[test]
+fn context_lines_keep_their_own_endings_in_a_mixed_file() {
+    let (tmp, workspace) = tree(&[("m.txt", "a\nb\nctx\nx\r\ny\n")]);
+    apply(
+        &workspace,
+        "*** Begin Patch\n*** Update File: m.txt\n@@\n ctx\n+NEW\n x\n*** End Patch\n",
+        &ApplyOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(std::fs::read(tmp.path().join("m.txt")).unwrap(), b"a\nb\nctx\nNEW\nx\r\ny\n");
+}
