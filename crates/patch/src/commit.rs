@@ -420,7 +420,7 @@ pub fn recover(workspace: &Workspace) -> Result<Recovery> {
         let journal_name = format!("{JOURNAL_DIR}/{name}");
         let Some(journal) = read_journal(workspace, &journal_name)? else { continue };
         check_journal(workspace, &journal_name, id, &journal)?;
-        let locks = workspace.lock_many(journal.entries.iter().map(|e| e.target.as_str()))?;
+        let locks = workspace.lock_entries(journal.entries.iter().map(|e| e.target.as_str()))?;
         // The patch may have finished while its locks were awaited.
         let Some(journal) = read_journal(workspace, &journal_name)? else { continue };
         let restored = rollback(workspace, &journal)?;

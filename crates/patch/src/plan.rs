@@ -183,7 +183,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         .flatten()
         .flat_map(|(source, destination)| std::iter::once(source.as_str()).chain(destination.as_deref()))
         .collect();
-    let locks = workspace.lock_many(all_paths.iter().copied())?;
+    // Keyed by entry, as recovery keys them: a deleted link keeps its key once it is gone.
+    let locks = workspace.lock_entries(all_paths.iter().copied())?;
     // What is on disk now (read without arming the staleness guard).
     let mut disk: HashMap<String, Disk> = HashMap::new();
     for path in &all_paths {
@@ -321,6 +322,15 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     failures.push(file_failure(Cause::MoveTargetExists { to }));
                     continue;
                 }
+                if target != *source
+                    && state.get(&target).is_some_and(Option::is_none)
+                    && let Some(err) =
+                        disk_problem(workspace, &target, disk.get(&target).and_then(|d| d.problem.as_ref()))
+                {
+                    // A folder, a device or a file too large to read stands at the destination.
+                    failures.push(file_failure(Cause::Vfs(err)));
+                    continue;
+                }
                 let (updated, reports): (Content, Vec<HunkReport>) = match (&current, hunks.is_empty()) {
                     (_, true) => (current.clone(), Vec::new()),
                     (Content::Raw(_, err), false) => {
@@ -370,6 +380,27 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 }
                 state.insert(target, Some(updated));
             }
+        }
+    }
+    // A file the patch writes cannot also be a folder of another file it writes.
+    let written: HashSet<&str> =
+        state.iter().filter(|(_, content)| content.is_some()).map(|(path, _)| path.as_str()).collect();
+    let mut in_order: Vec<&str> = written.iter().copied().collect();
+    in_order.sort_unstable();
+    for path in &in_order {
+        let mut parent = *path;
+        while let Some((above, _)) = parent.rsplit_once('/') {
+            if written.contains(above) {
+                failures.push(Failure {
+                    path: (*path).to_owned(),
+                    hunk: None,
+                    patch_line: 0,
+                    preview: String::new(),
+                    cause: Cause::Vfs(editkit_vfs::Error::NotADirectory { path: above.to_owned() }),
+                });
+                break;
+            }
+            parent = above;
         }
     }
     if !failures.is_empty() {

@@ -233,7 +233,7 @@ pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<Stri
     let json = workspace.state_read(&format!("undo/patches/{seq:010}.json"))?.unwrap_or_default();
     let patch: PatchSnapshot =
         serde_json::from_slice(&json).map_err(|_| Error::NothingToUndo { what: "patch".into() })?;
-    let locks = workspace.lock_many(patch.files.iter().map(|s| s.path.as_str()))?;
+    let locks = workspace.lock_entries(patch.files.iter().map(|s| s.path.as_str()))?;
     // Check every file before restoring any.
     if !force {
         for snapshot in &patch.files {

@@ -601,6 +601,24 @@ impl Workspace {
         resolved.into_iter().map(|(rel, given)| FileLock::acquire(self, given, rel)).collect()
     }
 
+    /// Like [`Workspace::lock_many`], but a final symlink is not followed: each lock is keyed
+    /// by the directory entry named (see [`Workspace::resolve_entry`]). For transactions that
+    /// name entries, such as a patch deleting a link: the key stays the same once the link is
+    /// gone, so a later recovery waits for the same locks. For a path that is not a link the
+    /// key is the one [`Workspace::lock`] uses.
+    ///
+    /// # Errors
+    /// As [`Workspace::lock_many`].
+    pub fn lock_entries<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Result<Vec<FileLock<'_>>> {
+        let mut resolved = Vec::new();
+        for path in paths {
+            resolved.push((self.resolve_inner(path, false)?.rel, path.to_owned()));
+        }
+        resolved.sort();
+        resolved.dedup_by(|a, b| a.0 == b.0);
+        resolved.into_iter().map(|(rel, given)| FileLock::acquire(self, given, rel)).collect()
+    }
+
     pub(crate) fn lock_table(&self) -> &LockTable {
         &self.locks
     }

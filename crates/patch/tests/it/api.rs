@@ -199,6 +199,27 @@ fn the_plan_holds_every_lock_until_it_is_committed_or_dropped() {
 }
 
 #[test]
+fn a_deleted_link_is_locked_under_the_key_recovery_uses_after_it_is_gone() {
+    let (tmp, workspace) = workspace_with(&[("real.txt", "one\n")]);
+    std::os::unix::fs::symlink("real.txt", tmp.path().join("alias.txt")).unwrap();
+    let parsed = parse("*** Begin Patch\n*** Delete File: alias.txt\n*** End Patch\n").unwrap();
+    let planned = plan(&workspace, &parsed, &ApplyOptions::default()).unwrap();
+    let got_lock = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(|| {
+            // What `recover` locks for this journal entry, before and after the link is gone.
+            let _locks = workspace.lock_entries(["alias.txt"]).unwrap();
+            got_lock.store(true, Ordering::SeqCst);
+        });
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(!got_lock.load(Ordering::SeqCst), "the link's entry lock was free while planned");
+        editkit_patch::commit(&workspace, planned).unwrap();
+        handle.join().unwrap();
+    });
+    assert!(got_lock.load(Ordering::SeqCst));
+}
+
+#[test]
 fn a_symlink_inside_the_root_is_edited_through() {
     let (tmp, workspace) = workspace_with(&[("real/a.txt", "one\n")]);
     std::os::unix::fs::symlink("real/a.txt", tmp.path().join("link.txt")).unwrap();

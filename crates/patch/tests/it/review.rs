@@ -96,3 +96,23 @@ fn context_lines_keep_their_own_endings_in_a_mixed_file() {
     .unwrap();
     assert_eq!(std::fs::read(tmp.path().join("m.txt")).unwrap(), b"a\nb\nctx\nNEW\nx\r\ny\n");
 }
+
+#[test]
+fn a_move_onto_a_folder_is_refused_when_planned() {
+    let (tmp, workspace) = tree(&[("a.txt", "one\n"), ("dir/inside.txt", "x\n")]);
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: dir\n*** End Patch\n";
+    let dry = ApplyOptions { dry_run: true, ..Default::default() };
+    assert!(apply(&workspace, patch, &dry).is_err(), "the dry run must see the folder too");
+    assert!(apply(&workspace, patch, &ApplyOptions::default()).is_err());
+    assert_eq!(read(&tmp, "a.txt"), "one\n");
+}
+
+#[test]
+fn a_file_and_a_file_inside_it_cannot_both_be_added() {
+    let (tmp, workspace) = tree(&[]);
+    let patch = "*** Begin Patch\n*** Add File: a\n+x\n*** Add File: a/b\n+y\n*** End Patch\n";
+    let dry = ApplyOptions { dry_run: true, ..Default::default() };
+    let err = apply(&workspace, patch, &dry).unwrap_err();
+    assert!(err.to_string().contains("a/b"), "{err}");
+    assert!(!tmp.path().join("a").exists());
+}
