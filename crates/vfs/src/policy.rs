@@ -16,7 +16,7 @@ pub const MAX_LINK_FOLLOWS: usize = 40;
 /// Patterns blocked by [`Policy::default`]: version-control internals, editkit's own state,
 /// and files that usually hold secrets.
 pub const DEFAULT_BLOCKED: &[&str] =
-    &[".git/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa", "**/id_ed25519"];
+    &["**/.git/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa", "**/id_ed25519"];
 
 /// What an absolute path argument means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -236,8 +236,12 @@ mod tests {
     #[test]
     fn ancestors_are_checked_against_blocked_globs() {
         let policy = policy(AbsolutePaths::Refuse);
-        assert_eq!(policy.blocked_by(".git"), Some(".git/**"));
-        assert_eq!(policy.blocked_by(".git/objects/ab"), Some(".git/**"));
+        assert_eq!(policy.blocked_by(".git"), Some("**/.git/**"));
+        assert_eq!(policy.blocked_by(".git/objects/ab"), Some("**/.git/**"));
+        // A nested clone's hooks are as dangerous as the root's.
+        assert_eq!(policy.blocked_by("vendor/x/.git/hooks/pre-commit"), Some("**/.git/**"));
+        assert_eq!(policy.blocked_by("vendor/x/.git"), Some("**/.git/**"));
+        assert_eq!(policy.blocked_by("src/.gitignore"), None);
         assert_eq!(policy.blocked_by("src/.env"), Some("**/.env"));
         assert_eq!(policy.blocked_by("src/main.rs"), None);
     }

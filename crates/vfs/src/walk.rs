@@ -194,8 +194,28 @@ impl<'ws> WorkspaceDir<'ws> {
         if self.workspace.is_blocked_exact(&rel) {
             return Err(Error::Blocked { path: rel, pattern: "(workspace policy)".into() });
         }
+        if let Some(canonical) = self.link_target(name, &rel)? {
+            // A link inside the root: opened at the place it leads to, after the policy has
+            // judged that place (a link to `.git` is blocked like `.git`).
+            let dir = self
+                .workspace
+                .root_dir()
+                .open_dir(&canonical)
+                .map_err(|e| Error::from_io("open directory", &rel, e))?;
+            return Ok(WorkspaceDir { workspace: self.workspace, dir, rel: canonical });
+        }
         let dir = self.dir.open_dir(name).map_err(|e| Error::from_io("open directory", &rel, e))?;
         Ok(WorkspaceDir { workspace: self.workspace, dir, rel })
+    }
+
+    /// For a symlink entry, the canonical path it leads to, checked by the policy (blocked
+    /// targets and links leading out are refused); `None` for anything else.
+    fn link_target(&self, name: &str, rel: &str) -> Result<Option<String>> {
+        match self.dir.symlink_metadata(name) {
+            Ok(meta) if meta.file_type().is_symlink() => Ok(Some(self.workspace.resolve_inner(rel, true)?.rel)),
+            Ok(_) => Ok(None),
+            Err(err) => Err(Error::from_io("open", rel, err)),
+        }
     }
 
     /// Opens the file `name` for reading, relative to this handle.
@@ -208,6 +228,9 @@ impl<'ws> WorkspaceDir<'ws> {
         check_name(name, &rel)?;
         if self.workspace.is_blocked_exact(&rel) {
             return Err(Error::Blocked { path: rel, pattern: "(workspace policy)".into() });
+        }
+        if let Some(canonical) = self.link_target(name, &rel)? {
+            return self.workspace.root_dir().open(&canonical).map_err(|e| Error::from_io("read", &rel, e));
         }
         self.dir.open(name).map_err(|e| Error::from_io("read", &rel, e))
     }

@@ -734,10 +734,35 @@ impl Workspace {
         let kind = resolved.kind.ok_or_else(|| Error::NotFound { path: path.to_owned() })?;
         let parent = self.parent_dir(path, parent_rel, false)?;
         let meta = parent.symlink_metadata(name).map_err(|e| Error::from_io("delete", path, e))?;
+        if meta.is_dir() {
+            self.refuse_blocked_inside(path, &parent, name, &resolved.rel)?;
+        }
         let result = if meta.is_dir() { parent.remove_dir_all(name) } else { parent.remove_file(name) };
         result.map_err(|e| Error::from_io("delete", path, e))?;
         self.forget(&resolved.rel);
         Ok(kind)
+    }
+
+    /// Refuses to delete or move the directory `name` (in `parent`, canonical `rel`) when
+    /// anything below it is blocked: a folder holding `.env` or a key file is not removed
+    /// wholesale. Links are not followed.
+    fn refuse_blocked_inside(&self, given: &str, parent: &Dir, name: &str, rel: &str) -> Result<()> {
+        let dir = parent.open_dir(name).map_err(|e| Error::from_io("open directory", given, e))?;
+        let mut pending = vec![(dir, rel.to_owned())];
+        while let Some((dir, dir_rel)) = pending.pop() {
+            for entry in dir.entries().map_err(|e| Error::from_io("list", given, e))? {
+                let entry = entry.map_err(|e| Error::from_io("list", given, e))?;
+                let child = format!("{dir_rel}/{}", entry.file_name().to_string_lossy());
+                if let Some(pattern) = self.policy.blocked_by(&child) {
+                    return Err(Error::Blocked { path: child, pattern: pattern.to_owned() });
+                }
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    let sub = entry.open_dir().map_err(|e| Error::from_io("open directory", &child, e))?;
+                    pending.push((sub, child));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Renames `from` to `to` within the workspace (a symlink is moved as a link).
@@ -763,6 +788,9 @@ impl Workspace {
             return Err(Error::Exists { path: to.to_owned() });
         }
         let from_dir = self.parent_dir(from, from_parent, false)?;
+        if source.kind == Some(EntryKind::Dir) {
+            self.refuse_blocked_inside(from, &from_dir, from_name, &source.rel)?;
+        }
         let to_dir = self.parent_dir(to, to_parent, create_dirs)?;
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
         sync_dir(&to_dir);

@@ -222,3 +222,38 @@ fn blocked_globs_are_configurable() {
     assert!(err.to_string().contains("dir/**"), "{err}");
     assert!(!workspace.list_dir("").unwrap().contains(&"dir/".to_owned()));
 }
+
+#[test]
+fn links_to_blocked_places_are_refused_through_directory_handles_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join(".git")).unwrap();
+    std::fs::write(tmp.path().join(".git/config"), "token=S\n").unwrap();
+    std::fs::write(tmp.path().join(".env"), "K=1\n").unwrap();
+    std::fs::write(tmp.path().join("ok.txt"), "fine\n").unwrap();
+    std::os::unix::fs::symlink(".git/config", tmp.path().join("cfg")).unwrap();
+    std::os::unix::fs::symlink(".git", tmp.path().join("g")).unwrap();
+    std::os::unix::fs::symlink(".env", tmp.path().join("e")).unwrap();
+    std::os::unix::fs::symlink("ok.txt", tmp.path().join("alias")).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let root = workspace.open_dir("").unwrap();
+    for name in ["cfg", "e"] {
+        assert_eq!(root.read(name).unwrap_err().kind(), "blocked", "{name}");
+    }
+    assert_eq!(root.open_subdir("g").unwrap_err().kind(), "blocked");
+    assert_eq!(root.read("alias").unwrap(), b"fine\n");
+}
+
+#[test]
+fn a_folder_holding_blocked_files_is_neither_deleted_nor_moved() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("config/deep")).unwrap();
+    std::fs::write(tmp.path().join("config/app.toml"), "a\n").unwrap();
+    std::fs::write(tmp.path().join("config/deep/server.key"), "k\n").unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    assert_eq!(workspace.delete("config").unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.rename("config", "moved", false, false).unwrap_err().kind(), "blocked");
+    assert!(tmp.path().join("config/deep/server.key").exists());
+    std::fs::remove_file(tmp.path().join("config/deep/server.key")).unwrap();
+    workspace.delete("config").unwrap();
+    assert!(!tmp.path().join("config").exists());
+}
