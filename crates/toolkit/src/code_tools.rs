@@ -32,15 +32,11 @@ impl Toolkit {
             backup: request.backup,
             within: None,
         };
-        let (_, workspace) = self.route(&request.path);
-        let before_errors = match workspace.read(&request.path) {
-            Ok(file) => code::python_syntax_errors(file.text()).len(),
-            Err(err) => return Err(err.into()),
-        };
         let path = request.path.clone();
-        let response = self.edit(&edit, |new_text| {
+        // The errors already there are counted on the text the edit read under its lock.
+        let response = self.edit(&edit, |old_text, new_text| {
             let errors = code::python_syntax_errors(new_text);
-            if errors.len() > before_errors {
+            if errors.len() > code::python_syntax_errors(old_text).len() {
                 return Err(Error::SyntaxError { path: path.clone(), errors });
             }
             Ok(())
@@ -109,7 +105,7 @@ impl Toolkit {
     /// `invalid_args` for a file that is not Python/TypeScript/TSX/JavaScript; path errors.
     pub fn file_symbols(&self, request: PathRequest) -> Result<FileSymbolsResponse> {
         let (_, workspace) = self.route(&request.path);
-        let file = workspace.read(&request.path)?;
+        let file = workspace.peek(&request.path)?;
         let (file_type, symbols) = code::symbols(file.path(), file.text())?;
         Ok(FileSymbolsResponse { path: file.path().to_owned(), file_type, symbols })
     }
@@ -120,7 +116,7 @@ impl Toolkit {
     /// `invalid_args` for a file kind without a parser; path errors.
     pub fn check_syntax(&self, request: PathRequest) -> Result<CheckSyntaxResponse> {
         let (_, workspace) = self.route(&request.path);
-        let file = workspace.read(&request.path)?;
+        let file = workspace.peek(&request.path)?;
         let (file_type, valid, errors) = code::check(file.path(), file.text())?;
         Ok(CheckSyntaxResponse { path: file.path().to_owned(), file_type, valid, errors })
     }

@@ -517,11 +517,16 @@ impl Toolkit {
         if !request.dry_run {
             self.writable("edit_file")?;
         }
-        self.edit(&request, |_| Ok(()))
+        self.edit(&request, |_, _| Ok(()))
     }
 
-    /// The edit behind edit_file; `vet` may refuse the new text before anything is written.
-    pub(crate) fn edit(&self, request: &EditFileRequest, vet: impl Fn(&str) -> Result<()>) -> Result<EditFileResponse> {
+    /// The edit behind edit_file; `vet(old, new)` may refuse the new text before anything is
+    /// written.
+    pub(crate) fn edit(
+        &self,
+        request: &EditFileRequest,
+        vet: impl Fn(&str, &str) -> Result<()>,
+    ) -> Result<EditFileResponse> {
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let file = Self::read_fresh(workspace, &lock, &request.path, request.expected_hash.as_deref(), request.force)?;
@@ -543,7 +548,7 @@ impl Toolkit {
                 .splice(found.byte_range(), piece)
                 .map_err(|e| Error::invalid("old_string", format!("internal range error: {e}")))?;
         }
-        vet(new_text.as_str())?;
+        vet(old_text.as_str(), new_text.as_str())?;
         let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
         let score = replaced.matches().iter().map(matcher::Match::score).fold(1.0_f64, f64::min);
         let (diff, diff_truncated) = diff::bounded(&rel, old_text.as_str(), new_text.as_str());
@@ -625,7 +630,7 @@ impl Toolkit {
     /// Path and encoding errors.
     pub fn generate_diff(&self, request: GenerateDiffRequest) -> Result<GenerateDiffResponse> {
         let (_, workspace) = self.route(&request.path);
-        let old = match workspace.read(&request.path) {
+        let old = match workspace.peek(&request.path) {
             Ok(file) => file.text().to_owned(),
             Err(editkit_vfs::Error::NotFound { .. }) => String::new(),
             Err(err) => return Err(err.into()),
@@ -754,7 +759,7 @@ impl Toolkit {
         let (root, path, buffer) =
             self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone())))?;
         let workspace = &self.roots[root];
-        let disk = match workspace.read(&path) {
+        let disk = match workspace.peek(&path) {
             Ok(file) => file.text().to_owned(),
             Err(editkit_vfs::Error::NotFound { .. }) => String::new(),
             Err(err) => return Err(err.into()),

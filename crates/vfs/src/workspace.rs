@@ -477,6 +477,20 @@ impl Workspace {
         Ok(FileText { path: rel, text, sha256, size })
     }
 
+    /// Reads a text file like [`Workspace::read`] but records nothing: for looking at a file
+    /// (its symbols, a diff against it) without arming the staleness guard, which must only
+    /// vouch for content the caller was shown.
+    ///
+    /// # Errors
+    /// As [`Workspace::read`].
+    pub fn peek(&self, path: &str) -> Result<FileText> {
+        let (rel, bytes) = self.read_raw(path)?;
+        let sha256 = sha256_hex(&bytes);
+        let size = bytes.len() as u64;
+        let text = Text::decode(&bytes).map_err(|err| decode_error(path, err))?;
+        Ok(FileText { path: rel, text, sha256, size })
+    }
+
     /// Reads a file's bytes as they are and records their hash in the read ledger.
     ///
     /// # Errors

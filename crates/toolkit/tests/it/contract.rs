@@ -311,3 +311,21 @@ fn a_patch_deleting_a_symlink_removes_the_link_only_and_undo_brings_its_content_
     assert_eq!(env.get("alias.py"), "x = 1\n");
     assert_eq!(env.get("real.py"), "x = 1\n");
 }
+
+#[test]
+fn looking_at_a_file_does_not_vouch_for_content_the_agent_never_saw() {
+    let env = Env::with_files(&[("m.py", "x = 1\n")]);
+    env.ok("read_file", json!({"path": "m.py"}));
+    env.put("m.py", b"x = 1\ny = 2\n");
+    // Tools that look at the file without showing it do not re-arm the staleness guard...
+    env.ok("check_syntax", json!({"path": "m.py"}));
+    env.ok("file_symbols", json!({"path": "m.py"}));
+    env.ok("generate_diff", json!({"path": "m.py", "new_content": "z = 3\n"}));
+    env.refused("write_file", json!({"path": "m.py", "content": "mine\n"}), "stale");
+    env.refused("edit_python_file", json!({"path": "m.py", "old_content": "x = 1", "new_content": "x = 5"}), "stale");
+    assert_eq!(env.get("m.py"), "x = 1\ny = 2\n");
+    // ...reading it does.
+    env.ok("read_file", json!({"path": "m.py"}));
+    env.ok("edit_python_file", json!({"path": "m.py", "old_content": "x = 1", "new_content": "x = 5"}));
+    assert_eq!(env.get("m.py"), "x = 5\ny = 2\n");
+}
