@@ -123,7 +123,21 @@ fn dispatch(toolkit: &Toolkit, mut request: Map<String, Value>) -> Value {
         Some(_) => return invalid(Some("tool"), "`tool` must be a string naming a tool".into()),
         None => return invalid(Some("tool"), "missing field `tool`: the name of the tool to call".into()),
     };
-    let args = match request.remove("args") {
+    // `arguments` (the MCP spelling) is taken for `args`; anything else is a mistake that
+    // would otherwise run the tool with its defaults.
+    let args = match (request.remove("args"), request.remove("arguments")) {
+        (Some(_), Some(_)) => return invalid(Some("arguments"), "give `args` or `arguments`, not both".into()),
+        (args, arguments) => args.or(arguments),
+    };
+    if let Some(unknown) = request.keys().next() {
+        return invalid(
+            Some(unknown),
+            format!(
+                "unknown field `{unknown}` in the call; a call is {{\"tool\": NAME, \"args\": {{...}}, \"id\": ANY}}"
+            ),
+        );
+    }
+    let args = match args {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(args @ Value::Object(_)) => args,
         Some(_) => return invalid(Some("args"), "`args` must be a JSON object of the tool's arguments".into()),

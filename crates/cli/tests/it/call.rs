@@ -167,3 +167,21 @@ fn block_adds_globs_to_the_policy() {
     assert_eq!(results[1]["error"]["kind"], "blocked", "the built-in list still applies: {}", results[1]);
     assert_eq!(results[2]["ok"], true);
 }
+
+#[test]
+fn the_call_envelope_takes_mcp_arguments_and_refuses_unknown_keys() {
+    let dir = workspace(&[("src/a.txt", "x\n"), ("top.txt", "y\n")]);
+    let root = root_arg(dir.path());
+    let lines = [
+        r#"{"id": 1, "tool": "list_dir", "arguments": {"path": "src"}}"#,
+        r#"{"id": 2, "tool": "list_dir", "params": {"path": "src"}}"#,
+        r#"{"id": 3, "tool": "list_dir", "args": {"path": "src"}, "arguments": {"path": "."}}"#,
+    ]
+    .join("\n");
+    let results = json_lines(&run(&["call", "--jsonl", "--root", &root], lines));
+    assert_eq!(results[0]["ok"], true, "{}", results[0]);
+    assert!(results[0].to_string().contains("a.txt") && !results[0].to_string().contains("top.txt"));
+    invalid(&results[1], Some("params"));
+    invalid(&results[2], Some("arguments"));
+    assert_eq!((results[1]["id"].clone(), results[2]["id"].clone()), (json!(2), json!(3)));
+}

@@ -267,6 +267,14 @@ fn read_only_toolkits_refuse_writes() {
     let patch = "*** Begin Patch\n*** Update File: b.txt\n-one\n+two\n*** End Patch\n";
     let request = editkit::ApplyPatchRequest { patch: patch.into(), force: false, dry_run: true };
     assert!(toolkit.apply_patch(request).unwrap().dry_run);
+    // And through JSON.
+    let dry = json!({"path": "b.txt", "old_string": "one", "new_string": "two", "dry_run": true});
+    assert_eq!(editkit::tools::call(&toolkit, "edit_file", dry.clone())["ok"], true);
+    let patch_call = json!({"patch": patch, "dry_run": true});
+    assert_eq!(editkit::tools::call(&toolkit, "apply_patch", patch_call)["ok"], true);
+    let mut real = dry;
+    real["dry_run"] = json!(false);
+    assert_eq!(editkit::tools::call(&toolkit, "edit_file", real)["error"]["kind"], "blocked");
     assert_eq!(std::fs::read_to_string(dir.path().join("b.txt")).unwrap(), "one\n");
     assert!(!dir.path().join(".editkit").exists());
 }
