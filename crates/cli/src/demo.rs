@@ -82,9 +82,9 @@ pub(crate) fn run() -> io::Result<u8> {
     let toolkit = Toolkit::open(&root, editkit::Options::default()).map_err(io::Error::other)?;
     let mut demo = Demo { toolkit, out: Style::stdout(), step: 0, surprises: Vec::new() };
     let s = demo.out;
-    println!("{}", s.bold("editkit demo"));
-    println!("A walkthrough on a throwaway copy of a small Python project, in {}.", root.display());
-    println!("Each step is one tool call, as an agent would send it over MCP or `editkit call`.");
+    outln!("{}", s.bold("editkit demo"));
+    outln!("A walkthrough on a throwaway copy of a small Python project, in {}.", root.display());
+    outln!("Each step is one tool call, as an agent would send it over MCP or `editkit call`.");
     demo.read();
     demo.drifted_edit();
     demo.ambiguous_edit();
@@ -93,18 +93,18 @@ pub(crate) fn run() -> io::Result<u8> {
     demo.bad_hunk_patch();
     demo.stale_write(&root);
     demo.escapes(&root);
-    println!();
+    outln!();
     if demo.surprises.is_empty() {
-        println!(
+        outln!(
             "{} Every edit landed where it was meant to or changed nothing and said why.",
             s.green(&s.bold("Done."))
         );
-        println!("Next: `editkit mcp --root .` serves these tools to an agent; `editkit --help` lists the rest.");
+        outln!("Next: `editkit mcp --root .` serves these tools to an agent; `editkit --help` lists the rest.");
         Ok(EXIT_OK)
     } else {
-        println!("{} {} step(s) did not behave as described:", s.red(&s.bold("Surprise.")), demo.surprises.len());
+        outln!("{} {} step(s) did not behave as described:", s.red(&s.bold("Surprise.")), demo.surprises.len());
         for surprise in &demo.surprises {
-            println!("  - {surprise}");
+            outln!("  - {surprise}");
         }
         Ok(EXIT_REFUSED)
     }
@@ -113,10 +113,10 @@ pub(crate) fn run() -> io::Result<u8> {
 impl Demo {
     fn heading(&mut self, title: &str, why: &str) {
         self.step += 1;
-        println!();
-        println!("{}", self.out.bold(&self.out.cyan(&format!("{}. {title}", self.step))));
+        outln!();
+        outln!("{}", self.out.bold(&self.out.cyan(&format!("{}. {title}", self.step))));
         for line in why.lines() {
-            println!("   {line}");
+            outln!("   {line}");
         }
     }
 
@@ -124,13 +124,13 @@ impl Demo {
     fn call(&self, tool: &str, args: Value, shown: &[&str]) -> Value {
         let s = self.out;
         let path = args.get("path").and_then(Value::as_str).unwrap_or("");
-        println!("   {} {} {path}", s.dim("→"), s.bold(tool));
+        outln!("   {} {} {path}", s.dim("→"), s.bold(tool));
         for name in shown {
             let Some(text) = args.get(*name).and_then(Value::as_str) else { continue };
             let label = format!("{name}:");
             for (idx, line) in text.lines().enumerate() {
                 let label = if idx == 0 { label.as_str() } else { "" };
-                println!("       {label:<11} {} {line}", s.dim("│"));
+                outln!("       {label:<11} {} {line}", s.dim("│"));
             }
         }
         editkit::tools::call(&self.toolkit, tool, args)
@@ -141,7 +141,7 @@ impl Demo {
             return true;
         }
         let message = result["error"]["message"].as_str().unwrap_or("?").to_owned();
-        println!("   {} {message}", self.out.red("unexpected refusal:"));
+        outln!("   {} {message}", self.out.red("unexpected refusal:"));
         self.surprises.push(format!("{what}: {message}"));
         false
     }
@@ -150,14 +150,14 @@ impl Demo {
         if result["error"]["kind"] == kind {
             return true;
         }
-        println!("   {} expected `{kind}`, got {result}", self.out.red("unexpected:"));
+        outln!("   {} expected `{kind}`, got {result}", self.out.red("unexpected:"));
         self.surprises.push(format!("{what}: expected `{kind}`"));
         false
     }
 
     fn indented(text: &str) {
         for line in text.lines() {
-            println!("     {line}");
+            outln!("     {line}");
         }
     }
 
@@ -177,7 +177,7 @@ impl Demo {
             return;
         }
         let s = self.out;
-        println!(
+        outln!(
             "   {} {} lines of {}, sha256 {}, syntax {}",
             s.dim("←"),
             result["line_count"],
@@ -185,9 +185,9 @@ impl Demo {
             render::short_hash(result["sha256"].as_str().unwrap_or("")),
             if result["is_valid"] == true { s.green("ok") } else { s.red("errors") },
         );
-        println!("     symbols:");
+        outln!("     symbols:");
         for line in symbol_lines(result["symbols"].as_array().map(Vec::as_slice).unwrap_or_default()) {
-            println!("       {line}");
+            outln!("       {line}");
         }
     }
 
@@ -204,8 +204,8 @@ impl Demo {
         });
         let result = self.call("edit_file", args, &["old_string", "new_string"]);
         if self.expect_ok("drifted edit", &result) {
-            println!("   {} {}", self.out.dim("←"), edit_summary(self.out, &result));
-            print!("{}", indent(&render::diff(self.out, result["diff"].as_str().unwrap_or(""))));
+            outln!("   {} {}", self.out.dim("←"), edit_summary(self.out, &result));
+            out!("{}", indent(&render::diff(self.out, result["diff"].as_str().unwrap_or(""))));
         }
     }
 
@@ -221,8 +221,8 @@ impl Demo {
         let result = self.call("edit_file", args, &["old_string", "new_string"]);
         if self.expect_refusal("ambiguous edit", &result, "ambiguous") {
             let error = &result["error"];
-            println!("   {} {}", self.out.dim("←"), self.out.red(&format!("refused (ambiguous): {}", message(error))));
-            print!("{}", candidates(&self.toolkit, self.out, "shop/cart.py", error));
+            outln!("   {} {}", self.out.dim("←"), self.out.red(&format!("refused (ambiguous): {}", message(error))));
+            out!("{}", candidates(&self.toolkit, self.out, "shop/cart.py", error));
             self.unchanged("shop/cart.py", &before);
         }
     }
@@ -241,7 +241,7 @@ impl Demo {
         let result = self.call("edit_file", args, &["old_string", "new_string"]);
         if self.expect_refusal("already applied", &result, "already_applied") {
             let line = &result["error"]["line"];
-            println!(
+            outln!(
                 "   {} {}",
                 self.out.dim("←"),
                 self.out.yellow(&format!("already applied (line {line}): {}", message(&result["error"])))
@@ -255,12 +255,12 @@ impl Demo {
             "One patch updates two files and adds a third. It is planned in full before anything is written,\n\
              then committed with staged files and a journal.",
         );
-        println!("   {} {}", self.out.dim("→"), self.out.bold("apply_patch"));
+        outln!("   {} {}", self.out.dim("→"), self.out.bold("apply_patch"));
         Self::indented(MULTI_FILE_PATCH);
         let result = editkit::tools::call(&self.toolkit, "apply_patch", json!({"patch": MULTI_FILE_PATCH}));
         if self.expect_ok("multi-file patch", &result) {
-            print!("{}", indent(&format!("{} {}", self.out.dim("←"), patch_summary(self.out, &result))));
-            print!("{}", indent(&render::diff(self.out, result["diff"].as_str().unwrap_or(""))));
+            out!("{}", indent(&format!("{} {}", self.out.dim("←"), patch_summary(self.out, &result))));
+            out!("{}", indent(&render::diff(self.out, result["diff"].as_str().unwrap_or(""))));
         }
     }
 
@@ -271,11 +271,11 @@ impl Demo {
         );
         let before_cart = self.sha256("shop/cart.py");
         let before_discounts = self.sha256("shop/discounts.py");
-        println!("   {} {}", self.out.dim("→"), self.out.bold("apply_patch"));
+        outln!("   {} {}", self.out.dim("→"), self.out.bold("apply_patch"));
         Self::indented(BAD_HUNK_PATCH);
         let result = editkit::tools::call(&self.toolkit, "apply_patch", json!({"patch": BAD_HUNK_PATCH}));
         if self.expect_refusal("bad hunk", &result, "not_found") {
-            print!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &result["error"]))));
+            out!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &result["error"]))));
             self.unchanged("shop/cart.py", &before_cart);
             self.unchanged("shop/discounts.py", &before_discounts);
         }
@@ -289,7 +289,7 @@ impl Demo {
         );
         let read = editkit::tools::call(&self.toolkit, "read_file", json!({"path": "shop/pricing.py"}));
         let content = read["content"].as_str().unwrap_or("").to_owned();
-        println!(
+        outln!(
             "   {} read_file shop/pricing.py  (sha256 {})",
             self.out.dim("→"),
             render::short_hash(read["sha256"].as_str().unwrap_or(""))
@@ -299,11 +299,11 @@ impl Demo {
             self.surprises.push(format!("stale write: cannot simulate the person's save: {err}"));
             return;
         }
-        println!("   {} (a person saves shop/pricing.py in an editor)", self.out.dim("…"));
+        outln!("   {} (a person saves shop/pricing.py in an editor)", self.out.dim("…"));
         let args = json!({"path": "shop/pricing.py", "content": content.replace("0.9", "0.85")});
         let result = self.call("write_file", args, &[]);
         if self.expect_refusal("stale write", &result, "stale") {
-            print!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &result["error"]))));
+            out!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &result["error"]))));
         }
     }
 
@@ -329,7 +329,7 @@ impl Demo {
         for (path, kind) in attempts {
             let result = editkit::tools::call(&self.toolkit, "read_file", json!({"path": path}));
             if self.expect_refusal(&format!("read {path}"), &result, kind) {
-                println!(
+                outln!(
                     "   {} read_file {path:<22} {} {}",
                     self.out.dim("→"),
                     self.out.red(&format!("refused ({kind}):")),
@@ -343,9 +343,9 @@ impl Demo {
     fn unchanged(&mut self, path: &str, before: &str) {
         let after = self.sha256(path);
         if after == before {
-            println!("     {} {path} unchanged (sha256 {})", self.out.green("✓"), render::short_hash(&after));
+            outln!("     {} {path} unchanged (sha256 {})", self.out.green("✓"), render::short_hash(&after));
         } else {
-            println!("     {} {path} changed", self.out.red("✗"));
+            outln!("     {} {path} changed", self.out.red("✗"));
             self.surprises.push(format!("{path} changed by a refused call"));
         }
     }

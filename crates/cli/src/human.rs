@@ -65,7 +65,7 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
             call(toolkit, "undo_edit", json!({"path": file, "force": force})).map(|result| {
                 let remaining = result["remaining"].as_u64().unwrap_or(0);
                 for path in result["restored"].as_array().into_iter().flatten() {
-                    println!("restored {} ({remaining} earlier version(s) left)", path.as_str().unwrap_or("?"));
+                    outln!("restored {} ({remaining} earlier version(s) left)", path.as_str().unwrap_or("?"));
                 }
                 EXIT_OK
             })
@@ -113,10 +113,10 @@ fn read(toolkit: &Toolkit, file: &str, offset: Option<usize>, limit: Option<usiz
     }
     let result = call(toolkit, "read_file", args)?;
     let style = Style::stdout();
-    print!("{}", read_summary(style, &result));
+    out!("{}", read_summary(style, &result));
     if result["is_binary"].as_bool() != Some(true) {
         let content = result["content"].as_str().unwrap_or("");
-        print!("{}", render::numbered(style, content, offset.unwrap_or(1).max(1)));
+        out!("{}", render::numbered(style, content, offset.unwrap_or(1).max(1)));
     }
     Ok(EXIT_OK)
 }
@@ -213,8 +213,8 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         result => result,
     };
     let style = Style::stdout();
-    println!("{}", edit_summary(style, &result));
-    print!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
+    outln!("{}", edit_summary(style, &result));
+    out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
     Ok(EXIT_OK)
 }
 
@@ -254,8 +254,8 @@ fn apply(toolkit: &Toolkit, patch: &str, dry_run: bool, force: bool) -> Result<u
     let text = read_input(patch, "the patch")?;
     let result = call(toolkit, "apply_patch", json!({"patch": text, "dry_run": dry_run, "force": force}))?;
     let style = Style::stdout();
-    print!("{}", patch_summary(style, &result));
-    print!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
+    out!("{}", patch_summary(style, &result));
+    out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
     Ok(EXIT_OK)
 }
 
@@ -304,10 +304,10 @@ fn symbols(toolkit: &Toolkit, file: &str) -> Result<u8, u8> {
     let result = call(toolkit, "file_symbols", json!({"path": file}))?;
     let symbols = symbol_lines(result["symbols"].as_array().map(Vec::as_slice).unwrap_or_default());
     if symbols.is_empty() {
-        println!("{}: no symbols ({})", file, result["file_type"].as_str().unwrap_or("?"));
+        outln!("{}: no symbols ({})", file, result["file_type"].as_str().unwrap_or("?"));
     }
     for line in symbols {
-        println!("{line}");
+        outln!("{line}");
     }
     Ok(EXIT_OK)
 }
@@ -317,12 +317,12 @@ fn check(toolkit: &Toolkit, file: &str) -> Result<u8, u8> {
     let style = Style::stdout();
     let kind = result["file_type"].as_str().unwrap_or("?");
     if result["valid"].as_bool() == Some(true) {
-        println!("{file}: {} ({kind})", style.green("ok"));
+        outln!("{file}: {} ({kind})", style.green("ok"));
         return Ok(EXIT_OK);
     }
-    println!("{file}: {} ({kind})", style.red("syntax errors"));
+    outln!("{file}: {} ({kind})", style.red("syntax errors"));
     for error in result["errors"].as_array().into_iter().flatten() {
-        println!("  {}", render::syntax_error(error));
+        outln!("  {}", render::syntax_error(error));
     }
     Ok(EXIT_REFUSED)
 }
@@ -332,11 +332,11 @@ fn diff(toolkit: &Toolkit, file: &str, new_file: &str) -> Result<u8, u8> {
     let result = call(toolkit, "generate_diff", json!({"path": file, "new_content": new_content}))?;
     let style = Style::stdout();
     if result["has_changes"].as_bool() != Some(true) {
-        println!("{file}: no changes");
+        outln!("{file}: no changes");
         return Ok(EXIT_OK);
     }
-    print!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
-    println!("{}", style.dim(&format!("+{} -{}", result["additions"], result["deletions"])));
+    out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
+    outln!("{}", style.dim(&format!("+{} -{}", result["additions"], result["deletions"])));
     Ok(EXIT_OK)
 }
 
@@ -345,16 +345,16 @@ fn recover(toolkit: &Toolkit) -> Result<u8, u8> {
     for workspace in toolkit.workspaces() {
         let root = workspace.root_path().display().to_string();
         match editkit::patch::recover(workspace) {
-            Ok(recovery) if recovery.is_empty() => println!("{root}: nothing to recover"),
+            Ok(recovery) if recovery.is_empty() => outln!("{root}: nothing to recover"),
             Ok(recovery) => {
-                println!(
+                outln!(
                     "{root}: rolled back {} interrupted patch(es), restored {} file(s), cleaned {} leftover backup(s)",
                     recovery.rolled_back.len(),
                     recovery.restored.len(),
                     recovery.cleaned
                 );
                 for path in &recovery.restored {
-                    println!("  {} {path}", style.green("restored"));
+                    outln!("  {} {path}", style.green("restored"));
                 }
             }
             Err(err) => {

@@ -14,6 +14,27 @@
 //! The binary holds no file logic: it parses arguments, calls the `editkit` facade and prints.
 #![deny(missing_docs)]
 
+/// `print!` for the terminal commands: when stdout is a pipe the reader closed (`| head`),
+/// the command ends quietly with success instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
+/// `println!` with [`out!`]'s handling of a closed pipe.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 mod call;
 mod demo;
 mod human;

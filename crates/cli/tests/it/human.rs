@@ -174,3 +174,24 @@ fn diffs_are_coloured_on_request_and_plain_with_no_color() {
         .expect("runs");
     assert!(!stdout(&plain).contains('\x1b'), "{:?}", stdout(&plain));
 }
+
+#[test]
+fn a_reader_closing_the_pipe_early_ends_the_command_quietly() {
+    use std::io::Read;
+    let big: String = (0..200_000).map(|n| format!("line {n}\n")).collect();
+    let dir = workspace(&[("big.txt", big.as_str())]);
+    let mut child = editkit()
+        .args(["read", "--root", &root_arg(dir.path()), "big.txt"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout); // like `| head -c 64`
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
