@@ -78,6 +78,18 @@ impl<'a> FileSink<'a> {
     }
 }
 
+impl FileSink<'_> {
+    /// With the cap reached (one match past what is kept, to know lines were left out), whether
+    /// lines after `number` still belong to the after-context of the last kept match.
+    fn wants_more(&self, number: u64) -> bool {
+        let after = self.config.after as u64;
+        match self.limit.checked_sub(2).and_then(|kept| self.last_lines.get(kept)) {
+            Some(&kept_last) if after > 0 => number < kept_last + after,
+            _ => false,
+        }
+    }
+}
+
 impl Sink for FileSink<'_> {
     type Error = io::Error;
 
@@ -87,6 +99,16 @@ impl Sink for FileSink<'_> {
             return Ok(false);
         }
         let first = found.line_number().unwrap_or(1);
+        if self.matches.len() >= self.limit {
+            // Past the cap: these lines only fill the after-context of the last kept match.
+            let mut number = first;
+            for line in found.lines() {
+                let (line, _) = strip_bom(number, line);
+                self.observe(number, &cut_line(line, None, self.config.max_line_chars));
+                number += 1;
+            }
+            return Ok(self.wants_more(number - 1));
+        }
         let bytes = found.bytes();
         let start = self.matcher.find(bytes).ok().flatten().map_or(0, |m| m.start());
         let mut lines = found.lines();
@@ -118,7 +140,7 @@ impl Sink for FileSink<'_> {
         self.matches.push(Match { line: first, column, content, before, after: Vec::new() });
         self.last_lines.push(last);
         if self.matches.len() >= self.limit {
-            return Ok(false);
+            return Ok(self.wants_more(last));
         }
         Ok(true)
     }
@@ -128,6 +150,9 @@ impl Sink for FileSink<'_> {
             let (line, _) = strip_bom(number, context.bytes());
             let text = cut_line(line, None, self.config.max_line_chars);
             self.observe(number, &text);
+            if self.matches.len() >= self.limit {
+                return Ok(self.wants_more(number));
+            }
         }
         Ok(true)
     }

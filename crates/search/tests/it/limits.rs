@@ -158,3 +158,19 @@ fn the_skipped_list_is_bounded() {
     assert_eq!(found.skipped[0].path, "bin0000.dat");
     assert!(found.truncated);
 }
+
+#[test]
+fn the_last_kept_match_keeps_its_whole_after_context_when_results_are_capped() {
+    let tree = Tree::new(&[("a.txt", "hit 1\nhit 2\nl3\nl4\nl5\n")]);
+    for (cap, after) in [(1, 3), (2, 2)] {
+        let found = search(&tree, "hit", ".", |b| {
+            b.max_results(cap).after_context(after);
+        });
+        assert!(found.truncated || cap == 2);
+        let kept = &found.results[0].matches;
+        assert_eq!(kept.len(), cap);
+        let expected: Vec<String> =
+            if cap == 1 { vec!["hit 2".into(), "l3".into(), "l4".into()] } else { vec!["l3".into(), "l4".into()] };
+        assert_eq!(kept[cap - 1].after, expected, "cap {cap}");
+    }
+}
