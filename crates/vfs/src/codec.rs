@@ -262,7 +262,35 @@ impl Text {
             (0..added).map(|i| if i < removed { self.endings[first_line + i] } else { dominant }).collect();
         self.endings.splice(first_line..first_line + removed, new_endings);
         self.text.replace_range(start..end, &replacement);
+        if self.endings.contains(&LineEnding::Cr) {
+            self.keep_lone_crs_apart(first_line, added);
+        }
         Ok(())
+    }
+
+    /// A line ending in a lone CR followed by an empty line ending in LF would encode as one
+    /// CRLF and lose a line. Only a splice can make that pair, so one of the two is a line the
+    /// splice touched: that one's ending changes (the empty line takes a CR, or else the CR
+    /// line an LF).
+    fn keep_lone_crs_apart(&mut self, first_line: usize, added: usize) {
+        let from = first_line.saturating_sub(1);
+        let empty: Vec<bool> = self.text.split('\n').skip(from).take(added + 2).map(str::is_empty).collect();
+        for (offset, pair) in empty.windows(2).enumerate() {
+            let (line, next) = (from + offset, from + offset + 1);
+            let lone_cr_then_blank_lf = pair[1]
+                && self.endings.get(line) == Some(&LineEnding::Cr)
+                && self.endings.get(next) == Some(&LineEnding::Lf);
+            if !lone_cr_then_blank_lf {
+                continue;
+            }
+            // The lines the splice touched: its new lines and the line its end falls in.
+            let is_new = |idx: usize| idx >= first_line && idx <= first_line + added;
+            if is_new(next) {
+                self.endings[next] = LineEnding::Cr;
+            } else if is_new(line) {
+                self.endings[line] = LineEnding::Lf;
+            }
+        }
     }
 }
 
@@ -320,6 +348,18 @@ fn normalise(s: &str) -> (String, Vec<LineEnding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blank_line_spliced_after_a_lone_cr_survives_encoding() {
+        // "a" ends in a lone CR; each splice leaves an empty line right after it.
+        for (range, insert, expected) in [(2..2, "\n", "a\n\nb\nc\n"), (2..3, "", "a\n\nc\n")] {
+            let mut text = Text::decode(b"a\rb\nc\n").unwrap();
+            text.splice(range.clone(), insert).unwrap();
+            assert_eq!(text.as_str(), expected);
+            let again = Text::decode(&text.encode()).unwrap();
+            assert_eq!(again.as_str(), expected, "{range:?} {insert:?}: {:?}", text.encode());
+        }
+    }
 
     #[test]
     fn lone_cr_round_trips() {
