@@ -791,7 +791,7 @@ pub struct EditorClearResponse {
 pub struct SearchMatch {
     /// 1-based line.
     pub line: u64,
-    /// 1-based column of the match's start (in bytes).
+    /// 1-based column of the match's start, in characters (as an editor counts them).
     pub column: u64,
     /// The line (cut with a marker when very long).
     pub content: String,
