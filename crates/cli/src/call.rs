@@ -8,7 +8,7 @@
 use std::io::{self, BufRead, Write};
 
 use editkit::Toolkit;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::{EXIT_OK, render};
 
@@ -109,40 +109,12 @@ fn answer(toolkit: &Toolkit, bytes: &[u8], line_no: Option<usize>) -> Value {
         return invalid(Some("tool"), "a call is a JSON object {\"tool\": NAME, \"args\": {...}}".into());
     };
     let id = request.remove("id");
-    let mut result = dispatch(toolkit, request);
+    // The envelope (`tool`, `args` or `arguments`, no other key) is the contract's: the facade checks it.
+    let mut result = editkit::tools::call_json(toolkit, &Value::Object(request));
     if let (Some(id), Some(map)) = (id, result.as_object_mut()) {
         map.insert("id".into(), id);
     }
     result
-}
-
-/// Checks the envelope (`tool` a string, `args` an object) and runs the call.
-fn dispatch(toolkit: &Toolkit, mut request: Map<String, Value>) -> Value {
-    let name = match request.remove("tool") {
-        Some(Value::String(name)) => name,
-        Some(_) => return invalid(Some("tool"), "`tool` must be a string naming a tool".into()),
-        None => return invalid(Some("tool"), "missing field `tool`: the name of the tool to call".into()),
-    };
-    // `arguments` (the MCP spelling) is taken for `args`; anything else is a mistake that
-    // would otherwise run the tool with its defaults.
-    let args = match (request.remove("args"), request.remove("arguments")) {
-        (Some(_), Some(_)) => return invalid(Some("arguments"), "give `args` or `arguments`, not both".into()),
-        (args, arguments) => args.or(arguments),
-    };
-    if let Some(unknown) = request.keys().next() {
-        return invalid(
-            Some(unknown),
-            format!(
-                "unknown field `{unknown}` in the call; a call is {{\"tool\": NAME, \"args\": {{...}}, \"id\": ANY}}"
-            ),
-        );
-    }
-    let args = match args {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(args @ Value::Object(_)) => args,
-        Some(_) => return invalid(Some("args"), "`args` must be a JSON object of the tool's arguments".into()),
-    };
-    editkit::tools::call(toolkit, &name, args)
 }
 
 fn too_long(size: usize, line_no: Option<usize>) -> Value {

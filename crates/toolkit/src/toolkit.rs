@@ -435,18 +435,17 @@ impl Toolkit {
         })
     }
 
+    /// write_file with the staleness guard and no expected hash: the typed writers' common path.
+    fn write_guarded(&self, path: String, content: String, create_dirs: bool) -> Result<WriteFileResponse> {
+        self.write_file(WriteFileRequest { path, content, create_dirs, force: false, expected_hash: None })
+    }
+
     /// Writes a Markdown file.
     ///
     /// # Errors
     /// As [`Toolkit::write_file`].
     pub fn write_markdown_file(&self, request: WriteMarkdownFileRequest) -> Result<WriteMarkdownFileResponse> {
-        let written = self.write_file(WriteFileRequest {
-            path: request.path,
-            content: request.content,
-            create_dirs: request.create_dirs,
-            force: false,
-            expected_hash: None,
-        })?;
+        let written = self.write_guarded(request.path, request.content, request.create_dirs)?;
         Ok(WriteMarkdownFileResponse { path: written.path, size_bytes: written.size_bytes, sha256: written.sha256 })
     }
 
@@ -465,13 +464,7 @@ impl Toolkit {
             }
         }
         let line_count = Text::new(&request.content, editkit_vfs::LineEnding::Lf, false).line_count();
-        let written = self.write_file(WriteFileRequest {
-            path: request.path,
-            content: request.content,
-            create_dirs: request.create_dirs,
-            force: false,
-            expected_hash: None,
-        })?;
+        let written = self.write_guarded(request.path, request.content, request.create_dirs)?;
         Ok(WritePythonFileResponse {
             path: written.path,
             bytes_written: written.size_bytes,

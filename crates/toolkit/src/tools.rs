@@ -489,14 +489,50 @@ pub fn call(toolkit: &Toolkit, name: &str, args: Value) -> Value {
     }
 }
 
-/// Parses a contract call `{"tool": NAME, "args": {...}}` (an `"id"` is ignored here) and
-/// runs it.
+/// Parses a contract call `{"tool": NAME, "args": {...}}` and runs it. `arguments` (the MCP
+/// spelling) is taken for `args`; an `"id"` is allowed and ignored here (the caller echoes
+/// it); any other key is refused by name, since it would otherwise run the tool with its
+/// defaults.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
+/// let call = serde_json::json!({"tool": "list_dir", "params": {"path": "src"}});
+/// let result = editkit::tools::call_json(&toolkit, &call);
+/// assert_eq!(result["error"]["field"], "params");
+/// ```
 #[must_use]
 pub fn call_json(toolkit: &Toolkit, request: &Value) -> Value {
-    let Some(name) = request.get("tool").and_then(Value::as_str) else {
-        let err =
-            Error::InvalidArgs { field: Some("tool".into()), message: "a call needs a string `tool` field".into() };
-        return json!({"ok": false, "error": err.to_json()});
+    match envelope(request) {
+        Ok((name, args)) => call(toolkit, name, args),
+        Err(err) => json!({"ok": false, "error": err.to_json()}),
+    }
+}
+
+/// The tool name and arguments of a call object.
+fn envelope(request: &Value) -> Result<(&str, Value)> {
+    let invalid = |field: &str, message: String| Error::InvalidArgs { field: Some(field.into()), message };
+    let Value::Object(map) = request else {
+        return Err(invalid("tool", "a call is a JSON object {\"tool\": NAME, \"args\": {...}}".into()));
     };
-    call(toolkit, name, request.get("args").cloned().unwrap_or(Value::Null))
+    let name = match map.get("tool") {
+        Some(Value::String(name)) => name.as_str(),
+        Some(_) => return Err(invalid("tool", "`tool` must be a string naming a tool".into())),
+        None => return Err(invalid("tool", "missing field `tool`: the name of the tool to call".into())),
+    };
+    if let Some(unknown) = map.keys().find(|key| !matches!(key.as_str(), "tool" | "args" | "arguments" | "id")) {
+        let message = format!(
+            "unknown field `{unknown}` in the call; a call is {{\"tool\": NAME, \"args\": {{...}}, \"id\": ANY}}"
+        );
+        return Err(invalid(unknown, message));
+    }
+    let args = match (map.get("args"), map.get("arguments")) {
+        (Some(_), Some(_)) => return Err(invalid("arguments", "give `args` or `arguments`, not both".into())),
+        (args, arguments) => args.or(arguments),
+    };
+    match args {
+        None | Some(Value::Null) => Ok((name, Value::Object(Map::new()))),
+        Some(args @ Value::Object(_)) => Ok((name, args.clone())),
+        Some(_) => Err(invalid("args", "`args` must be a JSON object of the tool's arguments".into())),
+    }
 }

@@ -447,12 +447,7 @@ impl Workspace {
     /// Policy errors, [`Error::NotFound`], [`Error::IsDirectory`], [`Error::TooLarge`],
     /// [`Error::Utf16`], [`Error::NotUtf8`], [`Error::Binary`], [`Error::Io`].
     pub fn read(&self, path: &str) -> Result<FileText> {
-        let (rel, bytes) = self.read_raw(path)?;
-        let sha256 = sha256_hex(&bytes);
-        self.record(&rel, &sha256);
-        let size = bytes.len() as u64;
-        let text = Text::decode(&bytes).map_err(|err| decode_error(path, err))?;
-        Ok(FileText { path: rel, text, sha256, size })
+        self.read_expecting(path, None)
     }
 
     /// Reads a text file once; when `expected` is given and the bytes read do not hash to it,
@@ -472,9 +467,7 @@ impl Workspace {
             });
         }
         self.record(&rel, &sha256);
-        let size = bytes.len() as u64;
-        let text = Text::decode(&bytes).map_err(|err| decode_error(path, err))?;
-        Ok(FileText { path: rel, text, sha256, size })
+        file_text(path, rel, &bytes, sha256)
     }
 
     /// Reads a text file like [`Workspace::read`] but records nothing: for looking at a file
@@ -486,9 +479,7 @@ impl Workspace {
     pub fn peek(&self, path: &str) -> Result<FileText> {
         let (rel, bytes) = self.read_raw(path)?;
         let sha256 = sha256_hex(&bytes);
-        let size = bytes.len() as u64;
-        let text = Text::decode(&bytes).map_err(|err| decode_error(path, err))?;
-        Ok(FileText { path: rel, text, sha256, size })
+        file_text(path, rel, &bytes, sha256)
     }
 
     /// Reads a file's bytes as they are and records their hash in the read ledger.
@@ -902,6 +893,12 @@ impl Workspace {
 }
 
 /// Splits a canonical relative path into parent and final name; `None` for the root.
+/// The decoded text of bytes read from canonical `rel` (`path` as given, for errors).
+fn file_text(path: &str, rel: String, bytes: &[u8], sha256: String) -> Result<FileText> {
+    let text = Text::decode(bytes).map_err(|err| decode_error(path, err))?;
+    Ok(FileText { path: rel, text, sha256, size: bytes.len() as u64 })
+}
+
 pub(crate) fn split_parent(rel: &str) -> Option<(&str, &str)> {
     if rel.is_empty() {
         return None;

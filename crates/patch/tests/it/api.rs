@@ -6,16 +6,7 @@ use std::time::Duration;
 use editkit_patch::{Action, ApplyOptions, Error, apply, parse, plan};
 use editkit_vfs::{Workspace, WriteOptions};
 
-fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
-    let tmp = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        let full = tmp.path().join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, content).unwrap();
-    }
-    let workspace = Workspace::open(tmp.path()).unwrap();
-    (tmp, workspace)
-}
+use crate::support::workspace_with;
 
 #[track_caller]
 fn fails_with(workspace: &Workspace, patch: &str, options: &ApplyOptions, kind: &str) -> Error {

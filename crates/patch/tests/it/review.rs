@@ -1,18 +1,7 @@
 //! Cases found by reading the planner and the journal closely.
 
+use crate::support::workspace_with as tree;
 use editkit_patch::{ApplyOptions, apply};
-use editkit_vfs::Workspace;
-
-fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
-    let tmp = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        let full = tmp.path().join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, content).unwrap();
-    }
-    let workspace = Workspace::open(tmp.path()).unwrap();
-    (tmp, workspace)
-}
 
 fn read(tmp: &tempfile::TempDir, path: &str) -> String {
     std::fs::read_to_string(tmp.path().join(path)).unwrap()

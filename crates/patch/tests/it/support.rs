@@ -58,3 +58,13 @@ pub fn dirs(root: &Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// A temp tree holding `files` (text, in new folders as needed) and a workspace on it.
+pub fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, editkit_vfs::Workspace) {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree: BTreeMap<String, Vec<u8>> =
+        files.iter().map(|(path, content)| ((*path).to_owned(), content.as_bytes().to_vec())).collect();
+    write_tree(tmp.path(), &tree);
+    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    (tmp, workspace)
+}
