@@ -1,9 +1,7 @@
 //! Replays every committed fuzz input (`fixtures/fuzz/<target>/`) through the same code the
 //! libFuzzer targets run, on the stable toolchain.
 
-#[path = "../../../../fuzz/src/lib.rs"]
-#[allow(dead_code, clippy::all)]
-mod targets;
+use crate::fuzz_targets as targets;
 
 use crate::support::fixtures;
 

@@ -5,6 +5,10 @@ mod concurrency;
 mod contract;
 mod examples;
 mod fuzz_replay;
+#[path = "../../../../fuzz/src/lib.rs"]
+#[allow(dead_code, clippy::all)]
+mod fuzz_targets;
+mod patch_inputs;
 mod schemas;
 mod support;
 mod undo;
