@@ -78,12 +78,22 @@ fn ci() -> Result<()> {
     Ok(())
 }
 
-fn bench(areas: &[String]) -> Result<()> {
-    let all = ["vfs", "matcher", "analyze", "search", "patch"];
-    let chosen: Vec<&str> = if areas.is_empty() { all.to_vec() } else { areas.iter().map(String::as_str).collect() };
+fn bench(args: &[String]) -> Result<()> {
+    let all = ["vfs", "matcher", "analyze", "search", "patch", "toolkit"];
+    let mut baseline = None;
+    let mut areas = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--baseline" => baseline = Some(args.next().context("--baseline needs a git revision")?.clone()),
+            area => areas.push(area),
+        }
+    }
+    let chosen: Vec<&str> = if areas.is_empty() { all.to_vec() } else { areas };
     for area in chosen {
         match area {
             "vfs" => bench_vfs()?,
+            "toolkit" => bench_toolkit(baseline.as_deref())?,
             "matcher" | "analyze" | "patch" | "search" => bench_crate(area)?,
             other => bail!("unknown bench area `{other}`; choose from {}", all.join(", ")),
         }
@@ -160,6 +170,106 @@ fn bench_vfs() -> Result<()> {
     println!("(ratio = editkit time / tool time; below 1 means editkit is faster; the tools pay a process start)");
     std::fs::remove_dir_all(&dir)?;
     Ok(())
+}
+
+/// Per-call times of `read_file` and `edit_file` (divan, `crates/toolkit/benches/calls.rs`);
+/// with a baseline revision, the same bench on that revision (in a throwaway worktree) and the
+/// ratios after/before.
+fn bench_toolkit(baseline: Option<&str>) -> Result<()> {
+    let root = workspace_root();
+    let after = divan_medians(&root, &root.join("target"))?;
+    let Some(revision) = baseline else {
+        for (name, ns) in &after {
+            println!("{name:<28} {:>10.1}µs", ns / 1e3);
+        }
+        return Ok(());
+    };
+    let tree = root.join("target/bench-baseline-tree");
+    let _ = Command::new("git").args(["worktree", "remove", "--force"]).arg(&tree).current_dir(&root).status();
+    run(
+        "git",
+        &[
+            "-C",
+            root.to_str().context("root is not UTF-8")?,
+            "worktree",
+            "add",
+            "--detach",
+            tree.to_str().context("path is not UTF-8")?,
+            revision,
+        ],
+    )?;
+    let result = (|| {
+        // The same bench file on the old code: its Cargo.toml gains the bench if it lacks it.
+        std::fs::create_dir_all(tree.join("crates/toolkit/benches"))?;
+        std::fs::copy(root.join("crates/toolkit/benches/calls.rs"), tree.join("crates/toolkit/benches/calls.rs"))?;
+        let manifest = tree.join("crates/toolkit/Cargo.toml");
+        let mut text = std::fs::read_to_string(&manifest)?;
+        if !text.contains("name = \"calls\"") {
+            text = text.replacen("[dev-dependencies]\n", "[dev-dependencies]\ndivan = { workspace = true }\n", 1);
+            text.push_str("\n[[bench]]\nname = \"calls\"\nharness = false\n");
+            std::fs::write(&manifest, text)?;
+        }
+        divan_medians(&tree, &root.join("target/bench-baseline"))
+    })();
+    let _ = Command::new("git").args(["worktree", "remove", "--force"]).arg(&tree).current_dir(&root).status();
+    let before = result?;
+    println!("\n{:<28} {:>12} {:>12} {:>8}", "bench", revision, "now", "ratio");
+    for (name, now) in &after {
+        if let Some((_, then)) = before.iter().find(|(other, _)| other == name) {
+            println!("{name:<28} {:>10.1}µs {:>10.1}µs {:>8.3}", then / 1e3, now / 1e3, now / then);
+        }
+    }
+    println!("(ratio = now / {revision}; above 1 means slower now)");
+    Ok(())
+}
+
+/// Runs the toolkit's `calls` bench in `tree` and returns each benchmark's median in ns.
+fn divan_medians(tree: &Path, target: &Path) -> Result<Vec<(String, f64)>> {
+    let output = Command::new("cargo")
+        .args(["bench", "-p", "editkit", "--bench", "calls"])
+        .env("CARGO_TARGET_DIR", target)
+        .current_dir(tree)
+        .output()?;
+    if !output.status.success() {
+        bail!("the calls bench failed in {}: {}", tree.display(), String::from_utf8_lossy(&output.stderr));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut group = String::new();
+    let mut medians = Vec::new();
+    for line in text.lines() {
+        let columns: Vec<&str> = line.split('│').map(str::trim).collect();
+        let name = columns.first().copied().unwrap_or("").trim_start_matches(['├', '╰', '─', ' ']).trim();
+        if columns.len() < 4 || name.is_empty() || name == "calls" {
+            continue;
+        }
+        let mut fields = name.split_whitespace();
+        let label = fields.next().unwrap_or_default();
+        if fields.next().is_none() && columns.get(2).is_some_and(|c| c.is_empty()) {
+            group = label.to_owned();
+            continue;
+        }
+        // Columns: name+fastest, slowest, median, mean, samples, iters.
+        let Some(median) = columns.get(2).and_then(|cell| parse_duration(cell)) else { continue };
+        medians.push((format!("{group}/{label}"), median));
+    }
+    if medians.is_empty() {
+        bail!("no medians found in the bench output:\n{text}");
+    }
+    Ok(medians)
+}
+
+/// `12.5 µs` → 12500.0 (ns).
+fn parse_duration(cell: &str) -> Option<f64> {
+    let (value, unit) = cell.split_once(' ')?;
+    let value: f64 = value.parse().ok()?;
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "µs" | "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    };
+    Some(value * scale)
 }
 
 fn median_ns(runs: usize, mut f: impl FnMut() -> std::io::Result<()>) -> Result<f64> {

@@ -79,7 +79,9 @@ pub(crate) fn run() -> io::Result<u8> {
         }
         std::fs::write(target, content)?;
     }
-    let toolkit = Toolkit::open(&root, editkit::Options::default()).map_err(io::Error::other)?;
+    // The throwaway project's state (locks, journals, undo history) goes with it.
+    let options = editkit::Options { state_home: Some(dir.path().join("state")), ..editkit::Options::default() };
+    let toolkit = Toolkit::open(&root, options).map_err(io::Error::other)?;
     let mut demo = Demo { toolkit, out: Style::stdout(), step: 0, surprises: Vec::new() };
     let s = demo.out;
     outln!("{}", s.bold("editkit demo"));

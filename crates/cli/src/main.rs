@@ -82,6 +82,10 @@ struct WorkspaceArgs {
     /// Run the formatter for each written file's language (ruff/black, prettier, gofmt, rustfmt).
     #[arg(long)]
     format: bool,
+    /// Folder for editkit's own state (locks, patch journals, undo history), one sub-folder per
+    /// root; never inside a workspace. Default: $XDG_STATE_HOME/editkit, else ~/.local/state/editkit.
+    #[arg(long = "state-dir", value_name = "DIR")]
+    state_dir: Option<PathBuf>,
 }
 
 /// The `--diagnostics` modes.
@@ -243,7 +247,17 @@ impl WorkspaceArgs {
             Diagnostics::Off => editkit::analyze::DiagnosticsMode::Off,
         };
         options.formatting.enabled = self.format;
-        editkit::Toolkit::open_roots(&roots, options)
+        if let Some(dir) = &self.state_dir {
+            // Relative to where editkit was started, like --root.
+            options.state_home = Some(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));
+        }
+        let toolkit = editkit::Toolkit::open_roots(&roots, options)?;
+        for workspace in toolkit.workspaces() {
+            if let Some(note) = workspace.shipped_state() {
+                eprintln!("editkit: {note}");
+            }
+        }
+        Ok(toolkit)
     }
 }
 

@@ -2,12 +2,14 @@
 //! in order; undo on failure; recover a journal left by a killed process.
 //!
 //! The order of steps is what makes a crash at any moment repairable:
-//! 1. the journal (`<state>/patch/<id>.json`) names every target, its temp file, its backup
-//!    and the folders the commit will create;
+//! 1. the journal (`patch/<id>.json` in the state folder, which is outside the workspace)
+//!    names every target, its temp file, its backup and the folders the commit will create;
 //! 2. every new content goes to its temp file beside its target, fsynced;
-//! 3. every original is hard-linked to its backup (`<state>/patch/<id>/<n>`);
+//! 3. every original is hard-linked to its backup beside it (`.editkit-patch-<id>-<n>.bak`,
+//!    in the same folder, so the link and the renames never cross a file system);
 //! 4. temps are renamed over their targets and deleted files removed, in plan order;
-//! 5. removing the journal is the commit point; backups are removed after it.
+//! 5. rewriting the journal as committed is the commit point; the backups, then the journal,
+//!    are removed after it (a recovery finishes that clean-up for a committed journal).
 //!
 //! Undoing (in process, or by [`recover`]) walks the journal backwards: a temp that still
 //! exists was never renamed (remove it); otherwise a backup that still exists is renamed back
@@ -38,6 +40,9 @@ struct Journal {
     entries: Vec<Entry>,
     /// Directories the commit creates, shallowest first (removed on undo when empty).
     created_dirs: Vec<String>,
+    /// Set at the commit point: every rename is done, only the clean-up is left.
+    #[serde(default)]
+    committed: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -46,7 +51,8 @@ struct Entry {
     target: String,
     /// Canonical path of the staged new content; `None` when the file is deleted.
     temp: Option<String>,
-    /// Canonical path of the hard-link backup of the original; `None` when it did not exist.
+    /// Canonical path of the hard-link backup of the original, beside it; `None` when it did
+    /// not exist.
     backup: Option<String>,
 }
 
@@ -66,7 +72,7 @@ pub mod failpoint {
         Sync,
         /// Renaming the n-th temp over its target (or removing a deleted file).
         Replace(usize),
-        /// Removing the journal (the commit point).
+        /// Marking the journal committed (the commit point).
         Finish,
     }
 
@@ -147,12 +153,13 @@ pub fn commit_with_failpoint(
         id: id.clone(),
         entries: Vec::with_capacity(writes.len()),
         created_dirs: missing_parents(workspace, writes.iter().filter(|w| w.bytes.is_some()).map(|w| w.path.as_str())),
+        committed: false,
     };
     let mut journal_written = false;
     let outcome = execute(workspace, &writes, hook, &mut journal, &mut journal_written);
     match outcome {
         Ok(()) => {
-            remove_backups(workspace, &id);
+            clean_up(workspace, &journal);
             for write in &writes {
                 workspace.record_raw(&write.path, write.bytes.as_deref().map(sha256_hex).as_deref());
             }
@@ -173,7 +180,7 @@ pub fn commit_with_failpoint(
             let rolled_back = !journal_written
                 || (rollback(workspace, &journal).is_ok() && workspace.state_remove(&journal_name(&id)).is_ok());
             if rolled_back {
-                remove_backups(workspace, &id);
+                remove_backups(workspace, &journal);
             }
             drop(locks);
             Err(Error::Commit { step, rolled_back, source })
@@ -224,14 +231,7 @@ fn execute(
                 None => name,
             }
         });
-        let backup = match &write.sha256_before {
-            Some(_) => Some(
-                workspace
-                    .state_rel(&format!("{JOURNAL_DIR}/{id}/{idx}"))
-                    .map_err(|source| Stop::Failed(format!("back up {}", write.path), source))?,
-            ),
-            None => None,
-        };
+        let backup = write.sha256_before.as_ref().map(|_| beside(&write.path, &backup_name(&id, idx)));
         journal.entries.push(Entry { target: write.path.clone(), temp, backup });
     }
     let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
@@ -254,7 +254,7 @@ fn execute(
     let mut synced: Vec<String> = Vec::new();
     let backup_dirs = journal.entries.iter().filter_map(|e| e.backup.as_deref()).map(parent_of);
     let created_parents = journal.created_dirs.iter().map(|dir| parent_of(dir));
-    for dir in backup_dirs.clone().chain(backup_dirs.map(|dir| parent_of(&dir))).chain(created_parents) {
+    for dir in backup_dirs.chain(created_parents) {
         if !synced.contains(&dir) {
             step(hook, Step::Sync, || format!("sync {dir}"), || workspace.sync_dir_raw(&dir))?;
             synced.push(dir);
@@ -280,7 +280,9 @@ fn execute(
             }
         }
     }
-    step(hook, Step::Finish, || "finish".to_owned(), || workspace.state_remove(&journal_name(&id)))
+    journal.committed = true;
+    let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
+    step(hook, Step::Finish, || "finish".to_owned(), || workspace.state_write(&journal_name(&id), &bytes))
 }
 
 /// Most threads staging temp files at once.
@@ -362,6 +364,19 @@ fn temp_name(id: &str, idx: usize) -> String {
     format!(".editkit-patch-{id}-{idx}.tmp")
 }
 
+/// The backup file name of the n-th file of a commit (in the target's folder).
+fn backup_name(id: &str, idx: usize) -> String {
+    format!(".editkit-patch-{id}-{idx}.bak")
+}
+
+/// The path of `file` in the folder of canonical `target`.
+fn beside(target: &str, file: &str) -> String {
+    match target.rsplit_once('/') {
+        Some((parent, _)) => format!("{parent}/{file}"),
+        None => file.to_owned(),
+    }
+}
+
 /// Undoes a journal's renames, newest first; returns the paths put back. Idempotent.
 fn rollback(workspace: &Workspace, journal: &Journal) -> editkit_vfs::Result<Vec<String>> {
     let mut restored = Vec::new();
@@ -423,26 +438,22 @@ pub fn recover(workspace: &Workspace) -> Result<Recovery> {
         let locks = workspace.lock_entries(journal.entries.iter().map(|e| e.target.as_str()))?;
         // The patch may have finished while its locks were awaited.
         let Some(journal) = read_journal(workspace, &journal_name)? else { continue };
+        if journal.committed {
+            // Every file already holds its new content: only the clean-up was left.
+            clean_up(workspace, &journal);
+            drop(locks);
+            recovery.cleaned += 1;
+            continue;
+        }
         let restored = rollback(workspace, &journal)?;
         workspace.state_remove(&journal_name)?;
-        remove_backups(workspace, id);
+        remove_backups(workspace, &journal);
         for entry in &journal.entries {
             workspace.record_raw(&entry.target, None);
         }
         drop(locks);
         recovery.rolled_back.push(id.to_owned());
         recovery.restored.extend(restored);
-    }
-    for name in &names {
-        // Backup folders whose journal is gone belong to finished patches; temp files of a
-        // journal being written right now are left alone.
-        if name.ends_with(".json") || name.starts_with(".editkit-") {
-            continue;
-        }
-        if workspace.state_read(&format!("{JOURNAL_DIR}/{name}.json"))?.is_none() {
-            remove_backups(workspace, name);
-            recovery.cleaned += 1;
-        }
     }
     Ok(recovery)
 }
@@ -459,8 +470,9 @@ fn read_journal(workspace: &Workspace, name: &str) -> Result<Option<Journal>> {
 
 /// Refuses a journal editkit could not have written: recovery renames and removes the paths it
 /// names without the blocked-path check, so each must be exactly what a commit of this id
-/// would use (targets allowed by the policy, backups under this id's state folder, temps
-/// beside their targets, created folders above a target).
+/// would use (targets allowed by the policy, backups and temps beside their targets, created
+/// folders above a target). The state folder is outside the workspace, so a repository cannot
+/// ship a journal; this guards against a damaged or hand-edited one.
 fn check_journal(workspace: &Workspace, name: &str, id: &str, journal: &Journal) -> Result<()> {
     let refuse = |reason: String| Error::Journal {
         name: name.to_owned(),
@@ -477,17 +489,13 @@ fn check_journal(workspace: &Workspace, name: &str, id: &str, journal: &Journal)
             Err(err) => return Err(refuse(format!("target `{target}` is refused: {err}"))),
         }
         if let Some(backup) = &entry.backup {
-            let expected = workspace.state_rel(&format!("{JOURNAL_DIR}/{id}/{idx}")).map_err(Error::Vfs)?;
+            let expected = beside(target, &backup_name(id, idx));
             if *backup != expected {
                 return Err(refuse(format!("backup `{backup}` of `{target}` is not `{expected}`")));
             }
         }
         if let Some(temp) = &entry.temp {
-            let file = temp_name(id, idx);
-            let expected = match target.rsplit_once('/') {
-                Some((parent, _)) => format!("{parent}/{file}"),
-                None => file,
-            };
+            let expected = beside(target, &temp_name(id, idx));
             if *temp != expected {
                 return Err(refuse(format!("temp file `{temp}` of `{target}` is not `{expected}`")));
             }
@@ -509,12 +517,18 @@ fn journal_name(id: &str) -> String {
     format!("{JOURNAL_DIR}/{id}.json")
 }
 
-fn remove_backups(workspace: &Workspace, id: &str) {
-    let dir = format!("{JOURNAL_DIR}/{id}");
-    for name in workspace.state_list(&dir).unwrap_or_default() {
-        let _ = workspace.state_remove(&format!("{dir}/{name}"));
+/// Removes the journal's backups (best effort: a leftover is a hidden `.editkit-` file).
+fn remove_backups(workspace: &Workspace, journal: &Journal) {
+    for backup in journal.entries.iter().filter_map(|entry| entry.backup.as_deref()) {
+        let _ = workspace.remove_raw(backup);
     }
-    let _ = workspace.state_remove(&dir);
+}
+
+/// After the commit point: the backups go, then the journal (so a crash in between leaves a
+/// committed journal that the next recovery cleans up).
+fn clean_up(workspace: &Workspace, journal: &Journal) {
+    remove_backups(workspace, journal);
+    let _ = workspace.state_remove(&journal_name(&journal.id));
 }
 
 fn remove_dirs(workspace: &Workspace, dirs: &[String]) {

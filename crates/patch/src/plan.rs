@@ -183,8 +183,9 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         .flatten()
         .flat_map(|(source, destination)| std::iter::once(source.as_str()).chain(destination.as_deref()))
         .collect();
-    // Keyed by entry, as recovery keys them: a deleted link keeps its key once it is gone.
-    let locks = workspace.lock_entries(all_paths.iter().copied())?;
+    // Keyed by entry, as recovery keys them: a deleted link keeps its key once it is gone. A
+    // dry run writes nothing, so it takes no lock (and creates no lock file).
+    let locks = if options.dry_run { Vec::new() } else { workspace.lock_entries(all_paths.iter().copied())? };
     // What is on disk now (read without arming the staleness guard).
     let mut disk: HashMap<String, Disk> = HashMap::new();
     for path in &all_paths {

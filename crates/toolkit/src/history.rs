@@ -1,4 +1,5 @@
-//! Undo history kept on disk under the state folder, so it survives a restart.
+//! Undo history kept on disk in the state folder (outside the workspace, so a repository cannot
+//! ship entries meant to be restored), so it survives a restart.
 //!
 //! Per file: `undo/files/<key>/<seq>-<sha256 after>.keep`, a hard link to the content before
 //! the change (or `.absent` when the change created the file). Per patch:
@@ -26,7 +27,8 @@ pub(crate) struct Kept {
     /// The file's entry folder and the entries it held before this one.
     dir: String,
     older: Vec<(u64, String)>,
-    /// Where the previous content is kept (relative to the root), when the file existed.
+    /// Where the previous content is kept (an absolute path in the state folder), when the
+    /// file existed.
     pub(crate) path: Option<String>,
 }
 
@@ -46,6 +48,20 @@ fn parse_entry(name: &str) -> Option<(u64, Option<String>, bool)> {
     Some((seq.parse().ok()?, after, existed))
 }
 
+/// The sequence number after `last` (1 for the first entry); the history is full, not
+/// wrapped, at `u64::MAX`.
+fn next_seq(last: Option<u64>) -> Result<u64> {
+    match last {
+        None => Ok(1),
+        Some(last) => last.checked_add(1).ok_or_else(|| {
+            Error::invalid(
+                "history",
+                "the undo history's sequence numbers are exhausted; remove the state folder's `undo/`",
+            )
+        }),
+    }
+}
+
 fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
     let mut found: Vec<(u64, String)> =
         workspace.state_list(dir)?.into_iter().filter_map(|name| Some((parse_entry(&name)?.0, name))).collect();
@@ -60,18 +76,14 @@ fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
 pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<&str>) -> Result<Kept> {
     let dir = file_dir(rel);
     let existing = entries(workspace, &dir)?;
-    let seq = existing.last().map_or(1, |(last, _)| last + 1);
+    let seq = next_seq(existing.last().map(|(last, _)| *last))?;
     let after = after_sha256.unwrap_or("none");
     let exists = matches!(workspace.metadata(rel), Ok((editkit_vfs::EntryKind::File, _)));
     let name = format!("{dir}/{seq:010}-{after}.{}", if exists { "keep" } else { "absent" });
     let path = if exists {
-        let target = workspace.state_rel(&name)?;
-        if workspace.hard_link_raw(rel, &target).is_err() {
-            // A state folder on another filesystem: copy instead.
-            let bytes = workspace.read_raw_bytes(rel)?.unwrap_or_default();
-            workspace.state_write(&name, &bytes)?;
-        }
-        Some(target)
+        // A hard link where the state folder shares the file system, else a copy.
+        workspace.state_keep(rel, &name)?;
+        Some(workspace.state_dir().join(&name).display().to_string())
     } else {
         workspace.state_write(&name, b"")?;
         None
@@ -96,10 +108,9 @@ pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: &str) 
     let Some((stem, suffix)) = kept.name.rsplit_once('.') else { return Ok(()) };
     let Some((seq_part, _)) = stem.rsplit_once('-') else { return Ok(()) };
     let name = format!("{seq_part}-{after_sha256}.{suffix}");
-    let (from, to) = (workspace.state_rel(&kept.name)?, workspace.state_rel(&name)?);
-    workspace.rename_raw(&from, &to)?;
+    workspace.state_rename(&kept.name, &name)?;
     if kept.path.is_some() {
-        kept.path = Some(to);
+        kept.path = Some(workspace.state_dir().join(&name).display().to_string());
     }
     kept.name = name;
     Ok(())
@@ -130,7 +141,7 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
     restore(workspace, &lock, given, &snapshot, bytes.as_deref(), force)?;
     if was_missing && existed {
         // A deleted file comes back with its mode: the entry is a link to its old inode.
-        let _ = workspace.copy_permissions_raw(&workspace.state_rel(&entry)?, rel);
+        let _ = workspace.state_copy_permissions(&entry, rel);
     }
     workspace.state_remove(&entry)?;
     drop(lock);
@@ -194,7 +205,7 @@ fn restore(
 /// Records the previous state of every file a patch touches.
 pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], depth: usize) -> Result<()> {
     let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
-    let seq = seqs.last().map_or(1, |last| last + 1);
+    let seq = next_seq(seqs.last().copied())?;
     let mut snapshots = Vec::new();
     for (n, (rel, before, after)) in files.iter().enumerate() {
         if let Some(bytes) = before {

@@ -25,6 +25,10 @@ pub struct Options {
     pub read_only: bool,
     /// Earlier versions kept per file (and patches kept) for undo. Default: 20.
     pub history_depth: usize,
+    /// The folder under which each root keeps its state (locks, patch journals, undo
+    /// history) in a sub-folder of its own; never inside a workspace. Default: `None`,
+    /// [`editkit_vfs::default_state_home`].
+    pub state_home: Option<PathBuf>,
     /// Post-write diagnostics. Default: auto (report only problems).
     #[cfg(feature = "analyze")]
     pub diagnostics: editkit_analyze::DiagnosticsOptions,
@@ -40,6 +44,7 @@ impl Default for Options {
             max_read_bytes: editkit_vfs::DEFAULT_MAX_READ_BYTES,
             read_only: false,
             history_depth: 20,
+            state_home: None,
             #[cfg(feature = "analyze")]
             diagnostics: editkit_analyze::DiagnosticsOptions::default(),
             #[cfg(feature = "analyze")]
@@ -144,12 +149,16 @@ impl Toolkit {
         }
         let mut workspaces: Vec<Workspace> = Vec::new();
         for root in roots {
-            let workspace = Workspace::builder(root)
+            let mut builder = Workspace::builder(root);
+            builder
                 .policy(options.policy.clone())
                 .max_read_bytes(options.max_read_bytes)
                 // A read-only toolkit writes nothing, not even lock files.
-                .cross_process_locks(!options.read_only)
-                .open()?;
+                .cross_process_locks(!options.read_only);
+            if let Some(home) = &options.state_home {
+                builder.state_home(home);
+            }
+            let workspace = builder.open()?;
             if let Some(other) = workspaces.iter().find(|other| {
                 other.root_path().starts_with(workspace.root_path())
                     || workspace.root_path().starts_with(other.root_path())

@@ -75,6 +75,14 @@ pub enum Error {
         /// The configured limit in bytes.
         limit: u64,
     },
+    /// A folder nests deeper than a recursive operation goes (one open handle per level).
+    #[error("`{path}` nests folders deeper than {limit} levels; remove or move the deepest folders first")]
+    TooDeep {
+        /// The path as given.
+        path: String,
+        /// The deepest nesting followed.
+        limit: usize,
+    },
     /// The file is UTF-16 or UTF-32 encoded; only UTF-8 is edited.
     #[error("`{path}` is UTF-16 or UTF-32 encoded; convert it to UTF-8 to edit it")]
     Utf16 {
@@ -110,6 +118,21 @@ pub enum Error {
         /// The hash on disk now, `None` when the file is gone.
         current: Option<String>,
     },
+    /// An entry on the path was swapped for a symlink (or the folder moved) between resolving
+    /// the path and opening it: another process is changing the tree. Nothing was done.
+    #[error("`{path}` changed while editkit was using it (a symlink appeared on the way); nothing was done, retry")]
+    Changed {
+        /// The path as given.
+        path: String,
+    },
+    /// editkit's own state folder (outside the workspace) cannot be used.
+    #[error("editkit's state folder `{path}` cannot be used: {reason}")]
+    State {
+        /// The state folder.
+        path: String,
+        /// What is wrong with it, and what to do.
+        reason: String,
+    },
     /// An I/O failure the policy did not foresee.
     #[error("cannot {op} `{path}`: {source}")]
     Io {
@@ -139,12 +162,12 @@ impl Error {
             Error::NotFound { .. } => "not_found",
             Error::IsDirectory { .. } => "is_directory",
             Error::Exists { .. } => "exists",
-            Error::TooLarge { .. } => "too_large",
+            Error::TooLarge { .. } | Error::TooDeep { .. } => "too_large",
             Error::Utf16 { .. } => "utf16",
             Error::NotUtf8 { .. } => "not_utf8",
             Error::Binary { .. } => "binary",
             Error::Stale { .. } => "stale",
-            Error::Io { .. } => "io",
+            Error::Changed { .. } | Error::State { .. } | Error::Io { .. } => "io",
         }
     }
 
@@ -161,10 +184,13 @@ impl Error {
             | Error::NotADirectory { path }
             | Error::Exists { path }
             | Error::TooLarge { path, .. }
+            | Error::TooDeep { path, .. }
             | Error::Utf16 { path }
             | Error::NotUtf8 { path, .. }
             | Error::Binary { path, .. }
             | Error::Stale { path, .. }
+            | Error::Changed { path }
+            | Error::State { path, .. }
             | Error::Io { path, .. } => path,
         }
     }
@@ -175,6 +201,9 @@ impl Error {
     /// filesystem"); a component that is a file where a directory was expected is `NotFound`.
     pub(crate) fn from_io(op: &'static str, path: &str, source: io::Error) -> Self {
         let path = path.to_owned();
+        if crate::beneath::is_swapped(&source) {
+            return Error::Changed { path };
+        }
         match source.kind() {
             io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => Error::NotFound { path },
             io::ErrorKind::AlreadyExists => Error::Exists { path },
@@ -182,9 +211,6 @@ impl Error {
             io::ErrorKind::PermissionDenied if is_escape(&source) => Error::OutsideWorkspace { path },
             _ if source.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) => {
                 Error::OutsideWorkspace { path }
-            }
-            _ if source.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
-                Error::SymlinkLoop { path, limit: crate::policy::MAX_LINK_FOLLOWS }
             }
             _ => Error::Io { op, path, source },
         }

@@ -5,7 +5,16 @@
 //! the root. Paths are checked by a [`Policy`] first (relative with `/`; `..` may not climb out;
 //! `~`, NUL, drive and UNC forms refused; absolute paths remapped under the root or refused;
 //! blocked globs), then resolved component by component with symlinks followed only while they
-//! stay inside.
+//! stay inside. Every open after that follows no link at all (`openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`), so an entry swapped for a link mid-operation, to
+//! `.env`, to `.git` or out of the root, is refused ([`Error::Changed`]) rather than followed,
+//! and files are opened non-blocking and judged on the handle (a FIFO is refused, never waited
+//! on).
+//!
+//! Everything in the workspace is untrusted input, so editkit's own state (lock files, patch
+//! journals, undo history) is kept outside it, in a folder per root under
+//! [`default_state_home`] (`$XDG_STATE_HOME/editkit`), created only when first written; a
+//! `.editkit` folder a repository ships is blocked and ignored ([`Workspace::shipped_state`]).
 //!
 //! On top of the sandbox:
 //! - a text codec ([`codec::Text`]) that LF-normalises for editing and writes back untouched
@@ -44,11 +53,13 @@
 //! ```
 #![deny(missing_docs)]
 
+mod beneath;
 pub mod codec;
 mod error;
 mod hash;
 mod lock;
 mod policy;
+mod state;
 mod txn;
 mod walk;
 mod workspace;
@@ -58,8 +69,10 @@ pub use error::{Error, Result};
 pub use hash::sha256_hex;
 pub use lock::FileLock;
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
+pub use state::default_state_home;
 pub use txn::Staged;
 pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
 pub use workspace::{
-    DEFAULT_MAX_READ_BYTES, DEFAULT_STATE_DIR, EntryKind, FileText, Workspace, WorkspaceBuilder, WriteOptions, Written,
+    DEFAULT_MAX_READ_BYTES, EntryKind, FileText, LEGACY_STATE_DIR, MAX_TREE_DEPTH, Workspace, WorkspaceBuilder,
+    WriteOptions, Written,
 };

@@ -1,14 +1,13 @@
 //! Per-file read-modify-write locks: in-process by canonical path, across processes by
-//! advisory lock files under the state dir.
+//! advisory lock files in the state folder (outside the workspace, so a repository cannot
+//! plant a lock file that is a link or a FIFO).
 //!
 //! A lock file exists only while its lock is held: the holder removes it before releasing, so
-//! `.editkit/locks/` does not grow with every path ever written. A process that was waiting on
+//! `locks/` does not grow with every path ever written. A process that was waiting on
 //! the removed file notices (the path no longer names the inode it locked) and tries again.
 
 use std::collections::HashSet;
 use std::sync::{Condvar, Mutex, PoisonError};
-
-use cap_std::fs::OpenOptions;
 
 use crate::error::{Error, Result};
 use crate::hash::sha256_hex;
@@ -65,8 +64,9 @@ pub struct FileLock<'ws> {
     workspace: &'ws Workspace,
     given: String,
     rel: String,
-    /// The advisory lock file (state-relative name and open handle) while held.
-    cross: Option<(String, cap_std::fs::File)>,
+    /// The advisory lock file (its name in the state folder's `locks/`, the folder and the
+    /// open file) while held.
+    cross: Option<(String, cap_std::fs::Dir, cap_std::fs::File)>,
 }
 
 impl<'ws> FileLock<'ws> {
@@ -147,8 +147,8 @@ impl Drop for FileLock<'_> {
     fn drop(&mut self) {
         // Remove the lock file while still holding it (a waiter on this inode will see it is
         // gone and start over), close it, then let the next thread in.
-        if let Some((name, file)) = self.cross.take() {
-            let _ = self.workspace.root_dir().remove_file(&name);
+        if let Some((name, dir, file)) = self.cross.take() {
+            let _ = dir.remove_file(&name);
             drop(file);
         }
         self.workspace.lock_table().release(&self.rel);
@@ -159,31 +159,38 @@ impl Drop for FileLock<'_> {
 /// released and removed the file while this one waited for it).
 const LOCK_ATTEMPTS: usize = 10_000;
 
-fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<(String, cap_std::fs::File)> {
-    let root = workspace.root_dir();
-    let locks_dir = format!("{}/locks", workspace.state_dir());
+fn cross_process_lock(
+    workspace: &Workspace,
+    given: &str,
+    rel: &str,
+) -> Result<(String, cap_std::fs::Dir, cap_std::fs::File)> {
     let io = |e| Error::from_io("lock", given, e);
-    if !root.exists(&locks_dir) {
-        root.create_dir_all(&locks_dir).map_err(io)?;
-        // Keep editkit's state out of version control.
-        let _ = root.write(format!("{}/.gitignore", workspace.state_dir()), b"*\n");
-    }
-    let name = format!("{locks_dir}/{}.lock", &sha256_hex(rel.as_bytes())[..32]);
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true);
+    let state = workspace.state_store().ensure()?;
+    crate::beneath::create_dirs(state, "locks").map_err(io)?;
+    let dir = crate::beneath::dir(state, "locks").map_err(io)?;
+    let name = format!("{}.lock", &sha256_hex(rel.as_bytes())[..32]);
     for _ in 0..LOCK_ATTEMPTS {
-        let file = root.open_with(&name, &options).map_err(io)?;
+        let fd = crate::beneath::open(
+            &dir,
+            &name,
+            rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CREATE | rustix::fs::OFlags::NONBLOCK,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .map_err(io)?;
+        let file = cap_std::fs::File::from_std(std::fs::File::from(fd));
+        crate::workspace::check_regular(given, &file)?;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
         // The lock counts only if the name still leads to the locked inode: the previous
         // holder may have removed it (and a third process created a new one) meanwhile.
         let locked = rustix::fs::fstat(&file).map_err(|e| io(e.into()))?;
-        match rustix::fs::statat(root, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(now) if now.st_dev == locked.st_dev && now.st_ino == locked.st_ino => return Ok((name, file)),
+        match rustix::fs::statat(&dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(now) if now.st_dev == locked.st_dev && now.st_ino == locked.st_ino => return Ok((name, dir, file)),
             Ok(_) | Err(rustix::io::Errno::NOENT) => {}
             Err(err) => return Err(io(err.into())),
         }
     }
     Err(io(std::io::Error::other(format!(
-        "the lock file {name} kept being replaced; is another process looping on it?"
+        "the lock file {name} in {} kept being replaced; is another process looping on it?",
+        workspace.state_dir().display()
     ))))
 }

@@ -3,9 +3,10 @@
 //! folder for journals.
 //!
 //! These act on canonical relative paths (from [`Workspace::resolve`] or from a journal this
-//! workspace wrote) and skip the blocked-glob check so that editkit can manage its own temp,
-//! backup and state files. They still go through the root's directory handle: whatever a path
-//! or journal says, nothing outside the root is reachable.
+//! workspace wrote) and skip the blocked-glob check so that editkit can manage its own temp and
+//! backup files. They go through the root's directory handle and follow no link on the way, so
+//! whatever a path says, nothing outside the root, and nothing a link points to, is reachable.
+//! The `state_*` operations act on the state folder, which is outside the workspace.
 
 use std::io::{Read, Write};
 
@@ -60,7 +61,8 @@ impl Workspace {
         let target = self.resolve(path)?;
         let (parent_rel, name) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
         if create_dirs && !parent_rel.is_empty() {
-            self.root_dir().create_dir_all(parent_rel).map_err(|e| Error::from_io("create directory", path, e))?;
+            crate::beneath::create_dirs(self.root_dir(), parent_rel)
+                .map_err(|e| Error::from_io("create directory", path, e))?;
         }
         let parent = self.dir_raw(path, parent_rel)?;
         let permissions = match parent.symlink_metadata(name) {
@@ -95,15 +97,17 @@ impl Workspace {
     /// Renames canonical `from` to canonical `to` (replacing `to`), then fsyncs the directory.
     ///
     /// # Errors
-    /// [`Error::NotFound`], [`Error::Io`]; [`Error::OutsideWorkspace`] if a component was
-    /// swapped for a link leading out.
+    /// [`Error::NotFound`], [`Error::Io`]; [`Error::Changed`] if a folder on the way was
+    /// swapped for a link.
     pub fn rename_raw(&self, from: &str, to: &str) -> Result<()> {
         let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
         let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
         let from_dir = self.dir_raw(from, from_parent)?;
-        let to_dir =
-            if from_parent == to_parent { from_dir.try_clone() } else { self.root_dir().open_dir_or_root(to_parent) }
-                .map_err(|e| Error::from_io("rename", to, e))?;
+        let to_dir = if from_parent == to_parent {
+            from_dir.try_clone().map_err(|e| Error::from_io("rename", to, e))?
+        } else {
+            self.dir_raw(to, to_parent)?
+        };
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
         sync(&to_dir);
         if from_parent != to_parent {
@@ -113,16 +117,22 @@ impl Workspace {
     }
 
     /// Makes `backup` (canonical) a hard link to the file at canonical `original`, so the
-    /// original content survives a later rename over `original`.
+    /// original content survives a later rename over `original`. A final link is linked as
+    /// the link itself, never its target.
     ///
     /// # Errors
     /// [`Error::NotFound`], [`Error::Exists`], [`Error::Io`].
     pub fn hard_link_raw(&self, original: &str, backup: &str) -> Result<()> {
-        let (backup_parent, _) = split_parent(backup).ok_or_else(|| root_refused(backup))?;
+        let (original_parent, original_name) = split_parent(original).ok_or_else(|| root_refused(original))?;
+        let (backup_parent, backup_name) = split_parent(backup).ok_or_else(|| root_refused(backup))?;
         if !backup_parent.is_empty() {
-            self.root_dir().create_dir_all(backup_parent).map_err(|e| Error::from_io("link", backup, e))?;
+            crate::beneath::create_dirs(self.root_dir(), backup_parent)
+                .map_err(|e| Error::from_io("link", backup, e))?;
         }
-        self.root_dir().hard_link(original, self.root_dir(), backup).map_err(|e| Error::from_io("link", original, e))
+        let from = self.dir_raw(original, original_parent)?;
+        let to = self.dir_raw(backup, backup_parent)?;
+        rustix::fs::linkat(&from, original_name, &to, backup_name, rustix::fs::AtFlags::empty())
+            .map_err(|e| Error::from_io("link", original, e.into()))
     }
 
     /// Removes the file (or empty directory) at canonical `path`; a missing one is not an
@@ -131,10 +141,15 @@ impl Workspace {
     /// # Errors
     /// [`Error::Io`].
     pub fn remove_raw(&self, path: &str) -> Result<()> {
-        let root = self.root_dir();
-        let result = match root.symlink_metadata(path) {
-            Ok(meta) if meta.is_dir() => root.remove_dir(path),
-            Ok(_) => root.remove_file(path),
+        let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
+        let parent = match self.dir_raw(path, parent_rel) {
+            Ok(parent) => parent,
+            Err(Error::NotFound { .. }) => return Ok(()),
+            Err(err) => return Err(err),
+        };
+        let result = match parent.symlink_metadata(name) {
+            Ok(meta) if meta.is_dir() => parent.remove_dir(name),
+            Ok(_) => parent.remove_file(name),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(err) => Err(err),
         };
@@ -150,8 +165,8 @@ impl Workspace {
     /// # Errors
     /// [`Error::NotFound`], [`Error::Io`].
     pub fn copy_permissions_raw(&self, from: &str, to: &str) -> Result<()> {
-        let permissions = self.root_dir().metadata(from).map_err(|e| Error::from_io("stat", from, e))?.permissions();
-        self.root_dir().set_permissions(to, permissions).map_err(|e| Error::from_io("set permissions", to, e))
+        let mode = mode_of(self.root_dir(), from)?;
+        set_mode(self.root_dir(), to, mode)
     }
 
     /// Makes the entries of the directory at canonical `dir` (`""` for the root) durable:
@@ -170,28 +185,26 @@ impl Workspace {
     /// # Errors
     /// [`Error::Io`].
     pub fn entry_exists_raw(&self, path: &str) -> Result<bool> {
-        match self.root_dir().symlink_metadata(path) {
+        let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
+        let parent = match self.dir_raw(path, parent_rel) {
+            Ok(parent) => parent,
+            Err(Error::NotFound { .. }) => return Ok(false),
+            Err(err) => return Err(err),
+        };
+        match parent.symlink_metadata(name) {
             Ok(_) => Ok(true),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
             Err(err) => Err(Error::from_io("stat", path, err)),
         }
     }
 
-    /// Reads the file at canonical `path` without policy checks or ledger (for recovery);
-    /// `None` when it does not exist.
+    /// Reads the regular file at canonical `path` without policy checks or ledger (for
+    /// recovery); `None` when it does not exist.
     ///
     /// # Errors
-    /// [`Error::Io`].
+    /// [`Error::Io`]; [`Error::InvalidPath`] for a FIFO, socket or device.
     pub fn read_raw_bytes(&self, path: &str) -> Result<Option<Vec<u8>>> {
-        match self.root_dir().open(path) {
-            Ok(mut file) => {
-                let mut bytes = Vec::new();
-                file.read_to_end(&mut bytes).map_err(|e| Error::from_io("read", path, e))?;
-                Ok(Some(bytes))
-            }
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(Error::from_io("read", path, err)),
-        }
+        read_regular(self.root_dir(), path)
     }
 
     /// Records `sha256` as the ledger's hash of canonical `path` (after a transaction wrote
@@ -203,54 +216,77 @@ impl Workspace {
         }
     }
 
-    /// Writes `bytes` atomically to `name` under the state folder (e.g. `journal/1.json`).
+    /// Writes `bytes` atomically to `name` in the state folder (e.g. `patch/1.json`),
+    /// creating the folder (outside the workspace; see [`Workspace::state_dir`]) if needed.
     ///
     /// # Errors
-    /// [`Error::InvalidPath`] for a name with `..` or an absolute name, [`Error::Io`].
+    /// [`Error::InvalidPath`] for a name with `..` or an absolute name, [`Error::State`] when the
+    /// state folder cannot be created or is not safe, [`Error::Io`].
     pub fn state_write(&self, name: &str, bytes: &[u8]) -> Result<()> {
-        let rel = self.state_rel(name)?;
-        let (parent_rel, file_name) = split_parent(&rel).ok_or_else(|| root_refused(name))?;
-        self.root_dir().create_dir_all(parent_rel).map_err(|e| Error::from_io("write", name, e))?;
-        let parent = self.dir_raw(name, parent_rel)?;
-        let gitignore = format!("{}/.gitignore", self.state_dir());
-        if !self.root_dir().exists(&gitignore) {
-            let _ = self.root_dir().write(&gitignore, b"*\n");
+        crate::state::check_name(name)?;
+        let state = self.state_store().ensure()?;
+        let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
+        if !parent_rel.is_empty() {
+            crate::beneath::create_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
         }
+        let parent = crate::beneath::dir(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
         crate::workspace::stage_and_rename(&parent, file_name, bytes, None)
             .map_err(|e| Error::from_io("write", name, e))
     }
 
-    /// Reads `name` under the state folder; `None` when it does not exist.
+    /// Reads `name` in the state folder; `None` when it (or the folder) does not exist.
     ///
     /// # Errors
-    /// As [`Workspace::state_write`].
+    /// As [`Workspace::state_write`]; [`Error::InvalidPath`] for an entry that is not a
+    /// regular file.
     pub fn state_read(&self, name: &str) -> Result<Option<Vec<u8>>> {
-        let rel = self.state_rel(name)?;
-        self.read_raw_bytes(&rel)
+        crate::state::check_name(name)?;
+        match self.state_store().existing()? {
+            Some(state) => read_regular(state, name),
+            None => Ok(None),
+        }
     }
 
-    /// Removes `name` under the state folder; a missing one is not an error.
+    /// Removes `name` (a file or an empty folder) in the state folder; a missing one is not
+    /// an error.
     ///
     /// # Errors
     /// As [`Workspace::state_write`].
     pub fn state_remove(&self, name: &str) -> Result<()> {
-        let rel = self.state_rel(name)?;
-        self.remove_raw(&rel)
+        crate::state::check_name(name)?;
+        let Some(state) = self.state_store().existing()? else { return Ok(()) };
+        let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
+        let parent = match crate::beneath::dir(state, parent_rel) {
+            Ok(parent) => parent,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(err) => return Err(Error::from_io("remove", name, err)),
+        };
+        let result = match parent.symlink_metadata(file_name) {
+            Ok(meta) if meta.is_dir() => parent.remove_dir(file_name),
+            Ok(_) => parent.remove_file(file_name),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(err) => Err(err),
+        };
+        match result {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(Error::from_io("remove", name, err)),
+            _ => Ok(()),
+        }
     }
 
-    /// Sorted file names in the folder `dir` under the state folder (empty when missing).
+    /// Sorted names in the folder `dir` of the state folder (empty when missing).
     ///
     /// # Errors
     /// As [`Workspace::state_write`].
     pub fn state_list(&self, dir: &str) -> Result<Vec<String>> {
-        let rel = self.state_rel(dir)?;
-        let entries = match self.root_dir().read_dir(&rel) {
-            Ok(entries) => entries,
+        crate::state::check_name(dir)?;
+        let Some(state) = self.state_store().existing()? else { return Ok(Vec::new()) };
+        let folder = match crate::beneath::dir(state, dir) {
+            Ok(folder) => folder,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(err) => return Err(Error::from_io("list", dir, err)),
         };
         let mut names = Vec::new();
-        for entry in entries {
+        for entry in folder.entries().map_err(|e| Error::from_io("list", dir, e))? {
             let entry = entry.map_err(|e| Error::from_io("list", dir, e))?;
             if let Ok(name) = entry.file_name().into_string() {
                 names.push(name);
@@ -260,27 +296,108 @@ impl Workspace {
         Ok(names)
     }
 
-    /// The canonical path of `name` under the state folder.
+    /// Renames `from` to `to` within the state folder (replacing `to`).
     ///
     /// # Errors
-    /// [`Error::InvalidPath`] for an empty name, an absolute one or one with `.`/`..`.
-    pub fn state_rel(&self, name: &str) -> Result<String> {
-        let ok = !name.is_empty()
-            && !name.starts_with('/')
-            && !name.contains('\0')
-            && name.split('/').all(|part| !part.is_empty() && part != "." && part != "..");
-        if !ok {
-            return Err(Error::InvalidPath {
-                path: name.to_owned(),
-                reason: "not a plain name under the state folder".into(),
-            });
+    /// As [`Workspace::state_write`]; [`Error::NotFound`].
+    pub fn state_rename(&self, from: &str, to: &str) -> Result<()> {
+        crate::state::check_name(from)?;
+        crate::state::check_name(to)?;
+        let state = self.state_store().existing()?.ok_or_else(|| Error::NotFound { path: from.to_owned() })?;
+        let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
+        let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
+        let from_dir = crate::beneath::dir(state, from_parent).map_err(|e| Error::from_io("rename", from, e))?;
+        let to_dir = crate::beneath::dir(state, to_parent).map_err(|e| Error::from_io("rename", to, e))?;
+        from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
+        sync(&to_dir);
+        Ok(())
+    }
+
+    /// Keeps the regular file at canonical `rel` (in the workspace) as `name` in the state
+    /// folder: a hard link when both are on one file system (editkit replaces files by rename,
+    /// so the kept inode stays as it was), else a copy with the same permission bits.
+    /// Returns whether it was linked.
+    ///
+    /// # Errors
+    /// As [`Workspace::state_write`]; [`Error::NotFound`] when `rel` does not exist.
+    pub fn state_keep(&self, rel: &str, name: &str) -> Result<bool> {
+        crate::state::check_name(name)?;
+        let state = self.state_store().ensure()?;
+        let (parent_rel, file_name) = split_parent(rel).ok_or_else(|| root_refused(rel))?;
+        let (name_parent, name_file) = split_parent(name).ok_or_else(|| root_refused(name))?;
+        if !name_parent.is_empty() {
+            crate::beneath::create_dirs(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
         }
-        Ok(format!("{}/{name}", self.state_dir()))
+        let to = crate::beneath::dir(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
+        let from = self.dir_raw(rel, parent_rel)?;
+        // Only a regular file is kept: judged on the entry itself, never through a link.
+        match from.symlink_metadata(file_name) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => {
+                return Err(Error::InvalidPath { path: rel.to_owned(), reason: "not a regular file".into() });
+            }
+            Err(err) => return Err(Error::from_io("keep", rel, err)),
+        }
+        match rustix::fs::linkat(&from, file_name, &to, name_file, rustix::fs::AtFlags::empty()) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::XDEV | rustix::io::Errno::PERM | rustix::io::Errno::MLINK) => {
+                let bytes =
+                    read_regular(self.root_dir(), rel)?.ok_or_else(|| Error::NotFound { path: rel.to_owned() })?;
+                let permissions = cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(
+                    mode_of(self.root_dir(), rel)?,
+                ));
+                crate::workspace::stage_and_rename(&to, name_file, &bytes, Some(permissions))
+                    .map_err(|e| Error::from_io("keep", name, e))?;
+                Ok(false)
+            }
+            Err(err) => Err(Error::from_io("keep", rel, err.into())),
+        }
+    }
+
+    /// Gives the file at canonical `rel` the permission bits of `name` in the state folder
+    /// (an undone deletion gets its mode back).
+    ///
+    /// # Errors
+    /// As [`Workspace::state_read`]; [`Error::NotFound`].
+    pub fn state_copy_permissions(&self, name: &str, rel: &str) -> Result<()> {
+        crate::state::check_name(name)?;
+        let state = self.state_store().existing()?.ok_or_else(|| Error::NotFound { path: name.to_owned() })?;
+        let mode = mode_of(state, name)?;
+        set_mode(self.root_dir(), rel, mode)
     }
 
     fn dir_raw(&self, given: &str, rel: &str) -> Result<Dir> {
-        self.root_dir().open_dir_or_root(rel).map_err(|e| Error::from_io("open directory", given, e))
+        crate::beneath::dir(self.root_dir(), rel).map_err(|e| Error::from_io("open directory", given, e))
     }
+}
+
+/// Reads the regular file `rel` below `dir`, following no link; `None` when missing.
+fn read_regular(dir: &Dir, rel: &str) -> Result<Option<Vec<u8>>> {
+    match crate::beneath::file(dir, rel) {
+        Ok(mut file) => {
+            crate::workspace::check_regular(rel, &file)?;
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map_err(|e| Error::from_io("read", rel, e))?;
+            Ok(Some(bytes))
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(Error::from_io("read", rel, err)),
+    }
+}
+
+/// The permission bits of the entry `rel` below `dir` (a final link is not followed).
+fn mode_of(dir: &Dir, rel: &str) -> Result<u32> {
+    let fd = crate::beneath::open(dir, rel, rustix::fs::OFlags::PATH, rustix::fs::Mode::empty())
+        .map_err(|e| Error::from_io("stat", rel, e))?;
+    Ok(rustix::fs::fstat(&fd).map_err(|e| Error::from_io("stat", rel, e.into()))?.st_mode & 0o7777)
+}
+
+/// Sets the permission bits of the regular file `rel` below `dir`, following no link.
+fn set_mode(dir: &Dir, rel: &str, mode: u32) -> Result<()> {
+    let file = crate::beneath::file(dir, rel).map_err(|e| Error::from_io("set permissions", rel, e))?;
+    crate::workspace::check_regular(rel, &file)?;
+    rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode))
+        .map_err(|e| Error::from_io("set permissions", rel, e.into()))
 }
 
 fn root_refused(path: &str) -> Error {
@@ -289,14 +406,4 @@ fn root_refused(path: &str) -> Error {
 
 fn sync(dir: &Dir) {
     crate::workspace::sync_dir(dir);
-}
-
-trait OpenDirOrRoot {
-    fn open_dir_or_root(&self, rel: &str) -> std::io::Result<Dir>;
-}
-
-impl OpenDirOrRoot for Dir {
-    fn open_dir_or_root(&self, rel: &str) -> std::io::Result<Dir> {
-        if rel.is_empty() { self.try_clone() } else { self.open_dir(rel) }
-    }
 }

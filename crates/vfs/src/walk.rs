@@ -197,14 +197,13 @@ impl<'ws> WorkspaceDir<'ws> {
         if let Some(canonical) = self.link_target(name, &rel)? {
             // A link inside the root: opened at the place it leads to, after the policy has
             // judged that place (a link to `.git` is blocked like `.git`).
-            let dir = self
-                .workspace
-                .root_dir()
-                .open_dir(&canonical)
+            let dir = crate::beneath::dir(self.workspace.root_dir(), &canonical)
                 .map_err(|e| Error::from_io("open directory", &rel, e))?;
             return Ok(WorkspaceDir { workspace: self.workspace, dir, rel: canonical });
         }
-        let dir = self.dir.open_dir(name).map_err(|e| Error::from_io("open directory", &rel, e))?;
+        // Not a link when looked at: opened without following one, so an entry swapped for a
+        // link since (to `.git`, say) is refused rather than entered.
+        let dir = crate::beneath::dir(&self.dir, name).map_err(|e| Error::from_io("open directory", &rel, e))?;
         Ok(WorkspaceDir { workspace: self.workspace, dir, rel })
     }
 
@@ -229,10 +228,14 @@ impl<'ws> WorkspaceDir<'ws> {
         if self.workspace.is_blocked_exact(&rel) {
             return Err(Error::Blocked { path: rel, pattern: "(workspace policy)".into() });
         }
-        if let Some(canonical) = self.link_target(name, &rel)? {
-            return self.workspace.root_dir().open(&canonical).map_err(|e| Error::from_io("read", &rel, e));
+        let file = match self.link_target(name, &rel)? {
+            Some(canonical) => crate::beneath::file(self.workspace.root_dir(), &canonical),
+            // Not a link when looked at: a link swapped in since (to `.env`, say) is refused.
+            None => crate::beneath::file(&self.dir, name),
         }
-        self.dir.open(name).map_err(|e| Error::from_io("read", &rel, e))
+        .map_err(|e| Error::from_io("read", &rel, e))?;
+        crate::workspace::check_regular(&rel, &file)?;
+        Ok(file)
     }
 
     /// Reads the bytes of the file `name` (up to the workspace's read limit).

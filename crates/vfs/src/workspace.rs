@@ -14,11 +14,25 @@ use crate::error::{Error, Result};
 use crate::hash::{Hasher, sha256_hex};
 use crate::lock::{FileLock, LockTable};
 use crate::policy::{CompiledPolicy, MAX_LINK_FOLLOWS, Policy};
+use crate::state::StateStore;
 
 /// Default for [`WorkspaceBuilder::max_read_bytes`]: 16 MiB.
 pub const DEFAULT_MAX_READ_BYTES: u64 = 16 << 20;
-/// Default for [`WorkspaceBuilder::state_dir`].
-pub const DEFAULT_STATE_DIR: &str = ".editkit";
+/// The folder name earlier editkit versions kept their state in, under the root. A folder of
+/// this name in a workspace is never taken for editkit's state (a repository can ship one):
+/// it is always blocked and otherwise ignored; see [`Workspace::shipped_state`].
+pub const LEGACY_STATE_DIR: &str = ".editkit";
+
+/// Where a workspace keeps its state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum StateChoice {
+    /// A folder per root under [`crate::default_state_home`].
+    Default,
+    /// A folder per root under this one.
+    Home(PathBuf),
+    /// Exactly this folder.
+    Exact(PathBuf),
+}
 
 /// Configures and opens a [`Workspace`].
 #[derive(Debug, Clone)]
@@ -26,7 +40,7 @@ pub struct WorkspaceBuilder {
     root: PathBuf,
     policy: Policy,
     max_read_bytes: u64,
-    state_dir: String,
+    state: StateChoice,
     cross_process_locks: bool,
 }
 
@@ -43,10 +57,20 @@ impl WorkspaceBuilder {
         self
     }
 
-    /// Folder under the root for editkit's own state (lock files, patch journals, backups).
-    /// It is always blocked for ordinary operations. Default: [`DEFAULT_STATE_DIR`].
-    pub fn state_dir(&mut self, dir: impl Into<String>) -> &mut Self {
-        self.state_dir = dir.into();
+    /// The folder for editkit's own state of this root (lock files, patch journals, undo
+    /// history), used as is. It should be outside the root: a repository must not be able to
+    /// ship it. If it is inside, it is blocked for every ordinary operation. Default: a folder
+    /// per root under [`crate::default_state_home`].
+    pub fn state_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.state = StateChoice::Exact(dir.into());
+        self
+    }
+
+    /// The folder under which each root gets a state folder of its own, named after the
+    /// root's real path (what [`WorkspaceBuilder::state_dir`] is by default). Default:
+    /// [`crate::default_state_home`].
+    pub fn state_home(&mut self, home: impl Into<PathBuf>) -> &mut Self {
+        self.state = StateChoice::Home(home.into());
         self
     }
 
@@ -65,7 +89,7 @@ impl WorkspaceBuilder {
     ///
     /// # Errors
     /// [`Error::NotFound`] or [`Error::NotADirectory`] for a bad root, [`Error::InvalidPath`]
-    /// for a state dir that is not a plain relative name or for blocked globs that do not compile.
+    /// for a relative state folder or for blocked globs that do not compile.
     pub fn open(&self) -> Result<Workspace> {
         let shown = self.root.display().to_string();
         let real = std::fs::canonicalize(&self.root).map_err(|e| Error::from_io("open", &shown, e))?;
@@ -73,14 +97,34 @@ impl WorkspaceBuilder {
             return Err(Error::NotADirectory { path: shown });
         }
         let root = Dir::open_ambient_dir(&real, ambient_authority()).map_err(|e| Error::from_io("open", &shown, e))?;
-        let state_ok = !self.state_dir.is_empty()
-            && self.state_dir.split('/').all(|part| !part.is_empty() && part != "." && part != "..")
-            && !self.state_dir.starts_with('/');
-        if !state_ok {
+        let state_path = match &self.state {
+            StateChoice::Exact(path) => path.clone(),
+            StateChoice::Home(home) => crate::state::root_state_dir(home, &real),
+            StateChoice::Default => {
+                let home = crate::state::default_state_home().unwrap_or_else(|| {
+                    std::env::temp_dir().join(format!("editkit-state-{}", rustix::process::geteuid().as_raw()))
+                });
+                crate::state::root_state_dir(&home, &real)
+            }
+        };
+        if !state_path.is_absolute() {
             return Err(Error::InvalidPath {
-                path: self.state_dir.clone(),
-                reason: "the state dir must be a relative path without `.` or `..`".into(),
+                path: state_path.display().to_string(),
+                reason: "the state folder must be an absolute path".into(),
             });
+        }
+        let mut policy = self.policy.clone();
+        // A state folder inside the root is editkit's alone: no tool may touch it.
+        if let Ok(inside) = real_lexical(&state_path).strip_prefix(&real)
+            && let Some(inside) = inside.to_str()
+        {
+            if inside.is_empty() {
+                return Err(Error::InvalidPath {
+                    path: state_path.display().to_string(),
+                    reason: "the state folder cannot be the workspace root".into(),
+                });
+            }
+            policy.blocked.push(format!("{inside}/**"));
         }
         let mut roots = vec![real.clone()];
         if self.root.is_absolute() {
@@ -89,13 +133,13 @@ impl WorkspaceBuilder {
                 roots.push(given);
             }
         }
-        let policy = CompiledPolicy::new(&self.policy, &self.state_dir, roots)?;
+        let policy = CompiledPolicy::new(&policy, LEGACY_STATE_DIR, roots)?;
         Ok(Workspace {
             root,
             root_real: real,
             policy,
             max_read_bytes: self.max_read_bytes,
-            state_dir: self.state_dir.clone(),
+            state: StateStore::new(state_path),
             ledger: Mutex::new(HashMap::new()),
             locks: LockTable::new(self.cross_process_locks),
         })
@@ -120,7 +164,7 @@ pub struct Workspace {
     root_real: PathBuf,
     policy: CompiledPolicy,
     max_read_bytes: u64,
-    state_dir: String,
+    state: StateStore,
     /// Canonical relative path → SHA-256 (hex) of the content last read or written.
     ledger: Mutex<HashMap<String, String>>,
     locks: LockTable,
@@ -257,7 +301,7 @@ impl Workspace {
             root: root.into(),
             policy: Policy::default(),
             max_read_bytes: DEFAULT_MAX_READ_BYTES,
-            state_dir: DEFAULT_STATE_DIR.to_owned(),
+            state: StateChoice::Default,
             cross_process_locks: true,
         }
     }
@@ -279,10 +323,39 @@ impl Workspace {
         &self.root_real
     }
 
-    /// The state folder, relative to the root.
+    /// The folder holding editkit's state for this root (it may not exist yet: it is created
+    /// by the first write that needs it).
     #[must_use]
-    pub fn state_dir(&self) -> &str {
-        &self.state_dir
+    pub fn state_dir(&self) -> &Path {
+        self.state.path()
+    }
+
+    pub(crate) fn state_store(&self) -> &StateStore {
+        &self.state
+    }
+
+    /// When the workspace holds an entry named [`LEGACY_STATE_DIR`] (`.editkit`), a sentence
+    /// saying that it was ignored: it is not editkit's state (a repository can ship one, with
+    /// journals, undo entries or links meant to be acted on), and it stays blocked.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.shipped_state(), None);
+    /// std::fs::create_dir(dir.path().join(".editkit")).unwrap();
+    /// assert!(workspace.shipped_state().unwrap().contains("ignored"));
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn shipped_state(&self) -> Option<String> {
+        self.root.symlink_metadata(LEGACY_STATE_DIR).ok()?;
+        Some(format!(
+            "`{LEGACY_STATE_DIR}` in the workspace was ignored: editkit keeps its state in `{}`, never in the \
+             workspace, and a `{LEGACY_STATE_DIR}` there (from an earlier editkit, or shipped by the repository) is \
+             blocked and never acted on; inspect it and remove it by hand",
+            self.state.path().display()
+        ))
     }
 
     /// The read limit in bytes.
@@ -545,19 +618,10 @@ impl Workspace {
         if rel.is_empty() {
             return Err(Error::IsDirectory { path: given.to_owned() });
         }
-        // Refuse FIFOs and devices before opening: opening a FIFO would block.
-        let meta = self.root.symlink_metadata(rel).map_err(|e| Error::from_io("read", given, e))?;
-        if meta.is_dir() {
-            return Err(Error::IsDirectory { path: given.to_owned() });
-        }
-        if !meta.is_file() && !meta.is_symlink() {
-            return Err(Error::InvalidPath { path: given.to_owned(), reason: "not a regular file".into() });
-        }
-        let file = self.root.open(rel).map_err(|e| Error::from_io("read", given, e))?;
-        let meta = file.metadata().map_err(|e| Error::from_io("read", given, e))?;
-        if meta.is_dir() {
-            return Err(Error::IsDirectory { path: given.to_owned() });
-        }
+        // No link is followed (the canonical path has none; one that appears is a race), and
+        // the open never blocks: a FIFO or device is judged on the handle and refused.
+        let file = crate::beneath::file(&self.root, rel).map_err(|e| Error::from_io("read", given, e))?;
+        check_regular(given, &file)?;
         Ok(file)
     }
 
@@ -699,18 +763,21 @@ impl Workspace {
         if parent_rel.is_empty() {
             return self.root.try_clone().map_err(|e| Error::from_io("open", given, e));
         }
-        match self.root.symlink_metadata(parent_rel) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => return Err(Error::NotADirectory { path: parent_rel.to_owned() }),
+        match crate::beneath::dir(&self.root, parent_rel) {
+            Ok(dir) => Ok(dir),
+            Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => {
+                Err(Error::NotADirectory { path: parent_rel.to_owned() })
+            }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound && create => {
-                self.root.create_dir_all(parent_rel).map_err(|e| Error::from_io("create directory", given, e))?;
+                crate::beneath::create_dirs(&self.root, parent_rel)
+                    .map_err(|e| Error::from_io("create directory", given, e))?;
+                crate::beneath::dir(&self.root, parent_rel).map_err(|e| Error::from_io("open", given, e))
             }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::NotFound { path: format!("{parent_rel}/") });
+                Err(Error::NotFound { path: format!("{parent_rel}/") })
             }
-            Err(err) => return Err(Error::from_io("open", given, err)),
+            Err(err) => Err(Error::from_io("open", given, err)),
         }
-        self.root.open_dir(parent_rel).map_err(|e| Error::from_io("open", given, e))
     }
 
     /// Creates a directory and its missing parents.
@@ -722,7 +789,8 @@ impl Workspace {
         match resolved.kind {
             Some(EntryKind::Dir) => Ok(()),
             Some(_) => Err(Error::NotADirectory { path: path.to_owned() }),
-            None => self.root.create_dir_all(&resolved.rel).map_err(|e| Error::from_io("create directory", path, e)),
+            None => crate::beneath::create_dirs(&self.root, &resolved.rel)
+                .map_err(|e| Error::from_io("create directory", path, e)),
         }
     }
 
@@ -741,10 +809,15 @@ impl Workspace {
         let meta = parent.symlink_metadata(name).map_err(|e| Error::from_io("delete", path, e))?;
         if meta.is_dir() {
             self.refuse_blocked_inside(path, &parent, name, &resolved.rel)?;
+            // Checked again entry by entry as it goes: something blocked moved in meanwhile
+            // stops the deletion there.
+            let result = self.remove_tree(&parent, name, &resolved.rel, 0);
+            self.forget(&resolved.rel);
+            result?;
+        } else {
+            parent.remove_file(name).map_err(|e| Error::from_io("delete", path, e))?;
+            self.forget(&resolved.rel);
         }
-        let result = if meta.is_dir() { parent.remove_dir_all(name) } else { parent.remove_file(name) };
-        result.map_err(|e| Error::from_io("delete", path, e))?;
-        self.forget(&resolved.rel);
         Ok(kind)
     }
 
@@ -752,22 +825,49 @@ impl Workspace {
     /// anything below it is blocked: a folder holding `.env` or a key file is not removed
     /// wholesale. Links are not followed.
     fn refuse_blocked_inside(&self, given: &str, parent: &Dir, name: &str, rel: &str) -> Result<()> {
-        let dir = parent.open_dir(name).map_err(|e| Error::from_io("open directory", given, e))?;
-        let mut pending = vec![(dir, rel.to_owned())];
-        while let Some((dir, dir_rel)) = pending.pop() {
-            for entry in dir.entries().map_err(|e| Error::from_io("list", given, e))? {
-                let entry = entry.map_err(|e| Error::from_io("list", given, e))?;
-                let child = format!("{dir_rel}/{}", entry.file_name().to_string_lossy());
-                if let Some(pattern) = self.policy.blocked_by(&child) {
-                    return Err(Error::Blocked { path: child, pattern: pattern.to_owned() });
-                }
-                if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                    let sub = entry.open_dir().map_err(|e| Error::from_io("open directory", &child, e))?;
-                    pending.push((sub, child));
-                }
+        let dir = crate::beneath::dir(parent, name).map_err(|e| Error::from_io("open directory", given, e))?;
+        self.check_tree(given, &dir, rel, 1)
+    }
+
+    /// Depth-first, one open directory per level (never more than [`MAX_TREE_DEPTH`]), links
+    /// never entered.
+    fn check_tree(&self, given: &str, dir: &Dir, rel: &str, depth: usize) -> Result<()> {
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(given));
+        }
+        for (name, is_dir) in list_names(given, dir)? {
+            let child = format!("{rel}/{name}");
+            if let Some(pattern) = self.policy.blocked_by(&child) {
+                return Err(Error::Blocked { path: child, pattern: pattern.to_owned() });
+            }
+            if is_dir {
+                let sub = crate::beneath::dir(dir, &name).map_err(|e| Error::from_io("open directory", &child, e))?;
+                self.check_tree(given, &sub, &child, depth + 1)?;
             }
         }
         Ok(())
+    }
+
+    /// Removes the directory `name` of `parent` (canonical `rel`) and everything in it, entry by
+    /// entry through handles that follow no link; a blocked entry found on the way stops it.
+    fn remove_tree(&self, parent: &Dir, name: &str, rel: &str, depth: usize) -> Result<()> {
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(rel));
+        }
+        let dir = crate::beneath::dir(parent, name).map_err(|e| Error::from_io("open directory", rel, e))?;
+        for (child_name, is_dir) in list_names(rel, &dir)? {
+            let child = format!("{rel}/{child_name}");
+            if let Some(pattern) = self.policy.blocked_by(&child) {
+                return Err(Error::Blocked { path: child, pattern: pattern.to_owned() });
+            }
+            if is_dir {
+                self.remove_tree(&dir, &child_name, &child, depth + 1)?;
+            } else {
+                dir.remove_file(&child_name).map_err(|e| Error::from_io("delete", &child, e))?;
+            }
+        }
+        drop(dir);
+        parent.remove_dir(name).map_err(|e| Error::from_io("delete", rel, e))
     }
 
     /// Renames `from` to `to` within the workspace (a symlink is moved as a link).
@@ -828,7 +928,10 @@ impl Workspace {
         let size = if resolved.rel.is_empty() {
             0
         } else {
-            self.root.symlink_metadata(&resolved.rel).map_err(|e| Error::from_io("stat", path, e))?.len()
+            let fd =
+                crate::beneath::open(&self.root, &resolved.rel, rustix::fs::OFlags::PATH, rustix::fs::Mode::empty())
+                    .map_err(|e| Error::from_io("stat", path, e))?;
+            rustix::fs::fstat(&fd).map_err(|e| Error::from_io("stat", path, e.into()))?.st_size.unsigned_abs()
         };
         Ok((kind, size))
     }
@@ -856,8 +959,12 @@ impl Workspace {
             Some(EntryKind::Dir) => {}
             Some(_) => return Err(Error::NotADirectory { path: path.to_owned() }),
         }
-        let handle = if resolved.rel.is_empty() { self.root.try_clone() } else { self.root.open_dir(&resolved.rel) }
-            .map_err(|e| Error::from_io("open directory", path, e))?;
+        let handle = if resolved.rel.is_empty() {
+            self.root.try_clone()
+        } else {
+            crate::beneath::dir(&self.root, &resolved.rel)
+        }
+        .map_err(|e| Error::from_io("open directory", path, e))?;
         Ok(crate::walk::WorkspaceDir::new(self, handle, resolved.rel))
     }
 
@@ -890,6 +997,47 @@ impl Workspace {
         found.sort();
         Ok(found)
     }
+}
+
+/// Deepest folder nesting a recursive delete, move or check goes through (one open handle per
+/// level).
+pub const MAX_TREE_DEPTH: usize = 256;
+
+fn too_deep(given: &str) -> Error {
+    Error::TooDeep { path: given.to_owned(), limit: MAX_TREE_DEPTH }
+}
+
+/// The names in `dir` with whether each is a real directory (not a link), read in full so the
+/// listing's descriptor is closed before the caller descends.
+fn list_names(given: &str, dir: &Dir) -> Result<Vec<(String, bool)>> {
+    let mut names = Vec::new();
+    for entry in dir.entries().map_err(|e| Error::from_io("list", given, e))? {
+        let entry = entry.map_err(|e| Error::from_io("list", given, e))?;
+        let is_dir = entry.file_type().map_err(|e| Error::from_io("list", given, e))?.is_dir();
+        let Ok(name) = entry.file_name().into_string() else {
+            return Err(Error::InvalidPath {
+                path: format!("{given}/{}", entry.file_name().to_string_lossy()),
+                reason: "a name inside is not UTF-8, so the policy cannot judge it; remove it by hand".into(),
+            });
+        };
+        names.push((name, is_dir));
+    }
+    Ok(names)
+}
+
+/// Refuses anything but a regular file, judged on the open handle.
+pub(crate) fn check_regular(given: &str, file: &File) -> Result<()> {
+    let meta = file.metadata().map_err(|e| Error::from_io("read", given, e))?;
+    if meta.is_dir() {
+        return Err(Error::IsDirectory { path: given.to_owned() });
+    }
+    if !meta.is_file() {
+        return Err(Error::InvalidPath {
+            path: given.to_owned(),
+            reason: "not a regular file (a FIFO, socket or device); editkit reads only regular files".into(),
+        });
+    }
+    Ok(())
 }
 
 /// Splits a canonical relative path into parent and final name; `None` for the root.
@@ -961,5 +1109,25 @@ pub(crate) fn sync_dir(dir: &Dir) {
     use rustix::fs::{Mode, OFlags, fsync, openat};
     if let Ok(fd) = openat(dir, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) {
         let _ = fsync(&fd);
+    }
+}
+
+/// `path` with its longest existing ancestor replaced by its real path (symlinks resolved),
+/// so a folder that does not exist yet can be compared with the root's real path.
+fn real_lexical(path: &Path) -> PathBuf {
+    let path = crate::policy::lexical_absolute(path);
+    let mut rest = Vec::new();
+    let mut current = path.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(current) {
+            return rest.iter().rev().fold(real, |acc: PathBuf, part| acc.join(part));
+        }
+        match (current.parent(), current.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                current = parent;
+            }
+            _ => return path,
+        }
     }
 }

@@ -3,6 +3,7 @@
 mod bulk;
 mod call;
 mod demo;
+mod hostile;
 mod human;
 mod mcp;
 

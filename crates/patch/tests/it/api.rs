@@ -318,13 +318,18 @@ fn a_directory_in_the_way_is_a_typed_failure() {
 }
 
 #[test]
-fn a_custom_state_dir_holds_the_journal() {
+fn a_custom_state_dir_holds_the_journal_and_nothing_lands_in_the_workspace() {
     let tmp = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("a.txt"), "one\n").unwrap();
-    let workspace = Workspace::builder(tmp.path()).state_dir("var/editkit").open().unwrap();
+    let workspace = Workspace::builder(tmp.path()).state_dir(state.path().join("editkit")).open().unwrap();
+    // A dry run creates no state at all.
+    apply(&workspace, UPDATE_A, &ApplyOptions { dry_run: true, ..ApplyOptions::default() }).unwrap();
+    assert!(!state.path().join("editkit").exists());
     apply(&workspace, UPDATE_A, &ApplyOptions::default()).unwrap();
-    assert!(tmp.path().join("var/editkit").is_dir());
-    assert!(!tmp.path().join(".editkit/patch").exists());
+    assert!(state.path().join("editkit/locks").is_dir());
+    let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["a.txt"]);
     assert!(editkit_patch::recover(&workspace).unwrap().is_empty());
 }
 

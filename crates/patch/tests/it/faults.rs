@@ -71,7 +71,7 @@ fn count_steps(before: &BTreeMap<String, Vec<u8>>, patch: &str) -> Vec<Step> {
 }
 
 fn state_is_clean(root: &Path) -> bool {
-    let patch_state = root.join(".editkit/patch");
+    let patch_state = editkit_vfs::Workspace::open(root).unwrap().state_dir().join("patch");
     std::fs::read_dir(&patch_state).map_or(true, |mut entries| entries.next().is_none())
 }
 

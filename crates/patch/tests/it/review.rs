@@ -8,7 +8,24 @@ fn read(tmp: &tempfile::TempDir, path: &str) -> String {
 }
 
 #[test]
-fn a_forged_journal_is_refused_and_touches_nothing() {
+fn a_journal_shipped_in_the_workspace_is_ignored() {
+    let journal =
+        r#"{"version":1,"id":"1","entries":[{"target":"a.txt","temp":null,"backup":".env"}],"created_dirs":[]}"#;
+    let (tmp, workspace) = tree(&[(".env", "SECRET=1\n"), ("a.txt", "one\n")]);
+    std::fs::create_dir_all(tmp.path().join(".editkit/patch/1")).unwrap();
+    std::fs::write(tmp.path().join(".editkit/patch/1.json"), journal).unwrap();
+    std::fs::write(tmp.path().join(".editkit/patch/1/0"), "planted\n").unwrap();
+    apply(&workspace, "*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch\n", &ApplyOptions::default()).unwrap();
+    assert!(editkit_patch::recover(&workspace).unwrap().is_empty());
+    assert_eq!(read(&tmp, "a.txt"), "one\n");
+    assert_eq!(read(&tmp, ".env"), "SECRET=1\n");
+    assert_eq!(read(&tmp, ".editkit/patch/1.json"), journal);
+    assert_eq!(read(&tmp, ".editkit/patch/1/0"), "planted\n");
+    assert!(workspace.shipped_state().is_some());
+}
+
+#[test]
+fn a_forged_journal_in_the_state_folder_is_refused_and_touches_nothing() {
     let journals = [
         r#"{"version":1,"id":"1","entries":[{"target":"leak.txt","temp":null,"backup":".env"}],"created_dirs":[]}"#,
         r#"{"version":1,"id":"1","entries":[{"target":"a.txt","temp":".git/config","backup":null}],"created_dirs":[]}"#,
@@ -19,8 +36,7 @@ fn a_forged_journal_is_refused_and_touches_nothing() {
     for journal in journals {
         let (tmp, workspace) =
             tree(&[(".env", "SECRET=1\n"), (".git/config", "[core]\n"), ("a.txt", "one\n"), ("src/x.txt", "x\n")]);
-        std::fs::create_dir_all(tmp.path().join(".editkit/patch")).unwrap();
-        std::fs::write(tmp.path().join(".editkit/patch/1.json"), journal).unwrap();
+        workspace.state_write("patch/1.json", journal.as_bytes()).unwrap();
         let err =
             apply(&workspace, "*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch\n", &ApplyOptions::default())
                 .unwrap_err();

@@ -42,16 +42,24 @@ fn a_lost_undo_entry_never_becomes_a_deletion() {
     env.ok("write_file", json!({"path": "a.txt", "content": "v1\n"}));
     // Damage the history: the kept content of the last change disappears.
     let mut kept = Vec::new();
-    for dir in std::fs::read_dir(env.dir.path().join(".editkit/undo/files")).unwrap().flatten() {
+    let state = editkit::vfs::Workspace::open(env.dir.path()).unwrap().state_dir().to_owned();
+    for dir in std::fs::read_dir(state.join("undo/files")).unwrap().flatten() {
         for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
             kept.push(entry.path());
         }
     }
     assert_eq!(kept.len(), 1, "{kept:?}");
     std::fs::remove_file(&kept[0]).unwrap();
-    std::os::unix::fs::symlink("gone", &kept[0]).unwrap();
-    let refused = env.refused("undo_edit", json!({"path": "a.txt"}), "not_found");
-    assert!(refused["error"]["message"].as_str().unwrap().contains("gone"), "{refused:#}");
+    // A link where the kept content was (editkit never makes one there) is not followed.
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(outside.path(), "LEAK\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), &kept[0]).unwrap();
+    let refused = env.refused("undo_edit", json!({"path": "a.txt"}), "io");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("symlink"), "{refused:#}");
+    assert_eq!(env.get("a.txt"), "v1\n");
+    // The entry is gone altogether: still no deletion.
+    std::fs::remove_file(&kept[0]).unwrap();
+    env.refused("undo_edit", json!({"path": "a.txt"}), "not_found");
     assert_eq!(env.get("a.txt"), "v1\n");
 }
 

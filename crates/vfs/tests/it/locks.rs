@@ -80,7 +80,9 @@ fn four_processes_increment_one_counter_without_losing_an_update() {
 
 /// Lock files left under the default state folder.
 fn lock_files(root: &Path) -> usize {
-    std::fs::read_dir(root.join(".editkit/locks")).map_or(0, |entries| entries.count())
+    let state = Workspace::open(root).unwrap().state_dir().to_owned();
+    assert!(!root.join(".editkit").exists(), "no state in the workspace");
+    std::fs::read_dir(state.join("locks")).map_or(0, |entries| entries.count())
 }
 
 #[test]

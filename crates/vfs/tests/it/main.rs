@@ -2,10 +2,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
 mod codec;
+mod limits;
 mod locks;
 mod ops;
 mod paths;
 mod races;
+mod races_blocked;
 mod stage;
 mod staleness;
 mod support;

@@ -1,0 +1,56 @@
+//! Recursive operations hold one open directory per level, never one per folder: a folder
+//! with more sub-folders than the process may open descriptors is still checked, moved and
+//! deleted, and a nesting deeper than `MAX_TREE_DEPTH` is refused by name.
+
+use std::process::Command;
+
+use editkit_vfs::{MAX_TREE_DEPTH, Workspace};
+
+const CHILD_ENV: &str = "EDITKIT_VFS_FD_CHILD";
+const SUBFOLDERS: usize = 1_030;
+
+/// Run in a child process whose descriptor limit is 256 (the limit is process-wide).
+#[test]
+fn child_deletes_under_a_low_descriptor_limit() {
+    let Ok(root) = std::env::var(CHILD_ENV) else { return };
+    let mut limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    limit.current = Some(256);
+    rustix::process::setrlimit(rustix::process::Resource::Nofile, limit).unwrap();
+    let workspace = Workspace::open(&root).unwrap();
+    workspace.rename("wide", "moved", false, false).unwrap();
+    workspace.delete("moved").unwrap();
+    assert!(!std::path::Path::new(&root).join("moved").exists());
+}
+
+#[test]
+fn a_folder_with_more_subfolders_than_open_descriptors_is_moved_and_deleted() {
+    let tmp = tempfile::tempdir().unwrap();
+    for n in 0..SUBFOLDERS {
+        let dir = tmp.path().join(format!("wide/{n}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("f.txt"), "x").unwrap();
+    }
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "limits::child_deletes_under_a_low_descriptor_limit", "--test-threads=1", "--quiet"])
+        .env(CHILD_ENV, tmp.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(!tmp.path().join("wide").exists() && !tmp.path().join("moved").exists());
+}
+
+#[test]
+fn a_nesting_deeper_than_the_limit_is_refused_by_name_and_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut deep = tmp.path().join("deep");
+    for _ in 0..=MAX_TREE_DEPTH {
+        deep.push("d");
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("f.txt"), "x").unwrap();
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    let err = workspace.delete("deep").unwrap_err();
+    assert_eq!(err.kind(), "too_large");
+    assert!(err.to_string().contains(&format!("deeper than {MAX_TREE_DEPTH} levels")), "{err}");
+    assert!(deep.join("f.txt").exists(), "a refused delete removed something");
+}
