@@ -5,6 +5,7 @@ mod codec;
 mod locks;
 mod ops;
 mod paths;
+mod policy;
 mod races;
 mod stage;
 mod staleness;
