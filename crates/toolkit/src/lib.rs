@@ -42,6 +42,7 @@ mod code_tools;
 pub mod diff;
 mod error;
 mod history;
+pub mod json;
 #[cfg(feature = "patch")]
 mod patch_tools;
 #[cfg(feature = "search")]

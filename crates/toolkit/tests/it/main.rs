@@ -10,5 +10,6 @@ mod fuzz_replay;
 mod fuzz_targets;
 mod patch_inputs;
 mod schemas;
+mod strict_json;
 mod support;
 mod undo;
