@@ -47,11 +47,13 @@ pub mod json;
 mod patch_tools;
 #[cfg(feature = "search")]
 mod search_tools;
+mod sessions;
 mod toolkit;
 pub mod tools;
 mod types;
 
 pub use error::{ERROR_KINDS, Error, Result};
+pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
 pub use toolkit::{Options, Toolkit};
 pub use types::*;
 

@@ -309,7 +309,7 @@ fn entries() -> Vec<Entry> {
             ro = true,
             destructive = false,
             idempotent = false,
-            "Load a file into an in-memory editor session for several edits before one write. Returns a session_id for editor_read, editor_write, editor_edit, editor_diff, editor_store and editor_clear."
+            "Load a file into an in-memory editor session for several edits before one write. Returns a session_id for editor_read, editor_write, editor_edit, editor_diff, editor_store and editor_clear. Sessions are bounded in number and bytes: past a bound the least recently used one is evicted (its unstored changes lost), and a call on it answers not_found with evicted: true; load the file again. Store or clear sessions you are done with."
         ),
         tool!(
             "editor_read",

@@ -10,6 +10,7 @@ mod fuzz_replay;
 mod fuzz_targets;
 mod patch_inputs;
 mod schemas;
+mod sessions;
 mod strict_json;
 mod support;
 mod undo;
