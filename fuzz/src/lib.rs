@@ -170,6 +170,21 @@ pub fn call(data: &[u8]) {
     assert_eq!(snapshot(&base, &root), before, "{tool} changed something outside the root");
 }
 
+/// Strict JSON parsing against serde_json: text serde_json refuses is refused, text it reads
+/// is read to the same value unless a key repeats, and a repeated key is named.
+pub fn json(data: &[u8]) {
+    let reference = serde_json::from_slice::<serde_json::Value>(data);
+    match (editkit::json::parse(data), reference) {
+        (Ok(strict), Ok(reference)) => assert_eq!(strict, reference, "strict parsing read another value"),
+        (Ok(strict), Err(err)) => panic!("strict parsing accepted {strict} that serde_json refuses: {err}"),
+        (Err(err @ editkit::json::ParseError::DuplicateKey { .. }), _) => {
+            assert!(err.duplicate_path().is_some(), "a repeated key names where it stands");
+        }
+        (Err(_), Err(_)) => {}
+        (Err(err), Ok(value)) => panic!("strict parsing refused {value} that serde_json reads: {err}"),
+    }
+}
+
 /// Matcher find/replace over (haystack, needle, new): no panic, ranges on char boundaries, and
 /// every replacement is prefix + inserted text + suffix around the matches.
 pub fn matcher(data: &[u8]) {

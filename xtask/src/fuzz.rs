@@ -17,7 +17,7 @@ fn seed_dirs(target: &str) -> &'static [&'static str] {
         "matcher" => &["fixtures/edits"],
         "patch" => &["fixtures/patches"],
         "analyze" => &["fixtures/code", "fixtures/markdown"],
-        "call" => &["fixtures/calls"],
+        "call" | "json" => &["fixtures/calls"],
         _ => &[],
     }
 }

@@ -1,9 +1,9 @@
 //! `editkit call`: the JSON tool-call contract on stdin and stdout.
 //!
 //! A call is `{"tool": NAME, "args": {...}}`, with `--jsonl` one per line and an optional
-//! `"id"` echoed in its result. Whatever a line holds (bad JSON, a non-object, an unknown
-//! tool, arguments of the wrong type, a line far too long), it gets one `invalid_args`
-//! result naming the field, and the stream goes on.
+//! `"id"` echoed in its result. Whatever a line holds (bad JSON, a non-object, a key given
+//! twice anywhere, an unknown tool, arguments of the wrong type, a line far too long), it gets
+//! one `invalid_args` result naming the field, and the stream goes on.
 
 use std::io::{self, BufRead, Write};
 
@@ -98,12 +98,14 @@ fn read_bounded(input: &mut impl BufRead, line: bool) -> io::Result<Option<Chunk
 
 /// The result of one call's bytes, with its `id` echoed.
 fn answer(toolkit: &Toolkit, bytes: &[u8], line_no: Option<usize>) -> Value {
-    let request: Value = match serde_json::from_slice(bytes) {
+    // A key given twice anywhere is refused: readers disagree on which one counts.
+    let request: Value = match editkit::json::parse(bytes) {
         Ok(request) => request,
-        Err(err) => {
+        Err(editkit::json::ParseError::Syntax(err)) => {
             let at = line_no.map(|n| format!("line {n} ")).unwrap_or_default();
             return invalid(None, format!("{at}is not valid JSON ({err}); send {{\"tool\": NAME, \"args\": {{...}}}}"));
         }
+        Err(err) => return json!({"ok": false, "error": editkit::Error::from(err).to_json()}),
     };
     let Value::Object(mut request) = request else {
         return invalid(Some("tool"), "a call is a JSON object {\"tool\": NAME, \"args\": {...}}".into());

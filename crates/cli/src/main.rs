@@ -72,7 +72,9 @@ struct WorkspaceArgs {
     /// Workspace root; repeat for several (the first is primary). Default: the current directory.
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
-    /// Refuse paths matching this glob (repeatable), besides the built-in list (.git, .env, keys...).
+    /// Refuse paths matching this pattern (repeatable), besides the built-in list (.git, .env,
+    /// private keys, credential files...). `.gitignore` syntax: `*.secret` matches at any depth,
+    /// `/a.txt` and `docs/private` only from the root, `secrets/` a directory and all it holds.
     #[arg(long = "block", value_name = "GLOB")]
     blocked: Vec<String>,
     /// Post-write checks: `auto` reports only problems, `on` reports every checker's verdict,

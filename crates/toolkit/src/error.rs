@@ -67,6 +67,36 @@ pub enum Error {
         /// The id asked for.
         id: String,
     },
+    /// The editor session was evicted to keep sessions within their bounds.
+    #[error(
+        "editor session `{id}` was evicted: it was the least recently used when the session limits ({limits}) were \
+         reached{}; load `{path}` again with editor_load",
+        if *unstored { ", and its changes that were not stored are lost" } else { "" }
+    )]
+    SessionEvicted {
+        /// The id asked for.
+        id: String,
+        /// The file the session held.
+        path: String,
+        /// Whether the session held changes not stored to the file.
+        unstored: bool,
+        /// The bounds in force, in words.
+        limits: String,
+    },
+    /// A bound on the memory or work one call may use was reached; nothing was changed.
+    #[error("{what} is {size} bytes, over the limit of {limit} bytes (`{option}`); {advice}")]
+    LimitExceeded {
+        /// What is too large.
+        what: String,
+        /// Its size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+        /// The option that sets the limit.
+        option: String,
+        /// What to do instead.
+        advice: String,
+    },
     /// There is no earlier version to go back to.
     #[error("nothing to undo for `{what}`; only changes made through editkit are kept")]
     NothingToUndo {
@@ -137,7 +167,8 @@ impl Error {
             Error::Patch(err) => err.kind(),
             Error::SyntaxError { .. } => "syntax_error",
             Error::InvalidArgs { .. } | Error::UnknownTool { .. } => "invalid_args",
-            Error::NoSession { .. } | Error::NothingToUndo { .. } => "not_found",
+            Error::NoSession { .. } | Error::SessionEvicted { .. } | Error::NothingToUndo { .. } => "not_found",
+            Error::LimitExceeded { .. } => "too_large",
             Error::ReadOnly { .. } => "blocked",
         }
     }
@@ -182,6 +213,17 @@ impl Error {
             }
             Error::NoSession { id } => {
                 map.insert("session_id".into(), json!(id));
+            }
+            Error::SessionEvicted { id, path, unstored, .. } => {
+                map.insert("session_id".into(), json!(id));
+                map.insert("path".into(), json!(path));
+                map.insert("evicted".into(), json!(true));
+                map.insert("unstored_changes_lost".into(), json!(unstored));
+            }
+            Error::LimitExceeded { size, limit, option, .. } => {
+                map.insert("size_bytes".into(), json!(size));
+                map.insert("limit_bytes".into(), json!(limit));
+                map.insert("limit".into(), json!(option));
             }
             Error::NothingToUndo { what } => {
                 map.insert("path".into(), json!(what));

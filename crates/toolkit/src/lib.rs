@@ -42,15 +42,18 @@ mod code_tools;
 pub mod diff;
 mod error;
 mod history;
+pub mod json;
 #[cfg(feature = "patch")]
 mod patch_tools;
 #[cfg(feature = "search")]
 mod search_tools;
+mod sessions;
 mod toolkit;
 pub mod tools;
 mod types;
 
 pub use error::{ERROR_KINDS, Error, Result};
+pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
 pub use toolkit::{Options, Toolkit};
 pub use types::*;
 

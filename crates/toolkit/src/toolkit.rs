@@ -1,6 +1,5 @@
 //! The `Toolkit`: workspaces, options, and every tool as a typed method.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +11,7 @@ use crate::code;
 use crate::diff;
 use crate::error::{Error, Result};
 use crate::history;
+use crate::sessions::{Session, SessionUsage, Sessions};
 use crate::types::*;
 
 /// How a toolkit is opened.
@@ -29,6 +29,14 @@ pub struct Options {
     /// history) in a sub-folder of its own; never inside a workspace. Default: `None`,
     /// [`editkit_vfs::default_state_home`].
     pub state_home: Option<PathBuf>,
+    /// Most editor sessions open at once; loading one more evicts the least recently used.
+    /// Default: [`crate::DEFAULT_MAX_SESSIONS`] (16).
+    pub max_sessions: usize,
+    /// Most bytes all editor sessions hold together (each counts its buffer plus the text it
+    /// was loaded with); passing it evicts the least recently used sessions, and a session
+    /// that alone would hold more is refused as `too_large`.
+    /// Default: [`crate::DEFAULT_MAX_SESSION_BYTES`] (128 MiB).
+    pub max_session_bytes: u64,
     /// Post-write diagnostics. Default: auto (report only problems).
     #[cfg(feature = "analyze")]
     pub diagnostics: editkit_analyze::DiagnosticsOptions,
@@ -45,22 +53,14 @@ impl Default for Options {
             read_only: false,
             history_depth: 20,
             state_home: None,
+            max_sessions: crate::sessions::DEFAULT_MAX_SESSIONS,
+            max_session_bytes: crate::sessions::DEFAULT_MAX_SESSION_BYTES,
             #[cfg(feature = "analyze")]
             diagnostics: editkit_analyze::DiagnosticsOptions::default(),
             #[cfg(feature = "analyze")]
             formatting: editkit_analyze::FormatOptions::default(),
         }
     }
-}
-
-/// An in-memory editor buffer.
-#[derive(Debug, Clone)]
-struct Session {
-    root: usize,
-    path: String,
-    buffer: Text,
-    loaded: Text,
-    sha256: String,
 }
 
 /// Every editkit tool over one or more workspace roots.
@@ -100,7 +100,7 @@ struct Session {
 pub struct Toolkit {
     roots: Vec<Workspace>,
     options: Options,
-    sessions: Mutex<HashMap<String, Session>>,
+    sessions: Mutex<Sessions>,
     next_session: AtomicU64,
 }
 
@@ -174,12 +174,8 @@ impl Toolkit {
             }
             workspaces.push(workspace);
         }
-        Ok(Toolkit {
-            roots: workspaces,
-            options,
-            sessions: Mutex::new(HashMap::new()),
-            next_session: AtomicU64::new(1),
-        })
+        let sessions = Sessions::new(options.max_sessions, options.max_session_bytes);
+        Ok(Toolkit { roots: workspaces, options, sessions: Mutex::new(sessions), next_session: AtomicU64::new(1) })
     }
 
     /// The primary workspace.
@@ -647,13 +643,35 @@ impl Toolkit {
     // -----------------------------------------------------------------------------------------
     // Editor sessions
 
+    fn sessions(&self) -> std::sync::MutexGuard<'_, Sessions> {
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn session<T>(&self, id: &str, f: impl FnOnce(&mut Session) -> Result<T>) -> Result<T> {
-        let mut sessions = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let session = sessions.get_mut(id).ok_or_else(|| Error::NoSession { id: id.to_owned() })?;
-        f(session)
+        self.sessions().with(id, f)
+    }
+
+    /// How many editor sessions are open and how many bytes they hold, with the bounds
+    /// ([`Options::max_sessions`], [`Options::max_session_bytes`]) and the number evicted.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
+    /// toolkit.editor_load(editkit::EditorLoadRequest { path: "a.txt".into() }).unwrap();
+    /// let usage = toolkit.session_usage();
+    /// assert_eq!((usage.sessions, usage.bytes), (1, 8));
+    /// ```
+    #[must_use]
+    pub fn session_usage(&self) -> SessionUsage {
+        self.sessions().usage()
     }
 
     /// Loads a file into a new in-memory editor session.
+    ///
+    /// Sessions are bounded ([`Options::max_sessions`], [`Options::max_session_bytes`]): when
+    /// a bound is passed, the least recently used sessions are evicted, and a later call on
+    /// one is refused as `not_found` saying it was evicted and which file to load again.
     ///
     /// ```
     /// # fn main() -> Result<(), editkit::Error> {
@@ -672,7 +690,8 @@ impl Toolkit {
     /// ```
     ///
     /// # Errors
-    /// Path and encoding errors.
+    /// Path and encoding errors; `too_large` for a file whose session alone would pass
+    /// [`Options::max_session_bytes`].
     pub fn editor_load(&self, request: EditorLoadRequest) -> Result<EditorLoadResponse> {
         let (root, workspace) = self.route(&request.path);
         let file = workspace.read(&request.path)?;
@@ -683,14 +702,10 @@ impl Toolkit {
             line_count: file.line_count(),
             sha256: file.sha256().to_owned(),
         };
-        let session = Session {
-            root,
-            path: file.path().to_owned(),
-            sha256: file.sha256().to_owned(),
-            buffer: file.decoded().clone(),
-            loaded: file.into_decoded(),
-        };
-        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id, session);
+        let size = file.text().len();
+        crate::sessions::check_fits(file.path(), crate::sessions::cost(size, size), self.options.max_session_bytes)?;
+        let session = Session::new(root, file.path().to_owned(), file.sha256().to_owned(), file.into_decoded());
+        self.sessions().insert(id, session)?;
         Ok(response)
     }
 
@@ -716,6 +731,8 @@ impl Toolkit {
     /// `not_found` for an unknown session.
     pub fn editor_write(&self, request: EditorWriteRequest) -> Result<EditorStateResponse> {
         self.session(&request.session_id, |s| {
+            let size = crate::sessions::cost(request.text.len(), s.loaded.as_str().len());
+            crate::sessions::check_fits(&s.path, size, self.options.max_session_bytes)?;
             s.buffer = Text::new(&request.text, s.loaded.dominant_ending(), s.loaded.bom());
             Ok(EditorStateResponse {
                 session_id: request.session_id.clone(),
@@ -742,6 +759,11 @@ impl Toolkit {
                 next.splice(found.byte_range(), piece)
                     .map_err(|e| Error::invalid("old", format!("internal range error: {e}")))?;
             }
+            crate::sessions::check_fits(
+                &s.path,
+                crate::sessions::cost(next.as_str().len(), s.loaded.as_str().len()),
+                self.options.max_session_bytes,
+            )?;
             s.buffer = next;
             Ok(EditorStateResponse {
                 session_id: request.session_id.clone(),
@@ -804,9 +826,7 @@ impl Toolkit {
     /// # Errors
     /// `not_found` for an unknown session.
     pub fn editor_clear(&self, request: SessionRequest) -> Result<EditorClearResponse> {
-        let mut sessions = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let session =
-            sessions.remove(&request.session_id).ok_or_else(|| Error::NoSession { id: request.session_id.clone() })?;
+        let session = self.sessions().remove(&request.session_id)?;
         Ok(EditorClearResponse {
             session_id: request.session_id,
             discarded_changes: session.buffer.as_str() != session.loaded.as_str(),

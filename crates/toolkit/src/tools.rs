@@ -309,7 +309,7 @@ fn entries() -> Vec<Entry> {
             ro = true,
             destructive = false,
             idempotent = false,
-            "Load a file into an in-memory editor session for several edits before one write. Returns a session_id for editor_read, editor_write, editor_edit, editor_diff, editor_store and editor_clear."
+            "Load a file into an in-memory editor session for several edits before one write. Returns a session_id for editor_read, editor_write, editor_edit, editor_diff, editor_store and editor_clear. Sessions are bounded in number and bytes: past a bound the least recently used one is evicted (its unstored changes lost), and a call on it answers not_found with evicted: true; load the file again. Store or clear sessions you are done with."
         ),
         tool!(
             "editor_read",
@@ -492,7 +492,8 @@ pub fn call(toolkit: &Toolkit, name: &str, args: Value) -> Value {
 /// Parses a contract call `{"tool": NAME, "args": {...}}` and runs it. `arguments` (the MCP
 /// spelling) is taken for `args`; an `"id"` is allowed and ignored here (the caller echoes
 /// it); any other key is refused by name, since it would otherwise run the tool with its
-/// defaults.
+/// defaults. A [`Value`] cannot hold a repeated key: for JSON text, use [`call_json_text`],
+/// which refuses one.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -506,6 +507,30 @@ pub fn call_json(toolkit: &Toolkit, request: &Value) -> Value {
     match envelope(request) {
         Ok((name, args)) => call(toolkit, name, args),
         Err(err) => json!({"ok": false, "error": err.to_json()}),
+    }
+}
+
+/// Parses a contract call from JSON text and runs it, as [`call_json`] does; the text is read
+/// with [`crate::json::parse`], so a key repeated anywhere in it (the envelope, the arguments,
+/// any nested object) refuses the call as `invalid_args` naming the key, and nothing runs.
+/// Use this, not `serde_json` and [`call_json`], for text from outside: a parsed [`Value`]
+/// has already dropped all but the last of two equal keys.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "keep\n").unwrap();
+/// let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
+/// let text = br#"{"tool": "read_file", "tool": "delete", "args": {"path": "a.txt"}}"#;
+/// let refused = editkit::tools::call_json_text(&toolkit, text);
+/// assert_eq!(refused["error"]["kind"], "invalid_args");
+/// assert_eq!(refused["error"]["field"], "tool");
+/// assert!(dir.path().join("a.txt").exists());
+/// ```
+#[must_use]
+pub fn call_json_text(toolkit: &Toolkit, text: &[u8]) -> Value {
+    match crate::json::parse(text) {
+        Ok(request) => call_json(toolkit, &request),
+        Err(err) => json!({"ok": false, "error": Error::from(err).to_json()}),
     }
 }
 

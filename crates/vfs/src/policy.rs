@@ -2,7 +2,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder};
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::error::{Error, Result};
 
@@ -13,10 +15,36 @@ pub const MAX_COMPONENT_BYTES: usize = 255;
 /// How many symlinks one resolution follows before reporting a loop (Linux `MAXSYMLINKS`).
 pub const MAX_LINK_FOLLOWS: usize = 40;
 
-/// Patterns blocked by [`Policy::default`]: version-control internals, editkit's own state,
-/// and files that usually hold secrets.
-pub const DEFAULT_BLOCKED: &[&str] =
-    &["**/.git/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa", "**/id_ed25519"];
+/// Patterns blocked by [`Policy::default`]: version-control internals and files that usually
+/// hold secrets (environment files, private keys and their backups, certificate stores,
+/// package-registry and cloud credentials). Public keys (`id_rsa.pub`...) stay readable:
+/// the `id_*` patterns block a key's name followed by anything except a name ending in `.pub`
+/// (`id_rsa.bak`, `id_ed25519~`, `id_ecdsa_sk`).
+pub const DEFAULT_BLOCKED: &[&str] = &[
+    "**/.git/**",
+    "**/.env",
+    "**/.env.*",
+    "**/*.pem",
+    "**/*.key",
+    "**/id_rsa",
+    "**/id_ed25519",
+    "**/id_ecdsa",
+    "**/id_dsa",
+    "**/id_{rsa,dsa,ecdsa,ed25519}*[!b]",
+    "**/id_{rsa,dsa,ecdsa,ed25519}*[!u]b",
+    "**/id_{rsa,dsa,ecdsa,ed25519}*[!p]ub",
+    "**/id_{rsa,dsa,ecdsa,ed25519}*[!.]pub",
+    "**/id_{rsa,dsa,ecdsa,ed25519}{b,ub,pub}",
+    "**/*.p12",
+    "**/*.pfx",
+    "**/*.keystore",
+    "**/*.jks",
+    "**/.netrc",
+    "**/.npmrc",
+    "**/.pypirc",
+    "**/.git-credentials",
+    "**/.aws/credentials",
+];
 
 /// What an absolute path argument means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,6 +64,22 @@ pub enum AbsolutePaths {
 
 /// The rules every path argument passes before anything touches the disk.
 ///
+/// Blocked patterns follow `.gitignore` syntax, matched against the path relative to the root
+/// (every ancestor is checked too, so a blocked directory blocks everything in it):
+/// - a pattern without a slash matches a name at any depth (`*.secret` blocks `a/b/c.secret`);
+/// - a leading slash or a slash in the middle anchors it to the root (`/notes.txt` and
+///   `docs/private` block only those paths, not `a/docs/private`);
+/// - a trailing slash means a directory and everything in it (`secrets/` blocks `secrets/x`
+///   and `a/secrets/y`); the check is by name, before the disk is touched, so a file of that
+///   name is blocked too;
+/// - `*` and `?` do not cross `/`, `**` does; `[...]`, `[!...]` and `{a,b}` are understood;
+///   `dir/**` blocks `dir` itself too;
+/// - `\#` and `\!` start a pattern with a literal `#` or `!`.
+///
+/// A pattern that cannot match any path (empty, a `#` comment, a `!` negation, which would
+/// unblock paths, an empty, `.` or `..` component, or a glob that does not compile) is refused
+/// when the workspace is opened, rather than silently blocking nothing.
+///
 /// ```
 /// let policy = editkit_vfs::Policy {
 ///     blocked: vec!["**/*.secret".into()],
@@ -47,8 +91,8 @@ pub enum AbsolutePaths {
 pub struct Policy {
     /// How absolute paths are treated. Default: [`AbsolutePaths::RemapUnderRoot`].
     pub absolute: AbsolutePaths,
-    /// Glob patterns (relative to the root, `*` not crossing `/`) that no operation may touch;
-    /// `dir/**` also blocks `dir` itself. Default: [`DEFAULT_BLOCKED`].
+    /// Patterns in `.gitignore` syntax (see [`Policy`]) naming what no operation may touch.
+    /// Default: [`DEFAULT_BLOCKED`].
     pub blocked: Vec<String>,
 }
 
@@ -65,8 +109,10 @@ impl Default for Policy {
 #[derive(Debug)]
 pub(crate) struct CompiledPolicy {
     absolute: AbsolutePaths,
-    blocked: GlobSet,
-    /// For each glob in `blocked`, the pattern as the user wrote it.
+    /// Every blocked pattern in `.gitignore` form; each glob's `from` holds the index of the
+    /// pattern in `patterns` it was written for.
+    blocked: Gitignore,
+    /// The patterns as the user wrote them.
     patterns: Vec<String>,
     roots: Vec<PathBuf>,
 }
@@ -76,30 +122,75 @@ pub(crate) fn compile_glob(pattern: &str) -> std::result::Result<Glob, globset::
     GlobBuilder::new(pattern).literal_separator(true).backslash_escape(true).build()
 }
 
+/// Why a blocked pattern can never match a normalised relative path, if it cannot.
+fn never_matches(pattern: &str) -> Option<&'static str> {
+    if pattern.trim().is_empty() {
+        return Some("it is empty");
+    }
+    if pattern.starts_with('#') {
+        return Some("a leading `#` makes it a comment in .gitignore syntax; write `\\#` for a name starting with `#`");
+    }
+    if pattern.starts_with('!') {
+        return Some(
+            "a leading `!` would unblock paths, which blocked patterns do not do; write `\\!` for a name starting with `!`",
+        );
+    }
+    let body = pattern.strip_prefix('/').unwrap_or(pattern);
+    let body = body.strip_suffix('/').unwrap_or(body);
+    if body.is_empty() {
+        return Some("it names no path below the root");
+    }
+    if body.split('/').any(|part| part.is_empty()) {
+        return Some("it has an empty component (`//`), which a path never has");
+    }
+    if body.split('/').any(|part| part == "." || part == "..") {
+        return Some("paths are normalised before they are checked, so a `.` or `..` component never matches");
+    }
+    None
+}
+
 impl CompiledPolicy {
     /// `roots` are the root's spellings that absolute paths may start with.
     pub(crate) fn new(policy: &Policy, state_dir: &str, roots: Vec<PathBuf>) -> Result<Self> {
-        let mut builder = GlobSetBuilder::new();
-        let mut patterns = Vec::new();
-        let state_pattern = format!("{state_dir}/**");
-        let all = policy.blocked.iter().map(String::as_str).chain(std::iter::once(state_pattern.as_str()));
-        for pattern in all {
-            let invalid = |err: globset::Error| Error::InvalidPath {
-                path: pattern.to_owned(),
-                reason: format!("not a valid blocked glob: {err}"),
+        let mut patterns: Vec<String> = policy.blocked.clone();
+        patterns.push(format!("{state_dir}/**"));
+        // `.` makes the matcher take paths as they are (relative to the root).
+        let mut builder = GitignoreBuilder::new(".");
+        builder.allow_unclosed_class(false);
+        for (idx, pattern) in patterns.iter().enumerate() {
+            let invalid = |reason: String| Error::InvalidPath {
+                path: pattern.clone(),
+                reason: format!("not a usable blocked pattern: {reason}"),
             };
-            builder.add(compile_glob(pattern).map_err(invalid)?);
-            patterns.push(pattern.to_owned());
+            if let Some(reason) = never_matches(pattern) {
+                return Err(invalid(reason.to_owned()));
+            }
+            let from = Some(PathBuf::from(idx.to_string()));
+            builder.add_line(from.clone(), pattern).map_err(|err| invalid(err.to_string()))?;
+            // `dir/**` matches what is inside `dir`; block `dir` itself too, keeping the anchor.
             if let Some(dir) = pattern.strip_suffix("/**") {
-                builder.add(compile_glob(dir).map_err(invalid)?);
-                patterns.push(pattern.to_owned());
+                let anchored = if dir.contains('/') { dir.to_owned() } else { format!("/{dir}") };
+                builder.add_line(from, &anchored).map_err(|err| invalid(err.to_string()))?;
             }
         }
         let blocked = builder.build().map_err(|err| Error::InvalidPath {
             path: policy.blocked.join(", "),
-            reason: format!("blocked globs do not compile: {err}"),
+            reason: format!("blocked patterns do not compile: {err}"),
         })?;
         Ok(CompiledPolicy { absolute: policy.absolute, blocked, patterns, roots })
+    }
+
+    /// The pattern blocking exactly `rel` (ancestors not checked), as the user wrote it.
+    fn pattern_for(&self, rel: &str) -> Option<&str> {
+        // Checked as a directory: the check is by name, so `secrets/` blocks a file named
+        // `secrets` too.
+        match self.blocked.matched(rel, true) {
+            Match::Ignore(glob) => {
+                let idx = glob.from().and_then(|from| from.to_str()).and_then(|idx| idx.parse::<usize>().ok());
+                Some(idx.and_then(|idx| self.patterns.get(idx)).map_or(glob.original(), String::as_str))
+            }
+            Match::None | Match::Whitelist(_) => None,
+        }
     }
 
     /// The blocking pattern for a normalised relative path, checking every ancestor too.
@@ -111,10 +202,8 @@ impl CompiledPolicy {
         loop {
             let next = rel[end..].find('/').map(|i| end + i);
             let prefix = &rel[..next.unwrap_or(rel.len())];
-            if self.blocked.is_match(prefix)
-                && let Some(idx) = self.blocked.matches(prefix).first()
-            {
-                return self.patterns.get(*idx).map(String::as_str);
+            if let Some(pattern) = self.pattern_for(prefix) {
+                return Some(pattern);
             }
             match next {
                 Some(i) => end = i + 1,
@@ -126,7 +215,7 @@ impl CompiledPolicy {
     /// Whether `rel` itself matches a blocked glob, ancestors not checked: for walkers that
     /// checked every directory on the way down already.
     pub(crate) fn blocked_exact(&self, rel: &str) -> bool {
-        !rel.is_empty() && self.blocked.is_match(rel)
+        !rel.is_empty() && self.pattern_for(rel).is_some()
     }
 
     /// Checks the spelling of `input` and normalises it lexically to a relative path

@@ -185,3 +185,51 @@ fn the_call_envelope_takes_mcp_arguments_and_refuses_unknown_keys() {
     invalid(&results[2], Some("arguments"));
     assert_eq!((results[1]["id"].clone(), results[2]["id"].clone()), (json!(2), json!(3)));
 }
+
+#[test]
+fn a_key_given_twice_anywhere_refuses_the_call_and_nothing_runs() {
+    let dir = workspace(&[("a.txt", "keep\n"), ("b.txt", "keep\n")]);
+    let lines = [
+        r#"{"id": 1, "tool": "read_file", "tool": "delete", "args": {"path": "a.txt"}}"#,
+        r#"{"id": 2, "tool": "delete", "args": {"path": "b.txt", "path": "a.txt"}}"#,
+        r#"{"id": 3, "tool": "delete", "args": {"path": "a.txt", "opts": [{"x": 1, "x": 2}]}}"#,
+        r#"{"id": 4, "tool": "read_file", "args": {"path": "a.txt"}}"#,
+    ];
+    let output = run(&["call", "--jsonl", "--root", &root_arg(dir.path())], lines.join("\n"));
+    let results = json_lines(&output);
+    assert_eq!(results.len(), 4);
+    invalid(&results[0], Some("tool"));
+    invalid(&results[1], Some("args.path"));
+    invalid(&results[2], Some("args.opts[0].x"));
+    assert!(results[0]["error"]["message"].as_str().unwrap().contains("`tool`"), "{}", results[0]);
+    assert_eq!(results[3]["ok"], true, "{}", results[3]);
+    assert_eq!(read(dir.path(), "a.txt"), "keep\n");
+    assert_eq!(read(dir.path(), "b.txt"), "keep\n");
+}
+
+#[test]
+fn block_patterns_follow_gitignore_semantics() {
+    let dir =
+        workspace(&[("secrets/x", "s\n"), ("a/secrets/y", "s\n"), ("a/b/c.secret", "s\n"), ("a/ok.txt", "fine\n")]);
+    let lines = [
+        r#"{"tool": "read_file", "args": {"path": "secrets/x"}}"#,
+        r#"{"tool": "read_file", "args": {"path": "a/secrets/y"}}"#,
+        r#"{"tool": "read_file", "args": {"path": "a/b/c.secret"}}"#,
+        r#"{"tool": "read_file", "args": {"path": "a/ok.txt"}}"#,
+        r#"{"tool": "list_dir", "args": {"path": "a"}}"#,
+    ];
+    let root = root_arg(dir.path());
+    let output =
+        run(&["call", "--jsonl", "--block", "secrets/", "--block", "*.secret", "--root", &root], lines.join("\n"));
+    let results = json_lines(&output);
+    for result in &results[..3] {
+        assert_eq!(result["error"]["kind"], "blocked", "{result}");
+    }
+    assert_eq!(results[3]["ok"], true, "{}", results[3]);
+    assert!(!results[4].to_string().contains("secrets"), "{}", results[4]);
+
+    // A pattern that can match nothing is refused at start-up, not ignored.
+    let output = run(&["call", "--block", "a//b", "--root", &root], r#"{"tool": "list_dir"}"#);
+    assert_eq!(output.status.code(), Some(2), "{}", super::stderr(&output));
+    assert!(super::stderr(&output).contains("a//b"), "{}", super::stderr(&output));
+}

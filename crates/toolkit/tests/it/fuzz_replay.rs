@@ -26,6 +26,7 @@ fn every_committed_fuzz_input_replays_cleanly() {
         ("codec", targets::codec),
         ("paths", targets::paths),
         ("call", targets::call),
+        ("json", targets::json),
         ("matcher", targets::matcher),
         ("analyze", targets::analyze),
         ("patch", targets::patch),

@@ -11,5 +11,7 @@ mod fuzz_targets;
 mod hostile_state;
 mod patch_inputs;
 mod schemas;
+mod sessions;
+mod strict_json;
 mod support;
 mod undo;

@@ -6,6 +6,7 @@ mod limits;
 mod locks;
 mod ops;
 mod paths;
+mod policy;
 mod races;
 mod races_blocked;
 mod stage;

@@ -1,0 +1,149 @@
+//! Blocked patterns follow `.gitignore` semantics; the default list covers common secret files.
+
+use editkit_vfs::{Policy, Workspace};
+
+fn open(blocked: &[&str]) -> (tempfile::TempDir, Workspace) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut policy = Policy::default();
+    policy.blocked.extend(blocked.iter().map(|s| (*s).to_owned()));
+    let workspace = Workspace::builder(tmp.path()).policy(policy).open().unwrap();
+    (tmp, workspace)
+}
+
+fn write(tmp: &tempfile::TempDir, rel: &str) {
+    let path = tmp.path().join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, "x\n").unwrap();
+}
+
+/// The blocking pattern for `rel`, or `None` when it reads.
+fn blocked_by(workspace: &Workspace, rel: &str) -> Option<String> {
+    match workspace.read(rel) {
+        Ok(_) => None,
+        Err(editkit_vfs::Error::Blocked { pattern, .. }) => Some(pattern),
+        Err(other) => panic!("{rel}: expected a read or `blocked`, got {other}"),
+    }
+}
+
+#[test]
+fn a_trailing_slash_blocks_a_directory_and_everything_in_it_at_any_depth() {
+    let (tmp, workspace) = open(&["secrets/"]);
+    for rel in ["secrets/x", "a/secrets/y", "a/b/secrets/c/d.txt"] {
+        write(&tmp, rel);
+        assert_eq!(blocked_by(&workspace, rel).as_deref(), Some("secrets/"), "{rel}");
+    }
+    write(&tmp, "a/not-secrets/z");
+    write(&tmp, "secretsX/z");
+    assert_eq!(blocked_by(&workspace, "a/not-secrets/z"), None);
+    assert_eq!(blocked_by(&workspace, "secretsX/z"), None);
+    assert_eq!(workspace.list_dir("a").unwrap(), ["b/", "not-secrets/"]);
+    assert_eq!(workspace.resolve("a/secrets").unwrap_err().kind(), "blocked");
+}
+
+#[test]
+fn a_pattern_without_a_slash_matches_at_any_depth() {
+    let (tmp, workspace) = open(&["*.secret"]);
+    for rel in ["c.secret", "a/c.secret", "a/b/c.secret"] {
+        write(&tmp, rel);
+        assert_eq!(blocked_by(&workspace, rel).as_deref(), Some("*.secret"), "{rel}");
+    }
+    write(&tmp, "a/b/c.secret.txt");
+    assert_eq!(blocked_by(&workspace, "a/b/c.secret.txt"), None);
+    assert_eq!(workspace.list_dir("a/b").unwrap(), ["c.secret.txt"]);
+}
+
+#[test]
+fn a_leading_or_middle_slash_anchors_the_pattern_to_the_root() {
+    let (tmp, workspace) = open(&["/top.txt", "docs/private", "build/**"]);
+    for rel in ["top.txt", "docs/private/a.md", "docs/private", "build/out.o", "build"] {
+        if rel != "docs/private" && rel != "build" {
+            write(&tmp, rel);
+        }
+        assert!(blocked_by(&workspace, rel).is_some(), "{rel} should be blocked");
+    }
+    for rel in ["a/top.txt", "a/docs/private/a.md", "a/build/out.o"] {
+        write(&tmp, rel);
+        assert_eq!(blocked_by(&workspace, rel), None, "{rel} is not at the root");
+    }
+    // `dir/**` still blocks `dir` itself, and names the pattern as written.
+    assert!(workspace.resolve("build").unwrap_err().to_string().contains("build/**"));
+}
+
+#[test]
+fn default_secret_files_are_blocked_at_the_root_and_at_depth() {
+    let (tmp, workspace) = open(&[]);
+    let names = [
+        "id_rsa",
+        "id_ed25519",
+        "id_ecdsa",
+        "id_dsa",
+        "id_ecdsa_sk",
+        "id_ed25519_sk",
+        "id_rsa.bak",
+        "id_rsa.old",
+        "id_ed25519~",
+        "id_dsa_backup",
+        "id_rsa.pub.bak",
+        "cert.p12",
+        "cert.pfx",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        ".aws/credentials",
+        "release.keystore",
+        "server.pem",
+        "server.key",
+        ".env",
+        ".env.local",
+    ];
+    for name in names {
+        for rel in [name.to_owned(), format!("home/user/{name}")] {
+            write(&tmp, &rel);
+            assert!(blocked_by(&workspace, &rel).is_some(), "{rel} should be blocked by default");
+        }
+    }
+}
+
+#[test]
+fn near_misses_of_secret_names_stay_readable() {
+    let (tmp, workspace) = open(&[]);
+    let names = [
+        "id_rsa.pub",
+        "id_ed25519.pub",
+        "id_ecdsa.pub",
+        "id_dsa.pub",
+        "id_ecdsa_sk.pub",
+        "id_ed25519_sk.pub",
+        "id_rsa-cert.pub",
+        "id_utils.py",
+        "credentials",
+        "aws/credentials",
+        "npmrc.md",
+        "cert.p12.md",
+        "keystore.txt",
+        "src/netrc.rs",
+    ];
+    for name in names {
+        for rel in [name.to_owned(), format!("deep/er/{name}")] {
+            write(&tmp, &rel);
+            assert_eq!(blocked_by(&workspace, &rel), None, "{rel} should stay readable");
+        }
+    }
+}
+
+#[test]
+fn patterns_that_cannot_match_anything_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    for pattern in ["", "   ", "# secrets", "/", "//", "a//b", "./a", "a/../b", "..", "!keep.txt", "a/[b"] {
+        let policy = Policy { blocked: vec![pattern.to_owned()], ..Policy::default() };
+        let err = Workspace::builder(tmp.path()).policy(policy).open().unwrap_err();
+        assert_eq!(err.kind(), "invalid_args", "{pattern:?}: {err}");
+        assert!(err.to_string().contains("blocked pattern"), "{pattern:?}: {err}");
+    }
+    // Escapes name files starting with `#` or `!`.
+    let (tmp, workspace) = open(&["\\#notes", "\\!bang"]);
+    write(&tmp, "#notes");
+    write(&tmp, "x/!bang");
+    assert!(blocked_by(&workspace, "#notes").is_some());
+    assert!(blocked_by(&workspace, "x/!bang").is_some());
+}
