@@ -8,6 +8,8 @@ mod fuzz_replay;
 #[path = "../../../../fuzz/src/lib.rs"]
 #[allow(dead_code, clippy::all)]
 mod fuzz_targets;
+#[cfg(feature = "analyze")]
+mod hostile_tools;
 mod patch_inputs;
 mod schemas;
 mod support;
