@@ -1,11 +1,16 @@
-//! Running external tools with a timeout and a cap on what is kept of their output.
+//! Running one external tool, contained: a private working directory, a scrubbed environment,
+//! input on stdin, output read back from pipes, a timeout, bounded capture, and Landlock.
 
-use std::io::Read;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
+
+use crate::confine;
 
 /// How long an external checker or formatter may run.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
@@ -13,14 +18,44 @@ pub const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many characters of a tool's output are kept.
 pub const MAX_OUTPUT_CHARS: usize = 2_000;
 
-/// How many bytes of each stream are read into memory; the rest is drained and dropped.
+/// The largest input handed to an external tool, in bytes; a larger file is not checked or
+/// formatted by external tools (the built-in syntax check has its own limit).
+pub const MAX_TOOL_INPUT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most a formatter may print, in bytes; a formatter printing more is skipped.
+pub const MAX_FORMATTED_BYTES: usize = 64 * 1024 * 1024;
+
+/// How many bytes of a diagnostic stream are read into memory; the rest is drained and dropped.
 const MAX_CAPTURE_BYTES: usize = 64 * 1024;
+
+/// Variables passed through to tools from editkit's environment, when set: what programs
+/// need to find their installation and speak the user's language. Everything else (`PYTHON*`,
+/// `NODE_OPTIONS`, `RUSTUP_TOOLCHAIN`, `LD_PRELOAD`, ...) is dropped.
+const KEPT_VARIABLES: &[&str] = &["HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "RUSTUP_HOME", "CARGO_HOME"];
+
+/// One run of a tool.
+pub(crate) struct Invocation<'a> {
+    /// The program, an absolute path.
+    pub(crate) program: PathBuf,
+    /// The arguments after the program.
+    pub(crate) args: Vec<String>,
+    /// Written to the tool's stdin, which is then closed.
+    pub(crate) stdin: &'a [u8],
+    /// The private directory: working directory, `TMPDIR`, the only writable place.
+    pub(crate) dir: &'a Path,
+    /// The sanitised `PATH` for the child.
+    pub(crate) path: OsString,
+    /// The time limit.
+    pub(crate) timeout: Duration,
+    /// How many bytes of stdout to keep (a longer stdout is reported as overflowing).
+    pub(crate) max_stdout: usize,
+}
 
 /// How a tool run ended.
 #[derive(Debug)]
 pub(crate) enum Run {
-    /// The program could not be started (not installed, not executable).
-    NotInstalled,
+    /// The program could not be started.
+    NotStarted(String),
     /// It ran longer than the timeout and was killed.
     TimedOut,
     /// It was killed by a signal or could not be waited for.
@@ -29,40 +64,53 @@ pub(crate) enum Run {
     Exited {
         /// The exit code.
         code: i32,
-        /// Stdout then stderr, capped at [`MAX_OUTPUT_CHARS`] characters.
-        output: String,
+        /// Its stdout, at most `max_stdout` bytes.
+        stdout: Vec<u8>,
+        /// Whether stdout went past `max_stdout`.
+        overflow: bool,
+        /// Its stderr, at most 64 KiB.
+        stderr: Vec<u8>,
     },
 }
 
-/// Runs `argv` in `dir` with no stdin, for at most `timeout`.
-pub(crate) fn run(argv: &[String], dir: Option<&Path>, timeout: Duration) -> Run {
-    let Some((program, args)) = argv.split_first() else {
-        return Run::NotInstalled;
+/// Runs the invocation; gives how it ended and the confinement it ran under.
+pub(crate) fn run(invocation: &Invocation<'_>) -> (Run, String) {
+    let (spawned, confinement) = spawn_confined(invocation);
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(error) => return (Run::NotStarted(format!("could not start: {error}")), confinement),
     };
-    let mut command = Command::new(program);
-    command.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    if let Some(dir) = dir {
-        command.current_dir(dir);
+    let (sender, receiver) = mpsc::channel::<(usize, Vec<u8>, bool)>();
+    if let Some(mut stdin) = child.stdin.take() {
+        let bytes = invocation.stdin.to_vec();
+        // A tool that exits without reading its input makes this fail with EPIPE: ignored.
+        thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        });
     }
-    let Ok(mut child) = command.spawn() else {
-        return Run::NotInstalled;
-    };
-    let (sender, receiver) = mpsc::channel::<(usize, Vec<u8>)>();
     if let Some(stream) = child.stdout.take() {
         let sender = sender.clone();
-        thread::spawn(move || sender.send((0, capture(stream))));
+        let limit = invocation.max_stdout;
+        thread::spawn(move || {
+            let (bytes, overflow) = capture(stream, limit);
+            sender.send((0, bytes, overflow))
+        });
     }
     if let Some(stream) = child.stderr.take() {
         let sender = sender.clone();
-        thread::spawn(move || sender.send((1, capture(stream))));
+        thread::spawn(move || {
+            let (bytes, overflow) = capture(stream, MAX_CAPTURE_BYTES);
+            sender.send((1, bytes, overflow))
+        });
     }
     drop(sender);
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < timeout => thread::sleep(Duration::from_millis(10)),
+            Ok(None) if started.elapsed() < invocation.timeout => thread::sleep(Duration::from_millis(10)),
             Ok(None) | Err(_) => {
+                kill_group(&child);
                 // Killing fails only if it already exited; either way reap it.
                 let _ = child.kill();
                 let _ = child.wait();
@@ -70,40 +118,93 @@ pub(crate) fn run(argv: &[String], dir: Option<&Path>, timeout: Duration) -> Run
             }
         }
     };
-    let timed_out = status.is_none() && started.elapsed() >= timeout;
+    let timed_out = status.is_none() && started.elapsed() >= invocation.timeout;
     // A grandchild may keep the pipes open after the tool exits: wait a little, not forever.
-    let mut streams: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    let mut streams: [(Vec<u8>, bool); 2] = [(Vec::new(), false), (Vec::new(), false)];
     if status.is_some() {
         let deadline = Instant::now() + Duration::from_secs(1);
-        while let Ok((which, bytes)) = receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        while let Ok((which, bytes, overflow)) =
+            receiver.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
             if let Some(slot) = streams.get_mut(which) {
-                *slot = bytes;
+                *slot = (bytes, overflow);
             }
         }
     }
-    let [mut bytes, errors] = streams;
-    if !bytes.is_empty() && !errors.is_empty() && !bytes.ends_with(b"\n") {
-        bytes.push(b'\n');
-    }
-    bytes.extend_from_slice(&errors);
-    match status {
+    let [(stdout, overflow), (stderr, _)] = streams;
+    let run = match status {
         None if timed_out => Run::TimedOut,
         None => Run::Crashed,
         Some(status) => match status.code() {
-            Some(code) => Run::Exited { code, output: cap(&String::from_utf8_lossy(&bytes)) },
+            Some(code) => Run::Exited { code, stdout, overflow, stderr },
             None => Run::Crashed,
         },
+    };
+    (run, confinement)
+}
+
+/// Spawns the child from a fresh thread that first restricts itself with Landlock, so the
+/// child starts inside the domain and nothing else in this process is restricted.
+fn spawn_confined(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
+    thread::scope(|scope| {
+        let spawner = scope.spawn(|| {
+            let confinement = confine::restrict_current_thread(invocation.dir);
+            (command(invocation).spawn(), confinement)
+        });
+        spawner.join().unwrap_or_else(|_| {
+            (Err(std::io::Error::other("the spawning thread panicked")), "unavailable: spawn failed".to_owned())
+        })
+    })
+}
+
+fn command(invocation: &Invocation<'_>) -> Command {
+    let mut command = Command::new(&invocation.program);
+    command
+        .args(&invocation.args)
+        .current_dir(invocation.dir)
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group, so a timeout kills the tool's children too.
+        .process_group(0);
+    for (name, value) in std::env::vars_os() {
+        let keep = name.to_str().is_some_and(|name| KEPT_VARIABLES.contains(&name) || name.starts_with("LC_"));
+        if keep {
+            command.env(name, value);
+        }
+    }
+    command
+        .env("PATH", &invocation.path)
+        .env("TMPDIR", invocation.dir)
+        .env("XDG_CACHE_HOME", invocation.dir.join("cache"))
+        .env("NO_COLOR", "1");
+    command
+}
+
+/// Kills the tool's process group (its children too) while the tool is not yet reaped, so the
+/// group id cannot belong to anyone else.
+fn kill_group(child: &Child) {
+    let pid = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw);
+    if let Some(pid) = pid {
+        // The group may already be gone: nothing to do then.
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
 }
 
-fn capture(mut stream: impl Read) -> Vec<u8> {
+/// Reads a stream to its end, keeping at most `limit` bytes; says whether there was more.
+fn capture(mut stream: impl Read, limit: usize) -> (Vec<u8>, bool) {
     let mut kept = Vec::new();
+    let mut overflow = false;
     let mut buffer = [0_u8; 8192];
     loop {
         match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => return kept,
+            Ok(0) | Err(_) => return (kept, overflow),
             Ok(n) => {
-                let room = MAX_CAPTURE_BYTES.saturating_sub(kept.len());
+                let room = limit.saturating_sub(kept.len());
+                if n > room {
+                    overflow = true;
+                }
                 kept.extend_from_slice(buffer.get(..n.min(room)).unwrap_or(&[]));
             }
         }
@@ -138,9 +239,8 @@ mod tests {
     }
 
     #[test]
-    fn missing_program_is_not_installed() {
-        let argv = vec!["editkit-no-such-program-xyz".to_owned()];
-        assert!(matches!(run(&argv, None, TOOL_TIMEOUT), Run::NotInstalled));
-        assert!(matches!(run(&[], None, TOOL_TIMEOUT), Run::NotInstalled));
+    fn capture_says_when_it_cut() {
+        assert_eq!(capture(&b"abcdef"[..], 4), (b"abcd".to_vec(), true));
+        assert_eq!(capture(&b"abcd"[..], 4), (b"abcd".to_vec(), false));
     }
 }

@@ -1,10 +1,6 @@
-//! Post-edit diagnostics and formatting through external tools.
+//! Post-edit diagnostics and formatting through external tools, contained.
 //!
-//! # Security
-//! These functions run programs on a file path and, for formatters, let them rewrite that
-//! file. They do not check where the path leads: the caller (the editkit facade) must pass a
-//! file it has already resolved inside the workspace. Commands come from [`DiagnosticsOptions`]
-//! and [`FormatOptions`], never from file contents.
+//! The containment is described in the crate documentation (`# Security`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,18 +8,19 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::process::{Run, TOOL_TIMEOUT, run};
+use crate::process::{self, Invocation, MAX_FORMATTED_BYTES, MAX_TOOL_INPUT_BYTES, Run, TOOL_TIMEOUT};
+use crate::resolve::{self, Roots};
 use crate::syntax::{SyntaxReport, check_syntax};
 use crate::{FileKind, detect};
 
-/// An external program: a name for reports and an argv template where `{path}` stands for the
-/// file. A relative program with a `/` (`./node_modules/.bin/prettier`) resolves from the
-/// file's folder, which is also the working directory.
+/// An external program: a name for reports and an argv template (see the crate documentation's
+/// placeholders: `{path}`, `{file}`, `{empty_config}`). The program is a bare name looked up
+/// on the safe PATH entries, or an absolute path; a relative path is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tool {
     /// Name shown in reports (`ruff`, `prettier`).
     pub name: String,
-    /// Program and arguments; `{path}` is replaced by the file's path.
+    /// Program and arguments, with placeholders.
     pub argv: Vec<String>,
 }
 
@@ -66,35 +63,53 @@ pub struct DiagnosticsOptions {
     /// Time limit per tool. Default 10 s.
     pub timeout: Duration,
     /// Checkers by lowercase extension, tried in order; the first that runs is used.
-    /// Default: `py`/`pyi`: ruff, then `python3 -m py_compile`; `ts`/`tsx`/`mts`/`cts`: eslint
-    /// with `--no-config-lookup`, then tsc (no tsconfig); `js`/`jsx`/`mjs`/`cjs`: eslint.
-    /// JSON is checked by the built-in check only.
+    /// Default: `py`/`pyi`: `ruff check --isolated` on stdin, then `python3 -I -B` compiling
+    /// stdin with `compile()`; `ts`/`tsx`/`mts`/`cts`/`js`/`jsx`/`mjs`/`cjs`: eslint with
+    /// `--no-config-lookup` on stdin. JSON is checked by the built-in check only. tsc is not a
+    /// default: it cannot read stdin, and on a private copy it cannot see the project.
     pub checkers: BTreeMap<String, Vec<Tool>>,
 }
+
+/// The Python check: compile the source read from stdin, report the first syntax error.
+const PYTHON_CHECK: &str = "import sys
+name = sys.argv[1]
+try:
+    compile(sys.stdin.buffer.read(), name, 'exec', dont_inherit=True)
+except SyntaxError as error:
+    print(f'{name}, line {error.lineno}, column {error.offset}: {type(error).__name__}: {error.msg}')
+    sys.exit(1)
+except ValueError as error:
+    print(f'{name}: {error}')
+    sys.exit(1)
+";
 
 impl Default for DiagnosticsOptions {
     fn default() -> Self {
         let mut checkers = BTreeMap::new();
-        let ruff =
-            Tool::new("ruff", &["ruff", "check", "--quiet", "--no-cache", "--output-format", "concise", "{path}"]);
-        let py_compile = Tool::new("py_compile", &["python3", "-m", "py_compile", "{path}"]);
-        let eslint = Tool::new("eslint", &["eslint", "--no-config-lookup", "--no-color", "{path}"]);
-        let tsc = |jsx: bool| {
-            let mut argv = vec!["tsc", "--noEmit", "--pretty", "false", "--skipLibCheck", "--target", "es2022"];
-            if jsx {
-                argv.extend(["--jsx", "preserve"]);
-            }
-            argv.push("{path}");
-            Tool::new("tsc", &argv)
-        };
+        let ruff = Tool::new(
+            "ruff",
+            &[
+                "ruff",
+                "check",
+                "--isolated",
+                "--quiet",
+                "--no-cache",
+                "--output-format",
+                "concise",
+                "--stdin-filename",
+                "{path}",
+                "-",
+            ],
+        );
+        let python = Tool::new("python", &["python3", "-I", "-B", "-c", PYTHON_CHECK, "{path}"]);
+        let eslint = Tool::new(
+            "eslint",
+            &["eslint", "--no-config-lookup", "--no-color", "--stdin", "--stdin-filename", "{path}"],
+        );
         for extension in ["py", "pyi"] {
-            checkers.insert(extension.to_owned(), vec![ruff.clone(), py_compile.clone()]);
+            checkers.insert(extension.to_owned(), vec![ruff.clone(), python.clone()]);
         }
-        for extension in ["ts", "mts", "cts"] {
-            checkers.insert(extension.to_owned(), vec![eslint.clone(), tsc(false)]);
-        }
-        checkers.insert("tsx".to_owned(), vec![eslint.clone(), tsc(true)]);
-        for extension in ["js", "jsx", "mjs", "cjs"] {
+        for extension in ["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"] {
             checkers.insert(extension.to_owned(), vec![eslint.clone()]);
         }
         DiagnosticsOptions { mode: DiagnosticsMode::Auto, timeout: TOOL_TIMEOUT, checkers }
@@ -121,6 +136,11 @@ pub struct Diagnostics {
     pub checker: Option<CheckerReport>,
     /// Checkers that were not installed, timed out or crashed ([`DiagnosticsMode::On`] only).
     pub skipped: Vec<SkippedTool>,
+    /// How the last external tool started was confined, `None` when none was started:
+    /// `landlock` (no writes outside its private directory, no TCP),
+    /// `landlock without network rules (kernel Landlock ABI n)`, or `unavailable: <why>`
+    /// (it ran with the other measures only). Filled in every mode.
+    pub confinement: Option<String>,
 }
 
 impl Diagnostics {
@@ -132,8 +152,12 @@ impl Diagnostics {
     }
 }
 
-/// Checks a file after an edit: the built-in syntax check over `source` (always available),
-/// then the first installed external checker for the file's extension, run on `path`.
+/// Checks `source`, the new content of the file `path`: the built-in syntax check (always
+/// available, in-process), then the first installed external checker for the extension,
+/// contained as the crate documentation describes, fed `source` on stdin.
+///
+/// `roots` are the workspace roots: no program is taken from a PATH entry inside one. `path`
+/// only names the file (extension, `{path}`, messages); nothing is read from it.
 ///
 /// A missing, slow (over `options.timeout`) or crashing checker is skipped and the next one
 /// tried; nothing here is an error.
@@ -141,22 +165,21 @@ impl Diagnostics {
 /// ```
 /// use editkit_analyze::{diagnose, DiagnosticsMode, DiagnosticsOptions};
 /// let options = DiagnosticsOptions { mode: DiagnosticsMode::Auto, checkers: Default::default(), ..Default::default() };
-/// let found = diagnose(std::path::Path::new("data.json"), "{\"a\": }", &options);
+/// let found = diagnose(&[std::path::Path::new("/work/repo")], "data.json", "{\"a\": }", &options);
 /// assert_eq!(found.syntax.map(|report| report.valid), Some(false));
 /// ```
 ///
 /// # Security
-/// `path` must be a file the caller has already resolved inside the workspace; it is passed to
-/// the checker as an argument and its folder becomes the working directory.
+/// See the crate documentation: no file of the workspace is read, written or run by the checkers editkit
+/// starts, unless an argv names a program inside it by absolute path.
 #[must_use]
-pub fn diagnose(path: &Path, source: &str, options: &DiagnosticsOptions) -> Diagnostics {
+pub fn diagnose(roots: &[&Path], path: &str, source: &str, options: &DiagnosticsOptions) -> Diagnostics {
     let mut diagnostics = Diagnostics::default();
     if options.mode == DiagnosticsMode::Off {
         return diagnostics;
     }
     let report_all = options.mode == DiagnosticsMode::On;
-    let path_text = path.to_string_lossy();
-    let kind = detect(&path_text, source.as_bytes());
+    let kind = detect(path, source.as_bytes());
     if kind != FileKind::Binary
         && let Ok(report) = check_syntax(kind, source)
         && (report_all || !report.valid)
@@ -165,17 +188,29 @@ pub fn diagnose(path: &Path, source: &str, options: &DiagnosticsOptions) -> Diag
     }
     let tools = extension(path).and_then(|extension| options.checkers.get(&extension));
     let mut skipped = Vec::new();
+    let roots = Roots::new(roots);
     for tool in tools.into_iter().flatten() {
-        match run_tool(tool, path, options.timeout) {
-            Ok((code, output)) if code != 0 && output.trim().is_empty() => {
-                skipped.push(SkippedTool {
-                    tool: tool.name.clone(),
-                    reason: format!("exited with status {code} and no output"),
-                });
-            }
-            Ok((code, output)) => {
-                if report_all || code != 0 {
-                    diagnostics.checker = Some(CheckerReport { tool: tool.name.clone(), ok: code == 0, output });
+        let ran = run_tool(tool, &roots, path, source, options.timeout, MAX_CAPTURE_FOR_CHECKERS);
+        if let Some(confinement) = &ran.confinement {
+            diagnostics.confinement = Some(confinement.clone());
+        }
+        match ran.outcome {
+            Ok(done) => {
+                let mut bytes = done.stdout;
+                if !bytes.is_empty() && !done.stderr.is_empty() && !bytes.ends_with(b"\n") {
+                    bytes.push(b'\n');
+                }
+                bytes.extend_from_slice(&done.stderr);
+                let output = process::cap(&String::from_utf8_lossy(&bytes));
+                if done.code != 0 && output.trim().is_empty() {
+                    skipped.push(SkippedTool {
+                        tool: tool.name.clone(),
+                        reason: format!("exited with status {} and no output", done.code),
+                    });
+                    continue;
+                }
+                if report_all || done.code != 0 {
+                    diagnostics.checker = Some(CheckerReport { tool: tool.name.clone(), ok: done.code == 0, output });
                 }
                 break;
             }
@@ -188,17 +223,22 @@ pub fn diagnose(path: &Path, source: &str, options: &DiagnosticsOptions) -> Diag
     diagnostics
 }
 
-/// Settings for [`format_file`]. Formatting is off unless `enabled` is set.
+/// How much of a checker's stdout is kept before capping.
+const MAX_CAPTURE_FOR_CHECKERS: usize = 64 * 1024;
+
+/// Settings for [`format_source`]. Formatting is off unless `enabled` is set.
 #[derive(Debug, Clone)]
 pub struct FormatOptions {
     /// Whether to format at all. Default `false`.
     pub enabled: bool,
     /// Time limit per tool. Default 10 s.
     pub timeout: Duration,
-    /// Formatters by lowercase extension, tried in order; the first that runs is used.
-    /// Default: `py`/`pyi`: `ruff format`, then black; web files, JSON, CSS, Markdown, YAML:
-    /// prettier with `--no-config --no-editorconfig`; `go`: gofmt; `rs`: rustfmt. Insert or
-    /// replace entries to override.
+    /// Formatters by lowercase extension, tried in order; the first that runs is used. Each
+    /// prints the formatted text on stdout (or rewrites `{file}`).
+    /// Default: `py`/`pyi`: `ruff format --isolated`, then black with `--config` on an empty
+    /// file; web files, JSON, CSS, Markdown, YAML: prettier with `--no-config
+    /// --no-editorconfig --stdin-filepath`; `go`: gofmt; `rs`: rustfmt `--emit stdout` with
+    /// `--config-path` on an empty file. All read stdin. Insert or replace entries to override.
     pub formatters: BTreeMap<String, Vec<Tool>>,
 }
 
@@ -206,89 +246,206 @@ impl Default for FormatOptions {
     fn default() -> Self {
         let mut formatters = BTreeMap::new();
         let python = vec![
-            Tool::new("ruff", &["ruff", "format", "--quiet", "--no-cache", "{path}"]),
-            Tool::new("black", &["black", "--quiet", "{path}"]),
+            Tool::new(
+                "ruff",
+                &["ruff", "format", "--isolated", "--quiet", "--no-cache", "--stdin-filename", "{path}", "-"],
+            ),
+            Tool::new("black", &["black", "--quiet", "--config", "{empty_config}", "--stdin-filename", "{path}", "-"]),
         ];
         for extension in ["py", "pyi"] {
             formatters.insert(extension.to_owned(), python.clone());
         }
-        let prettier = Tool::new("prettier", &["prettier", "--no-config", "--no-editorconfig", "--write", "{path}"]);
+        let prettier =
+            Tool::new("prettier", &["prettier", "--no-config", "--no-editorconfig", "--stdin-filepath", "{path}"]);
         for extension in [
             "ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "json", "css", "scss", "less", "html", "vue", "md",
             "markdown", "yaml", "yml",
         ] {
             formatters.insert(extension.to_owned(), vec![prettier.clone()]);
         }
-        formatters.insert("go".to_owned(), vec![Tool::new("gofmt", &["gofmt", "-w", "{path}"])]);
-        formatters.insert("rs".to_owned(), vec![Tool::new("rustfmt", &["rustfmt", "--edition", "2024", "{path}"])]);
+        formatters.insert("go".to_owned(), vec![Tool::new("gofmt", &["gofmt"])]);
+        formatters.insert(
+            "rs".to_owned(),
+            vec![Tool::new(
+                "rustfmt",
+                &["rustfmt", "--edition", "2024", "--emit", "stdout", "--config-path", "{empty_config}"],
+            )],
+        );
         FormatOptions { enabled: false, timeout: TOOL_TIMEOUT, formatters }
     }
 }
 
-/// What [`format_file`] did.
+/// What [`format_source`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct FormatReport {
     /// The formatter that ran and exited successfully, if any.
     pub formatter: Option<String>,
+    /// Its result, the whole new content (possibly equal to the input), when one succeeded.
+    pub formatted: Option<String>,
     /// Formatters that were not installed, timed out, crashed or failed.
     pub skipped: Vec<SkippedTool>,
+    /// How the last formatter started was confined; see [`Diagnostics::confinement`].
+    pub confinement: Option<String>,
 }
 
-/// Formats the file at `path` in place with the first installed formatter for its extension.
-/// Failures are swallowed: they only show up in [`FormatReport::skipped`].
+/// Formats `source`, the content of the file `path`, with the first installed formatter for
+/// its extension, contained as the crate documentation describes, and returns the formatted text in
+/// [`FormatReport::formatted`]. Nothing is written: the caller writes the result (through its
+/// workspace, under the file's lock). Failures are swallowed: they only show up in
+/// [`FormatReport::skipped`]; a formatter printing nothing for a non-empty input, or text
+/// that is not UTF-8, counts as failed.
+///
+/// ```
+/// use editkit_analyze::{format_source, FormatOptions, Tool};
+/// let mut options = FormatOptions { enabled: true, ..Default::default() };
+/// options.formatters.insert("txt".into(), vec![Tool::new("upper", &["tr", "a-z", "A-Z"])]);
+/// let report = format_source(&[std::path::Path::new("/work/repo")], "notes.txt", "hi\n", &options);
+/// assert_eq!(report.formatted.as_deref(), Some("HI\n"));
+/// ```
 ///
 /// # Security
-/// `path` must be a file the caller has already resolved inside the workspace: the formatter
-/// rewrites it directly, outside editkit-vfs, and its folder becomes the working directory.
-/// The caller should re-read the file through the workspace afterwards.
+/// See the crate documentation: formatters get the content on stdin and write nothing outside their
+/// private directory.
 #[must_use]
-pub fn format_file(path: &Path, options: &FormatOptions) -> FormatReport {
+pub fn format_source(roots: &[&Path], path: &str, source: &str, options: &FormatOptions) -> FormatReport {
     let mut report = FormatReport::default();
     if !options.enabled {
         return report;
     }
     let tools = extension(path).and_then(|extension| options.formatters.get(&extension));
+    let roots = Roots::new(roots);
     for tool in tools.into_iter().flatten() {
-        match run_tool(tool, path, options.timeout) {
-            Ok((0, _)) => {
-                report.formatter = Some(tool.name.clone());
+        let ran = run_tool(tool, &roots, path, source, options.timeout, MAX_FORMATTED_BYTES);
+        if let Some(confinement) = &ran.confinement {
+            report.confinement = Some(confinement.clone());
+        }
+        let skip = |reason: String| SkippedTool { tool: tool.name.clone(), reason };
+        match ran.outcome {
+            Ok(done) if done.code == 0 => {
+                let (bytes, overflow) = match done.copy {
+                    Some(copy) => (copy, false),
+                    None => (done.stdout, done.overflow),
+                };
+                if overflow {
+                    report.skipped.push(skip(format!("printed more than {MAX_FORMATTED_BYTES} bytes")));
+                } else if bytes.is_empty() && !source.is_empty() {
+                    report.skipped.push(skip(
+                        "printed nothing; a formatter must print the formatted text on stdout (or rewrite {file})"
+                            .to_owned(),
+                    ));
+                } else {
+                    match String::from_utf8(bytes) {
+                        Ok(text) => {
+                            report.formatter = Some(tool.name.clone());
+                            report.formatted = Some(text);
+                        }
+                        Err(_) => report.skipped.push(skip("printed text that is not UTF-8".to_owned())),
+                    }
+                }
                 break;
             }
-            Ok((code, output)) => {
-                let detail = output.lines().next().unwrap_or("").to_owned();
-                report.skipped.push(SkippedTool {
-                    tool: tool.name.clone(),
-                    reason: format!("exited with status {code}: {detail}"),
-                });
+            Ok(done) => {
+                let output = if done.stderr.is_empty() { done.stdout } else { done.stderr };
+                let text = String::from_utf8_lossy(&output);
+                let detail = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
+                report.skipped.push(skip(process::cap(&format!("exited with status {}: {detail}", done.code))));
                 break;
             }
-            Err(reason) => report.skipped.push(SkippedTool { tool: tool.name.clone(), reason }),
+            Err(reason) => report.skipped.push(skip(reason)),
         }
     }
     report
 }
 
-fn extension(path: &Path) -> Option<String> {
-    path.extension().map(|extension| extension.to_string_lossy().to_ascii_lowercase())
+fn extension(path: &str) -> Option<String> {
+    Path::new(path).extension().map(|extension| extension.to_string_lossy().to_ascii_lowercase())
 }
 
-/// Runs one tool on `path`: `Ok((exit code, output))`, or why it was skipped.
-fn run_tool(tool: &Tool, path: &Path, timeout: Duration) -> Result<(i32, String), String> {
-    let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).map(Path::to_path_buf);
-    let path_text = path.to_string_lossy();
-    let mut argv: Vec<String> = tool.argv.iter().map(|arg| arg.replace("{path}", &path_text)).collect();
-    if let (Some(program), Some(folder)) = (argv.first_mut(), folder.as_ref()) {
-        let program_path = PathBuf::from(program.as_str());
-        if program.contains('/') && program_path.is_relative() {
-            *program = folder.join(program_path).to_string_lossy().into_owned();
-        }
+/// A finished run.
+struct Done {
+    code: i32,
+    stdout: Vec<u8>,
+    overflow: bool,
+    stderr: Vec<u8>,
+    /// The `{file}` copy after the run, when the argv used it.
+    copy: Option<Vec<u8>>,
+}
+
+/// A run's outcome (or why the tool was skipped) and its confinement, when it was started.
+struct Ran {
+    outcome: Result<Done, String>,
+    confinement: Option<String>,
+}
+
+impl Ran {
+    fn skipped(reason: String) -> Ran {
+        Ran { outcome: Err(reason), confinement: None }
     }
-    // With a relative `path`, the working directory stays put so the argument still resolves.
-    let dir = if path.is_absolute() { folder.as_deref() } else { None };
-    match run(&argv, dir, timeout) {
-        Run::Exited { code, output } => Ok((code, output)),
-        Run::NotInstalled => Err("not installed".to_owned()),
+}
+
+/// Runs one tool on `source` in a fresh private directory, removed afterwards.
+fn run_tool(tool: &Tool, roots: &Roots, path: &str, source: &str, timeout: Duration, max_stdout: usize) -> Ran {
+    if source.len() > MAX_TOOL_INPUT_BYTES {
+        return Ran::skipped(format!(
+            "the content is {} bytes, more than the {MAX_TOOL_INPUT_BYTES}-byte limit for external tools",
+            source.len()
+        ));
+    }
+    let Some((program, args)) = tool.argv.split_first() else {
+        return Ran::skipped("the tool's argv is empty".to_owned());
+    };
+    let entries = resolve::safe_entries(std::env::var_os("PATH").as_deref(), roots);
+    let program = match resolve::program(program, &entries, roots) {
+        Ok(program) => program,
+        Err(reason) => return Ran::skipped(reason),
+    };
+    let private = match private_dir(roots) {
+        Ok(private) => private,
+        Err(error) => return Ran::skipped(format!("could not create its private directory: {error}")),
+    };
+    let dir = private.path();
+    let empty_config = dir.join("empty.toml");
+    let name = Path::new(path).file_name().map_or_else(|| "input".into(), ToOwned::to_owned);
+    let copy = dir.join("input").join(name);
+    let uses_copy = args.iter().any(|arg| arg.contains("{file}"));
+    let prepared = std::fs::write(&empty_config, b"")
+        .and_then(|()| std::fs::create_dir(dir.join("cache")))
+        .and_then(|()| if uses_copy { std::fs::create_dir(dir.join("input")) } else { Ok(()) })
+        .and_then(|()| if uses_copy { std::fs::write(&copy, source) } else { Ok(()) });
+    if let Err(error) = prepared {
+        return Ran::skipped(format!("could not prepare its private directory: {error}"));
+    }
+    // A name starting with `-` would read as an option.
+    let shown = if path.starts_with('-') { format!("./{path}") } else { path.to_owned() };
+    let args = args
+        .iter()
+        .map(|arg| {
+            arg.replace("{path}", &shown)
+                .replace("{file}", &copy.to_string_lossy())
+                .replace("{empty_config}", &empty_config.to_string_lossy())
+        })
+        .collect();
+    let invocation =
+        Invocation { program, args, stdin: source.as_bytes(), dir, path: resolve::join(&entries), timeout, max_stdout };
+    let (run, confinement) = process::run(&invocation);
+    let outcome = match run {
+        Run::Exited { code, stdout, overflow, stderr } => {
+            let copy = if uses_copy { std::fs::read(&copy).ok() } else { None };
+            Ok(Done { code, stdout, overflow, stderr, copy })
+        }
+        Run::NotStarted(reason) => Err(reason),
         Run::TimedOut => Err(format!("timed out after {} ms", timeout.as_millis())),
         Run::Crashed => Err("crashed".to_owned()),
+    };
+    Ran { outcome, confinement: Some(confinement) }
+}
+
+/// A fresh private directory in the system's temporary folder (`/tmp` if that one lies in a
+/// workspace root).
+fn private_dir(roots: &Roots) -> std::io::Result<tempfile::TempDir> {
+    let mut base = std::env::temp_dir();
+    if !base.is_absolute() || roots.contain(&base) {
+        base = PathBuf::from("/tmp");
     }
+    tempfile::Builder::new().prefix("editkit-tool-").tempdir_in(base)
 }

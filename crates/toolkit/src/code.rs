@@ -98,8 +98,15 @@ mod imp {
             .unwrap_or_default()
     }
 
-    pub(crate) fn diagnostics(real_path: &Path, text: &str, options: &analyze::DiagnosticsOptions) -> DiagnosticsInfo {
-        let report = analyze::diagnose(real_path, text, options);
+    /// Post-write diagnostics of `text`, the new content of `rel`; `roots` are every workspace
+    /// root (no checker is taken from a PATH entry inside one).
+    pub(crate) fn diagnostics(
+        roots: &[&Path],
+        rel: &str,
+        text: &str,
+        options: &analyze::DiagnosticsOptions,
+    ) -> DiagnosticsInfo {
+        let report = analyze::diagnose(roots, rel, text, options);
         let syntax_errors =
             report.syntax.as_ref().map(|s| s.errors.iter().map(SyntaxErrorInfo::from).collect()).unwrap_or_default();
         let checkers = report
@@ -107,11 +114,16 @@ mod imp {
             .iter()
             .map(|c| CheckerInfo { name: c.tool.clone(), ok: c.ok, output: c.output.clone() })
             .collect();
-        DiagnosticsInfo { has_problems: report.has_problems(), syntax_errors, checkers }
+        // Said with a checker's report, and whenever a checker ran without Landlock.
+        let shown = report.checker.is_some() || options.mode == analyze::DiagnosticsMode::On;
+        let has_problems = report.has_problems();
+        let confinement = report.confinement.filter(|confinement| shown || confinement != "landlock");
+        DiagnosticsInfo { has_problems, syntax_errors, checkers, confinement }
     }
 
-    pub(crate) fn format(real_path: &Path, options: &analyze::FormatOptions) {
-        let _ = analyze::format_file(real_path, options);
+    /// The formatted content of `rel` (whose content is `text`), when a formatter succeeded.
+    pub(crate) fn format(roots: &[&Path], rel: &str, text: &str, options: &analyze::FormatOptions) -> Option<String> {
+        analyze::format_source(roots, rel, text, options).formatted
     }
 
     pub(crate) fn symbols(path: &str, text: &str) -> Result<(String, Vec<SymbolInfo>)> {

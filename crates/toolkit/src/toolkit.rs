@@ -251,7 +251,7 @@ impl Toolkit {
         match lock.write(bytes, options) {
             Ok(mut written) => {
                 history::settle(workspace, &kept, self.options.history_depth)?;
-                self.format_locked(workspace, lock, &mut kept, &mut written)?;
+                self.format_locked(workspace, lock, bytes, &mut kept, &mut written)?;
                 Ok((written, kept.path))
             }
             Err(err) => {
@@ -261,29 +261,39 @@ impl Toolkit {
         }
     }
 
-    /// Runs the formatter (when enabled) on a file just written, still under its lock, so no
-    /// other editkit writer can interleave; then the staleness guard, the undo entry and the
-    /// write's report all take the formatted content's hash.
+    /// Runs the formatter (when enabled) on the content just written, still under the file's
+    /// lock, so no other editkit writer can interleave; the formatted text is written through
+    /// the lock (guarded by the hash just written), and the staleness guard, the undo entry and
+    /// the write's report all take the formatted content's hash.
     #[allow(unused_variables)]
     fn format_locked(
         &self,
         workspace: &Workspace,
         lock: &editkit_vfs::FileLock<'_>,
+        bytes: &[u8],
         kept: &mut history::Kept,
         written: &mut editkit_vfs::Written,
     ) -> Result<()> {
         #[cfg(feature = "analyze")]
-        if self.options.formatting.enabled {
-            code::format(&workspace.root_path().join(lock.path()), &self.options.formatting);
-            let formatted = workspace.read_bytes(lock.path())?;
-            let sha256 = editkit_vfs::sha256_hex(&formatted);
-            if sha256 != written.sha256 {
-                history::retag(workspace, kept, &sha256)?;
-                written.sha256 = sha256;
-                written.size = formatted.len() as u64;
-            }
+        if self.options.formatting.enabled
+            && let Ok(text) = std::str::from_utf8(bytes)
+            && let Some(formatted) = code::format(&self.root_paths(), lock.path(), text, &self.options.formatting)
+            && formatted.as_bytes() != bytes
+        {
+            let options =
+                WriteOptions { create_dirs: false, expected_hash: Some(written.sha256.clone()), ..Default::default() };
+            let reformatted = lock.write(formatted.as_bytes(), &options)?;
+            history::retag(workspace, kept, &reformatted.sha256)?;
+            written.sha256 = reformatted.sha256;
+            written.size = reformatted.size;
         }
         Ok(())
+    }
+
+    /// Every root's path: external tools never come from a PATH entry inside one.
+    #[cfg(feature = "analyze")]
+    fn root_paths(&self) -> Vec<&Path> {
+        self.roots.iter().map(Workspace::root_path).collect()
     }
 
     /// Post-write diagnostics for a canonical path in `workspace` (run after the lock is
@@ -291,7 +301,7 @@ impl Toolkit {
     #[allow(unused_variables)]
     pub(crate) fn after_write(&self, workspace: &Workspace, rel: &str, text: &str) -> DiagnosticsInfo {
         #[cfg(feature = "analyze")]
-        let diagnostics = code::diagnostics(&workspace.root_path().join(rel), text, &self.options.diagnostics);
+        let diagnostics = code::diagnostics(&self.root_paths(), rel, text, &self.options.diagnostics);
         #[cfg(not(feature = "analyze"))]
         let diagnostics = DiagnosticsInfo::default();
         diagnostics

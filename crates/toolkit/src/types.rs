@@ -99,12 +99,17 @@ pub struct DiagnosticsInfo {
     pub syntax_errors: Vec<SyntaxErrorInfo>,
     /// Output of external checkers that reported problems (name and capped output).
     pub checkers: Vec<CheckerInfo>,
+    /// How the external checker was confined: `landlock`, `landlock without network rules
+    /// (kernel Landlock ABI n)` or `unavailable: <why>`. Given with a checker's report, and
+    /// whenever a checker ran without full Landlock confinement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confinement: Option<String>,
 }
 
 /// One external checker's report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckerInfo {
-    /// The checker (`ruff`, `py_compile`, `eslint`, `tsc`...).
+    /// The checker (`ruff`, `python`, `eslint`...).
     pub name: String,
     /// Whether it passed.
     pub ok: bool,

@@ -3,6 +3,7 @@
 
 mod corpus;
 mod detect;
+mod hostile_tools;
 mod markdown;
 mod no_panic;
 mod replace;

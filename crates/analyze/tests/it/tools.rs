@@ -2,39 +2,51 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use editkit_analyze::{
-    DiagnosticsMode, DiagnosticsOptions, FormatOptions, MAX_OUTPUT_CHARS, Tool, diagnose, format_file,
+    Diagnostics, DiagnosticsMode, DiagnosticsOptions, FormatOptions, FormatReport, MAX_OUTPUT_CHARS, Tool,
 };
 
 fn checkers(extension: &str, tools: Vec<Tool>) -> BTreeMap<String, Vec<Tool>> {
     BTreeMap::from([(extension.to_owned(), tools)])
 }
 
-fn temp_file(name: &str, content: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+/// A workspace root and a file name in it (the tools only get the name and the content).
+fn temp_file(name: &str, content: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(name);
-    std::fs::write(&path, content).unwrap();
-    (dir, path)
+    std::fs::write(dir.path().join(name), content).unwrap();
+    (dir, name.to_owned())
+}
+
+fn diagnose(dir: &tempfile::TempDir, path: &str, source: &str, options: &DiagnosticsOptions) -> Diagnostics {
+    editkit_analyze::diagnose(&[dir.path()], path, source, options)
+}
+
+fn format_source(dir: &tempfile::TempDir, path: &str, source: &str, options: &FormatOptions) -> FormatReport {
+    editkit_analyze::format_source(&[dir.path()], path, source, options)
 }
 
 #[test]
 fn built_in_check_is_always_there() {
     let options = DiagnosticsOptions { checkers: BTreeMap::new(), ..Default::default() };
-    let (_dir, path) = temp_file("a.py", "def f(:\n");
-    let found = diagnose(&path, "def f(:\n", &options);
+    let (dir, path) = temp_file("a.py", "def f(:\n");
+    let found = diagnose(&dir, &path, "def f(:\n", &options);
     assert!(found.has_problems());
     assert!(found.syntax.is_some());
-    let clean = diagnose(&path, "def f():\n    pass\n", &options);
+    let clean = diagnose(&dir, &path, "def f():\n    pass\n", &options);
     assert_eq!(clean.syntax, None, "auto mode reports only problems");
-    let on =
-        diagnose(&path, "def f():\n    pass\n", &DiagnosticsOptions { mode: DiagnosticsMode::On, ..options.clone() });
+    let on = diagnose(
+        &dir,
+        &path,
+        "def f():\n    pass\n",
+        &DiagnosticsOptions { mode: DiagnosticsMode::On, ..options.clone() },
+    );
     assert_eq!(on.syntax.map(|report| report.valid), Some(true));
-    let off = diagnose(&path, "def f(:\n", &DiagnosticsOptions { mode: DiagnosticsMode::Off, ..options });
+    let off = diagnose(&dir, &path, "def f(:\n", &DiagnosticsOptions { mode: DiagnosticsMode::Off, ..options });
     assert!(!off.has_problems());
 }
 
 #[test]
 fn missing_slow_and_crashing_checkers_are_skipped() {
-    let (_dir, path) = temp_file("a.py", "x = 1\n");
+    let (dir, path) = temp_file("a.py", "x = 1\n");
     let options = DiagnosticsOptions {
         mode: DiagnosticsMode::On,
         timeout: Duration::from_millis(300),
@@ -50,7 +62,7 @@ fn missing_slow_and_crashing_checkers_are_skipped() {
         ),
     };
     let started = Instant::now();
-    let found = diagnose(&path, "x = 1\n", &options);
+    let found = diagnose(&dir, &path, "x = 1\n", &options);
     assert!(started.elapsed() < Duration::from_secs(5), "the slow checker was not cut off");
     let skipped: Vec<&str> = found.skipped.iter().map(|skipped| skipped.tool.as_str()).collect();
     assert_eq!(skipped, ["missing", "slow", "crash", "silent-failure"], "{:?}", found.skipped);
@@ -58,25 +70,26 @@ fn missing_slow_and_crashing_checkers_are_skipped() {
     let checker = found.checker.unwrap();
     assert_eq!(checker.tool, "echo");
     assert!(!checker.ok);
-    assert_eq!(checker.output, format!("checked {}", path.display()));
+    assert_eq!(checker.output, "checked a.py", "{{path}} is the name the caller gives");
 }
 
 #[test]
 fn output_is_capped() {
-    let (_dir, path) = temp_file("a.py", "x = 1\n");
+    let (dir, path) = temp_file("a.py", "x = 1\n");
     let options = DiagnosticsOptions {
         checkers: checkers("py", vec![Tool::new("loud", &["sh", "-c", "yes problem | head -n 5000; exit 1"])]),
         ..Default::default()
     };
-    let checker = diagnose(&path, "x = 1\n", &options).checker.unwrap();
+    let checker = diagnose(&dir, &path, "x = 1\n", &options).checker.unwrap();
     assert!(checker.output.chars().count() <= MAX_OUTPUT_CHARS, "{}", checker.output.len());
     assert!(checker.output.contains("more characters cut"));
 }
 
 #[test]
 fn default_python_checker_runs_when_installed() {
-    let (_dir, path) = temp_file("a.py", "def f(:\n");
-    let found = diagnose(&path, "def f(:\n", &DiagnosticsOptions { mode: DiagnosticsMode::On, ..Default::default() });
+    let (dir, path) = temp_file("a.py", "def f(:\n");
+    let found =
+        diagnose(&dir, &path, "def f(:\n", &DiagnosticsOptions { mode: DiagnosticsMode::On, ..Default::default() });
     // ruff or python3 may be absent; then they are skipped, never an error.
     match &found.checker {
         Some(checker) => assert!(!checker.ok, "{checker:?}"),
@@ -86,43 +99,86 @@ fn default_python_checker_runs_when_installed() {
 
 #[test]
 fn formatting_is_off_by_default_and_overridable() {
-    let (_dir, path) = temp_file("a.py", "x=1\n");
-    let report = format_file(&path, &FormatOptions::default());
-    assert_eq!(report.formatter, None);
-    assert!(report.skipped.is_empty());
+    let (dir, path) = temp_file("a.py", "x=1\n");
+    let report = format_source(&dir, &path, "x=1\n", &FormatOptions::default());
+    assert_eq!(report, FormatReport::default());
 
     let mut options = FormatOptions { enabled: true, ..Default::default() };
     options.formatters.insert(
         "py".to_owned(),
-        vec![
-            Tool::new("missing", &["./no-such-formatter", "{path}"]),
-            Tool::new("upper", &["sh", "-c", "tr a-z A-Z < \"$0\" > \"$0.tmp\" && mv \"$0.tmp\" \"$0\"", "{path}"]),
-        ],
+        vec![Tool::new("missing", &["editkit-no-such-formatter", "{path}"]), Tool::new("upper", &["tr", "a-z", "A-Z"])],
     );
-    let report = format_file(&path, &options);
+    let report = format_source(&dir, &path, "x=1\n", &options);
     assert_eq!(report.formatter.as_deref(), Some("upper"), "{report:?}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "X=1\n");
+    assert_eq!(report.formatted.as_deref(), Some("X=1\n"));
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.py")).unwrap(), "x=1\n", "nothing is written");
     assert_eq!(report.skipped[0].tool, "missing");
+    assert_eq!(report.skipped[0].reason, "not installed");
 }
 
 #[test]
-fn relative_formatter_resolves_from_the_files_folder() {
+fn a_formatter_may_rewrite_its_private_copy_instead_of_printing() {
+    let (dir, path) = temp_file("a.md", "# a\n");
+    let mut options = FormatOptions { enabled: true, ..Default::default() };
+    let rewrite =
+        Tool::new("rewrite", &["sh", "-c", "test \"$(cat \"$0\")\" = '# a' && echo formatted > \"$0\"", "{file}"]);
+    options.formatters.insert("md".to_owned(), vec![rewrite]);
+    let report = format_source(&dir, &path, "# a\n", &options);
+    assert_eq!(report.formatted.as_deref(), Some("formatted\n"), "{report:?}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.md")).unwrap(), "# a\n");
+}
+
+#[test]
+fn a_formatter_that_prints_nothing_or_fails_changes_nothing() {
+    let (dir, path) = temp_file("a.md", "# a\n");
+    let mut options = FormatOptions { enabled: true, ..Default::default() };
+    options.formatters.insert("md".to_owned(), vec![Tool::new("silent", &["true"])]);
+    let report = format_source(&dir, &path, "# a\n", &options);
+    assert_eq!(report.formatted, None);
+    assert!(report.skipped[0].reason.contains("printed nothing"), "{report:?}");
+    options.formatters.insert("md".to_owned(), vec![Tool::new("failing", &["sh", "-c", "echo bad input >&2; exit 2"])]);
+    let report = format_source(&dir, &path, "# a\n", &options);
+    assert_eq!(report.formatted, None);
+    assert_eq!(report.skipped[0].reason, "exited with status 2: bad input");
+}
+
+#[test]
+fn a_relative_program_is_not_resolved_from_the_repository() {
     let (dir, path) = temp_file("a.md", "# a\n");
     let script = dir.path().join("fmt.sh");
-    std::fs::write(&script, "#!/bin/sh\necho formatted > \"$1\"\n").unwrap();
+    std::fs::write(&script, "#!/bin/sh\necho formatted\n").unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut options = FormatOptions { enabled: true, ..Default::default() };
     options.formatters.insert("md".to_owned(), vec![Tool::new("local", &["./fmt.sh", "{path}"])]);
-    // Executing a file just written can fail with ETXTBSY while another test thread forks:
-    // retry a few times rather than flake.
-    let mut report = format_file(&path, &options);
+    let report = format_source(&dir, &path, "# a\n", &options);
+    assert_eq!(report.formatted, None);
+    assert!(report.skipped[0].reason.contains("relative program path"), "{report:?}");
+    assert_eq!(report.confinement, None, "nothing was started");
+
+    // An absolute path is the explicit opt-in. Executing a file just written can fail with
+    // ETXTBSY while another test thread forks: retry a few times rather than flake.
+    let absolute = script.to_string_lossy().into_owned();
+    options.formatters.insert("md".to_owned(), vec![Tool::new("local", &[&absolute, "{path}"])]);
+    let mut report = format_source(&dir, &path, "# a\n", &options);
     for _ in 0..3 {
         if report.formatter.is_some() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
-        report = format_file(&path, &options);
+        report = format_source(&dir, &path, "# a\n", &options);
     }
-    assert_eq!(report.formatter.as_deref(), Some("local"), "{report:?}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "formatted\n");
+    assert_eq!(report.formatted.as_deref(), Some("formatted\n"), "{report:?}");
+}
+
+#[test]
+fn too_large_input_is_not_handed_to_tools() {
+    let (dir, path) = temp_file("a.py", "");
+    let big = "x = 1\n".repeat(editkit_analyze::MAX_TOOL_INPUT_BYTES / 6 + 1);
+    let options = DiagnosticsOptions {
+        mode: DiagnosticsMode::On,
+        checkers: checkers("py", vec![Tool::new("cat", &["cat"])]),
+        ..Default::default()
+    };
+    let found = diagnose(&dir, &path, &big, &options);
+    assert!(found.skipped[0].reason.contains("limit for external tools"), "{:?}", found.skipped);
 }

@@ -9,6 +9,8 @@ mod fuzz_replay;
 #[allow(dead_code, clippy::all)]
 mod fuzz_targets;
 mod hostile_state;
+#[cfg(feature = "analyze")]
+mod hostile_tools;
 mod patch_inputs;
 mod schemas;
 mod sessions;

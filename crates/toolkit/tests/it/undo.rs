@@ -96,9 +96,7 @@ fn an_undone_deletion_brings_the_mode_back() {
 #[test]
 fn a_formatted_write_reports_and_undoes_the_formatted_content() {
     let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
-    formatting
-        .formatters
-        .insert("txt".into(), vec![editkit::analyze::Tool::new("sed", &["sed", "-i", "s/x/X/", "{path}"])]);
+    formatting.formatters.insert("txt".into(), vec![editkit::analyze::Tool::new("sed", &["sed", "s/x/X/"])]);
     let env = Env::with_options(editkit::Options { formatting, ..Default::default() });
     let written = env.ok("write_file", json!({"path": "a.txt", "content": "x = 1\n"}));
     assert_eq!(env.get("a.txt"), "X = 1\n");
