@@ -4,7 +4,9 @@
 mod api;
 mod corpus;
 mod crash;
+mod dialect;
 mod faults;
 mod review;
 mod robustness;
 mod support;
+mod truncation;
