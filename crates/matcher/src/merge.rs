@@ -270,7 +270,7 @@ fn check_changed(
             }
             Some(r) if exact && !aligned.equal[i] => {
                 return Err(format!(
-                    "the change removes `{}`, but line {} of the file is `{}`",
+                    "the change removes `{}` where line {} of the file is `{}`",
                     shown(old_lines[i]),
                     first_line + r,
                     shown(region_lines[r])

@@ -92,7 +92,7 @@ fn a_stale_line_to_remove_is_refused_when_changes_must_be_exact() {
     let exact = Options { changed_lines_exact: true, ..Options::default() };
     let err = editkit_matcher::replace(file, old, new, &exact).unwrap_err();
     assert!(
-        err.to_string().contains("the change removes `··port·=·5433`, but line 3 of the file is `··port·=·5432`"),
+        err.to_string().contains("the change removes `··port·=·5433` where line 3 of the file is `··port·=·5432`"),
         "{err}"
     );
     // An edit_file old text may misremember the line it rewrites.

@@ -6,6 +6,7 @@ mod corpus;
 mod crash;
 mod dialect;
 mod faults;
+mod placement;
 mod review;
 mod robustness;
 mod support;

@@ -8,6 +8,7 @@ mod fuzz_replay;
 #[path = "../../../../fuzz/src/lib.rs"]
 #[allow(dead_code, clippy::all)]
 mod fuzz_targets;
+mod model_patches;
 mod patch_inputs;
 mod schemas;
 mod support;
