@@ -46,7 +46,7 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
     let outcome = match command {
         Command::Read { file, offset, limit, .. } => read(toolkit, &file, offset, limit),
         Command::Edit(args) => edit(toolkit, args),
-        Command::Apply { patch, dry_run, force, .. } => apply(toolkit, &patch, dry_run, force),
+        Command::Apply { patch, dry_run, force, strict, .. } => apply(toolkit, &patch, dry_run, force, strict),
         Command::Grep { pattern, path, fixed_strings, glob, ignore_case, max_results, .. } => {
             let mut args =
                 json!({"pattern": pattern, "path": path, "regex": !fixed_strings, "max_results": max_results});
@@ -226,8 +226,9 @@ pub(crate) fn edit_summary(style: Style, result: &Value) -> String {
     let range = &result["line_range"];
     let verb = if result["dry_run"].as_bool() == Some(true) { "would edit" } else { "edited" };
     let rung_text = if rung == "exact" { style.green(rung) } else { style.yellow(rung) };
+    let merged = if result["alignment"].as_str() == Some("merged") { ", merged into the file's lines" } else { "" };
     format!(
-        "{} {}: {replacements} replacement{} at lines {}-{}, rung {rung_text} (score {score:.2})",
+        "{} {}: {replacements} replacement{} at lines {}-{}, rung {rung_text} (score {score:.2}{merged})",
         style.green(verb),
         style.bold(result["path"].as_str().unwrap_or("?")),
         if replacements == 1 { "" } else { "s" },
@@ -250,9 +251,10 @@ pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Va
     out
 }
 
-fn apply(toolkit: &Toolkit, patch: &str, dry_run: bool, force: bool) -> Result<u8, u8> {
+fn apply(toolkit: &Toolkit, patch: &str, dry_run: bool, force: bool, strict: bool) -> Result<u8, u8> {
     let text = read_input(patch, "the patch")?;
-    let result = call(toolkit, "apply_patch", json!({"patch": text, "dry_run": dry_run, "force": force}))?;
+    let result =
+        call(toolkit, "apply_patch", json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict}))?;
     let style = Style::stdout();
     out!("{}", patch_summary(style, &result));
     out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
@@ -268,6 +270,24 @@ pub(crate) fn patch_summary(style: Style, result: &Value) -> String {
         let action = file["action"].as_str().unwrap_or("?");
         let from = file["from"].as_str().map(|f| format!(" (from {f})")).unwrap_or_default();
         out.push_str(&format!("  {:<7} {}{from}\n", action, file["path"].as_str().unwrap_or("?")));
+        // A hunk placed by anything but an exact match is shown, so a person can check it.
+        for hunk in file["hunks"].as_array().into_iter().flatten() {
+            let rung = hunk["rung"].as_str().unwrap_or("?");
+            if rung == "exact" {
+                continue;
+            }
+            let lines = &hunk["lines"];
+            let merged =
+                if hunk["alignment"].as_str() == Some("merged") { ", merged into the file's lines" } else { "" };
+            out.push_str(&format!(
+                "          hunk {} at lines {}-{}: {} (score {:.2}{merged})\n",
+                hunk["hunk"],
+                lines[0],
+                lines[1],
+                style.yellow(rung),
+                hunk["score"].as_f64().unwrap_or(0.0),
+            ));
+        }
     }
     out
 }

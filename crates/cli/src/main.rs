@@ -151,6 +151,9 @@ enum Command {
         /// Apply even to files changed since editkit read them.
         #[arg(long)]
         force: bool,
+        /// Place hunks by exact text only (no tolerant matching).
+        #[arg(long)]
+        strict: bool,
     },
     /// Search file contents with a regex, like ripgrep (exit 1 when nothing matches).
     Grep {

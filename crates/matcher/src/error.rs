@@ -32,6 +32,22 @@ pub enum Error {
         /// The rung that found them.
         rung: Rung,
     },
+    /// The block-anchor rung found a similar region, but the change cannot be applied to the
+    /// file's own lines without guessing (a line the old text leaves out stands where the change
+    /// rewrites or inserts, the change rewrites a line that is not in the file, or, with
+    /// [`crate::Options::changed_lines_exact`], a line to remove differs in the file). Its kind
+    /// is `not_found`: the old text, as written, is not in the file.
+    #[error(
+        "old text not found as written: lines {first_line}-{last_line} hold a similar block, but {reason}; read those lines and copy them exactly, then retry"
+    )]
+    Unaligned {
+        /// 1-based first line of the similar region.
+        first_line: usize,
+        /// 1-based last line of the similar region (inclusive).
+        last_line: usize,
+        /// What stops the change, naming the lines.
+        reason: String,
+    },
     /// `old` is absent but `new` is present: the edit seems to have landed already.
     #[error(
         "old text not found, but the new text is already present at line {line}; the edit seems to be applied already, read the file before retrying"
@@ -77,7 +93,7 @@ impl Error {
     pub const fn kind(&self) -> &'static str {
         match self {
             Error::EmptyNeedle => "empty_needle",
-            Error::NotFound { .. } => "not_found",
+            Error::NotFound { .. } | Error::Unaligned { .. } => "not_found",
             Error::Ambiguous { .. } => "ambiguous",
             Error::AlreadyApplied { .. } => "already_applied",
             Error::NoChange => "no_change",

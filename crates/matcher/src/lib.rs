@@ -40,6 +40,7 @@ mod block;
 mod error;
 mod ladder;
 mod lines;
+mod merge;
 mod near_miss;
 mod normalise;
 mod replace;
@@ -51,7 +52,7 @@ use std::ops::Range;
 pub use error::{Divergence, Error, NearMiss};
 pub use ladder::{BLOCK_ANCHOR_MARGIN, BLOCK_ANCHOR_THRESHOLD};
 pub use rung::Rung;
-pub use types::{Limits, Match, Options, Replaced};
+pub use types::{Alignment, Limits, Match, Options, Replaced};
 
 use ladder::{Candidate, Decided, Region};
 
@@ -202,10 +203,22 @@ fn replace_with(haystack: &str, old: &str, new: &str, options: &Options, all: bo
     let mut cells = SCORE_CELLS;
     let mut built = String::new();
     for candidate in &chosen {
-        let found = to_match(&region, &decided, candidate.clone(), &mut cells);
+        let mut found = to_match(&region, &decided, candidate.clone(), &mut cells);
         let range = found.byte_range();
         let matched = slice(haystack, range.clone());
-        let replacement = replace::replacement(new, &decided.needle, matched, decided.rung, candidate.whole_lines);
+        let mut replacement = replace::replacement(new, &decided.needle, matched, decided.rung, candidate.whole_lines);
+        if decided.rung == Rung::BlockAnchor {
+            let (merged, alignment) = merge::merge(
+                &decided.needle,
+                new,
+                matched,
+                &replacement,
+                found.first_line(),
+                options.changed_lines_exact,
+            )?;
+            found.alignment = alignment;
+            replacement = std::borrow::Cow::Owned(merged);
+        }
         text.push_str(slice(haystack, copied_to..range.start));
         let at = text.len();
         text.push_str(&replacement);
@@ -319,6 +332,7 @@ fn to_match(region: &Region<'_>, decided: &Decided<'_>, candidate: Candidate, ce
         line_range: region.base_line + candidate.first_line..region.base_line + candidate.last_line + 1,
         rung: decided.rung,
         score,
+        alignment: Alignment::Aligned,
     }
 }
 

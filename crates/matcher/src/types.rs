@@ -48,6 +48,37 @@ pub struct Options {
     pub within: Option<Range<usize>>,
     /// Bounds on the work. Default: [`Limits::default`].
     pub limits: Limits,
+    /// On the block-anchor rung, every line the change removes or rewrites must stand in the
+    /// file as the old text has it (up to whitespace and typography); a stale copy of a line is
+    /// refused rather than placed by similarity. Patches set it: a `-` line is a claim about
+    /// the file, not drift. Default: false (an `edit_file` old text may misremember a line it
+    /// rewrites).
+    pub changed_lines_exact: bool,
+}
+
+/// How the region a match found corresponds to the old text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Alignment {
+    /// Line for line: the new text replaced the region as written.
+    Aligned,
+    /// The block-anchor region differs from the old text by whole lines (left out, invented or
+    /// misremembered): the change was applied to the file's own lines, so lines the old text
+    /// never mentioned were kept and lines the file never had were not written.
+    Merged,
+}
+
+impl Alignment {
+    /// The stable snake_case name (`aligned`, `merged`).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Alignment::Aligned => "aligned",
+            Alignment::Merged => "merged",
+        }
+    }
 }
 
 /// Where a needle was found, by which rung, and how similar the found text is.
@@ -58,6 +89,7 @@ pub struct Match {
     pub(crate) line_range: Range<usize>,
     pub(crate) rung: Rung,
     pub(crate) score: f64,
+    pub(crate) alignment: Alignment,
 }
 
 impl Match {
@@ -98,6 +130,13 @@ impl Match {
     #[must_use]
     pub fn score(&self) -> f64 {
         self.score
+    }
+
+    /// How the region corresponds to the old text: [`Alignment::Merged`] only from a replacement
+    /// on the block-anchor rung whose region differs from the old text by whole lines.
+    #[must_use]
+    pub fn alignment(&self) -> Alignment {
+        self.alignment
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use editkit_matcher::{Options, Rung};
+use editkit_matcher::{Alignment, Options, Rung};
 use editkit_vfs::Text;
 use serde::Serialize;
 
@@ -26,8 +26,24 @@ pub struct HunkReport {
     /// 1-based line of the file (as edited by the earlier hunks) where the hunk's old lines
     /// started, or where its lines were inserted.
     pub line: usize,
+    /// 1-based last line of the region the old lines matched (inclusive; `line - 1` for an
+    /// insertion, which matched no line).
+    pub last_line: usize,
     /// The matcher rung that placed it (`exact` for insertions after an anchor or a line number).
     pub rung: Rung,
+    /// Similarity of the matched region to the hunk's old lines, 0 to 1 (1 on `exact`).
+    pub score: f64,
+    /// `merged` when the block-anchor region differed from the old lines by whole context lines
+    /// and the hunk's change was applied to the file's own lines.
+    pub alignment: Alignment,
+}
+
+impl HunkReport {
+    /// Whether the hunk was placed by a tolerant rung (anything but an exact match).
+    #[must_use]
+    pub fn is_fuzzy(&self) -> bool {
+        self.rung != Rung::Exact
+    }
 }
 
 /// A hunk that could not be placed: its 0-based index and why.
@@ -55,6 +71,9 @@ pub(crate) fn apply_hunks(
         match place(text.as_str(), cursor, delta, hunk, strict) {
             Ok(placed) => {
                 let line = line_of(text.as_str(), placed.range.start) + 1;
+                let matched = text.as_str().get(placed.range.clone()).unwrap_or_default();
+                let last_line =
+                    line + matched.trim_end_matches('\n').matches('\n').count() - usize::from(matched.is_empty());
                 let before_len = text.as_str().len();
                 let range_end = placed.range.end;
                 splice_changed_lines(&mut text, placed.range, &placed.replacement);
@@ -63,7 +82,14 @@ pub(crate) fn apply_hunks(
                 let after_len = text.as_str().len();
                 cursor = (range_end + after_len).saturating_sub(before_len).min(after_len);
                 delta += hunk.new.len() as isize - hunk.old.len() as isize;
-                reports.push(HunkReport { hunk: idx + 1, line, rung: placed.rung });
+                reports.push(HunkReport {
+                    hunk: idx + 1,
+                    line,
+                    last_line,
+                    rung: placed.rung,
+                    score: placed.score,
+                    alignment: placed.alignment,
+                });
                 // `\ No newline at end of file` speaks of the file's end: only a hunk that
                 // reaches it may change whether the file ends with a newline.
                 let reaches_end = cursor == text.as_str().len();
@@ -118,6 +144,14 @@ struct Placed {
     range: Range<usize>,
     replacement: String,
     rung: Rung,
+    score: f64,
+    alignment: Alignment,
+}
+
+impl Placed {
+    fn exact(range: Range<usize>, replacement: String) -> Self {
+        Self { range, replacement, rung: Rung::Exact, score: 1.0, alignment: Alignment::Aligned }
+    }
 }
 
 fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> Result<Placed, Cause> {
@@ -165,7 +199,7 @@ fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> R
         } else {
             hay.len()
         };
-        return Ok(Placed { range: at..at, replacement: new, rung: Rung::Exact });
+        return Ok(Placed::exact(at..at, new));
     }
     place_old(hay, from, delta, hunk, &old, new, strict)
 }
@@ -209,7 +243,7 @@ fn place_old(
     if !whole.is_empty() {
         let chosen = choose(&lines, expected, hunk.end_of_file, Rung::Exact)?;
         let start = whole.get(chosen).copied().expect("choose returns an index of the list");
-        return Ok(Placed { range: start..start + old.len(), replacement: new, rung: Rung::Exact });
+        return Ok(Placed::exact(start..start + old.len(), new));
     }
     if let Some(&start) = inside.first() {
         // Only inside longer lines: accept when what precedes is indentation the hunk lost.
@@ -218,13 +252,21 @@ fn place_old(
         if inside.len() == 1 && !strict && prefix.chars().all(|c| c == ' ' || c == '\t') {
             let range = line_begin..start + old.len();
             let replacement = keep_context(hay.get(range.clone()).unwrap_or_default(), &indent(&new, prefix), hunk);
-            return Ok(Placed { range, replacement, rung: Rung::LineTrimmed });
+            return Ok(Placed {
+                range,
+                replacement,
+                rung: Rung::LineTrimmed,
+                score: 1.0,
+                alignment: Alignment::Aligned,
+            });
         }
         return Err(Cause::InsideLine { line: line_of(hay, start) + 1 });
     }
-    let options = Options { strict, within: Some(from..hay.len()), ..Options::default() };
-    let range = match editkit_matcher::find(hay, old, &options) {
-        Ok(found) => found.byte_range(),
+    // A `-` line is a claim about the file: on the block-anchor rung only context lines may
+    // differ from it (see `Options::changed_lines_exact`).
+    let options = Options { strict, within: Some(from..hay.len()), changed_lines_exact: true, ..Options::default() };
+    let (range, found_rung) = match editkit_matcher::find(hay, old, &options) {
+        Ok(found) => (found.byte_range(), found.rung()),
         Err(ambiguous @ editkit_matcher::Error::Ambiguous { count, .. }) => {
             // Every candidate (not the error's shortened list) competes on the line hint; when
             // some overlap, find_all cannot list them all, and the hunk stays ambiguous.
@@ -235,7 +277,10 @@ fn place_old(
             let zero_based: Vec<usize> = found.iter().map(|m| m.line_range().start).collect();
             let rung = found.first().map_or(Rung::Exact, editkit_matcher::Match::rung);
             let chosen = choose(&zero_based, expected, hunk.end_of_file, rung)?;
-            found.get(chosen).map(editkit_matcher::Match::byte_range).expect("choose returns an index of the list")
+            (
+                found.get(chosen).map(editkit_matcher::Match::byte_range).expect("choose returns an index of the list"),
+                rung,
+            )
         }
         Err(editkit_matcher::Error::NotFound { .. }) => {
             // Ask `replace` for the most telling error: it notices an edit already applied.
@@ -250,24 +295,43 @@ fn place_old(
         return Err(Cause::NotAtEnd { line: line_of(hay, range.start) + 1 });
     }
     // Let the matcher re-indent the new lines like the file (only its one candidate is in range).
-    let confined = Options { strict, within: Some(range.clone()), ..Options::default() };
-    let (range, replacement, rung) = match editkit_matcher::replace(hay, old, &new, &confined) {
+    let confined = Options { within: Some(range.clone()), ..options };
+    let fallback = |range: Range<usize>, new: String| Placed {
+        range,
+        replacement: new,
+        rung: Rung::LineTrimmed,
+        score: 1.0,
+        alignment: Alignment::Aligned,
+    };
+    let placed = match editkit_matcher::replace(hay, old, &new, &confined) {
         Ok(replaced) => {
             let found = replaced.matches().first().cloned();
             let inserted = replaced.inserted().first().cloned();
             match (found, inserted) {
                 (Some(found), Some(inserted)) => {
                     let replacement = replaced.text().get(inserted).unwrap_or(new.as_str()).to_owned();
-                    (found.byte_range(), replacement, found.rung())
+                    Placed {
+                        range: found.byte_range(),
+                        replacement,
+                        rung: found.rung(),
+                        score: found.score(),
+                        alignment: found.alignment(),
+                    }
                 }
-                _ => (range, new, Rung::LineTrimmed),
+                _ => fallback(range, new),
             }
         }
+        // A block-anchor region is only ever changed through the merge: its refusal stands.
+        Err(err @ (editkit_matcher::Error::Unaligned { .. } | editkit_matcher::Error::AlreadyApplied { .. }))
+            if found_rung == Rung::BlockAnchor =>
+        {
+            return Err(Cause::Matcher(err));
+        }
         // `NoChange`/`AlreadyApplied` inside the one candidate: put the new lines as written.
-        Err(_) => (range, new, Rung::LineTrimmed),
+        Err(_) => fallback(range, new),
     };
-    let replacement = keep_context(hay.get(range.clone()).unwrap_or_default(), &replacement, hunk);
-    Ok(Placed { range, replacement, rung })
+    let replacement = keep_context(hay.get(placed.range.clone()).unwrap_or_default(), &placed.replacement, hunk);
+    Ok(Placed { replacement, ..placed })
 }
 
 /// On a tolerant match, the hunk's context lines are the file's lines, not the patch's

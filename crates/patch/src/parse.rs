@@ -218,8 +218,11 @@ pub fn parse(text: &str) -> Result<Patch> {
         Some((last, rest)) if last.text.is_empty() => rest,
         _ => &all[..],
     };
-    let lines = strip_wrapper(all);
-    let dialect = detect(lines).ok_or_else(|| match lines.iter().find(|l| !l.text.trim().is_empty()) {
+    let wrapped = strip_wrapper(all)?;
+    let lines = wrapped.lines;
+    let opened =
+        lines.iter().find(|l| !l.text.trim().is_empty()).is_some_and(|l| l.text.trim().starts_with(BEGIN_PATCH));
+    let dialect = detect(lines, opened).ok_or_else(|| match lines.iter().find(|l| !l.text.trim().is_empty()) {
         None => Error::NoOperations,
         Some(first) => Error::InvalidPatch {
             line: first.number,
@@ -228,6 +231,18 @@ pub fn parse(text: &str) -> Result<Patch> {
                 .into(),
         },
     })?;
+    if opened || dialect == Dialect::BeginPatch {
+        require_end_patch(lines, wrapped.last_line)?;
+    }
+    // A header line without its line end is a header cut off (a path half written); a body
+    // line without one is what a patch given as a string often looks like.
+    if !text.ends_with('\n')
+        && let Some(last) = lines.last()
+        && last.number == wrapped.last_line
+        && (is_header_line(last.text, dialect) || is_cut_marker(last.text, dialect))
+    {
+        return Err(incomplete(last.number, "in the middle of a header line"));
+    }
     let operations = match dialect {
         Dialect::Hunks | Dialect::BeginPatch => star::parse(lines, dialect)?,
         Dialect::Unified => unified::parse(lines)?,
@@ -238,26 +253,96 @@ pub fn parse(text: &str) -> Result<Patch> {
     Ok(Patch { dialect, operations })
 }
 
-/// Strips a heredoc wrapper (`cmd <<'EOF'` … `EOF`) or a Markdown fence around the patch.
-fn strip_wrapper<'l, 'a>(lines: &'l [Line<'a>]) -> &'l [Line<'a>] {
+/// The patch inside its wrapper, and the wrapper's opening line when there was one.
+struct Wrapped<'l, 'a> {
+    lines: &'l [Line<'a>],
+    /// 1-based number of the last line of the whole text (for messages about its end).
+    last_line: usize,
+}
+
+/// The message of a patch that stops before its end.
+pub(crate) fn incomplete(line: usize, what: &str) -> Error {
+    Error::InvalidPatch {
+        line,
+        reason: format!("the patch is incomplete: it ends at line {line} {what}; it may have been cut off"),
+    }
+}
+
+/// Strips a heredoc wrapper (`cmd <<'EOF'` … `EOF`) or a Markdown fence around the patch. An
+/// opened wrapper that is never closed means the text was cut off.
+fn strip_wrapper<'l, 'a>(lines: &'l [Line<'a>]) -> Result<Wrapped<'l, 'a>> {
     let first = lines.iter().position(|l| !l.text.trim().is_empty());
     let last = lines.iter().rposition(|l| !l.text.trim().is_empty());
-    let (Some(first), Some(last)) = (first, last) else { return lines };
-    if first >= last {
-        return lines;
-    }
-    let (Some(open), Some(close)) = (lines.get(first), lines.get(last)) else { return lines };
+    let last_line = last.and_then(|i| lines.get(i)).map_or(lines.len(), |l| l.number);
+    let unwrapped = Wrapped { lines, last_line };
+    let (Some(first), Some(last)) = (first, last) else { return Ok(unwrapped) };
+    let (Some(open), Some(close)) = (lines.get(first), lines.get(last)) else { return Ok(unwrapped) };
     let open_text = open.text.trim();
     let close_text = close.text.trim();
-    if let Some(word) = heredoc_word(open_text)
-        && close_text == word
-    {
-        return lines.get(first + 1..last).unwrap_or(lines);
+    if let Some(word) = heredoc_word(open_text) {
+        if first < last && close_text == word {
+            return Ok(Wrapped { lines: lines.get(first + 1..last).unwrap_or(lines), last_line });
+        }
+        return Err(incomplete(last_line, &format!("without the heredoc's closing `{word}`")));
     }
-    if open_text.starts_with("```") && close_text == "```" {
-        return lines.get(first + 1..last).unwrap_or(lines);
+    if open_text.starts_with("```") {
+        if first < last && close_text == "```" {
+            return Ok(Wrapped { lines: lines.get(first + 1..last).unwrap_or(lines), last_line });
+        }
+        return Err(incomplete(last_line, "without the closing ``` of its Markdown fence"));
     }
-    lines
+    Ok(unwrapped)
+}
+
+/// Whether `text` is a file or section header of `dialect` (not a body line).
+fn is_header_line(text: &str, dialect: Dialect) -> bool {
+    let t = text.trim();
+    match dialect {
+        Dialect::Hunks | Dialect::BeginPatch => t.starts_with("***") && t != END_PATCH && t != "*** End of File",
+        Dialect::Unified => [
+            "diff --git ",
+            "--- ",
+            "+++ ",
+            "rename from",
+            "rename to",
+            "new file mode",
+            "deleted file mode",
+            "old mode",
+            "new mode",
+            "similarity index",
+            "index ",
+            "@@",
+        ]
+        .iter()
+        .any(|marker| text.starts_with(marker)),
+    }
+}
+
+/// Whether `text` is the start of a marker line but not the marker (`@`, `==`, `*** Add`).
+fn is_cut_marker(text: &str, dialect: Dialect) -> bool {
+    let t = text.trim();
+    let markers: &[&str] = match dialect {
+        Dialect::Hunks | Dialect::BeginPatch => &[
+            "@@",
+            "===",
+            END_PATCH,
+            BEGIN_PATCH,
+            ADD_FILE,
+            UPDATE_FILE,
+            DELETE_FILE,
+            "*** Move to:",
+            "*** End of File",
+        ],
+        Dialect::Unified => &["@@", "diff --git"],
+    };
+    !t.is_empty() && markers.iter().any(|marker| marker.len() > t.len() && marker.starts_with(t))
+}
+
+/// A patch opened by `*** Begin Patch`, or written in its dialect, must be closed by
+/// `*** End Patch` (as Codex requires): anything else is a patch cut off in the middle.
+fn require_end_patch(lines: &[Line<'_>], last_line: usize) -> Result<()> {
+    let closed = lines.iter().rev().find(|l| !l.text.trim().is_empty()).is_some_and(|l| l.text.trim() == END_PATCH);
+    if closed { Ok(()) } else { Err(incomplete(last_line, "without `*** End Patch`")) }
 }
 
 /// The terminator word of a heredoc opener such as `apply_patch <<'EOF'` or `<<-"PATCH"`.
@@ -277,8 +362,12 @@ pub(crate) const ADD_FILE: &str = "*** Add File:";
 pub(crate) const UPDATE_FILE: &str = "*** Update File:";
 pub(crate) const DELETE_FILE: &str = "*** Delete File:";
 pub(crate) const BEGIN_PATCH: &str = "*** Begin Patch";
+pub(crate) const END_PATCH: &str = "*** End Patch";
 
-fn detect(lines: &[Line<'_>]) -> Option<Dialect> {
+/// The dialect, decided by the first marker: a patch opened by `*** Begin Patch` is a Codex
+/// patch (only a `===` line in an update section, which Codex never writes, makes it the hunk
+/// dialect); other star-family patches are guessed from their sections.
+fn detect(lines: &[Line<'_>], opened: bool) -> Option<Dialect> {
     let is_star = lines.iter().any(|l| {
         let t = l.text.trim();
         t.starts_with(BEGIN_PATCH)
@@ -287,7 +376,7 @@ fn detect(lines: &[Line<'_>]) -> Option<Dialect> {
             || t.starts_with(DELETE_FILE)
     });
     if is_star {
-        return Some(if star::looks_like_hunks(lines) { Dialect::Hunks } else { Dialect::BeginPatch });
+        return Some(if star::looks_like_hunks(lines, opened) { Dialect::Hunks } else { Dialect::BeginPatch });
     }
     let unified = lines.windows(2).any(|pair| match pair {
         [a, b] => a.text.starts_with("--- ") && b.text.starts_with("+++ "),

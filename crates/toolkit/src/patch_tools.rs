@@ -38,7 +38,7 @@ impl Toolkit {
     ///     format!("*** Begin Patch\n*** Update File: a.py\n@@\n-a = 1\n+a = 2\n*** Update File: b.py\n@@\n-{b_old}\n+b = 2\n*** End Patch\n")
     /// };
     /// // The second hunk does not match: nothing is written, not even a.py.
-    /// let request = |text: String| editkit::ApplyPatchRequest { patch: text, force: false, dry_run: false };
+    /// let request = |text: String| editkit::ApplyPatchRequest { patch: text, force: false, dry_run: false, strict: false };
     /// assert!(toolkit.apply_patch(request(patch("b = 9"))).is_err());
     /// assert_eq!(std::fs::read_to_string(dir.path().join("a.py")).unwrap(), "a = 1\n");
     /// let applied = toolkit.apply_patch(request(patch("b = 1")))?;
@@ -56,7 +56,12 @@ impl Toolkit {
         let workspace = self.workspace();
         let parsed = patch::parse(&request.patch)?;
         patch::recover(workspace)?;
-        let options = patch::ApplyOptions { dry_run: request.dry_run, force: request.force, ..Default::default() };
+        let options = patch::ApplyOptions {
+            dry_run: request.dry_run,
+            force: request.force,
+            strict: request.strict,
+            ..Default::default()
+        };
         let plan = patch::plan(workspace, &parsed, &options)?;
         let applied = if request.dry_run {
             plan.into_preview()
@@ -81,6 +86,17 @@ impl Toolkit {
                     action: action_word(file.action).to_owned(),
                     from: file.moved_from.clone(),
                     sha256: file.sha256_after.clone(),
+                    hunks: file
+                        .hunks
+                        .iter()
+                        .map(|hunk| PatchedHunk {
+                            hunk: hunk.hunk,
+                            lines: [hunk.line, hunk.last_line],
+                            rung: hunk.rung.as_str().to_owned(),
+                            score: hunk.score,
+                            alignment: hunk.alignment.as_str().to_owned(),
+                        })
+                        .collect(),
                 })
                 .collect(),
             diff: applied.diff,

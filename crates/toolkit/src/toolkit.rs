@@ -566,6 +566,12 @@ impl Toolkit {
             replacements: replaced.matches().len(),
             rung: replaced.rung().as_str().to_owned(),
             score,
+            alignment: if replaced.matches().iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
+                "merged"
+            } else {
+                "aligned"
+            }
+            .to_owned(),
             line_range: first,
             diff,
             diff_truncated,

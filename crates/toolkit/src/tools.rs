@@ -408,7 +408,7 @@ fn entries() -> Vec<Entry> {
     #[cfg(feature = "patch")]
     list.extend([
         tool!("apply_patch", ApplyPatchRequest, ApplyPatchResponse, apply_patch, ro = false, destructive = true, idempotent = false,
-            "Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file. On any failure nothing is written and the error lists every failing hunk. dry_run returns the combined diff without writing."),
+            "Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete (a *** Begin Patch patch ends with *** End Patch). On any failure nothing is written and the error lists every failing hunk. dry_run returns the combined diff without writing."),
         tool!("undo_patch", UndoPatchRequest, UndoResponse, undo_patch, ro = false, destructive = true, idempotent = false,
             "Undo the last patch applied through editkit as a whole. Refused if any of its files changed since, unless force."),
     ]);

@@ -318,6 +318,10 @@ pub struct EditFileResponse {
     pub rung: String,
     /// Similarity of the matched text to `old_string`, 0 to 1 (1 for exact).
     pub score: f64,
+    /// `aligned` (the region stands line for line for `old_string`) or `merged` (a
+    /// `block_anchor` region differing by whole lines: the change was applied to the file's own
+    /// lines, keeping lines `old_string` left out and never writing lines it invented).
+    pub alignment: String,
     /// 1-based first and last line of the (first) replaced region, in the old file.
     pub line_range: [usize; 2],
     /// Unified diff of the change, bounded (10 lines a hunk, 200 characters a line).
@@ -416,10 +420,29 @@ pub struct ApplyPatchRequest {
     /// Report what would change without writing (default: false).
     #[serde(default)]
     pub dry_run: bool,
+    /// Place hunks by exact text only: no tolerant rung (default: false).
+    #[serde(default)]
+    pub strict: bool,
+}
+
+/// Where one hunk of a patch landed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PatchedHunk {
+    /// 1-based number of the hunk within its file section.
+    pub hunk: usize,
+    /// 1-based first and last line of the region it matched, in the file as the earlier hunks
+    /// left it (an insertion matched no line: `[n, n - 1]`).
+    pub lines: [usize; 2],
+    /// The rung that placed it (`exact`, `line_trimmed`, ... `block_anchor`).
+    pub rung: String,
+    /// Similarity of the region to the hunk's old lines, 0 to 1 (1 for exact).
+    pub score: f64,
+    /// `aligned` or `merged` (see `edit_file`).
+    pub alignment: String,
 }
 
 /// One file a patch touches.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PatchedFile {
     /// The file's path (the destination, for a move).
     pub path: String,
@@ -429,10 +452,13 @@ pub struct PatchedFile {
     pub from: Option<String>,
     /// SHA-256 of the new content (none for a delete).
     pub sha256: Option<String>,
+    /// Where each hunk landed (updates and moves with hunks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hunks: Vec<PatchedHunk>,
 }
 
 /// What a patch did (or would do).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ApplyPatchResponse {
     /// Every file touched, in patch order.
     pub files: Vec<PatchedFile>,

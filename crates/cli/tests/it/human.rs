@@ -117,6 +117,24 @@ fn apply_patch_from_stdin_dry_run_then_for_real() {
 }
 
 #[test]
+fn apply_prints_fuzzy_placements_and_takes_strict() {
+    let dir = workspace(&[("c.py", "HOST = 'db'\nPORT  =  5432\n")]);
+    let root = root_arg(dir.path());
+    let patch = "*** Begin Patch\n*** Update File: c.py\n@@\n HOST = 'db'\n-PORT = 5432\n+PORT = 6000\n*** End Patch\n";
+    let strict = run(&["apply", "-", "--strict", "--root", &root], patch);
+    assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
+    assert_eq!(read(dir.path(), "c.py"), "HOST = 'db'\nPORT  =  5432\n");
+    let applied = run(&["apply", "-", "--root", &root], patch);
+    assert_eq!(applied.status.code(), Some(0), "{}", stderr(&applied));
+    assert!(stdout(&applied).contains("hunk 1 at lines 1-2: whitespace_normalised (score 0."), "{}", stdout(&applied));
+    // A cut-off patch is refused.
+    let cut = run(&["apply", "-", "--root", &root], "*** Begin Patch\n*** Update File: c.py\n-PORT = 6000\n");
+    assert_eq!(cut.status.code(), Some(2), "{}", stderr(&cut));
+    assert!(stderr(&cut).contains("the patch is incomplete"), "{}", stderr(&cut));
+    assert_eq!(read(dir.path(), "c.py"), "HOST = 'db'\nPORT = 6000\n");
+}
+
+#[test]
 fn grep_symbols_check_diff_undo_recover() {
     let dir = workspace(&[("app.py", APP), ("bad.py", "def f(:\n"), ("new.py", "def greet(name):\n    return name\n")]);
     let root = root_arg(dir.path());

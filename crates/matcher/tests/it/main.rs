@@ -3,6 +3,7 @@
 
 mod corpus;
 mod errors;
+mod merge;
 mod properties;
 mod replace;
 mod review;

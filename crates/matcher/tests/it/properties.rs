@@ -92,6 +92,159 @@ proptest! {
     }
 }
 
+/// Lines of a block of distinct code-like lines (first and last unique, so the block anchors).
+fn block() -> impl Strategy<Value = Vec<String>> {
+    (4usize..12, 0usize..3).prop_map(|(len, style)| {
+        (0..len)
+            .map(|k| match (k, style) {
+                (0, _) => "values = [".to_owned(),
+                (k, _) if k + 1 == len => "]".to_owned(),
+                (k, 0) => format!("    item_{k},"),
+                (k, 1) => format!("    call_{k}(arg, {k})"),
+                (k, _) => format!("    field_{k}: u32 = {k},"),
+            })
+            .collect()
+    })
+}
+
+/// What an agent's old text does to the block: leaves lines out, invents one, or misremembers one.
+#[derive(Debug, Clone)]
+enum Drift {
+    LeaveOut(Vec<prop::sample::Index>),
+    Invent(prop::sample::Index),
+    Misremember(prop::sample::Index),
+}
+
+fn drift() -> impl Strategy<Value = Drift> {
+    prop_oneof![
+        prop::collection::vec(any::<prop::sample::Index>(), 1..3).prop_map(Drift::LeaveOut),
+        any::<prop::sample::Index>().prop_map(Drift::Invent),
+        any::<prop::sample::Index>().prop_map(Drift::Misremember),
+    ]
+}
+
+/// What the agent's new text does to its old text.
+#[derive(Debug, Clone)]
+enum Change {
+    Insert(prop::sample::Index),
+    Delete(prop::sample::Index),
+    Rewrite(prop::sample::Index),
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        any::<prop::sample::Index>().prop_map(Change::Insert),
+        any::<prop::sample::Index>().prop_map(Change::Delete),
+        any::<prop::sample::Index>().prop_map(Change::Rewrite),
+    ]
+}
+
+/// Applies the drift to the middle lines of `block` (never the anchoring first and last).
+fn drifted(block: &[String], drift: &Drift) -> (Vec<String>, Option<String>) {
+    let middle = 1..block.len() - 1;
+    let pick = |index: &prop::sample::Index| middle.start + index.index(middle.len());
+    let mut old = block.to_vec();
+    match drift {
+        Drift::LeaveOut(indexes) => {
+            let mut gone: Vec<usize> = indexes.iter().map(pick).collect();
+            gone.sort_unstable();
+            gone.dedup();
+            for at in gone.into_iter().rev() {
+                old.remove(at);
+            }
+            (old, None)
+        }
+        Drift::Invent(index) => {
+            let at = pick(index);
+            let invented = format!("{}_copy", old[at].trim_end_matches(','));
+            old.insert(at, invented.clone());
+            (old, Some(invented))
+        }
+        Drift::Misremember(index) => {
+            let at = pick(index);
+            old[at] = old[at].replacen('_', "x_", 1);
+            let misremembered = old[at].clone();
+            (old, Some(misremembered))
+        }
+    }
+}
+
+fn changed(old: &[String], change: &Change) -> Vec<String> {
+    let mut new = old.to_vec();
+    let middle = 1..old.len().saturating_sub(1).max(1);
+    let pick = |index: &prop::sample::Index| middle.start + index.index(middle.len().max(1));
+    match change {
+        Change::Insert(index) => new.insert(pick(index), "    inserted_line,".to_owned()),
+        Change::Delete(index) if old.len() > 3 => {
+            new.remove(pick(index));
+        }
+        Change::Delete(_) => {}
+        Change::Rewrite(index) => {
+            let at = pick(index);
+            new[at] = format!("{} # rewritten", new[at]);
+        }
+    }
+    new
+}
+
+fn count<'a>(lines: impl Iterator<Item = &'a str>, wanted: &str) -> usize {
+    lines.filter(|line| line.trim() == wanted.trim()).count()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// For any accepted edit, every line of the file outside the matched region is still there,
+    /// and so is every line inside it that equals a line of the old text the new text keeps; a
+    /// line of the old text that the file does not have is never written unless the new text
+    /// writes it as a change.
+    #[test]
+    fn merges_keep_every_line_the_change_does_not_touch(
+        block in block(),
+        drift in drift(),
+        change in change(),
+        prefix in "(head_[0-9]\n){0,3}",
+        suffix in "(tail_[0-9]\n){0,3}",
+    ) {
+        let (old, misremembered) = drifted(&block, &drift);
+        let new = changed(&old, &change);
+        let file = format!("{prefix}{}\n{suffix}", block.join("\n"));
+        let (old_text, new_text) = (format!("{}\n", old.join("\n")), format!("{}\n", new.join("\n")));
+        let Ok(edited) = editkit_matcher::replace(&file, &old_text, &new_text, &Options::default()) else {
+            return Ok(());
+        };
+        let found = edited.matches()[0].clone();
+        let range = found.byte_range();
+        let inserted = edited.inserted()[0].clone();
+        prop_assert_eq!(&file[..range.start], &edited.text()[..inserted.start]);
+        prop_assert_eq!(&file[range.end..], &edited.text()[inserted.end..]);
+        let region: Vec<&str> = file[range].lines().collect();
+        let result: Vec<&str> = edited.text()[inserted].lines().collect();
+        let kept: Vec<&str> = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new)
+            .into_iter()
+            .flat_map(|op| match op {
+                similar::DiffOp::Equal { old_index, len, .. } => (old_index..old_index + len).collect::<Vec<_>>(),
+                _ => Vec::new(),
+            })
+            .map(|i| old[i].as_str())
+            .collect();
+        for line in &region {
+            if kept.iter().any(|k| k.trim() == line.trim()) {
+                prop_assert!(
+                    count(result.iter().copied(), line) >= count(region.iter().copied(), line),
+                    "`{}` lost: region {:?}, result {:?}", line, region, result
+                );
+            }
+        }
+        if let Some(never) = misremembered {
+            let written_as_change = new.iter().filter(|l| **l == never).count() > old.iter().filter(|l| **l == never).count();
+            if !written_as_change && !region.iter().any(|l| l.trim() == never.trim()) {
+                prop_assert!(!result.iter().any(|l| l.trim() == never.trim()), "`{}` written: {:?}", never, result);
+            }
+        }
+    }
+}
+
 /// The output is prefix + inserted + suffix around every match, and each inserted text is `new`
 /// up to indentation (and escapes and one trailing newline on the rungs that adjust them).
 fn check_splice(before: &str, new: &str, edited: &editkit_matcher::Replaced) -> Result<(), TestCaseError> {
@@ -104,6 +257,8 @@ fn check_splice(before: &str, new: &str, edited: &editkit_matcher::Replaced) -> 
         prop_assert_eq!(&before[before_at..range.start], &after[after_at..inserted.start]);
         let text = &after[inserted.clone()];
         match found.rung() {
+            // The change was applied to the file's own lines: see `merges_keep_every_line_*`.
+            _ if found.alignment() == editkit_matcher::Alignment::Merged => {}
             Rung::Exact => prop_assert_eq!(text, new),
             Rung::EscapeNormalised => {}
             // This rung leaves the needle's blank edge lines out of the match, and as many

@@ -21,11 +21,22 @@ fn replace_all_on_block_anchor_takes_the_best_of_overlapping_blocks() {
     let old = "function f(items) {\n  total = compute_total(items)\n  tax = compute_tax(total, rate)\n  fee = compute_fee(total, tier)\n  grand = total + tax + fee\n}";
     let file = "function f(items) {\n  total = compute_total(items)\n  tax = compute_tax(total, rate)\n  fee = compute_fee(total, tier)\n}\n  grand = total + tax + fee\n}\n";
     let new = "function f(items) {\n  return 0\n}";
+    // The best block (lines 1-7) holds a `}` the old text leaves out, inside the lines the change
+    // rewrites: both refuse alike rather than delete it.
+    let one = editkit_matcher::replace(file, old, new, &Options::default()).unwrap_err();
+    let all = editkit_matcher::replace_all(file, old, new, &Options::default()).unwrap_err();
+    assert_eq!(all, one, "replace_all must pick the block replace picks");
+    assert!(matches!(one, editkit_matcher::Error::Unaligned { first_line: 1, last_line: 7, .. }), "{one}");
+    // A change that leaves the bodies' lines in place applies to the block replace picks.
+    let new = "function f(items) {\n  total = compute_total(items)\n  tax = compute_tax(total, rate)\n  fee = compute_fee(total, tier)\n  grand = total + tax + fee + 1\n}";
     let one = editkit_matcher::replace(file, old, new, &Options::default()).unwrap();
     let all = editkit_matcher::replace_all(file, old, new, &Options::default()).unwrap();
     assert_eq!(one.rung(), Rung::BlockAnchor);
     assert_eq!(all.text(), one.text(), "replace_all must pick the block replace picks");
-    assert_eq!(all.text(), "function f(items) {\n  return 0\n}\n");
+    assert_eq!(
+        all.text(),
+        "function f(items) {\n  total = compute_total(items)\n  tax = compute_tax(total, rate)\n  fee = compute_fee(total, tier)\n}\n  grand = total + tax + fee + 1\n}\n"
+    );
 }
 
 #[test]

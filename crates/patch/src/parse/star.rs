@@ -1,16 +1,16 @@
 //! The two `*** Update File:` dialects: `@@`/`===` hunks and the `*** Begin Patch` format.
 
-use super::{ADD_FILE, BEGIN_PATCH, DELETE_FILE, Dialect, Hunk, Line, Operation, UPDATE_FILE, join_lines};
+use super::{ADD_FILE, BEGIN_PATCH, DELETE_FILE, Dialect, END_PATCH, Hunk, Line, Operation, UPDATE_FILE, join_lines};
 use crate::error::{Error, Result};
 
-const END_PATCH: &str = "*** End Patch";
 const MOVE_TO: &str = "*** Move to:";
 const END_OF_FILE: &str = "*** End of File";
 
 /// Whether a star-family patch is in the `@@`/`===` dialect rather than Begin Patch: a `===`
-/// line in an update section decides; otherwise any update section means Begin Patch; a patch
-/// of additions only is in the hunk dialect when an added line lacks the `+` prefix.
-pub(super) fn looks_like_hunks(lines: &[Line<'_>]) -> bool {
+/// line in an update section decides; otherwise any update section, or an opening
+/// `*** Begin Patch`, means Begin Patch; a patch of additions only without the opener is in the
+/// hunk dialect when an added line lacks the `+` prefix.
+pub(super) fn looks_like_hunks(lines: &[Line<'_>], opened: bool) -> bool {
     let mut in_add = false;
     let mut in_update = false;
     let mut any_update = false;
@@ -28,7 +28,7 @@ pub(super) fn looks_like_hunks(lines: &[Line<'_>]) -> bool {
         }
         plain_add_line |= in_add && !line.text.is_empty() && !line.text.starts_with('+');
     }
-    !any_update && plain_add_line
+    !opened && !any_update && plain_add_line
 }
 
 fn is_section_end(t: &str) -> bool {
@@ -119,7 +119,12 @@ fn add_body(lines: &[Line<'_>], start: usize, dialect: Dialect) -> Result<(Strin
         } else {
             return Err(Error::InvalidPatch {
                 line: line.number,
-                reason: "every line of an added file must start with `+`".into(),
+                reason: format!(
+                    "line {} of an added file does not start with `+`; in a `*** Begin Patch` patch every line of \
+                     an added file starts with `+` (an empty line is written `+`), found `{}`",
+                    line.number,
+                    super::shorten(line.text, 60)
+                ),
             });
         };
         body.push(content.to_owned());
@@ -273,9 +278,15 @@ fn hunks_body(lines: &[Line<'_>], start: usize, path: &str) -> Result<(Vec<Hunk>
     // The hunk being read and whether its `===` was seen.
     let mut current: Option<(Hunk, bool)> = None;
     let mut i = start;
-    let finish = |current: Option<(Hunk, bool)>, hunks: &mut Vec<Hunk>| -> Result<()> {
+    let finish = |current: Option<(Hunk, bool)>, hunks: &mut Vec<Hunk>, at_end: Option<usize>| -> Result<()> {
         let Some((mut hunk, separated)) = current else { return Ok(()) };
         if !separated {
+            if let Some(last) = at_end {
+                return Err(super::incomplete(
+                    last,
+                    &format!("inside the hunk of line {} before its `===` line", hunk.line),
+                ));
+            }
             return Err(Error::InvalidPatch {
                 line: hunk.line,
                 reason: "hunk has no `===` line between the old and the new text".into(),
@@ -301,7 +312,7 @@ fn hunks_body(lines: &[Line<'_>], start: usize, path: &str) -> Result<(Vec<Hunk>
         if is_chunk_header(raw) {
             let stacked = matches!(&current, Some((hunk, false)) if hunk.old.is_empty());
             if !stacked {
-                finish(current.take(), &mut hunks)?;
+                finish(current.take(), &mut hunks, None)?;
                 current = Some((Hunk { line: line.number, ..Hunk::default() }, false));
             }
             if let Some((hunk, _)) = current.as_mut() {
@@ -320,6 +331,7 @@ fn hunks_body(lines: &[Line<'_>], start: usize, path: &str) -> Result<(Vec<Hunk>
         }
         i += 1;
     }
-    finish(current, &mut hunks)?;
+    let at_end = (i >= lines.len()).then(|| lines.last().map_or(0, |l| l.number));
+    finish(current, &mut hunks, at_end)?;
     Ok((hunks, i))
 }

@@ -24,7 +24,8 @@ fn begin_patch_chunks_split_context_removed_and_added() {
 
 #[test]
 fn first_chunk_may_omit_the_marker_and_anchors_stack() {
-    let patch = parse("*** Update File: a\n-x\n+y\n@@ class A\n@@ def f\n-z\n+w\n*** End of File\n").unwrap();
+    let patch =
+        parse("*** Update File: a\n-x\n+y\n@@ class A\n@@ def f\n-z\n+w\n*** End of File\n*** End Patch\n").unwrap();
     let hunks = update_hunks(&patch, 0);
     assert_eq!(hunks.len(), 2);
     assert_eq!(hunks[1].anchors, ["class A", "def f"]);

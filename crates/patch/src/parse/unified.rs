@@ -21,6 +21,8 @@ struct Section {
     rename_to: Option<String>,
     new_file: bool,
     deleted_file: bool,
+    /// `old mode`/`new mode` lines: a section that may rightly have no hunks.
+    mode_change: bool,
     hunks: Vec<Hunk>,
 }
 
@@ -138,6 +140,9 @@ pub(super) fn parse(lines: &[Line<'_>]) -> Result<Vec<Operation>> {
             i = next;
             continue;
         }
+        if text.starts_with("--- ") && i + 1 == lines.len() {
+            return Err(super::incomplete(line.number, "after a `---` file header without its `+++` line"));
+        }
         if let Some(section) = sections.last_mut().filter(|s| s.git && s.hunks.is_empty()) {
             extended_header(section, line)?;
         } else if text.starts_with("GIT binary patch")
@@ -147,6 +152,24 @@ pub(super) fn parse(lines: &[Line<'_>]) -> Result<Vec<Operation>> {
         }
         // Anything else (commit messages, `Only in`, `index` lines) is ignored, as `patch` does.
         i += 1;
+    }
+    if let Some(section) = sections.last() {
+        // The last file's section stops before its changes: the text was cut off there.
+        let headers_only = section.old_path.is_some() && section.hunks.is_empty();
+        let bare_git = section.git
+            && section.old_path.is_none()
+            && section.hunks.is_empty()
+            && !section.mode_change
+            && !section.new_file
+            && !section.deleted_file
+            && section.rename_to.is_none();
+        if headers_only || bare_git {
+            let last = lines.last().map_or(section.line, |l| l.number);
+            return Err(super::incomplete(
+                last,
+                &format!("in the file section of line {} before any hunk", section.line),
+            ));
+        }
     }
     let mut operations = Vec::new();
     for section in sections {
@@ -167,6 +190,8 @@ fn extended_header(section: &mut Section, line: &Line<'_>) -> Result<()> {
         section.rename_from = Some(unquote(from.trim_end()));
     } else if let Some(to) = text.strip_prefix("rename to ") {
         section.rename_to = Some(unquote(to.trim_end()));
+    } else if text.starts_with("old mode ") || text.starts_with("new mode ") {
+        section.mode_change = true;
     } else if text.starts_with("new file mode") {
         section.new_file = true;
     } else if text.starts_with("deleted file mode") {
@@ -228,7 +253,14 @@ fn read_hunk(lines: &[Line<'_>], start: usize) -> Result<(Hunk, usize)> {
         if text.starts_with("@@") || text.starts_with("diff --git ") {
             break;
         }
-        if satisfied && (text == "-- " || text.starts_with("--- ") || text.starts_with("+++ ")) {
+        // `-- ` ends the diff of a `git format-patch` mail (the signature follows).
+        if satisfied
+            && (text == "-- "
+                || text == "--"
+                || (text == "-" && i + 1 == lines.len())
+                || text.starts_with("--- ")
+                || text.starts_with("+++ "))
+        {
             break;
         }
         if !counted && text.starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.text.starts_with("+++ ")) {
@@ -284,6 +316,21 @@ fn read_hunk(lines: &[Line<'_>], start: usize) -> Result<(Hunk, usize)> {
             Some(_) => break,
         }
         i += 1;
+    }
+    let missing_old = old_left.unwrap_or(0);
+    let missing_new = new_left.unwrap_or(0);
+    if i >= lines.len() && (missing_old > 0 || missing_new > 0) {
+        // The counts of the header are not met when the text ends: cut off, or miscounted.
+        let last = lines.last().map_or(header_line.number, |l| l.number);
+        return Err(super::incomplete(
+            last,
+            &format!(
+                "inside the hunk of line {} (`{}`), {missing_old} old and {missing_new} new line(s) short of its \
+                 counts (if the counts are wrong instead, fix them or write `@@` without counts)",
+                header_line.number,
+                super::shorten(header, 40)
+            ),
+        ));
     }
     if !changed {
         return Err(Error::InvalidPatch {

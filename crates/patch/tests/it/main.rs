@@ -4,7 +4,10 @@
 mod api;
 mod corpus;
 mod crash;
+mod dialect;
 mod faults;
+mod placement;
 mod review;
 mod robustness;
 mod support;
+mod truncation;

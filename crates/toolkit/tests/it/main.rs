@@ -11,6 +11,7 @@ mod fuzz_targets;
 mod hostile_state;
 #[cfg(feature = "analyze")]
 mod hostile_tools;
+mod model_patches;
 mod patch_inputs;
 mod schemas;
 mod sessions;

@@ -12,12 +12,20 @@ use crate::support::fixtures;
 fn every_truncation_and_line_deletion_of_the_corpus_is_handled() {
     let corpus = fixtures().join("patches");
     let mut inputs = 0;
+    let mut truncations_refused = 0;
     for case in std::fs::read_dir(corpus).unwrap() {
         let Ok(input) = std::fs::read(case.unwrap().path().join("input")) else { continue };
         let text = String::from_utf8_lossy(&input).into_owned();
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        // A Codex patch cut anywhere before its `*** End Patch` is refused as incomplete.
+        let codex = text.trim_start().starts_with("*** Begin Patch");
         for cut in 0..=lines.len() {
-            patch(lines[..cut].concat().as_bytes());
+            let prefix = lines[..cut].concat();
+            if codex && prefix.trim_end() != text.trim_end() {
+                assert!(editkit::patch::parse(&prefix).is_err(), "a cut-off patch was accepted: {prefix:?}");
+                truncations_refused += 1;
+            }
+            patch(prefix.as_bytes());
             let mut without = lines.clone();
             if cut < without.len() {
                 without.remove(cut);
@@ -31,6 +39,7 @@ fn every_truncation_and_line_deletion_of_the_corpus_is_handled() {
         }
     }
     assert!(inputs > 1000, "{inputs}");
+    assert!(truncations_refused > 200, "{truncations_refused}");
 }
 
 #[test]

@@ -1,0 +1,74 @@
+//! Where each hunk landed reaches the result; `strict` places by exact text only; a stale `-`
+//! line is refused, a drifted context line is not.
+
+use editkit_matcher::{Alignment, Rung};
+use editkit_patch::{ApplyOptions, apply};
+
+use crate::support::workspace_with;
+
+const CONFIG: &str = "[db]\nhost = \"localhost\"\nport = 5432\nuser = \"app\"\npool = 4\n";
+
+#[test]
+fn every_hunk_placement_is_in_the_result() {
+    let (_tmp, workspace) = workspace_with(&[("c.toml", CONFIG)]);
+    // The context line lost its quotes' spacing: whitespace drift, placed fuzzily.
+    let patch = "*** Begin Patch\n*** Update File: c.toml\n@@\n host  =  \"localhost\"\n-port = 5432\n+port = 6000\n*** End Patch\n";
+    let applied = apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    let hunk = &applied.files[0].hunks[0];
+    assert_eq!((hunk.hunk, hunk.line, hunk.last_line), (1, 2, 3));
+    assert_eq!(hunk.rung, Rung::WhitespaceNormalised);
+    assert!(hunk.is_fuzzy() && hunk.score < 1.0 && hunk.score > 0.8, "{hunk:?}");
+    assert_eq!(hunk.alignment, Alignment::Aligned);
+}
+
+#[test]
+fn strict_places_by_exact_text_only() {
+    let (tmp, workspace) = workspace_with(&[("c.toml", CONFIG)]);
+    let patch = "*** Begin Patch\n*** Update File: c.toml\n@@\n host  =  \"localhost\"\n-port = 5432\n+port = 6000\n*** End Patch\n";
+    let err = apply(&workspace, patch, &ApplyOptions { strict: true, ..ApplyOptions::default() }).unwrap_err();
+    assert_eq!(err.kind(), "not_found");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("c.toml")).unwrap(), CONFIG);
+}
+
+#[test]
+fn a_stale_removed_line_is_refused_with_the_region_it_resembles() {
+    let (tmp, workspace) = workspace_with(&[("c.toml", CONFIG)]);
+    // The model deletes `port = 5433`; the file holds `port = 5432`.
+    let patch = "*** Begin Patch\n*** Update File: c.toml\n@@\n [db]\n host = \"localhost\"\n-port = 5433\n+port = 6000\n user = \"app\"\n pool = 4\n*** End Patch\n";
+    let err = apply(&workspace, patch, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), "not_found");
+    let message = err.to_string();
+    assert!(message.contains("lines 1-5 hold a similar block"), "{message}");
+    assert!(
+        message.contains("the change removes `port·=·5433` where line 3 of the file is `port·=·5432`"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read_to_string(tmp.path().join("c.toml")).unwrap(), CONFIG);
+}
+
+#[test]
+fn a_misremembered_context_line_is_kept_as_the_file_has_it() {
+    let (tmp, workspace) = workspace_with(&[("c.toml", CONFIG)]);
+    let patch = "*** Begin Patch\n*** Update File: c.toml\n@@\n [db]\n host = \"127.0.0.1\"\n port = 5432\n user = \"app\"\n-pool = 4\n+pool = 8\n*** End Patch\n";
+    let applied = apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(std::fs::read_to_string(tmp.path().join("c.toml")).unwrap(), CONFIG.replace("pool = 4", "pool = 8"));
+    assert_eq!(applied.files[0].hunks[0].rung, Rung::BlockAnchor);
+}
+
+#[test]
+fn a_context_line_the_hunk_leaves_out_is_kept() {
+    let body: String = (1..=9).map(|k| format!("    step_{k}(context, options)\n")).collect();
+    let file = format!("def run(context, options):\n{body}    return context\n");
+    let (tmp, workspace) = workspace_with(&[("r.py", &file)]);
+    let context: String = (1..=9).filter(|k| *k != 4).map(|k| format!("     step_{k}(context, options)\n")).collect();
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: r.py\n@@\n def run(context, options):\n{context}-    return context\n+    return options\n*** End Patch\n"
+    );
+    let applied = apply(&workspace, &patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("r.py")).unwrap(),
+        file.replace("return context", "return options")
+    );
+    let hunk = &applied.files[0].hunks[0];
+    assert_eq!((hunk.rung, hunk.alignment), (Rung::BlockAnchor, Alignment::Merged));
+}

@@ -1,0 +1,300 @@
+//! Patches cut off in the middle (a model that reached its output limit) are refused and
+//! change nothing: every proper line prefix and every prefix ending in the middle of a line of
+//! every patch of `fixtures/patches/` and of the patch texts written in this crate's tests.
+//!
+//! A patch opened by `*** Begin Patch` has no prefix that may be accepted. Formats without a
+//! closing marker (unified diffs, `@@`/`===` patches without the sentinels) cannot tell a patch
+//! cut exactly between two files or two hunks from a shorter whole patch, nor the added lines
+//! at the end of a headerless `@@`/`===` hunk or add body from all of them: such a prefix may
+//! be accepted only when it is exactly that, a leading part of the whole patch, which this
+//! test checks operation by operation and hunk by hunk.
+
+use std::path::{Path, PathBuf};
+
+use editkit_patch::{ApplyOptions, Hunk, Operation, Patch, apply, parse};
+use editkit_vfs::Workspace;
+
+use crate::support::{snapshot, workspace_with, write_tree};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// Every proper prefix of `text`: at each line end, and in the middle of each line.
+fn prefixes(text: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = Vec::new();
+    let mut at = String::new();
+    for (n, line) in lines.iter().enumerate() {
+        out.push((format!("first {n} lines"), at.clone()));
+        let body = line.trim_end_matches(['\n', '\r']);
+        let half: String = body.chars().take(body.chars().count() / 2).collect();
+        if !half.is_empty() {
+            out.push((format!("cut in line {} after {:?}", n + 1, half), format!("{at}{half}")));
+        }
+        at.push_str(line);
+    }
+    // A whole text without its last line end is the whole patch, not a cut.
+    out.retain(|(_, prefix)| prefix.trim_end() != text.trim_end());
+    out
+}
+
+/// Whether `part` is a leading part of `whole` that a format without closing marker cannot tell
+/// from a whole patch: whole operations and hunks, the last hunk's old lines complete (unified
+/// diffs: only its last line may be cut), its new lines or an add body cut short.
+fn leading_part(whole: &Patch, part: &Patch, text: &str) -> bool {
+    if text.contains("*** Begin Patch") || part.dialect() != whole.dialect() {
+        return false;
+    }
+    let (whole_ops, part_ops) = (whole.operations(), part.operations());
+    let Some((last, before)) = part_ops.split_last() else { return false };
+    if part_ops.len() > whole_ops.len() || whole_ops.get(..before.len()) != Some(before) {
+        return false;
+    }
+    let unified = whole.dialect() == editkit_patch::Dialect::Unified;
+    match (last, &whole_ops[before.len()]) {
+        (Operation::Add { path, content, .. }, Operation::Add { path: whole_path, content: whole_content, .. }) => {
+            path == whole_path && whole_content.starts_with(content.strip_suffix('\n').unwrap_or(content))
+        }
+        (Operation::Delete { path, .. }, Operation::Delete { path: whole_path, .. }) => path == whole_path,
+        (
+            Operation::Update { path, move_to, hunks, .. },
+            Operation::Update { path: whole_path, move_to: whole_move, hunks: whole_hunks, .. },
+        ) => {
+            // A move whose hunks were all cut off is a pure move by the format.
+            let Some((last_hunk, hunks_before)) = hunks.split_last() else {
+                return path == whole_path && move_to == whole_move && move_to.is_some();
+            };
+            path == whole_path
+                && move_to == whole_move
+                && hunks.len() <= whole_hunks.len()
+                && whole_hunks.get(..hunks_before.len()) == Some(hunks_before)
+                && hunk_leading_part(last_hunk, &whole_hunks[hunks_before.len()], unified)
+        }
+        _ => false,
+    }
+}
+
+fn hunk_leading_part(part: &Hunk, whole: &Hunk, unified: bool) -> bool {
+    let lines_prefix = |part: &[String], whole: &[String]| match part.split_last() {
+        None => true,
+        Some((last, before)) => {
+            part.len() <= whole.len()
+                && whole.get(..before.len()) == Some(before)
+                && whole[before.len()].starts_with(last.as_str())
+        }
+    };
+    part.anchors == whole.anchors
+        && (part.old == whole.old || unified && lines_prefix(&part.old, &whole.old))
+        && lines_prefix(&part.new, &whole.new)
+}
+
+/// The string literals of a Rust source file that hold a newline (escapes undone).
+fn string_literals(source: &str) -> Vec<String> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '/' if chars.get(i + 1) == Some(&'/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '\'' => {
+                // A char literal (`'"'`, `'\n'`) or a lifetime.
+                if chars.get(i + 1) == Some(&'\\') {
+                    i += 2;
+                    while i < chars.len() && chars[i] != '\'' {
+                        i += 1;
+                    }
+                } else if chars.get(i + 2) == Some(&'\'') {
+                    i += 2;
+                }
+                i += 1;
+            }
+            'r' if matches!(chars.get(i + 1), Some('"' | '#')) && (i == 0 || !chars[i - 1].is_alphanumeric()) => {
+                let mut hashes = 0;
+                let mut j = i + 1;
+                while chars.get(j) == Some(&'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if chars.get(j) != Some(&'"') {
+                    i += 1;
+                    continue;
+                }
+                let close: String = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+                let rest: String = chars[j + 1..].iter().collect();
+                let end = rest.find(&close).unwrap_or(rest.len());
+                out.push(rest[..end].to_owned());
+                i = j + 1 + rest[..end].chars().count() + close.chars().count();
+            }
+            '"' => {
+                let mut literal = String::new();
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    if chars[i] == '\\' {
+                        i += 1;
+                        match chars.get(i) {
+                            Some('n') => literal.push('\n'),
+                            Some('r') => literal.push('\r'),
+                            Some('t') => literal.push('\t'),
+                            Some('0') => literal.push('\0'),
+                            Some('\n') => {
+                                while chars.get(i + 1).is_some_and(|c| c.is_whitespace()) {
+                                    i += 1;
+                                }
+                            }
+                            Some('u') => {
+                                let end = chars[i..].iter().position(|&c| c == '}').map_or(i, |p| i + p);
+                                let hex: String = chars[i + 2..end].iter().collect();
+                                literal.extend(u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32));
+                                i = end;
+                            }
+                            Some(&c) => literal.push(c),
+                            None => {}
+                        }
+                    } else {
+                        literal.push(chars[i]);
+                    }
+                    i += 1;
+                }
+                out.push(literal);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out.retain(|literal| literal.contains('\n'));
+    out
+}
+
+/// The whole patches written in the tests of this crate, the facade and the CLI.
+fn test_patches() -> Vec<(String, String)> {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = vec![crate_dir.join("src/parse/tests.rs"), crate_dir.join("src/lib.rs")];
+    for dir in ["tests/it", "../toolkit/tests/it", "../cli/tests/it", "../toolkit/src"] {
+        for entry in std::fs::read_dir(crate_dir.join(dir)).unwrap() {
+            sources.push(entry.unwrap().path());
+        }
+    }
+    sources.sort();
+    let mut out = Vec::new();
+    for source in sources {
+        let text = std::fs::read_to_string(&source).unwrap();
+        for literal in string_literals(&text) {
+            // Pieces of `format!` templates are not patches.
+            let template = literal.contains("{{") || literal.contains("{}") || literal.contains("{i}");
+            if !template && parse(&literal).is_ok() {
+                out.push((source.file_name().unwrap().to_string_lossy().into_owned(), literal));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_cut_off_patch_of_the_report_is_refused_and_writes_nothing() {
+    let (tmp, workspace) = workspace_with(&[("a.py", "def f():\n    x = compute()\n    y = x + 1\n    return y\n")]);
+    let cut = "*** Begin Patch\n*** Update File: a.py\n@@ def f():\n     x = compute()\n-    y = x + 1\n+    y = x +";
+    let err = apply(&workspace, cut, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), "invalid_patch");
+    assert_eq!(
+        err.to_string(),
+        "invalid patch at line 6: the patch is incomplete: it ends at line 6 without `*** End Patch`; it may have \
+         been cut off"
+    );
+    let after_minus = "*** Begin Patch\n*** Update File: a.py\n     x = compute()\n-    y = x + 1\n";
+    assert_eq!(apply(&workspace, after_minus, &ApplyOptions::default()).unwrap_err().kind(), "invalid_patch");
+    let half_add = "*** Begin Patch\n*** Add File: b.py\n+def g():\n+    return";
+    assert_eq!(apply(&workspace, half_add, &ApplyOptions::default()).unwrap_err().kind(), "invalid_patch");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("a.py")).unwrap(),
+        "def f():\n    x = compute()\n    y = x + 1\n    return y\n"
+    );
+    assert!(!tmp.path().join("b.py").exists());
+}
+
+#[test]
+fn a_wrapper_opened_and_never_closed_is_a_cut_off_patch() {
+    for text in [
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\n",
+        "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.to_string().contains("the patch is incomplete"), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn unified_hunks_short_of_their_counts_at_the_end_are_cut_off() {
+    let err = parse("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n").unwrap_err();
+    assert!(err.to_string().contains("the patch is incomplete: it ends at line 6 inside the hunk of line 3"), "{err}");
+    // Counts met, or no counts at all: a whole hunk.
+    assert!(parse("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n").is_ok());
+    assert!(parse("--- a/x\n+++ b/x\n@@\n a\n-b\n+B\n").is_ok());
+    // A file section that stops before its hunks, and a header line cut in its middle.
+    for text in [
+        "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/y b/y\nindex 1..2 100644\n",
+        "--- a/x\n+++ b/x\n",
+        "diff --git a/x b/x\nrename from x\nrename to ne",
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.to_string().contains("the patch is incomplete"), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn every_prefix_of_every_corpus_patch_is_refused_and_changes_nothing() {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(fixtures().join("patches"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    let (mut refused, mut leading, mut problems) = (0usize, 0usize, Vec::new());
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let Ok(text) = std::fs::read_to_string(case.join("input")) else { continue };
+        let Ok(whole) = parse(&text) else { continue };
+        let before = snapshot(&case.join("before"));
+        for (how, prefix) in prefixes(&text) {
+            let tmp = tempfile::tempdir().unwrap();
+            write_tree(tmp.path(), &before);
+            let workspace = Workspace::open(tmp.path()).unwrap();
+            let parsed = parse(&prefix);
+            let result = apply(&workspace, &prefix, &ApplyOptions::default());
+            match (parsed, result) {
+                (_, Err(_)) if snapshot(tmp.path()) != before => {
+                    problems.push(format!("{name}, {how}: refused but the tree changed"));
+                }
+                (_, Err(_)) => refused += 1,
+                (Ok(part), Ok(_)) if leading_part(&whole, &part, &text) => leading += 1,
+                (_, Ok(applied)) => problems.push(format!("{name}, {how}: applied\n{}", applied.diff)),
+            }
+        }
+    }
+    println!("corpus truncations: {refused} refused, {leading} accepted as a leading part of the whole patch");
+    assert!(refused > 1000, "{refused}");
+    assert!(problems.is_empty(), "{} truncations accepted:\n{}", problems.len(), problems.join("\n"));
+}
+
+#[test]
+fn every_prefix_of_every_patch_written_in_the_tests_is_refused() {
+    let patches = test_patches();
+    assert!(patches.len() >= 45, "only {} patches found in the tests", patches.len());
+    let (mut refused, mut leading, mut problems) = (0usize, 0usize, Vec::new());
+    for (source, text) in &patches {
+        let whole = parse(text).unwrap();
+        for (how, prefix) in prefixes(text) {
+            match parse(&prefix) {
+                Err(_) => refused += 1,
+                Ok(part) if leading_part(&whole, &part, text) => leading += 1,
+                Ok(part) => problems.push(format!("{source}: {text:?}, {how}: parsed as {:?}", part.operations())),
+            }
+        }
+    }
+    println!("{} test patches: {refused} truncations refused, {leading} accepted as a leading part", patches.len());
+    assert!(problems.is_empty(), "{} truncations accepted:\n{}", problems.len(), problems.join("\n\n"));
+}
