@@ -32,7 +32,10 @@ fn main() -> Result<()> {
 const HELP: &str = "\
 cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests, feature builds,
                             cargo deny check bans licenses sources (installs cargo-deny if missing)
-cargo xtask bench [AREA]    benchmarks; AREA is vfs, matcher, analyze, search or patch (all by default)
+cargo xtask bench [AREA] [--baseline REV]
+                            benchmarks; AREA is vfs, matcher, analyze, search, patch or toolkit (all
+                            by default); with --baseline, the toolkit's per-call bench also runs on
+                            REV and prints the ratios
 cargo xtask fuzz [TARGET...] [--seconds N]
                             libFuzzer targets of fuzz/ (installs cargo-fuzz), keeping a minimised
                             corpus and crashers under fixtures/fuzz/<target>/
@@ -66,6 +69,10 @@ fn ci() -> Result<()> {
     let started = Instant::now();
     run("cargo", &["fmt", "--all", "--check"])?;
     run("cargo", &["clippy", "--locked", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    // The real tools the tests drive: the MCP Python SDK (end-to-end test) and the checkers and
+    // formatters the containment tests run against, installed under target/ when missing.
+    run("bash", &["crates/cli/tests/mcp/setup.sh"])?;
+    run("bash", &["crates/analyze/tests/tools/setup.sh"])?;
     run("cargo", &["test", "--locked", "--workspace"])?;
     run("cargo", &["check", "--locked", "--workspace", "--all-targets", "--all-features"])?;
     run("cargo", &["check", "--locked", "--workspace", "--no-default-features"])?;
