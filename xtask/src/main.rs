@@ -244,7 +244,9 @@ fn divan_medians(tree: &Path, target: &Path) -> Result<Vec<(String, f64)>> {
     let mut group = String::new();
     let mut medians = Vec::new();
     for line in text.lines() {
-        let columns: Vec<&str> = line.split('│').map(str::trim).collect();
+        // Nested rows start with the tree's own `│`; the first column is the name.
+        let row = line.trim_start().trim_start_matches('│');
+        let columns: Vec<&str> = row.split('│').map(str::trim).collect();
         let name = columns.first().copied().unwrap_or("").trim_start_matches(['├', '╰', '─', ' ']).trim();
         if columns.len() < 4 || name.is_empty() || name == "calls" {
             continue;
