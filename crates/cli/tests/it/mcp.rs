@@ -8,26 +8,21 @@ use serde_json::{Value, json};
 
 use super::{editkit, repo_root, root_arg, workspace};
 
-/// The virtualenv's python with the `mcp` package, created by `tests/mcp/setup.sh` when missing.
+/// The virtualenv's python with the MCP Python SDK 2.x. `tests/mcp/setup.sh` runs every time: it
+/// creates the venv when missing, upgrades an older SDK in place, and leaves a venv that already
+/// satisfies its requirements as it is (pip checks that without asking PyPI).
 fn python_with_mcp() -> PathBuf {
     let venv = std::env::var_os("MCP_VENV").map_or_else(|| repo_root().join("target/mcp-venv"), PathBuf::from);
-    let python = venv.join("bin/python");
-    let ready = Command::new(&python).args(["-c", "import mcp"]).output().is_ok_and(|out| out.status.success());
-    if !ready {
-        println!(
-            "NOTE: {} has no MCP Python SDK; running crates/cli/tests/mcp/setup.sh (python3 -m venv, pip install mcp)",
-            venv.display()
-        );
-        let setup = repo_root().join("crates/cli/tests/mcp/setup.sh");
-        let status = Command::new("bash").arg(&setup).env("MCP_VENV", &venv).status();
-        assert!(
-            status.is_ok_and(|s| s.success()),
-            "{} failed: the MCP end-to-end test needs `python3 -m venv` and `pip install mcp` from PyPI; \
-             check that python3-venv is installed and PyPI is reachable, then run the script by hand",
-            setup.display()
-        );
-    }
-    python
+    let setup = repo_root().join("crates/cli/tests/mcp/setup.sh");
+    let status = Command::new("bash").arg(&setup).env("MCP_VENV", &venv).status();
+    assert!(
+        status.is_ok_and(|s| s.success()),
+        "{} failed: the MCP end-to-end test needs `python3 -m venv` and `pip install 'mcp>=2.3,<3' jsonschema` \
+         from PyPI into {}; check that python3-venv is installed and PyPI is reachable, then run the script by hand",
+        setup.display(),
+        venv.display()
+    );
+    venv.join("bin/python")
 }
 
 #[test]

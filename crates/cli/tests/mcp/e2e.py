@@ -2,26 +2,37 @@
 
 Usage: python e2e.py EDITKIT_BINARY
 
-Phase 1 drives the server through `mcp.ClientSession` (which validates every successful
-structured result against the tool's output schema): list tools, read_file -> edit_file ->
-apply_patch -> search_files -> an ambiguous edit (isError) -> a stale write (isError), checking
-the files on disk after each step, plus bad arguments, an unknown tool and a large read.
-Phase 2 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
+Phases 1 and 2 drive the server through the SDK 2.x, once as `ClientSession` opened with the
+`initialize` handshake and once as `mcp.Client` with its default connection (which probes
+`server/discover` first, so a server that answers it is used at the newer protocol revision),
+each on a fresh workspace, with every structured result validated against the tool's output
+schema (by the SDK for successful results, by `call` here for refusals too): list tools,
+read_file -> edit_file -> apply_patch -> search_files -> an ambiguous edit (isError) -> a stale
+write (isError), checking the files on disk after each step, plus bad arguments, an unknown tool
+and a large read.
+Phase 3 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
 each gets a JSON-RPC error (or is ignored) and that the server keeps serving.
 Exits non-zero with a message on the first failed check.
 """
 
 import asyncio
+import importlib.metadata
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
+# Checked before the SDK is imported, so an old venv fails with what to do, not an ImportError.
+SDK_VERSION = importlib.metadata.version("mcp")
+if SDK_VERSION.split(".")[0] != "2":
+    sys.exit(f"e2e.py is written for the MCP Python SDK 2.x, found mcp {SDK_VERSION}: run crates/cli/tests/mcp/setup.sh")
+
 from jsonschema import Draft202012Validator, validate
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.shared.exceptions import McpError
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 EDITKIT = sys.argv[1] if len(sys.argv) > 1 else "editkit"
 STANDARD_FORMATS = {
@@ -68,137 +79,167 @@ def text_of(result):
     return "".join(block.text for block in result.content if getattr(block, "type", None) == "text")
 
 
-async def phase_sdk(root):
+async def call(session, tools, name, arguments):
+    """tools/call through the SDK, with the result's structured content checked against the tool's
+    output schema. The SDK checks successful results itself; refusals (isError) it lets through
+    unchecked, so they are validated here, as the TypeScript SDK does: every structured result is."""
+    result = await session.call_tool(name, arguments)
+    check(result.structured_content is not None, f"{name}: the result has no structured content")
+    validate(result.structured_content, tools[name].output_schema)
+    return result
+
+
+async def phase_handshake(root):
+    """`ClientSession` over `stdio_client`, opened with the `initialize` handshake."""
     params = StdioServerParameters(command=EDITKIT, args=["mcp", "--root", root])
     async with stdio_client(params) as (read_stream, write_stream):
         async with ClientSession(read_stream, write_stream) as session:
             init = await session.initialize()
-            step(f"initialised: server {init.serverInfo.name} {init.serverInfo.version}, protocol {init.protocolVersion}")
-            check(init.serverInfo.name == "editkit", f"server name is {init.serverInfo.name!r}")
-            check(init.capabilities.tools is not None, "the server does not announce tools")
+            check(init.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS, f"handshake at {init.protocol_version}")
+            check(init.server_info == session.server_info, "initialize and the session disagree on the server")
+            await session_checks(session, root)
 
-            listed = await session.list_tools()
-            tools = {tool.name: tool for tool in listed.tools}
-            step(f"tools/list: {len(tools)} tools")
-            for needed in ["read_file", "write_file", "edit_file", "apply_patch", "search_files", "list_dir"]:
-                check(needed in tools, f"tool {needed} is missing; got {sorted(tools)}")
-            for tool in listed.tools:
-                check(tool.description, f"{tool.name} has no description")
-                check(tool.inputSchema.get("type") == "object", f"{tool.name}: input schema is not an object")
-                check(tool.outputSchema is not None, f"{tool.name} has no output schema")
-                Draft202012Validator.check_schema(tool.inputSchema)
-                Draft202012Validator.check_schema(tool.outputSchema)
-                odd = [f for f in formats_in([tool.inputSchema, tool.outputSchema]) if f not in STANDARD_FORMATS]
-                check(not odd, f"{tool.name}: non-standard formats {odd}")
-                check(tool.annotations is not None, f"{tool.name} has no annotations")
-            check(tools["read_file"].annotations.readOnlyHint is True, "read_file is not marked read-only")
-            check(tools["write_file"].annotations.readOnlyHint is False, "write_file is marked read-only")
-            check(tools["write_file"].annotations.destructiveHint is True, "write_file is not marked destructive")
-            check(tools["read_file"].annotations.idempotentHint is True, "read_file is not marked idempotent")
 
-            # read_file
-            result = await session.call_tool("read_file", {"path": "app.py"})
-            check(not result.isError, f"read_file failed: {text_of(result)}")
-            data = result.structuredContent
-            check(data["ok"] is True and data["content"] == read(root, "app.py"), "read_file content differs")
-            check(len(data["sha256"]) == 64, "read_file has no sha256")
-            check([s["name"] for s in data["symbols"]] == ["greet", "main"], f"symbols: {data['symbols']}")
-            step(f"read_file app.py: {data['line_count']} lines, sha256 {data['sha256'][:12]}, symbols greet, main")
+async def phase_client(root):
+    """The SDK's high-level `mcp.Client` with its default connection (`mode="auto"`): it probes
+    `server/discover` first and falls back to the `initialize` handshake for an older server."""
+    params = StdioServerParameters(command=EDITKIT, args=["mcp", "--root", root])
+    async with Client(params) as client:
+        check(
+            client.session.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS + MODERN_PROTOCOL_VERSIONS,
+            f"negotiated {client.session.protocol_version}",
+        )
+        await session_checks(client.session, root)
 
-            # edit_file, with the indentation drifted
-            result = await session.call_tool(
-                "edit_file",
-                {"path": "app.py", "old_string": "  return 'hello ' + name", "new_string": "  return f'hello {name}!'"},
-            )
-            check(not result.isError, f"edit_file failed: {text_of(result)}")
-            check(result.structuredContent["replacements"] == 1, "edit_file did not replace once")
-            expected = "def greet(name):\n    return f'hello {name}!'\n\n\ndef main():\n    print(greet('world'))\n"
-            check(read(root, "app.py") == expected, f"after edit_file: {read(root, 'app.py')!r}")
-            step(f"edit_file app.py: rung {result.structuredContent['rung']}, score {result.structuredContent['score']}")
 
-            # apply_patch over two files, one added
-            patch = (
-                "*** Begin Patch\n"
-                "*** Update File: app.py\n"
-                "@@ def main():\n"
-                "-    print(greet('world'))\n"
-                "+    print(greet('editkit'))\n"
-                "*** Update File: lib/util.py\n"
-                "@@\n"
-                "-VERSION = 1\n"
-                "+VERSION = 2\n"
-                "*** Add File: lib/new.py\n"
-                "+NEW = True\n"
-                "*** End Patch\n"
-            )
-            result = await session.call_tool("apply_patch", {"patch": patch})
-            check(not result.isError, f"apply_patch failed: {text_of(result)}")
-            check("print(greet('editkit'))" in read(root, "app.py"), "apply_patch did not update app.py")
-            check(read(root, "lib/util.py") == "VERSION = 2\nNAME = 'util'\n", f"lib/util.py: {read(root, 'lib/util.py')!r}")
-            check(read(root, "lib/new.py") == "NEW = True\n", "apply_patch did not add lib/new.py")
-            step(f"apply_patch: {[f['path'] for f in result.structuredContent['files']]}")
+async def session_checks(session, root):
+    """Every SDK check, on a connected session over a fresh copy of the fixture."""
+    info = session.server_info
+    step(f"connected: server {info.name} {info.version}, protocol {session.protocol_version}")
+    check(info.name == "editkit", f"server name is {info.name!r}")
+    check(session.server_capabilities.tools is not None, "the server does not announce tools")
 
-            # search_files
-            result = await session.call_tool("search_files", {"pattern": "VERSION|NEW"})
-            check(not result.isError, f"search_files failed: {text_of(result)}")
-            files = sorted(r["file"] for r in result.structuredContent["results"])
-            check(files == ["lib/new.py", "lib/util.py"], f"search_files found {files}")
-            step(f"search_files: {files}")
+    listed = await session.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    step(f"tools/list: {len(tools)} tools")
+    for needed in ["read_file", "write_file", "edit_file", "apply_patch", "search_files", "list_dir"]:
+        check(needed in tools, f"tool {needed} is missing; got {sorted(tools)}")
+    for tool in listed.tools:
+        check(tool.description, f"{tool.name} has no description")
+        check(tool.input_schema.get("type") == "object", f"{tool.name}: input schema is not an object")
+        check(tool.output_schema is not None, f"{tool.name} has no output schema")
+        Draft202012Validator.check_schema(tool.input_schema)
+        Draft202012Validator.check_schema(tool.output_schema)
+        odd = [f for f in formats_in([tool.input_schema, tool.output_schema]) if f not in STANDARD_FORMATS]
+        check(not odd, f"{tool.name}: non-standard formats {odd}")
+        check(tool.annotations is not None, f"{tool.name} has no annotations")
+    check(tools["read_file"].annotations.read_only_hint is True, "read_file is not marked read-only")
+    check(tools["write_file"].annotations.read_only_hint is False, "write_file is marked read-only")
+    check(tools["write_file"].annotations.destructive_hint is True, "write_file is not marked destructive")
+    check(tools["read_file"].annotations.idempotent_hint is True, "read_file is not marked idempotent")
 
-            # an ambiguous edit is a tool error, and changes nothing
-            before = read(root, "twice.py")
-            result = await session.call_tool("edit_file", {"path": "twice.py", "old_string": "x = 1", "new_string": "x = 2"})
-            check(result.isError is True, "the ambiguous edit was not an error")
-            check(result.structuredContent["ok"] is False, "the ambiguous edit's structured content is not ok: false")
-            error = result.structuredContent["error"]
-            check(error["kind"] == "ambiguous", f"kind is {error['kind']}")
-            check(error["lines"] == [1, 3], f"candidate lines: {error['lines']}")
-            check(error["message"] in text_of(result), "the message is not in the text content")
-            check(read(root, "twice.py") == before, "the ambiguous edit changed the file")
-            # The SDK validates only successful results; the TypeScript SDK checks errors too.
-            validate(result.structuredContent, tools["edit_file"].outputSchema)
-            step(f"ambiguous edit refused: lines {error['lines']}")
+    # read_file
+    result = await call(session, tools, "read_file", {"path": "app.py"})
+    check(not result.is_error, f"read_file failed: {text_of(result)}")
+    data = result.structured_content
+    check(data["ok"] is True and data["content"] == read(root, "app.py"), "read_file content differs")
+    check(len(data["sha256"]) == 64, "read_file has no sha256")
+    check([s["name"] for s in data["symbols"]] == ["greet", "main"], f"symbols: {data['symbols']}")
+    step(f"read_file app.py: {data['line_count']} lines, sha256 {data['sha256'][:12]}, symbols greet, main")
 
-            # a stale write is a tool error, and the person's change survives
-            result = await session.call_tool("read_file", {"path": "notes.md"})
-            check(not result.isError, "read_file notes.md failed")
-            write(root, "notes.md", "# Notes\n\nchanged by a person\n")
-            result = await session.call_tool("write_file", {"path": "notes.md", "content": "# Notes\n\nby the agent\n"})
-            check(result.isError is True, "the stale write was not an error")
-            check(result.structuredContent["error"]["kind"] == "stale", f"kind: {result.structuredContent['error']}")
-            check(read(root, "notes.md") == "# Notes\n\nchanged by a person\n", "the stale write changed the file")
-            validate(result.structuredContent, tools["write_file"].outputSchema)
-            step("stale write refused")
+    # edit_file, with the indentation drifted
+    result = await call(
+        session,
+        tools,
+        "edit_file",
+        {"path": "app.py", "old_string": "  return 'hello ' + name", "new_string": "  return f'hello {name}!'"},
+    )
+    check(not result.is_error, f"edit_file failed: {text_of(result)}")
+    check(result.structured_content["replacements"] == 1, "edit_file did not replace once")
+    expected = "def greet(name):\n    return f'hello {name}!'\n\n\ndef main():\n    print(greet('world'))\n"
+    check(read(root, "app.py") == expected, f"after edit_file: {read(root, 'app.py')!r}")
+    step(f"edit_file app.py: rung {result.structured_content['rung']}, score {result.structured_content['score']}")
 
-            # bad arguments are tool errors naming the field
-            result = await session.call_tool("edit_file", {"path": "app.py", "new_string": "x"})
-            check(result.isError is True, "missing old_string was not an error")
-            error = result.structuredContent["error"]
-            check(error["kind"] == "invalid_args" and error.get("field") == "old_string", f"missing field: {error}")
-            result = await session.call_tool("read_file", {"path": 5})
-            error = result.structuredContent["error"]
-            check(result.isError and error["kind"] == "invalid_args" and error.get("field") == "path", f"wrong type: {error}")
-            result = await session.call_tool("read_file", {"path": "../outside.txt"})
-            check(result.structuredContent["error"]["kind"] == "outside_workspace", "escape not refused")
-            step("bad arguments and an escape: invalid_args naming the field, outside_workspace")
+    # apply_patch over two files, one added
+    patch = (
+        "*** Begin Patch\n"
+        "*** Update File: app.py\n"
+        "@@ def main():\n"
+        "-    print(greet('world'))\n"
+        "+    print(greet('editkit'))\n"
+        "*** Update File: lib/util.py\n"
+        "@@\n"
+        "-VERSION = 1\n"
+        "+VERSION = 2\n"
+        "*** Add File: lib/new.py\n"
+        "+NEW = True\n"
+        "*** End Patch\n"
+    )
+    result = await call(session, tools, "apply_patch", {"patch": patch})
+    check(not result.is_error, f"apply_patch failed: {text_of(result)}")
+    check("print(greet('editkit'))" in read(root, "app.py"), "apply_patch did not update app.py")
+    check(read(root, "lib/util.py") == "VERSION = 2\nNAME = 'util'\n", f"lib/util.py: {read(root, 'lib/util.py')!r}")
+    check(read(root, "lib/new.py") == "NEW = True\n", "apply_patch did not add lib/new.py")
+    step(f"apply_patch: {[f['path'] for f in result.structured_content['files']]}")
 
-            # an unknown tool is a JSON-RPC error, and the session goes on
-            try:
-                await session.call_tool("no_such_tool", {})
-                check(False, "calling an unknown tool did not fail")
-            except McpError as err:
-                step(f"unknown tool: JSON-RPC error {err.error.code}: {err.error.message[:60]}...")
-            check(len((await session.list_tools()).tools) == len(tools), "the server stopped serving")
+    # search_files
+    result = await call(session, tools, "search_files", {"pattern": "VERSION|NEW"})
+    check(not result.is_error, f"search_files failed: {text_of(result)}")
+    files = sorted(r["file"] for r in result.structured_content["results"])
+    check(files == ["lib/new.py", "lib/util.py"], f"search_files found {files}")
+    step(f"search_files: {files}")
 
-            # a large read travels once
-            big = "".join(f"line {i} " + "x" * 90 + "\n" for i in range(20000))
-            write(root, "big.txt", big)
-            result = await session.call_tool("read_file", {"path": "big.txt"})
-            check(not result.isError, "large read failed")
-            check(result.structuredContent["content"] == big, "large read content differs")
-            text = text_of(result)
-            check(len(text) < 10000, f"the large read was sent twice: text is {len(text)} bytes")
-            step(f"large read: {len(big)} bytes in structured content, {len(text)} bytes of text")
+    # an ambiguous edit is a tool error, and changes nothing
+    before = read(root, "twice.py")
+    result = await call(session, tools, "edit_file", {"path": "twice.py", "old_string": "x = 1", "new_string": "x = 2"})
+    check(result.is_error is True, "the ambiguous edit was not an error")
+    check(result.structured_content["ok"] is False, "the ambiguous edit's structured content is not ok: false")
+    error = result.structured_content["error"]
+    check(error["kind"] == "ambiguous", f"kind is {error['kind']}")
+    check(error["lines"] == [1, 3], f"candidate lines: {error['lines']}")
+    check(error["message"] in text_of(result), "the message is not in the text content")
+    check(read(root, "twice.py") == before, "the ambiguous edit changed the file")
+    step(f"ambiguous edit refused: lines {error['lines']}")
+
+    # a stale write is a tool error, and the person's change survives
+    result = await call(session, tools, "read_file", {"path": "notes.md"})
+    check(not result.is_error, "read_file notes.md failed")
+    write(root, "notes.md", "# Notes\n\nchanged by a person\n")
+    result = await call(session, tools, "write_file", {"path": "notes.md", "content": "# Notes\n\nby the agent\n"})
+    check(result.is_error is True, "the stale write was not an error")
+    check(result.structured_content["error"]["kind"] == "stale", f"kind: {result.structured_content['error']}")
+    check(read(root, "notes.md") == "# Notes\n\nchanged by a person\n", "the stale write changed the file")
+    step("stale write refused")
+
+    # bad arguments are tool errors naming the field
+    result = await call(session, tools, "edit_file", {"path": "app.py", "new_string": "x"})
+    check(result.is_error is True, "missing old_string was not an error")
+    error = result.structured_content["error"]
+    check(error["kind"] == "invalid_args" and error.get("field") == "old_string", f"missing field: {error}")
+    result = await call(session, tools, "read_file", {"path": 5})
+    error = result.structured_content["error"]
+    check(result.is_error and error["kind"] == "invalid_args" and error.get("field") == "path", f"wrong type: {error}")
+    result = await call(session, tools, "read_file", {"path": "../outside.txt"})
+    check(result.structured_content["error"]["kind"] == "outside_workspace", "escape not refused")
+    step("bad arguments and an escape: invalid_args naming the field, outside_workspace")
+
+    # an unknown tool is a JSON-RPC error, and the session goes on
+    try:
+        await session.call_tool("no_such_tool", {})
+        check(False, "calling an unknown tool did not fail")
+    except MCPError as err:
+        step(f"unknown tool: JSON-RPC error {err.error.code}: {err.error.message[:60]}...")
+    check(len((await session.list_tools()).tools) == len(tools), "the server stopped serving")
+
+    # a large read travels once
+    big = "".join(f"line {i} " + "x" * 90 + "\n" for i in range(20000))
+    write(root, "big.txt", big)
+    result = await call(session, tools, "read_file", {"path": "big.txt"})
+    check(not result.is_error, "large read failed")
+    check(result.structured_content["content"] == big, "large read content differs")
+    text = text_of(result)
+    check(len(text) < 10000, f"the large read was sent twice: text is {len(text)} bytes")
+    step(f"large read: {len(big)} bytes in structured content, {len(text)} bytes of text")
 
 
 def phase_raw(root):
@@ -255,19 +296,32 @@ def phase_raw(root):
         except subprocess.TimeoutExpired:
             proc.kill()
             raise AssertionError("the server did not exit when stdin closed")
+        finally:
+            proc.stdout.close()
     check(proc.returncode == 0, f"the server exited with {proc.returncode}")
     step("server exited cleanly when stdin closed")
 
 
+def fixture(root):
+    write(root, "app.py", "def greet(name):\n    return 'hello ' + name\n\n\ndef main():\n    print(greet('world'))\n")
+    write(root, "lib/util.py", "VERSION = 1\nNAME = 'util'\n")
+    write(root, "twice.py", "x = 1\ny = 0\nx = 1\n")
+    write(root, "notes.md", "# Notes\n")
+
+
 def main():
+    connections = [
+        ("ClientSession, initialize handshake", phase_handshake),
+        ("mcp.Client, default connection (server/discover, else initialize)", phase_client),
+    ]
+    for number, (how, phase) in enumerate(connections, start=1):
+        with tempfile.TemporaryDirectory() as root:
+            fixture(root)
+            print(f"phase {number}: the official MCP Python SDK (mcp {SDK_VERSION}), {how}", flush=True)
+            asyncio.run(phase(root))
     with tempfile.TemporaryDirectory() as root:
-        write(root, "app.py", "def greet(name):\n    return 'hello ' + name\n\n\ndef main():\n    print(greet('world'))\n")
-        write(root, "lib/util.py", "VERSION = 1\nNAME = 'util'\n")
-        write(root, "twice.py", "x = 1\ny = 0\nx = 1\n")
-        write(root, "notes.md", "# Notes\n")
-        print("phase 1: the official MCP Python SDK", flush=True)
-        asyncio.run(phase_sdk(root))
-        print("phase 2: raw JSON-RPC with malformed requests", flush=True)
+        fixture(root)
+        print(f"phase {len(connections) + 1}: raw JSON-RPC with malformed requests", flush=True)
         phase_raw(root)
     print("e2e: all checks passed", flush=True)
 
