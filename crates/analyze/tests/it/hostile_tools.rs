@@ -501,3 +501,61 @@ fn formatting_reports_its_confinement_and_writes_nothing() {
     assert_eq!(report.confinement.as_deref(), Some("landlock"));
     assert_root_unchanged(&scene, &before, "formatting");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Environment
+
+/// Not a test on its own: `the_environment_is_scrubbed` runs it with a hostile environment.
+#[test]
+#[ignore = "run by the_environment_is_scrubbed with a hostile environment"]
+fn env_child() {
+    let root = PathBuf::from(std::env::var_os("EDITKIT_HOSTILE_ROOT").expect("EDITKIT_HOSTILE_ROOT"));
+    let found = check(&root, "a.py", "x = 1\n", &diagnostics_with("py", vec![Tool::new("env", &["env"])]));
+    let output = found.checker.map(|checker| checker.output).unwrap_or_default();
+    for line in output.lines() {
+        println!("CHILD-ENV {line}");
+    }
+}
+
+#[test]
+fn the_environment_is_scrubbed() {
+    let scene = Scene::new();
+    let system_path = std::env::var("PATH").unwrap();
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", "hostile_tools::env_child", "--nocapture", "--test-threads=1"])
+        .env("PATH", format!(":.:bin:{}/bin:{system_path}", scene.root.display()))
+        .env("EDITKIT_HOSTILE_ROOT", &scene.root)
+        .env("PYTHONSTARTUP", scene.root.join("evil.py"))
+        .env("PYTHONPATH", &scene.root)
+        .env("NODE_OPTIONS", format!("--require {}/evil.js", scene.root.display()))
+        .env("RUSTUP_TOOLCHAIN", "evil")
+        .env("LD_PRELOAD", scene.root.join("evil.so"))
+        .env("BASH_ENV", scene.root.join("evil.sh"))
+        .env("LANG", "C.UTF-8")
+        .current_dir(&scene.root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let vars: BTreeMap<&str, &str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("CHILD-ENV "))
+        .filter_map(|line| line.split_once('='))
+        .collect();
+    let allowed = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "RUSTUP_HOME", "CARGO_HOME"];
+    let extra = ["TMPDIR", "XDG_CACHE_HOME", "NO_COLOR"];
+    for name in vars.keys() {
+        assert!(
+            allowed.contains(name) || extra.contains(name) || name.starts_with("LC_"),
+            "`{name}` reached the tool: {vars:?}"
+        );
+    }
+    assert_eq!(vars.get("LANG"), Some(&"C.UTF-8"), "{vars:?}");
+    let path = vars.get("PATH").unwrap_or_else(|| panic!("no PATH: {stdout}"));
+    for entry in path.split(':') {
+        assert!(entry.starts_with('/') && !Path::new(entry).starts_with(&scene.root), "PATH entry `{entry}` in {path}");
+    }
+    let tmpdir = vars.get("TMPDIR").unwrap_or_else(|| panic!("no TMPDIR: {stdout}"));
+    assert!(Path::new(tmpdir).file_name().unwrap().to_string_lossy().starts_with("editkit-tool-"), "{tmpdir}");
+    assert!(!Path::new(tmpdir).exists(), "the private directory is removed after the run");
+}
