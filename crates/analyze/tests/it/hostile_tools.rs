@@ -457,12 +457,15 @@ fn a_confined_tool_cannot_write_outside_its_private_directory() {
     let scene = Scene::new();
     let target = tempfile::tempdir().unwrap();
     let script = "echo made > \"$0/made\" && echo wrote-outside || echo refused-outside; \
-                  echo kept > \"$TMPDIR/scratch\" && echo wrote-private; exit 1";
+                  echo kept > \"$TMPDIR/scratch\" && echo wrote-private; \
+                  echo gone > /dev/null && echo wrote-null; exit 1";
     let tool = Tool::new("writer", &["sh", "-c", script, &target.path().to_string_lossy()]);
     let found = check(&scene.root, "a.py", "x = 1\n", &diagnostics_with("py", vec![tool]));
     assert_eq!(found.confinement.as_deref(), Some("landlock"), "{found:?}");
     let output = found.checker.map(|checker| checker.output).unwrap_or_default();
-    assert!(output.contains("refused-outside") && output.contains("wrote-private"), "{output}");
+    for expected in ["refused-outside", "wrote-private", "wrote-null"] {
+        assert!(output.contains(expected), "{expected}: {output}");
+    }
     assert!(!target.path().join("made").exists(), "the confined child created a file outside");
     scene.assert_outside_untouched("writer");
     // Only the child was confined: this thread still writes where it likes.
