@@ -91,9 +91,11 @@ impl Scene {
         path
     }
 
-    /// Plants an executable under the root that leaves `outside/pwned-<tag>` when it runs.
+    /// Plants an executable under the root that, when it runs, leaves `outside/pwned-<tag>`
+    /// (unless Landlock stops it) and prints `PLANTED-<tag>-RAN` (which Landlock does not stop).
     pub(crate) fn plant(&self, rel: &str, tag: &str) {
-        let script = format!("#!/bin/sh\necho ran > '{}/pwned-{tag}'\ncat\n", self.outside.display());
+        let script =
+            format!("#!/bin/sh\necho ran > '{}/pwned-{tag}'\necho PLANTED-{tag}-RAN\nexit 1\n", self.outside.display());
         let path = self.put(rel, &script);
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     }
@@ -293,6 +295,7 @@ fn programs_planted_in_the_workspace_never_run() {
         scene.assert_outside_untouched(&format!("PATH with a {name} entry"));
         assert_root_unchanged(&scene, &before, &format!("PATH with a {name} entry"));
         assert!(report.contains("CHILD-REPORT"), "{report}");
+        assert!(!report.contains("PLANTED"), "a planted program ran (PATH with a {name} entry): {report}");
         assert!(report.contains("ok: false"), "a real checker should have reported the error ({name}): {report}");
     }
 }
@@ -310,6 +313,7 @@ fn a_rust_toolchain_file_in_the_repository_does_not_pick_rustfmt() {
     // Through rustup's proxy, as found on PATH, with the default argv.
     let report = format_in_child(&scene, "src/main.rs", source);
     scene.assert_outside_untouched("rust-toolchain.toml pointing into the repository");
+    assert!(!report.contains("PLANTED"), "the repository's rustfmt ran: {report}");
     assert_root_unchanged(&scene, &before, "rustfmt");
     assert!(report.contains("fn main() {}"), "real rustfmt ({rustfmt}) should have formatted: {report}");
 }
