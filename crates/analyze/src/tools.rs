@@ -417,20 +417,20 @@ fn run_tool(tool: &Tool, roots: &Roots, path: &str, source: &str, timeout: Durat
     }
     // A name starting with `-` would read as an option.
     let shown = if path.starts_with('-') { format!("./{path}") } else { path.to_owned() };
-    let args = args
-        .iter()
-        .map(|arg| {
-            arg.replace("{path}", &shown)
-                .replace("{file}", &copy.to_string_lossy())
-                .replace("{empty_config}", &empty_config.to_string_lossy())
-        })
-        .collect();
+    let copy_text = copy.to_string_lossy();
+    let config_text = empty_config.to_string_lossy();
+    let values = [("{path}", shown.as_str()), ("{file}", copy_text.as_ref()), ("{empty_config}", config_text.as_ref())];
+    let args = args.iter().map(|arg| substitute(arg, &values)).collect();
     let invocation =
         Invocation { program, args, stdin: source.as_bytes(), dir, path: resolve::join(&entries), timeout, max_stdout };
     let (run, confinement) = process::run(&invocation);
     let outcome = match run {
         Run::Exited { code, stdout, overflow, stderr } => {
-            let copy = if uses_copy { std::fs::read(&copy).ok() } else { None };
+            let (copy, overflow) = match std::fs::metadata(&copy) {
+                Ok(meta) if uses_copy && meta.len() > MAX_FORMATTED_BYTES as u64 => (None, true),
+                Ok(_) if uses_copy => (std::fs::read(&copy).ok(), overflow),
+                _ => (None, overflow),
+            };
             Ok(Done { code, stdout, overflow, stderr, copy })
         }
         Run::NotStarted(reason) => Err(reason),
@@ -438,6 +438,23 @@ fn run_tool(tool: &Tool, roots: &Roots, path: &str, source: &str, timeout: Durat
         Run::Crashed => Err("crashed".to_owned()),
     };
     Ran { outcome, confinement: Some(confinement) }
+}
+
+/// `arg` with each placeholder replaced by its value, in one pass (a value is never scanned
+/// again, so a file named `{file}.py` stays that name).
+fn substitute(arg: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(arg.len());
+    let mut rest = arg;
+    while !rest.is_empty() {
+        if let Some((placeholder, value)) = values.iter().find(|(placeholder, _)| rest.starts_with(placeholder)) {
+            out.push_str(value);
+            rest = rest.get(placeholder.len()..).unwrap_or("");
+        } else if let Some(first) = rest.chars().next() {
+            out.push(first);
+            rest = rest.get(first.len_utf8()..).unwrap_or("");
+        }
+    }
+    out
 }
 
 /// A fresh private directory in the system's temporary folder (`/tmp` if that one lies in a

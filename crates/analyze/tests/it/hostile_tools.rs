@@ -91,9 +91,11 @@ impl Scene {
         path
     }
 
-    /// Plants an executable under the root that leaves `outside/pwned-<tag>` when it runs.
+    /// Plants an executable under the root that, when it runs, leaves `outside/pwned-<tag>`
+    /// (unless Landlock stops it) and prints `PLANTED-<tag>-RAN` (which Landlock does not stop).
     pub(crate) fn plant(&self, rel: &str, tag: &str) {
-        let script = format!("#!/bin/sh\necho ran > '{}/pwned-{tag}'\ncat\n", self.outside.display());
+        let script =
+            format!("#!/bin/sh\necho ran > '{}/pwned-{tag}'\necho PLANTED-{tag}-RAN\nexit 1\n", self.outside.display());
         let path = self.put(rel, &script);
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     }
@@ -293,6 +295,7 @@ fn programs_planted_in_the_workspace_never_run() {
         scene.assert_outside_untouched(&format!("PATH with a {name} entry"));
         assert_root_unchanged(&scene, &before, &format!("PATH with a {name} entry"));
         assert!(report.contains("CHILD-REPORT"), "{report}");
+        assert!(!report.contains("PLANTED"), "a planted program ran (PATH with a {name} entry): {report}");
         assert!(report.contains("ok: false"), "a real checker should have reported the error ({name}): {report}");
     }
 }
@@ -310,6 +313,7 @@ fn a_rust_toolchain_file_in_the_repository_does_not_pick_rustfmt() {
     // Through rustup's proxy, as found on PATH, with the default argv.
     let report = format_in_child(&scene, "src/main.rs", source);
     scene.assert_outside_untouched("rust-toolchain.toml pointing into the repository");
+    assert!(!report.contains("PLANTED"), "the repository's rustfmt ran: {report}");
     assert_root_unchanged(&scene, &before, "rustfmt");
     assert!(report.contains("fn main() {}"), "real rustfmt ({rustfmt}) should have formatted: {report}");
 }
@@ -457,12 +461,15 @@ fn a_confined_tool_cannot_write_outside_its_private_directory() {
     let scene = Scene::new();
     let target = tempfile::tempdir().unwrap();
     let script = "echo made > \"$0/made\" && echo wrote-outside || echo refused-outside; \
-                  echo kept > \"$TMPDIR/scratch\" && echo wrote-private; exit 1";
+                  echo kept > \"$TMPDIR/scratch\" && echo wrote-private; \
+                  echo gone > /dev/null && echo wrote-null; exit 1";
     let tool = Tool::new("writer", &["sh", "-c", script, &target.path().to_string_lossy()]);
     let found = check(&scene.root, "a.py", "x = 1\n", &diagnostics_with("py", vec![tool]));
     assert_eq!(found.confinement.as_deref(), Some("landlock"), "{found:?}");
     let output = found.checker.map(|checker| checker.output).unwrap_or_default();
-    assert!(output.contains("refused-outside") && output.contains("wrote-private"), "{output}");
+    for expected in ["refused-outside", "wrote-private", "wrote-null"] {
+        assert!(output.contains(expected), "{expected}: {output}");
+    }
     assert!(!target.path().join("made").exists(), "the confined child created a file outside");
     scene.assert_outside_untouched("writer");
     // Only the child was confined: this thread still writes where it likes.
@@ -500,4 +507,62 @@ fn formatting_reports_its_confinement_and_writes_nothing() {
     assert_eq!(report.formatted.as_deref(), Some("HELLO\n"), "{report:?}");
     assert_eq!(report.confinement.as_deref(), Some("landlock"));
     assert_root_unchanged(&scene, &before, "formatting");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environment
+
+/// Not a test on its own: `the_environment_is_scrubbed` runs it with a hostile environment.
+#[test]
+#[ignore = "run by the_environment_is_scrubbed with a hostile environment"]
+fn env_child() {
+    let root = PathBuf::from(std::env::var_os("EDITKIT_HOSTILE_ROOT").expect("EDITKIT_HOSTILE_ROOT"));
+    let found = check(&root, "a.py", "x = 1\n", &diagnostics_with("py", vec![Tool::new("env", &["env"])]));
+    let output = found.checker.map(|checker| checker.output).unwrap_or_default();
+    for line in output.lines() {
+        println!("CHILD-ENV {line}");
+    }
+}
+
+#[test]
+fn the_environment_is_scrubbed() {
+    let scene = Scene::new();
+    let system_path = std::env::var("PATH").unwrap();
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", "hostile_tools::env_child", "--nocapture", "--test-threads=1"])
+        .env("PATH", format!(":.:bin:{}/bin:{system_path}", scene.root.display()))
+        .env("EDITKIT_HOSTILE_ROOT", &scene.root)
+        .env("PYTHONSTARTUP", scene.root.join("evil.py"))
+        .env("PYTHONPATH", &scene.root)
+        .env("NODE_OPTIONS", format!("--require {}/evil.js", scene.root.display()))
+        .env("RUSTUP_TOOLCHAIN", "evil")
+        .env("LD_PRELOAD", scene.root.join("evil.so"))
+        .env("BASH_ENV", scene.root.join("evil.sh"))
+        .env("LANG", "C.UTF-8")
+        .current_dir(&scene.root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let vars: BTreeMap<&str, &str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("CHILD-ENV "))
+        .filter_map(|line| line.split_once('='))
+        .collect();
+    let allowed = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "RUSTUP_HOME", "CARGO_HOME"];
+    let extra = ["TMPDIR", "XDG_CACHE_HOME", "NO_COLOR"];
+    for name in vars.keys() {
+        assert!(
+            allowed.contains(name) || extra.contains(name) || name.starts_with("LC_"),
+            "`{name}` reached the tool: {vars:?}"
+        );
+    }
+    assert_eq!(vars.get("LANG"), Some(&"C.UTF-8"), "{vars:?}");
+    let path = vars.get("PATH").unwrap_or_else(|| panic!("no PATH: {stdout}"));
+    for entry in path.split(':') {
+        assert!(entry.starts_with('/') && !Path::new(entry).starts_with(&scene.root), "PATH entry `{entry}` in {path}");
+    }
+    let tmpdir = vars.get("TMPDIR").unwrap_or_else(|| panic!("no TMPDIR: {stdout}"));
+    assert!(Path::new(tmpdir).file_name().unwrap().to_string_lossy().starts_with("editkit-tool-"), "{tmpdir}");
+    assert!(!Path::new(tmpdir).exists(), "the private directory is removed after the run");
 }

@@ -74,6 +74,20 @@ fn missing_slow_and_crashing_checkers_are_skipped() {
 }
 
 #[test]
+fn placeholders_are_replaced_once_and_a_dash_name_is_not_an_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = DiagnosticsOptions {
+        mode: DiagnosticsMode::On,
+        checkers: checkers("py", vec![Tool::new("echo", &["sh", "-c", "echo \"$0\"; exit 1", "[{path}]"])]),
+        ..Default::default()
+    };
+    let braces = diagnose(&dir, "{file}.py", "x = 1\n", &options).checker.unwrap();
+    assert_eq!(braces.output, "[{file}.py]");
+    let dash = diagnose(&dir, "-rf.py", "x = 1\n", &options).checker.unwrap();
+    assert_eq!(dash.output, "[./-rf.py]");
+}
+
+#[test]
 fn output_is_capped() {
     let (dir, path) = temp_file("a.py", "x = 1\n");
     let options = DiagnosticsOptions {

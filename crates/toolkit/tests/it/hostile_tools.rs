@@ -52,9 +52,12 @@ impl Scene {
         path
     }
 
-    /// An executable under the root that leaves `outside/pwned-<tag>` when it runs.
+    /// An executable under the root that, when it runs, leaves `outside/pwned-<tag>` (unless
+    /// Landlock stops it) and prints `PLANTED` instead of formatting.
     fn plant(&self, rel: &str, tag: &str) {
-        let path = self.put(rel, &format!("#!/bin/sh\necho ran > '{}/pwned-{tag}'\ncat\n", self.outside.display()));
+        let script =
+            format!("#!/bin/sh\necho ran > '{}/pwned-{tag}'\necho PLANTED-{tag}-RAN\n", self.outside.display());
+        let path = self.put(rel, &script);
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     }
 
@@ -139,6 +142,7 @@ fn formatting_is_contained_and_written_through_the_workspace() {
     let written = write(&toolkit, "src/main.rs", &source);
     scene.assert_outside_untouched("rustfmt with a toolchain file and an outside #[path] module");
     let on_disk = std::fs::read_to_string(scene.root.join("src/main.rs")).unwrap();
+    assert!(!on_disk.contains("PLANTED"), "the repository's rustfmt ran: {on_disk}");
     assert!(
         on_disk.contains("fn main() {\n    if true {"),
         "formatted by the real rustfmt, spaces not tabs: {on_disk}"
