@@ -56,7 +56,12 @@ impl Toolkit {
         let workspace = self.workspace();
         let parsed = patch::parse(&request.patch)?;
         patch::recover(workspace)?;
-        let options = patch::ApplyOptions { dry_run: request.dry_run, force: request.force, ..Default::default() };
+        let options = patch::ApplyOptions {
+            dry_run: request.dry_run,
+            force: request.force,
+            max_work: self.options().max_patch_work,
+            ..Default::default()
+        };
         let plan = patch::plan(workspace, &parsed, &options)?;
         let applied = if request.dry_run {
             plan.into_preview()
