@@ -37,6 +37,7 @@ macro_rules! outln {
 
 mod call;
 mod demo;
+mod framing;
 mod human;
 mod mcp;
 mod render;
