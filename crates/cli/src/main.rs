@@ -37,6 +37,7 @@ macro_rules! outln {
 
 mod call;
 mod demo;
+mod framing;
 mod human;
 mod mcp;
 mod render;
@@ -75,8 +76,18 @@ struct WorkspaceArgs {
     /// Refuse paths matching this pattern (repeatable), besides the built-in list (.git, .env,
     /// private keys, credential files...). `.gitignore` syntax: `*.secret` matches at any depth,
     /// `/a.txt` and `docs/private` only from the root, `secrets/` a directory and all it holds.
-    #[arg(long = "block", value_name = "GLOB")]
+    #[arg(long = "block", value_name = "PATTERN")]
     blocked: Vec<String>,
+    /// Most matching work one patch may take (hunks × bytes they search, summed over its
+    /// files); a patch needing more is refused as `too_large`.
+    #[arg(long, value_name = "UNITS", default_value_t = editkit::patch::DEFAULT_MAX_WORK)]
+    max_patch_work: u64,
+    /// Most editor sessions open at once; past it the least recently used is evicted.
+    #[arg(long, value_name = "N", default_value_t = editkit::DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
+    /// Most bytes all editor sessions hold together; past it the least recently used are evicted.
+    #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_MAX_SESSION_BYTES)]
+    max_session_bytes: u64,
     /// Post-write checks: `auto` reports only problems, `on` reports every checker's verdict,
     /// `off` skips them (the built-in syntax check and external checkers such as ruff or tsc).
     #[arg(long, value_enum, default_value_t = Diagnostics::Auto)]
@@ -246,6 +257,9 @@ impl WorkspaceArgs {
         let mut options = editkit::Options::default();
         options.policy.blocked.extend(self.blocked.iter().cloned());
         options.read_only = read_only;
+        options.max_patch_work = self.max_patch_work;
+        options.max_sessions = self.max_sessions;
+        options.max_session_bytes = self.max_session_bytes;
         options.diagnostics.mode = match self.diagnostics {
             Diagnostics::Auto => editkit::analyze::DiagnosticsMode::Auto,
             Diagnostics::On => editkit::analyze::DiagnosticsMode::On,

@@ -7,6 +7,11 @@
 //! large read is not sent twice. A refused call answers `isError: true` with the message as
 //! text and `{"ok": false, "error": {kind, message, ...details}}` as structured content. An
 //! unknown tool is a JSON-RPC error (invalid params), as the MCP specification asks.
+//!
+//! The transport is editkit's own ([`crate::framing`]): a message may be up to 65 MiB (64 MiB
+//! of tool arguments), and every line gets an answer: a longer one an Invalid Request error
+//! naming the limit, one that is not UTF-8 or JSON a Parse error (-32700), one with a key
+//! given twice a refusal (`invalid_args` for a key in the arguments).
 
 use std::borrow::Cow;
 use std::io;
@@ -60,14 +65,16 @@ pub(crate) fn serve(toolkit: Toolkit, read_only: bool) -> io::Result<u8> {
     let server = Server { toolkit: Arc::new(toolkit), tools: Arc::new(tools) };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let code = runtime.block_on(async move {
-        let service = match server.serve(rmcp::transport::stdio()).await {
+        let input = tokio::io::BufReader::with_capacity(1 << 20, tokio::io::stdin());
+        let (transport, writer) = crate::framing::transport(input, tokio::io::stdout());
+        let service = match server.serve(transport).await {
             Ok(service) => service,
             Err(err) => {
                 eprintln!("editkit mcp: the client did not initialise the session: {err}");
                 return EXIT_REFUSED;
             }
         };
-        match service.waiting().await {
+        let code = match service.waiting().await {
             Ok(reason) => {
                 eprintln!("editkit mcp: session ended ({reason:?})");
                 EXIT_OK
@@ -76,7 +83,10 @@ pub(crate) fn serve(toolkit: Toolkit, read_only: bool) -> io::Result<u8> {
                 eprintln!("editkit mcp: the session stopped: {err}");
                 EXIT_REFUSED
             }
-        }
+        };
+        // The transport is gone: the writer ends once every reply is written.
+        let _ = writer.await;
+        code
     });
     Ok(code)
 }
@@ -160,7 +170,7 @@ impl ServerHandler for Server {
 }
 
 /// A contract object as an MCP tool result.
-fn tool_result(result: Value) -> CallToolResult {
+pub(crate) fn tool_result(result: Value) -> CallToolResult {
     if result.get("ok").and_then(Value::as_bool) == Some(true) {
         let text = text_copy(&result);
         let mut answer = CallToolResult::success(vec![ContentBlock::text(text)]);

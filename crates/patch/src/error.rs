@@ -40,6 +40,27 @@ pub enum Error {
         /// The limit in bytes.
         limit: usize,
     },
+    /// Placing the hunks would take more matching work than [`crate::ApplyOptions::max_work`]
+    /// allows; nothing was written.
+    #[error(
+        "placing the hunks of this patch takes at least {work} units of matching work (hunks × bytes searched; \
+         `{path}`: {hunks} hunks over {bytes} bytes), over the limit of {limit} (`max_work`, default \
+         {default}); nothing was changed: split the patch into smaller ones, or raise the limit \
+         (`ApplyOptions::max_work`; editkit: `Options::max_patch_work`, `--max-patch-work`)",
+        default = crate::DEFAULT_MAX_WORK
+    )]
+    WorkLimit {
+        /// The file whose hunks passed the limit, as written in the patch.
+        path: String,
+        /// Its hunks.
+        hunks: usize,
+        /// The bytes each of them may search.
+        bytes: u64,
+        /// The work counted so far over the patch, this file included.
+        work: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// Planning found problems; nothing was written. Every failing file and hunk is listed.
     #[error("the patch does not apply, nothing was changed; {}", list_failures(.failures))]
     Plan {
@@ -85,7 +106,7 @@ impl Error {
     pub fn kind(&self) -> &'static str {
         match self {
             Error::NoOperations | Error::InvalidPatch { .. } | Error::EmptyHunk { .. } => "invalid_patch",
-            Error::TooLarge { .. } => "too_large",
+            Error::TooLarge { .. } | Error::WorkLimit { .. } => "too_large",
             Error::Plan { failures } => failures.first().map_or("invalid_patch", Failure::kind),
             Error::Commit { .. } | Error::Journal { .. } => "io",
             Error::Vfs(err) => err.kind(),

@@ -55,7 +55,7 @@ pub use commit::{commit, commit_with_failpoint, failpoint, recover};
 pub use error::{Cause, Error, Failure, Result};
 pub use locate::HunkReport;
 pub use parse::{Dialect, Hunk, MAX_PATCH_BYTES, Operation, Patch, parse};
-pub use plan::{ApplyOptions, Plan, plan};
+pub use plan::{ApplyOptions, DEFAULT_MAX_WORK, Plan, plan};
 pub use report::{Action, Applied, FileReport, Moved, Recovery};
 
 /// Parses, recovers, plans and commits a patch (or, with [`ApplyOptions::dry_run`], returns

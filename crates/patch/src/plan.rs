@@ -17,7 +17,7 @@ use crate::report::{Action, Applied, FileReport, Moved};
 /// let options = editkit_patch::ApplyOptions { dry_run: true, ..Default::default() };
 /// assert!(!options.force);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplyOptions {
     /// Plan only: report the diff and hashes, write nothing. Default: false.
     pub dry_run: bool,
@@ -28,6 +28,39 @@ pub struct ApplyOptions {
     pub expected_hashes: BTreeMap<String, String>,
     /// Place hunks by exact text only (no tolerant matcher rungs). Default: false.
     pub strict: bool,
+    /// The most matching work the patch may take, summed over its files: each updated file
+    /// costs its hunks × the bytes they may search (the file's bytes plus the hunks' new
+    /// text). Past it the patch is refused as [`Error::WorkLimit`] before that file's hunks
+    /// are placed, and nothing is written. Default: [`DEFAULT_MAX_WORK`].
+    pub max_work: u64,
+}
+
+/// Default for [`ApplyOptions::max_work`]: 256 Mi units (hunks × bytes), e.g. 64 hunks over a
+/// 4 MiB file or 2,600 hunks over a 100 KB one; a few seconds of matching at worst.
+pub const DEFAULT_MAX_WORK: u64 = 256 << 20;
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions {
+            dry_run: false,
+            force: false,
+            expected_hashes: BTreeMap::new(),
+            strict: false,
+            max_work: DEFAULT_MAX_WORK,
+        }
+    }
+}
+
+/// Charges placing `hunks` over `text` to the patch's work budget.
+fn charge_work(work: &mut u64, path: &str, text: &Text, hunks: &[crate::parse::Hunk], limit: u64) -> Result<()> {
+    // The text a hunk searches grows with the new lines placed before it.
+    let new_bytes: usize = hunks.iter().map(|hunk| hunk.new.iter().map(|line| line.len() + 1).sum::<usize>()).sum();
+    let bytes = text.as_str().len().saturating_add(new_bytes) as u64;
+    *work = work.saturating_add((hunks.len() as u64).saturating_mul(bytes));
+    if *work > limit {
+        return Err(Error::WorkLimit { path: path.to_owned(), hunks: hunks.len(), bytes, work: *work, limit });
+    }
+    Ok(())
 }
 
 /// The new content of one file, ready to commit.
@@ -238,6 +271,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         diff: String::new(),
         recovered: None,
     };
+    let mut work = 0u64;
     for (operation, paths) in patch.operations().iter().zip(&resolved) {
         let Some((source, destination)) = paths else { continue };
         for path in std::iter::once(source).chain(destination) {
@@ -338,22 +372,25 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                         failures.push(file_failure(Cause::Vfs(decode_error(operation.path(), *err))));
                         continue;
                     }
-                    (Content::Text(text), false) => match apply_hunks(text, hunks, options.strict) {
-                        Ok((text, reports)) => (Content::Text(text), reports),
-                        Err(hunk_failures) => {
-                            for (idx, cause) in hunk_failures {
-                                let hunk = hunks.get(idx);
-                                failures.push(Failure {
-                                    path: operation.path().to_owned(),
-                                    hunk: Some(idx + 1),
-                                    patch_line: hunk.map_or(operation.line(), |h| h.line),
-                                    preview: hunk.map(crate::parse::Hunk::preview).unwrap_or_default(),
-                                    cause,
-                                });
+                    (Content::Text(text), false) => {
+                        charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
+                        match apply_hunks(text, hunks, options.strict) {
+                            Ok((text, reports)) => (Content::Text(text), reports),
+                            Err(hunk_failures) => {
+                                for (idx, cause) in hunk_failures {
+                                    let hunk = hunks.get(idx);
+                                    failures.push(Failure {
+                                        path: operation.path().to_owned(),
+                                        hunk: Some(idx + 1),
+                                        patch_line: hunk.map_or(operation.line(), |h| h.line),
+                                        preview: hunk.map(crate::parse::Hunk::preview).unwrap_or_default(),
+                                        cause,
+                                    });
+                                }
+                                continue;
                             }
-                            continue;
                         }
-                    },
+                    }
                 };
                 let moved = target != *source;
                 push_diff(

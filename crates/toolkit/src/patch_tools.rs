@@ -60,6 +60,7 @@ impl Toolkit {
             dry_run: request.dry_run,
             force: request.force,
             strict: request.strict,
+            max_work: self.options().max_patch_work,
             ..Default::default()
         };
         let plan = patch::plan(workspace, &parsed, &options)?;

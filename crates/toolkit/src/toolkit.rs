@@ -37,6 +37,11 @@ pub struct Options {
     /// that alone would hold more is refused as `too_large`.
     /// Default: [`crate::DEFAULT_MAX_SESSION_BYTES`] (128 MiB).
     pub max_session_bytes: u64,
+    /// Most matching work one patch may take, summed over its files (hunks × bytes they
+    /// search); past it `apply_patch` is refused as `too_large` and nothing is written.
+    /// Default: [`editkit_patch::DEFAULT_MAX_WORK`] (256 Mi).
+    #[cfg(feature = "patch")]
+    pub max_patch_work: u64,
     /// Post-write diagnostics. Default: auto (report only problems).
     #[cfg(feature = "analyze")]
     pub diagnostics: editkit_analyze::DiagnosticsOptions,
@@ -55,6 +60,8 @@ impl Default for Options {
             state_home: None,
             max_sessions: crate::sessions::DEFAULT_MAX_SESSIONS,
             max_session_bytes: crate::sessions::DEFAULT_MAX_SESSION_BYTES,
+            #[cfg(feature = "patch")]
+            max_patch_work: editkit_patch::DEFAULT_MAX_WORK,
             #[cfg(feature = "analyze")]
             diagnostics: editkit_analyze::DiagnosticsOptions::default(),
             #[cfg(feature = "analyze")]

@@ -42,8 +42,14 @@ fn official_python_sdk_end_to_end() {
 struct Session {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
+    /// The server's stdout lines, read by a thread so a dropped reply fails the test instead
+    /// of hanging it.
+    lines: std::sync::mpsc::Receiver<String>,
 }
+
+/// How long to wait for a line before deciding the server dropped the message. Generous: it
+/// only turns a hang into a failure.
+const NO_REPLY: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl Session {
     fn start(args: &[&str]) -> Session {
@@ -56,8 +62,22 @@ impl Session {
             .spawn()
             .expect("editkit mcp starts");
         let stdin = child.stdin.take().expect("piped stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut session = Session { child, stdin, stdout };
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut line = String::new();
+                match stdout.read_line(&mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if sender.send(line).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let mut session = Session { child, stdin, lines };
         let init = session.request(
             1,
             "initialize",
@@ -78,12 +98,8 @@ impl Session {
     fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
         loop {
-            let mut line = String::new();
-            let read = self.stdout.read_line(&mut line).expect("stdout readable");
-            assert!(read > 0, "the server closed stdout before answering {id}");
-            let message: Value =
-                serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout is not JSON-RPC ({e}): {line}"));
-            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            let message = self.next_message();
+            assert_eq!(message["jsonrpc"], "2.0", "{message}");
             if message["id"] == id {
                 return message;
             }
@@ -146,5 +162,117 @@ fn tools_carry_schemas_annotations_and_structured_errors() {
     assert_eq!(result["structuredContent"]["error"]["lines"], json!([1, 2]));
     let text = result["content"][0]["text"].as_str().expect("a text block");
     assert!(text.starts_with("ambiguous: ") && text.contains("2 places"), "{text}");
+    session.finish();
+}
+
+impl Session {
+    /// Writes raw bytes as one line.
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("the server reads stdin");
+        self.stdin.write_all(b"\n").expect("the server reads stdin");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// The next message the server writes.
+    fn next_message(&mut self) -> Value {
+        let line = match self.lines.recv_timeout(NO_REPLY) {
+            Ok(line) => line,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                panic!("no reply: the server dropped the message without answering")
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                panic!("the server closed stdout instead of answering")
+            }
+        };
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout is not JSON-RPC ({e}): {line:.300}"))
+    }
+}
+
+#[track_caller]
+fn assert_rpc_error(message: &Value, code: i64, id: &Value) {
+    assert_eq!(message["jsonrpc"], "2.0", "{message}");
+    assert_eq!(message["error"]["code"], code, "{message}");
+    assert_eq!(message["id"], *id, "{message}");
+    assert!(message["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{message}");
+}
+
+#[test]
+fn lines_that_are_not_json_get_a_parse_error_and_the_server_keeps_serving() {
+    let dir = workspace(&[("a.txt", "x\n")]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    session.send("{not json");
+    assert_rpc_error(&session.next_message(), -32700, &Value::Null);
+    session.send_bytes(b"{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"tools/list\xff\"}");
+    let reply = session.next_message();
+    assert_rpc_error(&reply, -32700, &Value::Null);
+    assert!(reply["error"]["message"].as_str().unwrap().contains("UTF-8"), "{reply}");
+    session.send_bytes(b"\xc3\x28 garbage");
+    assert_rpc_error(&session.next_message(), -32700, &Value::Null);
+    let listed = session.request(2, "tools/list", json!({}));
+    assert!(listed["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{listed}");
+    session.finish();
+}
+
+#[test]
+fn a_17_mib_message_is_served() {
+    let dir = workspace(&[]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let content = "0123456789abcdef".repeat(17 << 16);
+    assert_eq!(content.len(), 17 << 20);
+    let reply = session.request(
+        2,
+        "tools/call",
+        json!({"name": "write_file", "arguments": {"path": "big.txt", "content": content}}),
+    );
+    assert_eq!(reply["result"]["isError"], false, "{:.500}", reply.to_string());
+    assert_eq!(std::fs::metadata(dir.path().join("big.txt")).unwrap().len(), 17 << 20);
+    session.finish();
+}
+
+#[test]
+fn a_message_over_the_limit_gets_an_error_naming_it_and_the_server_keeps_serving() {
+    let dir = workspace(&[]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    // 66 MiB of arguments, over the 65 MiB limit of one message (64 MiB of arguments).
+    let mut line = br#"{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "write_file", "arguments": {"path": "huge.txt", "content": ""#.to_vec();
+    line.resize(line.len() + (66 << 20), b'x');
+    line.extend_from_slice(br#""}}}"#);
+    session.send_bytes(&line);
+    let reply = session.next_message();
+    assert_rpc_error(&reply, -32600, &json!(9));
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&(65u64 << 20).to_string()), "{message}");
+    assert!(!dir.path().join("huge.txt").exists());
+    let listed = session.request(2, "tools/list", json!({}));
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+    session.finish();
+}
+
+#[test]
+fn a_key_given_twice_in_a_call_is_refused_and_nothing_runs() {
+    let dir = workspace(&[("a.txt", "keep\n"), ("b.txt", "keep\n")]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    // In the arguments: a tool error `invalid_args` naming the key, as for any bad argument.
+    session.send(r#"{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "b.txt", "path": "a.txt"}}}"#);
+    let reply = session.next_message();
+    assert_eq!(reply["id"], 3, "{reply}");
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    let error = &reply["result"]["structuredContent"]["error"];
+    assert_eq!(error["kind"], "invalid_args", "{reply}");
+    assert_eq!(error["field"], "path", "{reply}");
+    // Nested in the arguments.
+    session.send(r#"{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "a.txt", "x": {"y": 1, "y": 2}}}}"#);
+    let reply = session.next_message();
+    assert_eq!(reply["result"]["structuredContent"]["error"]["field"], "x.y", "{reply}");
+    // In the envelope: the tool name twice is an invalid request.
+    session.send(r#"{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "read_file", "name": "delete", "arguments": {"path": "a.txt"}}}"#);
+    let reply = session.next_message();
+    assert_rpc_error(&reply, -32600, &json!(5));
+    assert!(reply["error"]["message"].as_str().unwrap().contains("`name`"), "{reply}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "keep\n");
+    assert_eq!(std::fs::read_to_string(dir.path().join("b.txt")).unwrap(), "keep\n");
+    let listed = session.request(6, "tools/list", json!({}));
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
     session.finish();
 }

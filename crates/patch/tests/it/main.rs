@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub, dead_code)]
 
 mod api;
+mod budget;
 mod corpus;
 mod crash;
 mod dialect;
