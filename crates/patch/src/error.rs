@@ -274,6 +274,10 @@ impl Cause {
 }
 
 fn matcher_message(err: &editkit_matcher::Error) -> String {
-    // The matcher speaks of "old text"; in a patch that is the hunk's context and `-` lines.
-    err.to_string().replacen("old text", "lines", 1)
+    // The matcher speaks of "old text"; in a patch that is the hunk's context and `-` lines,
+    // and a patch has no replace_all: its way to say where is context or an `@@` anchor.
+    err.to_string().replacen("old text", "lines", 1).replace(
+        "add surrounding lines to make it unique, or use replace_all",
+        "add context lines, or an `@@` line naming the enclosing class or function, to make it unique",
+    )
 }
