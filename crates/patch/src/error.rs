@@ -241,6 +241,14 @@ pub enum Cause {
         /// 1-based line of the match that is not at the end.
         line: usize,
     },
+    /// The hunk's lines stand before the previous hunk: hunks must come in file order.
+    #[error(
+        "hunk lines found at line {line}, before the previous hunk: hunks are applied in file order; move this hunk before the previous one"
+    )]
+    OutOfOrder {
+        /// 1-based line where the lines stand.
+        line: usize,
+    },
     /// A pure addition's line number is past the end of the file.
     #[error("insertion line {line} is past the end of the file ({lines} lines); add context lines to place it")]
     LineOutOfRange {
@@ -268,6 +276,7 @@ impl Cause {
             | Cause::AnchorNotFound { .. }
             | Cause::InsideLine { .. }
             | Cause::NotAtEnd { .. }
+            | Cause::OutOfOrder { .. }
             | Cause::LineOutOfRange { .. } => "not_found",
         }
     }

@@ -99,6 +99,9 @@ pub(crate) fn apply_hunks(
                     want_newline = true;
                 }
             }
+            Err(cause @ Cause::Matcher(editkit_matcher::Error::NotFound { .. })) => {
+                failures.push((idx, out_of_order(text.as_str(), cursor, hunk, strict).unwrap_or(cause)));
+            }
             Err(cause) => failures.push((idx, cause)),
         }
     }
@@ -110,6 +113,18 @@ pub(crate) fn apply_hunks(
         text.splice(len - 1..len, "").expect("a final newline is one byte on a char boundary");
     }
     Ok((text, reports))
+}
+
+/// `OutOfOrder` when a hunk that was not found after the previous one stands before it.
+fn out_of_order(hay: &str, cursor: usize, hunk: &Hunk, strict: bool) -> Option<Cause> {
+    let old = hunk.old_text();
+    if cursor == 0 || old.is_empty() {
+        return None;
+    }
+    let before = hay.get(..cursor)?;
+    let options = Options { strict, changed_lines_exact: true, ..Options::default() };
+    let found = editkit_matcher::find(before, &old, &options).ok()?;
+    Some(Cause::OutOfOrder { line: found.first_line() })
 }
 
 /// Replaces `range` with `replacement`, splicing only the runs of lines that differ, last first:
