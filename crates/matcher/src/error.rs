@@ -159,6 +159,18 @@ impl fmt::Display for NearMiss {
                 divergence.line, divergence.expected, divergence.found
             )?;
         }
-        f.write_str("; copy those lines exactly and retry")
+        f.write_str("; copy those lines exactly and retry")?;
+        if let Some(divergence) = &self.divergence {
+            let shown = format!("{}{}", divergence.expected, divergence.found);
+            let marks: Vec<&str> = [('·', "`·` marks a space"), ('→', "`→` a tab"), ('␍', "`␍` a carriage return")]
+                .into_iter()
+                .filter(|(mark, _)| shown.contains(*mark))
+                .map(|(_, meaning)| meaning)
+                .collect();
+            if !marks.is_empty() {
+                write!(f, " ({}; they are not in the file)", marks.join(", "))?;
+            }
+        }
+        Ok(())
     }
 }

@@ -347,7 +347,14 @@ fn already_applied(region: &Region<'_>, new: &str, all: bool) -> Option<Error> {
         return None;
     }
     let mut budget = ladder::Budget::new(&Limits::default());
-    let found = ladder::exact(region.text(), new, 1, &mut budget).ok()?;
+    // Only a copy standing as whole lines counts: `b` inside `b = 2` is not the edit applied.
+    let text = region.text();
+    let whole = |c: &Candidate| {
+        let starts_line = c.start == 0 || text.as_bytes().get(c.start - 1) == Some(&b'\n');
+        let ends_line = c.end == text.len() || new.ends_with('\n') || text.as_bytes().get(c.end) == Some(&b'\n');
+        starts_line && ends_line
+    };
+    let found: Vec<Candidate> = ladder::exact(text, new, 1_000, &mut budget).ok()?.into_iter().filter(whole).collect();
     match found.as_slice() {
         [only] => Some(Error::AlreadyApplied { line: region.base_line + only.first_line + 1 }),
         [first, ..] if all => Some(Error::AlreadyApplied { line: region.base_line + first.first_line + 1 }),

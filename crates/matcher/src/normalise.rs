@@ -205,6 +205,8 @@ pub(crate) fn unescape(text: &str) -> String {
             Some('"') => '"',
             Some('\'') => '\'',
             Some('`') => '`',
+            // A JavaScript template literal written escaped: `\${name}`.
+            Some('$') => '$',
             Some('\\') => '\\',
             _ => {
                 out.push('\\');

@@ -262,6 +262,14 @@ pub enum Cause {
         /// 1-based line of the match that is not at the end.
         line: usize,
     },
+    /// The hunk's lines stand before the previous hunk: hunks must come in file order.
+    #[error(
+        "hunk lines found at line {line}, before the previous hunk: hunks are applied in file order; move this hunk before the previous one"
+    )]
+    OutOfOrder {
+        /// 1-based line where the lines stand.
+        line: usize,
+    },
     /// A pure addition's line number is past the end of the file.
     #[error("insertion line {line} is past the end of the file ({lines} lines); add context lines to place it")]
     LineOutOfRange {
@@ -289,12 +297,17 @@ impl Cause {
             | Cause::AnchorNotFound { .. }
             | Cause::InsideLine { .. }
             | Cause::NotAtEnd { .. }
+            | Cause::OutOfOrder { .. }
             | Cause::LineOutOfRange { .. } => "not_found",
         }
     }
 }
 
 fn matcher_message(err: &editkit_matcher::Error) -> String {
-    // The matcher speaks of "old text"; in a patch that is the hunk's context and `-` lines.
-    err.to_string().replacen("old text", "lines", 1)
+    // The matcher speaks of "old text"; in a patch that is the hunk's context and `-` lines,
+    // and a patch has no replace_all: its way to say where is context or an `@@` anchor.
+    err.to_string().replacen("old text", "lines", 1).replace(
+        "add surrounding lines to make it unique, or use replace_all",
+        "add context lines, or an `@@` line naming the enclosing class or function, to make it unique",
+    )
 }

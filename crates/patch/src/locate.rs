@@ -99,6 +99,9 @@ pub(crate) fn apply_hunks(
                     want_newline = true;
                 }
             }
+            Err(cause @ Cause::Matcher(editkit_matcher::Error::NotFound { .. })) => {
+                failures.push((idx, out_of_order(text.as_str(), cursor, hunk, strict).unwrap_or(cause)));
+            }
             Err(cause) => failures.push((idx, cause)),
         }
     }
@@ -110,6 +113,18 @@ pub(crate) fn apply_hunks(
         text.splice(len - 1..len, "").expect("a final newline is one byte on a char boundary");
     }
     Ok((text, reports))
+}
+
+/// `OutOfOrder` when a hunk that was not found after the previous one stands before it.
+fn out_of_order(hay: &str, cursor: usize, hunk: &Hunk, strict: bool) -> Option<Cause> {
+    let old = hunk.old_text();
+    if cursor == 0 || old.is_empty() {
+        return None;
+    }
+    let before = hay.get(..cursor)?;
+    let options = Options { strict, changed_lines_exact: true, ..Options::default() };
+    let found = editkit_matcher::find(before, &old, &options).ok()?;
+    Some(Cause::OutOfOrder { line: found.first_line() })
 }
 
 /// Replaces `range` with `replacement`, splicing only the runs of lines that differ, last first:
@@ -155,6 +170,12 @@ impl Placed {
 }
 
 fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> Result<Placed, Cause> {
+    if !hunk.anchors.is_empty()
+        && !hunk.end_of_file
+        && let Some(placed) = place_in_anchor_scopes(hay, cursor, delta, hunk, strict)?
+    {
+        return Ok(placed);
+    }
     let mut from = cursor;
     let mut anchor_line = cursor;
     for anchor in &hunk.anchors {
@@ -168,11 +189,11 @@ fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> R
     if !old.is_empty() && !hunk.anchors.is_empty() {
         // Agents often repeat the anchor as the first context line: search from the anchor
         // line itself when nothing is found after it.
-        return match place_old(hay, from, delta, hunk, &old, new.clone(), strict) {
+        return match place_old(hay, from..hay.len(), delta, hunk, &old, new.clone(), strict) {
             Err(Cause::Matcher(editkit_matcher::Error::NotFound { .. }) | Cause::InsideLine { .. })
                 if anchor_line < from =>
             {
-                place_old(hay, anchor_line, delta, hunk, &old, new, strict)
+                place_old(hay, anchor_line..hay.len(), delta, hunk, &old, new, strict)
             }
             result => result,
         };
@@ -201,19 +222,156 @@ fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> R
         };
         return Ok(Placed::exact(at..at, new));
     }
-    place_old(hay, from, delta, hunk, &old, new, strict)
+    place_old(hay, from..hay.len(), delta, hunk, &old, new, strict)
 }
 
-/// Places a hunk with old lines, searching from byte `from`.
+/// The lines an occurrence of a hunk's `@@` anchors governs: the anchor line, then the lines
+/// after it up to the next line indented no deeper (a closing bracket there belongs to it).
+#[derive(Debug, Clone)]
+struct Scope {
+    /// Start of the last anchor's line.
+    anchor: usize,
+    /// Just after the last anchor's line.
+    after: usize,
+    /// End of the governed lines.
+    end: usize,
+}
+
+/// Places a hunk with `@@` anchors inside the block each occurrence of its anchors governs
+/// (stacked anchors narrow it): an anchor says where, so the chunk is searched there and
+/// ambiguity judged there. `None` when no scope holds the chunk: the caller then searches
+/// after the first occurrence of the anchors to the end of the file, as before.
+fn place_in_anchor_scopes(
+    hay: &str,
+    cursor: usize,
+    delta: isize,
+    hunk: &Hunk,
+    strict: bool,
+) -> Result<Option<Placed>, Cause> {
+    let mut scopes = vec![Scope { anchor: cursor, after: cursor, end: hay.len() }];
+    for anchor in &hunk.anchors {
+        let mut narrowed = Vec::new();
+        for scope in &scopes {
+            for (start, after) in anchor_lines(hay, scope.after..scope.end, anchor) {
+                narrowed.push(Scope { anchor: start, after, end: block_end(hay, start, after).min(scope.end) });
+            }
+        }
+        if narrowed.is_empty() {
+            return Err(Cause::AnchorNotFound { anchor: anchor.clone(), after_line: line_of(hay, cursor) });
+        }
+        narrowed.truncate(MAX_SCOPES);
+        scopes = narrowed;
+    }
+    let old = hunk.old_text();
+    let new = hunk.new_text();
+    if old.is_empty() {
+        // A pure addition goes right after the anchors: they must name one place.
+        return match scopes.as_slice() {
+            [only] => Ok(Some(Placed::exact(only.after..only.after, new))),
+            several => Err(ambiguous_at(several.iter().map(|s| line_of(hay, s.anchor)).collect(), Rung::Exact)),
+        };
+    }
+    let mut placed: Vec<Placed> = Vec::new();
+    let mut ambiguous_lines: Vec<usize> = Vec::new();
+    let mut rung = Rung::Exact;
+    for scope in &scopes {
+        let mut attempt = place_old(hay, scope.after..scope.end, delta, hunk, &old, new.clone(), strict);
+        if matches!(attempt, Err(Cause::Matcher(editkit_matcher::Error::NotFound { .. }) | Cause::InsideLine { .. })) {
+            // The anchor repeated as the chunk's first context line.
+            attempt = place_old(hay, scope.anchor..scope.end, delta, hunk, &old, new.clone(), strict);
+        }
+        match attempt {
+            Ok(found) => placed.push(found),
+            Err(Cause::Matcher(editkit_matcher::Error::Ambiguous { lines, rung: found_rung, .. })) => {
+                ambiguous_lines.extend(lines.iter().map(|l| l.saturating_sub(1)));
+                rung = found_rung;
+            }
+            Err(_) => {}
+        }
+    }
+    if placed.len() == 1 && ambiguous_lines.is_empty() {
+        return Ok(placed.pop());
+    }
+    if placed.is_empty() && ambiguous_lines.is_empty() {
+        return Ok(None);
+    }
+    ambiguous_lines.extend(placed.iter().map(|p| line_of(hay, p.range.start)));
+    if let Some(first) = placed.first() {
+        rung = first.rung;
+    }
+    ambiguous_lines.sort_unstable();
+    ambiguous_lines.dedup();
+    Err(ambiguous_at(ambiguous_lines, rung))
+}
+
+/// Most anchor scopes followed for one hunk.
+const MAX_SCOPES: usize = 1_000;
+
+/// `Ambiguous` for 0-based `lines`.
+fn ambiguous_at(lines: Vec<usize>, rung: Rung) -> Cause {
+    Cause::Matcher(editkit_matcher::Error::Ambiguous {
+        count: lines.len(),
+        lines: lines.into_iter().map(|l| l + 1).take(20).collect(),
+        rung,
+    })
+}
+
+/// Every line in `range` the anchor names, at the first test that names any: equal when
+/// trimmed, else starting with it, else containing it. Each as (line start, just after it).
+fn anchor_lines(hay: &str, range: Range<usize>, anchor: &str) -> Vec<(usize, usize)> {
+    let wanted = anchor.trim();
+    let rest = hay.get(range.clone()).unwrap_or_default();
+    let tests: [&dyn Fn(&str) -> bool; 3] =
+        [&|line: &str| line.trim() == wanted, &|line: &str| line.trim().starts_with(wanted), &|line: &str| {
+            line.contains(wanted)
+        }];
+    for test in tests {
+        let mut found = Vec::new();
+        let mut offset = range.start;
+        for piece in rest.split_inclusive('\n') {
+            let start = offset;
+            offset += piece.len();
+            if test(piece.trim_end_matches('\n')) {
+                found.push((start, offset));
+            }
+        }
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    Vec::new()
+}
+
+/// Where the block opened by the line at `start` ends: at the next non-blank line indented no
+/// deeper than it (after that line when it closes a bracket), or at the end of the text.
+fn block_end(hay: &str, start: usize, after: usize) -> usize {
+    let indent = |line: &str| {
+        line.chars().take_while(|c| c.is_whitespace()).map(|c| if c == '\t' { 4 } else { 1 }).sum::<usize>()
+    };
+    let own = indent(hay.get(start..after).unwrap_or_default());
+    let mut offset = after;
+    for piece in hay.get(after..).unwrap_or_default().split_inclusive('\n') {
+        let line = piece.trim_end_matches(['\n', '\r']);
+        if !line.trim().is_empty() && indent(line) <= own {
+            let closes = line.trim_start().starts_with(['}', ')', ']']);
+            return if closes { offset + piece.len() } else { offset };
+        }
+        offset += piece.len();
+    }
+    hay.len()
+}
+
+/// Places a hunk with old lines, searching in `range` of the text (to its end, usually).
 fn place_old(
     hay: &str,
-    from: usize,
+    range: Range<usize>,
     delta: isize,
     hunk: &Hunk,
     old: &str,
     new: String,
     strict: bool,
 ) -> Result<Placed, Cause> {
+    let (from, until) = (range.start, range.end);
     let expected = hunk.old_start.map(|start| (start as isize - 1 + delta).max(0) as usize);
     // Exact candidates at line starts.
     let mut whole = Vec::new();
@@ -223,7 +381,7 @@ fn place_old(
     let (mut counted_to, mut line) = (0usize, 0usize);
     let finder = memchr::memmem::Finder::new(old.as_bytes());
     let mut search = from;
-    while let Some(offset) = hay.as_bytes().get(search..).and_then(|rest| finder.find(rest)) {
+    while let Some(offset) = hay.as_bytes().get(search..until).and_then(|rest| finder.find(rest)) {
         let start = search + offset;
         // Overlapping occurrences count: they make a hunk ambiguous too.
         search = start + 1;
@@ -264,7 +422,7 @@ fn place_old(
     }
     // A `-` line is a claim about the file: on the block-anchor rung only context lines may
     // differ from it (see `Options::changed_lines_exact`).
-    let options = Options { strict, within: Some(from..hay.len()), changed_lines_exact: true, ..Options::default() };
+    let options = Options { strict, within: Some(from..until), changed_lines_exact: true, ..Options::default() };
     let (range, found_rung) = match editkit_matcher::find(hay, old, &options) {
         Ok(found) => (found.byte_range(), found.rung()),
         Err(ambiguous @ editkit_matcher::Error::Ambiguous { count, .. }) => {

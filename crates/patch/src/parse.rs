@@ -45,6 +45,7 @@ impl Dialect {
 pub struct Patch {
     dialect: Dialect,
     operations: Vec<Operation>,
+    directory: Option<String>,
 }
 
 impl Patch {
@@ -54,10 +55,18 @@ impl Patch {
         self.dialect
     }
 
-    /// The file operations, in patch order.
+    /// The file operations, in patch order, with their paths as they will be resolved (under
+    /// [`Patch::directory`] when the wrapper changed folder).
     #[must_use]
     pub fn operations(&self) -> &[Operation] {
         &self.operations
+    }
+
+    /// The folder a `cd DIR && apply_patch <<'EOF'` wrapper changed to; the operations' paths
+    /// are already joined to it, and resolved by the workspace's rules like any other path.
+    #[must_use]
+    pub fn directory(&self) -> Option<&str> {
+        self.directory.as_deref()
     }
 }
 
@@ -103,6 +112,24 @@ impl Operation {
     pub fn path(&self) -> &str {
         match self {
             Operation::Add { path, .. } | Operation::Delete { path, .. } | Operation::Update { path, .. } => path,
+        }
+    }
+
+    /// Joins the operation's paths to `dir` (absolute paths stay as written).
+    fn rebase(&mut self, dir: &str) {
+        let join = |path: &mut String| {
+            if !path.starts_with('/') {
+                *path = format!("{dir}/{path}");
+            }
+        };
+        match self {
+            Operation::Add { path, .. } | Operation::Delete { path, .. } => join(path),
+            Operation::Update { path, move_to, .. } => {
+                join(path);
+                if let Some(to) = move_to {
+                    join(to);
+                }
+            }
         }
     }
 
@@ -250,7 +277,56 @@ pub fn parse(text: &str) -> Result<Patch> {
     if operations.is_empty() {
         return Err(Error::NoOperations);
     }
-    Ok(Patch { dialect, operations })
+    let directory = match wrapped.opener {
+        Some(opener) => change_directory(&opener)?,
+        None => None,
+    };
+    let mut operations = operations;
+    if let Some(dir) = &directory {
+        for operation in &mut operations {
+            operation.rebase(dir);
+        }
+    }
+    Ok(Patch { dialect, operations, directory })
+}
+
+/// The folder a heredoc wrapper changes to before running the patch command
+/// (`cd sub && apply_patch <<'EOF'`, `cd sub; apply_patch <<EOF`), relative to the workspace
+/// root; `None` without `cd`. A folder editkit cannot resolve (a variable, `~`, `-`, a glob,
+/// a command substitution) is refused: dropping it would edit files of another folder.
+fn change_directory(opener: &Line<'_>) -> Result<Option<String>> {
+    let command = opener.text.get(..opener.text.find("<<").unwrap_or(opener.text.len())).unwrap_or_default();
+    let mut directory: Option<String> = None;
+    for part in command.split("&&").flat_map(|part| part.split(';')) {
+        let part = part.trim().trim_start_matches('(').trim();
+        let Some(rest) = part.strip_prefix("cd ").or_else(|| (part == "cd").then_some("")) else { continue };
+        let dir = rest.trim();
+        let unquoted = dir
+            .strip_prefix('\'')
+            .and_then(|d| d.strip_suffix('\''))
+            .or_else(|| dir.strip_prefix('"').and_then(|d| d.strip_suffix('"')))
+            .unwrap_or(dir);
+        let unresolvable = unquoted.is_empty()
+            || unquoted == "-"
+            || unquoted.starts_with('~')
+            || unquoted.contains(['$', '`', '*', '?', '[', ' ', '\'', '"']);
+        if unresolvable {
+            return Err(Error::InvalidPatch {
+                line: opener.number,
+                reason: format!(
+                    "the wrapper changes to the folder `{}`, which editkit cannot resolve; give the patch's paths \
+                     relative to the workspace root, without the `cd`",
+                    shorten(dir, 60)
+                ),
+            });
+        }
+        let unquoted = unquoted.trim_end_matches('/');
+        directory = Some(match directory {
+            Some(previous) if !unquoted.starts_with('/') => format!("{previous}/{unquoted}"),
+            _ => unquoted.to_owned(),
+        });
+    }
+    Ok(directory.filter(|dir| !dir.is_empty() && dir != "."))
 }
 
 /// The patch inside its wrapper, and the wrapper's opening line when there was one.
@@ -258,6 +334,8 @@ struct Wrapped<'l, 'a> {
     lines: &'l [Line<'a>],
     /// 1-based number of the last line of the whole text (for messages about its end).
     last_line: usize,
+    /// The heredoc's opening line (`cd sub && apply_patch <<'EOF'`), when there was one.
+    opener: Option<Line<'a>>,
 }
 
 /// The message of a patch that stops before its end.
@@ -274,20 +352,20 @@ fn strip_wrapper<'l, 'a>(lines: &'l [Line<'a>]) -> Result<Wrapped<'l, 'a>> {
     let first = lines.iter().position(|l| !l.text.trim().is_empty());
     let last = lines.iter().rposition(|l| !l.text.trim().is_empty());
     let last_line = last.and_then(|i| lines.get(i)).map_or(lines.len(), |l| l.number);
-    let unwrapped = Wrapped { lines, last_line };
+    let unwrapped = Wrapped { lines, last_line, opener: None };
     let (Some(first), Some(last)) = (first, last) else { return Ok(unwrapped) };
     let (Some(open), Some(close)) = (lines.get(first), lines.get(last)) else { return Ok(unwrapped) };
     let open_text = open.text.trim();
     let close_text = close.text.trim();
     if let Some(word) = heredoc_word(open_text) {
         if first < last && close_text == word {
-            return Ok(Wrapped { lines: lines.get(first + 1..last).unwrap_or(lines), last_line });
+            return Ok(Wrapped { lines: lines.get(first + 1..last).unwrap_or(lines), last_line, opener: Some(*open) });
         }
         return Err(incomplete(last_line, &format!("without the heredoc's closing `{word}`")));
     }
     if open_text.starts_with("```") {
         if first < last && close_text == "```" {
-            return Ok(Wrapped { lines: lines.get(first + 1..last).unwrap_or(lines), last_line });
+            return Ok(Wrapped { lines: lines.get(first + 1..last).unwrap_or(lines), last_line, opener: None });
         }
         return Err(incomplete(last_line, "without the closing ``` of its Markdown fence"));
     }

@@ -91,3 +91,31 @@ fn indentation_flexible_adds_no_blank_lines() {
     edits_to("x\n  foo()\n", "\nfoo()", "\nbar()", "x\n  bar()\n", Rung::IndentationFlexible);
     edits_to("x\n  foo()\n  z()\n", "foo()\n\n", "bar()\n\n", "x\n  bar()\n  z()\n", Rung::IndentationFlexible);
 }
+
+#[test]
+fn a_new_text_inside_a_longer_line_is_not_an_edit_already_applied() {
+    let err = refuses("b = 2\n", "c = 3", "b", "not_found");
+    assert!(matches!(err, editkit_matcher::Error::NotFound { .. }), "{err:?}");
+    // A whole-line copy still is.
+    refuses("a = 1\nb = 2\n", "b = 1", "b = 2", "already_applied");
+}
+
+#[test]
+fn an_escaped_template_literal_is_unescaped() {
+    let file = "const url = `${base}/users/${id}`;\n";
+    edits_to(
+        file,
+        "const url = `\\${base}/users/\\${id}`;",
+        "const url = `${base}/accounts/${id}`;",
+        "const url = `${base}/accounts/${id}`;\n",
+        Rung::EscapeNormalised,
+    );
+}
+
+#[test]
+fn the_near_miss_message_says_what_the_marks_mean() {
+    let err = refuses("def f():\n    return 1\n", "def f():\n  return 1\n  pass", "x", "not_found");
+    let message = err.to_string();
+    assert!(message.contains("`·` marks a space"), "{message}");
+    assert!(!message.contains("`→` a tab"), "{message}");
+}

@@ -28,3 +28,41 @@ fn begin_patch_decides_the_dialect_for_the_whole_patch() {
     let patch = parse("*** Add File: a.txt\none\n    two\n").unwrap();
     assert_eq!(patch.dialect(), Dialect::Hunks);
 }
+
+#[test]
+fn a_cd_wrapper_resolves_the_paths_in_that_folder() {
+    let (tmp, workspace) = workspace_with(&[("a.txt", "root\n"), ("sub/a.txt", "one\n")]);
+    for (opener, close) in [("cd sub && apply_patch <<'EOF'", "EOF"), ("cd \"sub\"; apply_patch <<PATCH", "PATCH")] {
+        let patch = format!(
+            "{opener}\n*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** Add File: b.txt\n+new\n*** End Patch\n{close}\n"
+        );
+        let parsed = parse(&patch).unwrap();
+        assert_eq!(parsed.directory(), Some("sub"));
+        let applied = apply(&workspace, &patch, &ApplyOptions { dry_run: true, ..ApplyOptions::default() }).unwrap();
+        assert_eq!(applied.updated, ["sub/a.txt"]);
+        assert_eq!(applied.added, ["sub/b.txt"]);
+    }
+    let patch =
+        "cd sub && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** End Patch\nEOF\n";
+    apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(std::fs::read_to_string(tmp.path().join("sub/a.txt")).unwrap(), "two\n");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "root\n");
+}
+
+#[test]
+fn a_cd_wrapper_obeys_the_sandbox_or_is_refused() {
+    let (tmp, workspace) = workspace_with(&[("a.txt", "root\n")]);
+    // Out of the root: the workspace refuses the path, as any other.
+    let out = "cd .. && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.txt\n+x\n*** End Patch\nEOF\n";
+    let err = apply(&workspace, out, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), "outside_workspace", "{err}");
+    // A folder that cannot be resolved here is refused, never dropped.
+    for dir in ["$DIR", "~/src", "-", "`pwd`"] {
+        let patch =
+            format!("cd {dir} && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.txt\n+x\n*** End Patch\nEOF\n");
+        let err = apply(&workspace, &patch, &ApplyOptions::default()).unwrap_err();
+        assert_eq!(err.kind(), "invalid_patch", "{dir}: {err}");
+        assert!(err.to_string().contains("cannot resolve"), "{err}");
+    }
+    assert!(!tmp.path().join("x.txt").exists());
+}

@@ -1,6 +1,7 @@
 //! Integration tests of editkit-patch through its public API.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub, dead_code)]
 
+mod anchors;
 mod api;
 mod budget;
 mod corpus;

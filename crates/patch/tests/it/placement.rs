@@ -72,3 +72,13 @@ fn a_context_line_the_hunk_leaves_out_is_kept() {
     let hunk = &applied.files[0].hunks[0];
     assert_eq!((hunk.rung, hunk.alignment), (Rung::BlockAnchor, Alignment::Merged));
 }
+
+#[test]
+fn a_hunk_before_the_previous_one_is_reported_out_of_order() {
+    let (tmp, workspace) = workspace_with(&[("c.toml", CONFIG)]);
+    let patch = "*** Begin Patch\n*** Update File: c.toml\n@@\n-pool = 4\n+pool = 8\n@@\n-port = 5432\n+port = 6000\n*** End Patch\n";
+    let err = apply(&workspace, patch, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), "not_found");
+    assert!(err.to_string().contains("hunk lines found at line 3, before the previous hunk"), "{err}");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("c.toml")).unwrap(), CONFIG);
+}
