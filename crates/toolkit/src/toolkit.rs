@@ -25,10 +25,13 @@ pub struct Options {
     pub read_only: bool,
     /// Earlier versions kept per file (and patches kept) for undo. Default: 20.
     pub history_depth: usize,
-    /// Post-write diagnostics. Default: auto (report only problems).
+    /// Post-write diagnostics. Default: auto (report only problems). External checkers are
+    /// contained (content on stdin, private working directory, scrubbed environment, no
+    /// program from a PATH entry inside a root, Landlock): see `editkit_analyze`'s `# Security`.
     #[cfg(feature = "analyze")]
     pub diagnostics: editkit_analyze::DiagnosticsOptions,
-    /// Post-write formatting. Default: off.
+    /// Post-write formatting. Default: off. Formatters are contained like the checkers and
+    /// return the formatted text, which is written through the workspace under the file's lock.
     #[cfg(feature = "analyze")]
     pub formatting: editkit_analyze::FormatOptions,
 }
