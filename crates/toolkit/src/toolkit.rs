@@ -42,10 +42,13 @@ pub struct Options {
     /// Default: [`editkit_patch::DEFAULT_MAX_WORK`] (256 Mi).
     #[cfg(feature = "patch")]
     pub max_patch_work: u64,
-    /// Post-write diagnostics. Default: auto (report only problems).
+    /// Post-write diagnostics. Default: auto (report only problems). External checkers are
+    /// contained (content on stdin, private working directory, scrubbed environment, no
+    /// program from a PATH entry inside a root, Landlock): see `editkit_analyze`'s `# Security`.
     #[cfg(feature = "analyze")]
     pub diagnostics: editkit_analyze::DiagnosticsOptions,
-    /// Post-write formatting. Default: off.
+    /// Post-write formatting. Default: off. Formatters are contained like the checkers and
+    /// return the formatted text, which is written through the workspace under the file's lock.
     #[cfg(feature = "analyze")]
     pub formatting: editkit_analyze::FormatOptions,
 }
