@@ -8,6 +8,8 @@
 //! hunk placed by the [`editkit_matcher`] ladder, nothing written) and [`commit`]s it (temp
 //! files, an intent journal under the state folder, backups, renames in order, undone on
 //! failure). Any problem in planning gives one [`Error::Plan`] listing every failing hunk.
+//! Matching work is bounded ([`ApplyOptions::max_work`]: hunks × bytes searched, summed over
+//! the patch); a patch over it is refused as [`Error::WorkLimit`] before its hunks are placed.
 //! The result, [`Applied`], is serialisable: files added, updated, deleted and moved, hashes,
 //! and one combined unified diff.
 //!

@@ -7,6 +7,11 @@
 //! calls following the tool-call contract: `{"ok": true, ...}` or
 //! `{"ok": false, "error": {"kind", "message", ...}}`.
 //!
+//! JSON text from outside goes through [`json::parse`] (or [`tools::call_json_text`]), which
+//! refuses a key given twice anywhere in a call. Editor sessions are bounded in number and
+//! bytes ([`Options::max_sessions`], [`Options::max_session_bytes`]; the least recently used
+//! are evicted), and a patch's matching work by `Options::max_patch_work`.
+//!
 //! The lower crates are re-exported: [`vfs`] (the capability sandbox), [`matcher`] (the
 //! edit ladder) and, behind the default features `analyze`, `patch` and `search`, [`analyze`],
 //! [`patch`] and [`search`].
