@@ -347,11 +347,16 @@ fn already_applied(region: &Region<'_>, new: &str, all: bool) -> Option<Error> {
         return None;
     }
     let mut budget = ladder::Budget::new(&Limits::default());
-    // Only a copy standing as whole lines counts: `b` inside `b = 2` is not the edit applied.
+    // Only a copy standing as whole lines counts (indentation and trailing blanks aside): `b`
+    // inside `b = 2` is not the edit applied, `if x:` indented under a method is.
     let text = region.text();
     let whole = |c: &Candidate| {
-        let starts_line = c.start == 0 || text.as_bytes().get(c.start - 1) == Some(&b'\n');
-        let ends_line = c.end == text.len() || new.ends_with('\n') || text.as_bytes().get(c.end) == Some(&b'\n');
+        let before = text.get(..c.start).unwrap_or_default();
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let starts_line = before.get(line_start..).is_some_and(|indent| indent.chars().all(|ch| ch == ' ' || ch == '\t'));
+        let after = text.get(c.end..).unwrap_or_default();
+        let rest = after.split('\n').next().unwrap_or_default();
+        let ends_line = new.ends_with('\n') || rest.chars().all(char::is_whitespace);
         starts_line && ends_line
     };
     let found: Vec<Candidate> = ladder::exact(text, new, 1_000, &mut budget).ok()?.into_iter().filter(whole).collect();
