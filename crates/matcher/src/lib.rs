@@ -349,9 +349,12 @@ fn already_applied(region: &Region<'_>, new: &str, all: bool) -> Option<Error> {
     let mut budget = ladder::Budget::new(&Limits::default());
     // Only a copy standing as whole lines counts: `b` inside `b = 2` is not the edit applied.
     let text = region.text();
+    // (Indentation before it and trailing whitespace after it do not matter.)
     let whole = |c: &Candidate| {
-        let starts_line = c.start == 0 || text.as_bytes().get(c.start - 1) == Some(&b'\n');
-        let ends_line = c.end == text.len() || new.ends_with('\n') || text.as_bytes().get(c.end) == Some(&b'\n');
+        let line_start = text.get(..c.start).and_then(|before| before.rfind('\n')).map_or(0, |p| p + 1);
+        let starts_line = text.get(line_start..c.start).is_some_and(|lead| lead.trim().is_empty());
+        let rest = text.get(c.end..).unwrap_or_default();
+        let ends_line = new.ends_with('\n') || rest.split('\n').next().is_none_or(|tail| tail.trim().is_empty());
         starts_line && ends_line
     };
     let found: Vec<Candidate> = ladder::exact(text, new, 1_000, &mut budget).ok()?.into_iter().filter(whole).collect();
