@@ -12,7 +12,8 @@ fn match_serialises_with_snake_case_rung() {
             "byte_range": {"start": 4, "end": 5},
             "line_range": {"start": 1, "end": 2},
             "rung": "exact",
-            "score": 1.0
+            "score": 1.0,
+            "alignment": "aligned"
         })
     );
 }
