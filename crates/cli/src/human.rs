@@ -288,6 +288,25 @@ pub(crate) fn patch_summary(style: Style, result: &Value) -> String {
                 hunk["score"].as_f64().unwrap_or(0.0),
             ));
         }
+        let diagnostics = &file["diagnostics"];
+        if diagnostics["has_problems"].as_bool() == Some(true) {
+            for error in diagnostics["syntax_errors"].as_array().into_iter().flatten() {
+                out.push_str(&format!(
+                    "          {} line {}:{}: {}\n",
+                    style.yellow("syntax error"),
+                    error["line"],
+                    error["column"],
+                    error["message"].as_str().unwrap_or("?")
+                ));
+            }
+            for checker in diagnostics["checkers"].as_array().into_iter().flatten() {
+                let output = checker["output"].as_str().unwrap_or("");
+                out.push_str(&format!("          {}:\n", style.yellow(checker["name"].as_str().unwrap_or("?"))));
+                for line in output.lines().take(10) {
+                    out.push_str(&format!("            {line}\n"));
+                }
+            }
+        }
     }
     out
 }

@@ -351,12 +351,10 @@ fn already_applied(region: &Region<'_>, new: &str, all: bool) -> Option<Error> {
     // inside `b = 2` is not the edit applied, `if x:` indented under a method is.
     let text = region.text();
     let whole = |c: &Candidate| {
-        let before = text.get(..c.start).unwrap_or_default();
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let starts_line = before.get(line_start..).is_some_and(|indent| indent.chars().all(|ch| ch == ' ' || ch == '\t'));
-        let after = text.get(c.end..).unwrap_or_default();
-        let rest = after.split('\n').next().unwrap_or_default();
-        let ends_line = new.ends_with('\n') || rest.chars().all(char::is_whitespace);
+        let line_start = text.get(..c.start).and_then(|before| before.rfind('\n')).map_or(0, |p| p + 1);
+        let starts_line = text.get(line_start..c.start).is_some_and(|lead| lead.trim().is_empty());
+        let rest = text.get(c.end..).unwrap_or_default();
+        let ends_line = new.ends_with('\n') || rest.split('\n').next().is_none_or(|tail| tail.trim().is_empty());
         starts_line && ends_line
     };
     let found: Vec<Candidate> = ladder::exact(text, new, 1_000, &mut budget).ok()?.into_iter().filter(whole).collect();

@@ -78,7 +78,7 @@ impl Toolkit {
             history::record_patch(workspace, &files, self.options().history_depth)?;
             applied
         };
-        Ok(ApplyPatchResponse {
+        let mut response = ApplyPatchResponse {
             files: applied
                 .files
                 .iter()
@@ -98,11 +98,24 @@ impl Toolkit {
                             alignment: hunk.alignment.as_str().to_owned(),
                         })
                         .collect(),
+                    diagnostics: DiagnosticsInfo::default(),
                 })
                 .collect(),
             diff: applied.diff,
             dry_run: applied.dry_run,
-        })
+        };
+        if !response.dry_run {
+            // Diagnostics per written file, after every lock is released (they only read).
+            for file in &mut response.files {
+                if file.sha256.is_some()
+                    && let Ok(Some(bytes)) = workspace.read_raw_bytes(&file.path)
+                {
+                    let text = String::from_utf8_lossy(&bytes);
+                    file.diagnostics = self.after_write(workspace, &file.path, text.trim_start_matches('\u{feff}'));
+                }
+            }
+        }
+        Ok(response)
     }
 
     /// Restores every file of the last patch applied through editkit.

@@ -455,6 +455,10 @@ pub struct PatchedFile {
     /// Where each hunk landed (updates and moves with hunks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hunks: Vec<PatchedHunk>,
+    /// Post-write diagnostics of this file, as `edit_file` runs them (none on a dry run or a
+    /// delete).
+    #[serde(default)]
+    pub diagnostics: DiagnosticsInfo,
 }
 
 /// What a patch did (or would do).

@@ -135,6 +135,16 @@ fn apply_prints_fuzzy_placements_and_takes_strict() {
 }
 
 #[test]
+fn apply_prints_the_problems_a_patch_leaves() {
+    let dir = workspace(&[("bad.py", "def f():\n    return 1\n")]);
+    let root = root_arg(dir.path());
+    let patch = "*** Begin Patch\n*** Update File: bad.py\n-def f():\n+def f(:\n*** End Patch\n";
+    let applied = run(&["apply", "-", "--diagnostics", "on", "--root", &root], patch);
+    assert_eq!(applied.status.code(), Some(0), "{}", stderr(&applied));
+    assert!(stdout(&applied).contains("syntax error line 1:"), "{}", stdout(&applied));
+}
+
+#[test]
 fn grep_symbols_check_diff_undo_recover() {
     let dir = workspace(&[("app.py", APP), ("bad.py", "def f(:\n"), ("new.py", "def greet(name):\n    return name\n")]);
     let root = root_arg(dir.path());

@@ -119,3 +119,8 @@ fn the_near_miss_message_says_what_the_marks_mean() {
     assert!(message.contains("`·` marks a space"), "{message}");
     assert!(!message.contains("`→` a tab"), "{message}");
 }
+
+#[test]
+fn an_indented_whole_line_copy_of_new_is_already_applied() {
+    refuses("if x:\n    b = 2\n", "b = 1", "b = 2", "already_applied");
+}

@@ -63,6 +63,21 @@ fn every_case_of_the_corpus_gives_its_tree_or_error() {
             run_case(case).err().map(|why| format!("{}: {why}", case.file_name().unwrap().to_string_lossy()))
         })
         .collect();
+    // Per group (the name without its number): cases expecting a tree, cases expecting a refusal.
+    let mut groups: std::collections::BTreeMap<String, [usize; 2]> = std::collections::BTreeMap::new();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let group = if name.contains("_model_") {
+            name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_').to_owned()
+        } else {
+            name[..3].to_owned()
+        };
+        groups.entry(group).or_default()[usize::from(case.join("error").exists())] += 1;
+    }
+    println!("patch corpus: {} cases ({} failed)", cases.len(), failures.len());
+    for (group, [applied, refused]) in &groups {
+        println!("  {group:<28} applied {applied:>3} refused {refused:>3}");
+    }
     assert!(failures.is_empty(), "{} of {} cases failed:\n\n{}", failures.len(), cases.len(), failures.join("\n\n"));
 }
 

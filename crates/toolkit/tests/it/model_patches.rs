@@ -39,3 +39,17 @@ fn edit_file_says_when_a_block_anchor_edit_was_merged() {
     assert_eq!(result["alignment"], "merged");
     assert_eq!(env.get("x.py"), "x = [\n    1,\n    2,\n    3,\n    4,\n    5,\n    6,\n]\n");
 }
+
+#[test]
+fn apply_patch_runs_the_post_write_checks_per_file() {
+    let env = Env::with_files(&[("ok.py", "A = 1\n"), ("bad.py", "def f():\n    return 1\n")]);
+    let patch = "*** Begin Patch\n*** Update File: ok.py\n-A = 1\n+A = 2\n*** Update File: bad.py\n-def f():\n+def f(:\n*** End Patch\n";
+    let applied = env.call("apply_patch", json!({"patch": patch}));
+    assert_eq!(applied["ok"], true, "{applied}");
+    let files = applied["files"].as_array().unwrap();
+    assert_eq!(files[0]["path"], "ok.py");
+    assert_eq!(files[0]["diagnostics"]["has_problems"], false, "{applied}");
+    assert_eq!(files[1]["path"], "bad.py");
+    assert_eq!(files[1]["diagnostics"]["has_problems"], true, "{applied}");
+    assert_eq!(files[1]["diagnostics"]["syntax_errors"][0]["line"], 1, "{applied}");
+}
