@@ -258,12 +258,16 @@ impl Text {
         let first_line = count_newlines(&self.text[..start]);
         let removed = count_newlines(&self.text[start..end]);
         let added = count_newlines(&replacement);
+        // The line after the new ones is touched unless the splice ends exactly at a line start
+        // with a replacement that ends its own last line.
+        let ends_at_line_start = end == 0 || self.text.as_bytes().get(end - 1) == Some(&b'\n');
+        let tail_touched = !(ends_at_line_start && (replacement.is_empty() || replacement.ends_with('\n')));
         let new_endings: Vec<LineEnding> =
             (0..added).map(|i| if i < removed { self.endings[first_line + i] } else { dominant }).collect();
         self.endings.splice(first_line..first_line + removed, new_endings);
         self.text.replace_range(start..end, &replacement);
         if self.endings.contains(&LineEnding::Cr) {
-            self.keep_lone_crs_apart(first_line, added);
+            self.keep_lone_crs_apart(first_line, added, tail_touched);
         }
         Ok(())
     }
@@ -272,7 +276,7 @@ impl Text {
     /// CRLF and lose a line. Only a splice can make that pair, so one of the two is a line the
     /// splice touched: that one's ending changes (the empty line takes a CR, or else the CR
     /// line an LF).
-    fn keep_lone_crs_apart(&mut self, first_line: usize, added: usize) {
+    fn keep_lone_crs_apart(&mut self, first_line: usize, added: usize, tail_touched: bool) {
         let from = first_line.saturating_sub(1);
         let empty: Vec<bool> = self.text.split('\n').skip(from).take(added + 2).map(str::is_empty).collect();
         for (offset, pair) in empty.windows(2).enumerate() {
@@ -283,8 +287,11 @@ impl Text {
             if !lone_cr_then_blank_lf {
                 continue;
             }
-            // The lines the splice touched: its new lines and the line its end falls in.
-            let is_new = |idx: usize| idx >= first_line && idx <= first_line + added;
+            // The lines the splice touched: its new lines, and the line its end falls in unless
+            // the splice ended exactly at that line's start.
+            let is_new = |idx: usize| {
+                idx >= first_line && (idx < first_line + added || (idx == first_line + added && tail_touched))
+            };
             if is_new(next) {
                 self.endings[next] = LineEnding::Cr;
             } else if is_new(line) {
