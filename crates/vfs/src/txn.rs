@@ -147,16 +147,7 @@ impl Workspace {
             Err(Error::NotFound { .. }) => return Ok(()),
             Err(err) => return Err(err),
         };
-        let result = match parent.symlink_metadata(name) {
-            Ok(meta) if meta.is_dir() => parent.remove_dir(name),
-            Ok(_) => parent.remove_file(name),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(err) => Err(err),
-        };
-        match result {
-            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(Error::from_io("remove", path, err)),
-            _ => Ok(()),
-        }
+        remove_entry(&parent, name).map_err(|err| Error::from_io("remove", path, err))
     }
 
     /// Gives the file at canonical `to` the permission bits of the file at canonical `from`
@@ -261,16 +252,7 @@ impl Workspace {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(err) => return Err(Error::from_io("remove", name, err)),
         };
-        let result = match parent.symlink_metadata(file_name) {
-            Ok(meta) if meta.is_dir() => parent.remove_dir(file_name),
-            Ok(_) => parent.remove_file(file_name),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(err) => Err(err),
-        };
-        match result {
-            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(Error::from_io("remove", name, err)),
-            _ => Ok(()),
-        }
+        remove_entry(&parent, file_name).map_err(|err| Error::from_io("remove", name, err))
     }
 
     /// Sorted names in the folder `dir` of the state folder (empty when missing).
@@ -368,6 +350,20 @@ impl Workspace {
 
     fn dir_raw(&self, given: &str, rel: &str) -> Result<Dir> {
         crate::beneath::dir(self.root_dir(), rel).map_err(|e| Error::from_io("open directory", given, e))
+    }
+}
+
+/// Removes the entry `name` of `parent` (a file, a link itself, or an empty folder); a missing
+/// one is not an error.
+fn remove_entry(parent: &Dir, name: &str) -> std::io::Result<()> {
+    let result = match parent.symlink_metadata(name) {
+        Ok(meta) if meta.is_dir() => parent.remove_dir(name),
+        Ok(_) => parent.remove_file(name),
+        Err(err) => Err(err),
+    };
+    match result {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
     }
 }
 
