@@ -155,3 +155,15 @@ fn opening_a_missing_root_is_a_typed_error() {
     let err = Workspace::builder(&tree.root).state_dir("../x").open().unwrap_err();
     assert_eq!(err.kind(), "invalid_args");
 }
+
+#[test]
+fn a_state_folder_placed_inside_the_root_is_blocked_for_every_tool() {
+    let tree = Tree::new();
+    let workspace = Workspace::builder(&tree.root).state_dir(tree.root.join("var/editkit")).open().unwrap();
+    workspace.write("a.txt", b"a\n", &editkit_vfs::WriteOptions::default()).unwrap();
+    assert!(tree.root.join("var/editkit/locks").is_dir(), "the state went where it was told");
+    assert_eq!(workspace.list_dir("var/editkit").unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.write("var/editkit/x", b"x", &Default::default()).unwrap_err().kind(), "blocked");
+    let err = Workspace::builder(&tree.root).state_dir(&tree.root).open().unwrap_err();
+    assert_eq!(err.kind(), "invalid_args", "the root itself cannot be the state folder");
+}
