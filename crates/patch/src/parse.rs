@@ -258,17 +258,35 @@ pub fn parse(text: &str) -> Result<Patch> {
                 .into(),
         },
     })?;
-    if opened || dialect == Dialect::BeginPatch {
-        require_end_patch(lines, wrapped.last_line)?;
+    // The star dialects have an end marker, and nothing else can tell their last hunk or add
+    // body whole: a `*** Begin Patch` patch and an `@@`/`===` patch end with `*** End Patch`.
+    match dialect {
+        Dialect::BeginPatch => require_end_patch(lines, wrapped.last_line, "")?,
+        Dialect::Hunks => require_end_patch(
+            lines,
+            wrapped.last_line,
+            " (an `@@`/`===` patch ends with `*** End Patch`: the new text of its last hunk has no other end)",
+        )?,
+        Dialect::Unified if opened => require_end_patch(lines, wrapped.last_line, "")?,
+        Dialect::Unified => {}
     }
-    // A header line without its line end is a header cut off (a path half written); a body
-    // line without one is what a patch given as a string often looks like.
+    // A header line without its line end is a header cut off (a path half written). A unified
+    // diff has no end marker and its counts cannot see a line cut in its middle, so its last
+    // line needs its line end too, unless it is the whole `\ No newline at end of file` marker.
     if !text.ends_with('\n')
         && let Some(last) = lines.last()
-        && last.number == wrapped.last_line
-        && (is_header_line(last.text, dialect) || is_cut_marker(last.text, dialect))
+        && all.last().is_some_and(|end| end.number == last.number)
     {
-        return Err(incomplete(last.number, "in the middle of a header line"));
+        if is_header_line(last.text, dialect) || is_cut_marker(last.text, dialect) {
+            return Err(incomplete(last.number, "in the middle of a header line"));
+        }
+        if dialect == Dialect::Unified && last.text != NO_NEWLINE_MARKER {
+            return Err(incomplete(
+                last.number,
+                "without the line end of its last line, so that line may have been cut in its middle (end a \
+                 unified diff with a newline)",
+            ));
+        }
     }
     let operations = match dialect {
         Dialect::Hunks | Dialect::BeginPatch => star::parse(lines, dialect)?,
@@ -411,16 +429,16 @@ fn is_cut_marker(text: &str, dialect: Dialect) -> bool {
             "*** Move to:",
             "*** End of File",
         ],
-        Dialect::Unified => &["@@", "diff --git"],
+        Dialect::Unified => &["@@", "diff --git", NO_NEWLINE_MARKER],
     };
     !t.is_empty() && markers.iter().any(|marker| marker.len() > t.len() && marker.starts_with(t))
 }
 
-/// A patch opened by `*** Begin Patch`, or written in its dialect, must be closed by
-/// `*** End Patch` (as Codex requires): anything else is a patch cut off in the middle.
-fn require_end_patch(lines: &[Line<'_>], last_line: usize) -> Result<()> {
+/// A patch in a star dialect (or opened by `*** Begin Patch`) must be closed by
+/// `*** End Patch`, as Codex requires: anything else is a patch cut off in the middle.
+fn require_end_patch(lines: &[Line<'_>], last_line: usize, why: &str) -> Result<()> {
     let closed = lines.iter().rev().find(|l| !l.text.trim().is_empty()).is_some_and(|l| l.text.trim() == END_PATCH);
-    if closed { Ok(()) } else { Err(incomplete(last_line, "without `*** End Patch`")) }
+    if closed { Ok(()) } else { Err(incomplete(last_line, &format!("without `*** End Patch`{why}"))) }
 }
 
 /// The terminator word of a heredoc opener such as `apply_patch <<'EOF'` or `<<-"PATCH"`.
@@ -441,6 +459,7 @@ pub(crate) const UPDATE_FILE: &str = "*** Update File:";
 pub(crate) const DELETE_FILE: &str = "*** Delete File:";
 pub(crate) const BEGIN_PATCH: &str = "*** Begin Patch";
 pub(crate) const END_PATCH: &str = "*** End Patch";
+pub(crate) const NO_NEWLINE_MARKER: &str = "\\ No newline at end of file";
 
 /// The dialect, decided by the first marker: a patch opened by `*** Begin Patch` is a Codex
 /// patch (only a `===` line in an update section, which Codex never writes, makes it the hunk

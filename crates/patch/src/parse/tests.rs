@@ -59,7 +59,7 @@ fn markers_tolerate_surrounding_whitespace_and_crlf() {
 #[test]
 fn hunk_dialect_reads_old_separator_new() {
     let patch = parse(
-        "*** Update File: a.txt\n@@\none\ntwo\n===\nuno\ntwo\n\n@@\nthree\n===\ntres\n*** Add File: b.txt\nplain\n",
+        "*** Update File: a.txt\n@@\none\ntwo\n===\nuno\ntwo\n\n@@\nthree\n===\ntres\n*** Add File: b.txt\nplain\n*** End Patch\n",
     )
     .unwrap();
     assert_eq!(patch.dialect(), Dialect::Hunks);
@@ -155,7 +155,7 @@ fn empty_input_and_empty_hunks() {
     assert!(matches!(parse("*** Begin Patch\n*** End Patch\n"), Err(Error::NoOperations)));
     let err = parse("*** Begin Patch\n*** Update File: a\n@@\n same\n*** End Patch\n").unwrap_err();
     assert!(matches!(err, Error::EmptyHunk { line: 3, .. }), "{err}");
-    let err = parse("*** Update File: a\n@@\nx\n===\nx\n").unwrap_err();
+    let err = parse("*** Update File: a\n@@\nx\n===\nx\n*** End Patch\n").unwrap_err();
     assert!(matches!(err, Error::EmptyHunk { .. }), "{err}");
 }
 

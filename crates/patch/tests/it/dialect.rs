@@ -25,8 +25,38 @@ fn begin_patch_decides_the_dialect_for_the_whole_patch() {
     let patch = parse("*** Begin Patch\n*** Update File: a.txt\n@@\none\n===\nuno\n*** End Patch\n").unwrap();
     assert_eq!(patch.dialect(), Dialect::Hunks);
     // Without the opener, plain add lines are the hunk dialect's plain content.
-    let patch = parse("*** Add File: a.txt\none\n    two\n").unwrap();
+    let patch = parse("*** Add File: a.txt\none\n    two\n*** End Patch\n").unwrap();
     assert_eq!(patch.dialect(), Dialect::Hunks);
+}
+
+#[test]
+fn a_hunk_patch_ends_with_end_patch_because_its_last_new_text_has_no_other_end() {
+    // Cut after the first line of the new text: taken whole, it would delete `return a + b`.
+    let cut = "*** Update File: calc.py\n@@\ndef add(a, b):\n    return a + b\n===\ndef add(a, b):\n";
+    let err = parse(cut).unwrap_err();
+    assert_eq!(err.kind(), "invalid_patch");
+    assert_eq!(
+        err.to_string(),
+        "invalid patch at line 6: the patch is incomplete: it ends at line 6 without `*** End Patch` (an `@@`/`===` \
+         patch ends with `*** End Patch`: the new text of its last hunk has no other end); it may have been cut off"
+    );
+    assert!(parse(&format!("{cut}    return b + a\n*** End Patch")).is_ok());
+}
+
+#[test]
+fn a_unified_diff_whose_last_line_has_no_line_end_may_be_cut_in_that_line() {
+    let head = "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a + b\n";
+    // The counts are met either way: only the line end tells `+    return b + a` whole.
+    for cut in [format!("{head}+    return b +"), format!("{head}+    return b + a")] {
+        let err = parse(&cut).unwrap_err();
+        assert!(err.to_string().contains("without the line end of its last line"), "{err}");
+    }
+    assert!(parse(&format!("{head}+    return b + a\n")).is_ok());
+    // Nor a `-` line (`-` alone removes a blank line), and the marker is whole or not the marker.
+    assert!(parse("--- a/x\n+++ b/x\n@@ -1,2 +1 @@\n a\n-b").is_err());
+    assert!(parse("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-b\n+B\n ").is_err());
+    assert!(parse("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file").is_ok());
+    assert!(parse("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at").is_err());
 }
 
 #[test]

@@ -1,17 +1,18 @@
 //! Patches cut off in the middle (a model that reached its output limit) are refused and
 //! change nothing: every proper line prefix and every prefix ending in the middle of a line of
-//! every patch of `fixtures/patches/` and of the patch texts written in this crate's tests.
+//! every patch of `fixtures/patches/` and of the patch texts written in the crates' tests.
 //!
-//! A patch opened by `*** Begin Patch` has no prefix that may be accepted. Formats without a
-//! closing marker (unified diffs, `@@`/`===` patches without the sentinels) cannot tell a patch
-//! cut exactly between two files or two hunks from a shorter whole patch, nor the added lines
-//! at the end of a headerless `@@`/`===` hunk or add body from all of them: such a prefix may
-//! be accepted only when it is exactly that, a leading part of the whole patch, which this
-//! test checks operation by operation and hunk by hunk.
+//! A `*** Begin Patch` patch and an `@@`/`===` patch end with `*** End Patch`, so none of their
+//! prefixes may be accepted; nor may any prefix ending in the middle of a line, in any dialect.
+//! A unified diff has no end marker: a prefix cut at a line end exactly between two files or
+//! two hunks (or after the lines a hunk's counts asked for, when agents' counts drift) is itself
+//! a whole unified diff, byte for byte. Such a prefix may be accepted only when it is exactly
+//! that, a leading part of the whole patch in whole lines, which this test checks operation by
+//! operation and hunk by hunk, and counts.
 
 use std::path::{Path, PathBuf};
 
-use editkit_patch::{ApplyOptions, Hunk, Operation, Patch, apply, parse};
+use editkit_patch::{ApplyOptions, Dialect, Hunk, Operation, Patch, apply, parse};
 use editkit_vfs::Workspace;
 
 use crate::support::{snapshot, workspace_with, write_tree};
@@ -39,11 +40,11 @@ fn prefixes(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Whether `part` is a leading part of `whole` that a format without closing marker cannot tell
-/// from a whole patch: whole operations and hunks, the last hunk's old lines complete (unified
-/// diffs: only its last line may be cut), its new lines or an add body cut short.
-fn leading_part(whole: &Patch, part: &Patch, text: &str) -> bool {
-    if text.contains("*** Begin Patch") || part.dialect() != whole.dialect() {
+/// Whether `part` is a leading part of the unified diff `whole` in whole lines, which the
+/// format cannot tell from a whole patch: whole operations and hunks, then the last operation's
+/// hunks, the last of them cut at a line end.
+fn leading_part(whole: &Patch, part: &Patch, prefix: &str) -> bool {
+    if whole.dialect() != Dialect::Unified || part.dialect() != Dialect::Unified || !prefix.ends_with('\n') {
         return false;
     }
     let (whole_ops, part_ops) = (whole.operations(), part.operations());
@@ -51,9 +52,9 @@ fn leading_part(whole: &Patch, part: &Patch, text: &str) -> bool {
     if part_ops.len() > whole_ops.len() || whole_ops.get(..before.len()) != Some(before) {
         return false;
     }
-    let unified = whole.dialect() == editkit_patch::Dialect::Unified;
     match (last, &whole_ops[before.len()]) {
         (Operation::Add { path, content, .. }, Operation::Add { path: whole_path, content: whole_content, .. }) => {
+            // Cut before its `\ No newline at end of file`, an add body ends with a line end.
             path == whole_path && whole_content.starts_with(content.strip_suffix('\n').unwrap_or(content))
         }
         (Operation::Delete { path, .. }, Operation::Delete { path: whole_path, .. }) => path == whole_path,
@@ -69,24 +70,15 @@ fn leading_part(whole: &Patch, part: &Patch, text: &str) -> bool {
                 && move_to == whole_move
                 && hunks.len() <= whole_hunks.len()
                 && whole_hunks.get(..hunks_before.len()) == Some(hunks_before)
-                && hunk_leading_part(last_hunk, &whole_hunks[hunks_before.len()], unified)
+                && hunk_leading_part(last_hunk, &whole_hunks[hunks_before.len()])
         }
         _ => false,
     }
 }
 
-fn hunk_leading_part(part: &Hunk, whole: &Hunk, unified: bool) -> bool {
-    let lines_prefix = |part: &[String], whole: &[String]| match part.split_last() {
-        None => true,
-        Some((last, before)) => {
-            part.len() <= whole.len()
-                && whole.get(..before.len()) == Some(before)
-                && whole[before.len()].starts_with(last.as_str())
-        }
-    };
-    part.anchors == whole.anchors
-        && (part.old == whole.old || unified && lines_prefix(&part.old, &whole.old))
-        && lines_prefix(&part.new, &whole.new)
+fn hunk_leading_part(part: &Hunk, whole: &Hunk) -> bool {
+    let lines_prefix = |part: &[String], whole: &[String]| whole.starts_with(part);
+    part.anchors == whole.anchors && lines_prefix(&part.old, &whole.old) && lines_prefix(&part.new, &whole.new)
 }
 
 /// The string literals of a Rust source file that hold a newline (escapes undone).
@@ -270,7 +262,7 @@ fn every_prefix_of_every_corpus_patch_is_refused_and_changes_nothing() {
                     problems.push(format!("{name}, {how}: refused but the tree changed"));
                 }
                 (_, Err(_)) => refused += 1,
-                (Ok(part), Ok(_)) if leading_part(&whole, &part, &text) => leading += 1,
+                (Ok(part), Ok(_)) if leading_part(&whole, &part, &prefix) => leading += 1,
                 (_, Ok(applied)) => problems.push(format!("{name}, {how}: applied\n{}", applied.diff)),
             }
         }
@@ -290,7 +282,7 @@ fn every_prefix_of_every_patch_written_in_the_tests_is_refused() {
         for (how, prefix) in prefixes(text) {
             match parse(&prefix) {
                 Err(_) => refused += 1,
-                Ok(part) if leading_part(&whole, &part, text) => leading += 1,
+                Ok(part) if leading_part(&whole, &part, &prefix) => leading += 1,
                 Ok(part) => problems.push(format!("{source}: {text:?}, {how}: parsed as {:?}", part.operations())),
             }
         }
