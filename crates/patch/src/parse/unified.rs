@@ -23,7 +23,46 @@ struct Section {
     deleted_file: bool,
     /// `old mode`/`new mode` lines: a section that may rightly have no hunks.
     mode_change: bool,
+    /// An `index a..b` line with two blobs, or a `similarity index` under 100 %: git says the
+    /// content changes, so the section must have hunks.
+    content_changes: bool,
+    /// The `index` line names the empty blob as the new content (an empty file added).
+    empty_blob_after: bool,
+    /// Added and removed lines of its hunks, for a `format-patch` summary.
+    insertions: usize,
+    deletions: usize,
     hunks: Vec<Hunk>,
+}
+
+/// git's name for the empty blob, of which an `index` line gives a prefix.
+const EMPTY_BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
+/// `N files changed, I insertions(+), D deletions(-)` of a `git format-patch` summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Summary {
+    files: usize,
+    insertions: Option<usize>,
+    deletions: Option<usize>,
+}
+
+fn summary_line(text: &str) -> Option<Summary> {
+    let mut parts = text.trim().split(", ");
+    let files = parts.next()?.strip_suffix(" changed")?;
+    let files = files.strip_suffix(" files").or_else(|| files.strip_suffix(" file"))?.parse().ok()?;
+    let mut summary = Summary { files, insertions: None, deletions: None };
+    for part in parts {
+        let count = |suffixes: [&str; 2]| {
+            suffixes.iter().find_map(|suffix| part.strip_suffix(suffix)).and_then(|n| n.parse().ok())
+        };
+        if let Some(n) = count([" insertions(+)", " insertion(+)"]) {
+            summary.insertions = Some(n);
+        } else if let Some(n) = count([" deletions(-)", " deletion(-)"]) {
+            summary.deletions = Some(n);
+        } else {
+            return None;
+        }
+    }
+    Some(summary)
 }
 
 /// The old start line of a `@@ -l,n +l,n @@` header.
@@ -104,9 +143,17 @@ fn strip_prefix_dir(path: &str, prefix: &str) -> String {
 
 pub(super) fn parse(lines: &[Line<'_>]) -> Result<Vec<Operation>> {
     let mut sections: Vec<Section> = Vec::new();
+    // The summary of a `git format-patch` mail, before its first file: what the whole holds.
+    let mut summary: Option<(Summary, usize)> = None;
     let mut i = 0;
     while let Some(line) = lines.get(i) {
         let text = line.text;
+        if sections.is_empty()
+            && summary.is_none()
+            && let Some(found) = summary_line(text)
+        {
+            summary = Some((found, line.number));
+        }
         if let Some(rest) = text.strip_prefix("diff --git ") {
             let mut section = Section { line: line.number, git: true, ..Section::default() };
             section.git_paths = git_line_paths(rest);
@@ -136,6 +183,13 @@ pub(super) fn parse(lines: &[Line<'_>]) -> Result<Vec<Operation>> {
                 });
             };
             let (hunk, next) = read_hunk(lines, i)?;
+            for body in lines.get(i + 1..next).unwrap_or_default() {
+                if body.text.starts_with('+') {
+                    section.insertions += 1;
+                } else if body.text.starts_with('-') {
+                    section.deletions += 1;
+                }
+            }
             section.hunks.push(hunk);
             i = next;
             continue;
@@ -163,11 +217,44 @@ pub(super) fn parse(lines: &[Line<'_>]) -> Result<Vec<Operation>> {
             && !section.new_file
             && !section.deleted_file
             && section.rename_to.is_none();
+        let last = lines.last().map_or(section.line, |l| l.number);
         if headers_only || bare_git {
-            let last = lines.last().map_or(section.line, |l| l.number);
             return Err(super::incomplete(
                 last,
                 &format!("in the file section of line {} before any hunk", section.line),
+            ));
+        }
+        // git writes a section without hunks only when the content stays (a pure rename, a
+        // mode change) or is empty (`index 0000000..e69de29`): otherwise its hunks were cut.
+        if section.git && section.hunks.is_empty() && (section.content_changes || section.new_file) {
+            let emptied = section.new_file && section.empty_blob_after;
+            if !emptied {
+                return Err(super::incomplete(
+                    last,
+                    &format!(
+                        "in the file section of line {} before any hunk, though its header says the content \
+                         changes",
+                        section.line
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some((summary, at)) = summary {
+        let files = sections.len();
+        let insertions: usize = sections.iter().map(|s| s.insertions).sum();
+        let deletions: usize = sections.iter().map(|s| s.deletions).sum();
+        let short = files < summary.files
+            || summary.insertions.is_some_and(|n| insertions < n)
+            || summary.deletions.is_some_and(|n| deletions < n);
+        if short {
+            let last = lines.last().map_or(at, |l| l.number);
+            return Err(super::incomplete(
+                last,
+                &format!(
+                    "with {files} file(s), {insertions} added and {deletions} removed line(s), short of the summary \
+                     at line {at}"
+                ),
             ));
         }
     }
@@ -192,6 +279,17 @@ fn extended_header(section: &mut Section, line: &Line<'_>) -> Result<()> {
         section.rename_to = Some(unquote(to.trim_end()));
     } else if text.starts_with("old mode ") || text.starts_with("new mode ") {
         section.mode_change = true;
+    } else if let Some(blobs) = text.strip_prefix("index ") {
+        let blobs = blobs.split_whitespace().next().unwrap_or_default();
+        if let Some((before, after)) = blobs.split_once("..") {
+            let zero = |blob: &str| blob.bytes().all(|b| b == b'0');
+            section.content_changes |= before != after && !zero(before) && !zero(after);
+            section.empty_blob_after = !after.is_empty() && EMPTY_BLOB.starts_with(after);
+        }
+    } else if let Some(percent) = text.strip_prefix("similarity index ") {
+        section.content_changes |= percent.trim() != "100%";
+    } else if text.starts_with("dissimilarity index ") {
+        section.content_changes = true;
     } else if text.starts_with("new file mode") {
         section.new_file = true;
     } else if text.starts_with("deleted file mode") {
@@ -389,7 +487,9 @@ fn into_operation(section: Section) -> Result<Option<Operation>> {
     }
     if is_delete {
         let path = old.ok_or_else(|| missing_path(line))?;
-        let content = (!section.hunks.is_empty()).then(|| {
+        // Without hunks, git deletes only an empty file (as `git apply` does): a deletion cut
+        // before its removed lines must not take a whole file with it.
+        let content = Some({
             let mut content = String::new();
             let mut missing_newline = false;
             for hunk in &section.hunks {

@@ -290,3 +290,53 @@ fn every_prefix_of_every_patch_written_in_the_tests_is_refused() {
     println!("{} test patches: {refused} truncations refused, {leading} accepted as a leading part", patches.len());
     assert!(problems.is_empty(), "{} truncations accepted:\n{}", problems.len(), problems.join("\n\n"));
 }
+
+#[test]
+fn a_git_section_cut_before_its_hunks_is_refused_when_its_header_says_the_content_changes() {
+    for text in [
+        // A new file whose `index` line names a blob other than the empty one.
+        "diff --git a/n.txt b/n.txt\nnew file mode 100644\nindex 0000000..94954ab\n",
+        // A new file without any `index` line: git always writes one.
+        "diff --git a/n.txt b/n.txt\nnew file mode 100644\n",
+        // A rename whose content changes.
+        "diff --git a/old.py b/new.py\nsimilarity index 80%\nrename from old.py\nrename to new.py\n",
+        "diff --git a/old.py b/new.py\nrename from old.py\nrename to new.py\nindex 1a2b3c4..5d6e7f8 100644\n",
+    ] {
+        let err = parse(text).unwrap_err();
+        assert!(err.to_string().contains("though its header says the content changes"), "{text:?}: {err}");
+    }
+    // What git writes for an empty new file and a pure rename stays whole.
+    for text in [
+        "diff --git a/e.txt b/e.txt\nnew file mode 100644\nindex 0000000..e69de29\n",
+        "diff --git a/old.py b/new.py\nsimilarity index 100%\nrename from old.py\nrename to new.py\n",
+    ] {
+        assert!(parse(text).is_ok(), "{text:?}");
+    }
+}
+
+#[test]
+fn a_git_deletion_cut_before_its_removed_lines_deletes_only_an_empty_file() {
+    let (tmp, workspace) = workspace_with(&[("gone.txt", "bye\n"), ("empty.txt", "")]);
+    let cut = "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n";
+    let err = apply(&workspace, cut, &ApplyOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), "not_found", "{err}");
+    assert!(err.to_string().contains("it differs from the deleted lines"), "{err}");
+    assert!(tmp.path().join("gone.txt").exists());
+    let empty = "diff --git a/empty.txt b/empty.txt\ndeleted file mode 100644\nindex e69de29..0000000\n";
+    apply(&workspace, empty, &ApplyOptions::default()).unwrap();
+    assert!(!tmp.path().join("empty.txt").exists());
+}
+
+#[test]
+fn a_format_patch_mail_short_of_its_summary_is_cut_off() {
+    let head = "From 1234 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] two\n\n---\n a.txt | 2 +-\n b.txt | 2 +-\n \
+                2 files changed, 2 insertions(+), 2 deletions(-)\n\n";
+    let a = "diff --git a/a.txt b/a.txt\nindex 1..2 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n";
+    let b = "diff --git a/b.txt b/b.txt\nindex 3..4 100644\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n";
+    let err = parse(&format!("{head}{a}")).unwrap_err();
+    assert!(
+        err.to_string().contains("1 file(s), 1 added and 1 removed line(s), short of the summary at line 7"),
+        "{err}"
+    );
+    assert_eq!(parse(&format!("{head}{a}{b}-- \n2.43.0\n")).unwrap().operations().len(), 2);
+}
