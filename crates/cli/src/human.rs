@@ -269,7 +269,8 @@ pub(crate) fn patch_summary(style: Style, result: &Value) -> String {
     for file in files {
         let action = file["action"].as_str().unwrap_or("?");
         let from = file["from"].as_str().map(|f| format!(" (from {f})")).unwrap_or_default();
-        out.push_str(&format!("  {:<7} {}{from}\n", action, file["path"].as_str().unwrap_or("?")));
+        let formatted = if file["formatted"].as_bool() == Some(true) { ", then formatted" } else { "" };
+        out.push_str(&format!("  {:<7} {}{from}{formatted}\n", action, file["path"].as_str().unwrap_or("?")));
         // A hunk placed by anything but an exact match is shown, so a person can check it.
         for hunk in file["hunks"].as_array().into_iter().flatten() {
             let rung = hunk["rung"].as_str().unwrap_or("?");

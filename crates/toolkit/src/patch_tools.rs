@@ -64,12 +64,23 @@ impl Toolkit {
             ..Default::default()
         };
         let plan = patch::plan(workspace, &parsed, &options)?;
+        let mut formatted_paths: Vec<String> = Vec::new();
         let applied = if request.dry_run {
             plan.into_preview()
         } else {
             let before: Vec<(String, Option<Vec<u8>>)> =
                 plan.previous().map(|(path, bytes)| (path.to_owned(), bytes.map(<[u8]>::to_vec))).collect();
-            let applied = patch::commit(workspace, plan)?;
+            let mut applied = patch::commit(workspace, plan)?;
+            // The formatter, as `edit_file` runs it, per written file under its own lock; the
+            // patch's undo entry then expects the formatted content.
+            for file in &mut applied.files {
+                if let Some(sha256) = &file.sha256_after
+                    && let Some(formatted) = self.format_patched(workspace, &file.path, sha256)
+                {
+                    file.sha256_after = Some(formatted);
+                    formatted_paths.push(file.path.clone());
+                }
+            }
             let mut files = Vec::new();
             for (path, bytes) in before {
                 let after = workspace.read_raw_bytes(&path)?.map(|b| editkit_vfs::sha256_hex(&b));
@@ -98,6 +109,7 @@ impl Toolkit {
                             alignment: hunk.alignment.as_str().to_owned(),
                         })
                         .collect(),
+                    formatted: formatted_paths.contains(&file.path),
                     diagnostics: DiagnosticsInfo::default(),
                 })
                 .collect(),
@@ -116,6 +128,31 @@ impl Toolkit {
             }
         }
         Ok(response)
+    }
+
+    /// Formats one file a patch just wrote, when formatting is on: under the file's lock,
+    /// only while it still holds what the patch wrote (`sha256`); returns the formatted
+    /// content's hash when the formatter changed it. A file changed in between, or a formatter
+    /// that fails, leaves the file as it is: the patch stands either way.
+    #[allow(unused_variables)]
+    fn format_patched(&self, workspace: &editkit_vfs::Workspace, path: &str, sha256: &str) -> Option<String> {
+        #[cfg(feature = "analyze")]
+        if self.options().formatting.enabled {
+            let lock = workspace.lock(path).ok()?;
+            let bytes = lock.read_expecting(Some(sha256)).ok()?.decoded().encode();
+            let raw = std::str::from_utf8(&bytes).ok()?;
+            let formatted = crate::code::format(&self.root_paths(), lock.path(), raw, &self.options().formatting)?;
+            if formatted.as_bytes() == bytes.as_slice() {
+                return None;
+            }
+            let options = editkit_vfs::WriteOptions {
+                create_dirs: false,
+                expected_hash: Some(sha256.to_owned()),
+                ..Default::default()
+            };
+            return lock.write(formatted.as_bytes(), &options).ok().map(|written| written.sha256);
+        }
+        None
     }
 
     /// Restores every file of the last patch applied through editkit.

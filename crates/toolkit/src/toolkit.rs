@@ -302,7 +302,7 @@ impl Toolkit {
 
     /// Every root's path: external tools never come from a PATH entry inside one.
     #[cfg(feature = "analyze")]
-    fn root_paths(&self) -> Vec<&Path> {
+    pub(crate) fn root_paths(&self) -> Vec<&Path> {
         self.roots.iter().map(Workspace::root_path).collect()
     }
 

@@ -455,6 +455,10 @@ pub struct PatchedFile {
     /// Where each hunk landed (updates and moves with hunks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hunks: Vec<PatchedHunk>,
+    /// Whether the formatter (when formatting is on) rewrote the file after the patch; `sha256`
+    /// is then the formatted content's, and `diff` still shows the patch's own change.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub formatted: bool,
     /// Post-write diagnostics of this file, as `edit_file` runs them (none on a dry run or a
     /// delete).
     #[serde(default)]

@@ -111,3 +111,32 @@ fn a_formatted_write_reports_and_undoes_the_formatted_content() {
     env.ok("undo_edit", json!({"path": "a.txt"}));
     assert!(!env.dir.path().join("a.txt").exists());
 }
+
+#[test]
+fn a_patched_file_is_formatted_like_an_edited_one_and_undone_without_force() {
+    let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
+    formatting.formatters.insert("txt".into(), vec![editkit::analyze::Tool::new("sed", &["sed", "s/x/X/"])]);
+    let env = Env::with_options(editkit::Options { formatting, ..Default::default() });
+    std::fs::write(env.dir.path().join("a.txt"), "a = 1\n").unwrap();
+    std::fs::write(env.dir.path().join("keep.txt"), "k\n").unwrap();
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n-a = 1\n+x = 1\n*** Add File: b.txt\n+x = 2\n\
+                 *** Update File: keep.txt\n-k\n+K\n*** End Patch\n";
+    let applied = env.ok("apply_patch", json!({"patch": patch}));
+    assert_eq!(env.get("a.txt"), "X = 1\n");
+    assert_eq!(env.get("b.txt"), "X = 2\n");
+    assert_eq!(env.get("keep.txt"), "K\n");
+    let files = applied["files"].as_array().unwrap();
+    assert_eq!(files[0]["formatted"], true);
+    assert_eq!(files[0]["sha256"], editkit::vfs::sha256_hex(b"X = 1\n"));
+    assert_eq!(files[1]["formatted"], true);
+    // Nothing for the formatter to change: no `formatted`, the patch's own hash.
+    assert!(files[2].get("formatted").is_none(), "{}", files[2]);
+    assert_eq!(files[2]["sha256"], editkit::vfs::sha256_hex(b"K\n"));
+    // The guard knows the formatted content, and the patch's undo entry expects it.
+    env.ok("edit_file", json!({"path": "a.txt", "old_string": "X = 1", "new_string": "y = 1"}));
+    env.ok("undo_edit", json!({"path": "a.txt"}));
+    env.ok("undo_patch", json!({}));
+    assert_eq!(env.get("a.txt"), "a = 1\n");
+    assert!(!env.dir.path().join("b.txt").exists());
+    assert_eq!(env.get("keep.txt"), "k\n");
+}
