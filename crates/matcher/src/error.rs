@@ -21,8 +21,8 @@ pub enum Error {
     /// The deciding rung found more than one candidate (or, on the block-anchor rung, more than
     /// one candidate within the score margin of the best one). Nothing was changed.
     #[error(
-        "old text matches {count} places ({rung} rung) starting at lines {}; add surrounding lines to make it unique, or use replace_all",
-        list_lines(.lines)
+        "old text matches {count} places ({rung} rung) starting at {}; add surrounding lines to make it unique, or use replace_all",
+        list_lines(.lines, *.count)
     )]
     Ambiguous {
         /// How many candidates the deciding rung found (saturates at the candidate limit).
@@ -110,9 +110,14 @@ fn not_found_hint(closest: Option<&NearMiss>) -> String {
     }
 }
 
-fn list_lines(lines: &[usize]) -> String {
+fn list_lines(lines: &[usize], count: usize) -> String {
     let listed: Vec<String> = lines.iter().map(usize::to_string).collect();
-    listed.join(", ")
+    match lines {
+        // Two overlapping blocks of different lengths from the same line.
+        [line] if count > 1 => format!("line {line} (overlapping places of different lengths)"),
+        [line] => format!("line {line}"),
+        _ => format!("lines {}", listed.join(", ")),
+    }
 }
 
 /// The region most similar to a needle that was not found: enough to retry without a new read.

@@ -11,6 +11,8 @@ CODE = os.path.join(ROOT, "fixtures/code")
 EDITS = os.path.join(ROOT, "fixtures/edits")
 PATCHES = os.path.join(ROOT, "fixtures/patches")
 rng = random.Random(14)
+# The shape groups draw from their own generator, so the groups above stay as they were.
+shape_rng = random.Random(1414)
 
 
 def sources(lang):
@@ -117,6 +119,133 @@ def edit_groups():
     return count
 
 
+# Shapes of repeated, similar lines, where leaving a line out is easiest and most dangerous:
+# the items of a list, the entries of a dict literal, the arguments of a call or definition
+# (one per line), a run of call statements, the fields of a struct-like declaration.
+ITEM = re.compile(r"^\s+\S.*,\s*$")
+CALL = re.compile(r"^\s*(await\s+)?[A-Za-z_][\w.]*\(.*\)\s*;?\s*$")
+# A class body's fields: annotated (`name: type = value`) or plain attributes (`NAME = value`).
+FIELD_PY = re.compile(r"^    [A-Za-z_][A-Za-z0-9_]*\s*(:\s*[^=]+)?=\s*[^=].*$|^    [a-z_][a-z0-9_]*\s*:\s*[^=]+$")
+FIELD_TS = re.compile(r"^\s+(readonly\s+)?[A-Za-z_$][\w$]*\??\s*:\s*[^=(]+;?\s*$")
+SHAPES = ["list", "dict", "args", "calls", "fields"]
+
+
+def opener_kind(line):
+    t = line.rstrip()
+    if t.endswith("["):
+        return "list"
+    if t.endswith("{") and ("=" in t or t.strip().startswith(("return", "(")) or t.endswith("({") or t.endswith(": {")):
+        return "dict"
+    if t.endswith("("):
+        return "args"
+    return None
+
+
+def shape_blocks(path):
+    """(shape, start, end) of bracketed item runs (opener .. closer) and of line runs."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        kind = opener_kind(line)
+        if kind is None or "\t" in line or "\\" in line:
+            continue
+        indent = len(line) - len(line.lstrip())
+        j = i + 1
+        while j < len(lines) and lines[j].strip() and (len(lines[j]) - len(lines[j].lstrip())) > indent:
+            j += 1
+        items = lines[i + 1:j]
+        closer = lines[j] if j < len(lines) else ""
+        if not (6 <= len(items) <= 14) or not closer.strip()[:1] in ")]}":
+            continue
+        # Every item ends with a comma but the last, which may not.
+        if not all(ITEM.match(l) for l in items[:-1]) or any("\\" in l or "\t" in l for l in items):
+            continue
+        if kind == "dict" and not all(":" in l for l in items):
+            continue
+        found.append((kind, i, j))
+    ts = path.endswith(".ts")
+    for kind, rx in [("calls", CALL), ("fields", FIELD_TS if ts else FIELD_PY)]:
+        i = 0
+        while i < len(lines):
+            j = i
+            indent = len(lines[i]) - len(lines[i].lstrip())
+            while j < len(lines) and rx.match(lines[j]) and len(lines[j]) - len(lines[j].lstrip()) == indent \
+                    and "\\" not in lines[j] and "\t" not in lines[j]:
+                j += 1
+            if j - i >= 5:
+                found.append((kind, i, min(j, i + 10) - 1))
+                i = j
+            else:
+                i += 1
+    return lines, found
+
+
+def added_line(shape, lang, like):
+    indent = like[:len(like) - len(like.lstrip())]
+    py = lang == "py"
+    text = {
+        "list": '"editkit_added",' if py else '"editkitAdded",',
+        "dict": '"editkit_added": None,' if py else "editkitAdded: undefined,",
+        "args": "editkit_added=None," if py else "editkitAdded,",
+        "calls": "editkit_added()" if py else "editkitAdded();",
+        "fields": "editkit_added: int = 0" if py else "editkitAdded?: unknown;",
+    }[shape]
+    return indent + text
+
+
+def shape_groups():
+    """`<lang>-omit-one-<shape>` / `<lang>-omit-two-<shape>`: the old text of a block of that
+    shape leaves one or two middle lines out, and the agent adds an item before the block's
+    last line. The lines left out must stay; a refusal is correct too."""
+    count = {}
+    for lang in ["py", "ts"]:
+        by_shape = {shape: [] for shape in SHAPES}
+        # `fixtures/code/python-shapes/` adds stdlib modules rich in these shapes (kept apart so
+        # the groups above draw from the same files as before).
+        extra = sorted(os.path.join(CODE, "python-shapes", f) for f in os.listdir(os.path.join(CODE, "python-shapes"))
+                       if f.endswith(".py")) if lang == "py" else []
+        for path in sources(lang) + extra:
+            lines, found = shape_blocks(path)
+            text = "\n".join(lines)
+            for shape, start, end in found:
+                block = "\n".join(lines[start:end + 1])
+                # The block itself is unique in its file (its lines alone may not be).
+                if text.count(block) == 1:
+                    by_shape[shape].append((path, lines, start, end))
+        for shape in SHAPES:
+            picks = by_shape[shape]
+            shape_rng.shuffle(picks)
+            for omit in ["one", "two"]:
+                k = 0
+                for path, lines, start, end in picks:
+                    if k == 4:
+                        break
+                    region = lines[start:end + 1]
+                    # Lines left out: among the middle ones, two lines from either end kept.
+                    middle = list(range(2, len(region) - 3 if omit == "two" else len(region) - 2))
+                    if not middle:
+                        continue
+                    a = shape_rng.choice(middle)
+                    gone = [a] if omit == "one" else [a, a + 1]
+                    old_lines = [l for i, l in enumerate(region) if i not in gone]
+                    # The agent adds an item before the block's last line (its closer, for a
+                    # bracketed shape; after the run's last line for a run).
+                    run = shape in ("calls", "fields")
+                    at = len(region) if run else len(region) - 1
+                    new_line = added_line(shape, lang, region[at - 1])
+                    old_at = len(old_lines) if run else len(old_lines) - 1
+                    new_lines = old_lines[:old_at] + [new_line] + old_lines[old_at:]
+                    after_region = region[:at] + [new_line] + region[at:]
+                    before = "\n".join(lines)
+                    after = "\n".join(lines[:start] + after_region + lines[end + 1:])
+                    k += 1
+                    name = f"{lang}-omit-{omit}-{shape}-{k:03d}"
+                    write_edit(name, before, "\n".join(old_lines) + "\n", "\n".join(new_lines) + "\n", after=after,
+                               rung="block_anchor", may_refuse=True)
+                    count[name] = os.path.relpath(path, CODE) + f":{start + 1}"
+    return count
+
+
 def write_patch(name, files, patch, after=None, error=None):
     folder = os.path.join(PATCHES, name)
     shutil.rmtree(folder, ignore_errors=True)
@@ -199,6 +328,7 @@ def patch_groups():
 
 if __name__ == "__main__":
     edits = edit_groups()
+    edits.update(shape_groups())
     patches = patch_groups()
     with open(os.path.join(EDITS, "SOURCES-model.tsv"), "w") as f:
         for name, where in sorted(edits.items()):
