@@ -45,6 +45,8 @@ pub enum Error {
         first_line: usize,
         /// 1-based last line of the similar region (inclusive).
         last_line: usize,
+        /// The block-anchor score of the region, from 0.0 to 1.0.
+        similarity: f64,
         /// What stops the change, naming the lines.
         reason: String,
     },
@@ -99,6 +101,25 @@ impl Error {
             Error::NoChange => "no_change",
             Error::LimitExceeded { .. } => "limit_exceeded",
             Error::InvalidRange { .. } => "invalid_range",
+        }
+    }
+}
+
+impl Error {
+    /// The region most like the old text, when the error is a miss that has one: a `NotFound`
+    /// with a near miss, or an `Unaligned` block (its lines and score; no divergence line, the
+    /// reason names the lines instead).
+    #[must_use]
+    pub fn closest(&self) -> Option<NearMiss> {
+        match self {
+            Error::NotFound { closest } => closest.clone(),
+            Error::Unaligned { first_line, last_line, similarity, .. } => Some(NearMiss {
+                first_line: *first_line,
+                last_line: *last_line,
+                similarity: *similarity,
+                divergence: None,
+            }),
+            _ => None,
         }
     }
 }

@@ -215,7 +215,13 @@ fn replace_with(haystack: &str, old: &str, new: &str, options: &Options, all: bo
                 &replacement,
                 found.first_line(),
                 options.changed_lines_exact,
-            )?;
+            )
+            .map_err(|err| match err {
+                Error::Unaligned { first_line, last_line, reason, .. } => {
+                    Error::Unaligned { first_line, last_line, similarity: found.score(), reason }
+                }
+                other => other,
+            })?;
             found.alignment = alignment;
             replacement = std::borrow::Cow::Owned(merged);
         }

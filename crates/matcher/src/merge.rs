@@ -154,7 +154,7 @@ pub(crate) fn merge<'a>(
     };
     let aligned = align(&old_lines, &region_lines);
     let last_line = first_line + region_lines.len().saturating_sub(1);
-    let refuse = |reason: String| Error::Unaligned { first_line, last_line, reason };
+    let refuse = |reason: String| Error::Unaligned { first_line, last_line, similarity: 0.0, reason };
     let shown = |line: &str| shorten(&normalise::visible(line));
     let mut out: Vec<&'a str> = Vec::with_capacity(region_lines.len() + new_lines.len());
     let mut emitted_left_out = vec![false; old_lines.len() + 1];

@@ -169,11 +169,12 @@ impl Failure {
         self.cause.kind()
     }
 
-    /// The closest region of the file when the hunk was not found.
+    /// The closest region of the file when the hunk was not found, or the similar block a
+    /// hunk could not be applied to without guessing.
     #[must_use]
-    pub fn closest(&self) -> Option<&editkit_matcher::NearMiss> {
+    pub fn closest(&self) -> Option<editkit_matcher::NearMiss> {
         match &self.cause {
-            Cause::Matcher(editkit_matcher::Error::NotFound { closest }) => closest.as_ref(),
+            Cause::Matcher(err) => err.closest(),
             _ => None,
         }
     }

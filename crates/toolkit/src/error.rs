@@ -275,8 +275,12 @@ fn vfs_details(err: &editkit_vfs::Error, map: &mut Map<String, Value>) {
 fn matcher_details(err: &editkit_matcher::Error, map: &mut Map<String, Value>) {
     use editkit_matcher::Error as E;
     match err {
-        E::NotFound { closest } => {
-            map.insert("closest".into(), json!(closest));
+        E::NotFound { .. } => {
+            map.insert("closest".into(), json!(err.closest()));
+        }
+        E::Unaligned { reason, .. } => {
+            map.insert("closest".into(), json!(err.closest()));
+            map.insert("reason".into(), json!(reason));
         }
         E::Ambiguous { count, lines, rung } => {
             map.insert("count".into(), json!(count));

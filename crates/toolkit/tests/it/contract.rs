@@ -337,3 +337,21 @@ fn looking_at_a_file_does_not_vouch_for_content_the_agent_never_saw() {
     env.ok("edit_python_file", json!({"path": "m.py", "old_content": "x = 1", "new_content": "x = 5"}));
     assert_eq!(env.get("m.py"), "x = 5\ny = 2\n");
 }
+
+#[test]
+fn an_unaligned_refusal_names_the_similar_block_as_closest() {
+    let env = Env::with_files(&[("x.py", "x = [\n    1,\n    2,\n    3,\n    4,\n    5,\n]\n")]);
+    // The old text leaves `3,` out and the change inserts exactly where it stands.
+    let err = env.refused(
+        "edit_file",
+        json!({"path": "x.py", "old_string": "x = [\n    1,\n    2,\n    4,\n    5,\n]\n",
+               "new_string": "x = [\n    1,\n    2,\n    2.5,\n    4,\n    5,\n]\n"}),
+        "not_found",
+    )["error"]
+        .clone();
+    assert_eq!(err["closest"]["first_line"], 1, "{err}");
+    assert_eq!(err["closest"]["last_line"], 7, "{err}");
+    assert!(err["closest"]["similarity"].as_f64().unwrap() > 0.5, "{err}");
+    assert!(err["reason"].as_str().unwrap().contains("3,"), "{err}");
+    assert_eq!(env.get("x.py"), "x = [\n    1,\n    2,\n    3,\n    4,\n    5,\n]\n");
+}
