@@ -128,36 +128,32 @@ pub(crate) fn assert_root_unchanged(scene: &Scene, before: &Snapshot, attack: &s
     );
 }
 
-/// Where the real tools are: installed by `tests/tools/setup.sh` when missing.
+/// Where the real tools are: installed by `tests/tools/setup.sh`, which `cargo xtask ci` and
+/// `.ci/run` run first (the tests never reach a registry themselves).
 pub(crate) struct RealTools {
     venv_bin: PathBuf,
     npm_bin: PathBuf,
 }
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 pub(crate) fn real_tools() -> &'static RealTools {
     static TOOLS: OnceLock<RealTools> = OnceLock::new();
     TOOLS.get_or_init(|| {
-        let dir =
-            std::env::var_os("EDITKIT_TEST_TOOLS").map_or_else(|| repo_root().join("target/test-tools"), PathBuf::from);
+        let dir = std::env::var_os("EDITKIT_TEST_TOOLS")
+            .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-tools"), PathBuf::from);
         let tools = RealTools { venv_bin: dir.join("venv/bin"), npm_bin: dir.join("npm/bin") };
-        let ready = ["ruff", "black"].iter().all(|name| tools.venv_bin.join(name).is_file())
-            && tools.npm_bin.join("prettier").exists();
-        if !ready {
-            let setup = repo_root().join("crates/analyze/tests/tools/setup.sh");
-            println!("NOTE: installing ruff, black and prettier under {} with {}", dir.display(), setup.display());
-            let status = Command::new("bash").arg(&setup).env("EDITKIT_TEST_TOOLS", &dir).status();
-            assert!(
-                status.is_ok_and(|status| status.success()),
-                "{} failed: these tests need ruff and black from PyPI (python3 -m venv, pip) and prettier \
-                 from npm; check that python3-venv and npm are installed and the registries reachable, then \
-                 run `bash crates/analyze/tests/tools/setup.sh` by hand",
-                setup.display()
-            );
-        }
+        let missing: Vec<&str> = [("ruff", tools.venv_bin.join("ruff")), ("black", tools.venv_bin.join("black"))]
+            .into_iter()
+            .chain([("prettier", tools.npm_bin.join("prettier"))])
+            .filter(|(_, path)| !path.exists())
+            .map(|(name, _)| name)
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "these tests run the real {} from {}, which is not installed there; install ruff and black (PyPI) and \
+             prettier (npm) with `bash crates/analyze/tests/tools/setup.sh` (cargo xtask ci runs it)",
+            missing.join(", "),
+            dir.display()
+        );
         tools
     })
 }

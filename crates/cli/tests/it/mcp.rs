@@ -8,21 +8,25 @@ use serde_json::{Value, json};
 
 use super::{editkit, repo_root, root_arg, workspace};
 
-/// The virtualenv's python with the MCP Python SDK 2.x. `tests/mcp/setup.sh` runs every time: it
-/// creates the venv when missing, upgrades an older SDK in place, and leaves a venv that already
-/// satisfies its requirements as it is (pip checks that without asking PyPI).
+/// The virtualenv's python with the MCP Python SDK 2.x, which `tests/mcp/setup.sh` installs
+/// (`cargo xtask ci` and `.ci/run` run it first; the test itself never reaches PyPI). A missing
+/// venv or another major version fails the test with the command that fixes it.
 fn python_with_mcp() -> PathBuf {
     let venv = std::env::var_os("MCP_VENV").map_or_else(|| repo_root().join("target/mcp-venv"), PathBuf::from);
-    let setup = repo_root().join("crates/cli/tests/mcp/setup.sh");
-    let status = Command::new("bash").arg(&setup).env("MCP_VENV", &venv).status();
-    assert!(
-        status.is_ok_and(|s| s.success()),
-        "{} failed: the MCP end-to-end test needs `python3 -m venv` and `pip install 'mcp>=2.3,<3' jsonschema` \
-         from PyPI into {}; check that python3-venv is installed and PyPI is reachable, then run the script by hand",
-        setup.display(),
+    let python = venv.join("bin/python");
+    let check = "import importlib.metadata as m, sys; import jsonschema; v = m.version('mcp'); \
+                 sys.exit(0 if v.split('.')[0] == '2' else f'mcp {v} is installed, the test needs 2.x')";
+    let output = Command::new(&python).args(["-c", check]).output();
+    let problem = match &output {
+        Ok(output) if output.status.success() => return python,
+        Ok(output) => String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        Err(err) => format!("{}: {err}", python.display()),
+    };
+    panic!(
+        "the MCP end-to-end test needs the MCP Python SDK 2.x and jsonschema in {} ({problem}); install them with \
+         `bash crates/cli/tests/mcp/setup.sh` (cargo xtask ci runs it)",
         venv.display()
     );
-    venv.join("bin/python")
 }
 
 #[test]

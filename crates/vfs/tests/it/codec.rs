@@ -108,3 +108,24 @@ fn new_lines_take_the_dominant_ending() {
     text.splice(end..end, "d\ne\n").unwrap();
     assert_eq!(text.encode(), b"a\r\nb\r\nc\nd\r\ne\r\n");
 }
+
+/// The codec crasher the fuzzer found (`fixtures/fuzz/codec/crash-ebb778e47a503d7a`): a text
+/// opening with U+FEDF, whose UTF-8 (`EF BB 9F`) shares its first two bytes with a BOM
+/// (`EF BB BF`). It is content, not a BOM, and a splice of the last line keeps every byte before.
+#[test]
+fn a_character_that_starts_like_a_bom_is_content() {
+    let bytes = "\u{fedf}A`\nl\u{fedf}".as_bytes();
+    let committed = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/fuzz/codec/crash-ebb778e47a503d7a"),
+    )
+    .unwrap();
+    assert_eq!(committed, bytes);
+    let text = Text::decode(bytes).unwrap();
+    assert!(!text.bom());
+    assert_eq!(text.as_str(), "\u{fedf}A`\nl\u{fedf}");
+    assert_eq!(text.encode(), bytes);
+    let mut edited = text.clone();
+    let last_line = text.as_str().rfind('\n').unwrap() + 1;
+    edited.splice(last_line..text.as_str().len(), "X").unwrap();
+    assert_eq!(edited.encode(), "\u{fedf}A`\nX".as_bytes());
+}
