@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod block;
+pub mod diff;
 mod error;
 mod ladder;
 mod lines;

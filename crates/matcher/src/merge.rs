@@ -62,7 +62,7 @@ fn align(old: &[&str], region: &[&str]) -> Aligned {
         equal: vec![false; old.len()],
         left_out: vec![Vec::new(); old.len() + 1],
     };
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_keys, &region_keys) {
+    for op in crate::diff::ops(&old_keys, &region_keys) {
         match op {
             similar::DiffOp::Equal { old_index, new_index, len } => {
                 for k in 0..len {
@@ -164,7 +164,7 @@ pub(crate) fn merge<'a>(
             out.extend(aligned.left_out[at].iter().map(|&r| region_lines[r]));
         }
     };
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+    for op in crate::diff::ops(&old_lines, &new_lines) {
         match op {
             similar::DiffOp::Equal { old_index, len, .. } => {
                 for i in old_index..old_index + len {

@@ -139,7 +139,7 @@ fn splice_changed_lines(text: &mut Text, range: Range<usize>, replacement: &str)
     for line in &old_lines {
         offsets.push(offsets.last().copied().unwrap_or(range.start) + line.len());
     }
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines);
+    let ops = editkit_matcher::diff::ops(&old_lines, &new_lines);
     for op in ops.iter().rev() {
         let (old_at, old_len, new_at, new_len) = match *op {
             similar::DiffOp::Equal { .. } => continue,
@@ -502,7 +502,7 @@ fn keep_context(matched: &str, replacement: &str, hunk: &Hunk) -> String {
     if file_lines.len() != hunk.old.len() || new_lines.len() != hunk.new.len() {
         return replacement.to_owned();
     }
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &hunk.old, &hunk.new) {
+    for op in editkit_matcher::diff::ops(&hunk.old, &hunk.new) {
         if let similar::DiffOp::Equal { old_index, new_index, len } = op {
             for k in 0..len {
                 if let (Some(slot), Some(line)) = (new_lines.get_mut(new_index + k), file_lines.get(old_index + k)) {

@@ -369,7 +369,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 let (updated, reports): (Content, Vec<HunkReport>) = match (&current, hunks.is_empty()) {
                     (_, true) => (current.clone(), Vec::new()),
                     (Content::Raw(_, err), false) => {
-                        failures.push(file_failure(Cause::Vfs(decode_error(operation.path(), *err))));
+                        failures
+                            .push(file_failure(Cause::Vfs(editkit_vfs::Error::from_decode(operation.path(), *err))));
                         continue;
                     }
                     (Content::Text(text), false) => {
@@ -526,16 +527,6 @@ fn disk_problem(workspace: &Workspace, path: &str, problem: Option<&editkit_vfs:
     read_disk(workspace, path).problem
 }
 
-fn decode_error(path: &str, err: DecodeError) -> editkit_vfs::Error {
-    let path = path.to_owned();
-    match err {
-        DecodeError::Utf16 => editkit_vfs::Error::Utf16 { path },
-        DecodeError::Binary { offset } => editkit_vfs::Error::Binary { path, offset },
-        DecodeError::NotUtf8 { offset } => editkit_vfs::Error::NotUtf8 { path, offset },
-        _ => editkit_vfs::Error::InvalidPath { path, reason: "not editable text".into() },
-    }
-}
-
 /// Appends one file's unified diff (`None` side = `/dev/null`; `None` text = not text).
 fn push_diff(out: &mut String, old: Option<(&String, Option<&str>)>, new: Option<(&String, &str)>) {
     let old_name = old.map_or_else(|| "/dev/null".to_owned(), |(path, _)| format!("a/{path}"));
@@ -553,6 +544,5 @@ fn push_diff(out: &mut String, old: Option<(&String, Option<&str>)>, new: Option
         }
         return;
     }
-    let diff = similar::TextDiff::from_lines(old_text, new_text);
-    out.push_str(&diff.unified_diff().context_radius(3).header(&old_name, &new_name).to_string());
+    out.push_str(&editkit_matcher::diff::unified(&old_name, &new_name, old_text, new_text, 3));
 }

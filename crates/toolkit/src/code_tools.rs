@@ -3,10 +3,10 @@
 use editkit_vfs::WriteOptions;
 
 use crate::code;
-use crate::diff;
 use crate::error::{Error, Result};
 use crate::toolkit::Toolkit;
 use crate::types::*;
+use editkit_matcher::diff;
 
 /// Sections update_project_index manages, in the order they are created.
 const INDEX_SECTIONS: [&str; 3] = ["Description", "Structure", "Instructions"];
@@ -72,7 +72,7 @@ impl Toolkit {
         self.writable("replace_function")?;
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
-        let file = Self::read_fresh(workspace, &lock, &request.path, None, false)?;
+        let file = lock.read_for_write(None, false)?;
         let rel = file.path().to_owned();
         let old = file.text();
         let new = code::replace_function(&rel, old, &request.function_name, &request.new_implementation)?;

@@ -44,7 +44,6 @@
 mod code;
 #[cfg(feature = "analyze")]
 mod code_tools;
-pub mod diff;
 mod error;
 mod history;
 pub mod json;
@@ -65,6 +64,7 @@ pub use types::*;
 #[cfg(feature = "analyze")]
 pub use editkit_analyze as analyze;
 pub use editkit_matcher as matcher;
+pub use editkit_matcher::diff;
 #[cfg(feature = "patch")]
 pub use editkit_patch as patch;
 #[cfg(feature = "search")]

@@ -8,11 +8,11 @@ use editkit_matcher as matcher;
 use editkit_vfs::{EntryKind, Policy, Text, Workspace, WriteOptions};
 
 use crate::code;
-use crate::diff;
 use crate::error::{Error, Result};
 use crate::history;
 use crate::sessions::{Session, SessionUsage, Sessions};
 use crate::types::*;
+use editkit_matcher::diff;
 
 /// How a toolkit is opened.
 #[derive(Debug, Clone)]
@@ -224,29 +224,6 @@ impl Toolkit {
         if self.options.read_only { Err(Error::ReadOnly { tool: tool.to_owned() }) } else { Ok(()) }
     }
 
-    /// Reads the locked file for a read-modify-write: refused as `stale` when its bytes do
-    /// not hash to `expected_hash` (always honoured) or, unless forced, to what this toolkit
-    /// last read; the check and the returned text are one read.
-    pub(crate) fn read_fresh(
-        workspace: &Workspace,
-        lock: &editkit_vfs::FileLock<'_>,
-        given: &str,
-        expected_hash: Option<&str>,
-        force: bool,
-    ) -> Result<editkit_vfs::FileText> {
-        let expected = match expected_hash {
-            Some(hash) => Some(hash.to_owned()),
-            None if force => None,
-            None => workspace.recorded_hash(lock.path())?,
-        };
-        lock.read_expecting(expected.as_deref()).map_err(|err| match err {
-            editkit_vfs::Error::Stale { expected, current, .. } => {
-                Error::Vfs(editkit_vfs::Error::Stale { path: given.to_owned(), expected, current })
-            }
-            other => other.into(),
-        })
-    }
-
     /// Writes through `lock`, first keeping the previous content for undo; returns where it
     /// is kept.
     pub(crate) fn write_kept(
@@ -355,13 +332,7 @@ impl Toolkit {
                     links: Vec::new(),
                 });
             }
-            Err(editkit_vfs::codec::DecodeError::Utf16) => {
-                return Err(editkit_vfs::Error::Utf16 { path: request.path }.into());
-            }
-            Err(editkit_vfs::codec::DecodeError::NotUtf8 { offset }) => {
-                return Err(editkit_vfs::Error::NotUtf8 { path: request.path, offset }.into());
-            }
-            Err(_) => return Err(editkit_vfs::Error::Binary { path: request.path, offset: 0 }.into()),
+            Err(err) => return Err(editkit_vfs::Error::from_decode(&request.path, err).into()),
         };
         let facts = code::facts(&rel, decoded.as_str());
         let (content, partial) = line_window(decoded.as_str(), request.offset, request.limit);
@@ -547,7 +518,7 @@ impl Toolkit {
     ) -> Result<EditFileResponse> {
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
-        let file = Self::read_fresh(workspace, &lock, &request.path, request.expected_hash.as_deref(), request.force)?;
+        let file = lock.read_for_write(request.expected_hash.as_deref(), request.force)?;
         let rel = file.path().to_owned();
         let old_text = file.decoded();
         let within = match request.within.as_deref() {
@@ -661,7 +632,7 @@ impl Toolkit {
         };
         let new = Text::new(&request.new_content, editkit_vfs::LineEnding::Lf, false).into_string();
         let rel = workspace.resolve(&request.path)?;
-        let diff = diff::unified(&rel, &old, &new, request.context_lines);
+        let diff = diff::file(&rel, &old, &new, request.context_lines);
         let (additions, deletions) = diff::counts(&old, &new);
         Ok(GenerateDiffResponse { has_changes: old != new, diff, additions, deletions })
     }
@@ -814,7 +785,7 @@ impl Toolkit {
             Err(editkit_vfs::Error::NotFound { .. }) => String::new(),
             Err(err) => return Err(err.into()),
         };
-        let diff = diff::unified(&path, &disk, buffer.as_str(), 3);
+        let diff = diff::file(&path, &disk, buffer.as_str(), 3);
         let (additions, deletions) = diff::counts(&disk, buffer.as_str());
         Ok(GenerateDiffResponse { has_changes: disk != buffer.as_str(), diff, additions, deletions })
     }

@@ -147,6 +147,20 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error for `path` whose bytes are not editable text: the one mapping of a
+    /// [`DecodeError`](crate::codec::DecodeError) every crate uses (`utf16`, `binary`,
+    /// `not_utf8`).
+    #[must_use]
+    pub fn from_decode(path: &str, err: crate::codec::DecodeError) -> Error {
+        use crate::codec::DecodeError;
+        let path = path.to_owned();
+        match err {
+            DecodeError::Utf16 => Error::Utf16 { path },
+            DecodeError::Binary { offset } => Error::Binary { path, offset },
+            DecodeError::NotUtf8 { offset } => Error::NotUtf8 { path, offset },
+        }
+    }
+
     /// The stable snake_case word of the tool-call contract for this error.
     ///
     /// ```

@@ -123,7 +123,42 @@ impl<'ws> FileLock<'ws> {
     /// # Errors
     /// [`Error::Stale`]; as [`Workspace::read`].
     pub fn read_expecting(&self, expected_sha256: Option<&str>) -> Result<FileText> {
-        self.workspace.read_expecting(&self.rel, expected_sha256)
+        self.workspace.read_expecting(&self.rel, expected_sha256).map_err(|err| self.named(err))
+    }
+
+    /// Reads the locked file for a read-modify-write under the staleness guard, the decision
+    /// a write makes too: refused as [`Error::Stale`] unless its content hashes to `expected`
+    /// (always honoured, any case) or, without it and unless `force`, to what this workspace
+    /// last read or wrote. The check and the returned text come from one read; errors name
+    /// the path the lock was taken with.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// workspace.read("a.txt")?;
+    /// std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+    /// let lock = workspace.lock("./a.txt")?;
+    /// let err = lock.read_for_write(None, false).unwrap_err();
+    /// assert!(matches!(&err, editkit_vfs::Error::Stale { path, .. } if path == "./a.txt"));
+    /// assert_eq!(lock.read_for_write(None, true)?.text(), "two\n");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Stale`]; as [`Workspace::read`].
+    pub fn read_for_write(&self, expected: Option<&str>, force: bool) -> Result<FileText> {
+        let expected = self.workspace.expected_hash(&self.rel, expected, force);
+        self.read_expecting(expected.as_deref())
+    }
+
+    /// `err` naming the path the lock was taken with, as every vfs error names the caller's.
+    fn named(&self, err: Error) -> Error {
+        match err {
+            Error::Stale { expected, current, .. } => Error::Stale { path: self.given.clone(), expected, current },
+            other => other,
+        }
     }
 
     /// SHA-256 of the locked file's current content, `None` if it does not exist.

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, OpenOptions, Permissions};
 
-use crate::codec::{DecodeError, Text};
+use crate::codec::Text;
 use crate::error::{Error, Result};
 use crate::hash::{Hasher, sha256_hex};
 use crate::lock::{FileLock, LockTable};
@@ -530,14 +530,10 @@ impl Workspace {
     pub(crate) fn read_expecting(&self, path: &str, expected: Option<&str>) -> Result<FileText> {
         let (rel, bytes) = self.read_raw(path)?;
         let sha256 = sha256_hex(&bytes);
-        if let Some(expected) = expected
-            && !expected.eq_ignore_ascii_case(&sha256)
+        if let Some(expected) = expected.map(str::to_ascii_lowercase)
+            && expected != sha256
         {
-            return Err(Error::Stale {
-                path: path.to_owned(),
-                expected: expected.to_ascii_lowercase(),
-                current: Some(sha256),
-            });
+            return Err(Error::Stale { path: path.to_owned(), expected, current: Some(sha256) });
         }
         self.record(&rel, &sha256);
         file_text(path, rel, &bytes, sha256)
@@ -742,15 +738,20 @@ impl Workspace {
         })
     }
 
-    /// The staleness guard: an explicit hash is always honoured; otherwise the ledger is,
-    /// unless forced.
-    fn check_fresh(&self, given: &str, rel: &str, current: Option<&str>, options: &WriteOptions) -> Result<()> {
-        let expected = match &options.expected_hash {
+    /// The staleness decision, made here only: the hash a read-modify-write of `rel` must find
+    /// (lowercase). An explicit hash is always honoured; otherwise the ledger's (what this
+    /// workspace last read or wrote), unless forced.
+    pub(crate) fn expected_hash(&self, rel: &str, explicit: Option<&str>, force: bool) -> Option<String> {
+        match explicit {
             Some(expected) => Some(expected.to_ascii_lowercase()),
-            None if options.force => None,
+            None if force => None,
             None => self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).cloned(),
-        };
-        match expected {
+        }
+    }
+
+    /// The staleness guard of a write (see [`Workspace::expected_hash`]).
+    fn check_fresh(&self, given: &str, rel: &str, current: Option<&str>, options: &WriteOptions) -> Result<()> {
+        match self.expected_hash(rel, options.expected_hash.as_deref(), options.force) {
             Some(expected) if current != Some(expected.as_str()) => {
                 Err(Error::Stale { path: given.to_owned(), expected, current: current.map(str::to_owned) })
             }
@@ -1043,7 +1044,7 @@ pub(crate) fn check_regular(given: &str, file: &File) -> Result<()> {
 /// Splits a canonical relative path into parent and final name; `None` for the root.
 /// The decoded text of bytes read from canonical `rel` (`path` as given, for errors).
 fn file_text(path: &str, rel: String, bytes: &[u8], sha256: String) -> Result<FileText> {
-    let text = Text::decode(bytes).map_err(|err| decode_error(path, err))?;
+    let text = Text::decode(bytes).map_err(|err| Error::from_decode(path, err))?;
     Ok(FileText { path: rel, text, sha256, size: bytes.len() as u64 })
 }
 
@@ -1055,15 +1056,6 @@ pub(crate) fn split_parent(rel: &str) -> Option<(&str, &str)> {
         Some(i) => (&rel[..i], &rel[i + 1..]),
         None => ("", rel),
     })
-}
-
-fn decode_error(path: &str, err: DecodeError) -> Error {
-    let path = path.to_owned();
-    match err {
-        DecodeError::Utf16 => Error::Utf16 { path },
-        DecodeError::Binary { offset } => Error::Binary { path, offset },
-        DecodeError::NotUtf8 { offset } => Error::NotUtf8 { path, offset },
-    }
 }
 
 /// Writes `bytes` to a fresh temp file in `parent`, fsyncs it, renames it over `name` and

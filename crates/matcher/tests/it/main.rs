@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod corpus;
+mod diff;
 mod errors;
 mod merge;
 mod properties;
