@@ -74,14 +74,18 @@ impl Error {
     /// `invalid_args` (also for an operation the file kind does not support).
     #[must_use]
     pub fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The typed kind of this error.
+    #[must_use]
+    pub fn error_kind(&self) -> ErrorKind {
         match self {
-            Error::Unsupported { .. } => "invalid_args",
-            Error::TooLarge { .. } => "too_large",
-            Error::Timeout { .. } => "too_large",
-            Error::NotFound { .. } => "not_found",
-            Error::Ambiguous { .. } => "ambiguous",
-            Error::SyntaxError { .. } => "syntax_error",
-            Error::InvalidArgs { .. } => "invalid_args",
+            Error::Unsupported { .. } | Error::InvalidArgs { .. } => ErrorKind::InvalidArgs,
+            Error::TooLarge { .. } | Error::Timeout { .. } => ErrorKind::TooLarge,
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::Ambiguous { .. } => ErrorKind::Ambiguous,
+            Error::SyntaxError { .. } => ErrorKind::SyntaxError,
         }
     }
 }
@@ -114,4 +118,42 @@ fn describe_errors(errors: &[SyntaxError]) -> String {
         out.push_str(&format!("; and {} more", errors.len() - SHOWN));
     }
     out
+}
+
+/// What kind of failure an analyze [`Error`] is, in the words of the tool-call contract.
+///
+/// Not `#[non_exhaustive]` on purpose: the facade maps every kind in one exhaustive `match`, so
+/// a kind added here fails to compile there until the contract says what it becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// `invalid_args`: bad arguments, or an operation the file kind does not support
+    InvalidArgs,
+    /// `too_large`: past a size bound, or a parse that ran out of time
+    TooLarge,
+    /// `not_found`: no such symbol or section
+    NotFound,
+    /// `ambiguous`: more than one symbol or section of that name
+    Ambiguous,
+    /// `syntax_error`: the result would not parse
+    SyntaxError,
+}
+
+impl ErrorKind {
+    /// The stable snake_case word.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidArgs => "invalid_args",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::SyntaxError => "syntax_error",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }

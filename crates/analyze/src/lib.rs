@@ -84,7 +84,7 @@ mod syntax;
 mod tools;
 
 pub use edit::{replace_function, symbol_range};
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use kind::{FileKind, detect};
 pub use markdown::{CodeBlock, Header, Link, Outline, outline, section_range};
 pub use parse::{MAX_PARSE_BYTES, PARSE_TIME_LIMIT};

@@ -93,14 +93,20 @@ impl Error {
     /// ```
     #[must_use]
     pub const fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The typed kind of this error.
+    #[must_use]
+    pub const fn error_kind(&self) -> ErrorKind {
         match self {
-            Error::EmptyNeedle => "empty_needle",
-            Error::NotFound { .. } | Error::Unaligned { .. } => "not_found",
-            Error::Ambiguous { .. } => "ambiguous",
-            Error::AlreadyApplied { .. } => "already_applied",
-            Error::NoChange => "no_change",
-            Error::LimitExceeded { .. } => "limit_exceeded",
-            Error::InvalidRange { .. } => "invalid_range",
+            Error::EmptyNeedle => ErrorKind::EmptyNeedle,
+            Error::NotFound { .. } | Error::Unaligned { .. } => ErrorKind::NotFound,
+            Error::Ambiguous { .. } => ErrorKind::Ambiguous,
+            Error::AlreadyApplied { .. } => ErrorKind::AlreadyApplied,
+            Error::NoChange => ErrorKind::NoChange,
+            Error::LimitExceeded { .. } => ErrorKind::LimitExceeded,
+            Error::InvalidRange { .. } => ErrorKind::InvalidRange,
         }
     }
 }
@@ -198,5 +204,49 @@ impl fmt::Display for NearMiss {
             }
         }
         Ok(())
+    }
+}
+
+/// What kind of failure a matcher [`Error`] is.
+///
+/// Not `#[non_exhaustive]` on purpose: the facade maps every kind in one exhaustive `match`, so
+/// a kind added here fails to compile there until the contract says what it becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// `empty_needle`: an empty old text
+    EmptyNeedle,
+    /// `not_found`: the old text is not in the text (or not as written)
+    NotFound,
+    /// `ambiguous`: more than one place matches
+    Ambiguous,
+    /// `already_applied`: the new text already stands there
+    AlreadyApplied,
+    /// `no_change`: the old and new text are the same
+    NoChange,
+    /// `limit_exceeded`: past a work or match bound
+    LimitExceeded,
+    /// `invalid_range`: a line range outside the text
+    InvalidRange,
+}
+
+impl ErrorKind {
+    /// The stable snake_case word.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::EmptyNeedle => "empty_needle",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::AlreadyApplied => "already_applied",
+            ErrorKind::NoChange => "no_change",
+            ErrorKind::LimitExceeded => "limit_exceeded",
+            ErrorKind::InvalidRange => "invalid_range",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }

@@ -50,7 +50,7 @@ mod types;
 
 use std::ops::Range;
 
-pub use error::{Divergence, Error, NearMiss};
+pub use error::{Divergence, Error, ErrorKind, NearMiss};
 pub use ladder::{BLOCK_ANCHOR_MARGIN, BLOCK_ANCHOR_THRESHOLD};
 pub use rung::Rung;
 pub use types::{Alignment, Limits, Match, Options, Replaced};

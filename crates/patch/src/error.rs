@@ -104,12 +104,18 @@ impl Error {
     /// ```
     #[must_use]
     pub fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The typed kind of this error (for a plan, its first failure's).
+    #[must_use]
+    pub fn error_kind(&self) -> ErrorKind {
         match self {
-            Error::NoOperations | Error::InvalidPatch { .. } | Error::EmptyHunk { .. } => "invalid_patch",
-            Error::TooLarge { .. } | Error::WorkLimit { .. } => "too_large",
-            Error::Plan { failures } => failures.first().map_or("invalid_patch", Failure::kind),
-            Error::Commit { .. } | Error::Journal { .. } => "io",
-            Error::Vfs(err) => err.kind(),
+            Error::NoOperations | Error::InvalidPatch { .. } | Error::EmptyHunk { .. } => ErrorKind::InvalidPatch,
+            Error::TooLarge { .. } | Error::WorkLimit { .. } => ErrorKind::TooLarge,
+            Error::Plan { failures } => failures.first().map_or(ErrorKind::InvalidPatch, Failure::error_kind),
+            Error::Commit { .. } | Error::Journal { .. } => ErrorKind::Io,
+            Error::Vfs(err) => ErrorKind::Vfs(err.error_kind()),
         }
     }
 
@@ -167,6 +173,12 @@ impl Failure {
     #[must_use]
     pub fn kind(&self) -> &'static str {
         self.cause.kind()
+    }
+
+    /// The typed kind of this failure.
+    #[must_use]
+    pub fn error_kind(&self) -> ErrorKind {
+        self.cause.error_kind()
     }
 
     /// The closest region of the file when the hunk was not found, or the similar block a
@@ -285,21 +297,32 @@ impl Cause {
     /// The stable snake_case word for this cause.
     #[must_use]
     pub fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The typed kind of this cause.
+    #[must_use]
+    pub fn error_kind(&self) -> ErrorKind {
+        use editkit_matcher::ErrorKind as M;
         match self {
-            Cause::Vfs(err) => err.kind(),
-            Cause::Matcher(err) => match err.kind() {
-                "empty_needle" | "invalid_range" => "invalid_patch",
-                "limit_exceeded" => "too_large",
-                other => other,
+            Cause::Vfs(err) => ErrorKind::Vfs(err.error_kind()),
+            Cause::Matcher(err) => match err.error_kind() {
+                // A hunk with nothing to find, or a line range past the file: the patch is wrong.
+                M::EmptyNeedle | M::InvalidRange => ErrorKind::InvalidPatch,
+                M::LimitExceeded => ErrorKind::TooLarge,
+                M::NotFound => ErrorKind::NotFound,
+                M::Ambiguous => ErrorKind::Ambiguous,
+                M::AlreadyApplied => ErrorKind::AlreadyApplied,
+                M::NoChange => ErrorKind::NoChange,
             },
-            Cause::AddTargetExists | Cause::MoveTargetExists { .. } => "exists",
+            Cause::AddTargetExists | Cause::MoveTargetExists { .. } => ErrorKind::Exists,
             Cause::Missing { .. }
             | Cause::DeleteMismatch { .. }
             | Cause::AnchorNotFound { .. }
             | Cause::InsideLine { .. }
             | Cause::NotAtEnd { .. }
             | Cause::OutOfOrder { .. }
-            | Cause::LineOutOfRange { .. } => "not_found",
+            | Cause::LineOutOfRange { .. } => ErrorKind::NotFound,
         }
     }
 }
@@ -311,4 +334,55 @@ fn matcher_message(err: &editkit_matcher::Error) -> String {
         "add surrounding lines to make it unique, or use replace_all",
         "add context lines, or an `@@` line naming the enclosing class or function, to make it unique",
     )
+}
+
+/// What kind of failure a patch [`Error`] (or one hunk's [`Failure`]) is: the patch's own kinds,
+/// or the workspace's.
+///
+/// Not `#[non_exhaustive]` on purpose: the facade maps every kind in one exhaustive `match`, so
+/// a kind added here fails to compile there until the contract says what it becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// `invalid_patch`: the text is not a whole patch, or a hunk cannot mean anything.
+    InvalidPatch,
+    /// `too_large`: past a size or work bound.
+    TooLarge,
+    /// `io`: the commit or its journal failed.
+    Io,
+    /// `exists`: an add or a move onto a file that exists.
+    Exists,
+    /// `not_found`: a file or a hunk's lines are not there.
+    NotFound,
+    /// `ambiguous`: a hunk matches more than one place.
+    Ambiguous,
+    /// `already_applied`: a hunk's new lines already stand there.
+    AlreadyApplied,
+    /// `no_change`: a hunk changes nothing.
+    NoChange,
+    /// A workspace failure, by its own kind.
+    Vfs(editkit_vfs::ErrorKind),
+}
+
+impl ErrorKind {
+    /// The stable snake_case word.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidPatch => "invalid_patch",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::Io => "io",
+            ErrorKind::Exists => "exists",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::AlreadyApplied => "already_applied",
+            ErrorKind::NoChange => "no_change",
+            ErrorKind::Vfs(kind) => kind.as_str(),
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }

@@ -54,7 +54,7 @@ mod plan;
 mod report;
 
 pub use commit::{commit, commit_with_failpoint, failpoint, recover};
-pub use error::{Cause, Error, Failure, Result};
+pub use error::{Cause, Error, ErrorKind, Failure, Result};
 pub use locate::HunkReport;
 pub use parse::{Dialect, Hunk, MAX_PATCH_BYTES, Operation, Patch, parse};
 pub use plan::{ApplyOptions, DEFAULT_MAX_WORK, Plan, plan};

@@ -47,9 +47,18 @@ impl Error {
     /// ```
     #[must_use]
     pub fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The typed kind of this error: a search fails the ways a workspace does, or on bad
+    /// arguments (a pattern, a glob).
+    #[must_use]
+    pub fn error_kind(&self) -> editkit_vfs::ErrorKind {
         match self {
-            Error::Vfs(err) => err.kind(),
-            Error::InvalidPattern { .. } | Error::InvalidGlob { .. } | Error::InvalidArgs { .. } => "invalid_args",
+            Error::Vfs(err) => err.error_kind(),
+            Error::InvalidPattern { .. } | Error::InvalidGlob { .. } | Error::InvalidArgs { .. } => {
+                editkit_vfs::ErrorKind::InvalidArgs
+            }
         }
     }
 }

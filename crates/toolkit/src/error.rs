@@ -118,58 +118,208 @@ fn describe(errors: &[crate::SyntaxErrorInfo]) -> String {
     if more > 0 { format!("{} (and {more} more)", shown.join("; ")) } else { shown.join("; ") }
 }
 
-/// Every `error.kind` a tool call can return, the stable words of the tool-call contract.
+/// Every `error.kind` a tool call can return: the tool-call contract's kinds, typed.
+///
+/// Each lower crate's typed kind maps onto these in one exhaustive `match`
+/// ([`Error::error_kind`]), so a kind added below does not compile here until it is given one.
+///
+/// ```
+/// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: "a.txt".into() });
+/// assert_eq!(err.error_kind(), editkit::ErrorKind::NotFound);
+/// assert_eq!(err.kind(), "not_found");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// `not_found`: nothing at the path, or the text, symbol or hunk is not there.
+    NotFound,
+    /// `ambiguous`: more than one place matches.
+    Ambiguous,
+    /// `already_applied`: the change already stands in the file.
+    AlreadyApplied,
+    /// `no_change`: the change changes nothing.
+    NoChange,
+    /// `stale`: the file changed since it was read.
+    Stale,
+    /// `outside_workspace`: the path leads outside every root.
+    OutsideWorkspace,
+    /// `blocked`: a blocked path, or a write to a read-only toolkit.
+    Blocked,
+    /// `too_large`: past a bound that names itself.
+    TooLarge,
+    /// `not_utf8`: bytes that are not UTF-8.
+    NotUtf8,
+    /// `utf16`: UTF-16 or UTF-32 text.
+    Utf16,
+    /// `binary`: binary data.
+    Binary,
+    /// `exists`: something already there.
+    Exists,
+    /// `is_directory`: a folder where a file was expected.
+    IsDirectory,
+    /// `invalid_patch`: the patch text is not a whole patch.
+    InvalidPatch,
+    /// `syntax_error`: the result would not parse.
+    SyntaxError,
+    /// `invalid_args`: arguments the tool cannot use.
+    InvalidArgs,
+    /// `io`: the file system failed or changed underneath.
+    Io,
+}
+
+impl ErrorKind {
+    /// Every kind, in the contract's order.
+    pub const ALL: [ErrorKind; 17] = [
+        ErrorKind::NotFound,
+        ErrorKind::Ambiguous,
+        ErrorKind::AlreadyApplied,
+        ErrorKind::NoChange,
+        ErrorKind::Stale,
+        ErrorKind::OutsideWorkspace,
+        ErrorKind::Blocked,
+        ErrorKind::TooLarge,
+        ErrorKind::NotUtf8,
+        ErrorKind::Utf16,
+        ErrorKind::Binary,
+        ErrorKind::Exists,
+        ErrorKind::IsDirectory,
+        ErrorKind::InvalidPatch,
+        ErrorKind::SyntaxError,
+        ErrorKind::InvalidArgs,
+        ErrorKind::Io,
+    ];
+
+    /// The stable snake_case word of the contract.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Ambiguous => "ambiguous",
+            ErrorKind::AlreadyApplied => "already_applied",
+            ErrorKind::NoChange => "no_change",
+            ErrorKind::Stale => "stale",
+            ErrorKind::OutsideWorkspace => "outside_workspace",
+            ErrorKind::Blocked => "blocked",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::NotUtf8 => "not_utf8",
+            ErrorKind::Utf16 => "utf16",
+            ErrorKind::Binary => "binary",
+            ErrorKind::Exists => "exists",
+            ErrorKind::IsDirectory => "is_directory",
+            ErrorKind::InvalidPatch => "invalid_patch",
+            ErrorKind::SyntaxError => "syntax_error",
+            ErrorKind::InvalidArgs => "invalid_args",
+            ErrorKind::Io => "io",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Every `error.kind` a tool call can return, the stable words of the tool-call contract
+/// ([`ErrorKind::ALL`] as words).
 ///
 /// ```
 /// assert!(editkit::ERROR_KINDS.contains(&"stale"));
 /// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: "a.txt".into() });
 /// assert!(editkit::ERROR_KINDS.contains(&err.kind()));
 /// ```
-pub const ERROR_KINDS: [&str; 17] = [
-    "not_found",
-    "ambiguous",
-    "already_applied",
-    "no_change",
-    "stale",
-    "outside_workspace",
-    "blocked",
-    "too_large",
-    "not_utf8",
-    "utf16",
-    "binary",
-    "exists",
-    "is_directory",
-    "invalid_patch",
-    "syntax_error",
-    "invalid_args",
-    "io",
-];
+pub const ERROR_KINDS: [&str; 17] = {
+    let mut words = [""; 17];
+    let mut i = 0;
+    while i < words.len() {
+        words[i] = ErrorKind::ALL[i].as_str();
+        i += 1;
+    }
+    words
+};
+
+fn from_vfs(kind: editkit_vfs::ErrorKind) -> ErrorKind {
+    use editkit_vfs::ErrorKind as V;
+    match kind {
+        V::InvalidArgs => ErrorKind::InvalidArgs,
+        V::OutsideWorkspace => ErrorKind::OutsideWorkspace,
+        V::Blocked => ErrorKind::Blocked,
+        V::NotFound => ErrorKind::NotFound,
+        V::IsDirectory => ErrorKind::IsDirectory,
+        V::Exists => ErrorKind::Exists,
+        V::TooLarge => ErrorKind::TooLarge,
+        V::Utf16 => ErrorKind::Utf16,
+        V::NotUtf8 => ErrorKind::NotUtf8,
+        V::Binary => ErrorKind::Binary,
+        V::Stale => ErrorKind::Stale,
+        V::Io => ErrorKind::Io,
+    }
+}
+
+fn from_matcher(kind: editkit_matcher::ErrorKind) -> ErrorKind {
+    use editkit_matcher::ErrorKind as M;
+    match kind {
+        M::EmptyNeedle | M::InvalidRange => ErrorKind::InvalidArgs,
+        M::LimitExceeded => ErrorKind::TooLarge,
+        M::NotFound => ErrorKind::NotFound,
+        M::Ambiguous => ErrorKind::Ambiguous,
+        M::AlreadyApplied => ErrorKind::AlreadyApplied,
+        M::NoChange => ErrorKind::NoChange,
+    }
+}
+
+#[cfg(feature = "analyze")]
+fn from_analyze(kind: editkit_analyze::ErrorKind) -> ErrorKind {
+    use editkit_analyze::ErrorKind as A;
+    match kind {
+        A::InvalidArgs => ErrorKind::InvalidArgs,
+        A::TooLarge => ErrorKind::TooLarge,
+        A::NotFound => ErrorKind::NotFound,
+        A::Ambiguous => ErrorKind::Ambiguous,
+        A::SyntaxError => ErrorKind::SyntaxError,
+    }
+}
+
+#[cfg(feature = "patch")]
+fn from_patch(kind: editkit_patch::ErrorKind) -> ErrorKind {
+    use editkit_patch::ErrorKind as P;
+    match kind {
+        P::InvalidPatch => ErrorKind::InvalidPatch,
+        P::TooLarge => ErrorKind::TooLarge,
+        P::Io => ErrorKind::Io,
+        P::Exists => ErrorKind::Exists,
+        P::NotFound => ErrorKind::NotFound,
+        P::Ambiguous => ErrorKind::Ambiguous,
+        P::AlreadyApplied => ErrorKind::AlreadyApplied,
+        P::NoChange => ErrorKind::NoChange,
+        P::Vfs(kind) => from_vfs(kind),
+    }
+}
 
 impl Error {
     /// The stable snake_case word of the tool-call contract (one of [`ERROR_KINDS`]).
     #[must_use]
     pub fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The typed kind of this error.
+    #[must_use]
+    pub fn error_kind(&self) -> ErrorKind {
         match self {
-            Error::Vfs(err) => err.kind(),
-            Error::Edit { source, .. } => match source.kind() {
-                "empty_needle" | "invalid_range" => "invalid_args",
-                "limit_exceeded" => "too_large",
-                other => other,
-            },
+            Error::Vfs(err) => from_vfs(err.error_kind()),
+            Error::Edit { source, .. } => from_matcher(source.error_kind()),
             #[cfg(feature = "analyze")]
-            Error::Analyze { source, .. } => match source.kind() {
-                "unsupported" => "invalid_args",
-                other => other,
-            },
+            Error::Analyze { source, .. } => from_analyze(source.error_kind()),
             #[cfg(feature = "search")]
-            Error::Search(err) => err.kind(),
+            Error::Search(err) => from_vfs(err.error_kind()),
             #[cfg(feature = "patch")]
-            Error::Patch(err) => err.kind(),
-            Error::SyntaxError { .. } => "syntax_error",
-            Error::InvalidArgs { .. } | Error::UnknownTool { .. } => "invalid_args",
-            Error::NoSession { .. } | Error::SessionEvicted { .. } | Error::NothingToUndo { .. } => "not_found",
-            Error::LimitExceeded { .. } => "too_large",
-            Error::ReadOnly { .. } => "blocked",
+            Error::Patch(err) => from_patch(err.error_kind()),
+            Error::SyntaxError { .. } => ErrorKind::SyntaxError,
+            Error::InvalidArgs { .. } | Error::UnknownTool { .. } => ErrorKind::InvalidArgs,
+            Error::NoSession { .. } | Error::SessionEvicted { .. } | Error::NothingToUndo { .. } => ErrorKind::NotFound,
+            Error::LimitExceeded { .. } => ErrorKind::TooLarge,
+            Error::ReadOnly { .. } => ErrorKind::Blocked,
         }
     }
 

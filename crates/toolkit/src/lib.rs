@@ -56,7 +56,7 @@ mod toolkit;
 pub mod tools;
 mod types;
 
-pub use error::{ERROR_KINDS, Error, Result};
+pub use error::{ERROR_KINDS, Error, ErrorKind, Result};
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
 pub use toolkit::{Options, Toolkit};
 pub use types::*;

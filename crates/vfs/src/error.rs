@@ -169,19 +169,27 @@ impl Error {
     /// ```
     #[must_use]
     pub fn kind(&self) -> &'static str {
+        self.error_kind().as_str()
+    }
+
+    /// The typed kind of this error.
+    #[must_use]
+    pub fn error_kind(&self) -> ErrorKind {
         match self {
-            Error::InvalidPath { .. } | Error::SymlinkLoop { .. } | Error::NotADirectory { .. } => "invalid_args",
-            Error::OutsideWorkspace { .. } => "outside_workspace",
-            Error::Blocked { .. } => "blocked",
-            Error::NotFound { .. } => "not_found",
-            Error::IsDirectory { .. } => "is_directory",
-            Error::Exists { .. } => "exists",
-            Error::TooLarge { .. } | Error::TooDeep { .. } => "too_large",
-            Error::Utf16 { .. } => "utf16",
-            Error::NotUtf8 { .. } => "not_utf8",
-            Error::Binary { .. } => "binary",
-            Error::Stale { .. } => "stale",
-            Error::Changed { .. } | Error::State { .. } | Error::Io { .. } => "io",
+            Error::InvalidPath { .. } | Error::SymlinkLoop { .. } | Error::NotADirectory { .. } => {
+                ErrorKind::InvalidArgs
+            }
+            Error::OutsideWorkspace { .. } => ErrorKind::OutsideWorkspace,
+            Error::Blocked { .. } => ErrorKind::Blocked,
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::IsDirectory { .. } => ErrorKind::IsDirectory,
+            Error::Exists { .. } => ErrorKind::Exists,
+            Error::TooLarge { .. } | Error::TooDeep { .. } => ErrorKind::TooLarge,
+            Error::Utf16 { .. } => ErrorKind::Utf16,
+            Error::NotUtf8 { .. } => ErrorKind::NotUtf8,
+            Error::Binary { .. } => ErrorKind::Binary,
+            Error::Stale { .. } => ErrorKind::Stale,
+            Error::Changed { .. } | Error::State { .. } | Error::Io { .. } => ErrorKind::Io,
         }
     }
 
@@ -238,3 +246,62 @@ fn is_escape(err: &io::Error) -> bool {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What kind of failure a vfs [`Error`] is, in the words of the tool-call contract.
+///
+/// Not `#[non_exhaustive]` on purpose: the facade maps every kind in one exhaustive `match`, so
+/// a kind added here fails to compile there until the contract says what it becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// `invalid_args`: a path that cannot be used as given
+    InvalidArgs,
+    /// `outside_workspace`: the path leads outside the root
+    OutsideWorkspace,
+    /// `blocked`: a blocked path
+    Blocked,
+    /// `not_found`: nothing there
+    NotFound,
+    /// `is_directory`: a folder where a file was expected
+    IsDirectory,
+    /// `exists`: something already there
+    Exists,
+    /// `too_large`: past a size or depth bound
+    TooLarge,
+    /// `utf16`: UTF-16 or UTF-32 text
+    Utf16,
+    /// `not_utf8`: bytes that are not UTF-8
+    NotUtf8,
+    /// `binary`: binary data
+    Binary,
+    /// `stale`: the file changed since it was read
+    Stale,
+    /// `io`: the file system failed or changed underneath
+    Io,
+}
+
+impl ErrorKind {
+    /// The stable snake_case word.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidArgs => "invalid_args",
+            ErrorKind::OutsideWorkspace => "outside_workspace",
+            ErrorKind::Blocked => "blocked",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::IsDirectory => "is_directory",
+            ErrorKind::Exists => "exists",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::Utf16 => "utf16",
+            ErrorKind::NotUtf8 => "not_utf8",
+            ErrorKind::Binary => "binary",
+            ErrorKind::Stale => "stale",
+            ErrorKind::Io => "io",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -65,7 +65,7 @@ mod walk;
 mod workspace;
 
 pub use codec::{LineEnding, LineEndings, Text};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use hash::sha256_hex;
 pub use lock::FileLock;
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};

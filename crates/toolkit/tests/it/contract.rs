@@ -356,3 +356,16 @@ fn an_unaligned_refusal_names_the_similar_block_as_closest() {
     assert!(err["reason"].as_str().unwrap().contains("3,"), "{err}");
     assert_eq!(env.get("x.py"), "x = [\n    1,\n    2,\n    3,\n    4,\n    5,\n]\n");
 }
+
+#[test]
+fn the_typed_kinds_are_the_contract_words() {
+    let words: Vec<&str> = editkit::ErrorKind::ALL.iter().map(|kind| kind.as_str()).collect();
+    assert_eq!(words, editkit::ERROR_KINDS);
+    let unique: std::collections::BTreeSet<&str> = words.iter().copied().collect();
+    assert_eq!(unique.len(), words.len());
+    // A lower crate's kind arrives typed, never by its word.
+    let err =
+        editkit::Error::from(editkit::vfs::Error::Stale { path: "a".into(), expected: "0".into(), current: None });
+    assert_eq!(err.error_kind(), editkit::ErrorKind::Stale);
+    assert_eq!(err.error_kind().to_string(), err.kind());
+}
