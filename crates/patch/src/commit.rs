@@ -161,7 +161,7 @@ pub fn commit_with_failpoint(
         Ok(()) => {
             clean_up(workspace, &journal);
             for write in &writes {
-                workspace.record_raw(&write.path, write.bytes.as_deref().map(sha256_hex).as_deref());
+                workspace.txn().record(&write.path, write.bytes.as_deref().map(sha256_hex).as_deref());
             }
             drop(locks);
             Ok(preview)
@@ -178,7 +178,7 @@ pub fn commit_with_failpoint(
         Err(Stop::Failed(step, source)) => {
             // Before the journal nothing was written at all.
             let rolled_back = !journal_written
-                || (rollback(workspace, &journal).is_ok() && workspace.state_remove(&journal_name(&id)).is_ok());
+                || (rollback(workspace, &journal).is_ok() && workspace.txn().state_remove(&journal_name(&id)).is_ok());
             if rolled_back {
                 remove_backups(workspace, &journal);
             }
@@ -235,7 +235,7 @@ fn execute(
         journal.entries.push(Entry { target: write.path.clone(), temp, backup });
     }
     let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
-    step(hook, Step::Journal, || "journal".to_owned(), || workspace.state_write(&journal_name(&id), &bytes))?;
+    step(hook, Step::Journal, || "journal".to_owned(), || workspace.txn().state_write(&journal_name(&id), &bytes))?;
     *journal_written = true;
     stage_all(workspace, writes, &id, hook)?;
     for (idx, entry) in journal.entries.iter().enumerate() {
@@ -244,7 +244,7 @@ fn execute(
                 hook,
                 Step::Backup(idx),
                 || format!("back up {}", entry.target),
-                || workspace.hard_link_raw(&entry.target, backup),
+                || workspace.txn().hard_link_unchecked(&entry.target, backup),
             )?;
         }
     }
@@ -256,7 +256,7 @@ fn execute(
     let created_parents = journal.created_dirs.iter().map(|dir| parent_of(dir));
     for dir in backup_dirs.chain(created_parents) {
         if !synced.contains(&dir) {
-            step(hook, Step::Sync, || format!("sync {dir}"), || workspace.sync_dir_raw(&dir))?;
+            step(hook, Step::Sync, || format!("sync {dir}"), || workspace.txn().sync_dir_unchecked(&dir))?;
             synced.push(dir);
         }
     }
@@ -267,7 +267,7 @@ fn execute(
                     hook,
                     Step::Replace(idx),
                     || format!("rename {}", entry.target),
-                    || workspace.rename_raw(temp, &entry.target),
+                    || workspace.txn().rename_unchecked(temp, &entry.target),
                 )?;
             }
             None => {
@@ -275,14 +275,14 @@ fn execute(
                     hook,
                     Step::Replace(idx),
                     || format!("delete {}", entry.target),
-                    || workspace.remove_raw(&entry.target),
+                    || workspace.txn().remove_unchecked(&entry.target),
                 )?;
             }
         }
     }
     journal.committed = true;
     let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
-    step(hook, Step::Finish, || "finish".to_owned(), || workspace.state_write(&journal_name(&id), &bytes))
+    step(hook, Step::Finish, || "finish".to_owned(), || workspace.txn().state_write(&journal_name(&id), &bytes))
 }
 
 /// Most threads staging temp files at once.
@@ -317,13 +317,12 @@ fn stage_all(
             .map(|part| {
                 scope.spawn(move || {
                     for (idx, write, bytes) in part {
-                        let staged =
-                            workspace.stage_as(&write.path, &temp_name(id, *idx), bytes, true).and_then(|staged| {
-                                match &write.permissions_from {
-                                    Some(from) => workspace.copy_permissions_raw(from, &staged.temp),
-                                    None => Ok(()),
-                                }
-                            });
+                        let staged = workspace.txn().stage_as(&write.path, &temp_name(id, *idx), bytes, true).and_then(
+                            |staged| match &write.permissions_from {
+                                Some(from) => workspace.txn().copy_permissions_unchecked(from, &staged.temp),
+                                None => Ok(()),
+                            },
+                        );
                         if let Err(err) = staged {
                             return Some((format!("stage {}", write.path), err));
                         }
@@ -382,25 +381,25 @@ fn rollback(workspace: &Workspace, journal: &Journal) -> editkit_vfs::Result<Vec
     let mut restored = Vec::new();
     for entry in journal.entries.iter().rev() {
         if let Some(temp) = &entry.temp
-            && workspace.entry_exists_raw(temp)?
+            && workspace.txn().entry_exists_unchecked(temp)?
         {
             // Never renamed: the target still holds its original.
-            workspace.remove_raw(temp)?;
+            workspace.txn().remove_unchecked(temp)?;
             if let Some(backup) = &entry.backup {
-                workspace.remove_raw(backup)?;
+                workspace.txn().remove_unchecked(backup)?;
             }
             continue;
         }
         match &entry.backup {
             Some(backup) => {
-                if workspace.entry_exists_raw(backup)? {
-                    workspace.rename_raw(backup, &entry.target)?;
+                if workspace.txn().entry_exists_unchecked(backup)? {
+                    workspace.txn().rename_unchecked(backup, &entry.target)?;
                     restored.push(entry.target.clone());
                 }
             }
             None => {
                 if entry.temp.is_some() {
-                    workspace.remove_raw(&entry.target)?;
+                    workspace.txn().remove_unchecked(&entry.target)?;
                     restored.push(entry.target.clone());
                 }
             }
@@ -429,7 +428,7 @@ fn rollback(workspace: &Workspace, journal: &Journal) -> editkit_vfs::Result<Vec
 /// be put back (the journal is kept, so recovery can be retried).
 pub fn recover(workspace: &Workspace) -> Result<Recovery> {
     let mut recovery = Recovery::default();
-    let names = workspace.state_list(JOURNAL_DIR)?;
+    let names = workspace.txn().state_list(JOURNAL_DIR)?;
     for name in &names {
         let Some(id) = name.strip_suffix(".json") else { continue };
         let journal_name = format!("{JOURNAL_DIR}/{name}");
@@ -446,10 +445,10 @@ pub fn recover(workspace: &Workspace) -> Result<Recovery> {
             continue;
         }
         let restored = rollback(workspace, &journal)?;
-        workspace.state_remove(&journal_name)?;
+        workspace.txn().state_remove(&journal_name)?;
         remove_backups(workspace, &journal);
         for entry in &journal.entries {
-            workspace.record_raw(&entry.target, None);
+            workspace.txn().record(&entry.target, None);
         }
         drop(locks);
         recovery.rolled_back.push(id.to_owned());
@@ -459,7 +458,7 @@ pub fn recover(workspace: &Workspace) -> Result<Recovery> {
 }
 
 fn read_journal(workspace: &Workspace, name: &str) -> Result<Option<Journal>> {
-    let Some(bytes) = workspace.state_read(name)? else { return Ok(None) };
+    let Some(bytes) = workspace.txn().state_read(name)? else { return Ok(None) };
     let journal: Journal = serde_json::from_slice(&bytes)
         .map_err(|err| Error::Journal { name: name.to_owned(), reason: err.to_string() })?;
     if journal.version != JOURNAL_VERSION {
@@ -520,7 +519,7 @@ fn journal_name(id: &str) -> String {
 /// Removes the journal's backups (best effort: a leftover is a hidden `.editkit-` file).
 fn remove_backups(workspace: &Workspace, journal: &Journal) {
     for backup in journal.entries.iter().filter_map(|entry| entry.backup.as_deref()) {
-        let _ = workspace.remove_raw(backup);
+        let _ = workspace.txn().remove_unchecked(backup);
     }
 }
 
@@ -528,13 +527,13 @@ fn remove_backups(workspace: &Workspace, journal: &Journal) {
 /// committed journal that the next recovery cleans up).
 fn clean_up(workspace: &Workspace, journal: &Journal) {
     remove_backups(workspace, journal);
-    let _ = workspace.state_remove(&journal_name(&journal.id));
+    let _ = workspace.txn().state_remove(&journal_name(&journal.id));
 }
 
 fn remove_dirs(workspace: &Workspace, dirs: &[String]) {
     // Deepest first; a folder that is not empty stays.
     for dir in dirs.iter().rev() {
-        let _ = workspace.remove_raw(dir);
+        let _ = workspace.txn().remove_unchecked(dir);
     }
 }
 

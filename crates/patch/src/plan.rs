@@ -506,7 +506,7 @@ fn read_disk(workspace: &Workspace, path: &str) -> Disk {
             });
         }
     }
-    match workspace.read_raw_bytes(path) {
+    match workspace.txn().read_unchecked(path) {
         Ok(Some(bytes)) => {
             let sha256 = sha256_hex(&bytes);
             let content = match Text::decode(&bytes) {

@@ -64,7 +64,7 @@ fn next_seq(last: Option<u64>) -> Result<u64> {
 
 fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
     let mut found: Vec<(u64, String)> =
-        workspace.state_list(dir)?.into_iter().filter_map(|name| Some((parse_entry(&name)?.0, name))).collect();
+        workspace.txn().state_list(dir)?.into_iter().filter_map(|name| Some((parse_entry(&name)?.0, name))).collect();
     found.sort();
     Ok(found)
 }
@@ -82,10 +82,10 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<&str>)
     let name = format!("{dir}/{seq:010}-{after}.{}", if exists { "keep" } else { "absent" });
     let path = if exists {
         // A hard link where the state folder shares the file system, else a copy.
-        workspace.state_keep(rel, &name)?;
+        workspace.txn().state_keep(rel, &name)?;
         Some(workspace.state_dir().join(&name).display().to_string())
     } else {
-        workspace.state_write(&name, b"")?;
+        workspace.txn().state_write(&name, b"")?;
         None
     };
     Ok(Kept { name, dir, older: existing, path })
@@ -96,7 +96,7 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<&str>)
 pub(crate) fn settle(workspace: &Workspace, kept: &Kept, depth: usize) -> Result<()> {
     let excess = (kept.older.len() + 1).saturating_sub(depth.max(1));
     for (_, old) in kept.older.iter().take(excess) {
-        workspace.state_remove(&format!("{}/{old}", kept.dir))?;
+        workspace.txn().state_remove(&format!("{}/{old}", kept.dir))?;
     }
     Ok(())
 }
@@ -108,7 +108,7 @@ pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: &str) 
     let Some((stem, suffix)) = kept.name.rsplit_once('.') else { return Ok(()) };
     let Some((seq_part, _)) = stem.rsplit_once('-') else { return Ok(()) };
     let name = format!("{seq_part}-{after_sha256}.{suffix}");
-    workspace.state_rename(&kept.name, &name)?;
+    workspace.txn().state_rename(&kept.name, &name)?;
     if kept.path.is_some() {
         kept.path = Some(workspace.state_dir().join(&name).display().to_string());
     }
@@ -118,7 +118,7 @@ pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: &str) 
 
 /// Forgets an entry whose change did not happen.
 pub(crate) fn discard(workspace: &Workspace, kept: &Kept) {
-    let _ = workspace.state_remove(&kept.name);
+    let _ = workspace.txn().state_remove(&kept.name);
 }
 
 /// Restores canonical `rel` to its state before the last recorded change. The file's lock is
@@ -135,15 +135,15 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
         return Err(Error::NothingToUndo { what: given.to_owned() });
     };
     let entry = format!("{dir}/{name}");
-    let bytes = if existed { workspace.state_read(&entry)? } else { None };
+    let bytes = if existed { workspace.txn().state_read(&entry)? } else { None };
     let snapshot = Snapshot { path: rel.to_owned(), existed, after_sha256 };
     let was_missing = lock.current_hash()?.is_none();
     restore(workspace, &lock, given, &snapshot, bytes.as_deref(), force)?;
     if was_missing && existed {
         // A deleted file comes back with its mode: the entry is a link to its old inode.
-        let _ = workspace.state_copy_permissions(&entry, rel);
+        let _ = workspace.txn().state_copy_permissions(&entry, rel);
     }
-    workspace.state_remove(&entry)?;
+    workspace.txn().state_remove(&entry)?;
     drop(lock);
     Ok(existing.len() - 1)
 }
@@ -161,7 +161,7 @@ struct PatchSnapshot {
 #[cfg(feature = "patch")]
 fn sequence_numbers(workspace: &Workspace, dir: &str, suffix: &str) -> Result<Vec<u64>> {
     let mut seqs: Vec<u64> =
-        workspace.state_list(dir)?.iter().filter_map(|name| name.strip_suffix(suffix)?.parse().ok()).collect();
+        workspace.txn().state_list(dir)?.iter().filter_map(|name| name.strip_suffix(suffix)?.parse().ok()).collect();
     seqs.sort_unstable();
     Ok(seqs)
 }
@@ -209,13 +209,13 @@ pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], dept
     let mut snapshots = Vec::new();
     for (n, (rel, before, after)) in files.iter().enumerate() {
         if let Some(bytes) = before {
-            workspace.state_write(&format!("undo/patches/{seq:010}-{n}.bytes"), bytes)?;
+            workspace.txn().state_write(&format!("undo/patches/{seq:010}-{n}.bytes"), bytes)?;
         }
         snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: after.clone() });
     }
     let json = serde_json::to_vec(&PatchSnapshot { files: snapshots })
         .map_err(|e| Error::invalid("history", e.to_string()))?;
-    workspace.state_write(&format!("undo/patches/{seq:010}.json"), &json)?;
+    workspace.txn().state_write(&format!("undo/patches/{seq:010}.json"), &json)?;
     let excess = (seqs.len() + 1).saturating_sub(depth.max(1));
     for old in seqs.iter().take(excess) {
         remove_patch(workspace, *old)?;
@@ -226,12 +226,12 @@ pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], dept
 #[cfg(feature = "patch")]
 fn remove_patch(workspace: &Workspace, seq: u64) -> Result<()> {
     let prefix = format!("{seq:010}-");
-    for name in workspace.state_list("undo/patches")? {
+    for name in workspace.txn().state_list("undo/patches")? {
         if name.starts_with(&prefix) {
-            workspace.state_remove(&format!("undo/patches/{name}"))?;
+            workspace.txn().state_remove(&format!("undo/patches/{name}"))?;
         }
     }
-    Ok(workspace.state_remove(&format!("undo/patches/{seq:010}.json"))?)
+    Ok(workspace.txn().state_remove(&format!("undo/patches/{seq:010}.json"))?)
 }
 
 #[cfg(feature = "patch")]
@@ -241,7 +241,7 @@ pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<Stri
     let Some(seq) = seqs.last().copied() else {
         return Err(Error::NothingToUndo { what: "patch".into() });
     };
-    let json = workspace.state_read(&format!("undo/patches/{seq:010}.json"))?.unwrap_or_default();
+    let json = workspace.txn().state_read(&format!("undo/patches/{seq:010}.json"))?.unwrap_or_default();
     let patch: PatchSnapshot =
         serde_json::from_slice(&json).map_err(|_| Error::NothingToUndo { what: "patch".into() })?;
     let locks = workspace.lock_entries(patch.files.iter().map(|s| s.path.as_str()))?;
@@ -262,7 +262,7 @@ pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<Stri
     // nothing rather than half a patch.
     let mut contents = Vec::with_capacity(patch.files.len());
     for (n, snapshot) in patch.files.iter().enumerate() {
-        let bytes = workspace.state_read(&format!("undo/patches/{seq:010}-{n}.bytes"))?;
+        let bytes = workspace.txn().state_read(&format!("undo/patches/{seq:010}-{n}.bytes"))?;
         if snapshot.existed && bytes.is_none() {
             return Err(Error::NothingToUndo {
                 what: format!("patch (the kept content of {} is gone)", snapshot.path),

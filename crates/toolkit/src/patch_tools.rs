@@ -83,7 +83,7 @@ impl Toolkit {
             }
             let mut files = Vec::new();
             for (path, bytes) in before {
-                let after = workspace.read_raw_bytes(&path)?.map(|b| editkit_vfs::sha256_hex(&b));
+                let after = workspace.txn().read_unchecked(&path)?.map(|b| editkit_vfs::sha256_hex(&b));
                 files.push((path, bytes, after));
             }
             history::record_patch(workspace, &files, self.options().history_depth)?;
@@ -120,7 +120,7 @@ impl Toolkit {
             // Diagnostics per written file, after every lock is released (they only read).
             for file in &mut response.files {
                 if file.sha256.is_some()
-                    && let Ok(Some(bytes)) = workspace.read_raw_bytes(&file.path)
+                    && let Ok(Some(bytes)) = workspace.txn().read_unchecked(&file.path)
                 {
                     let text = String::from_utf8_lossy(&bytes);
                     file.diagnostics = self.after_write(workspace, &file.path, text.trim_start_matches('\u{feff}'));

@@ -70,7 +70,7 @@ pub use hash::sha256_hex;
 pub use lock::FileLock;
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
 pub use state::default_state_home;
-pub use txn::Staged;
+pub use txn::{Staged, Txn};
 pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
 pub use workspace::{
     DEFAULT_MAX_READ_BYTES, EntryKind, FileText, LEGACY_STATE_DIR, MAX_TREE_DEPTH, Workspace, WorkspaceBuilder,

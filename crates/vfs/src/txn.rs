@@ -1,10 +1,11 @@
-//! Low-level primitives for transactions (the patch crate's two-phase commit): staging new
-//! content beside a target, backups by hard link, renames by canonical path, and the state
-//! folder for journals.
+//! Low-level primitives for transactions (the patch crate's two-phase commit, the facade's
+//! undo history): staging new content beside a target, backups by hard link, renames by
+//! canonical path, and the state folder for journals, all behind [`Workspace::txn`].
 //!
-//! These act on canonical relative paths (from [`Workspace::resolve`] or from a journal this
-//! workspace wrote) and skip the blocked-glob check so that editkit can manage its own temp and
-//! backup files. They go through the root's directory handle and follow no link on the way, so
+//! The `*_unchecked` operations act on canonical relative paths (from [`Workspace::resolve`] or
+//! from a journal this workspace wrote) and skip the blocked-glob check so that editkit can
+//! manage its own temp and backup files: a caller must only give them paths the policy already
+//! allowed. They go through the root's directory handle and follow no link on the way, so
 //! whatever a path says, nothing outside the root, and nothing a link points to, is reachable.
 //! The `state_*` operations act on the state folder, which is outside the workspace.
 
@@ -24,10 +25,31 @@ pub struct Staged {
     pub temp: String,
 }
 
+/// The transaction primitives of a workspace ([`Workspace::txn`]). Operations named
+/// `*_unchecked` skip the blocked-path policy (never the sandbox: they stay beneath the root and
+/// follow no link); give them only canonical paths the policy allowed, or paths a journal of
+/// this workspace named. `stage`/`stage_as` check the policy; `state_*` act on the state folder,
+/// outside the workspace.
+#[derive(Debug, Clone, Copy)]
+pub struct Txn<'ws> {
+    ws: &'ws Workspace,
+}
+
 impl Workspace {
+    /// The transaction primitives: staging, unchecked renames, removals and reads by canonical
+    /// path, and the state folder. For the patch crate's commit and recovery and the facade's
+    /// undo history; every other caller wants [`Workspace::write`], [`Workspace::delete`] and
+    /// friends, which check the policy.
+    #[must_use]
+    pub fn txn(&self) -> Txn<'_> {
+        Txn { ws: self }
+    }
+}
+
+impl Txn<'_> {
     /// Writes `bytes` to a fresh temp file in the target's directory (created if missing when
     /// `create_dirs`), copies the target's permission bits if it exists, and fsyncs. Nothing
-    /// visible changes until [`Workspace::rename_raw`] moves it over the target.
+    /// visible changes until [`Txn::rename_unchecked`] moves it over the target.
     ///
     /// # Errors
     /// Policy errors for `path`, [`Error::IsDirectory`], [`Error::NotFound`] for a missing
@@ -36,13 +58,13 @@ impl Workspace {
         self.stage_named(path, &temp_name(), bytes, create_dirs)
     }
 
-    /// As [`Workspace::stage`], with the temp file's name chosen by the caller, so that a
+    /// As [`Txn::stage`], with the temp file's name chosen by the caller, so that a
     /// journal written *before* staging can name it (recovery then finds every temp file even
     /// when the process died while staging). `temp_name` must be a plain file name starting
     /// with `.editkit-` (hidden from listings) and must not exist yet.
     ///
     /// # Errors
-    /// As [`Workspace::stage`]; [`Error::InvalidPath`] for a name that is not a plain
+    /// As [`Txn::stage`]; [`Error::InvalidPath`] for a name that is not a plain
     /// `.editkit-` file name; [`Error::Exists`] when a file of that name exists.
     pub fn stage_as(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
         let plain = temp_name.starts_with(".editkit-")
@@ -58,10 +80,10 @@ impl Workspace {
     }
 
     fn stage_named(&self, path: &str, temp_file: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
-        let target = self.resolve(path)?;
+        let target = self.ws.resolve(path)?;
         let (parent_rel, name) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
         if create_dirs && !parent_rel.is_empty() {
-            crate::beneath::create_dirs(self.root_dir(), parent_rel)
+            crate::beneath::create_dirs(self.ws.root_dir(), parent_rel)
                 .map_err(|e| Error::from_io("create directory", path, e))?;
         }
         let parent = self.dir_raw(path, parent_rel)?;
@@ -99,7 +121,7 @@ impl Workspace {
     /// # Errors
     /// [`Error::NotFound`], [`Error::Io`]; [`Error::Changed`] if a folder on the way was
     /// swapped for a link.
-    pub fn rename_raw(&self, from: &str, to: &str) -> Result<()> {
+    pub fn rename_unchecked(&self, from: &str, to: &str) -> Result<()> {
         let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
         let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
         let from_dir = self.dir_raw(from, from_parent)?;
@@ -122,11 +144,11 @@ impl Workspace {
     ///
     /// # Errors
     /// [`Error::NotFound`], [`Error::Exists`], [`Error::Io`].
-    pub fn hard_link_raw(&self, original: &str, backup: &str) -> Result<()> {
+    pub fn hard_link_unchecked(&self, original: &str, backup: &str) -> Result<()> {
         let (original_parent, original_name) = split_parent(original).ok_or_else(|| root_refused(original))?;
         let (backup_parent, backup_name) = split_parent(backup).ok_or_else(|| root_refused(backup))?;
         if !backup_parent.is_empty() {
-            crate::beneath::create_dirs(self.root_dir(), backup_parent)
+            crate::beneath::create_dirs(self.ws.root_dir(), backup_parent)
                 .map_err(|e| Error::from_io("link", backup, e))?;
         }
         let from = self.dir_raw(original, original_parent)?;
@@ -140,7 +162,7 @@ impl Workspace {
     ///
     /// # Errors
     /// [`Error::Io`].
-    pub fn remove_raw(&self, path: &str) -> Result<()> {
+    pub fn remove_unchecked(&self, path: &str) -> Result<()> {
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
         let parent = match self.dir_raw(path, parent_rel) {
             Ok(parent) => parent,
@@ -155,9 +177,9 @@ impl Workspace {
     ///
     /// # Errors
     /// [`Error::NotFound`], [`Error::Io`].
-    pub fn copy_permissions_raw(&self, from: &str, to: &str) -> Result<()> {
-        let mode = mode_of(self.root_dir(), from)?;
-        set_mode(self.root_dir(), to, mode)
+    pub fn copy_permissions_unchecked(&self, from: &str, to: &str) -> Result<()> {
+        let mode = mode_of(self.ws.root_dir(), from)?;
+        set_mode(self.ws.root_dir(), to, mode)
     }
 
     /// Makes the entries of the directory at canonical `dir` (`""` for the root) durable:
@@ -165,7 +187,7 @@ impl Workspace {
     ///
     /// # Errors
     /// [`Error::Io`] when the directory cannot be opened.
-    pub fn sync_dir_raw(&self, dir: &str) -> Result<()> {
+    pub fn sync_dir_unchecked(&self, dir: &str) -> Result<()> {
         sync(&self.dir_raw(dir, dir)?);
         Ok(())
     }
@@ -175,7 +197,7 @@ impl Workspace {
     ///
     /// # Errors
     /// [`Error::Io`].
-    pub fn entry_exists_raw(&self, path: &str) -> Result<bool> {
+    pub fn entry_exists_unchecked(&self, path: &str) -> Result<bool> {
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
         let parent = match self.dir_raw(path, parent_rel) {
             Ok(parent) => parent,
@@ -194,16 +216,16 @@ impl Workspace {
     ///
     /// # Errors
     /// [`Error::Io`]; [`Error::InvalidPath`] for a FIFO, socket or device.
-    pub fn read_raw_bytes(&self, path: &str) -> Result<Option<Vec<u8>>> {
-        read_regular(self.root_dir(), path)
+    pub fn read_unchecked(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        read_regular(self.ws.root_dir(), path)
     }
 
     /// Records `sha256` as the ledger's hash of canonical `path` (after a transaction wrote
     /// it), or forgets the path with `None` (after it was deleted or moved away).
-    pub fn record_raw(&self, path: &str, sha256: Option<&str>) {
+    pub fn record(&self, path: &str, sha256: Option<&str>) {
         match sha256 {
-            Some(sha256) => self.record(path, sha256),
-            None => self.forget(path),
+            Some(sha256) => self.ws.record(path, sha256),
+            None => self.ws.forget(path),
         }
     }
 
@@ -215,7 +237,7 @@ impl Workspace {
     /// state folder cannot be created or is not safe, [`Error::Io`].
     pub fn state_write(&self, name: &str, bytes: &[u8]) -> Result<()> {
         crate::state::check_name(name)?;
-        let state = self.state_store().ensure()?;
+        let state = self.ws.state_store().ensure()?;
         let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
         if !parent_rel.is_empty() {
             crate::beneath::create_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
@@ -228,11 +250,11 @@ impl Workspace {
     /// Reads `name` in the state folder; `None` when it (or the folder) does not exist.
     ///
     /// # Errors
-    /// As [`Workspace::state_write`]; [`Error::InvalidPath`] for an entry that is not a
+    /// As [`Txn::state_write`]; [`Error::InvalidPath`] for an entry that is not a
     /// regular file.
     pub fn state_read(&self, name: &str) -> Result<Option<Vec<u8>>> {
         crate::state::check_name(name)?;
-        match self.state_store().existing()? {
+        match self.ws.state_store().existing()? {
             Some(state) => read_regular(state, name),
             None => Ok(None),
         }
@@ -242,10 +264,10 @@ impl Workspace {
     /// an error.
     ///
     /// # Errors
-    /// As [`Workspace::state_write`].
+    /// As [`Txn::state_write`].
     pub fn state_remove(&self, name: &str) -> Result<()> {
         crate::state::check_name(name)?;
-        let Some(state) = self.state_store().existing()? else { return Ok(()) };
+        let Some(state) = self.ws.state_store().existing()? else { return Ok(()) };
         let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
         let parent = match crate::beneath::dir(state, parent_rel) {
             Ok(parent) => parent,
@@ -258,10 +280,10 @@ impl Workspace {
     /// Sorted names in the folder `dir` of the state folder (empty when missing).
     ///
     /// # Errors
-    /// As [`Workspace::state_write`].
+    /// As [`Txn::state_write`].
     pub fn state_list(&self, dir: &str) -> Result<Vec<String>> {
         crate::state::check_name(dir)?;
-        let Some(state) = self.state_store().existing()? else { return Ok(Vec::new()) };
+        let Some(state) = self.ws.state_store().existing()? else { return Ok(Vec::new()) };
         let folder = match crate::beneath::dir(state, dir) {
             Ok(folder) => folder,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -281,11 +303,11 @@ impl Workspace {
     /// Renames `from` to `to` within the state folder (replacing `to`).
     ///
     /// # Errors
-    /// As [`Workspace::state_write`]; [`Error::NotFound`].
+    /// As [`Txn::state_write`]; [`Error::NotFound`].
     pub fn state_rename(&self, from: &str, to: &str) -> Result<()> {
         crate::state::check_name(from)?;
         crate::state::check_name(to)?;
-        let state = self.state_store().existing()?.ok_or_else(|| Error::NotFound { path: from.to_owned() })?;
+        let state = self.ws.state_store().existing()?.ok_or_else(|| Error::NotFound { path: from.to_owned() })?;
         let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
         let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
         let from_dir = crate::beneath::dir(state, from_parent).map_err(|e| Error::from_io("rename", from, e))?;
@@ -301,10 +323,10 @@ impl Workspace {
     /// Returns whether it was linked.
     ///
     /// # Errors
-    /// As [`Workspace::state_write`]; [`Error::NotFound`] when `rel` does not exist.
+    /// As [`Txn::state_write`]; [`Error::NotFound`] when `rel` does not exist.
     pub fn state_keep(&self, rel: &str, name: &str) -> Result<bool> {
         crate::state::check_name(name)?;
-        let state = self.state_store().ensure()?;
+        let state = self.ws.state_store().ensure()?;
         let (parent_rel, file_name) = split_parent(rel).ok_or_else(|| root_refused(rel))?;
         let (name_parent, name_file) = split_parent(name).ok_or_else(|| root_refused(name))?;
         if !name_parent.is_empty() {
@@ -324,9 +346,9 @@ impl Workspace {
             Ok(()) => Ok(true),
             Err(rustix::io::Errno::XDEV | rustix::io::Errno::PERM | rustix::io::Errno::MLINK) => {
                 let bytes =
-                    read_regular(self.root_dir(), rel)?.ok_or_else(|| Error::NotFound { path: rel.to_owned() })?;
+                    read_regular(self.ws.root_dir(), rel)?.ok_or_else(|| Error::NotFound { path: rel.to_owned() })?;
                 let permissions = cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(
-                    mode_of(self.root_dir(), rel)?,
+                    mode_of(self.ws.root_dir(), rel)?,
                 ));
                 crate::workspace::stage_and_rename(&to, name_file, &bytes, Some(permissions))
                     .map_err(|e| Error::from_io("keep", name, e))?;
@@ -340,16 +362,16 @@ impl Workspace {
     /// (an undone deletion gets its mode back).
     ///
     /// # Errors
-    /// As [`Workspace::state_read`]; [`Error::NotFound`].
+    /// As [`Txn::state_read`]; [`Error::NotFound`].
     pub fn state_copy_permissions(&self, name: &str, rel: &str) -> Result<()> {
         crate::state::check_name(name)?;
-        let state = self.state_store().existing()?.ok_or_else(|| Error::NotFound { path: name.to_owned() })?;
+        let state = self.ws.state_store().existing()?.ok_or_else(|| Error::NotFound { path: name.to_owned() })?;
         let mode = mode_of(state, name)?;
-        set_mode(self.root_dir(), rel, mode)
+        set_mode(self.ws.root_dir(), rel, mode)
     }
 
     fn dir_raw(&self, given: &str, rel: &str) -> Result<Dir> {
-        crate::beneath::dir(self.root_dir(), rel).map_err(|e| Error::from_io("open directory", given, e))
+        crate::beneath::dir(self.ws.root_dir(), rel).map_err(|e| Error::from_io("open directory", given, e))
     }
 }
 

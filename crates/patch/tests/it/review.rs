@@ -36,7 +36,7 @@ fn a_forged_journal_in_the_state_folder_is_refused_and_touches_nothing() {
     for journal in journals {
         let (tmp, workspace) =
             tree(&[(".env", "SECRET=1\n"), (".git/config", "[core]\n"), ("a.txt", "one\n"), ("src/x.txt", "x\n")]);
-        workspace.state_write("patch/1.json", journal.as_bytes()).unwrap();
+        workspace.txn().state_write("patch/1.json", journal.as_bytes()).unwrap();
         let err =
             apply(&workspace, "*** Begin Patch\n*** Add File: b.txt\n+b\n*** End Patch\n", &ApplyOptions::default())
                 .unwrap_err();

@@ -1,4 +1,4 @@
-//! `Workspace::stage_as`: staging under a name the caller chose (for journals written first).
+//! `Txn::stage_as`: staging under a name the caller chose (for journals written first).
 
 use editkit_vfs::Workspace;
 
@@ -8,14 +8,14 @@ fn stage_as_writes_the_named_temp_beside_the_target_and_keeps_the_target() {
     std::fs::create_dir(tmp.path().join("dir")).unwrap();
     std::fs::write(tmp.path().join("dir/a.txt"), "old\n").unwrap();
     let workspace = Workspace::open(tmp.path()).unwrap();
-    let staged = workspace.stage_as("dir/a.txt", ".editkit-txn-1-0.tmp", b"new\n", false).unwrap();
+    let staged = workspace.txn().stage_as("dir/a.txt", ".editkit-txn-1-0.tmp", b"new\n", false).unwrap();
     assert_eq!(staged.target, "dir/a.txt");
     assert_eq!(staged.temp, "dir/.editkit-txn-1-0.tmp");
     assert_eq!(std::fs::read(tmp.path().join("dir/.editkit-txn-1-0.tmp")).unwrap(), b"new\n");
     assert_eq!(std::fs::read(tmp.path().join("dir/a.txt")).unwrap(), b"old\n");
     // Hidden from listings like every editkit temp file.
     assert_eq!(workspace.list_dir("dir").unwrap(), ["a.txt"]);
-    workspace.rename_raw(&staged.temp, &staged.target).unwrap();
+    workspace.txn().rename_unchecked(&staged.temp, &staged.target).unwrap();
     assert_eq!(std::fs::read(tmp.path().join("dir/a.txt")).unwrap(), b"new\n");
 }
 
@@ -23,9 +23,9 @@ fn stage_as_writes_the_named_temp_beside_the_target_and_keeps_the_target() {
 fn stage_as_creates_missing_folders_when_asked() {
     let tmp = tempfile::tempdir().unwrap();
     let workspace = Workspace::open(tmp.path()).unwrap();
-    let err = workspace.stage_as("x/y/z.txt", ".editkit-t.tmp", b"z", false).unwrap_err();
+    let err = workspace.txn().stage_as("x/y/z.txt", ".editkit-t.tmp", b"z", false).unwrap_err();
     assert_eq!(err.kind(), "not_found");
-    let staged = workspace.stage_as("x/y/z.txt", ".editkit-t.tmp", b"z", true).unwrap();
+    let staged = workspace.txn().stage_as("x/y/z.txt", ".editkit-t.tmp", b"z", true).unwrap();
     assert_eq!(staged.temp, "x/y/.editkit-t.tmp");
 }
 
@@ -34,7 +34,7 @@ fn stage_as_refuses_names_that_are_not_plain_hidden_names() {
     let tmp = tempfile::tempdir().unwrap();
     let workspace = Workspace::open(tmp.path()).unwrap();
     for name in ["plain.tmp", ".editkit-a/b.tmp", "../.editkit-x", ".editkit-\0", ""] {
-        let err = workspace.stage_as("a.txt", name, b"x", true).unwrap_err();
+        let err = workspace.txn().stage_as("a.txt", name, b"x", true).unwrap_err();
         assert_eq!(err.kind(), "invalid_args", "{name:?}");
     }
     assert!(workspace.list_dir("").unwrap().is_empty());
@@ -45,21 +45,21 @@ fn stage_as_never_overwrites_or_removes_an_existing_file_of_that_name() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join(".editkit-taken.tmp"), "someone else's").unwrap();
     let workspace = Workspace::open(tmp.path()).unwrap();
-    let err = workspace.stage_as("a.txt", ".editkit-taken.tmp", b"x", true).unwrap_err();
+    let err = workspace.txn().stage_as("a.txt", ".editkit-taken.tmp", b"x", true).unwrap_err();
     assert_eq!(err.kind(), "exists");
     assert_eq!(std::fs::read(tmp.path().join(".editkit-taken.tmp")).unwrap(), b"someone else's");
 }
 
 #[test]
-fn copy_permissions_raw_gives_a_staged_file_the_mode_of_another() {
+fn copy_permissions_unchecked_gives_a_staged_file_the_mode_of_another() {
     use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("run.sh"), "echo\n").unwrap();
     std::fs::set_permissions(tmp.path().join("run.sh"), std::fs::Permissions::from_mode(0o750)).unwrap();
     let workspace = Workspace::open(tmp.path()).unwrap();
-    let staged = workspace.stage_as("bin/run.sh", ".editkit-mv.tmp", b"echo moved\n", true).unwrap();
-    workspace.copy_permissions_raw("run.sh", &staged.temp).unwrap();
+    let staged = workspace.txn().stage_as("bin/run.sh", ".editkit-mv.tmp", b"echo moved\n", true).unwrap();
+    workspace.txn().copy_permissions_unchecked("run.sh", &staged.temp).unwrap();
     let mode = std::fs::metadata(tmp.path().join(&staged.temp)).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o750);
-    assert_eq!(workspace.copy_permissions_raw("missing", &staged.temp).unwrap_err().kind(), "not_found");
+    assert_eq!(workspace.txn().copy_permissions_unchecked("missing", &staged.temp).unwrap_err().kind(), "not_found");
 }
