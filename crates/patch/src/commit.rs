@@ -56,8 +56,9 @@ struct Entry {
     backup: Option<String>,
 }
 
-/// Fault injection for tests of the commit: a hook called before every write step.
-#[doc(hidden)]
+/// Fault injection for tests of the commit: a hook called before every write step (public with
+/// the `failpoints` feature only; without it no hook ever returns a fault).
+#[cfg_attr(not(feature = "failpoints"), allow(dead_code, unreachable_pub))]
 pub mod failpoint {
     /// A write step of the commit, in the order they happen.
     #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,15 +109,24 @@ use failpoint::{Fault, Step};
 /// written); [`Error::Commit`] when a write step fails: every file is put back (or, if even
 /// that fails, the journal is kept for [`recover`]).
 pub fn commit(workspace: &Workspace, plan: Plan<'_>) -> Result<Applied> {
-    commit_with_failpoint(workspace, plan, &mut |_| None)
+    commit_with_hook(workspace, plan, &mut |_| None)
 }
 
-/// [`commit`] with a hook called before every write step, for fault-injection tests.
+/// [`commit`] with a hook called before every write step, for fault-injection tests (the
+/// `failpoints` feature).
 ///
 /// # Errors
 /// As [`commit`]; an injected crash returns [`Error::Commit`] with `rolled_back: false`.
-#[doc(hidden)]
+#[cfg(feature = "failpoints")]
 pub fn commit_with_failpoint(
+    workspace: &Workspace,
+    plan: Plan<'_>,
+    hook: &mut dyn FnMut(&Step) -> Option<Fault>,
+) -> Result<Applied> {
+    commit_with_hook(workspace, plan, hook)
+}
+
+fn commit_with_hook(
     workspace: &Workspace,
     plan: Plan<'_>,
     hook: &mut dyn FnMut(&Step) -> Option<Fault>,

@@ -53,7 +53,9 @@ mod parse;
 mod plan;
 mod report;
 
-pub use commit::{commit, commit_with_failpoint, failpoint, recover};
+pub use commit::{commit, recover};
+#[cfg(feature = "failpoints")]
+pub use commit::{commit_with_failpoint, failpoint};
 pub use error::{Cause, Error, ErrorKind, Failure, Result};
 pub use locate::HunkReport;
 pub use parse::{Dialect, Hunk, MAX_PATCH_BYTES, Operation, Patch, parse};

@@ -91,6 +91,8 @@ fn the_ten_file_patch_has_a_write_step_per_temp_backup_and_rename() {
     assert!(last_sync < first_replace, "{steps:?}");
     assert_eq!(steps.first(), Some(&Step::Journal));
     assert_eq!(steps.last(), Some(&Step::Finish));
+    // The count ARCHITECTURE.md quotes.
+    assert_eq!(steps.len(), 38, "{steps:?}");
 }
 
 #[test]
