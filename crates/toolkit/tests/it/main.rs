@@ -18,4 +18,5 @@ mod schemas;
 mod sessions;
 mod strict_json;
 mod support;
+mod tidy;
 mod undo;
