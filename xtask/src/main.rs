@@ -31,6 +31,8 @@ fn main() -> Result<()> {
 
 const HELP: &str = "\
 cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests, feature builds,
+                            each library alone without default features, docs -D warnings,
+                            publish --dry-run,
                             cargo deny check bans licenses sources (installs cargo-deny if missing)
 cargo xtask bench [AREA] [--baseline REV]
                             benchmarks; AREA is vfs, matcher, analyze, search, patch or toolkit (all
@@ -49,9 +51,16 @@ fn workspace_root() -> PathBuf {
 
 /// Runs a command in the workspace root, failing on a non-zero exit.
 pub(crate) fn run(program: &str, args: &[&str]) -> Result<()> {
-    eprintln!("$ {program} {}", args.join(" "));
+    run_with_env(program, args, &[])
+}
+
+/// [`run`] with extra environment variables.
+pub(crate) fn run_with_env(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
+    let shown: Vec<String> = env.iter().map(|(key, value)| format!("{key}={value:?} ")).collect();
+    eprintln!("$ {}{program} {}", shown.concat(), args.join(" "));
     let status = Command::new(program)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(workspace_root())
         .status()
         .with_context(|| format!("cannot start `{program}`"))?;
@@ -65,6 +74,10 @@ fn has_cargo_subcommand(name: &str) -> bool {
     Command::new("cargo").args([name, "--version"]).output().map(|out| out.status.success()).unwrap_or(false)
 }
 
+/// The library crates, in dependency order.
+const LIBRARY_CRATES: [&str; 6] =
+    ["editkit-vfs", "editkit-matcher", "editkit-analyze", "editkit-search", "editkit-patch", "editkit"];
+
 fn ci() -> Result<()> {
     let started = Instant::now();
     run("cargo", &["fmt", "--all", "--check"])?;
@@ -76,6 +89,26 @@ fn ci() -> Result<()> {
     run("cargo", &["test", "--locked", "--workspace"])?;
     run("cargo", &["check", "--locked", "--workspace", "--all-targets", "--all-features"])?;
     run("cargo", &["check", "--locked", "--workspace", "--no-default-features"])?;
+    // Each library crate builds alone without its default features, its docs have no broken
+    // link or warning, and it packages and builds from its packaged sources (dependency order).
+    for krate in LIBRARY_CRATES {
+        run("cargo", &["check", "--locked", "-p", krate, "--no-default-features"])?;
+    }
+    run_with_env("cargo", &["doc", "--locked", "--workspace", "--no-deps"], &[("RUSTDOCFLAGS", "-D warnings")])?;
+    run(
+        "cargo",
+        &[
+            "publish",
+            "--dry-run",
+            "--locked",
+            "--allow-dirty",
+            "--workspace",
+            "--exclude",
+            "editkit-cli",
+            "--exclude",
+            "xtask",
+        ],
+    )?;
     if !has_cargo_subcommand("deny") {
         run("cargo", &["install", "--locked", "cargo-deny"])?;
     }
