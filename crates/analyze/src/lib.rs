@@ -86,7 +86,7 @@ mod tools;
 pub use edit::{replace_function, symbol_range};
 pub use error::{Error, ErrorKind};
 pub use kind::{FileKind, detect};
-pub use markdown::{CodeBlock, Header, Link, Outline, outline, section_range};
+pub use markdown::{CodeBlock, Header, Link, Outline, Splice, outline, section_range, set_section, set_title};
 pub use parse::{MAX_PARSE_BYTES, PARSE_TIME_LIMIT};
 pub use process::{MAX_FORMATTED_BYTES, MAX_OUTPUT_CHARS, MAX_TOOL_INPUT_BYTES, TOOL_TIMEOUT};
 pub use symbols::{Symbol, SymbolKind, symbols};

@@ -149,6 +149,79 @@ pub fn outline(source: &str) -> Result<Outline, Error> {
     Ok(outline)
 }
 
+/// A change to a Markdown text: replace `range` by `text` (splice it into the decoded file, so
+/// the lines around keep their bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Splice {
+    /// The bytes replaced.
+    pub range: Range<usize>,
+    /// What stands there after.
+    pub text: String,
+}
+
+/// Sets the body of the section `heading` (a header path, as for [`section_range`]) to `body`,
+/// keeping its header line and every other section as it is; a missing section is appended at
+/// the end as a level-2 section (`## heading`). The body ends with one line end.
+///
+/// ```
+/// let doc = "# Tool\n## Usage\nold\n## Licence\nMIT\n";
+/// let splice = editkit_analyze::set_section(doc, "Usage", "run it")?;
+/// let mut after = doc.to_owned();
+/// after.replace_range(splice.range, &splice.text);
+/// assert_eq!(after, "# Tool\n## Usage\n\nrun it\n\n## Licence\nMIT\n");
+/// let splice = editkit_analyze::set_section(doc, "Notes", "none")?;
+/// assert_eq!((splice.range, splice.text.as_str()), (doc.len()..doc.len(), "\n## Notes\n\nnone\n"));
+/// # Ok::<(), editkit_analyze::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`section_range`], except that a missing single-segment section is appended; a missing
+/// nested path (`A > B`) stays [`Error::NotFound`].
+pub fn set_section(source: &str, heading: &str, body: &str) -> Result<Splice, Error> {
+    let body = format!("{}\n", body.trim_end());
+    match section_range(source, heading) {
+        Ok(range) => {
+            // Keep the header line; replace what follows up to the next section.
+            let section = source.get(range.clone()).unwrap_or_default();
+            let body_start = section.find('\n').map_or(range.end, |i| range.start + i + 1);
+            let trailing = if range.end < source.len() { "\n" } else { "" };
+            Ok(Splice { range: body_start..range.end, text: format!("\n{body}{trailing}") })
+        }
+        Err(Error::NotFound { .. }) if !heading.contains('>') => {
+            let sep = if source.is_empty() || source.ends_with("\n\n") {
+                ""
+            } else if source.ends_with('\n') {
+                "\n"
+            } else {
+                "\n\n"
+            };
+            Ok(Splice { range: source.len()..source.len(), text: format!("{sep}## {}\n\n{body}", heading.trim()) })
+        }
+        Err(err) => Err(err),
+    }
+}
+
+/// Sets the document's title: the first line when it is a level-1 header (`# Title`), else a
+/// new first line (and a blank line after it).
+///
+/// ```
+/// let splice = editkit_analyze::set_title("# Old\ntext\n", "New");
+/// assert_eq!((splice.range, splice.text.as_str()), (0..6, "# New\n"));
+/// assert_eq!(editkit_analyze::set_title("text\n", "New").text, "# New\n\n");
+/// ```
+#[must_use]
+pub fn set_title(source: &str, title: &str) -> Splice {
+    let line = format!("# {}\n", title.trim());
+    if source.starts_with("# ") {
+        let first_line_end = source.find('\n').map_or(source.len(), |i| i + 1);
+        Splice { range: 0..first_line_end, text: line }
+    } else {
+        let sep = if source.is_empty() { "" } else { "\n" };
+        Splice { range: 0..0, text: format!("{line}{sep}") }
+    }
+}
+
 /// The byte range of the section under the header path `heading_path` (`Usage > Flags`): from
 /// the header's first byte to the next header of the same or a higher level, or the end.
 ///

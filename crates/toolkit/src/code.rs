@@ -156,10 +156,6 @@ mod imp {
         analyze::replace_function(kind, text, name, implementation)
             .map_err(|source| Error::Analyze { path: path.to_owned(), source })
     }
-
-    pub(crate) fn section_range(text: &str, heading: &str) -> Option<std::ops::Range<usize>> {
-        analyze::section_range(text, heading).ok()
-    }
 }
 
 #[cfg(not(feature = "analyze"))]

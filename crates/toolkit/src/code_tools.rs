@@ -154,44 +154,15 @@ impl Toolkit {
         };
         let mut updated = Vec::new();
         if let Some(name) = &request.project_name {
-            let title = format!("# {}\n", name.trim());
-            let current = text.as_str();
-            let first_line_end = current.find('\n').map_or(current.len(), |i| i + 1);
-            if current.starts_with("# ") {
-                text.splice(0..first_line_end, &title).map_err(|e| Error::invalid("project_name", e.to_string()))?;
-            } else {
-                let sep = if current.is_empty() { "" } else { "\n" };
-                text.splice(0..0, &format!("{title}{sep}"))
-                    .map_err(|e| Error::invalid("project_name", e.to_string()))?;
-            }
+            let splice = editkit_analyze::set_title(text.as_str(), name);
+            text.splice(splice.range, &splice.text).map_err(|e| Error::invalid("project_name", e.to_string()))?;
             updated.push("title".to_owned());
         }
         for (section, body) in INDEX_SECTIONS.iter().zip(bodies) {
             let Some(body) = body else { continue };
-            let body = format!("{}\n", body.trim_end());
-            match code::section_range(text.as_str(), section) {
-                Some(range) => {
-                    // Keep the heading line; replace what follows up to the next section.
-                    let heading_end =
-                        text.as_str()[range.clone()].find('\n').map_or(range.end, |i| range.start + i + 1);
-                    let trailing = if range.end < text.as_str().len() { "\n" } else { "" };
-                    text.splice(heading_end..range.end, &format!("\n{body}{trailing}"))
-                        .map_err(|e| Error::invalid(section, e.to_string()))?;
-                }
-                None => {
-                    let current = text.as_str();
-                    let sep = if current.is_empty() || current.ends_with("\n\n") {
-                        ""
-                    } else if current.ends_with('\n') {
-                        "\n"
-                    } else {
-                        "\n\n"
-                    };
-                    let end = current.len();
-                    text.splice(end..end, &format!("{sep}## {section}\n\n{body}"))
-                        .map_err(|e| Error::invalid(section, e.to_string()))?;
-                }
-            }
+            let splice = editkit_analyze::set_section(text.as_str(), section, body)
+                .map_err(|source| Error::Analyze { path: path.clone(), source })?;
+            text.splice(splice.range, &splice.text).map_err(|e| Error::invalid(section, e.to_string()))?;
             updated.push((*section).to_owned());
         }
         self.write_kept(workspace, &lock, &text.encode(), &WriteOptions::default())?;

@@ -478,9 +478,8 @@ impl Toolkit {
     pub fn delete(&self, request: PathRequest) -> Result<DeleteResponse> {
         self.writable("delete")?;
         let (_, workspace) = self.route(&request.path);
-        let (kind, _) = workspace.metadata(&request.path).unwrap_or((EntryKind::Other, 0));
-        let is_link = workspace.resolve_entry(&request.path).ok() != workspace.resolve(&request.path).ok();
-        if kind == EntryKind::File && !is_link {
+        // A file is kept for undo; a link (removed itself, never its target) and a folder are not.
+        if workspace.entry_kind(&request.path).ok().flatten() == Some(EntryKind::File) {
             let lock = workspace.lock(&request.path)?;
             let rel = lock.path().to_owned();
             let kept = history::keep(workspace, &rel, None)?;

@@ -919,6 +919,28 @@ impl Workspace {
         Ok(self.resolve_inner(path, true)?.kind.is_some())
     }
 
+    /// What the directory entry at `path` is, without following a final link (a link is
+    /// [`EntryKind::Symlink`], whatever it points to); `None` when there is none.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// use editkit_vfs::EntryKind;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("real.txt"), "x\n").unwrap();
+    /// std::os::unix::fs::symlink("real.txt", dir.path().join("alias.txt")).unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.entry_kind("real.txt")?, Some(EntryKind::File));
+    /// assert_eq!(workspace.entry_kind("alias.txt")?, Some(EntryKind::Symlink));
+    /// assert_eq!(workspace.entry_kind("none.txt")?, None);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// Policy errors.
+    pub fn entry_kind(&self, path: &str) -> Result<Option<EntryKind>> {
+        Ok(self.resolve_inner(path, false)?.kind)
+    }
+
     /// What `path` names (following symlinks), and its size in bytes.
     ///
     /// # Errors

@@ -369,3 +369,11 @@ fn the_typed_kinds_are_the_contract_words() {
     assert_eq!(err.error_kind(), editkit::ErrorKind::Stale);
     assert_eq!(err.error_kind().to_string(), err.kind());
 }
+
+#[test]
+fn a_project_index_with_a_section_twice_is_refused_not_given_a_third() {
+    let doc = "# P\n\n## Description\n\none\n\n## Description\n\ntwo\n";
+    let env = Env::with_files(&[("INDEX.md", doc)]);
+    env.refused("update_project_index", json!({"file": "INDEX.md", "description": "three"}), "ambiguous");
+    assert_eq!(env.get("INDEX.md"), doc);
+}
