@@ -8,7 +8,7 @@ use std::fmt;
 /// Rungs are tried in the order of [`Rung::ALL`]; the first rung that finds any candidate decides,
 /// and a looser rung never runs after it. The ordering of the enum (`Ord`) follows the ladder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize), serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Rung {
     /// Byte-for-byte equal text, anywhere (also inside a line).

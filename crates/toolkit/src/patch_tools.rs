@@ -104,9 +104,9 @@ impl Toolkit {
                         .map(|hunk| PatchedHunk {
                             hunk: hunk.hunk,
                             lines: [hunk.line, hunk.last_line],
-                            rung: hunk.rung.as_str().to_owned(),
+                            rung: hunk.rung,
                             score: hunk.score,
-                            alignment: hunk.alignment.as_str().to_owned(),
+                            alignment: hunk.alignment,
                         })
                         .collect(),
                     formatted: formatted_paths.contains(&file.path),

@@ -102,7 +102,7 @@ impl Default for Options {
 ///     backup: false,
 ///     within: None,
 /// })?;
-/// assert_eq!(edit.rung, "line_trimmed");
+/// assert_eq!(edit.rung, editkit::matcher::Rung::LineTrimmed);
 /// assert_eq!(std::fs::read_to_string(dir.path().join("app.py")).unwrap(), "def main():\n\treturn 2\n");
 /// # Ok(()) }
 /// ```
@@ -528,14 +528,7 @@ impl Toolkit {
         let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
         let replaced = replace(old_text.as_str(), &request.old_string, &request.new_string, &options)
             .map_err(|source| Error::Edit { path: rel.clone(), source })?;
-        // Splice each replacement into the decoded text so untouched lines keep their bytes.
-        let mut new_text = old_text.clone();
-        for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
-            let piece = replaced.text().get(inserted.clone()).unwrap_or_default();
-            new_text
-                .splice(found.byte_range(), piece)
-                .map_err(|e| Error::invalid("old_string", format!("internal range error: {e}")))?;
-        }
+        let new_text = splice_replaced(old_text, &replaced, "old_string")?;
         vet(old_text.as_str(), new_text.as_str())?;
         let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
         let score = replaced.matches().iter().map(matcher::Match::score).fold(1.0_f64, f64::min);
@@ -544,14 +537,13 @@ impl Toolkit {
         let mut response = EditFileResponse {
             path: rel.clone(),
             replacements: replaced.matches().len(),
-            rung: replaced.rung().as_str().to_owned(),
+            rung: replaced.rung(),
             score,
             alignment: if replaced.matches().iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
-                "merged"
+                matcher::Alignment::Merged
             } else {
-                "aligned"
-            }
-            .to_owned(),
+                matcher::Alignment::Aligned
+            },
             line_range: first,
             diff,
             diff_truncated,
@@ -749,12 +741,7 @@ impl Toolkit {
             let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
             let replaced = replace(s.buffer.as_str(), &request.old, &request.new, &matcher::Options::default())
                 .map_err(|source| Error::Edit { path: s.path.clone(), source })?;
-            let mut next = s.buffer.clone();
-            for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
-                let piece = replaced.text().get(inserted.clone()).unwrap_or_default();
-                next.splice(found.byte_range(), piece)
-                    .map_err(|e| Error::invalid("old", format!("internal range error: {e}")))?;
-            }
+            let next = splice_replaced(&s.buffer, &replaced, "old")?;
             crate::sessions::check_fits(
                 &s.path,
                 crate::sessions::cost(next.as_str().len(), s.loaded.as_str().len()),
@@ -839,4 +826,16 @@ impl Toolkit {
         let matches = workspace.glob(&request.pattern, &request.path)?;
         Ok(GlobResponse { pattern: request.pattern, matches, truncated: false })
     }
+}
+
+/// `text` with each replacement of `replaced` spliced into the decoded text, so untouched lines
+/// keep their bytes (line endings, BOM); `field` names the argument a range error is about.
+fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: &str) -> Result<Text> {
+    let mut next = text.clone();
+    for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
+        let piece = replaced.text().get(inserted.clone()).unwrap_or_default();
+        next.splice(found.byte_range(), piece)
+            .map_err(|e| Error::invalid(field, format!("internal range error: {e}")))?;
+    }
+    Ok(next)
 }

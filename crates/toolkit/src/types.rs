@@ -315,13 +315,15 @@ pub struct EditFileResponse {
     /// The matching strategy that found the text: `exact`, `line_trimmed`,
     /// `unicode_normalised`, `whitespace_normalised`, `indentation_flexible`,
     /// `escape_normalised` or `block_anchor`.
-    pub rung: String,
+    #[schemars(with = "String")]
+    pub rung: editkit_matcher::Rung,
     /// Similarity of the matched text to `old_string`, 0 to 1 (1 for exact).
     pub score: f64,
     /// `aligned` (the region stands line for line for `old_string`) or `merged` (a
     /// `block_anchor` region differing by whole lines: the change was applied to the file's own
     /// lines, keeping lines `old_string` left out and never writing lines it invented).
-    pub alignment: String,
+    #[schemars(with = "String")]
+    pub alignment: editkit_matcher::Alignment,
     /// 1-based first and last line of the (first) replaced region, in the old file.
     pub line_range: [usize; 2],
     /// Unified diff of the change, bounded (10 lines a hunk, 200 characters a line).
@@ -434,11 +436,13 @@ pub struct PatchedHunk {
     /// left it (an insertion matched no line: `[n, n - 1]`).
     pub lines: [usize; 2],
     /// The rung that placed it (`exact`, `line_trimmed`, ... `block_anchor`).
-    pub rung: String,
+    #[schemars(with = "String")]
+    pub rung: editkit_matcher::Rung,
     /// Similarity of the region to the hunk's old lines, 0 to 1 (1 for exact).
     pub score: f64,
     /// `aligned` or `merged` (see `edit_file`).
-    pub alignment: String,
+    #[schemars(with = "String")]
+    pub alignment: editkit_matcher::Alignment,
 }
 
 /// One file a patch touches.
