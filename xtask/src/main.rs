@@ -96,10 +96,18 @@ fn ci() -> Result<()> {
     }
     // Each library crate's downstream example (under 20 lines, that crate and the vfs only) runs.
     for krate in &LIBRARY_CRATES[..5] {
-        run("cargo", &["run", "--locked", "-q", "-p", krate, "--example", "downstream"])?;
+        let example = format!("{}_downstream", krate.trim_start_matches("editkit-"));
+        run("cargo", &["run", "--locked", "-q", "-p", krate, "--example", &example])?;
     }
     run_with_env("cargo", &["doc", "--locked", "--workspace", "--no-deps"], &[("RUSTDOCFLAGS", "-D warnings")])?;
-    run(
+    forget_packaged_sources()?;
+    // Its own target dir, fresh each time: artifacts of a registry package are keyed by name
+    // and version, so a build of an earlier run's packaged crate would be taken as current.
+    let publish_target = workspace_root().join("target/publish-check");
+    if publish_target.exists() {
+        std::fs::remove_dir_all(&publish_target).context("removing target/publish-check")?;
+    }
+    run_with_env(
         "cargo",
         &[
             "publish",
@@ -112,6 +120,7 @@ fn ci() -> Result<()> {
             "--exclude",
             "xtask",
         ],
+        &[("CARGO_TARGET_DIR", "target/publish-check")],
     )?;
     if !has_cargo_subcommand("deny") {
         run("cargo", &["install", "--locked", "cargo-deny"])?;
@@ -119,6 +128,32 @@ fn ci() -> Result<()> {
     // The advisory database cannot be downloaded here, so advisories are left out.
     run("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"])?;
     eprintln!("ci passed in {:.0?}", started.elapsed());
+    Ok(())
+}
+
+/// `cargo publish --dry-run` verifies each crate against the others as packaged, unpacked into
+/// a local registry's source folder under `$CARGO_HOME/registry/src/-<hash>/`; an unpacked
+/// `editkit-*-<version>` from an earlier run is reused as it is, so the check would build
+/// against an earlier run's sources. Removes editkit's own unpacked packages there (nothing
+/// else).
+fn forget_packaged_sources() -> Result<()> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+        .context("neither CARGO_HOME nor HOME is set")?;
+    let Ok(registries) = std::fs::read_dir(cargo_home.join("registry/src")) else { return Ok(()) };
+    for registry in registries.flatten() {
+        // Local overlay registries have no host in their name: `-<hash>`.
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for package in std::fs::read_dir(registry.path())?.flatten() {
+            let name = package.file_name().to_string_lossy().into_owned();
+            if name.starts_with("editkit") && package.file_type()?.is_dir() {
+                std::fs::remove_dir_all(package.path()).with_context(|| format!("removing {name}"))?;
+            }
+        }
+    }
     Ok(())
 }
 

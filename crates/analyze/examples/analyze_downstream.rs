@@ -1,4 +1,4 @@
-//! editkit-analyze alone: kind, symbols and syntax of a source text. `cargo run -p editkit-analyze --example downstream`
+//! editkit-analyze alone: kind, symbols and syntax of a source text. `cargo run -p editkit-analyze --example analyze_downstream`
 use editkit_analyze::{FileKind, check_syntax, detect, symbols};
 
 fn main() -> Result<(), editkit_analyze::Error> {

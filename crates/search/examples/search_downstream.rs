@@ -1,4 +1,4 @@
-//! editkit-search with editkit-vfs: a literal search with context. `cargo run -p editkit-search --example downstream`
+//! editkit-search with editkit-vfs: a literal search with context. `cargo run -p editkit-search --example search_downstream`
 use editkit_search::Search;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,4 +1,4 @@
-//! editkit-matcher alone: a drifted edit lands, an ambiguous one is refused. `cargo run -p editkit-matcher --example downstream`
+//! editkit-matcher alone: a drifted edit lands, an ambiguous one is refused. `cargo run -p editkit-matcher --example matcher_downstream`
 use editkit_matcher::{Options, replace};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,4 +1,4 @@
-//! editkit-patch with editkit-vfs: a two-file patch lands whole or not at all. `cargo run -p editkit-patch --example downstream`
+//! editkit-patch with editkit-vfs: a two-file patch lands whole or not at all. `cargo run -p editkit-patch --example patch_downstream`
 use editkit_patch::{ApplyOptions, apply};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

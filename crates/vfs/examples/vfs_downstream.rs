@@ -1,4 +1,4 @@
-//! editkit-vfs alone: a guarded write, a stale one refused, an escape refused. `cargo run -p editkit-vfs --example downstream`
+//! editkit-vfs alone: a guarded write, a stale one refused, an escape refused. `cargo run -p editkit-vfs --example vfs_downstream`
 use editkit_vfs::{Workspace, WriteOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
