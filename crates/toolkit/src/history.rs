@@ -103,7 +103,6 @@ pub(crate) fn settle(workspace: &Workspace, kept: &Kept, depth: usize) -> Result
 
 /// The change's result is not what was announced (a formatter rewrote it): renames the entry
 /// so an undo expects `after_sha256`.
-#[cfg(feature = "analyze")]
 pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: &str) -> Result<()> {
     let Some((stem, suffix)) = kept.name.rsplit_once('.') else { return Ok(()) };
     let Some((seq_part, _)) = stem.rsplit_once('-') else { return Ok(()) };

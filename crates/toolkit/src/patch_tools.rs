@@ -130,29 +130,14 @@ impl Toolkit {
         Ok(response)
     }
 
-    /// Formats one file a patch just wrote, when formatting is on: under the file's lock,
-    /// only while it still holds what the patch wrote (`sha256`); returns the formatted
-    /// content's hash when the formatter changed it. A file changed in between, or a formatter
-    /// that fails, leaves the file as it is: the patch stands either way.
-    #[allow(unused_variables)]
+    /// Formats one file a patch just wrote (see `Toolkit::reformat`), under its own lock and
+    /// only while it still holds what the patch wrote (`sha256`); the formatted content's hash
+    /// when the formatter changed it. A file changed in between, or a formatter that fails,
+    /// leaves the file as it is: the patch stands either way.
     fn format_patched(&self, workspace: &editkit_vfs::Workspace, path: &str, sha256: &str) -> Option<String> {
-        #[cfg(feature = "analyze")]
-        if self.options().formatting.enabled {
-            let lock = workspace.lock(path).ok()?;
-            let bytes = lock.read_expecting(Some(sha256)).ok()?.decoded().encode();
-            let raw = std::str::from_utf8(&bytes).ok()?;
-            let formatted = crate::code::format(&self.root_paths(), lock.path(), raw, &self.options().formatting)?;
-            if formatted.as_bytes() == bytes.as_slice() {
-                return None;
-            }
-            let options = editkit_vfs::WriteOptions {
-                create_dirs: false,
-                expected_hash: Some(sha256.to_owned()),
-                ..Default::default()
-            };
-            return lock.write(formatted.as_bytes(), &options).ok().map(|written| written.sha256);
-        }
-        None
+        let lock = workspace.lock(path).ok()?;
+        let bytes = lock.read_expecting(Some(sha256)).ok()?.decoded().encode();
+        self.reformat(&lock, &bytes, sha256).ok().flatten().map(|written| written.sha256)
     }
 
     /// Restores every file of the last patch applied through editkit.

@@ -252,7 +252,6 @@ impl Toolkit {
     /// lock, so no other editkit writer can interleave; the formatted text is written through
     /// the lock (guarded by the hash just written), and the staleness guard, the undo entry and
     /// the write's report all take the formatted content's hash.
-    #[allow(unused_variables)]
     fn format_locked(
         &self,
         workspace: &Workspace,
@@ -261,20 +260,48 @@ impl Toolkit {
         kept: &mut history::Kept,
         written: &mut editkit_vfs::Written,
     ) -> Result<()> {
-        #[cfg(feature = "analyze")]
-        if self.options.formatting.enabled
-            && let Ok(text) = std::str::from_utf8(bytes)
-            && let Some(formatted) = code::format(&self.root_paths(), lock.path(), text, &self.options.formatting)
-            && formatted.as_bytes() != bytes
-        {
-            let options =
-                WriteOptions { create_dirs: false, expected_hash: Some(written.sha256.clone()), ..Default::default() };
-            let reformatted = lock.write(formatted.as_bytes(), &options)?;
+        if let Some(reformatted) = self.reformat(lock, bytes, &written.sha256)? {
             history::retag(workspace, kept, &reformatted.sha256)?;
             written.sha256 = reformatted.sha256;
             written.size = reformatted.size;
         }
         Ok(())
+    }
+
+    /// The one formatting step of every write (`write_file`, the edits, each file a patch
+    /// wrote): formats `bytes`, which `lock`'s file holds with hash `sha256`, and writes the
+    /// result through the lock guarded by that hash. `None` when formatting is off, the
+    /// formatter fails or changes nothing.
+    #[cfg(feature = "analyze")]
+    pub(crate) fn reformat(
+        &self,
+        lock: &editkit_vfs::FileLock<'_>,
+        bytes: &[u8],
+        sha256: &str,
+    ) -> Result<Option<editkit_vfs::Written>> {
+        if !self.options.formatting.enabled {
+            return Ok(None);
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else { return Ok(None) };
+        let Some(formatted) = code::format(&self.root_paths(), lock.path(), text, &self.options.formatting) else {
+            return Ok(None);
+        };
+        if formatted.as_bytes() == bytes {
+            return Ok(None);
+        }
+        let options = WriteOptions { create_dirs: false, expected_hash: Some(sha256.to_owned()), ..Default::default() };
+        Ok(Some(lock.write(formatted.as_bytes(), &options)?))
+    }
+
+    /// Without the `analyze` feature there is no formatter.
+    #[cfg(not(feature = "analyze"))]
+    pub(crate) fn reformat(
+        &self,
+        _lock: &editkit_vfs::FileLock<'_>,
+        _bytes: &[u8],
+        _sha256: &str,
+    ) -> Result<Option<editkit_vfs::Written>> {
+        Ok(None)
     }
 
     /// Every root's path: external tools never come from a PATH entry inside one.

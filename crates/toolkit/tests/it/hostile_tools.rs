@@ -164,3 +164,32 @@ fn a_failing_formatter_leaves_the_written_content() {
     assert_eq!(std::fs::read_to_string(scene.root.join("a.txt")).unwrap(), "x\n");
     assert_eq!(written.sha256, editkit::vfs::sha256_hex(b"x\n"));
 }
+
+#[test]
+fn a_patched_file_is_formatted_as_contained_as_a_written_one() {
+    require_rustfmt();
+    let scene = Scene::new();
+    scene.plant("evil-toolchain/bin/rustfmt", "rustfmt");
+    scene.put("rust-toolchain.toml", &format!("[toolchain]\npath = \"{}/evil-toolchain\"\n", scene.root.display()));
+    scene.put("rustfmt.toml", "hard_tabs = true\n");
+    scene.put("src/main.rs", "fn main() {}\n");
+    let toolkit = scene.toolkit(Options {
+        formatting: FormatOptions { enabled: true, ..Default::default() },
+        diagnostics: DiagnosticsOptions { mode: DiagnosticsMode::Off, ..Default::default() },
+        ..Default::default()
+    });
+    let patch = "*** Begin Patch\n*** Update File: src/main.rs\n-fn main() {}\n+fn main( ) { if true { let _a = 1; } }\n\
+                 *** End Patch\n";
+    let applied = toolkit
+        .apply_patch(editkit::ApplyPatchRequest { patch: patch.into(), force: false, dry_run: false, strict: false })
+        .unwrap();
+    scene.assert_outside_untouched("rustfmt with a toolchain file, through a patch");
+    let on_disk = std::fs::read_to_string(scene.root.join("src/main.rs")).unwrap();
+    assert!(!on_disk.contains("PLANTED"), "the repository's rustfmt ran: {on_disk}");
+    assert!(
+        on_disk.contains("fn main() {\n    if true {"),
+        "formatted by the real rustfmt, spaces not tabs: {on_disk}"
+    );
+    assert!(applied.files[0].formatted);
+    assert_eq!(applied.files[0].sha256.as_deref(), Some(editkit::vfs::sha256_hex(on_disk.as_bytes()).as_str()));
+}
