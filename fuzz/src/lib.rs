@@ -266,13 +266,13 @@ pub fn analyze(data: &[u8]) {
     // The first byte picks the path, so every grammar sees every input.
     let Some((&selector, bytes)) = data.split_first() else { return };
     let path = ANALYZE_PATHS[usize::from(selector) % ANALYZE_PATHS.len()];
-    let kind = detect(path, bytes);
     let Ok(text) = std::str::from_utf8(bytes) else { return };
+    let kind = detect(path, text);
     let _ = check_syntax(kind, text);
     let _ = outline(text);
     let _ = section_range(text, "a > b");
     let code_kind = match kind {
-        FileKind::Markdown | FileKind::Json | FileKind::Text | FileKind::Binary => FileKind::Python,
+        FileKind::Markdown | FileKind::Json | FileKind::Text => FileKind::Python,
         other => other,
     };
     if let Ok(found) = symbols(code_kind, text)

@@ -3,7 +3,7 @@ use editkit_analyze::{FileKind, check_syntax, detect, symbols};
 
 fn main() -> Result<(), editkit_analyze::Error> {
     let source = "class Cart:\n    def total(self):\n        return 0\n";
-    let kind = detect("cart.py", source.as_bytes());
+    let kind = detect("cart.py", source);
     assert_eq!(kind, FileKind::Python);
     for symbol in symbols(kind, source)? {
         println!("{} at line {} (in {:?})", symbol.name, symbol.line, symbol.parent);

@@ -2,7 +2,8 @@
 //! scoped to one definition or one Markdown section.
 //!
 //! Everything here except [`diagnose`] and [`format_source`] is a pure function over text:
-//! - [`detect`] gives a [`FileKind`] from a path and bytes;
+//! - [`detect`] gives a [`FileKind`] from a path and decoded text (whether bytes are text is the
+//!   vfs codec's verdict);
 //! - [`check_syntax`] gives a [`SyntaxReport`] with line/column errors (tree-sitter for Python,
 //!   TypeScript, TSX, JavaScript and JSX; serde_json for JSON);
 //! - [`symbols`] lists [`Symbol`]s; [`symbol_range`] and [`replace_function`] find or replace
@@ -15,7 +16,7 @@
 //! use editkit_analyze::{detect, replace_function, symbols, FileKind};
 //! # fn main() -> Result<(), editkit_analyze::Error> {
 //! let src = "class Greeter:\n    def hello(self):\n        return 'hi'\n";
-//! let kind = detect("greet.py", src.as_bytes());
+//! let kind = detect("greet.py", src);
 //! assert_eq!(kind, FileKind::Python);
 //!
 //! let names: Vec<String> = symbols(kind, src)?.iter().map(|symbol| symbol.path()).collect();
@@ -92,6 +93,6 @@ pub use process::{MAX_FORMATTED_BYTES, MAX_OUTPUT_CHARS, MAX_TOOL_INPUT_BYTES, T
 pub use symbols::{Symbol, SymbolKind, symbols};
 pub use syntax::{SyntaxError, SyntaxReport, check_syntax};
 pub use tools::{
-    CheckerReport, Diagnostics, DiagnosticsMode, DiagnosticsOptions, FormatOptions, FormatReport, SkippedTool, Tool,
-    diagnose, format_source,
+    CheckerReport, Diagnostics, DiagnosticsMode, DiagnosticsOptions, ExternalTool, FormatOptions, FormatReport,
+    SkippedTool, diagnose, format_source,
 };

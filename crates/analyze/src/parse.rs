@@ -20,7 +20,7 @@ pub(crate) fn language(kind: FileKind) -> Option<Language> {
         FileKind::Typescript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         FileKind::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
         FileKind::Javascript | FileKind::Jsx => tree_sitter_javascript::LANGUAGE.into(),
-        FileKind::Markdown | FileKind::Json | FileKind::Text | FileKind::Binary => return None,
+        FileKind::Markdown | FileKind::Json | FileKind::Text => return None,
     };
     Some(language)
 }

@@ -52,13 +52,12 @@ pub struct SyntaxError {
 /// ```
 ///
 /// # Errors
-/// [`Error::Unsupported`] for [`FileKind::Binary`]; [`Error::TooLarge`] and [`Error::Timeout`]
+/// [`Error::TooLarge`] and [`Error::Timeout`]
 /// when the input exceeds the parse limits.
 pub fn check_syntax(kind: FileKind, source: &str) -> Result<SyntaxReport, Error> {
     match kind {
         FileKind::Json => Ok(check_json(source)),
         FileKind::Markdown | FileKind::Text => Ok(SyntaxReport { valid: true, errors: Vec::new() }),
-        FileKind::Binary => Err(Error::Unsupported { operation: "syntax check", kind }),
         _ => {
             let parsed = Parsed::new(kind, source, "syntax check")?;
             Ok(tree_errors(&parsed))

@@ -8,27 +8,27 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::detect;
 use crate::process::{self, Invocation, MAX_FORMATTED_BYTES, MAX_TOOL_INPUT_BYTES, Run, TOOL_TIMEOUT};
 use crate::resolve::{self, Roots};
 use crate::syntax::{SyntaxReport, check_syntax};
-use crate::{FileKind, detect};
 
 /// An external program: a name for reports and an argv template (see the crate documentation's
 /// placeholders: `{path}`, `{file}`, `{empty_config}`). The program is a bare name looked up
 /// on the safe PATH entries, or an absolute path; a relative path is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tool {
+pub struct ExternalTool {
     /// Name shown in reports (`ruff`, `prettier`).
     pub name: String,
     /// Program and arguments, with placeholders.
     pub argv: Vec<String>,
 }
 
-impl Tool {
+impl ExternalTool {
     /// A tool from a name and an argv template.
     #[must_use]
     pub fn new(name: &str, argv: &[&str]) -> Self {
-        Tool { name: name.to_owned(), argv: argv.iter().map(|&arg| arg.to_owned()).collect() }
+        ExternalTool { name: name.to_owned(), argv: argv.iter().map(|&arg| arg.to_owned()).collect() }
     }
 }
 
@@ -67,7 +67,7 @@ pub struct DiagnosticsOptions {
     /// stdin with `compile()`; `ts`/`tsx`/`mts`/`cts`/`js`/`jsx`/`mjs`/`cjs`: eslint with
     /// `--no-config-lookup` on stdin. JSON is checked by the built-in check only. tsc is not a
     /// default: it cannot read stdin, and on a private copy it cannot see the project.
-    pub checkers: BTreeMap<String, Vec<Tool>>,
+    pub checkers: BTreeMap<String, Vec<ExternalTool>>,
 }
 
 /// The Python check: compile the source read from stdin, report the first syntax error.
@@ -86,7 +86,7 @@ except ValueError as error:
 impl Default for DiagnosticsOptions {
     fn default() -> Self {
         let mut checkers = BTreeMap::new();
-        let ruff = Tool::new(
+        let ruff = ExternalTool::new(
             "ruff",
             &[
                 "ruff",
@@ -101,8 +101,8 @@ impl Default for DiagnosticsOptions {
                 "-",
             ],
         );
-        let python = Tool::new("python", &["python3", "-I", "-B", "-c", PYTHON_CHECK, "{path}"]);
-        let eslint = Tool::new(
+        let python = ExternalTool::new("python", &["python3", "-I", "-B", "-c", PYTHON_CHECK, "{path}"]);
+        let eslint = ExternalTool::new(
             "eslint",
             &["eslint", "--no-config-lookup", "--no-color", "--stdin", "--stdin-filename", "{path}"],
         );
@@ -179,9 +179,8 @@ pub fn diagnose(roots: &[&Path], path: &str, source: &str, options: &Diagnostics
         return diagnostics;
     }
     let report_all = options.mode == DiagnosticsMode::On;
-    let kind = detect(path, source.as_bytes());
-    if kind != FileKind::Binary
-        && let Ok(report) = check_syntax(kind, source)
+    let kind = detect(path, source);
+    if let Ok(report) = check_syntax(kind, source)
         && (report_all || !report.valid)
     {
         diagnostics.syntax = Some(report);
@@ -239,34 +238,39 @@ pub struct FormatOptions {
     /// file; web files, JSON, CSS, Markdown, YAML: prettier with `--no-config
     /// --no-editorconfig --stdin-filepath`; `go`: gofmt; `rs`: rustfmt `--emit stdout` with
     /// `--config-path` on an empty file. All read stdin. Insert or replace entries to override.
-    pub formatters: BTreeMap<String, Vec<Tool>>,
+    pub formatters: BTreeMap<String, Vec<ExternalTool>>,
 }
 
 impl Default for FormatOptions {
     fn default() -> Self {
         let mut formatters = BTreeMap::new();
         let python = vec![
-            Tool::new(
+            ExternalTool::new(
                 "ruff",
                 &["ruff", "format", "--isolated", "--quiet", "--no-cache", "--stdin-filename", "{path}", "-"],
             ),
-            Tool::new("black", &["black", "--quiet", "--config", "{empty_config}", "--stdin-filename", "{path}", "-"]),
+            ExternalTool::new(
+                "black",
+                &["black", "--quiet", "--config", "{empty_config}", "--stdin-filename", "{path}", "-"],
+            ),
         ];
         for extension in ["py", "pyi"] {
             formatters.insert(extension.to_owned(), python.clone());
         }
-        let prettier =
-            Tool::new("prettier", &["prettier", "--no-config", "--no-editorconfig", "--stdin-filepath", "{path}"]);
+        let prettier = ExternalTool::new(
+            "prettier",
+            &["prettier", "--no-config", "--no-editorconfig", "--stdin-filepath", "{path}"],
+        );
         for extension in [
             "ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "json", "css", "scss", "less", "html", "vue", "md",
             "markdown", "yaml", "yml",
         ] {
             formatters.insert(extension.to_owned(), vec![prettier.clone()]);
         }
-        formatters.insert("go".to_owned(), vec![Tool::new("gofmt", &["gofmt"])]);
+        formatters.insert("go".to_owned(), vec![ExternalTool::new("gofmt", &["gofmt"])]);
         formatters.insert(
             "rs".to_owned(),
-            vec![Tool::new(
+            vec![ExternalTool::new(
                 "rustfmt",
                 &["rustfmt", "--edition", "2024", "--emit", "stdout", "--config-path", "{empty_config}"],
             )],
@@ -296,9 +300,9 @@ pub struct FormatReport {
 /// that is not UTF-8, counts as failed.
 ///
 /// ```
-/// use editkit_analyze::{format_source, FormatOptions, Tool};
+/// use editkit_analyze::{format_source, FormatOptions, ExternalTool};
 /// let mut options = FormatOptions { enabled: true, ..Default::default() };
-/// options.formatters.insert("txt".into(), vec![Tool::new("upper", &["tr", "a-z", "A-Z"])]);
+/// options.formatters.insert("txt".into(), vec![ExternalTool::new("upper", &["tr", "a-z", "A-Z"])]);
 /// let report = format_source(&[std::path::Path::new("/work/repo")], "notes.txt", "hi\n", &options);
 /// assert_eq!(report.formatted.as_deref(), Some("HI\n"));
 /// ```
@@ -384,7 +388,7 @@ impl Ran {
 }
 
 /// Runs one tool on `source` in a fresh private directory, removed afterwards.
-fn run_tool(tool: &Tool, roots: &Roots, path: &str, source: &str, timeout: Duration, max_stdout: usize) -> Ran {
+fn run_tool(tool: &ExternalTool, roots: &Roots, path: &str, source: &str, timeout: Duration, max_stdout: usize) -> Ran {
     if source.len() > MAX_TOOL_INPUT_BYTES {
         return Ran::skipped(format!(
             "the content is {} bytes, more than the {MAX_TOOL_INPUT_BYTES}-byte limit for external tools",

@@ -6,9 +6,11 @@ use crate::locate::HunkReport;
 use crate::parse::Dialect;
 
 /// What one operation does to a file.
+///
+/// Not `#[non_exhaustive]` on purpose: the facade maps every action onto its contract's words in
+/// one exhaustive `match`, so an action added here fails to compile there until it has a word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[non_exhaustive]
 pub enum Action {
     /// A new file.
     Added,

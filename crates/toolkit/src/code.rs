@@ -1,7 +1,16 @@
 //! Glue to editkit-analyze: file types, code facts, diagnostics. Without the `analyze`
 //! feature, files are `text` or `binary` and code facts are empty.
 
-use crate::types::{CodeBlockInfo, HeaderInfo, LinkInfo, SymbolInfo, SyntaxErrorInfo};
+use crate::types::{CodeBlockInfo, FileType, HeaderInfo, LinkInfo, SymbolInfo, SyntaxErrorInfo};
+
+/// The type of a file's bytes: `binary` by the vfs codec's verdict (the one sniffing function),
+/// otherwise the kind of its text.
+pub(crate) fn file_type(path: &str, bytes: &[u8]) -> FileType {
+    match editkit_vfs::codec::as_text(bytes) {
+        Ok(text) => text_type(path, text),
+        Err(_) => FileType::Binary,
+    }
+}
 
 /// Code facts added to read_file results.
 #[derive(Debug, Default)]
@@ -24,7 +33,8 @@ mod imp {
     use super::Facts;
     use crate::error::{Error, Result};
     use crate::types::{
-        CheckerInfo, CodeBlockInfo, DiagnosticsInfo, HeaderInfo, LinkInfo, SymbolInfo, SyntaxErrorInfo,
+        CheckerInfo, CodeBlockInfo, DiagnosticsInfo, FileType, HeaderInfo, LinkInfo, SymbolInfo, SymbolKind,
+        SyntaxErrorInfo,
     };
 
     impl From<&analyze::SyntaxError> for SyntaxErrorInfo {
@@ -39,24 +49,59 @@ mod imp {
         }
     }
 
-    impl From<&analyze::Symbol> for SymbolInfo {
-        fn from(s: &analyze::Symbol) -> Self {
-            let kind =
-                serde_json::to_value(s.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-            SymbolInfo { name: s.name.clone(), kind, line: s.line, end_line: s.end_line, parent: s.parent.clone() }
+    impl From<analyze::SymbolKind> for SymbolKind {
+        fn from(kind: analyze::SymbolKind) -> Self {
+            match kind {
+                analyze::SymbolKind::Function => SymbolKind::Function,
+                analyze::SymbolKind::AsyncFunction => SymbolKind::AsyncFunction,
+                analyze::SymbolKind::Class => SymbolKind::Class,
+                analyze::SymbolKind::Method => SymbolKind::Method,
+                analyze::SymbolKind::Interface => SymbolKind::Interface,
+                analyze::SymbolKind::TypeAlias => SymbolKind::TypeAlias,
+                analyze::SymbolKind::Enum => SymbolKind::Enum,
+                analyze::SymbolKind::Namespace => SymbolKind::Namespace,
+            }
         }
     }
 
-    pub(crate) fn kind_of(path: &str, bytes: &[u8]) -> FileKind {
-        analyze::detect(path, bytes)
+    impl From<FileKind> for FileType {
+        fn from(kind: FileKind) -> Self {
+            match kind {
+                FileKind::Python => FileType::Python,
+                FileKind::Typescript => FileType::Typescript,
+                FileKind::Tsx => FileType::Tsx,
+                FileKind::Javascript => FileType::Javascript,
+                FileKind::Jsx => FileType::Jsx,
+                FileKind::Markdown => FileType::Markdown,
+                FileKind::Json => FileType::Json,
+                FileKind::Text => FileType::Text,
+            }
+        }
     }
 
-    pub(crate) fn file_type(path: &str, bytes: &[u8]) -> String {
-        kind_of(path, bytes).as_str().to_owned()
+    impl From<&analyze::Symbol> for SymbolInfo {
+        fn from(s: &analyze::Symbol) -> Self {
+            SymbolInfo {
+                name: s.name.clone(),
+                kind: s.kind.into(),
+                line: s.line,
+                end_line: s.end_line,
+                parent: s.parent.clone(),
+            }
+        }
+    }
+
+    fn kind_of(path: &str, text: &str) -> FileKind {
+        analyze::detect(path, text)
+    }
+
+    /// The type of decoded text.
+    pub(crate) fn text_type(path: &str, text: &str) -> FileType {
+        kind_of(path, text).into()
     }
 
     pub(crate) fn facts(path: &str, text: &str) -> Facts {
-        let kind = kind_of(path, text.as_bytes());
+        let kind = kind_of(path, text);
         let mut facts = Facts::default();
         if kind == FileKind::Markdown {
             if let Ok(outline) = analyze::outline(text) {
@@ -126,23 +171,23 @@ mod imp {
         analyze::format_source(roots, rel, text, options).formatted
     }
 
-    pub(crate) fn symbols(path: &str, text: &str) -> Result<(String, Vec<SymbolInfo>)> {
-        let kind = kind_of(path, text.as_bytes());
+    pub(crate) fn symbols(path: &str, text: &str) -> Result<(FileType, Vec<SymbolInfo>)> {
+        let kind = kind_of(path, text);
         let symbols =
             analyze::symbols(kind, text).map_err(|source| Error::Analyze { path: path.to_owned(), source })?;
-        Ok((kind.as_str().to_owned(), symbols.iter().map(SymbolInfo::from).collect()))
+        Ok((kind.into(), symbols.iter().map(SymbolInfo::from).collect()))
     }
 
-    pub(crate) fn check(path: &str, text: &str) -> Result<(String, bool, Vec<SyntaxErrorInfo>)> {
-        let kind = kind_of(path, text.as_bytes());
+    pub(crate) fn check(path: &str, text: &str) -> Result<(FileType, bool, Vec<SyntaxErrorInfo>)> {
+        let kind = kind_of(path, text);
         let report =
             analyze::check_syntax(kind, text).map_err(|source| Error::Analyze { path: path.to_owned(), source })?;
-        Ok((kind.as_str().to_owned(), report.valid, report.errors.iter().map(SyntaxErrorInfo::from).collect()))
+        Ok((kind.into(), report.valid, report.errors.iter().map(SyntaxErrorInfo::from).collect()))
     }
 
     /// The byte range of a symbol path (code) or heading path (Markdown) for `within`.
     pub(crate) fn scope(path: &str, text: &str, within: &str) -> Result<std::ops::Range<usize>> {
-        let kind = kind_of(path, text.as_bytes());
+        let kind = kind_of(path, text);
         let result = if kind == FileKind::Markdown {
             analyze::section_range(text, within)
         } else {
@@ -152,7 +197,7 @@ mod imp {
     }
 
     pub(crate) fn replace_function(path: &str, text: &str, name: &str, implementation: &str) -> Result<String> {
-        let kind = kind_of(path, text.as_bytes());
+        let kind = kind_of(path, text);
         analyze::replace_function(kind, text, name, implementation)
             .map_err(|source| Error::Analyze { path: path.to_owned(), source })
     }
@@ -161,9 +206,11 @@ mod imp {
 #[cfg(not(feature = "analyze"))]
 mod imp {
     use super::Facts;
+    use crate::types::FileType;
 
-    pub(crate) fn file_type(_path: &str, bytes: &[u8]) -> String {
-        if bytes.iter().take(8192).any(|b| *b == 0) { "binary".into() } else { "text".into() }
+    /// The type of decoded text: without the `analyze` feature, every text is `text`.
+    pub(crate) fn text_type(_path: &str, _text: &str) -> FileType {
+        FileType::Text
     }
 
     pub(crate) fn facts(_path: &str, _text: &str) -> Facts {

@@ -15,12 +15,12 @@ pub(crate) fn error_details(err: &patch::Error) -> Value {
     if failures.is_empty() { json!({}) } else { json!({ "failures": failures }) }
 }
 
-fn action_word(action: patch::Action) -> &'static str {
+fn action(action: patch::Action) -> PatchAction {
     match action {
-        patch::Action::Added => "add",
-        patch::Action::Updated => "update",
-        patch::Action::Deleted => "delete",
-        _ => "move",
+        patch::Action::Added => PatchAction::Add,
+        patch::Action::Updated => PatchAction::Update,
+        patch::Action::Deleted => PatchAction::Delete,
+        patch::Action::Moved => PatchAction::Move,
     }
 }
 
@@ -95,7 +95,7 @@ impl Toolkit {
                 .iter()
                 .map(|file| PatchedFile {
                     path: file.path.clone(),
-                    action: action_word(file.action).to_owned(),
+                    action: action(file.action),
                     from: file.moved_from.clone(),
                     sha256: file.sha256_after.clone(),
                     hunks: file

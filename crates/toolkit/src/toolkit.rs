@@ -114,20 +114,6 @@ pub struct Toolkit {
     next_session: AtomicU64,
 }
 
-fn entry_kind(kind: EntryKind) -> String {
-    match kind {
-        EntryKind::File => "file",
-        EntryKind::Dir => "dir",
-        EntryKind::Symlink => "symlink",
-        _ => "other",
-    }
-    .to_owned()
-}
-
-fn endings_word(endings: editkit_vfs::LineEndings) -> String {
-    serde_json::to_value(endings).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-}
-
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
 fn line_window(text: &str, offset: Option<usize>, limit: Option<usize>) -> (String, bool) {
     if offset.unwrap_or(1) <= 1 && limit.is_none() {
@@ -336,7 +322,6 @@ impl Toolkit {
         let rel = workspace.resolve(&request.path)?;
         let sha256 = editkit_vfs::sha256_hex(&bytes);
         let size_bytes = bytes.len() as u64;
-        let file_type = code::file_type(&rel, &bytes);
         let decoded = match Text::decode(&bytes) {
             Ok(text) => text,
             Err(editkit_vfs::codec::DecodeError::Binary { .. }) => {
@@ -344,11 +329,11 @@ impl Toolkit {
                     path: rel,
                     content: String::new(),
                     sha256,
-                    file_type: "binary".into(),
+                    file_type: FileType::Binary,
                     line_count: 0,
                     size_bytes,
                     is_binary: true,
-                    line_endings: "none".into(),
+                    line_endings: editkit_vfs::LineEndings::None,
                     bom: false,
                     partial: false,
                     is_valid: None,
@@ -361,6 +346,7 @@ impl Toolkit {
             }
             Err(err) => return Err(editkit_vfs::Error::from_decode(&request.path, err).into()),
         };
+        let file_type = code::text_type(&rel, decoded.as_str());
         let facts = code::facts(&rel, decoded.as_str());
         let (content, partial) = line_window(decoded.as_str(), request.offset, request.limit);
         Ok(ReadFileResponse {
@@ -371,7 +357,7 @@ impl Toolkit {
             line_count: decoded.line_count(),
             size_bytes,
             is_binary: false,
-            line_endings: endings_word(decoded.line_endings()),
+            line_endings: decoded.line_endings(),
             bom: decoded.bom(),
             partial,
             is_valid: facts.is_valid,
@@ -400,7 +386,7 @@ impl Toolkit {
     pub fn exists(&self, request: PathRequest) -> Result<ExistsResponse> {
         let (_, workspace) = self.route(&request.path);
         let kind = match workspace.metadata(&request.path) {
-            Ok((kind, _)) => Some(entry_kind(kind)),
+            Ok((kind, _)) => Some(kind),
             Err(editkit_vfs::Error::NotFound { .. }) => None,
             Err(err) => return Err(err.into()),
         };
@@ -512,10 +498,10 @@ impl Toolkit {
             let kept = history::keep(workspace, &rel, None)?;
             let deleted = workspace.delete(&request.path).inspect_err(|_| history::discard(workspace, &kept))?;
             history::settle(workspace, &kept, self.options.history_depth)?;
-            return Ok(DeleteResponse { path: request.path, deleted: entry_kind(deleted) });
+            return Ok(DeleteResponse { path: request.path, deleted });
         }
         let deleted = workspace.delete(&request.path)?;
-        Ok(DeleteResponse { path: request.path, deleted: entry_kind(deleted) })
+        Ok(DeleteResponse { path: request.path, deleted })
     }
 
     // -----------------------------------------------------------------------------------------
@@ -779,7 +765,7 @@ impl Toolkit {
                 session_id: request.session_id.clone(),
                 line_count: s.buffer.line_count(),
                 replacements: replaced.matches().len(),
-                rung: Some(replaced.rung().as_str().to_owned()),
+                rung: Some(replaced.rung()),
                 modified: s.buffer.as_str() != s.loaded.as_str(),
             })
         })

@@ -23,6 +23,102 @@ fn project_md() -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The words of responses, typed. Each serialises to the contract's word and its schema stays a
+// plain string, so the JSON contract is the enum's words.
+
+/// What a file holds: `python`, `typescript`, `tsx`, `javascript`, `jsx`, `markdown`, `json`,
+/// `text` or `binary`.
+///
+/// `binary` is the vfs codec's verdict (NUL bytes); every other word is
+/// `editkit_analyze::detect`'s kind of the decoded text (`text` without the `analyze` feature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FileType {
+    /// Python source.
+    Python,
+    /// TypeScript source.
+    Typescript,
+    /// TypeScript with JSX.
+    Tsx,
+    /// JavaScript source.
+    Javascript,
+    /// JavaScript with JSX.
+    Jsx,
+    /// Markdown.
+    Markdown,
+    /// JSON.
+    Json,
+    /// Any other text.
+    Text,
+    /// Not text.
+    Binary,
+}
+
+impl FileType {
+    /// The contract's word.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileType::Python => "python",
+            FileType::Typescript => "typescript",
+            FileType::Tsx => "tsx",
+            FileType::Javascript => "javascript",
+            FileType::Jsx => "jsx",
+            FileType::Markdown => "markdown",
+            FileType::Json => "json",
+            FileType::Text => "text",
+            FileType::Binary => "binary",
+        }
+    }
+}
+
+impl std::fmt::Display for FileType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a symbol is: `function`, `async_function`, `class`, `method`, `interface`,
+/// `type_alias`, `enum` or `namespace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SymbolKind {
+    /// A function (or a binding of an arrow function or function expression).
+    Function,
+    /// An `async` function.
+    AsyncFunction,
+    /// A class.
+    Class,
+    /// A function defined directly in a class.
+    Method,
+    /// A TypeScript interface.
+    Interface,
+    /// A TypeScript type alias.
+    TypeAlias,
+    /// A TypeScript enum.
+    Enum,
+    /// A TypeScript namespace or ambient module.
+    Namespace,
+}
+
+/// What a patch does to one file: `add`, `update`, `delete` or `move`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PatchAction {
+    /// A new file.
+    Add,
+    /// A file changed in place.
+    Update,
+    /// A file removed.
+    Delete,
+    /// A file moved (and possibly changed).
+    Move,
+}
+
+// ---------------------------------------------------------------------------------------------
 // Shared pieces of responses.
 
 /// One syntax error, 1-based positions.
@@ -46,7 +142,8 @@ pub struct SymbolInfo {
     /// The symbol's own name.
     pub name: String,
     /// `function`, `async_function`, `class`, `method`, `interface`, `type_alias`, `enum`...
-    pub kind: String,
+    #[schemars(with = "String")]
+    pub kind: SymbolKind,
     /// 1-based first line (the `def`/`class` line for decorated Python definitions).
     pub line: usize,
     /// 1-based last line.
@@ -146,7 +243,8 @@ pub struct ReadFileResponse {
     /// SHA-256 of the whole file on disk; pass it as `expected_hash` to guard a later write.
     pub sha256: String,
     /// `python`, `typescript`, `tsx`, `javascript`, `jsx`, `markdown`, `json`, `text` or `binary`.
-    pub file_type: String,
+    #[schemars(with = "String")]
+    pub file_type: FileType,
     /// Lines in the whole file.
     pub line_count: usize,
     /// Size on disk.
@@ -154,7 +252,8 @@ pub struct ReadFileResponse {
     /// Whether the file is binary (then `content` is empty).
     pub is_binary: bool,
     /// `lf`, `cr_lf`, `cr`, `mixed` or `none`.
-    pub line_endings: String,
+    #[schemars(with = "String")]
+    pub line_endings: editkit_vfs::LineEndings,
     /// Whether the file starts with a UTF-8 BOM.
     pub bom: bool,
     /// Whether `content` is a range of lines rather than the whole file.
@@ -204,7 +303,8 @@ pub struct WriteFileResponse {
     /// Bytes written.
     pub size_bytes: u64,
     /// Detected file type.
-    pub file_type: String,
+    #[schemars(with = "String")]
+    pub file_type: FileType,
     /// SHA-256 of the new content.
     pub sha256: String,
     /// Whether the file was created.
@@ -451,7 +551,8 @@ pub struct PatchedFile {
     /// The file's path (the destination, for a move).
     pub path: String,
     /// `add`, `update`, `delete` or `move`.
-    pub action: String,
+    #[schemars(with = "String")]
+    pub action: PatchAction,
     /// For a move: where it came from.
     pub from: Option<String>,
     /// SHA-256 of the new content (none for a delete).
@@ -600,7 +701,8 @@ pub struct ExistsResponse {
     /// Whether something is there.
     pub exists: bool,
     /// `file`, `dir` or `other` when it exists.
-    pub kind: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub kind: Option<editkit_vfs::EntryKind>,
 }
 
 /// What a delete removed.
@@ -609,7 +711,8 @@ pub struct DeleteResponse {
     /// The path as given.
     pub path: String,
     /// `file`, `dir` or `symlink` (a link is removed, never its target).
-    pub deleted: String,
+    #[schemars(with = "String")]
+    pub deleted: editkit_vfs::EntryKind,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -648,7 +751,8 @@ pub struct FileSymbolsResponse {
     /// Canonical path.
     pub path: String,
     /// Detected file type.
-    pub file_type: String,
+    #[schemars(with = "String")]
+    pub file_type: FileType,
     /// Definitions in source order.
     pub symbols: Vec<SymbolInfo>,
 }
@@ -659,7 +763,8 @@ pub struct CheckSyntaxResponse {
     /// Canonical path.
     pub path: String,
     /// Detected file type.
-    pub file_type: String,
+    #[schemars(with = "String")]
+    pub file_type: FileType,
     /// Whether it parses.
     pub valid: bool,
     /// Errors with positions.
@@ -799,7 +904,8 @@ pub struct EditorStateResponse {
     /// Replacements made (editor_edit), 0 otherwise.
     pub replacements: usize,
     /// The rung that matched (editor_edit).
-    pub rung: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub rung: Option<editkit_matcher::Rung>,
     /// Whether the buffer differs from the file on disk when loaded.
     pub modified: bool,
 }

@@ -89,6 +89,38 @@ pub struct SpliceError {
     pub len: usize,
 }
 
+/// Whether bytes are editable text, and if so the text they hold (without a UTF-8 BOM, line
+/// endings as they are). The one place any editkit crate decides that a file is binary:
+/// [`Text::decode`] builds on it, and the facade types files by it.
+///
+/// ```
+/// use editkit_vfs::codec::{as_text, DecodeError};
+/// assert_eq!(as_text(b"\xEF\xBB\xBFone\r\n"), Ok("one\r\n"));
+/// assert_eq!(as_text(b"x\0y"), Err(DecodeError::Binary { offset: 1 }));
+/// assert_eq!(as_text(b"\xFF\xFEa\0"), Err(DecodeError::Utf16));
+/// ```
+///
+/// # Errors
+/// As [`Text::decode`].
+pub fn as_text(bytes: &[u8]) -> Result<&str, DecodeError> {
+    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") || bytes.starts_with(b"\x00\x00\xFE\xFF") {
+        return Err(DecodeError::Utf16);
+    }
+    let (bom, body) = match bytes.strip_prefix(UTF8_BOM) {
+        Some(rest) => (true, rest),
+        None => (false, bytes),
+    };
+    let sniff = &body[..body.len().min(BINARY_SNIFF_BYTES)];
+    if let Some(offset) = memchr_nul(sniff) {
+        if looks_like_utf16(sniff) {
+            return Err(DecodeError::Utf16);
+        }
+        return Err(DecodeError::Binary { offset: offset + if bom { UTF8_BOM.len() } else { 0 } });
+    }
+    std::str::from_utf8(body)
+        .map_err(|err| DecodeError::NotUtf8 { offset: err.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 } })
+}
+
 /// Decoded text: LF-normalised content plus what is needed to write it back byte for byte.
 ///
 /// ```
@@ -115,24 +147,9 @@ impl Text {
     /// [`DecodeError::Binary`] for a NUL byte in the first 8 KiB, [`DecodeError::NotUtf8`]
     /// otherwise when the bytes are not UTF-8.
     pub fn decode(bytes: &[u8]) -> Result<Text, DecodeError> {
-        if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") || bytes.starts_with(b"\x00\x00\xFE\xFF") {
-            return Err(DecodeError::Utf16);
-        }
-        let (bom, body) = match bytes.strip_prefix(UTF8_BOM) {
-            Some(rest) => (true, rest),
-            None => (false, bytes),
-        };
-        let sniff = &body[..body.len().min(BINARY_SNIFF_BYTES)];
-        if let Some(offset) = memchr_nul(sniff) {
-            if looks_like_utf16(sniff) {
-                return Err(DecodeError::Utf16);
-            }
-            return Err(DecodeError::Binary { offset: offset + if bom { UTF8_BOM.len() } else { 0 } });
-        }
-        let body = std::str::from_utf8(body)
-            .map_err(|err| DecodeError::NotUtf8 { offset: err.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 } })?;
+        let body = as_text(bytes)?;
         let (text, endings) = normalise(body);
-        Ok(Text { text, endings, bom })
+        Ok(Text { text, endings, bom: bytes.starts_with(UTF8_BOM) })
     }
 
     /// Builds a text from LF-normalised content (any `\r\n` or `\r` in it is normalised too)

@@ -33,7 +33,7 @@ fn typescript_files() -> Vec<PathBuf> {
 
 fn read(path: &Path) -> (FileKind, String) {
     let text = std::fs::read_to_string(path).unwrap();
-    (detect(&path.to_string_lossy(), text.as_bytes()), text)
+    (detect(&path.to_string_lossy(), &text), text)
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use editkit_analyze::{Diagnostics, DiagnosticsMode, DiagnosticsOptions, FormatOptions, FormatReport, Tool};
+use editkit_analyze::{Diagnostics, DiagnosticsMode, DiagnosticsOptions, ExternalTool, FormatOptions, FormatReport};
 
 // ---------------------------------------------------------------------------------------------
 // The API under test, in one place.
@@ -183,7 +183,12 @@ pub(crate) fn on_path(name: &str, how: &str) -> String {
 
 /// The default tool named `name` for `extension`, with its program replaced by `program`
 /// (an absolute path: the documented way to name a program that is not on PATH).
-fn default_tool(tools: &BTreeMap<String, Vec<Tool>>, extension: &str, name: &str, program: &str) -> Tool {
+fn default_tool(
+    tools: &BTreeMap<String, Vec<ExternalTool>>,
+    extension: &str,
+    name: &str,
+    program: &str,
+) -> ExternalTool {
     let mut tool = tools
         .get(extension)
         .and_then(|tools| tools.iter().find(|tool| tool.name == name))
@@ -193,7 +198,7 @@ fn default_tool(tools: &BTreeMap<String, Vec<Tool>>, extension: &str, name: &str
     tool
 }
 
-fn diagnostics_with(extension: &str, tools: Vec<Tool>) -> DiagnosticsOptions {
+fn diagnostics_with(extension: &str, tools: Vec<ExternalTool>) -> DiagnosticsOptions {
     DiagnosticsOptions {
         mode: DiagnosticsMode::On,
         checkers: BTreeMap::from([(extension.to_owned(), tools)]),
@@ -201,7 +206,7 @@ fn diagnostics_with(extension: &str, tools: Vec<Tool>) -> DiagnosticsOptions {
     }
 }
 
-fn formatting_with(extension: &str, tools: Vec<Tool>) -> FormatOptions {
+fn formatting_with(extension: &str, tools: Vec<ExternalTool>) -> FormatOptions {
     FormatOptions { enabled: true, formatters: BTreeMap::from([(extension.to_owned(), tools)]), ..Default::default() }
 }
 
@@ -459,7 +464,7 @@ fn a_confined_tool_cannot_write_outside_its_private_directory() {
     let script = "echo made > \"$0/made\" && echo wrote-outside || echo refused-outside; \
                   echo kept > \"$TMPDIR/scratch\" && echo wrote-private; \
                   echo gone > /dev/null && echo wrote-null; exit 1";
-    let tool = Tool::new("writer", &["sh", "-c", script, &target.path().to_string_lossy()]);
+    let tool = ExternalTool::new("writer", &["sh", "-c", script, &target.path().to_string_lossy()]);
     let found = check(&scene.root, "a.py", "x = 1\n", &diagnostics_with("py", vec![tool]));
     assert_eq!(found.confinement.as_deref(), Some("landlock"), "{found:?}");
     let output = found.checker.map(|checker| checker.output).unwrap_or_default();
@@ -478,7 +483,7 @@ fn a_confined_tool_cannot_connect_to_a_tcp_port() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port().to_string();
     let script = "import socket, sys\ntry:\n    socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=5)\n    print('connected')\nexcept OSError as error:\n    print('refused', error)\nsys.exit(1)\n";
-    let tool = Tool::new("connector", &["python3", "-I", "-c", script, &port]);
+    let tool = ExternalTool::new("connector", &["python3", "-I", "-c", script, &port]);
     let scene = Scene::new();
     let found = check(&scene.root, "a.py", "x = 1\n", &diagnostics_with("py", vec![tool]));
     assert_eq!(found.confinement.as_deref(), Some("landlock"), "{found:?}");
@@ -498,7 +503,7 @@ fn formatting_reports_its_confinement_and_writes_nothing() {
         &scene.root,
         "notes.txt",
         source,
-        &formatting_with("txt", vec![Tool::new("upper", &["tr", "a-z", "A-Z"])]),
+        &formatting_with("txt", vec![ExternalTool::new("upper", &["tr", "a-z", "A-Z"])]),
     );
     assert_eq!(report.formatted.as_deref(), Some("HELLO\n"), "{report:?}");
     assert_eq!(report.confinement.as_deref(), Some("landlock"));
@@ -513,7 +518,7 @@ fn formatting_reports_its_confinement_and_writes_nothing() {
 #[ignore = "run by the_environment_is_scrubbed with a hostile environment"]
 fn env_child() {
     let root = PathBuf::from(std::env::var_os("EDITKIT_HOSTILE_ROOT").expect("EDITKIT_HOSTILE_ROOT"));
-    let found = check(&root, "a.py", "x = 1\n", &diagnostics_with("py", vec![Tool::new("env", &["env"])]));
+    let found = check(&root, "a.py", "x = 1\n", &diagnostics_with("py", vec![ExternalTool::new("env", &["env"])]));
     let output = found.checker.map(|checker| checker.output).unwrap_or_default();
     for line in output.lines() {
         println!("CHILD-ENV {line}");

@@ -31,9 +31,9 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512), path in "[a-z]{0,3}\\.(py|ts|tsx|js|md|json|txt)") {
-        let kind = detect(&path, &bytes);
         // Random bytes are rarely UTF-8: the parsers see the text a lossy decode gives, always.
         let text = String::from_utf8_lossy(&bytes);
+        let kind = detect(&path, &text);
         let _ = check_syntax(kind, &text);
         let _ = symbols(kind, &text);
         let _ = outline(&text);

@@ -162,7 +162,7 @@ fn symbols_survive_syntax_errors() {
 
 #[test]
 fn non_code_kinds_are_unsupported() {
-    for kind in [FileKind::Markdown, FileKind::Json, FileKind::Text, FileKind::Binary] {
+    for kind in [FileKind::Markdown, FileKind::Json, FileKind::Text] {
         let error = symbols(kind, "x").unwrap_err();
         assert_eq!(error.kind(), "invalid_args");
         assert!(error.to_string().contains("not supported"), "{error}");

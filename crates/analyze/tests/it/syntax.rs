@@ -72,12 +72,6 @@ fn json_errors_carry_serde_positions() {
 }
 
 #[test]
-fn binary_is_unsupported() {
-    let error = check_syntax(FileKind::Binary, "").unwrap_err();
-    assert_eq!(error.kind(), "invalid_args");
-}
-
-#[test]
 fn report_serialises_with_contract_field_names() {
     let report = check_syntax(FileKind::Python, "def (\n").unwrap();
     let json = serde_json::to_value(&report).unwrap();

@@ -2,10 +2,10 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use editkit_analyze::{
-    Diagnostics, DiagnosticsMode, DiagnosticsOptions, FormatOptions, FormatReport, MAX_OUTPUT_CHARS, Tool,
+    Diagnostics, DiagnosticsMode, DiagnosticsOptions, ExternalTool, FormatOptions, FormatReport, MAX_OUTPUT_CHARS,
 };
 
-fn checkers(extension: &str, tools: Vec<Tool>) -> BTreeMap<String, Vec<Tool>> {
+fn checkers(extension: &str, tools: Vec<ExternalTool>) -> BTreeMap<String, Vec<ExternalTool>> {
     BTreeMap::from([(extension.to_owned(), tools)])
 }
 
@@ -53,11 +53,11 @@ fn missing_slow_and_crashing_checkers_are_skipped() {
         checkers: checkers(
             "py",
             vec![
-                Tool::new("missing", &["editkit-no-such-checker-xyz", "{path}"]),
-                Tool::new("slow", &["sleep", "30"]),
-                Tool::new("crash", &["sh", "-c", "kill -9 $$"]),
-                Tool::new("silent-failure", &["sh", "-c", "exit 3"]),
-                Tool::new("echo", &["sh", "-c", "echo checked \"$0\"; exit 1", "{path}"]),
+                ExternalTool::new("missing", &["editkit-no-such-checker-xyz", "{path}"]),
+                ExternalTool::new("slow", &["sleep", "30"]),
+                ExternalTool::new("crash", &["sh", "-c", "kill -9 $$"]),
+                ExternalTool::new("silent-failure", &["sh", "-c", "exit 3"]),
+                ExternalTool::new("echo", &["sh", "-c", "echo checked \"$0\"; exit 1", "{path}"]),
             ],
         ),
     };
@@ -78,7 +78,7 @@ fn placeholders_are_replaced_once_and_a_dash_name_is_not_an_option() {
     let dir = tempfile::tempdir().unwrap();
     let options = DiagnosticsOptions {
         mode: DiagnosticsMode::On,
-        checkers: checkers("py", vec![Tool::new("echo", &["sh", "-c", "echo \"$0\"; exit 1", "[{path}]"])]),
+        checkers: checkers("py", vec![ExternalTool::new("echo", &["sh", "-c", "echo \"$0\"; exit 1", "[{path}]"])]),
         ..Default::default()
     };
     let braces = diagnose(&dir, "{file}.py", "x = 1\n", &options).checker.unwrap();
@@ -91,7 +91,7 @@ fn placeholders_are_replaced_once_and_a_dash_name_is_not_an_option() {
 fn output_is_capped() {
     let (dir, path) = temp_file("a.py", "x = 1\n");
     let options = DiagnosticsOptions {
-        checkers: checkers("py", vec![Tool::new("loud", &["sh", "-c", "yes problem | head -n 5000; exit 1"])]),
+        checkers: checkers("py", vec![ExternalTool::new("loud", &["sh", "-c", "yes problem | head -n 5000; exit 1"])]),
         ..Default::default()
     };
     let checker = diagnose(&dir, &path, "x = 1\n", &options).checker.unwrap();
@@ -120,7 +120,10 @@ fn formatting_is_off_by_default_and_overridable() {
     let mut options = FormatOptions { enabled: true, ..Default::default() };
     options.formatters.insert(
         "py".to_owned(),
-        vec![Tool::new("missing", &["editkit-no-such-formatter", "{path}"]), Tool::new("upper", &["tr", "a-z", "A-Z"])],
+        vec![
+            ExternalTool::new("missing", &["editkit-no-such-formatter", "{path}"]),
+            ExternalTool::new("upper", &["tr", "a-z", "A-Z"]),
+        ],
     );
     let report = format_source(&dir, &path, "x=1\n", &options);
     assert_eq!(report.formatter.as_deref(), Some("upper"), "{report:?}");
@@ -134,8 +137,10 @@ fn formatting_is_off_by_default_and_overridable() {
 fn a_formatter_may_rewrite_its_private_copy_instead_of_printing() {
     let (dir, path) = temp_file("a.md", "# a\n");
     let mut options = FormatOptions { enabled: true, ..Default::default() };
-    let rewrite =
-        Tool::new("rewrite", &["sh", "-c", "test \"$(cat \"$0\")\" = '# a' && echo formatted > \"$0\"", "{file}"]);
+    let rewrite = ExternalTool::new(
+        "rewrite",
+        &["sh", "-c", "test \"$(cat \"$0\")\" = '# a' && echo formatted > \"$0\"", "{file}"],
+    );
     options.formatters.insert("md".to_owned(), vec![rewrite]);
     let report = format_source(&dir, &path, "# a\n", &options);
     assert_eq!(report.formatted.as_deref(), Some("formatted\n"), "{report:?}");
@@ -146,11 +151,13 @@ fn a_formatter_may_rewrite_its_private_copy_instead_of_printing() {
 fn a_formatter_that_prints_nothing_or_fails_changes_nothing() {
     let (dir, path) = temp_file("a.md", "# a\n");
     let mut options = FormatOptions { enabled: true, ..Default::default() };
-    options.formatters.insert("md".to_owned(), vec![Tool::new("silent", &["true"])]);
+    options.formatters.insert("md".to_owned(), vec![ExternalTool::new("silent", &["true"])]);
     let report = format_source(&dir, &path, "# a\n", &options);
     assert_eq!(report.formatted, None);
     assert!(report.skipped[0].reason.contains("printed nothing"), "{report:?}");
-    options.formatters.insert("md".to_owned(), vec![Tool::new("failing", &["sh", "-c", "echo bad input >&2; exit 2"])]);
+    options
+        .formatters
+        .insert("md".to_owned(), vec![ExternalTool::new("failing", &["sh", "-c", "echo bad input >&2; exit 2"])]);
     let report = format_source(&dir, &path, "# a\n", &options);
     assert_eq!(report.formatted, None);
     assert_eq!(report.skipped[0].reason, "exited with status 2: bad input");
@@ -163,7 +170,7 @@ fn a_relative_program_is_not_resolved_from_the_repository() {
     std::fs::write(&script, "#!/bin/sh\necho formatted\n").unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut options = FormatOptions { enabled: true, ..Default::default() };
-    options.formatters.insert("md".to_owned(), vec![Tool::new("local", &["./fmt.sh", "{path}"])]);
+    options.formatters.insert("md".to_owned(), vec![ExternalTool::new("local", &["./fmt.sh", "{path}"])]);
     let report = format_source(&dir, &path, "# a\n", &options);
     assert_eq!(report.formatted, None);
     assert!(report.skipped[0].reason.contains("relative program path"), "{report:?}");
@@ -172,7 +179,7 @@ fn a_relative_program_is_not_resolved_from_the_repository() {
     // An absolute path is the explicit opt-in. Executing a file just written can fail with
     // ETXTBSY while another test thread forks: retry a few times rather than flake.
     let absolute = script.to_string_lossy().into_owned();
-    options.formatters.insert("md".to_owned(), vec![Tool::new("local", &[&absolute, "{path}"])]);
+    options.formatters.insert("md".to_owned(), vec![ExternalTool::new("local", &[&absolute, "{path}"])]);
     let mut report = format_source(&dir, &path, "# a\n", &options);
     for _ in 0..3 {
         if report.formatter.is_some() {
@@ -190,7 +197,7 @@ fn too_large_input_is_not_handed_to_tools() {
     let big = "x = 1\n".repeat(editkit_analyze::MAX_TOOL_INPUT_BYTES / 6 + 1);
     let options = DiagnosticsOptions {
         mode: DiagnosticsMode::On,
-        checkers: checkers("py", vec![Tool::new("cat", &["cat"])]),
+        checkers: checkers("py", vec![ExternalTool::new("cat", &["cat"])]),
         ..Default::default()
     };
     let found = diagnose(&dir, &path, &big, &options);

@@ -158,7 +158,9 @@ fn formatting_is_contained_and_written_through_the_workspace() {
 fn a_failing_formatter_leaves_the_written_content() {
     let scene = Scene::new();
     let mut formatting = FormatOptions { enabled: true, ..Default::default() };
-    formatting.formatters.insert("txt".into(), vec![editkit::analyze::Tool::new("fail", &["sh", "-c", "exit 3"])]);
+    formatting
+        .formatters
+        .insert("txt".into(), vec![editkit::analyze::ExternalTool::new("fail", &["sh", "-c", "exit 3"])]);
     let toolkit = scene.toolkit(Options { formatting, ..Default::default() });
     let written = write(&toolkit, "a.txt", "x\n");
     assert_eq!(std::fs::read_to_string(scene.root.join("a.txt")).unwrap(), "x\n");

@@ -96,7 +96,7 @@ fn an_undone_deletion_brings_the_mode_back() {
 #[test]
 fn a_formatted_write_reports_and_undoes_the_formatted_content() {
     let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
-    formatting.formatters.insert("txt".into(), vec![editkit::analyze::Tool::new("sed", &["sed", "s/x/X/"])]);
+    formatting.formatters.insert("txt".into(), vec![editkit::analyze::ExternalTool::new("sed", &["sed", "s/x/X/"])]);
     let env = Env::with_options(editkit::Options { formatting, ..Default::default() });
     let written = env.ok("write_file", json!({"path": "a.txt", "content": "x = 1\n"}));
     assert_eq!(env.get("a.txt"), "X = 1\n");
@@ -115,7 +115,7 @@ fn a_formatted_write_reports_and_undoes_the_formatted_content() {
 #[test]
 fn a_patched_file_is_formatted_like_an_edited_one_and_undone_without_force() {
     let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
-    formatting.formatters.insert("txt".into(), vec![editkit::analyze::Tool::new("sed", &["sed", "s/x/X/"])]);
+    formatting.formatters.insert("txt".into(), vec![editkit::analyze::ExternalTool::new("sed", &["sed", "s/x/X/"])]);
     let env = Env::with_options(editkit::Options { formatting, ..Default::default() });
     std::fs::write(env.dir.path().join("a.txt"), "a = 1\n").unwrap();
     std::fs::write(env.dir.path().join("keep.txt"), "k\n").unwrap();
