@@ -19,7 +19,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use editkit_vfs::{Workspace, sha256_hex};
+use editkit_vfs::{Sha256, Workspace};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Cause, Error, Failure, Result};
@@ -145,7 +145,7 @@ fn commit_with_hook(
                 preview: String::new(),
                 cause: Cause::Vfs(editkit_vfs::Error::Stale {
                     path: write.path.clone(),
-                    expected: write.sha256_before.clone().unwrap_or_else(|| "no file".into()),
+                    expected: write.sha256_before,
                     current: now,
                 }),
             });
@@ -171,7 +171,7 @@ fn commit_with_hook(
         Ok(()) => {
             clean_up(workspace, &journal);
             for write in &writes {
-                workspace.txn().record(&write.path, write.bytes.as_deref().map(sha256_hex).as_deref());
+                workspace.txn().record(&write.path, write.bytes.as_deref().map(Sha256::of));
             }
             drop(locks);
             Ok(preview)
@@ -179,11 +179,11 @@ fn commit_with_hook(
         Err(Stop::Crashed(step)) => Err(Error::Commit {
             step,
             rolled_back: false,
-            source: editkit_vfs::Error::Io {
+            source: Box::new(editkit_vfs::Error::Io {
                 op: "commit",
                 path: String::new(),
                 source: std::io::Error::other("injected crash"),
-            },
+            }),
         }),
         Err(Stop::Failed(step, source)) => {
             // Before the journal nothing was written at all.
@@ -193,7 +193,7 @@ fn commit_with_hook(
                 remove_backups(workspace, &journal);
             }
             drop(locks);
-            Err(Error::Commit { step, rolled_back, source })
+            Err(Error::Commit { step, rolled_back, source: Box::new(source) })
         }
     }
 }

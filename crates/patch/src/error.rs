@@ -77,7 +77,7 @@ pub enum Error {
         rolled_back: bool,
         /// What went wrong.
         #[source]
-        source: editkit_vfs::Error,
+        source: Box<editkit_vfs::Error>,
     },
     /// A journal left under the state folder cannot be read.
     #[error("the patch journal `{name}` is unreadable ({reason}); check the files it names, then delete it")]

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use editkit_vfs::codec::DecodeError;
-use editkit_vfs::{EntryKind, FileLock, LineEnding, Text, Workspace, sha256_hex};
+use editkit_vfs::{EntryKind, FileLock, LineEnding, Sha256, Text, Workspace};
 
 use crate::error::{Cause, Error, Failure, Result};
 use crate::locate::{HunkReport, apply_hunks};
@@ -23,9 +23,9 @@ pub struct ApplyOptions {
     pub dry_run: bool,
     /// Apply even to files that changed since this workspace read them. Default: false.
     pub force: bool,
-    /// SHA-256 (hex) each named file must have now (path as written in the patch, or its
+    /// SHA-256 each named file must have now (path as written in the patch, or its
     /// canonical form); always honoured, even with `force`. Default: none.
-    pub expected_hashes: BTreeMap<String, String>,
+    pub expected_hashes: BTreeMap<String, Sha256>,
     /// Place hunks by exact text only (no tolerant matcher rungs). Default: false.
     pub strict: bool,
     /// The most matching work the patch may take, summed over its files: each updated file
@@ -69,7 +69,7 @@ pub(crate) struct FileWrite {
     /// Canonical path.
     pub(crate) path: String,
     /// SHA-256 of the file on disk when planned; `None` when it did not exist.
-    pub(crate) sha256_before: Option<String>,
+    pub(crate) sha256_before: Option<Sha256>,
     /// The new bytes; `None` to delete the file.
     pub(crate) bytes: Option<Vec<u8>>,
     /// The bytes on disk when planned (through a link the path names); `None` when nothing
@@ -143,7 +143,7 @@ impl Content {
 #[derive(Debug)]
 struct Disk {
     content: Option<Content>,
-    sha256: Option<String>,
+    sha256: Option<Sha256>,
     problem: Option<editkit_vfs::Error>,
 }
 
@@ -234,10 +234,10 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         if matches!(operation, Operation::Add { .. }) || !checked.insert(source.as_str()) {
             continue;
         }
-        let Some(current) = disk.get(source.as_str()).and_then(|d| d.sha256.clone()) else { continue };
+        let Some(current) = disk.get(source.as_str()).and_then(|d| d.sha256) else { continue };
         let expected =
             match options.expected_hashes.get(operation.path()).or_else(|| options.expected_hashes.get(source)) {
-                Some(hash) => Some(hash.to_ascii_lowercase()),
+                Some(hash) => Some(*hash),
                 None if options.force => None,
                 None => workspace.recorded_hash(source).ok().flatten(),
             };
@@ -249,7 +249,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 preview: String::new(),
                 cause: Cause::Vfs(editkit_vfs::Error::Stale {
                     path: operation.path().to_owned(),
-                    expected,
+                    expected: Some(expected),
                     current: Some(current),
                 }),
             });
@@ -305,7 +305,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     path: source.clone(),
                     moved_from: None,
                     sha256_before: None,
-                    sha256_after: Some(sha256_hex(&bytes)),
+                    sha256_after: Some(Sha256::of(&bytes)),
                     hunks: Vec::new(),
                 });
                 state.insert(source.clone(), Some(Content::Text(text)));
@@ -332,7 +332,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     action: Action::Deleted,
                     path: source.clone(),
                     moved_from: None,
-                    sha256_before: Some(sha256_hex(&current.bytes())),
+                    sha256_before: Some(Sha256::of(&current.bytes())),
                     sha256_after: None,
                     hunks: Vec::new(),
                 });
@@ -408,8 +408,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     action: if moved { Action::Moved } else { Action::Updated },
                     path: target.clone(),
                     moved_from: moved.then(|| source.clone()),
-                    sha256_before: Some(sha256_hex(&current.bytes())),
-                    sha256_after: Some(sha256_hex(&updated.bytes())),
+                    sha256_before: Some(Sha256::of(&current.bytes())),
+                    sha256_after: Some(Sha256::of(&updated.bytes())),
                     hunks: reports,
                 });
                 if moved {
@@ -449,7 +449,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     for path in order {
         let before = disk.get(&path);
         let after = state.remove(&path).flatten().map(|content| content.bytes());
-        let sha256_before = before.and_then(|d| d.sha256.clone());
+        let sha256_before = before.and_then(|d| d.sha256);
         let unchanged = match (&after, before.and_then(|d| d.content.as_ref())) {
             (None, None) => true,
             (Some(bytes), Some(content)) => *bytes == content.bytes(),
@@ -508,7 +508,7 @@ fn read_disk(workspace: &Workspace, path: &str) -> Disk {
     }
     match workspace.txn().read_unchecked(path) {
         Ok(Some(bytes)) => {
-            let sha256 = sha256_hex(&bytes);
+            let sha256 = Sha256::of(&bytes);
             let content = match Text::decode(&bytes) {
                 Ok(text) => Content::Text(text),
                 Err(err) => Content::Raw(bytes, err),

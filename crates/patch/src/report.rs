@@ -33,10 +33,10 @@ pub struct FileReport {
     /// The canonical path it was moved from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub moved_from: Option<String>,
-    /// SHA-256 (hex) of the file before the operation; `None` for an addition.
-    pub sha256_before: Option<String>,
-    /// SHA-256 (hex) of the file after it; `None` for a deletion.
-    pub sha256_after: Option<String>,
+    /// SHA-256 of the file before the operation; `None` for an addition.
+    pub sha256_before: Option<editkit_vfs::Sha256>,
+    /// SHA-256 of the file after it; `None` for a deletion.
+    pub sha256_after: Option<editkit_vfs::Sha256>,
     /// Where each hunk landed, and by which matcher rung.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hunks: Vec<HunkReport>,

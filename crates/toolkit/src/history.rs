@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use editkit_vfs::{Workspace, WriteOptions, sha256_hex};
+use editkit_vfs::{Sha256, Workspace, WriteOptions};
 
 use crate::error::{Error, Result};
 
@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 struct Snapshot {
     path: String,
     existed: bool,
-    after_sha256: Option<String>,
+    after_sha256: Option<Sha256>,
 }
 
 /// An undo entry kept before a change: [`settle`] it once the change is made (older entries
@@ -33,18 +33,19 @@ pub(crate) struct Kept {
 }
 
 fn file_dir(rel: &str) -> String {
-    format!("undo/files/{}", &sha256_hex(rel.as_bytes())[..24])
+    format!("undo/files/{}", &Sha256::of(rel.as_bytes()).to_string()[..24])
 }
 
 /// A per-file entry's name: `<seq>-<sha256 after the change | none>.<keep | absent>`.
-fn parse_entry(name: &str) -> Option<(u64, Option<String>, bool)> {
+fn parse_entry(name: &str) -> Option<(u64, Option<Sha256>, bool)> {
     let (stem, existed) = match name.rsplit_once('.')? {
         (stem, "keep") => (stem, true),
         (stem, "absent") => (stem, false),
         _ => return None,
     };
     let (seq, after) = stem.split_once('-')?;
-    let after = (after != "none").then(|| after.to_owned());
+    // A name that is neither `none` nor a hash is not an entry (the state folder is input).
+    let after = if after == "none" { None } else { Some(after.parse().ok()?) };
     Some((seq.parse().ok()?, after, existed))
 }
 
@@ -73,11 +74,11 @@ fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
 /// result hashes to `after_sha256` (`None`: the change deletes the file). An existing file is
 /// kept by hard link: editkit replaces files by rename, so the old inode stays as it was,
 /// with no copy and no extra fsync.
-pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<&str>) -> Result<Kept> {
+pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256>) -> Result<Kept> {
     let dir = file_dir(rel);
     let existing = entries(workspace, &dir)?;
     let seq = next_seq(existing.last().map(|(last, _)| *last))?;
-    let after = after_sha256.unwrap_or("none");
+    let after = after_sha256.map_or_else(|| "none".to_owned(), |hash| hash.to_string());
     let exists = matches!(workspace.metadata(rel), Ok((editkit_vfs::EntryKind::File, _)));
     let name = format!("{dir}/{seq:010}-{after}.{}", if exists { "keep" } else { "absent" });
     let path = if exists {
@@ -103,7 +104,7 @@ pub(crate) fn settle(workspace: &Workspace, kept: &Kept, depth: usize) -> Result
 
 /// The change's result is not what was announced (a formatter rewrote it): renames the entry
 /// so an undo expects `after_sha256`.
-pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: &str) -> Result<()> {
+pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: Sha256) -> Result<()> {
     let Some((stem, suffix)) = kept.name.rsplit_once('.') else { return Ok(()) };
     let Some((seq_part, _)) = stem.rsplit_once('-') else { return Ok(()) };
     let name = format!("{seq_part}-{after_sha256}.{suffix}");
@@ -149,7 +150,7 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
 
 /// A patched file: canonical path, content before (`None`: did not exist), hash after.
 #[cfg(feature = "patch")]
-pub(crate) type PatchFileState = (String, Option<Vec<u8>>, Option<String>);
+pub(crate) type PatchFileState = (String, Option<Vec<u8>>, Option<Sha256>);
 
 #[cfg(feature = "patch")]
 #[derive(Debug, Serialize, Deserialize)]
@@ -177,7 +178,7 @@ fn restore(
     if !force && current != snapshot.after_sha256 {
         return Err(Error::Vfs(editkit_vfs::Error::Stale {
             path: given.to_owned(),
-            expected: snapshot.after_sha256.clone().unwrap_or_else(|| "no file".into()),
+            expected: snapshot.after_sha256,
             current,
         }));
     }
@@ -210,7 +211,7 @@ pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], dept
         if let Some(bytes) = before {
             workspace.txn().state_write(&format!("undo/patches/{seq:010}-{n}.bytes"), bytes)?;
         }
-        snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: after.clone() });
+        snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: *after });
     }
     let json = serde_json::to_vec(&PatchSnapshot { files: snapshots })
         .map_err(|e| Error::invalid("history", e.to_string()))?;
@@ -251,7 +252,7 @@ pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<Stri
             if current != snapshot.after_sha256 {
                 return Err(Error::Vfs(editkit_vfs::Error::Stale {
                     path: snapshot.path.clone(),
-                    expected: snapshot.after_sha256.clone().unwrap_or_else(|| "no file".into()),
+                    expected: snapshot.after_sha256,
                     current,
                 }));
             }

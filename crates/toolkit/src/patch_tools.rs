@@ -74,7 +74,7 @@ impl Toolkit {
             // The formatter, as `edit_file` runs it, per written file under its own lock; the
             // patch's undo entry then expects the formatted content.
             for file in &mut applied.files {
-                if let Some(sha256) = &file.sha256_after
+                if let Some(sha256) = file.sha256_after
                     && let Some(formatted) = self.format_patched(workspace, &file.path, sha256)
                 {
                     file.sha256_after = Some(formatted);
@@ -83,7 +83,7 @@ impl Toolkit {
             }
             let mut files = Vec::new();
             for (path, bytes) in before {
-                let after = workspace.txn().read_unchecked(&path)?.map(|b| editkit_vfs::sha256_hex(&b));
+                let after = workspace.txn().read_unchecked(&path)?.map(|b| editkit_vfs::Sha256::of(&b));
                 files.push((path, bytes, after));
             }
             history::record_patch(workspace, &files, self.options().history_depth)?;
@@ -97,7 +97,7 @@ impl Toolkit {
                     path: file.path.clone(),
                     action: action(file.action),
                     from: file.moved_from.clone(),
-                    sha256: file.sha256_after.clone(),
+                    sha256: file.sha256_after,
                     hunks: file
                         .hunks
                         .iter()
@@ -134,7 +134,12 @@ impl Toolkit {
     /// only while it still holds what the patch wrote (`sha256`); the formatted content's hash
     /// when the formatter changed it. A file changed in between, or a formatter that fails,
     /// leaves the file as it is: the patch stands either way.
-    fn format_patched(&self, workspace: &editkit_vfs::Workspace, path: &str, sha256: &str) -> Option<String> {
+    fn format_patched(
+        &self,
+        workspace: &editkit_vfs::Workspace,
+        path: &str,
+        sha256: editkit_vfs::Sha256,
+    ) -> Option<editkit_vfs::Sha256> {
         let lock = workspace.lock(path).ok()?;
         let bytes = lock.read_expecting(Some(sha256)).ok()?.decoded().encode();
         self.reformat(&lock, &bytes, sha256).ok().flatten().map(|written| written.sha256)

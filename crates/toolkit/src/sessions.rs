@@ -39,12 +39,12 @@ pub(crate) struct Session {
     pub(crate) path: String,
     pub(crate) buffer: Text,
     pub(crate) loaded: Text,
-    pub(crate) sha256: String,
+    pub(crate) sha256: editkit_vfs::Sha256,
     last_used: u64,
 }
 
 impl Session {
-    pub(crate) fn new(root: usize, path: String, sha256: String, loaded: Text) -> Session {
+    pub(crate) fn new(root: usize, path: String, sha256: editkit_vfs::Sha256, loaded: Text) -> Session {
         Session { root, path, sha256, buffer: loaded.clone(), loaded, last_used: 0 }
     }
 

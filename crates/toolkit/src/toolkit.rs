@@ -219,8 +219,8 @@ impl Toolkit {
         bytes: &[u8],
         options: &WriteOptions,
     ) -> Result<(editkit_vfs::Written, Option<String>)> {
-        let after = editkit_vfs::sha256_hex(bytes);
-        let mut kept = history::keep(workspace, lock.path(), Some(&after))?;
+        let after = editkit_vfs::Sha256::of(bytes);
+        let mut kept = history::keep(workspace, lock.path(), Some(after))?;
         match lock.write(bytes, options) {
             Ok(mut written) => {
                 history::settle(workspace, &kept, self.options.history_depth)?;
@@ -246,8 +246,8 @@ impl Toolkit {
         kept: &mut history::Kept,
         written: &mut editkit_vfs::Written,
     ) -> Result<()> {
-        if let Some(reformatted) = self.reformat(lock, bytes, &written.sha256)? {
-            history::retag(workspace, kept, &reformatted.sha256)?;
+        if let Some(reformatted) = self.reformat(lock, bytes, written.sha256)? {
+            history::retag(workspace, kept, reformatted.sha256)?;
             written.sha256 = reformatted.sha256;
             written.size = reformatted.size;
         }
@@ -263,7 +263,7 @@ impl Toolkit {
         &self,
         lock: &editkit_vfs::FileLock<'_>,
         bytes: &[u8],
-        sha256: &str,
+        sha256: editkit_vfs::Sha256,
     ) -> Result<Option<editkit_vfs::Written>> {
         if !self.options.formatting.enabled {
             return Ok(None);
@@ -275,7 +275,7 @@ impl Toolkit {
         if formatted.as_bytes() == bytes {
             return Ok(None);
         }
-        let options = WriteOptions { create_dirs: false, expected_hash: Some(sha256.to_owned()), ..Default::default() };
+        let options = WriteOptions { create_dirs: false, expected_hash: Some(sha256), ..Default::default() };
         Ok(Some(lock.write(formatted.as_bytes(), &options)?))
     }
 
@@ -285,7 +285,7 @@ impl Toolkit {
         &self,
         _lock: &editkit_vfs::FileLock<'_>,
         _bytes: &[u8],
-        _sha256: &str,
+        _sha256: editkit_vfs::Sha256,
     ) -> Result<Option<editkit_vfs::Written>> {
         Ok(None)
     }
@@ -320,7 +320,7 @@ impl Toolkit {
         let (_, workspace) = self.route(&request.path);
         let bytes = workspace.read_bytes(&request.path)?;
         let rel = workspace.resolve(&request.path)?;
-        let sha256 = editkit_vfs::sha256_hex(&bytes);
+        let sha256 = editkit_vfs::Sha256::of(&bytes);
         let size_bytes = bytes.len() as u64;
         let decoded = match Text::decode(&bytes) {
             Ok(text) => text,
@@ -428,7 +428,7 @@ impl Toolkit {
         let options = WriteOptions {
             create_dirs: request.create_dirs,
             force: request.force,
-            expected_hash: request.expected_hash.clone(),
+            expected_hash: request.expected_hash,
             create_new: false,
         };
         let (written, _) = self.write_kept(workspace, &lock, request.content.as_bytes(), &options)?;
@@ -530,7 +530,7 @@ impl Toolkit {
     ) -> Result<EditFileResponse> {
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
-        let file = lock.read_for_write(request.expected_hash.as_deref(), request.force)?;
+        let file = lock.read_for_write(request.expected_hash, request.force)?;
         let rel = file.path().to_owned();
         let old_text = file.decoded();
         let within = match request.within.as_deref() {
@@ -562,7 +562,7 @@ impl Toolkit {
             diff_truncated,
             old_size: file.size(),
             new_size: bytes.len() as u64,
-            sha256: editkit_vfs::sha256_hex(&bytes),
+            sha256: editkit_vfs::Sha256::of(&bytes),
             backup_path: None,
             dry_run: request.dry_run,
             diagnostics: DiagnosticsInfo::default(),
@@ -701,11 +701,11 @@ impl Toolkit {
             session_id: id.clone(),
             path: file.path().to_owned(),
             line_count: file.line_count(),
-            sha256: file.sha256().to_owned(),
+            sha256: file.sha256(),
         };
         let size = file.text().len();
         crate::sessions::check_fits(file.path(), crate::sessions::cost(size, size), self.options.max_session_bytes)?;
-        let session = Session::new(root, file.path().to_owned(), file.sha256().to_owned(), file.into_decoded());
+        let session = Session::new(root, file.path().to_owned(), file.sha256(), file.into_decoded());
         self.sessions().insert(id, session)?;
         Ok(response)
     }
@@ -797,7 +797,7 @@ impl Toolkit {
     pub fn editor_store(&self, request: SessionRequest) -> Result<EditorStoreResponse> {
         self.writable("editor_store")?;
         let (root, path, buffer, sha256) =
-            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone(), s.sha256.clone())))?;
+            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone(), s.sha256)))?;
         let workspace = &self.roots[root];
         let lock = workspace.lock(&path)?;
         let bytes = buffer.encode();
@@ -805,7 +805,7 @@ impl Toolkit {
         let (written, _) = self.write_kept(workspace, &lock, &bytes, &options)?;
         drop(lock);
         self.session(&request.session_id, |s| {
-            s.sha256 = written.sha256.clone();
+            s.sha256 = written.sha256;
             s.loaded = s.buffer.clone();
             Ok(())
         })?;

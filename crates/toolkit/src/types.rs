@@ -241,7 +241,8 @@ pub struct ReadFileResponse {
     /// range of lines. Empty for binary files.
     pub content: String,
     /// SHA-256 of the whole file on disk; pass it as `expected_hash` to guard a later write.
-    pub sha256: String,
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
     /// `python`, `typescript`, `tsx`, `javascript`, `jsx`, `markdown`, `json`, `text` or `binary`.
     #[schemars(with = "String")]
     pub file_type: FileType,
@@ -292,7 +293,8 @@ pub struct WriteFileRequest {
     pub force: bool,
     /// The SHA-256 the file must have now (from read_file); always checked, even with force.
     #[serde(default)]
-    pub expected_hash: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub expected_hash: Option<editkit_vfs::Sha256>,
 }
 
 /// What a write did.
@@ -306,7 +308,8 @@ pub struct WriteFileResponse {
     #[schemars(with = "String")]
     pub file_type: FileType,
     /// SHA-256 of the new content.
-    pub sha256: String,
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
     /// Whether the file was created.
     pub created: bool,
     /// Post-write diagnostics (empty when off or clean).
@@ -340,7 +343,8 @@ pub struct WritePythonFileResponse {
     /// Lines written.
     pub line_count: usize,
     /// SHA-256 of the new content.
-    pub sha256: String,
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
 }
 
 /// Write a Markdown file.
@@ -365,7 +369,8 @@ pub struct WriteMarkdownFileResponse {
     /// Bytes written.
     pub size_bytes: u64,
     /// SHA-256 of the new content.
-    pub sha256: String,
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,7 +394,8 @@ pub struct EditFileRequest {
     pub replace_all: bool,
     /// The SHA-256 the file must have now; always checked, even with force.
     #[serde(default)]
-    pub expected_hash: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub expected_hash: Option<editkit_vfs::Sha256>,
     /// Edit even if the file changed since it was read (default: false).
     #[serde(default)]
     pub force: bool,
@@ -435,7 +441,8 @@ pub struct EditFileResponse {
     /// Size after, bytes.
     pub new_size: u64,
     /// SHA-256 of the new content.
-    pub sha256: String,
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
     /// Where the previous content is kept, when `backup` was asked.
     pub backup_path: Option<String>,
     /// Whether this was a dry run (nothing written).
@@ -503,7 +510,8 @@ pub struct ReplaceFunctionResponse {
     /// Unified diff of the change (bounded).
     pub diff: String,
     /// SHA-256 of the new content.
-    pub sha256: String,
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -556,7 +564,8 @@ pub struct PatchedFile {
     /// For a move: where it came from.
     pub from: Option<String>,
     /// SHA-256 of the new content (none for a delete).
-    pub sha256: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub sha256: Option<editkit_vfs::Sha256>,
     /// Where each hunk landed (updates and moves with hunks).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hunks: Vec<PatchedHunk>,
@@ -828,7 +837,8 @@ pub struct EditorLoadResponse {
     /// Lines in the buffer.
     pub line_count: usize,
     /// SHA-256 of the file when loaded.
-    pub sha256: String,
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
 }
 
 /// Read a session's buffer.
@@ -920,7 +930,8 @@ pub struct EditorStoreResponse {
     /// Bytes written.
     pub size_bytes: u64,
     /// SHA-256 of the new content.
-    pub sha256: String,
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
 }
 
 /// What editor_clear did.

@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "read src/greet.py: {} lines, {:?} endings, sha256 {}",
         file.line_count(),
         file.line_endings(),
-        &file.sha256()[..16]
+        file.sha256().short()
     );
 
     let old = "return 'hello ' + name";
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut text = file.decoded().clone();
     text.splice(at..at + old.len(), "return f'hello, {name}!'")?;
     let written = workspace.write("src/greet.py", &text.encode(), &WriteOptions::default())?;
-    println!("edited: sha256 {} -> {}", &file.sha256()[..16], &written.sha256[..16]);
+    println!("edited: sha256 {} -> {}", file.sha256().short(), written.sha256.short());
     print!("{}", workspace.read("src/greet.py")?.text());
 
     // Someone else changes the file: a write based on the old read is refused.

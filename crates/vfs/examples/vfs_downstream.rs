@@ -6,7 +6,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(dir.path().join("a.txt"), "one\r\n")?;
     let workspace = Workspace::open(dir.path())?;
     let seen = workspace.read("a.txt")?;
-    let guard = WriteOptions { expected_hash: Some(seen.sha256().to_owned()), ..Default::default() };
+    let guard = WriteOptions { expected_hash: Some(seen.sha256()), ..Default::default() };
     workspace.write("a.txt", b"two\r\n", &guard)?;
     // The hash the agent saw is gone: the same guarded write is refused.
     assert_eq!(workspace.write("a.txt", b"three\r\n", &guard).err().map(|e| e.kind()), Some("stale"));

@@ -107,16 +107,18 @@ pub enum Error {
     },
     /// The file changed since this workspace last read it, or does not have the expected hash.
     #[error(
-        "`{path}` changed since it was read (expected sha256 {expected}, found {}); read it again or pass force",
-        current.as_deref().unwrap_or("no file")
+        "`{path}` changed since it was read (expected sha256 {}, found {}); read it again or pass force",
+        expected.map_or_else(|| "no file".to_owned(), |expected| expected.to_string()),
+        current.map_or_else(|| "no file".to_owned(), |current| current.to_string())
     )]
     Stale {
         /// The path as given.
         path: String,
-        /// The hash the write expected (from the read ledger or the caller).
-        expected: String,
+        /// The hash the write expected (from the read ledger or the caller), `None` when it
+        /// expected no file.
+        expected: Option<crate::Sha256>,
         /// The hash on disk now, `None` when the file is gone.
-        current: Option<String>,
+        current: Option<crate::Sha256>,
     },
     /// An entry on the path was swapped for a symlink (or the folder moved) between resolving
     /// the path and opening it: another process is changing the tree. Nothing was done.

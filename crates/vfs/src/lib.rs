@@ -66,7 +66,7 @@ mod workspace;
 
 pub use codec::{LineEnding, LineEndings, Text};
 pub use error::{Error, ErrorKind, Result};
-pub use hash::sha256_hex;
+pub use hash::{ParseSha256Error, Sha256};
 pub use lock::FileLock;
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
 pub use state::default_state_home;

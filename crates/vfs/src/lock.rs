@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
-use crate::hash::sha256_hex;
+use crate::hash::Sha256;
 use crate::workspace::{FileText, Workspace, WriteOptions, Written};
 
 /// The set of canonical paths locked in this process.
@@ -112,23 +112,23 @@ impl<'ws> FileLock<'ws> {
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
     /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
     /// let lock = workspace.lock("a.txt")?;
-    /// let seen = lock.read()?.sha256().to_owned();
+    /// let seen = lock.read()?.sha256();
     /// std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
-    /// let err = lock.read_expecting(Some(&seen)).unwrap_err();
+    /// let err = lock.read_expecting(Some(seen)).unwrap_err();
     /// assert_eq!(err.kind(), "stale");
-    /// assert_eq!(workspace.recorded_hash("a.txt")?.as_deref(), Some(seen.as_str()));
+    /// assert_eq!(workspace.recorded_hash("a.txt")?, Some(seen));
     /// # Ok(()) }
     /// ```
     ///
     /// # Errors
     /// [`Error::Stale`]; as [`Workspace::read`].
-    pub fn read_expecting(&self, expected_sha256: Option<&str>) -> Result<FileText> {
+    pub fn read_expecting(&self, expected_sha256: Option<Sha256>) -> Result<FileText> {
         self.workspace.read_expecting(&self.rel, expected_sha256).map_err(|err| self.named(err))
     }
 
     /// Reads the locked file for a read-modify-write under the staleness guard, the decision
     /// a write makes too: refused as [`Error::Stale`] unless its content hashes to `expected`
-    /// (always honoured, any case) or, without it and unless `force`, to what this workspace
+    /// (always honoured) or, without it and unless `force`, to what this workspace
     /// last read or wrote. The check and the returned text come from one read; errors name
     /// the path the lock was taken with.
     ///
@@ -148,9 +148,9 @@ impl<'ws> FileLock<'ws> {
     ///
     /// # Errors
     /// [`Error::Stale`]; as [`Workspace::read`].
-    pub fn read_for_write(&self, expected: Option<&str>, force: bool) -> Result<FileText> {
+    pub fn read_for_write(&self, expected: Option<Sha256>, force: bool) -> Result<FileText> {
         let expected = self.workspace.expected_hash(&self.rel, expected, force);
-        self.read_expecting(expected.as_deref())
+        self.read_expecting(expected)
     }
 
     /// `err` naming the path the lock was taken with, as every vfs error names the caller's.
@@ -165,7 +165,7 @@ impl<'ws> FileLock<'ws> {
     ///
     /// # Errors
     /// As [`Workspace::current_hash`].
-    pub fn current_hash(&self) -> Result<Option<String>> {
+    pub fn current_hash(&self) -> Result<Option<Sha256>> {
         self.workspace.current_hash(&self.rel)
     }
 
@@ -203,7 +203,7 @@ fn cross_process_lock(
     let state = workspace.state_store().ensure()?;
     crate::beneath::create_dirs(state, "locks").map_err(io)?;
     let dir = crate::beneath::dir(state, "locks").map_err(io)?;
-    let name = format!("{}.lock", &sha256_hex(rel.as_bytes())[..32]);
+    let name = format!("{}.lock", &Sha256::of(rel.as_bytes()).to_string()[..32]);
     for _ in 0..LOCK_ATTEMPTS {
         let fd = crate::beneath::open(
             &dir,

@@ -19,7 +19,7 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
 use crate::error::{Error, Result};
-use crate::hash::sha256_hex;
+use crate::hash::Sha256;
 
 /// The folder each root's state folder goes in when none is configured:
 /// `$XDG_STATE_HOME/editkit`, else `$HOME/.local/state/editkit`; `None` when neither variable
@@ -41,7 +41,7 @@ pub(crate) fn root_state_dir(home: &Path, root_real: &Path) -> PathBuf {
         })
         .unwrap_or_default();
     let name = if name.is_empty() || name.starts_with('.') { "root".to_owned() } else { name };
-    let id = &sha256_hex(root_real.as_os_str().as_encoded_bytes())[..16];
+    let id = &Sha256::of(root_real.as_os_str().as_encoded_bytes()).to_string()[..16];
     home.join(format!("{name}-{id}"))
 }
 

@@ -222,7 +222,7 @@ impl Txn<'_> {
 
     /// Records `sha256` as the ledger's hash of canonical `path` (after a transaction wrote
     /// it), or forgets the path with `None` (after it was deleted or moved away).
-    pub fn record(&self, path: &str, sha256: Option<&str>) {
+    pub fn record(&self, path: &str, sha256: Option<crate::Sha256>) {
         match sha256 {
             Some(sha256) => self.ws.record(path, sha256),
             None => self.ws.forget(path),

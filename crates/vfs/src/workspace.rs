@@ -11,7 +11,7 @@ use cap_std::fs::{Dir, File, OpenOptions, Permissions};
 
 use crate::codec::Text;
 use crate::error::{Error, Result};
-use crate::hash::{Hasher, sha256_hex};
+use crate::hash::{Hasher, Sha256};
 use crate::lock::{FileLock, LockTable};
 use crate::policy::{CompiledPolicy, MAX_LINK_FOLLOWS, Policy};
 use crate::state::StateStore;
@@ -166,7 +166,7 @@ pub struct Workspace {
     max_read_bytes: u64,
     state: StateStore,
     /// Canonical relative path → SHA-256 (hex) of the content last read or written.
-    ledger: Mutex<HashMap<String, String>>,
+    ledger: Mutex<HashMap<String, Sha256>>,
     locks: LockTable,
 }
 
@@ -175,7 +175,7 @@ pub struct Workspace {
 pub struct FileText {
     path: String,
     text: Text,
-    sha256: String,
+    sha256: Sha256,
     size: u64,
 }
 
@@ -200,10 +200,10 @@ impl FileText {
     pub fn into_decoded(self) -> Text {
         self.text
     }
-    /// SHA-256 of the bytes on disk, lowercase hex.
+    /// SHA-256 of the bytes on disk.
     #[must_use]
-    pub fn sha256(&self) -> &str {
-        &self.sha256
+    pub fn sha256(&self) -> Sha256 {
+        self.sha256
     }
     /// Size on disk in bytes.
     #[must_use]
@@ -239,9 +239,9 @@ pub struct WriteOptions {
     pub create_dirs: bool,
     /// Write even if the file changed since this workspace read it. Default: `false`.
     pub force: bool,
-    /// The SHA-256 (hex) the file must have now; always honoured, even with `force`.
+    /// The SHA-256 the file must have now; always honoured, even with `force`.
     /// `Some` for a file that does not exist refuses the write.
-    pub expected_hash: Option<String>,
+    pub expected_hash: Option<Sha256>,
     /// Refuse if anything exists at the path. Default: `false`.
     pub create_new: bool,
 }
@@ -257,14 +257,14 @@ impl Default for WriteOptions {
 pub struct Written {
     /// Canonical path relative to the root.
     pub path: String,
-    /// SHA-256 of the new content, lowercase hex.
-    pub sha256: String,
+    /// SHA-256 of the new content.
+    pub sha256: Sha256,
     /// Bytes written.
     pub size: u64,
     /// Whether the file did not exist before.
     pub created: bool,
     /// SHA-256 of the content that was replaced, if any.
-    pub previous_sha256: Option<String>,
+    pub previous_sha256: Option<Sha256>,
 }
 
 /// What a path names.
@@ -527,15 +527,15 @@ impl Workspace {
     /// refuses with [`Error::Stale`] and records nothing, else records the hash like
     /// [`Workspace::read`]. The check and the content are from the same read, so no writer can
     /// slip in between them.
-    pub(crate) fn read_expecting(&self, path: &str, expected: Option<&str>) -> Result<FileText> {
+    pub(crate) fn read_expecting(&self, path: &str, expected: Option<Sha256>) -> Result<FileText> {
         let (rel, bytes) = self.read_raw(path)?;
-        let sha256 = sha256_hex(&bytes);
-        if let Some(expected) = expected.map(str::to_ascii_lowercase)
+        let sha256 = Sha256::of(&bytes);
+        if let Some(expected) = expected
             && expected != sha256
         {
-            return Err(Error::Stale { path: path.to_owned(), expected, current: Some(sha256) });
+            return Err(Error::Stale { path: path.to_owned(), expected: Some(expected), current: Some(sha256) });
         }
-        self.record(&rel, &sha256);
+        self.record(&rel, sha256);
         file_text(path, rel, &bytes, sha256)
     }
 
@@ -547,7 +547,7 @@ impl Workspace {
     /// As [`Workspace::read`].
     pub fn peek(&self, path: &str) -> Result<FileText> {
         let (rel, bytes) = self.read_raw(path)?;
-        let sha256 = sha256_hex(&bytes);
+        let sha256 = Sha256::of(&bytes);
         file_text(path, rel, &bytes, sha256)
     }
 
@@ -557,21 +557,21 @@ impl Workspace {
     /// As [`Workspace::read`], without the text checks.
     pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>> {
         let (rel, bytes) = self.read_raw(path)?;
-        self.record(&rel, &sha256_hex(&bytes));
+        self.record(&rel, Sha256::of(&bytes));
         Ok(bytes)
     }
 
-    /// SHA-256 (hex) of a file's current content, without arming the staleness guard;
-    /// `None` when nothing exists at the path.
+    /// SHA-256 of a file's current content, without arming the staleness guard; `None` when
+    /// nothing exists at the path.
     ///
     /// # Errors
     /// Policy errors, [`Error::IsDirectory`], [`Error::Io`].
-    pub fn current_hash(&self, path: &str) -> Result<Option<String>> {
+    pub fn current_hash(&self, path: &str) -> Result<Option<Sha256>> {
         let resolved = self.resolve_inner(path, true)?;
         self.hash_of(path, &resolved.rel)
     }
 
-    fn hash_of(&self, given: &str, rel: &str) -> Result<Option<String>> {
+    fn hash_of(&self, given: &str, rel: &str) -> Result<Option<Sha256>> {
         let mut file = match self.open_regular(given, rel) {
             Ok(file) => file,
             Err(Error::NotFound { .. }) => return Ok(None),
@@ -586,7 +586,7 @@ impl Workspace {
             }
             hasher.update(&buf[..n]);
         }
-        Ok(Some(hasher.finish_hex()))
+        Ok(Some(hasher.finish()))
     }
 
     fn read_raw(&self, path: &str) -> Result<(String, Vec<u8>)> {
@@ -621,8 +621,8 @@ impl Workspace {
         Ok(file)
     }
 
-    pub(crate) fn record(&self, rel: &str, sha256: &str) {
-        self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel.to_owned(), sha256.to_owned());
+    pub(crate) fn record(&self, rel: &str, sha256: Sha256) {
+        self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel.to_owned(), sha256);
     }
 
     pub(crate) fn forget(&self, rel: &str) {
@@ -636,9 +636,9 @@ impl Workspace {
     ///
     /// # Errors
     /// Policy errors.
-    pub fn recorded_hash(&self, path: &str) -> Result<Option<String>> {
+    pub fn recorded_hash(&self, path: &str) -> Result<Option<Sha256>> {
         let rel = self.resolve(path)?;
-        Ok(self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&rel).cloned())
+        Ok(self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&rel).copied())
     }
 
     /// Takes the read-modify-write lock of one file: other holders of the same file (in this
@@ -725,10 +725,10 @@ impl Workspace {
             return Err(Error::Exists { path: given.to_owned() });
         }
         let previous = if existing.is_some() { self.hash_of(given, rel)? } else { None };
-        self.check_fresh(given, rel, previous.as_deref(), options)?;
-        let sha256 = sha256_hex(bytes);
+        self.check_fresh(given, rel, previous, options)?;
+        let sha256 = Sha256::of(bytes);
         stage_and_rename(&parent, name, bytes, existing).map_err(|e| Error::from_io("write", given, e))?;
-        self.record(rel, &sha256);
+        self.record(rel, sha256);
         Ok(Written {
             path: rel.to_owned(),
             sha256,
@@ -738,22 +738,22 @@ impl Workspace {
         })
     }
 
-    /// The staleness decision, made here only: the hash a read-modify-write of `rel` must find
-    /// (lowercase). An explicit hash is always honoured; otherwise the ledger's (what this
-    /// workspace last read or wrote), unless forced.
-    pub(crate) fn expected_hash(&self, rel: &str, explicit: Option<&str>, force: bool) -> Option<String> {
+    /// The staleness decision, made here only: the hash a read-modify-write of `rel` must find.
+    /// An explicit hash is always honoured; otherwise the ledger's (what this workspace last
+    /// read or wrote), unless forced.
+    pub(crate) fn expected_hash(&self, rel: &str, explicit: Option<Sha256>, force: bool) -> Option<Sha256> {
         match explicit {
-            Some(expected) => Some(expected.to_ascii_lowercase()),
+            Some(expected) => Some(expected),
             None if force => None,
-            None => self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).cloned(),
+            None => self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).copied(),
         }
     }
 
     /// The staleness guard of a write (see [`Workspace::expected_hash`]).
-    fn check_fresh(&self, given: &str, rel: &str, current: Option<&str>, options: &WriteOptions) -> Result<()> {
-        match self.expected_hash(rel, options.expected_hash.as_deref(), options.force) {
-            Some(expected) if current != Some(expected.as_str()) => {
-                Err(Error::Stale { path: given.to_owned(), expected, current: current.map(str::to_owned) })
+    fn check_fresh(&self, given: &str, rel: &str, current: Option<Sha256>, options: &WriteOptions) -> Result<()> {
+        match self.expected_hash(rel, options.expected_hash, options.force) {
+            Some(expected) if current != Some(expected) => {
+                Err(Error::Stale { path: given.to_owned(), expected: Some(expected), current })
             }
             _ => Ok(()),
         }
@@ -906,7 +906,7 @@ impl Workspace {
         let moved = self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&source.rel);
         self.forget(&source.rel);
         if let Some(hash) = moved {
-            self.record(&target.rel, &hash);
+            self.record(&target.rel, hash);
         }
         Ok(())
     }
@@ -1065,7 +1065,7 @@ pub(crate) fn check_regular(given: &str, file: &File) -> Result<()> {
 
 /// Splits a canonical relative path into parent and final name; `None` for the root.
 /// The decoded text of bytes read from canonical `rel` (`path` as given, for errors).
-fn file_text(path: &str, rel: String, bytes: &[u8], sha256: String) -> Result<FileText> {
+fn file_text(path: &str, rel: String, bytes: &[u8], sha256: Sha256) -> Result<FileText> {
     let text = Text::decode(bytes).map_err(|err| Error::from_decode(path, err))?;
     Ok(FileText { path: rel, text, sha256, size: bytes.len() as u64 })
 }

@@ -36,12 +36,17 @@ fn an_explicit_hash_is_honoured_even_with_force() {
     let (tmp, workspace) = workspace_with(&[("a.txt", "one\n")]);
     let wrong = ApplyOptions {
         force: true,
-        expected_hashes: [("a.txt".to_owned(), "0".repeat(64))].into_iter().collect(),
+        expected_hashes: [("a.txt".to_owned(), "0".repeat(64).parse().unwrap())].into_iter().collect(),
         ..Default::default()
     };
     fails_with(&workspace, UPDATE_A, &wrong, "stale");
     let right = ApplyOptions {
-        expected_hashes: [("a.txt".to_owned(), editkit_vfs::sha256_hex(b"one\n").to_uppercase())].into_iter().collect(),
+        expected_hashes: [(
+            "a.txt".to_owned(),
+            editkit_vfs::Sha256::of(b"one\n").to_string().to_uppercase().parse().unwrap(),
+        )]
+        .into_iter()
+        .collect(),
         ..Default::default()
     };
     apply(&workspace, UPDATE_A, &right).unwrap();
@@ -53,7 +58,7 @@ fn after_a_patch_the_ledger_knows_the_new_content() {
     let (_tmp, workspace) = workspace_with(&[("a.txt", "one\n")]);
     workspace.read("a.txt").unwrap();
     let applied = apply(&workspace, UPDATE_A, &ApplyOptions::default()).unwrap();
-    let hash = applied.files[0].sha256_after.clone().unwrap();
+    let hash = applied.files[0].sha256_after.unwrap();
     assert_eq!(workspace.recorded_hash("a.txt").unwrap(), Some(hash));
     // An ordinary write right after is not stale.
     workspace.write("a.txt", b"again\n", &WriteOptions::default()).unwrap();
@@ -139,8 +144,8 @@ fn dry_run_reports_the_diff_and_hashes_and_writes_nothing() {
     assert_eq!(preview.added, ["n.txt"]);
     assert_eq!(preview.moved.len(), 1);
     assert_eq!(preview.files[0].action, Action::Updated);
-    assert_eq!(preview.files[0].sha256_before.as_deref(), Some(editkit_vfs::sha256_hex(b"one\n").as_str()));
-    assert_eq!(preview.files[0].sha256_after.as_deref(), Some(editkit_vfs::sha256_hex(b"uno\n").as_str()));
+    assert_eq!(preview.files[0].sha256_before, Some(editkit_vfs::Sha256::of(b"one\n")));
+    assert_eq!(preview.files[0].sha256_after, Some(editkit_vfs::Sha256::of(b"uno\n")));
     assert!(preview.diff.contains("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+uno\n"), "{}", preview.diff);
     assert!(preview.diff.contains("rename from old.txt\nrename to new.txt\n"), "{}", preview.diff);
     assert!(preview.diff.contains("--- /dev/null\n+++ b/n.txt\n"), "{}", preview.diff);

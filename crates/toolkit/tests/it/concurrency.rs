@@ -78,7 +78,7 @@ fn an_expected_hash_is_checked_against_the_bytes_the_edit_is_made_on() {
     let (a, b) = ("x = 1\n", "x = 1\n# another writer\n");
     std::fs::write(dir.path().join("f.txt"), a).unwrap();
     let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
-    let hash_a = editkit::vfs::sha256_hex(a.as_bytes());
+    let hash_a = editkit::vfs::Sha256::of(a.as_bytes()).to_string();
     let stop = AtomicBool::new(false);
     let results: Vec<serde_json::Value> = std::thread::scope(|scope| {
         // Another program (not editkit, so no lock) keeps swapping the content.

@@ -12,7 +12,7 @@ fn a_python_file_reads_as_python_with_its_symbol() {
     assert_eq!(read["is_valid"], true);
     assert_eq!(read["symbols"].as_array().unwrap().len(), 1);
     assert_eq!(read["symbols"][0]["name"], "hello");
-    assert_eq!(read["sha256"], editkit::vfs::sha256_hex(b"def hello(): pass\n"));
+    assert_eq!(read["sha256"], editkit::vfs::Sha256::of(b"def hello(): pass\n").to_string());
 }
 
 #[test]
@@ -82,6 +82,17 @@ fn every_error_kind_of_the_contract_is_reachable() {
         json!({"path": "a.txt", "content": "x", "force": true, "expected_hash": "0".repeat(64)}),
         "stale",
     );
+    // A hash that is not one is an argument error naming the field, not a stale file.
+    for malformed in ["0".repeat(12), "z".repeat(64), String::new()] {
+        let result = env.refused(
+            "edit_file",
+            json!({"path": "a.txt", "old_string": "mine", "new_string": "x", "expected_hash": malformed}),
+            "invalid_args",
+        );
+        let message = result["error"]["message"].as_str().unwrap();
+        assert!(message.contains("expected_hash") && message.contains("64 hex digits"), "{message}");
+    }
+    assert_eq!(env.get("a.txt"), "mine\n");
     // outside_workspace and blocked.
     env.refused("read_file", json!({"path": "../etc/passwd"}), "outside_workspace");
     env.refused("write_file", json!({"path": "/etc/editkit-test", "content": "x"}), "outside_workspace");
@@ -364,8 +375,7 @@ fn the_typed_kinds_are_the_contract_words() {
     let unique: std::collections::BTreeSet<&str> = words.iter().copied().collect();
     assert_eq!(unique.len(), words.len());
     // A lower crate's kind arrives typed, never by its word.
-    let err =
-        editkit::Error::from(editkit::vfs::Error::Stale { path: "a".into(), expected: "0".into(), current: None });
+    let err = editkit::Error::from(editkit::vfs::Error::Stale { path: "a".into(), expected: None, current: None });
     assert_eq!(err.error_kind(), editkit::ErrorKind::Stale);
     assert_eq!(err.error_kind().to_string(), err.kind());
 }

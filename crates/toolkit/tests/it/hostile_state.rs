@@ -121,11 +121,11 @@ fn attack(plant: impl FnOnce(&Hostile), work: impl FnOnce(&Hostile) -> Vec<Value
 }
 
 fn undo_dir(rel: &str) -> String {
-    format!("undo/files/{}", &editkit::vfs::sha256_hex(rel.as_bytes())[..24])
+    format!("undo/files/{}", &editkit::vfs::Sha256::of(rel.as_bytes()).to_string()[..24])
 }
 
 fn lock_name(rel: &str) -> String {
-    format!("locks/{}.lock", &editkit::vfs::sha256_hex(rel.as_bytes())[..32])
+    format!("locks/{}.lock", &editkit::vfs::Sha256::of(rel.as_bytes()).to_string()[..32])
 }
 
 #[test]

@@ -147,7 +147,7 @@ fn formatting_is_contained_and_written_through_the_workspace() {
         on_disk.contains("fn main() {\n    if true {"),
         "formatted by the real rustfmt, spaces not tabs: {on_disk}"
     );
-    assert_eq!(written.sha256, editkit::vfs::sha256_hex(on_disk.as_bytes()), "the reported hash is the formatted one");
+    assert_eq!(written.sha256, editkit::vfs::Sha256::of(on_disk.as_bytes()), "the reported hash is the formatted one");
     assert_eq!(written.size_bytes, on_disk.len() as u64);
     // The undo entry expects the formatted hash: undo needs no force and removes the new file.
     toolkit.undo_edit(UndoEditRequest { path: "src/main.rs".into(), force: false }).unwrap();
@@ -164,7 +164,7 @@ fn a_failing_formatter_leaves_the_written_content() {
     let toolkit = scene.toolkit(Options { formatting, ..Default::default() });
     let written = write(&toolkit, "a.txt", "x\n");
     assert_eq!(std::fs::read_to_string(scene.root.join("a.txt")).unwrap(), "x\n");
-    assert_eq!(written.sha256, editkit::vfs::sha256_hex(b"x\n"));
+    assert_eq!(written.sha256, editkit::vfs::Sha256::of(b"x\n"));
 }
 
 #[test]
@@ -193,5 +193,5 @@ fn a_patched_file_is_formatted_as_contained_as_a_written_one() {
         "formatted by the real rustfmt, spaces not tabs: {on_disk}"
     );
     assert!(applied.files[0].formatted);
-    assert_eq!(applied.files[0].sha256.as_deref(), Some(editkit::vfs::sha256_hex(on_disk.as_bytes()).as_str()));
+    assert_eq!(applied.files[0].sha256, Some(editkit::vfs::Sha256::of(on_disk.as_bytes())));
 }

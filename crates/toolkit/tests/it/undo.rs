@@ -100,11 +100,11 @@ fn a_formatted_write_reports_and_undoes_the_formatted_content() {
     let env = Env::with_options(editkit::Options { formatting, ..Default::default() });
     let written = env.ok("write_file", json!({"path": "a.txt", "content": "x = 1\n"}));
     assert_eq!(env.get("a.txt"), "X = 1\n");
-    assert_eq!(written["sha256"], editkit::vfs::sha256_hex(b"X = 1\n"));
+    assert_eq!(written["sha256"], editkit::vfs::Sha256::of(b"X = 1\n").to_string());
     // The guard knows the formatted content: no re-read needed before the next edit.
     let edited = env.ok("edit_file", json!({"path": "a.txt", "old_string": "X = 1", "new_string": "y = 2"}));
     assert_eq!(env.get("a.txt"), "y = 2\n");
-    assert_eq!(edited["sha256"], editkit::vfs::sha256_hex(b"y = 2\n"));
+    assert_eq!(edited["sha256"], editkit::vfs::Sha256::of(b"y = 2\n").to_string());
     // Each step undoes without force: the entries expect the formatted hashes.
     env.ok("undo_edit", json!({"path": "a.txt"}));
     assert_eq!(env.get("a.txt"), "X = 1\n");
@@ -127,11 +127,11 @@ fn a_patched_file_is_formatted_like_an_edited_one_and_undone_without_force() {
     assert_eq!(env.get("keep.txt"), "K\n");
     let files = applied["files"].as_array().unwrap();
     assert_eq!(files[0]["formatted"], true);
-    assert_eq!(files[0]["sha256"], editkit::vfs::sha256_hex(b"X = 1\n"));
+    assert_eq!(files[0]["sha256"], editkit::vfs::Sha256::of(b"X = 1\n").to_string());
     assert_eq!(files[1]["formatted"], true);
     // Nothing for the formatter to change: no `formatted`, the patch's own hash.
     assert!(files[2].get("formatted").is_none(), "{}", files[2]);
-    assert_eq!(files[2]["sha256"], editkit::vfs::sha256_hex(b"K\n"));
+    assert_eq!(files[2]["sha256"], editkit::vfs::Sha256::of(b"K\n").to_string());
     // The guard knows the formatted content, and the patch's undo entry expects it.
     env.ok("edit_file", json!({"path": "a.txt", "old_string": "X = 1", "new_string": "y = 1"}));
     env.ok("undo_edit", json!({"path": "a.txt"}));

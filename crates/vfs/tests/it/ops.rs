@@ -18,7 +18,7 @@ fn read_reports_text_facts() {
     assert_eq!(file.line_count(), 2);
     assert!(file.trailing_newline());
     assert_eq!(file.size(), 9);
-    assert_eq!(file.sha256(), editkit_vfs::sha256_hex(b"\xEF\xBB\xBFa\r\nb\r\n"));
+    assert_eq!(file.sha256(), editkit_vfs::Sha256::of(b"\xEF\xBB\xBFa\r\nb\r\n"));
 }
 
 #[test]
@@ -52,7 +52,7 @@ fn write_is_atomic_keeps_mode_and_creates_parents() {
     let workspace = tree.workspace();
     let written = workspace.write("run.sh", b"new", &WriteOptions::default()).unwrap();
     assert!(!written.created);
-    assert_eq!(written.previous_sha256.as_deref(), Some(editkit_vfs::sha256_hex(b"old").as_str()));
+    assert_eq!(written.previous_sha256, Some(editkit_vfs::Sha256::of(b"old")));
     assert_eq!(fs::read_to_string(&script).unwrap(), "new");
     assert_eq!(fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o751);
     let written = workspace.write("a/b/c.txt", b"deep", &WriteOptions::default()).unwrap();

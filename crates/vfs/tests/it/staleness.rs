@@ -14,7 +14,7 @@ fn a_file_changed_since_it_was_read_is_not_overwritten() {
     fs::write(tree.root.join("file.txt"), "someone else\n").unwrap();
     let err = workspace.write("file.txt", b"mine\n", &WriteOptions::default()).unwrap_err();
     assert_eq!(err.kind(), "stale");
-    assert!(err.to_string().contains(read.sha256()), "{err}");
+    assert!(err.to_string().contains(&read.sha256().to_string()), "{err}");
     assert_eq!(fs::read_to_string(tree.root.join("file.txt")).unwrap(), "someone else\n");
     // force overrides the ledger.
     workspace.write("file.txt", b"mine\n", &WriteOptions { force: true, ..Default::default() }).unwrap();
@@ -27,12 +27,13 @@ fn a_file_changed_since_it_was_read_is_not_overwritten() {
 fn an_explicit_hash_is_honoured_even_with_force() {
     let tree = Tree::new();
     let workspace = tree.workspace();
-    let wrong = WriteOptions { force: true, expected_hash: Some("0".repeat(64)), ..Default::default() };
+    let wrong = WriteOptions { force: true, expected_hash: Some(zeros()), ..Default::default() };
     assert_eq!(workspace.write("file.txt", b"x", &wrong).unwrap_err().kind(), "stale");
-    let right = editkit_vfs::sha256_hex(b"inside\n").to_uppercase();
+    // Given in capitals, as some tools print it: one parse, whatever the case.
+    let right = editkit_vfs::Sha256::of(b"inside\n").to_string().to_uppercase().parse().unwrap();
     let options = WriteOptions { expected_hash: Some(right), ..Default::default() };
     workspace.write("file.txt", b"x", &options).unwrap();
-    let absent = WriteOptions { expected_hash: Some("0".repeat(64)), ..Default::default() };
+    let absent = WriteOptions { expected_hash: Some(zeros()), ..Default::default() };
     assert_eq!(workspace.write("new.txt", b"x", &absent).unwrap_err().kind(), "stale");
     assert!(!tree.root.join("new.txt").exists());
 }
@@ -57,5 +58,40 @@ fn the_ledger_is_keyed_by_canonical_path() {
     fs::write(tree.root.join("dir/inner.txt"), "changed").unwrap();
     let err = workspace.write("./dir/inner.txt", b"x", &WriteOptions::default()).unwrap_err();
     assert_eq!(err.kind(), "stale");
-    assert_eq!(workspace.recorded_hash("dir/inner.txt").unwrap(), Some(editkit_vfs::sha256_hex(b"inner\n")));
+    assert_eq!(workspace.recorded_hash("dir/inner.txt").unwrap(), Some(editkit_vfs::Sha256::of(b"inner\n")));
+}
+
+fn zeros() -> editkit_vfs::Sha256 {
+    "0".repeat(64).parse().unwrap()
+}
+
+proptest::proptest! {
+    /// One parse and one display: a digest's hex, in either case, parses back to the digest;
+    /// anything that is not 64 hex digits is refused.
+    #[test]
+    fn a_digest_parses_from_its_display_in_either_case(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64), cut in 0usize..64) {
+        let digest = editkit_vfs::Sha256::of(&bytes);
+        let hex = digest.to_string();
+        proptest::prop_assert_eq!(hex.len(), 64);
+        proptest::prop_assert!(hex.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+        proptest::prop_assert_eq!(hex.parse::<editkit_vfs::Sha256>().unwrap(), digest);
+        proptest::prop_assert_eq!(hex.to_uppercase().parse::<editkit_vfs::Sha256>().unwrap(), digest);
+        proptest::prop_assert!(hex[..cut].parse::<editkit_vfs::Sha256>().is_err());
+        let longer = format!("{hex}0");
+        proptest::prop_assert!(longer.parse::<editkit_vfs::Sha256>().is_err());
+        let mut wrong = hex.clone();
+        wrong.replace_range(cut..=cut, "g");
+        proptest::prop_assert!(wrong.parse::<editkit_vfs::Sha256>().is_err());
+    }
+}
+
+#[test]
+fn a_malformed_hash_names_itself_and_what_to_give() {
+    let err = "e3b0c442".parse::<editkit_vfs::Sha256>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`e3b0c442` is not a SHA-256: give the 64 hex digits of a sha256 that read_file returned"
+    );
+    // Multi-byte text of 64 bytes is not cut inside a character, and not accepted.
+    assert!("é".repeat(32).parse::<editkit_vfs::Sha256>().is_err());
 }
