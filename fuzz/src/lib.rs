@@ -92,8 +92,16 @@ pub fn paths(data: &[u8]) {
             4 => workspace.list_dir(&path).map(|names| names.join(",")).unwrap_or_default(),
             5 => workspace.glob("**", &path).map(|names| names.join(",")).unwrap_or_default(),
             6 => {
-                let _ = workspace.rename("a/file.txt", &path, true, true);
-                let _ = workspace.rename(&path, "a/file.txt", true, true);
+                let _ = workspace.rename(
+                    "a/file.txt",
+                    &path,
+                    editkit::vfs::RenameOptions::default().overwrite(true).create_dirs(true),
+                );
+                let _ = workspace.rename(
+                    &path,
+                    "a/file.txt",
+                    editkit::vfs::RenameOptions::default().overwrite(true).create_dirs(true),
+                );
                 String::new()
             }
             _ => {
@@ -157,7 +165,7 @@ pub fn call(data: &[u8]) {
     let _ = std::fs::write(out.join("sentinel.txt"), "SENTINEL");
     let _ = std::fs::write(root.join("src/app.py"), "def f():\n    return 1\n");
     let _ = std::fs::write(root.join("README.md"), "# T\n\n## Usage\n\nrun\n");
-    let Ok(toolkit) = editkit::Toolkit::open(&root, editkit::Options::default()) else { return };
+    let Ok(toolkit) = editkit::Toolkit::open(&root, editkit::ToolkitOptions::default()) else { return };
     let before = snapshot(&base, &root);
     let result = editkit::tools::call(&toolkit, tool, args);
     let ok = result["ok"].as_bool().expect("every result has a boolean `ok`");
@@ -188,7 +196,7 @@ pub fn json(data: &[u8]) {
 /// Matcher find/replace over (haystack, needle, new): no panic, ranges on char boundaries, and
 /// every replacement is prefix + inserted text + suffix around the matches.
 pub fn matcher(data: &[u8]) {
-    use editkit::matcher::{Options, Rung};
+    use editkit::matcher::{MatchOptions, Rung};
 
     // Fields are separated by 0xFF, which never occurs in UTF-8; the first byte picks the mode.
     let Some((&mode, rest)) = data.split_first() else {
@@ -198,7 +206,7 @@ pub fn matcher(data: &[u8]) {
     let haystack = fields.next().unwrap_or_default();
     let needle = fields.next().unwrap_or_default();
     let new = fields.next().unwrap_or_default();
-    let mut options = Options { strict: mode & 1 == 1, ..Options::default() };
+    let mut options = MatchOptions { strict: mode & 1 == 1, ..MatchOptions::default() };
     if mode & 2 == 2 {
         // A range picked by the high bits of the mode byte, possibly off char boundaries (refused).
         let len = haystack.len();

@@ -80,7 +80,8 @@ pub(crate) fn run() -> io::Result<u8> {
         std::fs::write(target, content)?;
     }
     // The throwaway project's state (locks, journals, undo history) goes with it.
-    let options = editkit::Options { state_home: Some(dir.path().join("state")), ..editkit::Options::default() };
+    let options =
+        editkit::ToolkitOptions { state_home: Some(dir.path().join("state")), ..editkit::ToolkitOptions::default() };
     let toolkit = Toolkit::open(&root, options).map_err(io::Error::other)?;
     let mut demo = Demo { toolkit, out: Style::stdout(), step: 0, surprises: Vec::new() };
     let s = demo.out;

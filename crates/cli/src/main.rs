@@ -254,7 +254,7 @@ impl WorkspaceArgs {
     /// Opens the toolkit on the given roots (the current directory by default).
     fn open(&self, read_only: bool) -> Result<editkit::Toolkit, editkit::Error> {
         let roots = if self.roots.is_empty() { vec![PathBuf::from(".")] } else { self.roots.clone() };
-        let mut options = editkit::Options::default();
+        let mut options = editkit::ToolkitOptions::default();
         options.policy.blocked.extend(self.blocked.iter().cloned());
         options.read_only = read_only;
         options.max_patch_work = self.max_patch_work;

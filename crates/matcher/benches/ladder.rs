@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
-use editkit_matcher::{Options, Rung};
+use editkit_matcher::{MatchOptions, Rung};
 
 fn main() {
     divan::main();
@@ -55,7 +55,7 @@ fn needle(rung: Option<Rung>, lines: usize) -> String {
 fn run(bencher: divan::Bencher<'_, '_>, rung: Option<Rung>, lines: usize) {
     let haystack = text(lines);
     let needle = needle(rung, lines);
-    let options = Options::default();
+    let options = MatchOptions::default();
     let result = editkit_matcher::find(haystack, &needle, &options);
     match rung {
         Some(rung) => assert_eq!(result.as_ref().map(editkit_matcher::Match::rung), Ok(rung)),

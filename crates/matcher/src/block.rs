@@ -1,9 +1,15 @@
 //! The block-anchor rung: first and last lines anchor, the middle is scored.
 
 use crate::Error;
-use crate::ladder::{BLOCK_ANCHOR_THRESHOLD, Budget, Candidate, line_candidate};
+use crate::candidate::{Budget, Candidate, line_candidate};
 use crate::lines::{Lines, NeedleLines};
 use crate::normalise::{self, KeyMatcher, Level};
+
+/// Lowest middle-lines score the block-anchor rung accepts.
+pub const BLOCK_ANCHOR_THRESHOLD: f64 = 0.7;
+
+/// Two block-anchor candidates whose scores differ by this much or less are a tie (ambiguous).
+pub const BLOCK_ANCHOR_MARGIN: f64 = 0.05;
 
 /// Candidates whose first and last lines equal the needle's (whitespace-normalised), whose line
 /// count is within ½× to 2× the needle's, and whose middle lines score at least the threshold.

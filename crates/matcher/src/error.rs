@@ -6,24 +6,18 @@ use crate::Rung;
 
 /// Why no edit was made. Every variant has a stable [`Error::kind`] word and a message an agent
 /// can act on.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
     /// The text to find is empty.
-    #[error("old text is empty; give the exact text to replace, with a line or two of context")]
     EmptyNeedle,
     /// No rung of the ladder found the text.
-    #[error("old text not found{}", not_found_hint(.closest.as_ref()))]
     NotFound {
         /// The most similar region, when one is worth showing.
         closest: Option<NearMiss>,
     },
     /// The deciding rung found more than one candidate (or, on the block-anchor rung, more than
     /// one candidate within the score margin of the best one). Nothing was changed.
-    #[error(
-        "old text matches {count} places ({rung} rung) starting at {}; add surrounding lines to make it unique, or use replace_all",
-        list_lines(.lines, *.count)
-    )]
     Ambiguous {
         /// How many candidates the deciding rung found (saturates at the candidate limit).
         count: usize,
@@ -35,11 +29,8 @@ pub enum Error {
     /// The block-anchor rung found a similar region, but the change cannot be applied to the
     /// file's own lines without guessing (a line the old text leaves out stands where the change
     /// rewrites or inserts, the change rewrites a line that is not in the file, or, with
-    /// [`crate::Options::changed_lines_exact`], a line to remove differs in the file). Its kind
+    /// [`crate::MatchOptions::changed_lines_exact`], a line to remove differs in the file). Its kind
     /// is `not_found`: the old text, as written, is not in the file.
-    #[error(
-        "old text not found as written: lines {first_line}-{last_line} hold a similar block, but {reason}; read those lines and copy them exactly, then retry"
-    )]
     Unaligned {
         /// 1-based first line of the similar region.
         first_line: usize,
@@ -51,18 +42,13 @@ pub enum Error {
         reason: String,
     },
     /// `old` is absent but `new` is present: the edit seems to have landed already.
-    #[error(
-        "old text not found, but the new text is already present at line {line}; the edit seems to be applied already, read the file before retrying"
-    )]
     AlreadyApplied {
         /// 1-based line where the new text starts.
         line: usize,
     },
     /// `old` equals `new`, or the replacement leaves the text unchanged.
-    #[error("the replacement leaves the text unchanged; old and new text are the same")]
     NoChange,
     /// A bound on the work was hit.
-    #[error("{what} exceeds the limit of {limit}; {advice}")]
     LimitExceeded {
         /// What grew too large: `haystack_bytes`, `needle_bytes`, `matches` or `fuzzy_work`.
         what: &'static str,
@@ -72,7 +58,6 @@ pub enum Error {
         advice: &'static str,
     },
     /// The byte range given to confine the search is outside the text or not on char boundaries.
-    #[error("search range {start}..{end} is not a range of the {len}-byte text on character boundaries")]
     InvalidRange {
         /// Start of the range given.
         start: usize,
@@ -82,6 +67,69 @@ pub enum Error {
         len: usize,
     },
 }
+
+/// How a message names what was searched for and how to make an ambiguous match unique: the
+/// matcher's errors serve an edit's old text and a patch hunk's lines alike, and each caller
+/// has them rendered in its own words ([`Error::message`]) instead of rewording them.
+///
+/// ```
+/// use editkit_matcher::Words;
+/// let hunk = Words { subject: "lines", disambiguate: "add context lines to make it unique" };
+/// let err = editkit_matcher::find("x\nx\n", "x", &Default::default()).unwrap_err();
+/// assert!(err.to_string().starts_with("old text matches 2 places"));
+/// assert!(err.message(hunk).starts_with("lines matches 2 places"));
+/// assert!(err.message(hunk).ends_with("add context lines to make it unique"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Words {
+    /// What the searched text is called (`old text`).
+    pub subject: &'static str,
+    /// How to make an ambiguous match unique.
+    pub disambiguate: &'static str,
+}
+
+impl Words {
+    /// An edit's words, those of [`Error`]'s `Display`.
+    pub const EDIT: Words =
+        Words { subject: "old text", disambiguate: "add surrounding lines to make it unique, or use replace_all" };
+}
+
+impl Error {
+    /// The message in `words`; `Display` gives it in [`Words::EDIT`].
+    #[must_use]
+    pub fn message(&self, words: Words) -> String {
+        let Words { subject, disambiguate } = words;
+        match self {
+            Error::EmptyNeedle => {
+                format!("{subject} is empty; give the exact text to replace, with a line or two of context")
+            }
+            Error::NotFound { closest } => format!("{subject} not found{}", not_found_hint(closest.as_ref())),
+            Error::Ambiguous { count, lines, rung } => format!(
+                "{subject} matches {count} places ({rung} rung) starting at {}; {disambiguate}",
+                list_lines(lines, *count)
+            ),
+            Error::Unaligned { first_line, last_line, reason, .. } => format!(
+                "{subject} not found as written: lines {first_line}-{last_line} hold a similar block, but {reason}; read those lines and copy them exactly, then retry"
+            ),
+            Error::AlreadyApplied { line } => format!(
+                "{subject} not found, but the new text is already present at line {line}; the edit seems to be applied already, read the file before retrying"
+            ),
+            Error::NoChange => "the replacement leaves the text unchanged; old and new text are the same".to_owned(),
+            Error::LimitExceeded { what, limit, advice } => format!("{what} exceeds the limit of {limit}; {advice}"),
+            Error::InvalidRange { start, end, len } => {
+                format!("search range {start}..{end} is not a range of the {len}-byte text on character boundaries")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Words::EDIT))
+    }
+}
+
+impl std::error::Error for Error {}
 
 impl Error {
     /// The stable snake_case word for this error: `empty_needle`, `not_found`, `ambiguous`,

@@ -4,29 +4,10 @@ use std::borrow::Cow;
 
 use memchr::memmem;
 
+use crate::candidate::{Budget, Candidate, line_candidate};
 use crate::lines::{Lines, NeedleLines};
 use crate::normalise::{self, KeyMatcher, Level};
-use crate::{Error, Limits, Options, Rung};
-
-/// Lowest middle-lines score the block-anchor rung accepts.
-pub const BLOCK_ANCHOR_THRESHOLD: f64 = 0.7;
-
-/// Two block-anchor candidates whose scores differ by this much or less are a tie (ambiguous).
-pub const BLOCK_ANCHOR_MARGIN: f64 = 0.05;
-
-/// A candidate region, in bytes and 0-based lines relative to the searched region.
-#[derive(Debug, Clone)]
-pub(crate) struct Candidate {
-    pub(crate) start: usize,
-    pub(crate) end: usize,
-    pub(crate) first_line: usize,
-    /// Inclusive.
-    pub(crate) last_line: usize,
-    /// Set by the block-anchor rung; the others are scored once chosen.
-    pub(crate) score: Option<f64>,
-    /// Whether the candidate spans whole lines (then `new` may be re-indented).
-    pub(crate) whole_lines: bool,
-}
+use crate::{Error, MatchOptions, Rung};
 
 /// The part of the haystack searched.
 pub(crate) struct Region<'a> {
@@ -39,7 +20,7 @@ pub(crate) struct Region<'a> {
 
 impl<'a> Region<'a> {
     /// Checks the inputs against the options and cuts out the region to search.
-    pub(crate) fn new(haystack: &'a str, needle: &str, options: &Options) -> Result<Self, Error> {
+    pub(crate) fn new(haystack: &'a str, needle: &str, options: &MatchOptions) -> Result<Self, Error> {
         if needle.is_empty() {
             return Err(Error::EmptyNeedle);
         }
@@ -89,34 +70,12 @@ pub(crate) struct Decided<'n> {
     pub(crate) needle: Cow<'n, str>,
 }
 
-/// Work left for the fuzzy rungs.
-pub(crate) struct Budget {
-    left: u64,
-    limit: u64,
-}
-
-impl Budget {
-    pub(crate) fn new(limits: &Limits) -> Self {
-        Self { left: limits.max_fuzzy_work, limit: limits.max_fuzzy_work }
-    }
-
-    pub(crate) fn spend(&mut self, work: u64) -> Result<(), Error> {
-        match self.left.checked_sub(work) {
-            Some(left) => {
-                self.left = left;
-                Ok(())
-            }
-            None => Err(Error::LimitExceeded {
-                what: "fuzzy_work",
-                limit: self.limit,
-                advice: "the fuzzy search grew too large; give old text with more distinctive first and last lines, or confine the search with a range",
-            }),
-        }
-    }
-}
-
 /// Climbs the ladder; `None` when no rung found anything.
-pub(crate) fn climb<'n>(region: &Region<'_>, needle: &'n str, options: &Options) -> Result<Option<Decided<'n>>, Error> {
+pub(crate) fn climb<'n>(
+    region: &Region<'_>,
+    needle: &'n str,
+    options: &MatchOptions,
+) -> Result<Option<Decided<'n>>, Error> {
     let cap = options.limits.max_matches;
     let decided = |rung, candidates: Vec<Candidate>, needle| Ok(Some(Decided { rung, candidates, needle }));
     let mut budget = Budget::new(&options.limits);
@@ -206,18 +165,6 @@ fn newlines(text: &str, from: usize, to: usize) -> usize {
 
 /// Cost of comparing one more line of a candidate, in budget units.
 const LINE_WORK: u64 = 16;
-
-pub(crate) fn line_candidate(lines: &Lines<'_>, first: usize, last: usize, trailing_newline: bool) -> Candidate {
-    // A stray CR before the last line's LF stays in the file when the needle ends mid-line.
-    let end = if trailing_newline {
-        lines.end_with_newline(last)
-    } else if lines.line(last).ends_with('\r') {
-        lines.end(last) - 1
-    } else {
-        lines.end(last)
-    };
-    Candidate { start: lines.start(first), end, first_line: first, last_line: last, score: None, whole_lines: true }
-}
 
 /// Runs of whole lines whose keys at `level` equal the needle's, line for line.
 pub(crate) fn whole_lines(

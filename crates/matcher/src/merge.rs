@@ -11,7 +11,7 @@
 //!   was meant cannot be known, and the edit is refused;
 //! - a line of the old text that is not in the file (invented) is never written; a change that
 //!   rewrites such a line is refused (removing it is a no-op);
-//! - with [`crate::Options::changed_lines_exact`], a line the change removes or rewrites must
+//! - with [`crate::MatchOptions::changed_lines_exact`], a line the change removes or rewrites must
 //!   stand in the file as in the old text (up to the normalisation above).
 
 use crate::normalise::{self, Level};

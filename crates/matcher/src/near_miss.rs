@@ -24,7 +24,7 @@ pub(crate) fn closest(region: &Region<'_>, needle: &str) -> Option<NearMiss> {
     let start = vote(region, &needle).or_else(|| fallback(region, &needle))?;
     let end = (start + count).min(lines.len());
     let window: Vec<&str> = (start..end).map(|idx| lines.line(idx)).collect();
-    let similarity = crate::similarity(&needle.lines.join("\n"), &window.join("\n"), &mut 1_000_000);
+    let similarity = crate::score::similarity(&needle.lines.join("\n"), &window.join("\n"), &mut 1_000_000);
     let divergence = needle.lines.iter().enumerate().find_map(|(offset, expected)| {
         let found = window.get(offset);
         (found != Some(expected)).then(|| Divergence {

@@ -1,4 +1,4 @@
-//! Options in, matches and replacements out.
+//! MatchOptions in, matches and replacements out.
 
 use std::ops::Range;
 
@@ -31,15 +31,15 @@ impl Default for Limits {
     }
 }
 
-/// How to search. Any combination of fields is valid; start from `Options::default()`.
+/// How to search. Any combination of fields is valid; start from `MatchOptions::default()`.
 ///
 /// ```
-/// let options = editkit_matcher::Options { strict: true, ..Default::default() };
+/// let options = editkit_matcher::MatchOptions { strict: true, ..Default::default() };
 /// let err = editkit_matcher::find("a  b", "a b", &options).unwrap_err();
 /// assert_eq!(err.kind(), "not_found");
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Options {
+pub struct MatchOptions {
     /// Only the exact rung runs. Default: false.
     pub strict: bool,
     /// Confine the search to this byte range of the haystack (for example one function).

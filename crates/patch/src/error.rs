@@ -46,7 +46,7 @@ pub enum Error {
         "placing the hunks of this patch takes at least {work} units of matching work (hunks × bytes searched; \
          `{path}`: {hunks} hunks over {bytes} bytes), over the limit of {limit} (`max_work`, default \
          {default}); nothing was changed: split the patch into smaller ones, or raise the limit \
-         (`ApplyOptions::max_work`; editkit: `Options::max_patch_work`, `--max-patch-work`)",
+         (`ApplyOptions::max_work`; editkit: `ToolkitOptions::max_patch_work`, `--max-patch-work`)",
         default = crate::DEFAULT_MAX_WORK
     )]
     WorkLimit {
@@ -327,13 +327,16 @@ impl Cause {
     }
 }
 
+/// A hunk's words for the matcher's messages: what an edit calls its old text is the hunk's
+/// context and `-` lines, and a patch has no replace_all: its way to say where is context or
+/// an `@@` anchor.
+const HUNK_WORDS: editkit_matcher::Words = editkit_matcher::Words {
+    subject: "lines",
+    disambiguate: "add context lines, or an `@@` line naming the enclosing class or function, to make it unique",
+};
+
 fn matcher_message(err: &editkit_matcher::Error) -> String {
-    // The matcher speaks of "old text"; in a patch that is the hunk's context and `-` lines,
-    // and a patch has no replace_all: its way to say where is context or an `@@` anchor.
-    err.to_string().replacen("old text", "lines", 1).replace(
-        "add surrounding lines to make it unique, or use replace_all",
-        "add context lines, or an `@@` line naming the enclosing class or function, to make it unique",
-    )
+    err.message(HUNK_WORDS)
 }
 
 /// What kind of failure a patch [`Error`] (or one hunk's [`Failure`]) is: the patch's own kinds,

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use editkit_matcher::{Alignment, Options, Rung};
+use editkit_matcher::{Alignment, MatchOptions, Rung};
 use editkit_vfs::Text;
 use serde::Serialize;
 
@@ -122,7 +122,7 @@ fn out_of_order(hay: &str, cursor: usize, hunk: &Hunk, strict: bool) -> Option<C
         return None;
     }
     let before = hay.get(..cursor)?;
-    let options = Options { strict, changed_lines_exact: true, ..Options::default() };
+    let options = MatchOptions { strict, changed_lines_exact: true, ..MatchOptions::default() };
     let found = editkit_matcher::find(before, &old, &options).ok()?;
     Some(Cause::OutOfOrder { line: found.first_line() })
 }
@@ -421,8 +421,9 @@ fn place_old(
         return Err(Cause::InsideLine { line: line_of(hay, start) + 1 });
     }
     // A `-` line is a claim about the file: on the block-anchor rung only context lines may
-    // differ from it (see `Options::changed_lines_exact`).
-    let options = Options { strict, within: Some(from..until), changed_lines_exact: true, ..Options::default() };
+    // differ from it (see `MatchOptions::changed_lines_exact`).
+    let options =
+        MatchOptions { strict, within: Some(from..until), changed_lines_exact: true, ..MatchOptions::default() };
     let (range, found_rung) = match editkit_matcher::find(hay, old, &options) {
         Ok(found) => (found.byte_range(), found.rung()),
         Err(ambiguous @ editkit_matcher::Error::Ambiguous { count, .. }) => {
@@ -453,7 +454,7 @@ fn place_old(
         return Err(Cause::NotAtEnd { line: line_of(hay, range.start) + 1 });
     }
     // Let the matcher re-indent the new lines like the file (only its one candidate is in range).
-    let confined = Options { within: Some(range.clone()), ..options };
+    let confined = MatchOptions { within: Some(range.clone()), ..options };
     let fallback = |range: Range<usize>, new: String| Placed {
         range,
         replacement: new,

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use editkit_vfs::codec::DecodeError;
-use editkit_vfs::{EntryKind, FileLock, LineEnding, Sha256, Text, Workspace};
+use editkit_vfs::{EntryKind, FileLock, LineEnding, Metadata, Sha256, Text, Workspace};
 
 use crate::error::{Cause, Error, Failure, Result};
 use crate::locate::{HunkReport, apply_hunks};
@@ -490,15 +490,17 @@ fn read_disk(workspace: &Workspace, path: &str) -> Disk {
     match workspace.metadata(path) {
         Err(editkit_vfs::Error::NotFound { .. }) => return Disk { content: None, sha256: None, problem: None },
         Err(err) => return problem(err),
-        Ok((EntryKind::Dir, _)) => return problem(editkit_vfs::Error::IsDirectory { path: path.to_owned() }),
-        Ok((EntryKind::File | EntryKind::Symlink, size)) if size > workspace.max_read_bytes() => {
+        Ok(Metadata { kind: EntryKind::Dir, .. }) => {
+            return problem(editkit_vfs::Error::IsDirectory { path: path.to_owned() });
+        }
+        Ok(Metadata { kind: EntryKind::File | EntryKind::Symlink, size, .. }) if size > workspace.max_read_bytes() => {
             return problem(editkit_vfs::Error::TooLarge {
                 path: path.to_owned(),
                 size,
                 limit: workspace.max_read_bytes(),
             });
         }
-        Ok((EntryKind::File | EntryKind::Symlink, _)) => {}
+        Ok(Metadata { kind: EntryKind::File | EntryKind::Symlink, .. }) => {}
         Ok(_) => {
             return problem(editkit_vfs::Error::InvalidPath {
                 path: path.to_owned(),

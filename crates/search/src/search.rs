@@ -346,7 +346,7 @@ impl Search {
             }
             Err(editkit_vfs::Error::NotADirectory { .. }) => {
                 // Opening a FIFO would block: only regular files are searched.
-                if workspace.metadata(path)?.0 != editkit_vfs::EntryKind::File {
+                if workspace.metadata(path)?.kind != editkit_vfs::EntryKind::File {
                     return Err(Error::InvalidArgs {
                         name: "path",
                         message: format!("`{path}` is neither a regular file nor a directory"),

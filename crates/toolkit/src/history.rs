@@ -79,7 +79,7 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
     let existing = entries(workspace, &dir)?;
     let seq = next_seq(existing.last().map(|(last, _)| *last))?;
     let after = after_sha256.map_or_else(|| "none".to_owned(), |hash| hash.to_string());
-    let exists = matches!(workspace.metadata(rel), Ok((editkit_vfs::EntryKind::File, _)));
+    let exists = workspace.metadata(rel).is_ok_and(|metadata| metadata.kind == editkit_vfs::EntryKind::File);
     let name = format!("{dir}/{seq:010}-{after}.{}", if exists { "keep" } else { "absent" });
     let path = if exists {
         // A hard link where the state folder shares the file system, else a copy.

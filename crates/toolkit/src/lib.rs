@@ -9,8 +9,8 @@
 //!
 //! JSON text from outside goes through [`json::parse`] (or [`tools::call_json_text`]), which
 //! refuses a key given twice anywhere in a call. Editor sessions are bounded in number and
-//! bytes ([`Options::max_sessions`], [`Options::max_session_bytes`]; the least recently used
-//! are evicted), and a patch's matching work by `Options::max_patch_work`.
+//! bytes ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]; the least recently used
+//! are evicted), and a patch's matching work by `ToolkitOptions::max_patch_work`.
 //!
 //! The lower crates are re-exported: [`vfs`] (the capability sandbox), [`matcher`] (the
 //! edit ladder) and, behind the default features `analyze`, `patch` and `search`, [`analyze`],
@@ -22,7 +22,7 @@
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("notes.md"), "# Notes\n\n- one\n").unwrap();
-//! let toolkit = editkit::Toolkit::open(dir.path(), editkit::Options::default())?;
+//! let toolkit = editkit::Toolkit::open(dir.path(), editkit::ToolkitOptions::default())?;
 //!
 //! let read = editkit::tools::call(&toolkit, "read_file", json!({"path": "notes.md"}));
 //! assert_eq!(read["ok"], true);
@@ -58,7 +58,7 @@ mod types;
 
 pub use error::{ERROR_KINDS, Error, ErrorKind, Result};
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
-pub use toolkit::{Options, Toolkit};
+pub use toolkit::{Toolkit, ToolkitOptions};
 pub use types::*;
 
 #[cfg(feature = "analyze")]

@@ -8,9 +8,9 @@ use editkit_vfs::Text;
 
 use crate::error::{Error, Result};
 
-/// Default for [`crate::Options::max_sessions`].
+/// Default for [`crate::ToolkitOptions::max_sessions`].
 pub const DEFAULT_MAX_SESSIONS: usize = 16;
-/// Default for [`crate::Options::max_session_bytes`]: 128 MiB.
+/// Default for [`crate::ToolkitOptions::max_session_bytes`]: 128 MiB.
 pub const DEFAULT_MAX_SESSION_BYTES: u64 = 128 << 20;
 /// Evicted session ids remembered, so that a call on one says it was evicted.
 const EVICTED_REMEMBERED: usize = 4096;
@@ -24,9 +24,9 @@ pub struct SessionUsage {
     pub sessions: usize,
     /// Bytes held by them.
     pub bytes: u64,
-    /// The bound on `sessions` ([`crate::Options::max_sessions`]).
+    /// The bound on `sessions` ([`crate::ToolkitOptions::max_sessions`]).
     pub max_sessions: usize,
-    /// The bound on `bytes` ([`crate::Options::max_session_bytes`]).
+    /// The bound on `bytes` ([`crate::ToolkitOptions::max_session_bytes`]).
     pub max_bytes: u64,
     /// Sessions evicted so far to stay within the bounds.
     pub evicted: u64,
@@ -67,6 +67,8 @@ pub(crate) fn check_fits(path: &str, bytes: u64, max_bytes: u64) -> Result<()> {
         what: format!("an editor session of `{path}` (its buffer plus the text it was loaded with)"),
         size: bytes,
         limit: max_bytes,
+        // The contract's word for the bound, kept as agents have seen it (the Rust option is
+        // `ToolkitOptions::max_session_bytes`).
         option: "Options::max_session_bytes".into(),
         advice: "edit the file with edit_file or apply_patch instead, or ask the operator for a larger limit".into(),
     })

@@ -16,7 +16,7 @@ use editkit_matcher::diff;
 
 /// How a toolkit is opened.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct ToolkitOptions {
     /// Path policy for every root (absolute paths, blocked globs).
     pub policy: Policy,
     /// Largest file read, bytes. Default: 16 MiB.
@@ -53,9 +53,9 @@ pub struct Options {
     pub formatting: editkit_analyze::FormatOptions,
 }
 
-impl Default for Options {
+impl Default for ToolkitOptions {
     fn default() -> Self {
-        Options {
+        ToolkitOptions {
             policy: Policy::default(),
             max_read_bytes: editkit_vfs::DEFAULT_MAX_READ_BYTES,
             read_only: false,
@@ -80,11 +80,11 @@ impl Default for Options {
 ///
 /// ```
 /// # fn main() -> Result<(), editkit::Error> {
-/// use editkit::{EditFileRequest, Options, ReadFileRequest, Toolkit};
+/// use editkit::{EditFileRequest, ToolkitOptions, ReadFileRequest, Toolkit};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("app.py"), "def main():\n\treturn 1\n").unwrap();
-/// let toolkit = Toolkit::open(dir.path(), Options::default())?;
+/// let toolkit = Toolkit::open(dir.path(), ToolkitOptions::default())?;
 ///
 /// let read = toolkit.read_file(ReadFileRequest { path: "app.py".into(), offset: None, limit: None })?;
 /// assert_eq!(read.line_count, 2);
@@ -109,7 +109,7 @@ impl Default for Options {
 #[derive(Debug)]
 pub struct Toolkit {
     roots: Vec<Workspace>,
-    options: Options,
+    options: ToolkitOptions,
     sessions: Mutex<Sessions>,
     next_session: AtomicU64,
 }
@@ -129,7 +129,7 @@ impl Toolkit {
     ///
     /// # Errors
     /// A root that does not exist or is not a directory; blocked globs that do not compile.
-    pub fn open(root: impl AsRef<Path>, options: Options) -> Result<Toolkit> {
+    pub fn open(root: impl AsRef<Path>, options: ToolkitOptions) -> Result<Toolkit> {
         Toolkit::open_roots(&[root.as_ref().to_owned()], options)
     }
 
@@ -139,7 +139,7 @@ impl Toolkit {
     /// As [`Toolkit::open`]; an empty list, or roots that overlap (one inside another: a file
     /// would have two names, so its lock, staleness guard and history would split), are
     /// `invalid_args`.
-    pub fn open_roots(roots: &[PathBuf], options: Options) -> Result<Toolkit> {
+    pub fn open_roots(roots: &[PathBuf], options: ToolkitOptions) -> Result<Toolkit> {
         if roots.is_empty() {
             return Err(Error::invalid("root", "give at least one workspace root"));
         }
@@ -188,7 +188,7 @@ impl Toolkit {
 
     /// The options in force.
     #[must_use]
-    pub fn options(&self) -> &Options {
+    pub fn options(&self) -> &ToolkitOptions {
         &self.options
     }
 
@@ -386,7 +386,7 @@ impl Toolkit {
     pub fn exists(&self, request: PathRequest) -> Result<ExistsResponse> {
         let (_, workspace) = self.route(&request.path);
         let kind = match workspace.metadata(&request.path) {
-            Ok((kind, _)) => Some(kind),
+            Ok(metadata) => Some(metadata.kind),
             Err(editkit_vfs::Error::NotFound { .. }) => None,
             Err(err) => return Err(err.into()),
         };
@@ -537,7 +537,7 @@ impl Toolkit {
             Some(scope) => Some(self.scope(&rel, old_text.as_str(), scope)?),
             None => None,
         };
-        let options = matcher::Options { within, ..Default::default() };
+        let options = matcher::MatchOptions { within, ..Default::default() };
         let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
         let replaced = replace(old_text.as_str(), &request.old_string, &request.new_string, &options)
             .map_err(|source| Error::Edit { path: rel.clone(), source })?;
@@ -653,7 +653,7 @@ impl Toolkit {
     }
 
     /// How many editor sessions are open and how many bytes they hold, with the bounds
-    /// ([`Options::max_sessions`], [`Options::max_session_bytes`]) and the number evicted.
+    /// ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]) and the number evicted.
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
@@ -670,7 +670,7 @@ impl Toolkit {
 
     /// Loads a file into a new in-memory editor session.
     ///
-    /// Sessions are bounded ([`Options::max_sessions`], [`Options::max_session_bytes`]): when
+    /// Sessions are bounded ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]): when
     /// a bound is passed, the least recently used sessions are evicted, and a later call on
     /// one is refused as `not_found` saying it was evicted and which file to load again.
     ///
@@ -692,7 +692,7 @@ impl Toolkit {
     ///
     /// # Errors
     /// Path and encoding errors; `too_large` for a file whose session alone would pass
-    /// [`Options::max_session_bytes`].
+    /// [`ToolkitOptions::max_session_bytes`].
     pub fn editor_load(&self, request: EditorLoadRequest) -> Result<EditorLoadResponse> {
         let (root, workspace) = self.route(&request.path);
         let file = workspace.read(&request.path)?;
@@ -752,7 +752,7 @@ impl Toolkit {
     pub fn editor_edit(&self, request: EditorEditRequest) -> Result<EditorStateResponse> {
         self.session(&request.session_id, |s| {
             let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
-            let replaced = replace(s.buffer.as_str(), &request.old, &request.new, &matcher::Options::default())
+            let replaced = replace(s.buffer.as_str(), &request.old, &request.new, &matcher::MatchOptions::default())
                 .map_err(|source| Error::Edit { path: s.path.clone(), source })?;
             let next = splice_replaced(&s.buffer, &replaced, "old")?;
             crate::sessions::check_fits(

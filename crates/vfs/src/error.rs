@@ -221,8 +221,8 @@ impl Error {
 
     /// Maps an I/O error of operation `op` on `path` to the most telling variant.
     ///
-    /// cap-std reports an attempted escape as `PermissionDenied` ("a path led outside of the
-    /// filesystem"); a component that is a file where a directory was expected is `NotFound`.
+    /// cap-std reports an attempted escape as a `PermissionDenied` without an errno (see
+    /// `is_escape`); a component that is a file where a directory was expected is `NotFound`.
     pub(crate) fn from_io(op: &'static str, path: &str, source: io::Error) -> Self {
         let path = path.to_owned();
         if crate::beneath::is_swapped(&source) {
@@ -241,9 +241,12 @@ impl Error {
     }
 }
 
-/// cap-std's sandbox refusal, as opposed to a real permission problem.
+/// cap-std's sandbox refusal, as opposed to a real permission problem: judged by the error's
+/// shape, never its words. A `PermissionDenied` from the kernel carries its errno (`EACCES`,
+/// `EPERM`); cap-std's refusal of a path leading out of its directory is the only one vfs can
+/// meet without an errno (vfs makes no other synthetic I/O errors of that kind).
 fn is_escape(err: &io::Error) -> bool {
-    err.raw_os_error().is_none() && err.to_string().contains("outside of the filesystem")
+    err.kind() == io::ErrorKind::PermissionDenied && err.raw_os_error().is_none()
 }
 
 /// Shorthand for results of this crate.
@@ -299,5 +302,20 @@ impl ErrorKind {
             ErrorKind::Stale => "stale",
             ErrorKind::Io => "io",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_escape_is_told_from_a_permission_problem_by_its_errno_not_its_words() {
+        let escape = io::Error::new(io::ErrorKind::PermissionDenied, "any words at all");
+        assert!(matches!(Error::from_io("read", "a", escape), Error::OutsideWorkspace { path } if path == "a"));
+        let denied = io::Error::from_raw_os_error(rustix::io::Errno::ACCESS.raw_os_error());
+        assert!(matches!(Error::from_io("read", "a", denied), Error::Io { op: "read", .. }));
+        let beneath = io::Error::from_raw_os_error(rustix::io::Errno::XDEV.raw_os_error());
+        assert!(matches!(Error::from_io("read", "a", beneath), Error::OutsideWorkspace { .. }));
     }
 }

@@ -53,12 +53,16 @@
 //! ```
 #![deny(missing_docs)]
 
+mod atomic;
 mod beneath;
 pub mod codec;
 mod error;
+mod files;
 mod hash;
 mod lock;
+mod lock_table;
 mod policy;
+mod resolve;
 mod state;
 mod txn;
 mod walk;
@@ -66,13 +70,11 @@ mod workspace;
 
 pub use codec::{LineEnding, LineEndings, Text};
 pub use error::{Error, ErrorKind, Result};
+pub use files::{FileText, MAX_TREE_DEPTH, RenameOptions, WriteOptions, Written};
 pub use hash::{ParseSha256Error, Sha256};
 pub use lock::FileLock;
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
 pub use state::default_state_home;
 pub use txn::{Staged, Txn};
 pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
-pub use workspace::{
-    DEFAULT_MAX_READ_BYTES, EntryKind, FileText, LEGACY_STATE_DIR, MAX_TREE_DEPTH, Workspace, WorkspaceBuilder,
-    WriteOptions, Written,
-};
+pub use workspace::{DEFAULT_MAX_READ_BYTES, EntryKind, LEGACY_STATE_DIR, Metadata, Workspace, WorkspaceBuilder};

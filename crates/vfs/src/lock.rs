@@ -6,39 +6,10 @@
 //! `locks/` does not grow with every path ever written. A process that was waiting on
 //! the removed file notices (the path no longer names the inode it locked) and tries again.
 
-use std::collections::HashSet;
-use std::sync::{Condvar, Mutex, PoisonError};
-
 use crate::error::{Error, Result};
+use crate::files::{FileText, WriteOptions, Written};
 use crate::hash::Sha256;
-use crate::workspace::{FileText, Workspace, WriteOptions, Written};
-
-/// The set of canonical paths locked in this process.
-#[derive(Debug)]
-pub(crate) struct LockTable {
-    held: Mutex<HashSet<String>>,
-    freed: Condvar,
-    cross_process: bool,
-}
-
-impl LockTable {
-    pub(crate) fn new(cross_process: bool) -> Self {
-        LockTable { held: Mutex::new(HashSet::new()), freed: Condvar::new(), cross_process }
-    }
-
-    fn acquire(&self, rel: &str) {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        while held.contains(rel) {
-            held = self.freed.wait(held).unwrap_or_else(PoisonError::into_inner);
-        }
-        held.insert(rel.to_owned());
-    }
-
-    fn release(&self, rel: &str) {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner).remove(rel);
-        self.freed.notify_all();
-    }
-}
+use crate::workspace::Workspace;
 
 /// The read-modify-write lock of one file, held until dropped.
 ///
@@ -213,7 +184,7 @@ fn cross_process_lock(
         )
         .map_err(io)?;
         let file = cap_std::fs::File::from_std(std::fs::File::from(fd));
-        crate::workspace::check_regular(given, &file)?;
+        crate::atomic::check_regular(given, &file)?;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
         // The lock counts only if the name still leads to the locked inode: the previous
         // holder may have removed it (and a third process created a new one) meanwhile.
@@ -228,4 +199,57 @@ fn cross_process_lock(
         "the lock file {name} in {} kept being replaced; is another process looping on it?",
         workspace.state_dir().display()
     ))))
+}
+
+impl Workspace {
+    /// Takes the read-modify-write lock of one file: other holders of the same file (in this
+    /// process, or in another editkit process on the same tree) wait; other files do not.
+    ///
+    /// # Errors
+    /// Policy errors; [`Error::Io`] if the cross-process lock file cannot be created.
+    pub fn lock(&self, path: &str) -> Result<FileLock<'_>> {
+        let resolved = self.resolve_inner(path, true)?;
+        FileLock::acquire(self, path.to_owned(), resolved.rel)
+    }
+
+    /// Takes the locks of several files in one fixed (sorted, canonical) order, so that two
+    /// callers locking overlapping sets never deadlock. Duplicates are locked once.
+    ///
+    /// # Errors
+    /// As [`Workspace::lock`].
+    pub fn lock_many<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Result<Vec<FileLock<'_>>> {
+        self.lock_sorted(paths, Last::Followed)
+    }
+
+    /// Like [`Workspace::lock_many`], but a final symlink is not followed: each lock is keyed
+    /// by the directory entry named (see [`Workspace::resolve_entry`]). For transactions that
+    /// name entries, such as a patch deleting a link: the key stays the same once the link is
+    /// gone, so a later recovery waits for the same locks. For a path that is not a link the
+    /// key is the one [`Workspace::lock`] uses.
+    ///
+    /// # Errors
+    /// As [`Workspace::lock_many`].
+    pub fn lock_entries<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Result<Vec<FileLock<'_>>> {
+        self.lock_sorted(paths, Last::Entry)
+    }
+
+    /// Locks `paths` in sorted canonical order, each once, keyed as `last` says.
+    fn lock_sorted<'a>(&self, paths: impl IntoIterator<Item = &'a str>, last: Last) -> Result<Vec<FileLock<'_>>> {
+        let mut resolved = Vec::new();
+        for path in paths {
+            resolved.push((self.resolve_inner(path, last == Last::Followed)?.rel, path.to_owned()));
+        }
+        resolved.sort();
+        resolved.dedup_by(|a, b| a.0 == b.0);
+        resolved.into_iter().map(|(rel, given)| FileLock::acquire(self, given, rel)).collect()
+    }
+}
+
+/// How a lock's key treats a final symlink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Last {
+    /// Keyed by the file a final link leads to ([`Workspace::lock_many`]).
+    Followed,
+    /// Keyed by the directory entry named ([`Workspace::lock_entries`]).
+    Entry,
 }

@@ -13,8 +13,9 @@ use std::io::{Read, Write};
 
 use cap_std::fs::{Dir, OpenOptions};
 
+use crate::atomic::{split_parent, temp_name};
 use crate::error::{Error, Result};
-use crate::workspace::{Workspace, split_parent, temp_name};
+use crate::workspace::Workspace;
 
 /// New content written to a temp file beside its target, fsynced, not yet renamed into place.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -243,8 +244,7 @@ impl Txn<'_> {
             crate::beneath::create_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
         }
         let parent = crate::beneath::dir(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
-        crate::workspace::stage_and_rename(&parent, file_name, bytes, None)
-            .map_err(|e| Error::from_io("write", name, e))
+        crate::atomic::stage_and_rename(&parent, file_name, bytes, None).map_err(|e| Error::from_io("write", name, e))
     }
 
     /// Reads `name` in the state folder; `None` when it (or the folder) does not exist.
@@ -350,7 +350,7 @@ impl Txn<'_> {
                 let permissions = cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(
                     mode_of(self.ws.root_dir(), rel)?,
                 ));
-                crate::workspace::stage_and_rename(&to, name_file, &bytes, Some(permissions))
+                crate::atomic::stage_and_rename(&to, name_file, &bytes, Some(permissions))
                     .map_err(|e| Error::from_io("keep", name, e))?;
                 Ok(false)
             }
@@ -393,7 +393,7 @@ fn remove_entry(parent: &Dir, name: &str) -> std::io::Result<()> {
 fn read_regular(dir: &Dir, rel: &str) -> Result<Option<Vec<u8>>> {
     match crate::beneath::file(dir, rel) {
         Ok(mut file) => {
-            crate::workspace::check_regular(rel, &file)?;
+            crate::atomic::check_regular(rel, &file)?;
             let mut bytes = Vec::new();
             file.read_to_end(&mut bytes).map_err(|e| Error::from_io("read", rel, e))?;
             Ok(Some(bytes))
@@ -413,7 +413,7 @@ fn mode_of(dir: &Dir, rel: &str) -> Result<u32> {
 /// Sets the permission bits of the regular file `rel` below `dir`, following no link.
 fn set_mode(dir: &Dir, rel: &str, mode: u32) -> Result<()> {
     let file = crate::beneath::file(dir, rel).map_err(|e| Error::from_io("set permissions", rel, e))?;
-    crate::workspace::check_regular(rel, &file)?;
+    crate::atomic::check_regular(rel, &file)?;
     rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode))
         .map_err(|e| Error::from_io("set permissions", rel, e.into()))
 }
@@ -423,5 +423,5 @@ fn root_refused(path: &str) -> Error {
 }
 
 fn sync(dir: &Dir) {
-    crate::workspace::sync_dir(dir);
+    crate::atomic::sync_dir(dir);
 }

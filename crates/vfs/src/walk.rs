@@ -234,7 +234,7 @@ impl<'ws> WorkspaceDir<'ws> {
             None => crate::beneath::file(&self.dir, name),
         }
         .map_err(|e| Error::from_io("read", &rel, e))?;
-        crate::workspace::check_regular(&rel, &file)?;
+        crate::atomic::check_regular(&rel, &file)?;
         Ok(file)
     }
 
@@ -283,6 +283,40 @@ fn check_name(name: &str, rel: &str) -> Result<()> {
         return Err(Error::InvalidPath { path: rel.to_owned(), reason: "not a single path component".into() });
     }
     Ok(())
+}
+
+impl Workspace {
+    /// Names in a directory, sorted; directories (and links to directories inside the root)
+    /// end with `/`. Blocked entries and links leading outside are left out.
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::NotFound`], [`Error::NotADirectory`], [`Error::Io`].
+    pub fn list_dir(&self, path: &str) -> Result<Vec<String>> {
+        let dir = self.open_dir(path)?;
+        let mut names: Vec<String> = dir.entries()?.into_iter().map(|entry| entry.display_name()).collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Opens a directory as a handle for walking it entry by entry without leaving the root.
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::NotFound`], [`Error::NotADirectory`], [`Error::Io`].
+    pub fn open_dir(&self, path: &str) -> Result<crate::walk::WorkspaceDir<'_>> {
+        let resolved = self.resolve_inner(path, true)?;
+        match resolved.kind {
+            None => return Err(Error::NotFound { path: path.to_owned() }),
+            Some(EntryKind::Dir) => {}
+            Some(_) => return Err(Error::NotADirectory { path: path.to_owned() }),
+        }
+        let handle = if resolved.rel.is_empty() {
+            self.root.try_clone()
+        } else {
+            crate::beneath::dir(&self.root, &resolved.rel)
+        }
+        .map_err(|e| Error::from_io("open directory", path, e))?;
+        Ok(crate::walk::WorkspaceDir::new(self, handle, resolved.rel))
+    }
 }
 
 #[cfg(test)]

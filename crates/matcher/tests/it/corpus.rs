@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use editkit_matcher::Options;
+use editkit_matcher::MatchOptions;
 
 struct Case {
     name: String,
@@ -75,7 +75,7 @@ fn corpus_makes_no_wrong_edit() {
     for case in &cases {
         let group = case.name.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('-').to_owned();
         let counts = per_group.entry(group).or_default();
-        let options = Options::default();
+        let options = MatchOptions::default();
         let result = if case.replace_all {
             editkit_matcher::replace_all(&case.before, &case.old, &case.new, &options)
         } else {

@@ -1,6 +1,6 @@
 //! Every error variant, its kind word and an actionable message.
 
-use editkit_matcher::{Error, Limits, Options, Rung};
+use editkit_matcher::{Error, Limits, MatchOptions, Rung};
 
 use crate::refuses;
 
@@ -8,7 +8,7 @@ use crate::refuses;
 fn empty_needle() {
     let err = refuses("abc", "", "x", "empty_needle");
     assert_eq!(err, Error::EmptyNeedle);
-    assert_eq!(editkit_matcher::find("abc", "", &Options::default()).unwrap_err(), Error::EmptyNeedle);
+    assert_eq!(editkit_matcher::find("abc", "", &MatchOptions::default()).unwrap_err(), Error::EmptyNeedle);
 }
 
 #[test]
@@ -88,12 +88,14 @@ fn ambiguous_lists_lines() {
 
 #[test]
 fn limits_are_errors() {
-    let options = Options { limits: Limits { max_haystack_bytes: 4, ..Limits::default() }, ..Options::default() };
+    let options =
+        MatchOptions { limits: Limits { max_haystack_bytes: 4, ..Limits::default() }, ..MatchOptions::default() };
     let err = editkit_matcher::find("hello", "h", &options).unwrap_err();
     assert_eq!(err.kind(), "limit_exceeded");
-    let options = Options { limits: Limits { max_needle_bytes: 1, ..Limits::default() }, ..Options::default() };
+    let options =
+        MatchOptions { limits: Limits { max_needle_bytes: 1, ..Limits::default() }, ..MatchOptions::default() };
     assert_eq!(editkit_matcher::find("hello", "he", &options).unwrap_err().kind(), "limit_exceeded");
-    let options = Options { limits: Limits { max_matches: 2, ..Limits::default() }, ..Options::default() };
+    let options = MatchOptions { limits: Limits { max_matches: 2, ..Limits::default() }, ..MatchOptions::default() };
     let err = editkit_matcher::replace_all("a a a", "a", "b", &options).unwrap_err();
     assert!(matches!(err, Error::LimitExceeded { what: "matches", limit: 2, .. }), "{err:?}");
 }
@@ -103,7 +105,8 @@ fn fuzzy_work_is_bounded() {
     let block = "def f(a):\n    total = a + 1\n    return total\n";
     let before = block.repeat(50);
     let old = "def f(a):\n    totl = a + 1\n    return total\n";
-    let options = Options { limits: Limits { max_fuzzy_work: 100, ..Limits::default() }, ..Options::default() };
+    let options =
+        MatchOptions { limits: Limits { max_fuzzy_work: 100, ..Limits::default() }, ..MatchOptions::default() };
     let err = editkit_matcher::find(&before, old, &options).unwrap_err();
     assert!(matches!(err, Error::LimitExceeded { what: "fuzzy_work", .. }), "{err:?}");
     assert!(err.to_string().contains("more distinctive"));
@@ -132,7 +135,7 @@ fn kinds_and_messages_are_lowercase_words() {
 fn dense_overlapping_exact_occurrences_are_bounded() {
     let before = "a".repeat(1 << 20);
     let needle = "a".repeat(10_000);
-    let err = editkit_matcher::find(&before, &needle, &Options::default()).unwrap_err();
+    let err = editkit_matcher::find(&before, &needle, &MatchOptions::default()).unwrap_err();
     assert!(matches!(err, Error::LimitExceeded { what: "fuzzy_work", .. }), "{err:?}");
 }
 
@@ -141,7 +144,8 @@ fn long_needles_over_repetitive_text_are_bounded() {
     let before = "}\n".repeat(100_000);
     let needle = format!("{}x", "}\n".repeat(500));
     // A smaller budget than the default keeps the debug build quick; the path is the same.
-    let options = Options { limits: Limits { max_fuzzy_work: 2_000_000, ..Limits::default() }, ..Options::default() };
+    let options =
+        MatchOptions { limits: Limits { max_fuzzy_work: 2_000_000, ..Limits::default() }, ..MatchOptions::default() };
     let err = editkit_matcher::find(&before, &needle, &options).unwrap_err();
     assert!(matches!(err, Error::LimitExceeded { what: "fuzzy_work", .. }), "{err:?}");
 }

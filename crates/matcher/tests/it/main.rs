@@ -13,12 +13,12 @@ mod rungs;
 mod serde;
 mod within;
 
-use editkit_matcher::{Error, Options, Replaced, Rung};
+use editkit_matcher::{Error, MatchOptions, Replaced, Rung};
 
 /// The one `replace` call the small cases go through.
 #[track_caller]
 pub(crate) fn replaced(before: &str, old: &str, new: &str) -> Result<Replaced, Error> {
-    editkit_matcher::replace(before, old, new, &Options::default())
+    editkit_matcher::replace(before, old, new, &MatchOptions::default())
 }
 
 /// Asserts that replacing `old` by `new` in `before` gives `after`, on `rung`.

@@ -1,6 +1,6 @@
 //! Properties of the ladder over generated texts.
 
-use editkit_matcher::{Error, Options, Rung};
+use editkit_matcher::{Error, MatchOptions, Rung};
 use proptest::prelude::*;
 
 /// Code-like lines from a small alphabet, so duplicates and near misses are common.
@@ -26,7 +26,7 @@ proptest! {
         let (start, end) = cut(&text, a, b);
         let needle = &text[start..end];
         prop_assume!(!needle.is_empty() && overlapping_count(&text, needle) == 1);
-        let found = editkit_matcher::find(&text, needle, &Options::default()).unwrap();
+        let found = editkit_matcher::find(&text, needle, &MatchOptions::default()).unwrap();
         prop_assert_eq!(found.rung(), Rung::Exact);
         prop_assert_eq!(found.byte_range(), start..end);
         prop_assert_eq!(found.score(), 1.0);
@@ -43,7 +43,7 @@ proptest! {
         let needle = &text[start..end];
         prop_assume!(!needle.is_empty());
         let haystack = if twice { format!("{text}\n{text}") } else { text.clone() };
-        match editkit_matcher::find(&haystack, needle, &Options::default()) {
+        match editkit_matcher::find(&haystack, needle, &MatchOptions::default()) {
             Ok(found) => prop_assert_eq!(found.rung(), Rung::Exact),
             Err(Error::Ambiguous { rung, count, .. }) => {
                 prop_assert_eq!(rung, Rung::Exact);
@@ -85,7 +85,7 @@ fn replace_changes_nothing_outside_the_match() {
         } else {
             other
         };
-        match editkit_matcher::replace(&text, &old, &new, &Options::default()) {
+        match editkit_matcher::replace(&text, &old, &new, &MatchOptions::default()) {
             Ok(edited) => check_splice(&text, &new, &edited).map(|()| true),
             Err(_) => Ok(false),
         }
@@ -100,7 +100,7 @@ fn replace_of_a_fuzzed_line_changes_nothing_outside_the_match() {
         // Cut one line and change its surrounding whitespace so the tolerant rungs run.
         let lines: Vec<&str> = text.split('\n').collect();
         let old = format!("{pad}{}{pad}", pick.get(&lines).trim());
-        match editkit_matcher::replace(&text, &old, &new, &Options::default()) {
+        match editkit_matcher::replace(&text, &old, &new, &MatchOptions::default()) {
             Ok(edited) => check_splice(&text, &new, &edited).map(|()| true),
             Err(_) => Ok(false),
         }
@@ -113,11 +113,11 @@ fn arbitrary_input_never_panics() {
     let strategy = (anything(), anything(), anything(), any::<bool>());
     let applied = counted(512, strategy, |(text, old, new, all)| {
         let result = if all {
-            editkit_matcher::replace_all(&text, &old, &new, &Options::default())
+            editkit_matcher::replace_all(&text, &old, &new, &MatchOptions::default())
         } else {
-            editkit_matcher::replace(&text, &old, &new, &Options::default())
+            editkit_matcher::replace(&text, &old, &new, &MatchOptions::default())
         };
-        if let Ok(found) = editkit_matcher::find(&text, &old, &Options::default()) {
+        if let Ok(found) = editkit_matcher::find(&text, &old, &MatchOptions::default()) {
             let range = found.byte_range();
             prop_assert!(text.is_char_boundary(range.start) && text.is_char_boundary(range.end));
         }
@@ -248,7 +248,7 @@ proptest! {
         let new = changed(&old, &change);
         let file = format!("{prefix}{}\n{suffix}", block.join("\n"));
         let (old_text, new_text) = (format!("{}\n", old.join("\n")), format!("{}\n", new.join("\n")));
-        let Ok(edited) = editkit_matcher::replace(&file, &old_text, &new_text, &Options::default()) else {
+        let Ok(edited) = editkit_matcher::replace(&file, &old_text, &new_text, &MatchOptions::default()) else {
             return Ok(());
         };
         let found = edited.matches()[0].clone();

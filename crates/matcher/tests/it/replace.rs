@@ -1,12 +1,12 @@
 //! Replacing: replace_all, re-indentation, trailing newlines, inserted ranges.
 
-use editkit_matcher::{Options, Rung};
+use editkit_matcher::{MatchOptions, Rung};
 
 use crate::{edits_to, refuses};
 
 #[test]
 fn replace_all_replaces_every_exact_occurrence() {
-    let edited = editkit_matcher::replace_all("f(1)\ng(f(1))\n", "f(1)", "h()", &Options::default()).unwrap();
+    let edited = editkit_matcher::replace_all("f(1)\ng(f(1))\n", "f(1)", "h()", &MatchOptions::default()).unwrap();
     assert_eq!(edited.text(), "h()\ng(h())\n");
     assert_eq!(edited.matches().len(), 2);
     assert_eq!(edited.inserted(), &[0..3, 6..9]);
@@ -14,27 +14,27 @@ fn replace_all_replaces_every_exact_occurrence() {
 
 #[test]
 fn replace_all_takes_non_overlapping_occurrences() {
-    let edited = editkit_matcher::replace_all("aaaa", "aa", "b", &Options::default()).unwrap();
+    let edited = editkit_matcher::replace_all("aaaa", "aa", "b", &MatchOptions::default()).unwrap();
     assert_eq!(edited.text(), "bb");
 }
 
 #[test]
 fn replace_all_on_a_fuzzy_rung_reindents_each() {
     let before = "if a:\n    x = 1\n    if b:\n        x = 1\n";
-    let edited = editkit_matcher::replace_all(before, "x = 1 ", "x = 2", &Options::default()).unwrap();
+    let edited = editkit_matcher::replace_all(before, "x = 1 ", "x = 2", &MatchOptions::default()).unwrap();
     assert_eq!(edited.rung(), Rung::LineTrimmed);
     assert_eq!(edited.text(), "if a:\n    x = 2\n    if b:\n        x = 2\n");
 }
 
 #[test]
 fn replace_all_already_applied() {
-    let err = editkit_matcher::replace_all("b\nb\n", "a", "b", &Options::default()).unwrap_err();
+    let err = editkit_matcher::replace_all("b\nb\n", "a", "b", &MatchOptions::default()).unwrap_err();
     assert_eq!(err.kind(), "already_applied");
 }
 
 #[test]
 fn replace_all_missing_is_not_found() {
-    let err = editkit_matcher::replace_all("b\nb\n", "a", "c", &Options::default()).unwrap_err();
+    let err = editkit_matcher::replace_all("b\nb\n", "a", "c", &MatchOptions::default()).unwrap_err();
     assert_eq!(err.kind(), "not_found");
 }
 

@@ -1,6 +1,6 @@
 //! Cases found by reading the ladder closely: each was a wrong edit or a missed refusal.
 
-use editkit_matcher::{Options, Rung};
+use editkit_matcher::{MatchOptions, Rung};
 
 use crate::{edits_to, refuses, replaced};
 
@@ -23,14 +23,14 @@ fn replace_all_on_block_anchor_takes_the_best_of_overlapping_blocks() {
     let new = "function f(items) {\n  return 0\n}";
     // The best block (lines 1-7) holds a `}` the old text leaves out, inside the lines the change
     // rewrites: both refuse alike rather than delete it.
-    let one = editkit_matcher::replace(file, old, new, &Options::default()).unwrap_err();
-    let all = editkit_matcher::replace_all(file, old, new, &Options::default()).unwrap_err();
+    let one = editkit_matcher::replace(file, old, new, &MatchOptions::default()).unwrap_err();
+    let all = editkit_matcher::replace_all(file, old, new, &MatchOptions::default()).unwrap_err();
     assert_eq!(all, one, "replace_all must pick the block replace picks");
     assert!(matches!(one, editkit_matcher::Error::Unaligned { first_line: 1, last_line: 7, .. }), "{one}");
     // A change that leaves the bodies' lines in place applies to the block replace picks.
     let new = "function f(items) {\n  total = compute_total(items)\n  tax = compute_tax(total, rate)\n  fee = compute_fee(total, tier)\n  grand = total + tax + fee + 1\n}";
-    let one = editkit_matcher::replace(file, old, new, &Options::default()).unwrap();
-    let all = editkit_matcher::replace_all(file, old, new, &Options::default()).unwrap();
+    let one = editkit_matcher::replace(file, old, new, &MatchOptions::default()).unwrap();
+    let all = editkit_matcher::replace_all(file, old, new, &MatchOptions::default()).unwrap();
     assert_eq!(one.rung(), Rung::BlockAnchor);
     assert_eq!(all.text(), one.text(), "replace_all must pick the block replace picks");
     assert_eq!(
@@ -49,7 +49,7 @@ fn replace_all_on_block_anchor_refuses_overlapping_blocks_that_tie() {
     let file = format!("BEGIN\n{typo}\nEND\nEND\n");
     for all in [false, true] {
         let run = if all { editkit_matcher::replace_all } else { editkit_matcher::replace };
-        let err = run(&file, &needle, "BEGIN\nx\nEND", &Options::default()).unwrap_err();
+        let err = run(&file, &needle, "BEGIN\nx\nEND", &MatchOptions::default()).unwrap_err();
         assert_eq!(err.kind(), "ambiguous", "replace_all={all}: {err}");
     }
 }

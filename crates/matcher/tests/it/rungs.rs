@@ -1,6 +1,6 @@
 //! One case (at least) per rung, and the ladder's ordering.
 
-use editkit_matcher::{Error, Ladder, Options, Rung};
+use editkit_matcher::{Error, Ladder, MatchOptions, Rung};
 
 use crate::{edits_to, refuses};
 
@@ -138,7 +138,7 @@ fn strict_allows_only_exact() {
     assert_eq!(ladder.find("a  b", "a  b").unwrap().rung(), Rung::Exact);
     let err = ladder.find("  a\n", "a \n").unwrap_err();
     assert_eq!(err.kind(), "not_found");
-    let loose = Ladder::new(Options::default()).find("  a\n", "a \n").unwrap();
+    let loose = Ladder::new(MatchOptions::default()).find("  a\n", "a \n").unwrap();
     assert_eq!(loose.rung(), Rung::LineTrimmed);
 }
 

@@ -1,10 +1,10 @@
 //! The serialised shape the facade puts into JSON results (feature `serde`).
 
-use editkit_matcher::{Error, Options};
+use editkit_matcher::{Error, MatchOptions};
 
 #[test]
 fn match_serialises_with_snake_case_rung() {
-    let found = editkit_matcher::find("a\n  b  \n", "b", &Options::default()).unwrap();
+    let found = editkit_matcher::find("a\n  b  \n", "b", &MatchOptions::default()).unwrap();
     let json = serde_json::to_value(&found).unwrap();
     assert_eq!(
         json,
@@ -20,7 +20,7 @@ fn match_serialises_with_snake_case_rung() {
 
 #[test]
 fn near_miss_serialises() {
-    let err = editkit_matcher::find("x = 1\ny = 2\n", "x = 1\ny = 3", &Options::default()).unwrap_err();
+    let err = editkit_matcher::find("x = 1\ny = 2\n", "x = 1\ny = 3", &MatchOptions::default()).unwrap_err();
     let Error::NotFound { closest: Some(near) } = err else { panic!("{err:?}") };
     let json = serde_json::to_value(&near).unwrap();
     assert_eq!(json["first_line"], 1);

@@ -1,9 +1,9 @@
 //! Confining the search to one byte range.
 
-use editkit_matcher::{Error, Options, Rung};
+use editkit_matcher::{Error, MatchOptions, Rung};
 
-fn within(range: std::ops::Range<usize>) -> Options {
-    Options { within: Some(range), ..Options::default() }
+fn within(range: std::ops::Range<usize>) -> MatchOptions {
+    MatchOptions { within: Some(range), ..MatchOptions::default() }
 }
 
 const SRC: &str = "def a():\n    return 1\n\ndef b():\n    return 1\n";

@@ -29,12 +29,12 @@ fn a_dry_run_patch_of_800_missing_hunks_on_a_4_mb_file_is_refused_by_the_work_bu
 
 #[test]
 fn the_patch_work_budget_is_an_option() {
-    let env = Env::with_options(editkit::Options { max_patch_work: 5, ..Default::default() });
+    let env = Env::with_options(editkit::ToolkitOptions { max_patch_work: 5, ..Default::default() });
     env.put("a.txt", b"one\ntwo\n");
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+1\n*** End Patch\n";
     env.refused("apply_patch", json!({"patch": patch}), "too_large");
     assert_eq!(env.get("a.txt"), "one\ntwo\n");
-    let env = Env::with_options(editkit::Options { max_patch_work: 1_000, ..Default::default() });
+    let env = Env::with_options(editkit::ToolkitOptions { max_patch_work: 1_000, ..Default::default() });
     env.put("a.txt", b"one\ntwo\n");
     env.ok("apply_patch", json!({"patch": patch}));
     assert_eq!(env.get("a.txt"), "1\ntwo\n");

@@ -119,7 +119,8 @@ fn every_error_kind_of_the_contract_is_reachable() {
     env.refused("edit_file", json!({"path": "a.txt", "old_string": "mine", "new_string": "mine"}), "no_change");
     // too_large.
     let small =
-        editkit::Toolkit::open(env.dir.path(), editkit::Options { max_read_bytes: 4, ..Default::default() }).unwrap();
+        editkit::Toolkit::open(env.dir.path(), editkit::ToolkitOptions { max_read_bytes: 4, ..Default::default() })
+            .unwrap();
     let result = editkit::tools::call(&small, "read_file", json!({"path": "a.txt"}));
     assert_eq!(result["error"]["kind"], "too_large");
     env.record(&result);
@@ -139,7 +140,7 @@ fn every_error_kind_of_the_contract_is_reachable() {
 #[test]
 fn io_errors_are_reported_as_io() {
     // sysfs refuses to create files even for root: a write fails below the policy layer.
-    let toolkit = editkit::Toolkit::open("/sys/kernel", editkit::Options::default())
+    let toolkit = editkit::Toolkit::open("/sys/kernel", editkit::ToolkitOptions::default())
         .expect("this test needs sysfs mounted at /sys (Linux): /sys/kernel refuses new files below the policy layer");
     let result = editkit::tools::call(&toolkit, "write_file", json!({"path": "editkit-test", "content": "x"}));
     assert_eq!(result["error"]["kind"], "io", "{result:#}");
@@ -187,7 +188,7 @@ fn undo_restores_and_survives_a_restart() {
     let env = Env::with_files(&[("a.txt", "one\n")]);
     env.ok("edit_file", json!({"path": "a.txt", "old_string": "one", "new_string": "two"}));
     env.ok("write_file", json!({"path": "b.txt", "content": "new\n"}));
-    let again = editkit::Toolkit::open(env.dir.path(), editkit::Options::default()).unwrap();
+    let again = editkit::Toolkit::open(env.dir.path(), editkit::ToolkitOptions::default()).unwrap();
     let undo = editkit::tools::call(&again, "undo_edit", json!({"path": "a.txt"}));
     assert_eq!(undo["ok"], true, "{undo:#}");
     assert_eq!(env.get("a.txt"), "one\n");
@@ -266,7 +267,7 @@ fn overlapping_roots_are_refused() {
 fn read_only_toolkits_refuse_writes() {
     let dir = tempfile::tempdir().unwrap();
     let toolkit =
-        editkit::Toolkit::open(dir.path(), editkit::Options { read_only: true, ..Default::default() }).unwrap();
+        editkit::Toolkit::open(dir.path(), editkit::ToolkitOptions { read_only: true, ..Default::default() }).unwrap();
     let result = editkit::tools::call(&toolkit, "write_file", json!({"path": "a", "content": "x"}));
     assert_eq!(result["error"]["kind"], "blocked");
     assert!(!dir.path().join("a").exists());

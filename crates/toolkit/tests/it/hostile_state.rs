@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use editkit::{Options, Toolkit};
+use editkit::{Toolkit, ToolkitOptions};
 use serde_json::{Value, json};
 
 use crate::support::{copy_tree, fixtures};
@@ -56,7 +56,7 @@ impl Hostile {
     }
 
     fn toolkit(&self, read_only: bool) -> Toolkit {
-        Toolkit::open(&self.root, Options { read_only, ..Options::default() }).unwrap()
+        Toolkit::open(&self.root, ToolkitOptions { read_only, ..ToolkitOptions::default() }).unwrap()
     }
 
     fn guarded(&self) -> Snapshot {
@@ -289,7 +289,7 @@ fn a_fifo_planted_as_a_journal_or_lock_never_hangs_a_patch() {
         |tree| {
             let root = tree.root.clone();
             within_a_minute(move || {
-                let toolkit = Toolkit::open(&root, Options::default()).unwrap();
+                let toolkit = Toolkit::open(&root, ToolkitOptions::default()).unwrap();
                 let dry = call(&toolkit, "apply_patch", json!({"patch": PATCH, "dry_run": true}));
                 let applied = call(&toolkit, "apply_patch", json!({"patch": PATCH}));
                 assert_eq!(applied["ok"], true, "{applied:#}");
@@ -361,8 +361,11 @@ fn every_tool_runs_normally_beside_a_shipped_state_folder_and_never_touches_it()
 fn dry_runs_refusals_and_read_only_toolkits_create_no_state() {
     let tree = Hostile::new();
     let state_home = tempfile::tempdir().unwrap();
-    let options =
-        |read_only| Options { read_only, state_home: Some(state_home.path().to_owned()), ..Options::default() };
+    let options = |read_only| ToolkitOptions {
+        read_only,
+        state_home: Some(state_home.path().to_owned()),
+        ..ToolkitOptions::default()
+    };
     let read_only = Toolkit::open(&tree.root, options(true)).unwrap();
     assert_eq!(call(&read_only, "apply_patch", json!({"patch": PATCH, "dry_run": true}))["ok"], true);
     assert_eq!(call(&read_only, "read_file", json!({"path": "src/app.py"}))["ok"], true);

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use editkit::analyze::{DiagnosticsMode, DiagnosticsOptions, FormatOptions};
-use editkit::{Options, Toolkit, UndoEditRequest, WriteFileRequest};
+use editkit::{Toolkit, ToolkitOptions, UndoEditRequest, WriteFileRequest};
 
 /// A base folder with the workspace `root/` and a sentinel folder `outside/`.
 struct Scene {
@@ -75,7 +75,7 @@ impl Scene {
         assert!(found.is_empty(), "bytecode appeared in the workspace: {found:?}");
     }
 
-    fn toolkit(&self, options: Options) -> Toolkit {
+    fn toolkit(&self, options: ToolkitOptions) -> Toolkit {
         Toolkit::open(&self.root, options).unwrap()
     }
 }
@@ -110,7 +110,7 @@ fn a_python_write_runs_nothing_the_repository_ships_and_leaves_no_bytecode() {
     // Only the interpreter check, so it is the one that runs.
     let mut diagnostics = DiagnosticsOptions { mode: DiagnosticsMode::On, ..Default::default() };
     diagnostics.checkers.values_mut().for_each(|tools| tools.retain(|tool| tool.name != "ruff"));
-    let toolkit = scene.toolkit(Options { diagnostics, ..Default::default() });
+    let toolkit = scene.toolkit(ToolkitOptions { diagnostics, ..Default::default() });
     let broken = write(&toolkit, "pkg/a.py", "def f(:\n    pass\n");
     let clean = write(&toolkit, "other/b.py", "def f():\n    return 1\n");
     scene.assert_outside_untouched("py_compile.py beside the file, __pycache__ link");
@@ -130,7 +130,7 @@ fn formatting_is_contained_and_written_through_the_workspace() {
     scene.plant("evil-toolchain/bin/rustfmt", "rustfmt");
     scene.put("rust-toolchain.toml", &format!("[toolchain]\npath = \"{}/evil-toolchain\"\n", scene.root.display()));
     scene.put("rustfmt.toml", "hard_tabs = true\n");
-    let toolkit = scene.toolkit(Options {
+    let toolkit = scene.toolkit(ToolkitOptions {
         formatting: FormatOptions { enabled: true, ..Default::default() },
         diagnostics: DiagnosticsOptions { mode: DiagnosticsMode::Off, ..Default::default() },
         ..Default::default()
@@ -161,7 +161,7 @@ fn a_failing_formatter_leaves_the_written_content() {
     formatting
         .formatters
         .insert("txt".into(), vec![editkit::analyze::ExternalTool::new("fail", &["sh", "-c", "exit 3"])]);
-    let toolkit = scene.toolkit(Options { formatting, ..Default::default() });
+    let toolkit = scene.toolkit(ToolkitOptions { formatting, ..Default::default() });
     let written = write(&toolkit, "a.txt", "x\n");
     assert_eq!(std::fs::read_to_string(scene.root.join("a.txt")).unwrap(), "x\n");
     assert_eq!(written.sha256, editkit::vfs::Sha256::of(b"x\n"));
@@ -175,7 +175,7 @@ fn a_patched_file_is_formatted_as_contained_as_a_written_one() {
     scene.put("rust-toolchain.toml", &format!("[toolchain]\npath = \"{}/evil-toolchain\"\n", scene.root.display()));
     scene.put("rustfmt.toml", "hard_tabs = true\n");
     scene.put("src/main.rs", "fn main() {}\n");
-    let toolkit = scene.toolkit(Options {
+    let toolkit = scene.toolkit(ToolkitOptions {
         formatting: FormatOptions { enabled: true, ..Default::default() },
         diagnostics: DiagnosticsOptions { mode: DiagnosticsMode::Off, ..Default::default() },
         ..Default::default()

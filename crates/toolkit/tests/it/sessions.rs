@@ -65,7 +65,7 @@ fn twenty_sessions_of_a_large_file_stay_within_the_byte_bound() {
 
 #[test]
 fn the_session_count_is_bounded_and_the_least_recently_used_goes_first() {
-    let env = Env::with_options(editkit::Options { max_sessions: 3, ..Default::default() });
+    let env = Env::with_options(editkit::ToolkitOptions { max_sessions: 3, ..Default::default() });
     for name in ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"] {
         env.put(name, format!("{name}\n").as_bytes());
     }
@@ -99,7 +99,7 @@ fn the_session_count_is_bounded_and_the_least_recently_used_goes_first() {
 
 #[test]
 fn a_session_too_large_on_its_own_is_refused_and_changes_nothing() {
-    let env = Env::with_options(editkit::Options { max_session_bytes: 1_000, ..Default::default() });
+    let env = Env::with_options(editkit::ToolkitOptions { max_session_bytes: 1_000, ..Default::default() });
     env.put("big.txt", "x".repeat(600).as_bytes());
     env.put("small.txt", b"small\n");
     let refused = env.refused("editor_load", json!({"path": "big.txt"}), "too_large");

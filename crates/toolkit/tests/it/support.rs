@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use editkit::{Options, Toolkit};
+use editkit::{Toolkit, ToolkitOptions};
 use serde_json::Value;
 
 pub fn fixtures() -> PathBuf {
@@ -30,10 +30,10 @@ pub struct Env {
 
 impl Env {
     pub fn new() -> Env {
-        Env::with_options(Options::default())
+        Env::with_options(ToolkitOptions::default())
     }
 
-    pub fn with_options(options: Options) -> Env {
+    pub fn with_options(options: ToolkitOptions) -> Env {
         let dir = tempfile::tempdir().unwrap();
         let toolkit = Toolkit::open(dir.path(), options).unwrap();
         Env { dir, toolkit, kinds: Default::default() }

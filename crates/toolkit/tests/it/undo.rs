@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::support::Env;
 
 fn env_with_depth(depth: usize, files: &[(&str, &str)]) -> Env {
-    let env = Env::with_options(editkit::Options { history_depth: depth, ..Default::default() });
+    let env = Env::with_options(editkit::ToolkitOptions { history_depth: depth, ..Default::default() });
     for (path, content) in files {
         env.put(path, content.as_bytes());
     }
@@ -97,7 +97,7 @@ fn an_undone_deletion_brings_the_mode_back() {
 fn a_formatted_write_reports_and_undoes_the_formatted_content() {
     let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
     formatting.formatters.insert("txt".into(), vec![editkit::analyze::ExternalTool::new("sed", &["sed", "s/x/X/"])]);
-    let env = Env::with_options(editkit::Options { formatting, ..Default::default() });
+    let env = Env::with_options(editkit::ToolkitOptions { formatting, ..Default::default() });
     let written = env.ok("write_file", json!({"path": "a.txt", "content": "x = 1\n"}));
     assert_eq!(env.get("a.txt"), "X = 1\n");
     assert_eq!(written["sha256"], editkit::vfs::Sha256::of(b"X = 1\n").to_string());
@@ -116,7 +116,7 @@ fn a_formatted_write_reports_and_undoes_the_formatted_content() {
 fn a_patched_file_is_formatted_like_an_edited_one_and_undone_without_force() {
     let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
     formatting.formatters.insert("txt".into(), vec![editkit::analyze::ExternalTool::new("sed", &["sed", "s/x/X/"])]);
-    let env = Env::with_options(editkit::Options { formatting, ..Default::default() });
+    let env = Env::with_options(editkit::ToolkitOptions { formatting, ..Default::default() });
     std::fs::write(env.dir.path().join("a.txt"), "a = 1\n").unwrap();
     std::fs::write(env.dir.path().join("keep.txt"), "k\n").unwrap();
     let patch = "*** Begin Patch\n*** Update File: a.txt\n-a = 1\n+x = 1\n*** Add File: b.txt\n+x = 2\n\

@@ -17,7 +17,7 @@ fn child_deletes_under_a_low_descriptor_limit() {
     limit.current = Some(256);
     rustix::process::setrlimit(rustix::process::Resource::Nofile, limit).unwrap();
     let workspace = Workspace::open(&root).unwrap();
-    workspace.rename("wide", "moved", false, false).unwrap();
+    workspace.rename("wide", "moved", editkit_vfs::RenameOptions::default()).unwrap();
     workspace.delete("moved").unwrap();
     assert!(!std::path::Path::new(&root).join("moved").exists());
 }

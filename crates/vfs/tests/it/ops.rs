@@ -3,7 +3,7 @@
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 
-use editkit_vfs::{EntryKind, LineEndings, Workspace, WriteOptions};
+use editkit_vfs::{EntryKind, LineEndings, RenameOptions, Workspace, WriteOptions};
 
 use crate::support::Tree;
 
@@ -128,10 +128,13 @@ fn glob_matches_below_a_directory() {
 fn rename_moves_and_refuses_to_clobber() {
     let tree = Tree::new();
     let workspace = tree.workspace();
-    workspace.rename("file.txt", "moved/file.txt", false, true).unwrap();
+    workspace.rename("file.txt", "moved/file.txt", RenameOptions::default().create_dirs(true)).unwrap();
     assert_eq!(fs::read_to_string(tree.root.join("moved/file.txt")).unwrap(), "inside\n");
-    assert_eq!(workspace.rename("moved/file.txt", "dir/inner.txt", false, false).unwrap_err().kind(), "exists");
-    assert_eq!(workspace.rename("nothing", "x", false, false).unwrap_err().kind(), "not_found");
+    assert_eq!(
+        workspace.rename("moved/file.txt", "dir/inner.txt", RenameOptions::default()).unwrap_err().kind(),
+        "exists"
+    );
+    assert_eq!(workspace.rename("nothing", "x", RenameOptions::default()).unwrap_err().kind(), "not_found");
 }
 
 #[test]

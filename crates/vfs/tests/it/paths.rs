@@ -4,7 +4,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use editkit_vfs::{Error, Workspace, WriteOptions};
+use editkit_vfs::{Error, RenameOptions, Workspace, WriteOptions};
 
 use crate::support::{SENTINEL, Tree};
 
@@ -88,9 +88,11 @@ fn operations() -> Vec<(&'static str, bool, Op)> {
         ("metadata", true, |w, p| w.metadata(p).map(|m| format!("{m:?}"))),
         ("lock", true, |w, p| w.lock(p).map(|l| l.path().to_owned())),
         ("resolve", true, |w, p| w.resolve(p)),
-        ("rename_to", true, |w, p| w.rename("file.txt", p, true, true).map(|()| String::new())),
+        ("rename_to", true, |w, p| {
+            w.rename("file.txt", p, RenameOptions::default().overwrite(true).create_dirs(true)).map(|()| String::new())
+        }),
         ("delete", false, |w, p| w.delete(p).map(|k| format!("{k:?}"))),
-        ("rename_from", false, |w, p| w.rename(p, "moved", false, false).map(|()| String::new())),
+        ("rename_from", false, |w, p| w.rename(p, "moved", RenameOptions::default()).map(|()| String::new())),
     ]
 }
 
@@ -251,7 +253,7 @@ fn a_folder_holding_blocked_files_is_neither_deleted_nor_moved() {
     std::fs::write(tmp.path().join("config/deep/server.key"), "k\n").unwrap();
     let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
     assert_eq!(workspace.delete("config").unwrap_err().kind(), "blocked");
-    assert_eq!(workspace.rename("config", "moved", false, false).unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.rename("config", "moved", RenameOptions::default()).unwrap_err().kind(), "blocked");
     assert!(tmp.path().join("config/deep/server.key").exists());
     std::fs::remove_file(tmp.path().join("config/deep/server.key")).unwrap();
     workspace.delete("config").unwrap();

@@ -1,0 +1,82 @@
+//! The steps of an atomic write: a unique temp file beside the target, fsync, rename over it,
+//! fsync of the directory; and the checks every opened file passes.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cap_std::fs::{Dir, File, OpenOptions, Permissions};
+
+use crate::error::{Error, Result};
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Refuses anything but a regular file, judged on the open handle.
+pub(crate) fn check_regular(given: &str, file: &File) -> Result<()> {
+    let meta = file.metadata().map_err(|e| Error::from_io("read", given, e))?;
+    if meta.is_dir() {
+        return Err(Error::IsDirectory { path: given.to_owned() });
+    }
+    if !meta.is_file() {
+        return Err(Error::InvalidPath {
+            path: given.to_owned(),
+            reason: "not a regular file (a FIFO, socket or device); editkit reads only regular files".into(),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn split_parent(rel: &str) -> Option<(&str, &str)> {
+    if rel.is_empty() {
+        return None;
+    }
+    Some(match rel.rfind('/') {
+        Some(i) => (&rel[..i], &rel[i + 1..]),
+        None => ("", rel),
+    })
+}
+
+/// Writes `bytes` to a fresh temp file in `parent`, fsyncs it, renames it over `name` and
+/// fsyncs the directory. The temp file is removed on failure.
+pub(crate) fn stage_and_rename(
+    parent: &Dir,
+    name: &str,
+    bytes: &[u8],
+    permissions: Option<Permissions>,
+) -> std::io::Result<()> {
+    let temp = temp_name();
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    let result = (|| {
+        let mut file = parent.open_with(&temp, &options)?;
+        // The mode first: the new content is never readable more widely than the old.
+        if let Some(permissions) = permissions {
+            file.set_permissions(permissions)?;
+        }
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        parent.rename(&temp, parent, name)
+    })();
+    if result.is_err() {
+        let _ = parent.remove_file(&temp);
+    }
+    result?;
+    sync_dir(parent);
+    Ok(())
+}
+
+/// A temp-file name unique within this process and across processes.
+pub(crate) fn temp_name() -> String {
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!(".editkit-{}-{n}.tmp", std::process::id())
+}
+
+/// Best-effort fsync of a directory so a rename in it is durable.
+pub(crate) fn sync_dir(dir: &Dir) {
+    // cap-std holds directories as `O_PATH` descriptors, which cannot be fsynced: open the
+    // directory itself (relative to the handle, so nothing outside is reachable) to sync it.
+    use rustix::fs::{Mode, OFlags, fsync, openat};
+    if let Ok(fd) = openat(dir, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()) {
+        let _ = fsync(&fd);
+    }
+}

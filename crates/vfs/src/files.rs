@@ -1,0 +1,594 @@
+//! File operations under the policy and the staleness guard: reads (recorded in the read
+//! ledger), atomic writes, deletes, moves, and questions about entries.
+
+use std::io::Read;
+
+use cap_std::fs::{Dir, File};
+
+use crate::atomic::{check_regular, split_parent, stage_and_rename, sync_dir};
+use crate::codec::Text;
+use crate::error::{Error, Result};
+use crate::hash::{Hasher, Sha256};
+use crate::workspace::{EntryKind, Metadata, Workspace};
+
+/// A file read as text, with the facts an agent needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileText {
+    path: String,
+    text: Text,
+    sha256: Sha256,
+    size: u64,
+}
+
+impl FileText {
+    /// The canonical path relative to the root (symlinks resolved).
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+    /// The LF-normalised text without BOM.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        self.text.as_str()
+    }
+    /// The decoded text with its line endings and BOM, for splicing edits back.
+    #[must_use]
+    pub fn decoded(&self) -> &Text {
+        &self.text
+    }
+    /// Consumes the value, returning the decoded text.
+    #[must_use]
+    pub fn into_decoded(self) -> Text {
+        self.text
+    }
+    /// SHA-256 of the bytes on disk.
+    #[must_use]
+    pub fn sha256(&self) -> Sha256 {
+        self.sha256
+    }
+    /// Size on disk in bytes.
+    #[must_use]
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+    /// Number of lines.
+    #[must_use]
+    pub fn line_count(&self) -> usize {
+        self.text.line_count()
+    }
+    /// Whether the file starts with a UTF-8 BOM.
+    #[must_use]
+    pub fn bom(&self) -> bool {
+        self.text.bom()
+    }
+    /// The file's line endings, summarised.
+    #[must_use]
+    pub fn line_endings(&self) -> crate::LineEndings {
+        self.text.line_endings()
+    }
+    /// Whether the file ends with a line terminator.
+    #[must_use]
+    pub fn trailing_newline(&self) -> bool {
+        self.text.trailing_newline()
+    }
+}
+
+/// Options of [`Workspace::write`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Create missing parent directories. Default: `true`.
+    pub create_dirs: bool,
+    /// Write even if the file changed since this workspace read it. Default: `false`.
+    pub force: bool,
+    /// The SHA-256 the file must have now; always honoured, even with `force`.
+    /// `Some` for a file that does not exist refuses the write.
+    pub expected_hash: Option<Sha256>,
+    /// Refuse if anything exists at the path. Default: `false`.
+    pub create_new: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { create_dirs: true, force: false, expected_hash: None, create_new: false }
+    }
+}
+
+/// What a write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// SHA-256 of the new content.
+    pub sha256: Sha256,
+    /// Bytes written.
+    pub size: u64,
+    /// Whether the file did not exist before.
+    pub created: bool,
+    /// SHA-256 of the content that was replaced, if any.
+    pub previous_sha256: Option<Sha256>,
+}
+
+/// Options of [`Workspace::rename`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RenameOptions {
+    /// Replace what exists at the destination. Default: `false` ([`Error::Exists`]).
+    pub overwrite: bool,
+    /// Create missing parent directories of the destination. Default: `false`.
+    pub create_dirs: bool,
+}
+
+impl RenameOptions {
+    /// Replace what exists at the destination.
+    #[must_use]
+    pub fn overwrite(mut self, overwrite: bool) -> Self {
+        self.overwrite = overwrite;
+        self
+    }
+
+    /// Create missing parent directories of the destination.
+    #[must_use]
+    pub fn create_dirs(mut self, create_dirs: bool) -> Self {
+        self.create_dirs = create_dirs;
+        self
+    }
+}
+
+/// Deepest folder nesting a recursive delete, move or check goes through (one open handle per
+/// level).
+pub const MAX_TREE_DEPTH: usize = 256;
+
+impl Workspace {
+    /// Reads a text file and records its hash in the read ledger.
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::NotFound`], [`Error::IsDirectory`], [`Error::TooLarge`],
+    /// [`Error::Utf16`], [`Error::NotUtf8`], [`Error::Binary`], [`Error::Io`].
+    pub fn read(&self, path: &str) -> Result<FileText> {
+        self.read_expecting(path, None)
+    }
+
+    /// Reads a text file once; when `expected` is given and the bytes read do not hash to it,
+    /// refuses with [`Error::Stale`] and records nothing, else records the hash like
+    /// [`Workspace::read`]. The check and the content are from the same read, so no writer can
+    /// slip in between them.
+    pub(crate) fn read_expecting(&self, path: &str, expected: Option<Sha256>) -> Result<FileText> {
+        let (rel, bytes) = self.read_raw(path)?;
+        let sha256 = Sha256::of(&bytes);
+        if let Some(expected) = expected
+            && expected != sha256
+        {
+            return Err(Error::Stale { path: path.to_owned(), expected: Some(expected), current: Some(sha256) });
+        }
+        self.record(&rel, sha256);
+        file_text(path, rel, &bytes, sha256)
+    }
+
+    /// Reads a text file like [`Workspace::read`] but records nothing: for looking at a file
+    /// (its symbols, a diff against it) without arming the staleness guard, which must only
+    /// vouch for content the caller was shown.
+    ///
+    /// # Errors
+    /// As [`Workspace::read`].
+    pub fn peek(&self, path: &str) -> Result<FileText> {
+        let (rel, bytes) = self.read_raw(path)?;
+        let sha256 = Sha256::of(&bytes);
+        file_text(path, rel, &bytes, sha256)
+    }
+
+    /// Reads a file's bytes as they are and records their hash in the read ledger.
+    ///
+    /// # Errors
+    /// As [`Workspace::read`], without the text checks.
+    pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>> {
+        let (rel, bytes) = self.read_raw(path)?;
+        self.record(&rel, Sha256::of(&bytes));
+        Ok(bytes)
+    }
+
+    /// SHA-256 of a file's current content, without arming the staleness guard; `None` when
+    /// nothing exists at the path.
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::IsDirectory`], [`Error::Io`].
+    pub fn current_hash(&self, path: &str) -> Result<Option<Sha256>> {
+        let resolved = self.resolve_inner(path, true)?;
+        self.hash_of(path, &resolved.rel)
+    }
+
+    fn hash_of(&self, given: &str, rel: &str) -> Result<Option<Sha256>> {
+        let mut file = match self.open_regular(given, rel) {
+            Ok(file) => file,
+            Err(Error::NotFound { .. }) => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        let mut hasher = Hasher::new();
+        let mut buf = vec![0u8; 256 << 10];
+        loop {
+            let n = file.read(&mut buf).map_err(|e| Error::from_io("read", given, e))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok(Some(hasher.finish()))
+    }
+
+    fn read_raw(&self, path: &str) -> Result<(String, Vec<u8>)> {
+        let resolved = self.resolve_inner(path, true)?;
+        let file = self.open_regular(path, &resolved.rel)?;
+        let size = file.metadata().map_err(|e| Error::from_io("read", path, e))?.len();
+        if size > self.max_read_bytes {
+            return Err(Error::TooLarge { path: path.to_owned(), size, limit: self.max_read_bytes });
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        // Read one byte past the limit to notice a file that grew after the size check.
+        file.take(self.max_read_bytes + 1).read_to_end(&mut bytes).map_err(|e| Error::from_io("read", path, e))?;
+        if bytes.len() as u64 > self.max_read_bytes {
+            return Err(Error::TooLarge {
+                path: path.to_owned(),
+                size: bytes.len() as u64,
+                limit: self.max_read_bytes,
+            });
+        }
+        Ok((resolved.rel, bytes))
+    }
+
+    /// Opens the regular file at canonical `rel` for reading.
+    fn open_regular(&self, given: &str, rel: &str) -> Result<File> {
+        if rel.is_empty() {
+            return Err(Error::IsDirectory { path: given.to_owned() });
+        }
+        // No link is followed (the canonical path has none; one that appears is a race), and
+        // the open never blocks: a FIFO or device is judged on the handle and refused.
+        let file = crate::beneath::file(&self.root, rel).map_err(|e| Error::from_io("read", given, e))?;
+        check_regular(given, &file)?;
+        Ok(file)
+    }
+
+    pub(crate) fn record(&self, rel: &str, sha256: Sha256) {
+        self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel.to_owned(), sha256);
+    }
+
+    pub(crate) fn forget(&self, rel: &str) {
+        let mut ledger = self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        ledger.remove(rel);
+        let prefix = format!("{rel}/");
+        ledger.retain(|key, _| !key.starts_with(&prefix) || rel.is_empty());
+    }
+
+    /// The hash the read ledger holds for a path, if this workspace read or wrote it.
+    ///
+    /// # Errors
+    /// Policy errors.
+    pub fn recorded_hash(&self, path: &str) -> Result<Option<Sha256>> {
+        let rel = self.resolve(path)?;
+        Ok(self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&rel).copied())
+    }
+
+    /// Writes `bytes` atomically: a temp file in the same directory, fsync, rename over the
+    /// target, permission bits kept. A symlink that stays inside is written through (its
+    /// target changes, the link stays).
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::Stale`], [`Error::IsDirectory`], [`Error::NotFound`] (missing
+    /// parent without `create_dirs`), [`Error::Exists`] (with `create_new`), [`Error::Io`].
+    pub fn write(&self, path: &str, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
+        self.lock(path)?.write(bytes, options)
+    }
+
+    /// The write itself; the caller holds the file's lock.
+    pub(crate) fn write_locked(&self, given: &str, rel: &str, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
+        let (parent_rel, name) = split_parent(rel).ok_or_else(|| Error::IsDirectory { path: given.to_owned() })?;
+        let parent = self.parent_dir(given, parent_rel, options.create_dirs)?;
+        let existing = match parent.symlink_metadata(name) {
+            Ok(meta) if meta.is_dir() => return Err(Error::IsDirectory { path: given.to_owned() }),
+            Ok(meta) if meta.is_symlink() => {
+                // Resolution saw no link here: the tree changed under us. Never replace a link.
+                return Err(Error::Io {
+                    op: "write",
+                    path: given.to_owned(),
+                    source: std::io::Error::other("the path changed to a symlink during the write; retry"),
+                });
+            }
+            Ok(meta) => Some(meta.permissions()),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(Error::from_io("write", given, err)),
+        };
+        if existing.is_some() && options.create_new {
+            return Err(Error::Exists { path: given.to_owned() });
+        }
+        let previous = if existing.is_some() { self.hash_of(given, rel)? } else { None };
+        self.check_fresh(given, rel, previous, options)?;
+        let sha256 = Sha256::of(bytes);
+        stage_and_rename(&parent, name, bytes, existing).map_err(|e| Error::from_io("write", given, e))?;
+        self.record(rel, sha256);
+        Ok(Written {
+            path: rel.to_owned(),
+            sha256,
+            size: bytes.len() as u64,
+            created: previous.is_none(),
+            previous_sha256: previous,
+        })
+    }
+
+    /// The staleness decision, made here only: the hash a read-modify-write of `rel` must find.
+    /// An explicit hash is always honoured; otherwise the ledger's (what this workspace last
+    /// read or wrote), unless forced.
+    pub(crate) fn expected_hash(&self, rel: &str, explicit: Option<Sha256>, force: bool) -> Option<Sha256> {
+        match explicit {
+            Some(expected) => Some(expected),
+            None if force => None,
+            None => self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).copied(),
+        }
+    }
+
+    /// The staleness guard of a write (see [`Workspace::expected_hash`]).
+    fn check_fresh(&self, given: &str, rel: &str, current: Option<Sha256>, options: &WriteOptions) -> Result<()> {
+        match self.expected_hash(rel, options.expected_hash, options.force) {
+            Some(expected) if current != Some(expected) => {
+                Err(Error::Stale { path: given.to_owned(), expected: Some(expected), current })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Opens (creating if asked) the directory `parent_rel` as a handle.
+    fn parent_dir(&self, given: &str, parent_rel: &str, create: bool) -> Result<Dir> {
+        if parent_rel.is_empty() {
+            return self.root.try_clone().map_err(|e| Error::from_io("open", given, e));
+        }
+        match crate::beneath::dir(&self.root, parent_rel) {
+            Ok(dir) => Ok(dir),
+            Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => {
+                Err(Error::NotADirectory { path: parent_rel.to_owned() })
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound && create => {
+                crate::beneath::create_dirs(&self.root, parent_rel)
+                    .map_err(|e| Error::from_io("create directory", given, e))?;
+                crate::beneath::dir(&self.root, parent_rel).map_err(|e| Error::from_io("open", given, e))
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                Err(Error::NotFound { path: format!("{parent_rel}/") })
+            }
+            Err(err) => Err(Error::from_io("open", given, err)),
+        }
+    }
+
+    /// Creates a directory and its missing parents.
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::NotADirectory`] when a file is in the way, [`Error::Io`].
+    pub fn create_dir_all(&self, path: &str) -> Result<()> {
+        let resolved = self.resolve_inner(path, true)?;
+        match resolved.kind {
+            Some(EntryKind::Dir) => Ok(()),
+            Some(_) => Err(Error::NotADirectory { path: path.to_owned() }),
+            None => crate::beneath::create_dirs(&self.root, &resolved.rel)
+                .map_err(|e| Error::from_io("create directory", path, e)),
+        }
+    }
+
+    /// Deletes a file, a directory (recursively) or a symlink (never its target).
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::InvalidPath`] for the root, [`Error::NotFound`], [`Error::Io`].
+    pub fn delete(&self, path: &str) -> Result<EntryKind> {
+        let resolved = self.resolve_inner(path, false)?;
+        let (parent_rel, name) = split_parent(&resolved.rel).ok_or_else(|| Error::InvalidPath {
+            path: path.to_owned(),
+            reason: "the workspace root cannot be deleted".into(),
+        })?;
+        let kind = resolved.kind.ok_or_else(|| Error::NotFound { path: path.to_owned() })?;
+        let parent = self.parent_dir(path, parent_rel, false)?;
+        let meta = parent.symlink_metadata(name).map_err(|e| Error::from_io("delete", path, e))?;
+        if meta.is_dir() {
+            self.refuse_blocked_inside(path, &parent, name, &resolved.rel)?;
+            // Checked again entry by entry as it goes: something blocked moved in meanwhile
+            // stops the deletion there.
+            let result = self.remove_tree(&parent, name, &resolved.rel, 0);
+            self.forget(&resolved.rel);
+            result?;
+        } else {
+            parent.remove_file(name).map_err(|e| Error::from_io("delete", path, e))?;
+            self.forget(&resolved.rel);
+        }
+        Ok(kind)
+    }
+
+    /// Refuses to delete or move the directory `name` (in `parent`, canonical `rel`) when
+    /// anything below it is blocked: a folder holding `.env` or a key file is not removed
+    /// wholesale. Links are not followed.
+    fn refuse_blocked_inside(&self, given: &str, parent: &Dir, name: &str, rel: &str) -> Result<()> {
+        let dir = crate::beneath::dir(parent, name).map_err(|e| Error::from_io("open directory", given, e))?;
+        self.check_tree(given, &dir, rel, 1)
+    }
+
+    /// Depth-first, one open directory per level (never more than [`MAX_TREE_DEPTH`]), links
+    /// never entered.
+    fn check_tree(&self, given: &str, dir: &Dir, rel: &str, depth: usize) -> Result<()> {
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(given));
+        }
+        for (name, is_dir) in list_names(given, dir)? {
+            let child = format!("{rel}/{name}");
+            if let Some(pattern) = self.policy.blocked_by(&child) {
+                return Err(Error::Blocked { path: child, pattern: pattern.to_owned() });
+            }
+            if is_dir {
+                let sub = crate::beneath::dir(dir, &name).map_err(|e| Error::from_io("open directory", &child, e))?;
+                self.check_tree(given, &sub, &child, depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the directory `name` of `parent` (canonical `rel`) and everything in it, entry by
+    /// entry through handles that follow no link; a blocked entry found on the way stops it.
+    fn remove_tree(&self, parent: &Dir, name: &str, rel: &str, depth: usize) -> Result<()> {
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(rel));
+        }
+        let dir = crate::beneath::dir(parent, name).map_err(|e| Error::from_io("open directory", rel, e))?;
+        for (child_name, is_dir) in list_names(rel, &dir)? {
+            let child = format!("{rel}/{child_name}");
+            if let Some(pattern) = self.policy.blocked_by(&child) {
+                return Err(Error::Blocked { path: child, pattern: pattern.to_owned() });
+            }
+            if is_dir {
+                self.remove_tree(&dir, &child_name, &child, depth + 1)?;
+            } else {
+                dir.remove_file(&child_name).map_err(|e| Error::from_io("delete", &child, e))?;
+            }
+        }
+        drop(dir);
+        parent.remove_dir(name).map_err(|e| Error::from_io("delete", rel, e))
+    }
+
+    /// Renames `from` to `to` within the workspace (a symlink is moved as a link).
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::NotFound`], [`Error::Exists`] when `to` exists and
+    /// [`RenameOptions::overwrite`] is not set, [`Error::Io`].
+    pub fn rename(&self, from: &str, to: &str, options: RenameOptions) -> Result<()> {
+        let source = self.resolve_inner(from, false)?;
+        let target = self.resolve_inner(to, true)?;
+        let (from_parent, from_name) = split_parent(&source.rel).ok_or_else(|| Error::InvalidPath {
+            path: from.to_owned(),
+            reason: "the workspace root cannot be moved".into(),
+        })?;
+        let (to_parent, to_name) = split_parent(&target.rel).ok_or_else(|| Error::InvalidPath {
+            path: to.to_owned(),
+            reason: "cannot move onto the workspace root".into(),
+        })?;
+        if source.kind.is_none() {
+            return Err(Error::NotFound { path: from.to_owned() });
+        }
+        if target.kind.is_some() && !options.overwrite {
+            return Err(Error::Exists { path: to.to_owned() });
+        }
+        let from_dir = self.parent_dir(from, from_parent, false)?;
+        if source.kind == Some(EntryKind::Dir) {
+            self.refuse_blocked_inside(from, &from_dir, from_name, &source.rel)?;
+        }
+        let to_dir = self.parent_dir(to, to_parent, options.create_dirs)?;
+        from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
+        sync_dir(&to_dir);
+        if from_parent != to_parent {
+            sync_dir(&from_dir);
+        }
+        let moved = self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&source.rel);
+        self.forget(&source.rel);
+        if let Some(hash) = moved {
+            self.record(&target.rel, hash);
+        }
+        Ok(())
+    }
+
+    /// Whether something exists at `path` (a dangling link inside the root does not count).
+    ///
+    /// # Errors
+    /// Policy errors (a path leading outside is refused, not answered with `false`).
+    pub fn exists(&self, path: &str) -> Result<bool> {
+        Ok(self.resolve_inner(path, true)?.kind.is_some())
+    }
+
+    /// What the directory entry at `path` is, without following a final link (a link is
+    /// [`EntryKind::Symlink`], whatever it points to); `None` when there is none.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// use editkit_vfs::EntryKind;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("real.txt"), "x\n").unwrap();
+    /// std::os::unix::fs::symlink("real.txt", dir.path().join("alias.txt")).unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.entry_kind("real.txt")?, Some(EntryKind::File));
+    /// assert_eq!(workspace.entry_kind("alias.txt")?, Some(EntryKind::Symlink));
+    /// assert_eq!(workspace.entry_kind("none.txt")?, None);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// Policy errors.
+    pub fn entry_kind(&self, path: &str) -> Result<Option<EntryKind>> {
+        Ok(self.resolve_inner(path, false)?.kind)
+    }
+
+    /// What `path` names (following symlinks), and its size in bytes.
+    ///
+    /// # Errors
+    /// Policy errors, [`Error::NotFound`].
+    pub fn metadata(&self, path: &str) -> Result<Metadata> {
+        let resolved = self.resolve_inner(path, true)?;
+        let kind = resolved.kind.ok_or_else(|| Error::NotFound { path: path.to_owned() })?;
+        let size = if resolved.rel.is_empty() {
+            0
+        } else {
+            let fd =
+                crate::beneath::open(&self.root, &resolved.rel, rustix::fs::OFlags::PATH, rustix::fs::Mode::empty())
+                    .map_err(|e| Error::from_io("stat", path, e))?;
+            rustix::fs::fstat(&fd).map_err(|e| Error::from_io("stat", path, e.into()))?.st_size.unsigned_abs()
+        };
+        Ok(Metadata { kind, size })
+    }
+
+    /// Files and directories under `under` whose path relative to `under` matches `pattern`
+    /// (`*` does not cross `/`, `**` does). Returns sorted paths relative to the root. Blocked
+    /// entries and links leading outside are left out; linked directories are not entered.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPath`] for an absolute pattern, one with `..`, or one that does not
+    /// compile; policy errors for `under`.
+    pub fn glob(&self, pattern: &str, under: &str) -> Result<Vec<String>> {
+        let invalid = |reason: String| Error::InvalidPath { path: pattern.to_owned(), reason };
+        if pattern.starts_with('/') || pattern.split('/').any(|part| part == "..") {
+            return Err(invalid("glob patterns are relative to the directory and may not contain `..`".into()));
+        }
+        if pattern.contains('\0') {
+            return Err(invalid("contains a NUL byte".into()));
+        }
+        let matcher = crate::policy::compile_glob(pattern).map_err(|e| invalid(e.to_string()))?.compile_matcher();
+        let base = self.open_dir(under)?;
+        let base_rel = base.rel().to_owned();
+        let mut found = Vec::new();
+        base.walk(&mut |entry| {
+            let below = entry.rel.strip_prefix(&base_rel).unwrap_or(&entry.rel).trim_start_matches('/');
+            if matcher.is_match(below) {
+                found.push(entry.rel.clone());
+            }
+            true
+        })?;
+        found.sort();
+        Ok(found)
+    }
+}
+
+fn too_deep(given: &str) -> Error {
+    Error::TooDeep { path: given.to_owned(), limit: MAX_TREE_DEPTH }
+}
+
+/// The names in `dir` with whether each is a real directory (not a link), read in full so the
+/// listing's descriptor is closed before the caller descends.
+fn list_names(given: &str, dir: &Dir) -> Result<Vec<(String, bool)>> {
+    let mut names = Vec::new();
+    for entry in dir.entries().map_err(|e| Error::from_io("list", given, e))? {
+        let entry = entry.map_err(|e| Error::from_io("list", given, e))?;
+        let is_dir = entry.file_type().map_err(|e| Error::from_io("list", given, e))?.is_dir();
+        let Ok(name) = entry.file_name().into_string() else {
+            return Err(Error::InvalidPath {
+                path: format!("{given}/{}", entry.file_name().to_string_lossy()),
+                reason: "a name inside is not UTF-8, so the policy cannot judge it; remove it by hand".into(),
+            });
+        };
+        names.push((name, is_dir));
+    }
+    Ok(names)
+}
+
+/// Splits a canonical relative path into parent and final name; `None` for the root.
+/// The decoded text of bytes read from canonical `rel` (`path` as given, for errors).
+fn file_text(path: &str, rel: String, bytes: &[u8], sha256: Sha256) -> Result<FileText> {
+    let text = Text::decode(bytes).map_err(|err| Error::from_decode(path, err))?;
+    Ok(FileText { path: rel, text, sha256, size: bytes.len() as u64 })
+}

@@ -1,0 +1,31 @@
+//! The set of canonical paths locked in this process: the in-process half of a file lock.
+
+use std::collections::HashSet;
+use std::sync::{Condvar, Mutex, PoisonError};
+
+/// The set of canonical paths locked in this process.
+#[derive(Debug)]
+pub(crate) struct LockTable {
+    held: Mutex<HashSet<String>>,
+    freed: Condvar,
+    pub(crate) cross_process: bool,
+}
+
+impl LockTable {
+    pub(crate) fn new(cross_process: bool) -> Self {
+        LockTable { held: Mutex::new(HashSet::new()), freed: Condvar::new(), cross_process }
+    }
+
+    pub(crate) fn acquire(&self, rel: &str) {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        while held.contains(rel) {
+            held = self.freed.wait(held).unwrap_or_else(PoisonError::into_inner);
+        }
+        held.insert(rel.to_owned());
+    }
+
+    pub(crate) fn release(&self, rel: &str) {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).remove(rel);
+        self.freed.notify_all();
+    }
+}

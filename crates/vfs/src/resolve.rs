@@ -1,0 +1,153 @@
+//! Path resolution: a path as given becomes a canonical path relative to the root, judged by
+//! the policy component by component, with links followed inside the root only.
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::policy::MAX_LINK_FOLLOWS;
+use crate::workspace::{EntryKind, Workspace};
+
+/// Where resolution ended: the canonical path and what is there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// Canonical relative path, no symlinks, `""` for the root.
+    pub(crate) rel: String,
+    /// What exists there, `None` when nothing does.
+    pub(crate) kind: Option<EntryKind>,
+}
+
+impl Workspace {
+    /// Resolves `path` to its canonical relative form: policy checked, `..` applied, symlinks
+    /// followed while they stay inside the root. The path need not exist.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPath`], [`Error::OutsideWorkspace`], [`Error::SymlinkLoop`],
+    /// [`Error::Blocked`].
+    pub fn resolve(&self, path: &str) -> Result<String> {
+        Ok(self.resolve_inner(path, true)?.rel)
+    }
+
+    /// Resolves `path` like [`Workspace::resolve`] but does not follow a final symlink: the
+    /// result names the directory entry itself (what [`Workspace::delete`] removes), so a
+    /// deletion or a move can act on a link and never on the file it points to.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("real.txt"), "x\n").unwrap();
+    /// std::os::unix::fs::symlink("real.txt", dir.path().join("alias.txt")).unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.resolve("alias.txt")?, "real.txt");
+    /// assert_eq!(workspace.resolve_entry("alias.txt")?, "alias.txt");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Workspace::resolve`].
+    pub fn resolve_entry(&self, path: &str) -> Result<String> {
+        Ok(self.resolve_inner(path, false)?.rel)
+    }
+
+    /// Resolves with the policy; `follow_last` decides whether a final symlink is followed.
+    pub(crate) fn resolve_inner(&self, path: &str, follow_last: bool) -> Result<Resolved> {
+        let lexical = self.policy.normalise(path)?;
+        self.check_blocked(path, &lexical)?;
+        let resolved = self.resolve_components(path, &lexical, follow_last)?;
+        self.check_blocked(path, &resolved.rel)?;
+        Ok(resolved)
+    }
+
+    fn check_blocked(&self, given: &str, rel: &str) -> Result<()> {
+        match self.policy.blocked_by(rel) {
+            Some(pattern) => Err(Error::Blocked { path: given.to_owned(), pattern: pattern.to_owned() }),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether `rel` itself is blocked, for a walker whose directory was checked already.
+    pub(crate) fn is_blocked_exact(&self, rel: &str) -> bool {
+        self.policy.blocked_exact(rel)
+    }
+
+    /// Walks `lexical` component by component relative to the root handle, following symlinks
+    /// that stay inside.
+    fn resolve_components(&self, given: &str, lexical: &str, follow_last: bool) -> Result<Resolved> {
+        let mut pending: VecDeque<String> = lexical.split('/').filter(|p| !p.is_empty()).map(str::to_owned).collect();
+        let mut resolved: Vec<String> = Vec::new();
+        let mut follows = 0usize;
+        let mut kind = Some(EntryKind::Dir);
+        let outside = || Error::OutsideWorkspace { path: given.to_owned() };
+        while let Some(part) = pending.pop_front() {
+            match part.as_str() {
+                "" | "." => continue,
+                ".." => {
+                    // Only link targets bring `..` here; the caller's own were applied lexically.
+                    if resolved.pop().is_none() {
+                        return Err(outside());
+                    }
+                    kind = Some(EntryKind::Dir);
+                    continue;
+                }
+                _ => {}
+            }
+            if kind.is_none() {
+                // Below a missing component everything is missing; keep the spelling.
+                resolved.push(part);
+                continue;
+            }
+            if kind != Some(EntryKind::Dir) {
+                return Err(Error::NotFound { path: given.to_owned() });
+            }
+            let mut candidate = resolved.join("/");
+            if !candidate.is_empty() {
+                candidate.push('/');
+            }
+            candidate.push_str(&part);
+            let is_last = pending.is_empty();
+            match self.root.symlink_metadata(&candidate) {
+                Err(err) if matches!(err.kind(), std::io::ErrorKind::NotFound) => {
+                    kind = None;
+                    resolved.push(part);
+                }
+                Err(err) => return Err(Error::from_io("resolve", given, err)),
+                Ok(meta) if meta.is_symlink() && (follow_last || !is_last) => {
+                    follows += 1;
+                    if follows > MAX_LINK_FOLLOWS {
+                        return Err(Error::SymlinkLoop { path: given.to_owned(), limit: MAX_LINK_FOLLOWS });
+                    }
+                    let target =
+                        self.root.read_link_contents(&candidate).map_err(|e| Error::from_io("read link", given, e))?;
+                    let target = target.to_str().ok_or_else(outside)?.to_owned();
+                    if target.is_empty() {
+                        return Err(Error::NotFound { path: given.to_owned() });
+                    }
+                    let mut next: VecDeque<String> = if target.starts_with('/') {
+                        let absolute = crate::policy::lexical_absolute(Path::new(&target));
+                        let rest = absolute.strip_prefix(&self.root_real).map_err(|_| outside())?;
+                        resolved.clear();
+                        rest.to_str().ok_or_else(outside)?.split('/').map(str::to_owned).collect()
+                    } else {
+                        target.split('/').map(str::to_owned).collect()
+                    };
+                    next.extend(pending.drain(..));
+                    pending = next;
+                    kind = Some(EntryKind::Dir);
+                }
+                Ok(meta) => {
+                    kind = Some(if meta.is_symlink() {
+                        EntryKind::Symlink
+                    } else if meta.is_dir() {
+                        EntryKind::Dir
+                    } else if meta.is_file() {
+                        EntryKind::File
+                    } else {
+                        EntryKind::Other
+                    });
+                    resolved.push(part);
+                }
+            }
+        }
+        Ok(Resolved { rel: resolved.join("/"), kind })
+    }
+}
