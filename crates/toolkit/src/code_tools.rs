@@ -2,7 +2,7 @@
 
 use editkit_vfs::WriteOptions;
 
-use crate::code;
+use crate::analysis;
 use crate::error::{Error, Result};
 use crate::toolkit::Toolkit;
 use crate::types::*;
@@ -35,8 +35,8 @@ impl Toolkit {
         let path = request.path.clone();
         // The errors already there are counted on the text the edit read under its lock.
         let response = self.edit(&edit, |old_text, new_text| {
-            let errors = code::python_syntax_errors(new_text);
-            if errors.len() > code::python_syntax_errors(old_text).len() {
+            let errors = analysis::python_syntax_errors(new_text);
+            if errors.len() > analysis::python_syntax_errors(old_text).len() {
                 return Err(Error::SyntaxError { path: path.clone(), errors });
             }
             Ok(())
@@ -53,14 +53,10 @@ impl Toolkit {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("m.py"), "class A:\n    def f(self):\n        return 1\n").unwrap();
     /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
-    /// let symbols = toolkit.file_symbols(PathRequest { path: "m.py".into() })?.symbols;
+    /// let symbols = toolkit.file_symbols(PathRequest::new("m.py"))?.symbols;
     /// assert_eq!((symbols[1].name.as_str(), symbols[1].parent.as_deref()), ("f", Some("A")));
-    /// toolkit.replace_function(ReplaceFunctionRequest {
-    ///     path: "m.py".into(),
-    ///     function_name: "A.f".into(),
-    ///     new_implementation: "def f(self):\n    return 2\n".into(),
-    ///     backup: false,
-    /// })?;
+    /// let new = "def f(self):\n    return 2\n";
+    /// toolkit.replace_function(ReplaceFunctionRequest::new("m.py", "A.f", new).backup(false))?;
     /// assert_eq!(std::fs::read_to_string(dir.path().join("m.py")).unwrap(), "class A:\n    def f(self):\n        return 2\n");
     /// # Ok(()) }
     /// ```
@@ -75,7 +71,7 @@ impl Toolkit {
         let file = lock.read_for_write(None, false)?;
         let rel = file.path().to_owned();
         let old = file.text();
-        let new = code::replace_function(&rel, old, &request.function_name, &request.new_implementation)?;
+        let new = analysis::replace_function(&rel, old, &request.function_name, &request.new_implementation)?;
         let mut text = file.decoded().clone();
         // Splice only the changed middle so untouched lines keep their original endings.
         let prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
@@ -106,7 +102,7 @@ impl Toolkit {
     pub fn file_symbols(&self, request: PathRequest) -> Result<FileSymbolsResponse> {
         let (_, workspace) = self.route(&request.path);
         let file = workspace.peek(&request.path)?;
-        let (file_type, symbols) = code::symbols(file.path(), file.text())?;
+        let (file_type, symbols) = analysis::symbols(file.path(), file.text())?;
         Ok(FileSymbolsResponse { path: file.path().to_owned(), file_type, symbols })
     }
 
@@ -117,7 +113,7 @@ impl Toolkit {
     pub fn check_syntax(&self, request: PathRequest) -> Result<CheckSyntaxResponse> {
         let (_, workspace) = self.route(&request.path);
         let file = workspace.peek(&request.path)?;
-        let (file_type, valid, errors) = code::check(file.path(), file.text())?;
+        let (file_type, valid, errors) = analysis::check(file.path(), file.text())?;
         Ok(CheckSyntaxResponse { path: file.path().to_owned(), file_type, valid, errors })
     }
 

@@ -41,9 +41,10 @@
 //! ```
 #![deny(missing_docs)]
 
-mod code;
+mod analysis;
 #[cfg(feature = "analyze")]
 mod code_tools;
+mod editor_tools;
 mod error;
 mod history;
 pub mod json;

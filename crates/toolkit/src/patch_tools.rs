@@ -38,7 +38,7 @@ impl Toolkit {
     ///     format!("*** Begin Patch\n*** Update File: a.py\n@@\n-a = 1\n+a = 2\n*** Update File: b.py\n@@\n-{b_old}\n+b = 2\n*** End Patch\n")
     /// };
     /// // The second hunk does not match: nothing is written, not even a.py.
-    /// let request = |text: String| editkit::ApplyPatchRequest { patch: text, force: false, dry_run: false, strict: false };
+    /// let request = editkit::ApplyPatchRequest::new;
     /// assert!(toolkit.apply_patch(request(patch("b = 9"))).is_err());
     /// assert_eq!(std::fs::read_to_string(dir.path().join("a.py")).unwrap(), "a = 1\n");
     /// let applied = toolkit.apply_patch(request(patch("b = 1")))?;

@@ -18,16 +18,7 @@ impl Toolkit {
     /// std::fs::write(dir.path().join("file1.py"), "# TODO: fix\n").unwrap();
     /// std::fs::write(dir.path().join("file2.py"), "done = True\n").unwrap();
     /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
-    /// let found = toolkit.search_files(editkit::SearchFilesRequest {
-    ///     pattern: "TODO".into(),
-    ///     path: ".".into(),
-    ///     glob: None,
-    ///     file_extension: Some(".py".into()),
-    ///     regex: true,
-    ///     case_sensitive: None,
-    ///     max_results: 100,
-    ///     context_lines: 0,
-    /// })?;
+    /// let found = toolkit.search_files(editkit::SearchFilesRequest::new("TODO").file_extension(".py"))?;
     /// assert_eq!(found.files_with_matches, 1);
     /// assert_eq!(found.results[0].file, "file1.py");
     /// # Ok(()) }

@@ -1,16 +1,17 @@
-//! The `Toolkit`: workspaces, options, and every tool as a typed method.
+//! The `Toolkit`: workspaces, options, and the file tools (read, write, edit, delete, undo).
+//! The code, patch, search and editor tools are methods of it too, in their own modules.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 use editkit_matcher as matcher;
 use editkit_vfs::{EntryKind, Policy, Text, Workspace, WriteOptions};
 
-use crate::code;
+use crate::analysis;
 use crate::error::{Error, Result};
 use crate::history;
-use crate::sessions::{Session, SessionUsage, Sessions};
+use crate::sessions::Sessions;
 use crate::types::*;
 use editkit_matcher::diff;
 
@@ -86,36 +87,27 @@ impl Default for ToolkitOptions {
 /// std::fs::write(dir.path().join("app.py"), "def main():\n\treturn 1\n").unwrap();
 /// let toolkit = Toolkit::open(dir.path(), ToolkitOptions::default())?;
 ///
-/// let read = toolkit.read_file(ReadFileRequest { path: "app.py".into(), offset: None, limit: None })?;
+/// let read = toolkit.read_file(ReadFileRequest::new("app.py"))?;
 /// assert_eq!(read.line_count, 2);
 ///
 /// // The agent's old text drifted (spaces for the file's tab): it still lands, says how,
 /// // and the new text is indented like the file.
-/// let edit = toolkit.edit_file(EditFileRequest {
-///     path: "app.py".into(),
-///     old_string: "    return 1".into(),
-///     new_string: "    return 2".into(),
-///     replace_all: false,
-///     expected_hash: Some(read.sha256),
-///     force: false,
-///     dry_run: false,
-///     backup: false,
-///     within: None,
-/// })?;
+/// let edit = EditFileRequest::new("app.py", "    return 1", "    return 2").expected_hash(read.sha256);
+/// let edit = toolkit.edit_file(edit)?;
 /// assert_eq!(edit.rung, editkit::matcher::Rung::LineTrimmed);
 /// assert_eq!(std::fs::read_to_string(dir.path().join("app.py")).unwrap(), "def main():\n\treturn 2\n");
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
 pub struct Toolkit {
-    roots: Vec<Workspace>,
-    options: ToolkitOptions,
-    sessions: Mutex<Sessions>,
-    next_session: AtomicU64,
+    pub(crate) roots: Vec<Workspace>,
+    pub(crate) options: ToolkitOptions,
+    pub(crate) sessions: Mutex<Sessions>,
+    pub(crate) next_session: AtomicU64,
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
-fn line_window(text: &str, offset: Option<usize>, limit: Option<usize>) -> (String, bool) {
+pub(crate) fn line_window(text: &str, offset: Option<usize>, limit: Option<usize>) -> (String, bool) {
     if offset.unwrap_or(1) <= 1 && limit.is_none() {
         return (text.to_owned(), false);
     }
@@ -269,7 +261,7 @@ impl Toolkit {
             return Ok(None);
         }
         let Ok(text) = std::str::from_utf8(bytes) else { return Ok(None) };
-        let Some(formatted) = code::format(&self.root_paths(), lock.path(), text, &self.options.formatting) else {
+        let Some(formatted) = analysis::format(&self.root_paths(), lock.path(), text, &self.options.formatting) else {
             return Ok(None);
         };
         if formatted.as_bytes() == bytes {
@@ -296,15 +288,10 @@ impl Toolkit {
         self.roots.iter().map(Workspace::root_path).collect()
     }
 
-    /// Post-write diagnostics for a canonical path in `workspace` (run after the lock is
+    /// Post-write diagnostics for canonical path `rel` holding `text` (run after the lock is
     /// released: they only read).
-    #[allow(unused_variables)]
-    pub(crate) fn after_write(&self, workspace: &Workspace, rel: &str, text: &str) -> DiagnosticsInfo {
-        #[cfg(feature = "analyze")]
-        let diagnostics = code::diagnostics(&self.root_paths(), rel, text, &self.options.diagnostics);
-        #[cfg(not(feature = "analyze"))]
-        let diagnostics = DiagnosticsInfo::default();
-        diagnostics
+    pub(crate) fn after_write(&self, _workspace: &Workspace, rel: &str, text: &str) -> DiagnosticsInfo {
+        analysis::after_write(self, rel, text)
     }
 
     // -----------------------------------------------------------------------------------------
@@ -346,8 +333,8 @@ impl Toolkit {
             }
             Err(err) => return Err(editkit_vfs::Error::from_decode(&request.path, err).into()),
         };
-        let file_type = code::text_type(&rel, decoded.as_str());
-        let facts = code::facts(&rel, decoded.as_str());
+        let file_type = analysis::text_type(&rel, decoded.as_str());
+        let facts = analysis::facts(&rel, decoded.as_str());
         let (content, partial) = line_window(decoded.as_str(), request.offset, request.limit);
         Ok(ReadFileResponse {
             path: rel,
@@ -403,15 +390,9 @@ impl Toolkit {
     /// use editkit::{ReadFileRequest, WriteFileRequest};
     /// let dir = tempfile::tempdir().unwrap();
     /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
-    /// let request = |content: &str| WriteFileRequest {
-    ///     path: "notes/todo.md".into(),
-    ///     content: content.into(),
-    ///     create_dirs: true,
-    ///     force: false,
-    ///     expected_hash: None,
-    /// };
+    /// let request = |content: &str| WriteFileRequest::new("notes/todo.md", content);
     /// toolkit.write_file(request("- ship\n"))?;
-    /// toolkit.read_file(ReadFileRequest { path: "notes/todo.md".into(), offset: None, limit: None })?;
+    /// toolkit.read_file(ReadFileRequest::new("notes/todo.md"))?;
     /// // Someone else changes the file after our read: our next write is refused.
     /// std::fs::write(dir.path().join("notes/todo.md"), "- theirs\n").unwrap();
     /// assert_eq!(toolkit.write_file(request("- mine\n")).unwrap_err().kind(), "stale");
@@ -435,7 +416,7 @@ impl Toolkit {
         drop(lock);
         let diagnostics = self.after_write(workspace, &rel, &request.content);
         Ok(WriteFileResponse {
-            file_type: code::file_type(&rel, request.content.as_bytes()),
+            file_type: analysis::file_type(&rel, request.content.as_bytes()),
             path: rel,
             size_bytes: written.size,
             sha256: written.sha256,
@@ -467,7 +448,7 @@ impl Toolkit {
         self.writable("write_python_file")?;
         #[cfg(feature = "analyze")]
         if request.validate {
-            let errors = code::python_syntax_errors(&request.content);
+            let errors = analysis::python_syntax_errors(&request.content);
             if !errors.is_empty() {
                 return Err(Error::SyntaxError { path: request.path, errors });
             }
@@ -534,7 +515,7 @@ impl Toolkit {
         let rel = file.path().to_owned();
         let old_text = file.decoded();
         let within = match request.within.as_deref() {
-            Some(scope) => Some(self.scope(&rel, old_text.as_str(), scope)?),
+            Some(scope) => Some(analysis::scope(&rel, old_text.as_str(), scope)?),
             None => None,
         };
         let options = matcher::MatchOptions { within, ..Default::default() };
@@ -583,14 +564,6 @@ impl Toolkit {
         Ok(response)
     }
 
-    #[allow(unused_variables)]
-    fn scope(&self, rel: &str, text: &str, within: &str) -> Result<std::ops::Range<usize>> {
-        #[cfg(feature = "analyze")]
-        return code::scope(rel, text, within);
-        #[cfg(not(feature = "analyze"))]
-        Err(Error::invalid("within", "scoping an edit needs the `analyze` feature"))
-    }
-
     /// Restores a file to its content before the last change made through editkit (the file
     /// is deleted if the change created it). Refused if the file changed since, unless forced.
     ///
@@ -600,15 +573,8 @@ impl Toolkit {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "before\n").unwrap();
     /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
-    /// let write = WriteFileRequest {
-    ///     path: "a.txt".into(),
-    ///     content: "after\n".into(),
-    ///     create_dirs: true,
-    ///     force: false,
-    ///     expected_hash: None,
-    /// };
-    /// toolkit.write_file(write)?;
-    /// toolkit.undo_edit(UndoEditRequest { path: "a.txt".into(), force: false })?;
+    /// toolkit.write_file(WriteFileRequest::new("a.txt", "after\n"))?;
+    /// toolkit.undo_edit(UndoEditRequest::new("a.txt"))?;
     /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "before\n");
     /// # Ok(()) }
     /// ```
@@ -641,194 +607,6 @@ impl Toolkit {
         Ok(GenerateDiffResponse { has_changes: old != new, diff, additions, deletions })
     }
 
-    // -----------------------------------------------------------------------------------------
-    // Editor sessions
-
-    fn sessions(&self) -> std::sync::MutexGuard<'_, Sessions> {
-        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn session<T>(&self, id: &str, f: impl FnOnce(&mut Session) -> Result<T>) -> Result<T> {
-        self.sessions().with(id, f)
-    }
-
-    /// How many editor sessions are open and how many bytes they hold, with the bounds
-    /// ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]) and the number evicted.
-    ///
-    /// ```
-    /// let dir = tempfile::tempdir().unwrap();
-    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
-    /// toolkit.editor_load(editkit::EditorLoadRequest { path: "a.txt".into() }).unwrap();
-    /// let usage = toolkit.session_usage();
-    /// assert_eq!((usage.sessions, usage.bytes), (1, 8));
-    /// ```
-    #[must_use]
-    pub fn session_usage(&self) -> SessionUsage {
-        self.sessions().usage()
-    }
-
-    /// Loads a file into a new in-memory editor session.
-    ///
-    /// Sessions are bounded ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]): when
-    /// a bound is passed, the least recently used sessions are evicted, and a later call on
-    /// one is refused as `not_found` saying it was evicted and which file to load again.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), editkit::Error> {
-    /// use editkit::{EditorEditRequest, EditorLoadRequest, SessionRequest};
-    /// let dir = tempfile::tempdir().unwrap();
-    /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
-    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
-    /// let session = toolkit.editor_load(EditorLoadRequest { path: "a.txt".into() })?.session_id;
-    /// for (old, new) in [("one", "1"), ("two", "2")] {
-    ///     let edit = EditorEditRequest { session_id: session.clone(), old: old.into(), new: new.into(), replace_all: false };
-    ///     toolkit.editor_edit(edit)?;
-    /// }
-    /// toolkit.editor_store(SessionRequest { session_id: session })?;
-    /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "1\n2\n");
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    /// Path and encoding errors; `too_large` for a file whose session alone would pass
-    /// [`ToolkitOptions::max_session_bytes`].
-    pub fn editor_load(&self, request: EditorLoadRequest) -> Result<EditorLoadResponse> {
-        let (root, workspace) = self.route(&request.path);
-        let file = workspace.read(&request.path)?;
-        let id = format!("s{}", self.next_session.fetch_add(1, Ordering::Relaxed));
-        let response = EditorLoadResponse {
-            session_id: id.clone(),
-            path: file.path().to_owned(),
-            line_count: file.line_count(),
-            sha256: file.sha256(),
-        };
-        let size = file.text().len();
-        crate::sessions::check_fits(file.path(), crate::sessions::cost(size, size), self.options.max_session_bytes)?;
-        let session = Session::new(root, file.path().to_owned(), file.sha256(), file.into_decoded());
-        self.sessions().insert(id, session)?;
-        Ok(response)
-    }
-
-    /// Reads a session's buffer (or a range of its lines).
-    ///
-    /// # Errors
-    /// `not_found` for an unknown session.
-    pub fn editor_read(&self, request: EditorReadRequest) -> Result<EditorReadResponse> {
-        self.session(&request.session_id, |s| {
-            let (content, _) = line_window(s.buffer.as_str(), request.offset, request.limit);
-            Ok(EditorReadResponse {
-                session_id: request.session_id.clone(),
-                content,
-                line_count: s.buffer.line_count(),
-                modified: s.buffer.as_str() != s.loaded.as_str(),
-            })
-        })
-    }
-
-    /// Replaces a session's whole buffer.
-    ///
-    /// # Errors
-    /// `not_found` for an unknown session.
-    pub fn editor_write(&self, request: EditorWriteRequest) -> Result<EditorStateResponse> {
-        self.session(&request.session_id, |s| {
-            let size = crate::sessions::cost(request.text.len(), s.loaded.as_str().len());
-            crate::sessions::check_fits(&s.path, size, self.options.max_session_bytes)?;
-            s.buffer = Text::new(&request.text, s.loaded.dominant_ending(), s.loaded.bom());
-            Ok(EditorStateResponse {
-                session_id: request.session_id.clone(),
-                line_count: s.buffer.line_count(),
-                replacements: 0,
-                rung: None,
-                modified: s.buffer.as_str() != s.loaded.as_str(),
-            })
-        })
-    }
-
-    /// Edits a session's buffer with the same ladder as edit_file.
-    ///
-    /// # Errors
-    /// `not_found` for an unknown session or text; `ambiguous`, `no_change`...
-    pub fn editor_edit(&self, request: EditorEditRequest) -> Result<EditorStateResponse> {
-        self.session(&request.session_id, |s| {
-            let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
-            let replaced = replace(s.buffer.as_str(), &request.old, &request.new, &matcher::MatchOptions::default())
-                .map_err(|source| Error::Edit { path: s.path.clone(), source })?;
-            let next = splice_replaced(&s.buffer, &replaced, "old")?;
-            crate::sessions::check_fits(
-                &s.path,
-                crate::sessions::cost(next.as_str().len(), s.loaded.as_str().len()),
-                self.options.max_session_bytes,
-            )?;
-            s.buffer = next;
-            Ok(EditorStateResponse {
-                session_id: request.session_id.clone(),
-                line_count: s.buffer.line_count(),
-                replacements: replaced.matches().len(),
-                rung: Some(replaced.rung()),
-                modified: s.buffer.as_str() != s.loaded.as_str(),
-            })
-        })
-    }
-
-    /// The diff between the file on disk now and a session's buffer.
-    ///
-    /// # Errors
-    /// `not_found` for an unknown session; path and encoding errors.
-    pub fn editor_diff(&self, request: SessionRequest) -> Result<GenerateDiffResponse> {
-        let (root, path, buffer) =
-            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone())))?;
-        let workspace = &self.roots[root];
-        let disk = match workspace.peek(&path) {
-            Ok(file) => file.text().to_owned(),
-            Err(editkit_vfs::Error::NotFound { .. }) => String::new(),
-            Err(err) => return Err(err.into()),
-        };
-        let diff = diff::file(&path, &disk, buffer.as_str(), 3);
-        let (additions, deletions) = diff::counts(&disk, buffer.as_str());
-        Ok(GenerateDiffResponse { has_changes: disk != buffer.as_str(), diff, additions, deletions })
-    }
-
-    /// Writes a session's buffer to its file; refused if the file changed on disk since the
-    /// session loaded it.
-    ///
-    /// # Errors
-    /// `not_found` for an unknown session; `stale`; path errors.
-    pub fn editor_store(&self, request: SessionRequest) -> Result<EditorStoreResponse> {
-        self.writable("editor_store")?;
-        let (root, path, buffer, sha256) =
-            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone(), s.sha256)))?;
-        let workspace = &self.roots[root];
-        let lock = workspace.lock(&path)?;
-        let bytes = buffer.encode();
-        let options = WriteOptions { expected_hash: Some(sha256), create_dirs: false, ..Default::default() };
-        let (written, _) = self.write_kept(workspace, &lock, &bytes, &options)?;
-        drop(lock);
-        self.session(&request.session_id, |s| {
-            s.sha256 = written.sha256;
-            s.loaded = s.buffer.clone();
-            Ok(())
-        })?;
-        Ok(EditorStoreResponse {
-            session_id: request.session_id,
-            path,
-            size_bytes: written.size,
-            sha256: written.sha256,
-        })
-    }
-
-    /// Closes a session, discarding unstored changes.
-    ///
-    /// # Errors
-    /// `not_found` for an unknown session.
-    pub fn editor_clear(&self, request: SessionRequest) -> Result<EditorClearResponse> {
-        let session = self.sessions().remove(&request.session_id)?;
-        Ok(EditorClearResponse {
-            session_id: request.session_id,
-            discarded_changes: session.buffer.as_str() != session.loaded.as_str(),
-        })
-    }
-
     /// Files under a directory matching a glob (without the `search` feature: no ignore rules).
     ///
     /// # Errors
@@ -843,7 +621,7 @@ impl Toolkit {
 
 /// `text` with each replacement of `replaced` spliced into the decoded text, so untouched lines
 /// keep their bytes (line endings, BOM); `field` names the argument a range error is about.
-fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: &str) -> Result<Text> {
+pub(crate) fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: &str) -> Result<Text> {
     let mut next = text.clone();
     for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
         let piece = replaced.text().get(inserted.clone()).unwrap_or_default();

@@ -220,6 +220,7 @@ pub struct CheckerInfo {
 /// Read a text file with its hash (arms the staleness guard for later writes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ReadFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -279,6 +280,7 @@ pub struct ReadFileResponse {
 /// Write a whole file atomically.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct WriteFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -319,6 +321,7 @@ pub struct WriteFileResponse {
 /// Write a Python file, refusing content with syntax errors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct WritePythonFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -350,6 +353,7 @@ pub struct WritePythonFileResponse {
 /// Write a Markdown file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct WriteMarkdownFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -379,6 +383,7 @@ pub struct WriteMarkdownFileResponse {
 /// Replace one exact (or whitespace-drifted) piece of text in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EditFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -454,6 +459,7 @@ pub struct EditFileResponse {
 /// Edit a Python file, refusing an edit that introduces syntax errors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EditPythonFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -485,6 +491,7 @@ pub struct EditPythonFileResponse {
 /// Replace a whole function or method by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ReplaceFunctionRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -520,6 +527,7 @@ pub struct ReplaceFunctionResponse {
 /// Apply a multi-file patch atomically.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ApplyPatchRequest {
     /// The patch: `*** Begin Patch` format, `@@`/`===` hunks, or a unified diff.
     #[serde(alias = "input", alias = "diff")]
@@ -593,6 +601,7 @@ pub struct ApplyPatchResponse {
 /// Restore a file to its content before the last change made through editkit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct UndoEditRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -605,6 +614,7 @@ pub struct UndoEditRequest {
 /// Undo the last patch as a whole.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct UndoPatchRequest {
     /// Restore even if files changed since the patch (default: false).
     #[serde(default)]
@@ -626,6 +636,7 @@ pub struct UndoResponse {
 /// Search file contents (regex by default), honouring .gitignore.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct SearchFilesRequest {
     /// The regex (or literal, with regex=false) to look for.
     #[serde(alias = "query")]
@@ -656,6 +667,7 @@ pub struct SearchFilesRequest {
 /// List a directory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ListDirRequest {
     /// Directory, relative to the workspace root (default: the root).
     #[serde(default = "dot", alias = "directory")]
@@ -674,6 +686,7 @@ pub struct ListDirResponse {
 /// Find files by glob, honouring .gitignore.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct GlobRequest {
     /// Glob relative to `path` (`**/*.py`); `*` does not cross `/`.
     pub pattern: String,
@@ -696,6 +709,7 @@ pub struct GlobResponse {
 /// A path argument alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct PathRequest {
     /// Path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -730,6 +744,7 @@ pub struct DeleteResponse {
 /// Diff a file against proposed content, without writing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct GenerateDiffRequest {
     /// File path, relative to the workspace root (a missing file diffs against empty).
     #[serde(alias = "file_path", alias = "filepath")]
@@ -783,6 +798,7 @@ pub struct CheckSyntaxResponse {
 /// Create or refresh named sections of a project index Markdown file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct UpdateProjectIndexRequest {
     /// Directory holding the index, relative to the workspace root (default: the root).
     #[serde(default = "dot")]
@@ -821,6 +837,7 @@ pub struct UpdateProjectIndexResponse {
 /// Load a file into an in-memory editor session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EditorLoadRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
@@ -844,6 +861,7 @@ pub struct EditorLoadResponse {
 /// Read a session's buffer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EditorReadRequest {
     /// The session.
     pub session_id: String,
@@ -871,6 +889,7 @@ pub struct EditorReadResponse {
 /// Replace a session's whole buffer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EditorWriteRequest {
     /// The session.
     pub session_id: String,
@@ -882,6 +901,7 @@ pub struct EditorWriteRequest {
 /// Edit a session's buffer with the same matcher as edit_file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct EditorEditRequest {
     /// The session.
     pub session_id: String,
@@ -899,6 +919,7 @@ pub struct EditorEditRequest {
 /// A session id alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct SessionRequest {
     /// The session.
     pub session_id: String,
@@ -996,4 +1017,129 @@ pub struct SearchFilesResponse {
     pub skipped: Vec<SkippedFile>,
     /// Whether results were cut at max_results.
     pub truncated: bool,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constructors and setters of requests.
+
+/// `new` with a request's required fields (every other field takes the default the JSON
+/// contract gives it when absent) and one builder-style setter per optional field: text
+/// fields take anything that converts into a `String`, the others their own type.
+macro_rules! request {
+    (
+        $request:ident { $($required:ident: $rtype:ty),* $(,)? }
+        $(defaults { $($field:ident: $ftype:ty = $default:expr),* $(,)? })?
+        $(text_defaults { $($tfield:ident = $tdefault:expr),* $(,)? })?
+        $(optional { $($opt:ident: $otype:ty),* $(,)? })?
+        $(optional_text { $($topt:ident),* $(,)? })?
+    ) => {
+        impl $request {
+            /// A request with its required fields; every other field takes the default the JSON
+            /// contract gives it.
+            #[must_use]
+            pub fn new($($required: impl Into<$rtype>),*) -> Self {
+                $request {
+                    $($required: $required.into(),)*
+                    $($($field: $default,)*)?
+                    $($($tfield: $tdefault,)*)?
+                    $($($opt: None,)*)?
+                    $($($topt: None,)*)?
+                }
+            }
+            $($(
+                #[doc = concat!("Sets `", stringify!($field), "`.")]
+                #[must_use]
+                pub fn $field(mut self, $field: $ftype) -> Self {
+                    self.$field = $field;
+                    self
+                }
+            )*)?
+            $($(
+                #[doc = concat!("Sets `", stringify!($tfield), "`.")]
+                #[must_use]
+                pub fn $tfield(mut self, $tfield: impl Into<String>) -> Self {
+                    self.$tfield = $tfield.into();
+                    self
+                }
+            )*)?
+            $($(
+                #[doc = concat!("Sets `", stringify!($opt), "`.")]
+                #[must_use]
+                pub fn $opt(mut self, $opt: $otype) -> Self {
+                    self.$opt = Some($opt);
+                    self
+                }
+            )*)?
+            $($(
+                #[doc = concat!("Sets `", stringify!($topt), "`.")]
+                #[must_use]
+                pub fn $topt(mut self, $topt: impl Into<String>) -> Self {
+                    self.$topt = Some($topt.into());
+                    self
+                }
+            )*)?
+        }
+    };
+}
+
+request!(ReadFileRequest { path: String } optional { offset: usize, limit: usize });
+request!(
+    WriteFileRequest { path: String, content: String }
+    defaults { create_dirs: bool = yes(), force: bool = false }
+    optional { expected_hash: editkit_vfs::Sha256 }
+);
+request!(
+    WritePythonFileRequest { path: String, content: String }
+    defaults { validate: bool = yes(), create_dirs: bool = yes() }
+);
+request!(WriteMarkdownFileRequest { path: String, content: String } defaults { create_dirs: bool = yes() });
+request!(
+    EditFileRequest { path: String, old_string: String, new_string: String }
+    defaults { replace_all: bool = false, force: bool = false, dry_run: bool = false, backup: bool = false }
+    optional { expected_hash: editkit_vfs::Sha256 }
+    optional_text { within }
+);
+request!(
+    EditPythonFileRequest { path: String, old_content: String, new_content: String }
+    defaults { backup: bool = yes(), dry_run: bool = false }
+);
+request!(
+    ReplaceFunctionRequest { path: String, function_name: String, new_implementation: String }
+    defaults { backup: bool = yes() }
+);
+request!(ApplyPatchRequest { patch: String } defaults { force: bool = false, dry_run: bool = false, strict: bool = false });
+request!(UndoEditRequest { path: String } defaults { force: bool = false });
+request!(UndoPatchRequest {} defaults { force: bool = false });
+request!(
+    SearchFilesRequest { pattern: String }
+    defaults { regex: bool = yes(), max_results: usize = hundred(), context_lines: usize = 0 }
+    text_defaults { path = dot() }
+    optional { case_sensitive: bool }
+    optional_text { glob, file_extension }
+);
+request!(ListDirRequest {} text_defaults { path = dot() });
+request!(GlobRequest { pattern: String } text_defaults { path = dot() });
+request!(PathRequest { path: String });
+request!(GenerateDiffRequest { path: String, new_content: String } defaults { context_lines: usize = three() });
+request!(
+    UpdateProjectIndexRequest {}
+    text_defaults { project_root = dot(), file = project_md() }
+    optional_text { project_name, description, structure, instructions }
+);
+request!(EditorLoadRequest { path: String });
+request!(EditorReadRequest { session_id: String } optional { offset: usize, limit: usize });
+request!(EditorWriteRequest { session_id: String, text: String });
+request!(EditorEditRequest { session_id: String, old: String, new: String } defaults { replace_all: bool = false });
+request!(SessionRequest { session_id: String });
+
+impl Default for ListDirRequest {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Default for UpdateProjectIndexRequest {
+    fn default() -> Self {
+        Self::new()
+    }
 }

@@ -278,7 +278,7 @@ fn read_only_toolkits_refuse_writes() {
             .unwrap();
     assert!(toolkit.edit_file(edit).unwrap().diff.contains("+two"));
     let patch = "*** Begin Patch\n*** Update File: b.txt\n-one\n+two\n*** End Patch\n";
-    let request = editkit::ApplyPatchRequest { patch: patch.into(), force: false, dry_run: true, strict: false };
+    let request = editkit::ApplyPatchRequest::new(patch).dry_run(true);
     assert!(toolkit.apply_patch(request).unwrap().dry_run);
     // And through JSON.
     let dry = json!({"path": "b.txt", "old_string": "one", "new_string": "two", "dry_run": true});

@@ -81,15 +81,7 @@ impl Scene {
 }
 
 fn write(toolkit: &Toolkit, path: &str, content: &str) -> editkit::WriteFileResponse {
-    toolkit
-        .write_file(WriteFileRequest {
-            path: path.into(),
-            content: content.into(),
-            create_dirs: true,
-            force: true,
-            expected_hash: None,
-        })
-        .unwrap()
+    toolkit.write_file(WriteFileRequest::new(path, content).force(true)).unwrap()
 }
 
 /// rustfmt from PATH, or a failure saying how to get it.
@@ -150,7 +142,7 @@ fn formatting_is_contained_and_written_through_the_workspace() {
     assert_eq!(written.sha256, editkit::vfs::Sha256::of(on_disk.as_bytes()), "the reported hash is the formatted one");
     assert_eq!(written.size_bytes, on_disk.len() as u64);
     // The undo entry expects the formatted hash: undo needs no force and removes the new file.
-    toolkit.undo_edit(UndoEditRequest { path: "src/main.rs".into(), force: false }).unwrap();
+    toolkit.undo_edit(UndoEditRequest::new("src/main.rs")).unwrap();
     assert!(!scene.root.join("src/main.rs").exists());
 }
 
@@ -182,9 +174,7 @@ fn a_patched_file_is_formatted_as_contained_as_a_written_one() {
     });
     let patch = "*** Begin Patch\n*** Update File: src/main.rs\n-fn main() {}\n+fn main( ) { if true { let _a = 1; } }\n\
                  *** End Patch\n";
-    let applied = toolkit
-        .apply_patch(editkit::ApplyPatchRequest { patch: patch.into(), force: false, dry_run: false, strict: false })
-        .unwrap();
+    let applied = toolkit.apply_patch(editkit::ApplyPatchRequest::new(patch)).unwrap();
     scene.assert_outside_untouched("rustfmt with a toolchain file, through a patch");
     let on_disk = std::fs::read_to_string(scene.root.join("src/main.rs")).unwrap();
     assert!(!on_disk.contains("PLANTED"), "the repository's rustfmt ran: {on_disk}");

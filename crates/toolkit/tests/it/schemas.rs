@@ -42,3 +42,48 @@ fn unknown_fields_and_wrong_types_name_the_field() {
     env.put("a.txt", b"x\n");
     env.ok("edit_file", serde_json::json!({"file_path": "a.txt", "old_str": "x", "new_str": "y"}));
 }
+
+/// A request built in Rust from its required fields is the request JSON with those fields
+/// alone deserialises to: the constructors and the contract's defaults cannot drift apart.
+#[test]
+fn request_constructors_take_the_contracts_defaults() {
+    use editkit::*;
+    macro_rules! same {
+        ($built:expr, $json:tt) => {{
+            let built = $built;
+            let parsed = serde_json::from_value(serde_json::json!($json)).unwrap();
+            assert_eq!(built, parsed, "{}", stringify!($built));
+        }};
+    }
+    same!(ReadFileRequest::new("a"), {"path": "a"});
+    same!(WriteFileRequest::new("a", "x"), {"path": "a", "content": "x"});
+    same!(WritePythonFileRequest::new("a.py", "x"), {"path": "a.py", "content": "x"});
+    same!(WriteMarkdownFileRequest::new("a.md", "x"), {"path": "a.md", "content": "x"});
+    same!(EditFileRequest::new("a", "o", "n"), {"path": "a", "old_string": "o", "new_string": "n"});
+    same!(EditPythonFileRequest::new("a.py", "o", "n"), {"path": "a.py", "old_content": "o", "new_content": "n"});
+    same!(ReplaceFunctionRequest::new("a.py", "f", "def f(): pass"), {"path": "a.py", "function_name": "f", "new_implementation": "def f(): pass"});
+    same!(ApplyPatchRequest::new("p"), {"patch": "p"});
+    same!(UndoEditRequest::new("a"), {"path": "a"});
+    same!(UndoPatchRequest::new(), {});
+    same!(SearchFilesRequest::new("x"), {"pattern": "x"});
+    same!(ListDirRequest::new(), {});
+    same!(GlobRequest::new("*.py"), {"pattern": "*.py"});
+    same!(PathRequest::new("a"), {"path": "a"});
+    same!(GenerateDiffRequest::new("a", "x"), {"path": "a", "new_content": "x"});
+    same!(UpdateProjectIndexRequest::new(), {});
+    same!(EditorLoadRequest::new("a"), {"path": "a"});
+    same!(EditorReadRequest::new("s"), {"session_id": "s"});
+    same!(EditorWriteRequest::new("s", "t"), {"session_id": "s", "text": "t"});
+    same!(EditorEditRequest::new("s", "o", "n"), {"session_id": "s", "old": "o", "new": "n"});
+    same!(SessionRequest::new("s"), {"session_id": "s"});
+    // Setters set what they name.
+    let hash = editkit::vfs::Sha256::of(b"x");
+    same!(
+        EditFileRequest::new("a", "o", "n").replace_all(true).expected_hash(hash).within("f"),
+        {"path": "a", "old_string": "o", "new_string": "n", "replace_all": true, "expected_hash": hash.to_string(), "within": "f"}
+    );
+    same!(
+        SearchFilesRequest::new("x").path("src").max_results(5).case_sensitive(true),
+        {"pattern": "x", "path": "src", "max_results": 5, "case_sensitive": true}
+    );
+}

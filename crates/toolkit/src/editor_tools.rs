@@ -1,0 +1,201 @@
+//! Editor sessions: a file loaded into a buffer, edited in steps (`editor_write`,
+//! `editor_edit`), diffed and stored once, under the staleness guard of the load. The store of
+//! sessions and its bounds are `sessions.rs`'.
+
+use std::sync::atomic::Ordering;
+
+use editkit_matcher as matcher;
+use editkit_matcher::diff;
+use editkit_vfs::{Text, WriteOptions};
+
+use crate::error::{Error, Result};
+use crate::sessions::{Session, SessionUsage, Sessions};
+use crate::toolkit::{Toolkit, line_window, splice_replaced};
+use crate::types::*;
+
+impl Toolkit {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, Sessions> {
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn session<T>(&self, id: &str, f: impl FnOnce(&mut Session) -> Result<T>) -> Result<T> {
+        self.sessions().with(id, f)
+    }
+
+    /// How many editor sessions are open and how many bytes they hold, with the bounds
+    /// ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]) and the number evicted.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
+    /// toolkit.editor_load(editkit::EditorLoadRequest::new("a.txt")).unwrap();
+    /// let usage = toolkit.session_usage();
+    /// assert_eq!((usage.sessions, usage.bytes), (1, 8));
+    /// ```
+    #[must_use]
+    pub fn session_usage(&self) -> SessionUsage {
+        self.sessions().usage()
+    }
+
+    /// Loads a file into a new in-memory editor session.
+    ///
+    /// Sessions are bounded ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]): when
+    /// a bound is passed, the least recently used sessions are evicted, and a later call on
+    /// one is refused as `not_found` saying it was evicted and which file to load again.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit::Error> {
+    /// use editkit::{EditorEditRequest, EditorLoadRequest, SessionRequest};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
+    /// let session = toolkit.editor_load(EditorLoadRequest::new("a.txt"))?.session_id;
+    /// for (old, new) in [("one", "1"), ("two", "2")] {
+    ///     let edit = EditorEditRequest::new(session.clone(), old, new);
+    ///     toolkit.editor_edit(edit)?;
+    /// }
+    /// toolkit.editor_store(SessionRequest::new(session))?;
+    /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "1\n2\n");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// Path and encoding errors; `too_large` for a file whose session alone would pass
+    /// [`ToolkitOptions::max_session_bytes`].
+    pub fn editor_load(&self, request: EditorLoadRequest) -> Result<EditorLoadResponse> {
+        let (root, workspace) = self.route(&request.path);
+        let file = workspace.read(&request.path)?;
+        let id = format!("s{}", self.next_session.fetch_add(1, Ordering::Relaxed));
+        let response = EditorLoadResponse {
+            session_id: id.clone(),
+            path: file.path().to_owned(),
+            line_count: file.line_count(),
+            sha256: file.sha256(),
+        };
+        let size = file.text().len();
+        crate::sessions::check_fits(file.path(), crate::sessions::cost(size, size), self.options.max_session_bytes)?;
+        let session = Session::new(root, file.path().to_owned(), file.sha256(), file.into_decoded());
+        self.sessions().insert(id, session)?;
+        Ok(response)
+    }
+
+    /// Reads a session's buffer (or a range of its lines).
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session.
+    pub fn editor_read(&self, request: EditorReadRequest) -> Result<EditorReadResponse> {
+        self.session(&request.session_id, |s| {
+            let (content, _) = line_window(s.buffer.as_str(), request.offset, request.limit);
+            Ok(EditorReadResponse {
+                session_id: request.session_id.clone(),
+                content,
+                line_count: s.buffer.line_count(),
+                modified: s.buffer.as_str() != s.loaded.as_str(),
+            })
+        })
+    }
+
+    /// Replaces a session's whole buffer.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session.
+    pub fn editor_write(&self, request: EditorWriteRequest) -> Result<EditorStateResponse> {
+        self.session(&request.session_id, |s| {
+            let size = crate::sessions::cost(request.text.len(), s.loaded.as_str().len());
+            crate::sessions::check_fits(&s.path, size, self.options.max_session_bytes)?;
+            s.buffer = Text::new(&request.text, s.loaded.dominant_ending(), s.loaded.bom());
+            Ok(EditorStateResponse {
+                session_id: request.session_id.clone(),
+                line_count: s.buffer.line_count(),
+                replacements: 0,
+                rung: None,
+                modified: s.buffer.as_str() != s.loaded.as_str(),
+            })
+        })
+    }
+
+    /// Edits a session's buffer with the same ladder as edit_file.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session or text; `ambiguous`, `no_change`...
+    pub fn editor_edit(&self, request: EditorEditRequest) -> Result<EditorStateResponse> {
+        self.session(&request.session_id, |s| {
+            let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
+            let replaced = replace(s.buffer.as_str(), &request.old, &request.new, &matcher::MatchOptions::default())
+                .map_err(|source| Error::Edit { path: s.path.clone(), source })?;
+            let next = splice_replaced(&s.buffer, &replaced, "old")?;
+            crate::sessions::check_fits(
+                &s.path,
+                crate::sessions::cost(next.as_str().len(), s.loaded.as_str().len()),
+                self.options.max_session_bytes,
+            )?;
+            s.buffer = next;
+            Ok(EditorStateResponse {
+                session_id: request.session_id.clone(),
+                line_count: s.buffer.line_count(),
+                replacements: replaced.matches().len(),
+                rung: Some(replaced.rung()),
+                modified: s.buffer.as_str() != s.loaded.as_str(),
+            })
+        })
+    }
+
+    /// The diff between the file on disk now and a session's buffer.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session; path and encoding errors.
+    pub fn editor_diff(&self, request: SessionRequest) -> Result<GenerateDiffResponse> {
+        let (root, path, buffer) =
+            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone())))?;
+        let workspace = &self.roots[root];
+        let disk = match workspace.peek(&path) {
+            Ok(file) => file.text().to_owned(),
+            Err(editkit_vfs::Error::NotFound { .. }) => String::new(),
+            Err(err) => return Err(err.into()),
+        };
+        let diff = diff::file(&path, &disk, buffer.as_str(), 3);
+        let (additions, deletions) = diff::counts(&disk, buffer.as_str());
+        Ok(GenerateDiffResponse { has_changes: disk != buffer.as_str(), diff, additions, deletions })
+    }
+
+    /// Writes a session's buffer to its file; refused if the file changed on disk since the
+    /// session loaded it.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session; `stale`; path errors.
+    pub fn editor_store(&self, request: SessionRequest) -> Result<EditorStoreResponse> {
+        self.writable("editor_store")?;
+        let (root, path, buffer, sha256) =
+            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone(), s.sha256)))?;
+        let workspace = &self.roots[root];
+        let lock = workspace.lock(&path)?;
+        let bytes = buffer.encode();
+        let options = WriteOptions { expected_hash: Some(sha256), create_dirs: false, ..Default::default() };
+        let (written, _) = self.write_kept(workspace, &lock, &bytes, &options)?;
+        drop(lock);
+        self.session(&request.session_id, |s| {
+            s.sha256 = written.sha256;
+            s.loaded = s.buffer.clone();
+            Ok(())
+        })?;
+        Ok(EditorStoreResponse {
+            session_id: request.session_id,
+            path,
+            size_bytes: written.size,
+            sha256: written.sha256,
+        })
+    }
+
+    /// Closes a session, discarding unstored changes.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown session.
+    pub fn editor_clear(&self, request: SessionRequest) -> Result<EditorClearResponse> {
+        let session = self.sessions().remove(&request.session_id)?;
+        Ok(EditorClearResponse {
+            session_id: request.session_id,
+            discarded_changes: session.buffer.as_str() != session.loaded.as_str(),
+        })
+    }
+}
