@@ -284,7 +284,7 @@ fn duplicate_reply(line: &[u8], err: &editkit::json::ParseError) -> Vec<u8> {
     {
         let refusal = editkit::Error::InvalidArgs { field: Some(field.to_owned()), message: err.to_string() };
         let contract = json!({"ok": false, "error": refusal.to_json()});
-        let mut result = crate::mcp::tool_result(contract);
+        let mut result = crate::result::tool_result(contract);
         // Absent means complete, for every protocol version.
         result.result_type = None;
         let result = serde_json::to_value(result).unwrap_or_else(|_| json!({"isError": true}));

@@ -41,6 +41,7 @@ mod framing;
 mod human;
 mod mcp;
 mod render;
+mod result;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -3,7 +3,7 @@
 //! tree side by side with ripgrep.
 #![allow(missing_docs)]
 
-use editkit_search::{Search, WalkOptions, files};
+use editkit_search::{Files, Search};
 use editkit_vfs::Workspace;
 
 fn main() {
@@ -52,6 +52,6 @@ fn regex_with_context(bencher: divan::Bencher<'_, '_>) {
 #[divan::bench]
 fn list_files(bencher: divan::Bencher<'_, '_>) {
     let (_dir, workspace) = fixture();
-    let options = WalkOptions::default();
-    bencher.bench(|| files(&workspace, "**/*.rs", ".", &options, 10_000).expect("files"));
+    let lister = Files::builder("**/*.rs").max_files(10_000).build().expect("glob");
+    bencher.bench(|| lister.run(&workspace, ".").expect("files"));
 }

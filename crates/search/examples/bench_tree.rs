@@ -145,15 +145,15 @@ fn run(args: &Args) -> Result<(), String> {
         return Ok(());
     }
     // The walk alone: every file the rules admit, against `rg --files`.
-    let options = editkit_search::WalkOptions::default();
-    let listed = editkit_search::files(&workspace, "**", ".", &options, usize::MAX).map_err(|e| e.to_string())?;
+    let lister = editkit_search::Files::builder("**").max_files(usize::MAX).build().map_err(|e| e.to_string())?;
+    let listed = lister.run(&workspace, ".").map_err(|e| e.to_string())?;
     let mut rg = Command::new("rg");
     rg.args(["--no-config", "--no-messages", "--files"]).arg(&tree);
     let rg_listed = rg.output().map_err(|e| e.to_string())?.stdout.iter().filter(|&&b| b == b'\n').count();
     let timing = compare(
         args.runs,
         || {
-            std::hint::black_box(editkit_search::files(&workspace, "**", ".", &options, usize::MAX).expect("files"));
+            std::hint::black_box(lister.run(&workspace, ".").expect("files"));
         },
         &mut rg,
     );

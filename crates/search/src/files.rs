@@ -9,15 +9,15 @@ use crate::rules::{Filter, MAX_GLOB_BYTES, WalkOptions, below};
 use crate::search::{MAX_SKIPPED, display_dir, open_start};
 use crate::walk::{FileRef, Visitor, walk};
 
-/// Default for the `max_files` argument of [`files`].
+/// Default for [`FilesBuilder::max_files`].
 pub const DEFAULT_MAX_FILES: usize = 1000;
 
-/// Files under the directory `path` whose path relative to it matches `glob`, visiting the
-/// same files a search would (ignore files, hidden files and links as `options` say). In the
-/// glob `*` does not cross `/` and `**` does (`**/*.py` finds Python files at any depth,
-/// `*.py` only directly in `path`); `{a,b}` and `[ab]` work. Returns paths relative to the
-/// workspace root, sorted, at most `max_files` of them (the first by path; more set
-/// `truncated`).
+/// Lists the files under a directory whose path relative to it matches a glob, visiting the
+/// same files a search would (ignore files, hidden files and links as the [`WalkOptions`]
+/// say). In the glob `*` does not cross `/` and `**` does (`**/*.py` finds Python files at any
+/// depth, `*.py` only directly in the directory); `{a,b}` and `[ab]` work. The paths are
+/// relative to the workspace root, sorted, at most [`FilesBuilder::max_files`] of them (the
+/// first by path; more set `truncated`).
 ///
 /// ```
 /// # fn main() -> Result<(), editkit_search::Error> {
@@ -26,49 +26,104 @@ pub const DEFAULT_MAX_FILES: usize = 1000;
 /// std::fs::write(dir.path().join("src/app.py"), "").unwrap();
 /// std::fs::write(dir.path().join("notes.md"), "").unwrap();
 /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
-/// let options = editkit_search::WalkOptions::default();
-/// let listed = editkit_search::files(&workspace, "**/*.py", ".", &options, 100)?;
+/// let listed = editkit_search::Files::builder("**/*.py").max_files(100).run(&workspace, ".")?;
 /// assert_eq!(listed.files, ["src/app.py"]);
 /// # Ok(()) }
 /// ```
-///
-/// # Errors
-/// [`Error::InvalidGlob`] for an empty or absolute glob, one with `..`, or one that does not
-/// compile; workspace errors for `path` (which must be a directory) as [`Error::Vfs`].
-pub fn files(
-    workspace: &Workspace,
-    glob: &str,
-    path: &str,
-    options: &WalkOptions,
+#[derive(Debug, Clone)]
+pub struct Files {
+    glob: String,
+    matcher: GlobMatcher,
+    options: WalkOptions,
     max_files: usize,
-) -> Result<FileList> {
-    let matcher = compile(glob)?;
-    let rel = workspace.resolve(path)?;
-    // Refuses a file or a missing path with the workspace's own error.
-    drop(workspace.open_dir(path)?);
-    let filter = Filter::new(options.clone(), &[], &[], &[])?;
-    let (start, listing, rules) = open_start(workspace, &rel, options)?;
-    let visitor = ListVisitor { matcher, start_rel: &rel };
-    let outputs = walk(start, listing, rules, &filter, &visitor, options.worker_count());
-    let mut files = Vec::new();
-    let mut skipped: Vec<Skipped> = Vec::new();
-    for output in outputs {
-        files.extend(output.state);
-        skipped.extend(output.skipped);
+}
+
+/// Configures a [`Files`] listing.
+#[derive(Debug, Clone)]
+pub struct FilesBuilder {
+    glob: String,
+    options: WalkOptions,
+    max_files: usize,
+}
+
+impl FilesBuilder {
+    /// How the walk treats ignore files, hidden files and links. Default: as a search does.
+    pub fn walk_options(&mut self, options: WalkOptions) -> &mut Self {
+        self.options = options;
+        self
     }
-    files.sort_unstable();
-    let mut truncated = false;
-    if files.len() > max_files {
-        files.truncate(max_files);
-        truncated = true;
+
+    /// Most paths listed. Default: [`DEFAULT_MAX_FILES`].
+    pub fn max_files(&mut self, limit: usize) -> &mut Self {
+        self.max_files = limit;
+        self
     }
-    skipped.retain(|entry| visitor.matcher.is_match(below(&rel, &entry.path)));
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    if skipped.len() > MAX_SKIPPED {
-        skipped.truncate(MAX_SKIPPED);
-        truncated = true;
+
+    /// Compiles the glob.
+    ///
+    /// # Errors
+    /// [`Error::InvalidGlob`] for an empty or absolute glob, one with `..`, or one that does
+    /// not compile.
+    pub fn build(&self) -> Result<Files> {
+        Ok(Files {
+            glob: self.glob.clone(),
+            matcher: compile(&self.glob)?,
+            options: self.options.clone(),
+            max_files: self.max_files,
+        })
     }
-    Ok(FileList { pattern: glob.to_owned(), directory: display_dir(&rel), files, skipped, truncated })
+
+    /// Builds and runs the listing in one step; see [`Files::run`].
+    ///
+    /// # Errors
+    /// As [`FilesBuilder::build`] and [`Files::run`].
+    pub fn run(&self, workspace: &Workspace, path: &str) -> Result<FileList> {
+        self.build()?.run(workspace, path)
+    }
+}
+
+impl Files {
+    /// A builder listing the files that match `glob`.
+    pub fn builder(glob: impl Into<String>) -> FilesBuilder {
+        FilesBuilder { glob: glob.into(), options: WalkOptions::default(), max_files: DEFAULT_MAX_FILES }
+    }
+
+    /// Lists the matching files under the directory `path`.
+    ///
+    /// # Errors
+    /// Workspace errors for `path` (which must be a directory) as [`Error::Vfs`].
+    pub fn run(&self, workspace: &Workspace, path: &str) -> Result<FileList> {
+        let matcher = self.matcher.clone();
+        let glob = &self.glob;
+        let options = &self.options;
+        let max_files = self.max_files;
+        let rel = workspace.resolve(path)?;
+        // Refuses a file or a missing path with the workspace's own error.
+        drop(workspace.open_dir(path)?);
+        let filter = Filter::new(options.clone(), &[], &[], &[])?;
+        let (start, listing, rules) = open_start(workspace, &rel, options)?;
+        let visitor = ListVisitor { matcher, start_rel: &rel };
+        let outputs = walk(start, listing, rules, &filter, &visitor, options.worker_count());
+        let mut files = Vec::new();
+        let mut skipped: Vec<Skipped> = Vec::new();
+        for output in outputs {
+            files.extend(output.state);
+            skipped.extend(output.skipped);
+        }
+        files.sort_unstable();
+        let mut truncated = false;
+        if files.len() > max_files {
+            files.truncate(max_files);
+            truncated = true;
+        }
+        skipped.retain(|entry| visitor.matcher.is_match(below(&rel, &entry.path)));
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        if skipped.len() > MAX_SKIPPED {
+            skipped.truncate(MAX_SKIPPED);
+            truncated = true;
+        }
+        Ok(FileList { pattern: glob.to_owned(), directory: display_dir(&rel), files, skipped, truncated })
+    }
 }
 
 fn compile(glob: &str) -> Result<GlobMatcher> {

@@ -10,7 +10,7 @@
 //!
 //! Output is bounded and deterministic: files sorted by path, at most `max_results` lines
 //! (the first in path and line order), long lines cut around the match with [`CUT_MARKER`],
-//! binary and non-UTF-8 files skipped with a reason. [`files`] lists the files a search would
+//! binary and non-UTF-8 files skipped with a reason. [`Files`] lists the files a search would
 //! visit that match a glob.
 //!
 //! ```
@@ -48,7 +48,7 @@ mod sink;
 mod walk;
 
 pub use error::{Error, Result};
-pub use files::{DEFAULT_MAX_FILES, files};
+pub use files::{DEFAULT_MAX_FILES, Files, FilesBuilder};
 pub use output::{FileList, FileMatches, Match, SearchResults, SkipReason, Skipped};
 pub use rules::WalkOptions;
 pub use search::{

@@ -116,7 +116,7 @@ impl std::fmt::Display for SkipReason {
     }
 }
 
-/// What [`crate::files`] found.
+/// What [`crate::Files::run`] found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct FileList {

@@ -185,11 +185,6 @@ mod imp {
         Ok((kind.into(), report.valid, report.errors.iter().map(SyntaxErrorInfo::from).collect()))
     }
 
-    /// Post-write diagnostics of canonical `rel`, now holding `text`.
-    pub(crate) fn after_write(toolkit: &crate::Toolkit, rel: &str, text: &str) -> DiagnosticsInfo {
-        diagnostics(&toolkit.root_paths(), rel, text, &toolkit.options().diagnostics)
-    }
-
     /// The byte range of a symbol path (code) or heading path (Markdown) for `within`.
     pub(crate) fn scope(path: &str, text: &str, within: &str) -> Result<std::ops::Range<usize>> {
         let kind = kind_of(path, text);
@@ -212,11 +207,6 @@ mod imp {
 mod imp {
     use super::Facts;
     use crate::types::FileType;
-
-    /// Without the `analyze` feature there are no diagnostics.
-    pub(crate) fn after_write(_toolkit: &crate::Toolkit, _rel: &str, _text: &str) -> crate::types::DiagnosticsInfo {
-        crate::types::DiagnosticsInfo::default()
-    }
 
     /// Without the `analyze` feature an edit cannot be scoped to a symbol or section.
     pub(crate) fn scope(_rel: &str, _text: &str, _within: &str) -> crate::error::Result<std::ops::Range<usize>> {

@@ -343,8 +343,10 @@ impl Error {
             Error::Search(_) => {}
             #[cfg(feature = "patch")]
             Error::Patch(err) => {
-                if let Ok(Value::Object(more)) = serde_json::to_value(crate::patch_error_details(err)) {
-                    map.extend(more);
+                // Every failing hunk with its path, number, preview, kind and closest region.
+                let failures = err.failures();
+                if !failures.is_empty() {
+                    map.insert("failures".into(), json!(failures));
                 }
             }
             Error::SyntaxError { path, errors } => {

@@ -71,6 +71,3 @@ pub use editkit_patch as patch;
 #[cfg(feature = "search")]
 pub use editkit_search as search;
 pub use editkit_vfs as vfs;
-
-#[cfg(feature = "patch")]
-pub(crate) use patch_tools::error_details as patch_error_details;

@@ -1,19 +1,11 @@
 //! apply_patch and undo_patch through editkit-patch (the `patch` feature).
 
 use editkit_patch as patch;
-use serde_json::{Value, json};
 
 use crate::error::Result;
 use crate::history;
 use crate::toolkit::Toolkit;
 use crate::types::*;
-
-/// Details of a refused patch: every failing hunk with its path, number, preview, kind and
-/// closest region.
-pub(crate) fn error_details(err: &patch::Error) -> Value {
-    let failures = err.failures();
-    if failures.is_empty() { json!({}) } else { json!({ "failures": failures }) }
-}
 
 fn action(action: patch::Action) -> PatchAction {
     match action {

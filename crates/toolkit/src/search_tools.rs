@@ -96,7 +96,7 @@ impl Toolkit {
     pub fn glob(&self, request: GlobRequest) -> Result<GlobResponse> {
         let (_, workspace) = self.route(&request.path);
         let listed =
-            search::files(workspace, &request.pattern, &request.path, &search::WalkOptions::default(), MAX_GLOB_FILES)?;
+            search::Files::builder(request.pattern.as_str()).max_files(MAX_GLOB_FILES).run(workspace, &request.path)?;
         Ok(GlobResponse { pattern: request.pattern, matches: listed.files, truncated: listed.truncated })
     }
 }

@@ -291,7 +291,14 @@ impl Toolkit {
     /// Post-write diagnostics for canonical path `rel` holding `text` (run after the lock is
     /// released: they only read).
     pub(crate) fn after_write(&self, _workspace: &Workspace, rel: &str, text: &str) -> DiagnosticsInfo {
-        analysis::after_write(self, rel, text)
+        #[cfg(feature = "analyze")]
+        return analysis::diagnostics(&self.root_paths(), rel, text, &self.options.diagnostics);
+        #[cfg(not(feature = "analyze"))]
+        {
+            // Without the `analyze` feature there are no diagnostics to run.
+            let _ = (rel, text);
+            DiagnosticsInfo::default()
+        }
     }
 
     // -----------------------------------------------------------------------------------------

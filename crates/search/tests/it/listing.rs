@@ -1,12 +1,12 @@
-//! `files(glob)`: the listing the glob tool uses, with the search's rules.
+//! `Files`: the listing the glob tool uses, with the search's rules.
 
-use editkit_search::{Error, WalkOptions, files};
+use editkit_search::{Error, Files, WalkOptions};
 
 use crate::support::Tree;
 
 #[track_caller]
 fn lists(tree: &Tree, glob: &str, path: &str, options: &WalkOptions) -> Vec<String> {
-    files(&tree.workspace(), glob, path, options, 1000).unwrap().files
+    Files::builder(glob).walk_options(options.clone()).run(&tree.workspace(), path).unwrap().files
 }
 
 fn project() -> Tree {
@@ -53,7 +53,7 @@ fn star_stays_in_one_directory_and_paths_are_root_relative() {
     assert_eq!(lists(&tree, "*.rs", "src", &defaults), ["src/lib.rs", "src/main.rs"]);
     assert_eq!(lists(&tree, "*.md", ".", &defaults), ["README.md"]);
     assert_eq!(lists(&tree, "{main,mod}.rs", "src", &defaults), ["src/main.rs"]);
-    let listed = files(&tree.workspace(), "**/*.rs", "src", &defaults, 1000).unwrap();
+    let listed = Files::builder("**/*.rs").walk_options(defaults.clone()).run(&tree.workspace(), "src").unwrap();
     assert_eq!(listed.directory, "src");
     assert_eq!(listed.pattern, "**/*.rs");
 }
@@ -61,7 +61,7 @@ fn star_stays_in_one_directory_and_paths_are_root_relative() {
 #[test]
 fn listing_is_bounded_and_flags_truncation() {
     let tree = project();
-    let listed = files(&tree.workspace(), "**/*.rs", ".", &WalkOptions::default(), 2).unwrap();
+    let listed = Files::builder("**/*.rs").max_files(2).run(&tree.workspace(), ".").unwrap();
     assert_eq!(listed.files, ["src/lib.rs", "src/main.rs"]);
     assert!(listed.truncated);
 }
@@ -70,7 +70,7 @@ fn listing_is_bounded_and_flags_truncation() {
 fn listing_reports_links_out_and_refuses_bad_globs() {
     let tree = project();
     tree.link(&tree.out, "out_link.rs");
-    let listed = files(&tree.workspace(), "**/*.rs", ".", &WalkOptions::default(), 1000).unwrap();
+    let listed = Files::builder("**/*.rs").run(&tree.workspace(), ".").unwrap();
     assert!(!listed.files.contains(&"out_link.rs".to_owned()));
     assert_eq!(listed.skipped.len(), 1);
     assert_eq!(
@@ -78,12 +78,12 @@ fn listing_reports_links_out_and_refuses_bad_globs() {
         ("out_link.rs", "outside_workspace")
     );
     for glob in ["", "/etc/*", "../*", "a/../../b", "[", "a\0"] {
-        let err = files(&tree.workspace(), glob, ".", &WalkOptions::default(), 10).unwrap_err();
+        let err = Files::builder(glob).run(&tree.workspace(), ".").unwrap_err();
         assert!(matches!(err, Error::InvalidGlob { .. }), "{glob:?}: {err:?}");
         assert_eq!(err.kind(), "invalid_args");
     }
-    let err = files(&tree.workspace(), "*", "README.md", &WalkOptions::default(), 10).unwrap_err();
+    let err = Files::builder("*").run(&tree.workspace(), "README.md").unwrap_err();
     assert_eq!(err.kind(), "invalid_args", "a file is not a directory to list: {err}");
-    let err = files(&tree.workspace(), "*", "../outside", &WalkOptions::default(), 10).unwrap_err();
+    let err = Files::builder("*").run(&tree.workspace(), "../outside").unwrap_err();
     assert_eq!(err.kind(), "outside_workspace");
 }
