@@ -89,3 +89,35 @@ fn every_rung_crate_fuzz_target_and_task_is_named() {
         }
     }
 }
+
+/// Each library crate's section of ARCHITECTURE.md starts the reader at the entry point that
+/// crate's lib.rs example uses, so the map and the first example agree.
+#[test]
+fn each_crate_starts_at_the_entry_point_of_its_example() {
+    let doc = architecture();
+    for (folder, package) in [
+        ("vfs", "editkit-vfs"),
+        ("matcher", "editkit-matcher"),
+        ("patch", "editkit-patch"),
+        ("analyze", "editkit-analyze"),
+        ("search", "editkit-search"),
+        ("toolkit", "editkit"),
+    ] {
+        let heading = format!("### crates/{folder} ({package})");
+        let section = doc.split(&heading).nth(1).unwrap_or_else(|| panic!("no section `{heading}`"));
+        let section = section.split("\n### ").next().unwrap_or_default();
+        let start = flat(section);
+        let entry = start
+            .split("Start at `")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+            .unwrap_or_else(|| panic!("`{heading}` names no entry point (`Start at ...`)"));
+        let name = entry.split("::").next().unwrap_or(entry);
+        let lib = std::fs::read_to_string(repo().join(format!("crates/{folder}/src/lib.rs"))).unwrap();
+        let example: String = lib.lines().filter_map(|line| line.strip_prefix("//!")).collect::<Vec<_>>().join("\n");
+        assert!(
+            example.contains(name),
+            "ARCHITECTURE.md starts {package} at `{entry}`, which its lib.rs example does not use"
+        );
+    }
+}
