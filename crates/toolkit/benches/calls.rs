@@ -3,7 +3,7 @@
 //! is timed) and on a Markdown file with the default options. `cargo xtask bench toolkit`
 //! runs this; `--baseline REV` runs it on another revision too and prints the ratios.
 
-use editkit::{Toolkit, ToolkitOptions};
+use editkit::Toolkit;
 use serde_json::json;
 
 fn main() {
@@ -19,7 +19,9 @@ fn toolkit(diagnostics_off: bool) -> (tempfile::TempDir, Toolkit) {
     std::fs::write(dir.path().join("app.py"), python_source()).expect("fixture");
     let notes: String = (0..300).map(|n| format!("- item {n}\n")).collect();
     std::fs::write(dir.path().join("notes.md"), notes).expect("fixture");
-    let mut options = ToolkitOptions::default();
+    // The options type is never named, so this file also builds on a baseline revision whose
+    // options type had another name (`cargo xtask bench toolkit --baseline REV`).
+    let mut options = Toolkit::open(dir.path(), Default::default()).expect("toolkit").options().clone();
     if diagnostics_off {
         options.diagnostics.mode = editkit::analyze::DiagnosticsMode::Off;
     }
