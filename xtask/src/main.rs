@@ -37,7 +37,7 @@ cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests,
 cargo xtask bench [AREA] [--baseline REV]
                             benchmarks; AREA is vfs, matcher, analyze, search, patch or toolkit (all
                             by default); with --baseline, the toolkit's per-call bench also runs on
-                            REV and prints the ratios
+                            REV, in alternating rounds, and prints the ratios
 cargo xtask fuzz [TARGET...] [--seconds N]
                             libFuzzer targets of fuzz/ (installs cargo-fuzz), keeping a minimised
                             corpus and crashers under fixtures/fuzz/<target>/
@@ -254,11 +254,33 @@ fn bench_vfs() -> Result<()> {
 /// Per-call times of `read_file` and `edit_file` (divan, `crates/toolkit/benches/calls.rs`);
 /// with a baseline revision, the same bench on that revision (in a throwaway worktree) and the
 /// ratios after/before.
+/// A bench run's median per bench name, in nanoseconds.
+type Medians = Vec<(String, f64)>;
+
+/// Rounds of each side in a baseline comparison.
+const BASELINE_ROUNDS: usize = 6;
+
+/// Per bench, the median over rounds of its per-round median (benches missing from a round are
+/// left out of it).
+fn median_of_rounds(rounds: &[Medians]) -> Medians {
+    let Some(first) = rounds.first() else { return Vec::new() };
+    first
+        .iter()
+        .map(|(name, _)| {
+            let mut values: Vec<f64> = rounds
+                .iter()
+                .filter_map(|round| round.iter().find(|(other, _)| other == name).map(|(_, ns)| *ns))
+                .collect();
+            values.sort_by(f64::total_cmp);
+            (name.clone(), values[values.len() / 2])
+        })
+        .collect()
+}
+
 fn bench_toolkit(baseline: Option<&str>) -> Result<()> {
     let root = workspace_root();
-    let after = divan_medians(&root, &root.join("target"))?;
     let Some(revision) = baseline else {
-        for (name, ns) in &after {
+        for (name, ns) in &divan_medians(&root, &root.join("target"))? {
             println!("{name:<28} {:>10.1}µs", ns / 1e3);
         }
         return Ok(());
@@ -277,7 +299,7 @@ fn bench_toolkit(baseline: Option<&str>) -> Result<()> {
             revision,
         ],
     )?;
-    let result = (|| {
+    let result = (|| -> Result<(Medians, Medians)> {
         // The same bench file on the old code: its Cargo.toml gains the bench if it lacks it.
         std::fs::create_dir_all(tree.join("crates/toolkit/benches"))?;
         std::fs::copy(root.join("crates/toolkit/benches/calls.rs"), tree.join("crates/toolkit/benches/calls.rs"))?;
@@ -288,11 +310,26 @@ fn bench_toolkit(baseline: Option<&str>) -> Result<()> {
             text.push_str("\n[[bench]]\nname = \"calls\"\nharness = false\n");
             std::fs::write(&manifest, text)?;
         }
-        divan_medians(&tree, &root.join("target/bench-baseline"))
+        // Alternating rounds, so a machine that slows down or speeds up during the run (it is
+        // shared) weighs on both sides alike; each side's median is the median of its rounds.
+        let (mut now, mut then) = (Vec::new(), Vec::new());
+        for round in 0..BASELINE_ROUNDS {
+            if round % 2 == 0 {
+                now.push(divan_medians(&root, &root.join("target"))?);
+                then.push(divan_medians(&tree, &root.join("target/bench-baseline"))?);
+            } else {
+                then.push(divan_medians(&tree, &root.join("target/bench-baseline"))?);
+                now.push(divan_medians(&root, &root.join("target"))?);
+            }
+        }
+        Ok((median_of_rounds(&now), median_of_rounds(&then)))
     })();
     let _ = Command::new("git").args(["worktree", "remove", "--force"]).arg(&tree).current_dir(&root).status();
-    let before = result?;
-    println!("\n{:<28} {:>12} {:>12} {:>8}", "bench", revision, "now", "ratio");
+    let (after, before) = result?;
+    println!(
+        "\n{:<28} {:>12} {:>12} {:>8}   (medians of {BASELINE_ROUNDS} alternating rounds)",
+        "bench", revision, "now", "ratio"
+    );
     for (name, now) in &after {
         if let Some((_, then)) = before.iter().find(|(other, _)| other == name) {
             println!("{name:<28} {:>10.1}µs {:>10.1}µs {:>8.3}", then / 1e3, now / 1e3, now / then);
