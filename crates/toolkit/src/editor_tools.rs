@@ -23,7 +23,7 @@ impl Toolkit {
     }
 
     /// How many editor sessions are open and how many bytes they hold, with the bounds
-    /// ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]) and the number evicted.
+    /// ([`ToolkitOptions::max_sessions`](crate::ToolkitOptions::max_sessions), [`ToolkitOptions::max_session_bytes`](crate::ToolkitOptions::max_session_bytes)) and the number evicted.
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
@@ -40,7 +40,7 @@ impl Toolkit {
 
     /// Loads a file into a new in-memory editor session.
     ///
-    /// Sessions are bounded ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]): when
+    /// Sessions are bounded ([`ToolkitOptions::max_sessions`](crate::ToolkitOptions::max_sessions), [`ToolkitOptions::max_session_bytes`](crate::ToolkitOptions::max_session_bytes)): when
     /// a bound is passed, the least recently used sessions are evicted, and a later call on
     /// one is refused as `not_found` saying it was evicted and which file to load again.
     ///
@@ -62,7 +62,7 @@ impl Toolkit {
     ///
     /// # Errors
     /// Path and encoding errors; `too_large` for a file whose session alone would pass
-    /// [`ToolkitOptions::max_session_bytes`].
+    /// [`ToolkitOptions::max_session_bytes`](crate::ToolkitOptions::max_session_bytes).
     pub fn editor_load(&self, request: EditorLoadRequest) -> Result<EditorLoadResponse> {
         let (root, workspace) = self.route(&request.path);
         let file = workspace.read(&request.path)?;
