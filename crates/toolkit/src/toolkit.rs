@@ -107,6 +107,36 @@ pub struct Toolkit {
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
+/// Whole reads of files up to this size carry their code facts or outline by default.
+const FACTS_BY_DEFAULT_BYTES: u64 = 256 << 10;
+
+/// The lines a read shows: `offset` (1-based) on, at most `limit`.
+struct Window {
+    content: String,
+    start_line: usize,
+    end_line: usize,
+    partial: bool,
+}
+
+/// The window of `text` (of `total` lines) a read asks for; an `offset` past the last line is
+/// an error naming the line count, never an empty success.
+fn read_window(path: &str, text: &str, total: usize, offset: Option<usize>, limit: Option<usize>) -> Result<Window> {
+    let start = offset.unwrap_or(1).max(1);
+    if start > total.max(1) {
+        return Err(Error::invalid(
+            "offset",
+            format!(
+                "offset {start} is past the end of `{path}`, which has {total} line{}; read from an offset between 1 and {}",
+                if total == 1 { "" } else { "s" },
+                total.max(1)
+            ),
+        ));
+    }
+    let (content, partial) = line_window(text, offset, limit);
+    let shown = if partial { content.split_inclusive('\n').count() } else { total };
+    Ok(Window { content, start_line: start, end_line: start - 1 + shown, partial })
+}
+
 pub(crate) fn line_window(text: &str, offset: Option<usize>, limit: Option<usize>) -> (String, bool) {
     if offset.unwrap_or(1) <= 1 && limit.is_none() {
         return (text.to_owned(), false);
@@ -330,6 +360,10 @@ impl Toolkit {
                     line_endings: editkit_vfs::LineEndings::None,
                     bom: false,
                     partial: false,
+                    start_line: 1,
+                    end_line: 0,
+                    total_lines: 0,
+                    facts_included: false,
                     is_valid: None,
                     errors: Vec::new(),
                     symbols: Vec::new(),
@@ -341,19 +375,25 @@ impl Toolkit {
             Err(err) => return Err(editkit_vfs::Error::from_decode(&request.path, err).into()),
         };
         let file_type = analysis::text_type(&rel, decoded.as_str());
-        let facts = analysis::facts(&rel, decoded.as_str());
-        let (content, partial) = line_window(decoded.as_str(), request.offset, request.limit);
+        let total = decoded.line_count();
+        let window = read_window(&request.path, decoded.as_str(), total, request.offset, request.limit)?;
+        let facts_included = request.include_symbols.unwrap_or(!window.partial && size_bytes <= FACTS_BY_DEFAULT_BYTES);
+        let facts = if facts_included { analysis::facts(&rel, decoded.as_str()) } else { Default::default() };
         Ok(ReadFileResponse {
             path: rel,
-            content,
+            content: window.content,
             sha256,
             file_type,
-            line_count: decoded.line_count(),
+            line_count: total,
             size_bytes,
             is_binary: false,
             line_endings: decoded.line_endings(),
             bom: decoded.bom(),
-            partial,
+            partial: window.partial,
+            start_line: window.start_line,
+            end_line: window.end_line,
+            total_lines: total,
+            facts_included,
             is_valid: facts.is_valid,
             errors: facts.errors,
             symbols: facts.symbols,

@@ -231,6 +231,10 @@ pub struct ReadFileRequest {
     /// Most lines to return (default: the whole file).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Compute the code facts (syntax, symbols) or Markdown outline. Default: for a read of the
+    /// whole file up to 256 KiB; a range of lines gets them only when this is true.
+    #[serde(default)]
+    pub include_symbols: Option<bool>,
 }
 
 /// A file's content and facts.
@@ -260,6 +264,19 @@ pub struct ReadFileResponse {
     pub bom: bool,
     /// Whether `content` is a range of lines rather than the whole file.
     pub partial: bool,
+    /// First line in `content`, 1-based.
+    #[serde(default)]
+    pub start_line: usize,
+    /// Last line in `content` (`start_line - 1` when it holds none: an empty file or `limit: 0`).
+    #[serde(default)]
+    pub end_line: usize,
+    /// Lines in the whole file (as `line_count`).
+    #[serde(default)]
+    pub total_lines: usize,
+    /// Whether the facts below were computed (see `include_symbols`); when false they are empty
+    /// because they were not asked for, not because the file has none.
+    #[serde(default)]
+    pub facts_included: bool,
     /// For code: whether it parses.
     pub is_valid: Option<bool>,
     /// For code: syntax errors.
@@ -1082,7 +1099,7 @@ macro_rules! request {
     };
 }
 
-request!(ReadFileRequest { path: String } optional { offset: usize, limit: usize });
+request!(ReadFileRequest { path: String } optional { offset: usize, limit: usize, include_symbols: bool });
 request!(
     WriteFileRequest { path: String, content: String }
     defaults { create_dirs: bool = yes(), force: bool = false }

@@ -233,3 +233,34 @@ fn block_patterns_follow_gitignore_semantics() {
     assert_eq!(output.status.code(), Some(2), "{}", super::stderr(&output));
     assert!(super::stderr(&output).contains("a//b"), "{}", super::stderr(&output));
 }
+
+#[test]
+fn a_five_line_read_of_a_big_python_file_answers_a_few_kilobytes_and_says_which_lines() {
+    // 4,500 lines of real-looking code (1,500 three-line functions): the whole-file facts
+    // (symbols) stay out of a ranged read.
+    let source: String = (1..=1_500)
+        .map(|n| format!("def handler_{n}(request):\n    value = request.get({n})\n    return value\n"))
+        .collect();
+    let dir = workspace(&[("app.py", &source)]);
+    let output = run(
+        &["call", "--root", &root_arg(dir.path())],
+        r#"{"tool": "read_file", "args": {"path": "app.py", "offset": 2001, "limit": 5}}"#,
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.len() < 4 << 10, "the answer is {} bytes", text.len());
+    let result = &json_lines(&output)[0];
+    assert_eq!((result["start_line"].as_u64(), result["end_line"].as_u64()), (Some(2001), Some(2005)));
+    assert_eq!(result["total_lines"].as_u64(), Some(4_500));
+    assert_eq!(result["content"].as_str().map(|c| c.lines().count()), Some(5));
+
+    let past = run(
+        &["call", "--root", &root_arg(dir.path())],
+        r#"{"tool": "read_file", "args": {"path": "app.py", "offset": 4501}}"#,
+    );
+    // An argument error, so the exit code of bad input.
+    assert_eq!(past.status.code(), Some(2));
+    let refusal = &json_lines(&past)[0]["error"];
+    assert_eq!((refusal["kind"].as_str(), refusal["field"].as_str()), (Some("invalid_args"), Some("offset")));
+    assert!(refusal["message"].as_str().is_some_and(|m| m.contains("4500 lines")), "{refusal}");
+}

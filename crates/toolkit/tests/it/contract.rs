@@ -16,6 +16,54 @@ fn a_python_file_reads_as_python_with_its_symbol() {
 }
 
 #[test]
+fn a_ranged_read_says_which_lines_it_holds_and_carries_no_whole_file_facts() {
+    let source: String = (1..=4_500).map(|n| format!("def f{n}():\n    return {n}\n")).collect::<String>();
+    let env = Env::with_files(&[("big.py", source.as_str()), ("empty.txt", "")]);
+    let whole = env.ok("read_file", json!({"path": "big.py"}));
+    assert_eq!(
+        (whole["start_line"].as_u64(), whole["end_line"].as_u64(), whole["total_lines"].as_u64()),
+        (Some(1), Some(9_000), Some(9_000))
+    );
+    // 9,000 lines of definitions are over 64 KiB but under the 256 KiB default bound.
+    assert_eq!(whole["facts_included"], true);
+    assert_eq!(whole["symbols"].as_array().map(Vec::len), Some(4_500));
+
+    let ranged = env.ok("read_file", json!({"path": "big.py", "offset": 101, "limit": 5}));
+    assert_eq!(ranged["content"], "def f51():\n    return 51\ndef f52():\n    return 52\ndef f53():\n");
+    assert_eq!((ranged["start_line"].as_u64(), ranged["end_line"].as_u64()), (Some(101), Some(105)));
+    assert_eq!((ranged["partial"].as_bool(), ranged["total_lines"].as_u64()), (Some(true), Some(9_000)));
+    assert_eq!(ranged["facts_included"], false);
+    assert!(ranged["symbols"].as_array().is_some_and(Vec::is_empty));
+    assert!(ranged.to_string().len() < 4 << 10, "a 5-line read answers {} bytes", ranged.to_string().len());
+    let asked = env.ok("read_file", json!({"path": "big.py", "offset": 101, "limit": 5, "include_symbols": true}));
+    assert_eq!(asked["facts_included"], true);
+    assert_eq!(asked["symbols"].as_array().map(Vec::len), Some(4_500));
+
+    // The last lines, a window running past the end, and an offset past the end.
+    let tail = env.ok("read_file", json!({"path": "big.py", "offset": 8_999, "limit": 10}));
+    assert_eq!((tail["start_line"].as_u64(), tail["end_line"].as_u64()), (Some(8_999), Some(9_000)));
+    let past = env.refused("read_file", json!({"path": "big.py", "offset": 9_001}), "invalid_args");
+    assert_eq!(past["error"]["field"], "offset");
+    let message = past["error"]["message"].as_str().unwrap();
+    assert!(message.contains("9000 lines") && message.contains("between 1 and 9000"), "{message}");
+    // An empty file has no line to show: offset 1 reads it, offset 2 is past its end.
+    let empty = env.ok("read_file", json!({"path": "empty.txt", "offset": 1}));
+    assert_eq!(
+        (empty["start_line"].as_u64(), empty["end_line"].as_u64(), empty["content"].as_str()),
+        (Some(1), Some(0), Some(""))
+    );
+    env.refused("read_file", json!({"path": "empty.txt", "offset": 2}), "invalid_args");
+    // Past 256 KiB a whole read carries no facts unless asked.
+    env.put("huge.py", "x = 1\n".repeat(50_000).as_bytes());
+    let huge = env.ok("read_file", json!({"path": "huge.py"}));
+    assert_eq!((huge["facts_included"].as_bool(), huge["is_valid"].as_bool()), (Some(false), None));
+    let huge = env.ok("read_file", json!({"path": "huge.py", "include_symbols": true}));
+    assert_eq!((huge["facts_included"].as_bool(), huge["is_valid"].as_bool()), (Some(true), Some(true)));
+    let none = env.ok("read_file", json!({"path": "big.py", "offset": 3, "limit": 0}));
+    assert_eq!((none["start_line"].as_u64(), none["end_line"].as_u64()), (Some(3), Some(2)));
+}
+
+#[test]
 fn python_with_syntax_errors_is_refused_and_not_written() {
     let env = Env::new();
     let result = env.refused("write_python_file", json!({"path": "bad.py", "content": "x = 1 +"}), "syntax_error");
