@@ -376,7 +376,14 @@ impl Toolkit {
         };
         let file_type = analysis::text_type(&rel, decoded.as_str());
         let total = decoded.line_count();
-        let window = read_window(&request.path, decoded.as_str(), total, request.offset, request.limit)?;
+        let (offset, limit) = match (request.tail, request.offset, request.limit) {
+            (None, offset, limit) => (offset, limit),
+            (Some(tail), None, None) => (Some(total.saturating_sub(tail) + 1), Some(tail)),
+            (Some(_), ..) => {
+                return Err(Error::invalid("tail", "give tail (the last lines) or offset/limit, not both"));
+            }
+        };
+        let window = read_window(&request.path, decoded.as_str(), total, offset, limit)?;
         let facts_included = request.include_symbols.unwrap_or(!window.partial && size_bytes <= FACTS_BY_DEFAULT_BYTES);
         let facts = if facts_included { analysis::facts(&rel, decoded.as_str()) } else { Default::default() };
         Ok(ReadFileResponse {
@@ -510,15 +517,34 @@ impl Toolkit {
         })
     }
 
-    /// Deletes a file, a directory (recursively) or a symlink (never its target). A file's
-    /// content is kept for undo_edit; a deleted symlink is not (the file it pointed to is
-    /// untouched).
+    /// Deletes a file, a directory or a symlink (never its target). A directory that is not
+    /// empty needs `recursive`. A file's content is kept for undo_edit; a deleted symlink is
+    /// not (the file it pointed to is untouched), nor is a directory's content.
     ///
     /// # Errors
-    /// Path errors, `not_found`, `invalid_args` for the root.
-    pub fn delete(&self, request: PathRequest) -> Result<DeleteResponse> {
+    /// Path errors, `not_found`, `invalid_args` for the root and for a directory with entries
+    /// without `recursive`.
+    pub fn delete(&self, request: DeleteRequest) -> Result<DeleteResponse> {
         self.writable("delete")?;
         let (_, workspace) = self.route(&request.path);
+        if !request.recursive && workspace.entry_kind(&request.path).ok().flatten() == Some(EntryKind::Dir) {
+            let entries = workspace.list_dir(&request.path)?;
+            if !entries.is_empty() {
+                let shown: Vec<&str> = entries.iter().take(5).map(String::as_str).collect();
+                return Err(Error::invalid(
+                    "recursive",
+                    format!(
+                        "`{}` is a directory with {} entr{} ({}{}); pass recursive: true to delete it with everything \
+                         in it (its files cannot be restored with undo_edit), or delete the entries one by one",
+                        request.path,
+                        entries.len(),
+                        if entries.len() == 1 { "y" } else { "ies" },
+                        shown.join(", "),
+                        if entries.len() > shown.len() { ", ..." } else { "" }
+                    ),
+                ));
+            }
+        }
         // A file is kept for undo; a link (removed itself, never its target) and a folder are not.
         if workspace.entry_kind(&request.path).ok().flatten() == Some(EntryKind::File) {
             let lock = workspace.lock(&request.path)?;

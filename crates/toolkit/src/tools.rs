@@ -209,7 +209,7 @@ fn entries() -> Vec<Entry> {
             ro = true,
             destructive = false,
             idempotent = true,
-            "Read a text file inside the workspace. Returns the content (LF line endings; a range of lines with offset/limit, then start_line and end_line say which of total_lines), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols, and for Markdown headers, code blocks and links, on whole reads of files up to 256 KiB or with include_symbols (facts_included says which); an offset past the end is refused with the line count; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit, UTF-16 and invalid UTF-8."
+            "Read a text file inside the workspace. Returns the content (LF line endings; a range of lines with offset/limit, or the last lines with tail; then start_line and end_line say which of total_lines), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols, and for Markdown headers, code blocks and links, on whole reads of files up to 256 KiB or with include_symbols (facts_included says which); an offset past the end is refused with the line count; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit, UTF-16 and invalid UTF-8."
         ),
         tool!(
             "write_file",
@@ -283,13 +283,13 @@ fn entries() -> Vec<Entry> {
         ),
         tool!(
             "delete",
-            PathRequest,
+            DeleteRequest,
             DeleteResponse,
             delete,
             ro = false,
             destructive = true,
             idempotent = false,
-            "Delete a file, a directory (recursively) or a symlink (never its target). The workspace root cannot be deleted. A deleted file can be restored with undo_edit."
+            "Delete a file, a directory or a symlink (never its target). A directory that is not empty needs recursive: true (its files cannot be restored). The workspace root cannot be deleted. A deleted file can be restored with undo_edit."
         ),
         tool!(
             "undo_edit",

@@ -231,6 +231,9 @@ pub struct ReadFileRequest {
     /// Most lines to return (default: the whole file).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Return the last this many lines (instead of `offset`/`limit`).
+    #[serde(default)]
+    pub tail: Option<usize>,
     /// Compute the code facts (syntax, symbols) or Markdown outline. Default: for a read of the
     /// whole file up to 256 KiB; a range of lines gets them only when this is true.
     #[serde(default)]
@@ -745,6 +748,20 @@ pub struct ExistsResponse {
     pub kind: Option<editkit_vfs::EntryKind>,
 }
 
+/// Delete a file, a symlink, or a directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct DeleteRequest {
+    /// Path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// Delete a directory that is not empty, with everything in it (default: false; an empty
+    /// directory needs no flag).
+    #[serde(default)]
+    pub recursive: bool,
+}
+
 /// What a delete removed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DeleteResponse {
@@ -1099,7 +1116,7 @@ macro_rules! request {
     };
 }
 
-request!(ReadFileRequest { path: String } optional { offset: usize, limit: usize, include_symbols: bool });
+request!(ReadFileRequest { path: String } optional { offset: usize, limit: usize, tail: usize, include_symbols: bool });
 request!(
     WriteFileRequest { path: String, content: String }
     defaults { create_dirs: bool = yes(), force: bool = false }
@@ -1137,6 +1154,7 @@ request!(
 request!(ListDirRequest {} text_defaults { path = dot() });
 request!(GlobRequest { pattern: String } text_defaults { path = dot() });
 request!(PathRequest { path: String });
+request!(DeleteRequest { path: String } defaults { recursive: bool = false });
 request!(GenerateDiffRequest { path: String, new_content: String } defaults { context_lines: usize = three() });
 request!(
     UpdateProjectIndexRequest {}

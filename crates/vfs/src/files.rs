@@ -279,6 +279,13 @@ impl Workspace {
 
     /// The write itself; the caller holds the file's lock.
     pub(crate) fn write_locked(&self, given: &str, rel: &str, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
+        if given.ends_with('/') || given.ends_with("/.") {
+            // `dir/` names a directory: writing a file called `dir` would not be what was asked.
+            return Err(Error::InvalidPath {
+                path: given.to_owned(),
+                reason: "a path ending in `/` names a directory; give the file's name after it".into(),
+            });
+        }
         let (parent_rel, name) = split_parent(rel).ok_or_else(|| Error::IsDirectory { path: given.to_owned() })?;
         let parent = self.parent_dir(given, parent_rel, options.create_dirs)?;
         let existing = match parent.symlink_metadata(name) {

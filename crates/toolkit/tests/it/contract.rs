@@ -53,6 +53,17 @@ fn a_ranged_read_says_which_lines_it_holds_and_carries_no_whole_file_facts() {
         (Some(1), Some(0), Some(""))
     );
     env.refused("read_file", json!({"path": "empty.txt", "offset": 2}), "invalid_args");
+    // The last lines, by tail; more than the file holds reads it all; tail with offset is refused.
+    let last = env.ok("read_file", json!({"path": "big.py", "tail": 2}));
+    assert_eq!(last["content"], "def f4500():\n    return 4500\n");
+    assert_eq!(
+        (last["start_line"].as_u64(), last["end_line"].as_u64(), last["partial"].as_bool()),
+        (Some(8_999), Some(9_000), Some(true))
+    );
+    let all = env.ok("read_file", json!({"path": "empty.txt", "tail": 10}));
+    assert_eq!((all["start_line"].as_u64(), all["end_line"].as_u64()), (Some(1), Some(0)));
+    let both = env.refused("read_file", json!({"path": "big.py", "tail": 2, "offset": 3}), "invalid_args");
+    assert_eq!(both["error"]["field"], "tail");
     // Past 256 KiB a whole read carries no facts unless asked.
     env.put("huge.py", "x = 1\n".repeat(50_000).as_bytes());
     let huge = env.ok("read_file", json!({"path": "huge.py"}));
@@ -435,4 +446,25 @@ fn a_project_index_with_a_section_twice_is_refused_not_given_a_third() {
     let env = Env::with_files(&[("INDEX.md", doc)]);
     env.refused("update_project_index", json!({"file": "INDEX.md", "description": "three"}), "ambiguous");
     assert_eq!(env.get("INDEX.md"), doc);
+}
+
+#[test]
+fn a_directory_with_entries_is_deleted_only_when_asked_and_a_slash_path_is_never_a_file() {
+    let env = Env::with_files(&[("src/a.py", "a = 1\n"), ("src/b.py", "b = 1\n")]);
+    std::fs::create_dir(env.dir.path().join("empty")).unwrap();
+    let refused = env.refused("delete", json!({"path": "src"}), "invalid_args");
+    assert_eq!(refused["error"]["field"], "recursive");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("2 entries (a.py, b.py)") && message.contains("recursive: true"), "{message}");
+    assert_eq!(env.get("src/a.py"), "a = 1\n");
+    assert_eq!(env.ok("delete", json!({"path": "empty"}))["deleted"], "dir");
+    assert_eq!(env.ok("delete", json!({"path": "src", "recursive": true}))["deleted"], "dir");
+    assert!(!env.dir.path().join("src").exists());
+
+    // `dir/` names a directory: no file called `dir` appears.
+    for path in ["notes/", "src/"] {
+        let refused = env.refused("write_file", json!({"path": path, "content": "x"}), "invalid_args");
+        assert!(refused["error"]["message"].as_str().unwrap().contains("ending in `/`"), "{refused}");
+    }
+    assert!(!env.dir.path().join("notes").exists() && !env.dir.path().join("src").exists());
 }

@@ -69,6 +69,9 @@ fn request_constructors_take_the_contracts_defaults() {
     same!(ListDirRequest::new(), {});
     same!(GlobRequest::new("*.py"), {"pattern": "*.py"});
     same!(PathRequest::new("a"), {"path": "a"});
+    same!(DeleteRequest::new("a"), {"path": "a"});
+    same!(DeleteRequest::new("a").recursive(true), {"path": "a", "recursive": true});
+    same!(ReadFileRequest::new("a").tail(3).include_symbols(true), {"path": "a", "tail": 3, "include_symbols": true});
     same!(GenerateDiffRequest::new("a", "x"), {"path": "a", "new_content": "x"});
     same!(UpdateProjectIndexRequest::new(), {});
     same!(EditorLoadRequest::new("a"), {"path": "a"});

@@ -170,3 +170,20 @@ fn a_state_folder_placed_inside_the_root_is_blocked_for_every_tool() {
     let err = Workspace::builder(&tree.root).state_dir(&tree.root).open().unwrap_err();
     assert_eq!(err.kind(), "invalid_args", "the root itself cannot be the state folder");
 }
+
+#[test]
+fn a_write_to_a_path_ending_in_a_slash_is_refused_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("existing")).unwrap();
+    let workspace = Workspace::open(dir.path()).unwrap();
+    for path in ["notes/", "new/", "existing/", "notes/.", "a/b/"] {
+        let err = workspace.write(path, b"x", &WriteOptions::default()).unwrap_err();
+        assert_eq!(err.kind(), "invalid_args", "{path}: {err}");
+        assert!(err.to_string().contains("ending in `/`"), "{err}");
+    }
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["existing"]);
+    assert!(std::fs::read_dir(dir.path().join("existing")).unwrap().next().is_none());
+}
