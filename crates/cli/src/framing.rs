@@ -14,6 +14,12 @@
 //! - well-formed JSON that is not a JSON-RPC message gets an Invalid Request error, except the
 //!   notifications rmcp ignores for compatibility (non-MCP methods without an id).
 //!
+//! - before the session opens (`initialize`, then `notifications/initialized`), a notification
+//!   is dropped, a `ping` answered and any other request refused (-32600), where rmcp would end
+//!   the session;
+//! - a `tools/call` whose params are not a name and an arguments object gets Invalid params
+//!   (-32602), not rmcp's "method not found".
+//!
 //! The server keeps serving after each of these. Replies and rmcp's own messages go through
 //! one writer task, so lines never interleave.
 
@@ -38,6 +44,7 @@ const QUEUE: usize = 64;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
 
 /// Starts the writer task on `output` and returns the transport reading `input`, and the
 /// writer's handle (it ends once the transport is dropped and every frame is written).
@@ -56,7 +63,7 @@ where
             }
         }
     });
-    let framed = Framed { input, line: Vec::new(), over: None, reply: None, frames: Some(frames) };
+    let framed = Framed { input, line: Vec::new(), over: None, reply: None, frames: Some(frames), stage: Stage::New };
     (framed, writer)
 }
 
@@ -76,6 +83,19 @@ pub(crate) struct Framed<R> {
     /// A reply of this transport's own waiting for room in the writer's queue.
     reply: Option<Vec<u8>>,
     frames: Option<mpsc::Sender<Vec<u8>>>,
+    /// Where the session is in the MCP lifecycle (rmcp ends it on any message out of order).
+    stage: Stage,
+}
+
+/// The MCP lifecycle as far as the transport hands messages on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// No `initialize` request yet.
+    New,
+    /// `initialize` passed, `notifications/initialized` not yet.
+    Initializing,
+    /// The session is open.
+    Open,
 }
 
 /// One line read, or why there is none.
@@ -140,8 +160,9 @@ impl<R: AsyncBufRead + Unpin + Send> Framed<R> {
         true
     }
 
-    /// What to do with one complete line: a message for rmcp, or a reply of our own.
-    fn decide(line: &[u8]) -> Decision {
+    /// What to do with one complete line: a message for rmcp, or a reply of our own; `stage`
+    /// moves on when this line is the next lifecycle message.
+    fn decide(line: &[u8], stage: &mut Stage) -> Decision {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -161,6 +182,9 @@ impl<R: AsyncBufRead + Unpin + Send> Framed<R> {
             Err(err) => return Decision::Reply(duplicate_reply(line, &err)),
         };
         let id = request_id(&value);
+        if let Some(decision) = lifecycle(&value, &id, stage).or_else(|| call_params(&value, &id)) {
+            return decision;
+        }
         let ignored = ignored_notification(&value);
         match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
             Ok(message) => Decision::Pass(Box::new(message)),
@@ -229,7 +253,7 @@ impl<R: AsyncBufRead + Unpin + Send + 'static> Transport<RoleServer> for Framed<
                     self.reply = Some(error_frame(&id, INVALID_REQUEST, &message, Some(data)));
                 }
                 Line::Complete => {
-                    let decision = Self::decide(&self.line);
+                    let decision = Self::decide(&self.line, &mut self.stage);
                     self.line = Vec::new();
                     match decision {
                         Decision::Pass(message) => return Some(*message),
@@ -291,6 +315,68 @@ fn duplicate_reply(line: &[u8], err: &editkit::json::ParseError) -> Vec<u8> {
         return frame(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
     }
     error_frame(&id, INVALID_REQUEST, &format!("Invalid Request: {err}"), Some(json!({"field": path})))
+}
+
+/// Before the session is open: a notification out of order is dropped (clients send
+/// `roots/list_changed` early), a `ping` answered, any other request refused with the way out,
+/// and the session kept; `initialize`, then `notifications/initialized`, move it on. `None`:
+/// hand the message on.
+fn lifecycle(value: &Value, id: &Value, stage: &mut Stage) -> Option<Decision> {
+    if *stage == Stage::Open {
+        return None;
+    }
+    let method = value.get("method").and_then(Value::as_str)?;
+    let request = value.get("id").is_some();
+    match (*stage, method, request) {
+        (Stage::New, "initialize", true) => {
+            *stage = Stage::Initializing;
+            None
+        }
+        (Stage::Initializing, "notifications/initialized", false) => {
+            *stage = Stage::Open;
+            None
+        }
+        (_, _, false) => Some(Decision::Skip),
+        (_, "ping", true) => Some(Decision::Reply(frame(&json!({"jsonrpc": "2.0", "id": id, "result": {}})))),
+        (Stage::New, _, true) => Some(Decision::Reply(error_frame(
+            id,
+            INVALID_REQUEST,
+            &format!(
+                "Invalid Request: `{method:.80}` before `initialize`; send initialize first, then notifications/initialized"
+            ),
+            None,
+        ))),
+        (_, _, true) => Some(Decision::Reply(error_frame(
+            id,
+            INVALID_REQUEST,
+            &format!(
+                "Invalid Request: `{method:.80}` before `notifications/initialized`; send that notification first"
+            ),
+            None,
+        ))),
+    }
+}
+
+/// A `tools/call` request whose params are not `{"name": string, "arguments": object}`: an
+/// Invalid params error naming what is wrong (rmcp would answer "method not found").
+fn call_params(value: &Value, id: &Value) -> Option<Decision> {
+    if value.get("method").and_then(Value::as_str) != Some("tools/call") || value.get("id").is_none() {
+        return None;
+    }
+    let params = value.get("params");
+    let problem = match params {
+        Some(Value::Object(params)) => match (params.get("name"), params.get("arguments")) {
+            (None, _) => "params.name is missing: give the tool's name",
+            (Some(name), _) if !name.is_string() => "params.name must be a string, the tool's name",
+            (_, Some(arguments)) if !arguments.is_object() && !arguments.is_null() => {
+                "params.arguments must be an object of the tool's arguments"
+            }
+            _ => return None,
+        },
+        _ => "params must be an object with the tool's name and arguments",
+    };
+    let message = format!("Invalid params: {problem}");
+    Some(Decision::Reply(error_frame(id, INVALID_PARAMS, &message, None)))
 }
 
 /// Whether rmcp would ignore this message: a notification (no id) of a method outside MCP,

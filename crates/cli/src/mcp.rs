@@ -131,9 +131,16 @@ impl ServerHandler for Server {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // The list is one page: no cursor was ever handed out, so any cursor is made up.
+        if let Some(cursor) = request.and_then(|params| params.cursor) {
+            return Err(ErrorData::invalid_params(
+                format!("unknown cursor `{cursor:.80}`: the tool list is one page; call tools/list without a cursor"),
+                None,
+            ));
+        }
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
     }
 

@@ -57,6 +57,13 @@ const NO_REPLY: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl Session {
     fn start(args: &[&str]) -> Session {
+        let mut session = Session::spawn(args);
+        session.initialize();
+        session
+    }
+
+    /// A server with no message sent yet.
+    fn spawn(args: &[&str]) -> Session {
         let mut child = editkit()
             .arg("mcp")
             .args(args)
@@ -81,7 +88,12 @@ impl Session {
                 }
             }
         });
-        let mut session = Session { child, stdin, lines };
+        Session { child, stdin, lines }
+    }
+
+    /// `initialize` and `notifications/initialized`.
+    fn initialize(&mut self) {
+        let session = self;
         let init = session.request(
             1,
             "initialize",
@@ -90,7 +102,6 @@ impl Session {
         assert_eq!(init["result"]["serverInfo"]["name"], "editkit");
         assert_eq!(init["result"]["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
         session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
-        session
     }
 
     fn send(&mut self, line: &str) {
@@ -278,5 +289,55 @@ fn a_key_given_twice_in_a_call_is_refused_and_nothing_runs() {
     assert_eq!(std::fs::read_to_string(dir.path().join("b.txt")).unwrap(), "keep\n");
     let listed = session.request(6, "tools/list", json!({}));
     assert!(listed["result"]["tools"].is_array(), "{listed}");
+    session.finish();
+}
+
+#[test]
+fn messages_before_the_session_opens_do_not_end_it() {
+    let dir = workspace(&[("a.txt", "x\n")]);
+    let mut session = Session::spawn(&["--root", &root_arg(dir.path())]);
+    // The Python SDK sends roots/list_changed before initialize in its auto mode.
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}).to_string());
+    assert_eq!(session.request(1, "ping", json!({}))["result"], json!({}));
+    let early = session.request(2, "tools/list", json!({}));
+    assert_rpc_error(&early, -32600, &json!(2));
+    assert!(early["error"]["message"].as_str().unwrap().contains("before `initialize`"), "{early}");
+    let init = session.request(
+        3,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "editkit");
+    // Between initialize and notifications/initialized.
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}).to_string());
+    assert_rpc_error(&session.request(4, "tools/list", json!({})), -32600, &json!(4));
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    let listed = session.request(5, "tools/list", json!({}));
+    assert!(listed["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{listed}");
+    session.finish();
+}
+
+#[test]
+fn malformed_calls_get_invalid_params_and_made_up_cursors_are_refused() {
+    let dir = workspace(&[("a.txt", "x\n")]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let cases = [
+        json!({"name": "read_file", "arguments": [1]}),
+        json!({"name": "read_file", "arguments": "path=a.txt"}),
+        json!({"arguments": {"path": "a.txt"}}),
+        json!({"name": 7, "arguments": {}}),
+        json!("read_file"),
+    ];
+    for (n, params) in cases.into_iter().enumerate() {
+        let id = 10 + n as u64;
+        let reply = session.request(id, "tools/call", params.clone());
+        assert_rpc_error(&reply, -32602, &json!(id));
+        assert!(reply["error"]["message"].as_str().unwrap().starts_with("Invalid params"), "{params}: {reply}");
+    }
+    let paged = session.request(20, "tools/list", json!({"cursor": "made-up"}));
+    assert_rpc_error(&paged, -32602, &json!(20));
+    // The session goes on.
+    let read = session.request(21, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}}));
+    assert_eq!(read["result"]["structuredContent"]["content"], "x\n", "{read}");
     session.finish();
 }
