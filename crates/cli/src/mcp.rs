@@ -49,7 +49,7 @@ struct Server {
 /// The async runtime cannot start.
 pub(crate) fn serve(toolkit: Toolkit, read_only: bool) -> io::Result<u8> {
     let tools: Vec<Tool> =
-        editkit::tools::specs().into_iter().filter(|spec| !read_only || spec.read_only).map(tool).collect();
+        editkit::tools::specs().into_iter().filter(|spec| !read_only || spec.in_read_only_set).map(tool).collect();
     let roots: Vec<String> = toolkit.workspaces().iter().map(|w| w.root_path().display().to_string()).collect();
     eprintln!(
         "editkit {} mcp: serving {} tools{} on {} (stdio)",

@@ -31,6 +31,9 @@ pub struct ToolSpec {
     pub output_schema: Value,
     /// The tool never writes.
     pub read_only: bool,
+    /// Offered by a read-only toolkit: the tool never writes and its work can finish without a
+    /// write (an editor session cannot: it ends in `editor_store`).
+    pub in_read_only_set: bool,
     /// The tool may delete or overwrite content.
     pub destructive: bool,
     /// Calling it twice with the same arguments has no further effect.
@@ -426,11 +429,16 @@ pub fn specs() -> Vec<ToolSpec> {
             input_schema: (e.input)(),
             output_schema: (e.output)(),
             read_only: e.read_only,
+            in_read_only_set: e.read_only && !EDITOR_SESSION_TOOLS.contains(&e.name),
             destructive: e.destructive,
             idempotent: e.idempotent,
         })
         .collect()
 }
+
+/// The tools of an editor session, whose work ends in a write (`editor_store`).
+const EDITOR_SESSION_TOOLS: [&str; 7] =
+    ["editor_load", "editor_read", "editor_write", "editor_edit", "editor_diff", "editor_store", "editor_clear"];
 
 /// Tool names, in the order of [`specs`].
 #[must_use]

@@ -139,6 +139,9 @@ fn read_only_lists_only_tools_that_never_write() {
     for forbidden in ["write_file", "edit_file", "apply_patch", "delete", "undo_edit"] {
         assert!(!names.contains(&forbidden), "{forbidden} listed in read-only mode");
     }
+    // An editor session ends in a write: none of its tools is offered (before, six were and
+    // editor_store was not).
+    assert!(!names.iter().any(|name| name.starts_with("editor_")), "{names:?}");
     for tool in tools {
         assert_eq!(tool["annotations"]["readOnlyHint"], true, "{}", tool["name"]);
     }

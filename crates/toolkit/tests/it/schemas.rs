@@ -90,3 +90,18 @@ fn request_constructors_take_the_contracts_defaults() {
         {"pattern": "x", "path": "src", "max_results": 5, "case_sensitive": true}
     );
 }
+
+/// A read-only toolkit offers the tools that never write, except those whose work can only end
+/// in a write: every editor-session tool (an `editor_` tool added later is covered too).
+#[test]
+fn the_read_only_set_leaves_out_editor_sessions() {
+    let specs = editkit::tools::specs();
+    for spec in &specs {
+        let session = spec.name.starts_with("editor_");
+        assert_eq!(spec.in_read_only_set, spec.read_only && !session, "{}", spec.name);
+    }
+    let offered: Vec<&str> = specs.iter().filter(|spec| spec.in_read_only_set).map(|spec| spec.name).collect();
+    for name in ["read_file", "list_dir", "exists", "glob", "search_files", "generate_diff", "check_syntax"] {
+        assert!(offered.contains(&name), "{name} missing from the read-only set {offered:?}");
+    }
+}
