@@ -434,8 +434,54 @@ impl Toolkit {
         Ok(ExistsResponse { path: request.path, exists: kind.is_some(), kind })
     }
 
+    /// What a path is, its size, modification time and permissions, and for a text file its
+    /// type and line count. Looks without arming the staleness guard.
+    ///
+    /// # Errors
+    /// Path errors, `not_found`.
+    pub fn file_info(&self, request: PathRequest) -> Result<FileInfoResponse> {
+        let (_, workspace) = self.route(&request.path);
+        let metadata = workspace.metadata(&request.path)?;
+        let rel = workspace.resolve(&request.path)?;
+        let (file_type, line_count) = if metadata.kind == EntryKind::File {
+            match workspace.peek(&request.path) {
+                Ok(file) => (Some(analysis::text_type(&rel, file.text())), Some(file.line_count())),
+                Err(
+                    editkit_vfs::Error::Binary { .. }
+                    | editkit_vfs::Error::Utf16 { .. }
+                    | editkit_vfs::Error::NotUtf8 { .. },
+                ) => (Some(FileType::Binary), None),
+                Err(editkit_vfs::Error::TooLarge { .. }) => (None, None),
+                Err(err) => return Err(err.into()),
+            }
+        } else {
+            (None, None)
+        };
+        Ok(FileInfoResponse {
+            path: rel,
+            kind: metadata.kind,
+            size_bytes: if metadata.kind == EntryKind::File { metadata.size } else { 0 },
+            modified_unix: metadata.modified_unix,
+            permissions: format!("{:04o}", metadata.mode),
+            file_type,
+            line_count,
+        })
+    }
+
     // -----------------------------------------------------------------------------------------
     // Writing
+
+    /// Creates a directory and its missing parents; one that exists already is not an error.
+    ///
+    /// # Errors
+    /// Path errors, `invalid_args` when a file is in the way, `io`.
+    pub fn create_directory(&self, request: PathRequest) -> Result<CreateDirectoryResponse> {
+        self.writable("create_directory")?;
+        let (_, workspace) = self.route(&request.path);
+        let existed = workspace.entry_kind(&request.path)?.is_some();
+        workspace.create_dir_all(&request.path)?;
+        Ok(CreateDirectoryResponse { path: workspace.resolve(&request.path)?, created: !existed })
+    }
 
     /// Writes a whole file atomically, refusing a stale one.
     ///

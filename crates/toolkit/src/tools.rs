@@ -285,6 +285,26 @@ fn entries() -> Vec<Entry> {
             "Check whether a path exists inside the workspace and whether it is a file or a directory."
         ),
         tool!(
+            "file_info",
+            PathRequest,
+            FileInfoResponse,
+            file_info,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "What a path is (file, dir or other), its size, modification time (Unix seconds) and permissions, and for a text file its file_type and line_count, without reading its content."
+        ),
+        tool!(
+            "create_directory",
+            PathRequest,
+            CreateDirectoryResponse,
+            create_directory,
+            ro = false,
+            destructive = false,
+            idempotent = true,
+            "Create a directory inside the workspace, with any missing parents. A directory that exists already is fine (created: false); a file in the way is refused."
+        ),
+        tool!(
             "delete",
             DeleteRequest,
             DeleteResponse,

@@ -748,6 +748,36 @@ pub struct ExistsResponse {
     pub kind: Option<editkit_vfs::EntryKind>,
 }
 
+/// What is known about a path without reading it as an agent would.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileInfoResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// `file`, `dir` or `other` (links are followed).
+    #[schemars(with = "String")]
+    pub kind: editkit_vfs::EntryKind,
+    /// Size on disk (0 for a directory).
+    pub size_bytes: u64,
+    /// Last modification, seconds since the Unix epoch.
+    pub modified_unix: i64,
+    /// Permission bits in octal (`0644`).
+    pub permissions: String,
+    /// For a text file: `python`, `markdown`, `text`... or `binary`; none for a directory.
+    #[schemars(with = "Option<String>")]
+    pub file_type: Option<FileType>,
+    /// For a text file within the read limit: its lines.
+    pub line_count: Option<usize>,
+}
+
+/// What create_directory did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CreateDirectoryResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// Whether the directory was created (false: it existed already).
+    pub created: bool,
+}
+
 /// Delete a file, a symlink, or a directory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -529,15 +529,18 @@ impl Workspace {
     pub fn metadata(&self, path: &str) -> Result<Metadata> {
         let resolved = self.resolve_inner(path, true)?;
         let kind = resolved.kind.ok_or_else(|| Error::NotFound { path: path.to_owned() })?;
-        let size = if resolved.rel.is_empty() {
-            0
+        let stat =
+            |fd: &dyn std::os::fd::AsFd| rustix::fs::fstat(fd).map_err(|e| Error::from_io("stat", path, e.into()));
+        let stat = if resolved.rel.is_empty() {
+            stat(&self.root)?
         } else {
             let fd =
                 crate::beneath::open(&self.root, &resolved.rel, rustix::fs::OFlags::PATH, rustix::fs::Mode::empty())
                     .map_err(|e| Error::from_io("stat", path, e))?;
-            rustix::fs::fstat(&fd).map_err(|e| Error::from_io("stat", path, e.into()))?.st_size.unsigned_abs()
+            stat(&fd)?
         };
-        Ok(Metadata { kind, size })
+        let size = if resolved.rel.is_empty() { 0 } else { stat.st_size.unsigned_abs() };
+        Ok(Metadata { kind, size, modified_unix: stat.st_mtime, mode: stat.st_mode & 0o7777 })
     }
 
     /// Files and directories under `under` whose path relative to `under` matches `pattern`

@@ -194,6 +194,10 @@ pub struct Metadata {
     pub kind: EntryKind,
     /// Size in bytes (0 for the root).
     pub size: u64,
+    /// Last modification, in whole seconds since the Unix epoch.
+    pub modified_unix: i64,
+    /// The permission bits (`0o644`...), without the file type.
+    pub mode: u32,
 }
 
 impl Workspace {

@@ -147,6 +147,16 @@ async def session_checks(session, root):
     check([s["name"] for s in data["symbols"]] == ["greet", "main"], f"symbols: {data['symbols']}")
     step(f"read_file app.py: {data['line_count']} lines, sha256 {data['sha256'][:12]}, symbols greet, main")
 
+    # file_info and create_directory
+    result = await call(session, tools, "file_info", {"path": "app.py"})
+    info = result.structured_content
+    check(not result.is_error and info["kind"] == "file" and info["file_type"] == "python", f"file_info: {info}")
+    check(info["line_count"] == data["line_count"] and len(info["permissions"]) == 4, f"file_info: {info}")
+    result = await call(session, tools, "create_directory", {"path": "made/here"})
+    check(not result.is_error and result.structured_content["created"] is True, f"create_directory: {text_of(result)}")
+    check(os.path.isdir(os.path.join(root, "made", "here")), "create_directory made no directory")
+    step(f"file_info app.py: {info['size_bytes']} bytes, {info['permissions']}; create_directory made/here")
+
     # edit_file, with the indentation drifted
     result = await call(
         session,

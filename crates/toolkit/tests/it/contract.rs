@@ -468,3 +468,37 @@ fn a_directory_with_entries_is_deleted_only_when_asked_and_a_slash_path_is_never
     }
     assert!(!env.dir.path().join("notes").exists() && !env.dir.path().join("src").exists());
 }
+
+#[test]
+fn file_info_says_what_a_path_is_and_create_directory_makes_one() {
+    let env = Env::with_files(&[("src/app.py", "def main():\n    pass\n"), ("logo.png", "\u{0}PNG")]);
+    std::fs::set_permissions(env.dir.path().join("src/app.py"), std::os::unix::fs::PermissionsExt::from_mode(0o640))
+        .unwrap();
+    let info = env.ok("file_info", json!({"path": "./src/app.py"}));
+    assert_eq!((info["path"].as_str(), info["kind"].as_str()), (Some("src/app.py"), Some("file")));
+    assert_eq!((info["size_bytes"].as_u64(), info["line_count"].as_u64()), (Some(21), Some(2)));
+    assert_eq!((info["file_type"].as_str(), info["permissions"].as_str()), (Some("python"), Some("0640")));
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    assert!((now - info["modified_unix"].as_i64().unwrap()).abs() < 600, "{info}");
+    let binary = env.ok("file_info", json!({"path": "logo.png"}));
+    assert_eq!((binary["file_type"].as_str(), binary["line_count"].as_u64()), (Some("binary"), None));
+    let dir = env.ok("file_info", json!({"path": "src"}));
+    assert_eq!(
+        (dir["kind"].as_str(), dir["size_bytes"].as_u64(), dir["file_type"].as_str()),
+        (Some("dir"), Some(0), None)
+    );
+    env.refused("file_info", json!({"path": "missing.txt"}), "not_found");
+    env.refused("file_info", json!({"path": "../outside"}), "outside_workspace");
+    // Looking at a file does not vouch for it: an edit after file_info alone is not guarded
+    // by it (no read happened), and file_info leaves the staleness ledger as it was.
+    assert_eq!(env.toolkit.workspace().recorded_hash("src/app.py").unwrap(), None);
+
+    let made = env.ok("create_directory", json!({"path": "build/out"}));
+    assert_eq!((made["path"].as_str(), made["created"].as_bool()), (Some("build/out"), Some(true)));
+    assert!(env.dir.path().join("build/out").is_dir());
+    assert_eq!(env.ok("create_directory", json!({"path": "build/out/"}))["created"], false);
+    env.refused("create_directory", json!({"path": "src/app.py"}), "invalid_args");
+    env.refused("create_directory", json!({"path": ".git/hooks"}), "blocked");
+    env.refused("create_directory", json!({"path": "../escape"}), "outside_workspace");
+    assert!(!env.dir.path().join(".git").exists());
+}
