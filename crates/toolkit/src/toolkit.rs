@@ -683,6 +683,68 @@ impl Toolkit {
         Ok(response)
     }
 
+    /// Inserts `text` after line `line` (0: before the first), under the same staleness guard,
+    /// lock and undo entry as `edit_file`; the new lines take the file's line ending, and a file
+    /// without a final line end keeps that.
+    ///
+    /// # Errors
+    /// `invalid_args` for empty text or a line past the end (naming the line count), `stale`,
+    /// path errors.
+    pub fn insert_lines(&self, request: InsertLinesRequest) -> Result<InsertLinesResponse> {
+        self.writable("insert_lines")?;
+        if request.text.is_empty() {
+            return Err(Error::invalid("text", "text is empty; give the lines to insert"));
+        }
+        let (_, workspace) = self.route(&request.path);
+        let lock = workspace.lock(&request.path)?;
+        let file = lock.read_for_write(request.expected_hash, request.force)?;
+        let rel = file.path().to_owned();
+        let old_text = file.decoded();
+        let total = old_text.line_count();
+        if request.line > total {
+            return Err(Error::invalid(
+                "line",
+                format!(
+                    "line {} is past the end of `{}`, which has {total} lines; give 0 to {total} ({total} appends)",
+                    request.line, request.path
+                ),
+            ));
+        }
+        let body = request.text.strip_suffix('\n').unwrap_or(&request.text);
+        let (at, piece) = match request.line {
+            0 => (0, format!("{body}\n")),
+            line if line == total && !old_text.trailing_newline() => (old_text.as_str().len(), format!("\n{body}")),
+            line => {
+                let at =
+                    old_text.as_str().match_indices('\n').nth(line - 1).map_or(old_text.as_str().len(), |(i, _)| i + 1);
+                (at, format!("{body}\n"))
+            }
+        };
+        let mut new_text = old_text.clone();
+        new_text.splice(at..at, &piece).map_err(|e| Error::invalid("line", format!("internal range error: {e}")))?;
+        let inserted = body.split('\n').count();
+        let (diff, diff_truncated) = diff::bounded(&rel, old_text.as_str(), new_text.as_str());
+        let bytes = new_text.encode();
+        let mut response = InsertLinesResponse {
+            path: rel.clone(),
+            line_range: [request.line + 1, request.line + inserted],
+            diff,
+            diff_truncated,
+            sha256: editkit_vfs::Sha256::of(&bytes),
+            dry_run: request.dry_run,
+            diagnostics: DiagnosticsInfo::default(),
+        };
+        if request.dry_run {
+            return Ok(response);
+        }
+        let (written, _) =
+            self.write_kept(workspace, &lock, &bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
+        drop(lock);
+        response.sha256 = written.sha256;
+        response.diagnostics = self.after_write(workspace, &rel, new_text.as_str());
+        Ok(response)
+    }
+
     /// Restores a file to its content before the last change made through editkit (the file
     /// is deleted if the change created it). Refused if the file changed since, unless forced.
     ///

@@ -255,6 +255,16 @@ fn entries() -> Vec<Entry> {
             "Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it. within confines the search to a symbol (Class.method) or Markdown section (Usage > Flags). dry_run shows the diff without writing."
         ),
         tool!(
+            "insert_lines",
+            InsertLinesRequest,
+            InsertLinesResponse,
+            insert_lines,
+            ro = false,
+            destructive = false,
+            idempotent = false,
+            "Insert text after a given line of a file (line 0 inserts at the top; the file's line count appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count) or the file changed since you read it (pass expected_hash or force). Undo with undo_edit; dry_run shows the diff without writing."
+        ),
+        tool!(
             "generate_diff",
             GenerateDiffRequest,
             GenerateDiffResponse,

@@ -748,6 +748,52 @@ pub struct ExistsResponse {
     pub kind: Option<editkit_vfs::EntryKind>,
 }
 
+/// Insert text after a line of a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct InsertLinesRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    pub path: String,
+    /// The line after which the text goes, 1-based; 0 inserts before the first line.
+    #[serde(alias = "insert_line")]
+    pub line: usize,
+    /// The lines to insert (a final line end is added when missing).
+    #[serde(alias = "new_str")]
+    pub text: String,
+    /// The SHA-256 the file must have now (from read_file); always checked, even with force.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub expected_hash: Option<editkit_vfs::Sha256>,
+    /// Insert even if the file changed since it was read (default: false).
+    #[serde(default)]
+    pub force: bool,
+    /// Show the diff without writing (default: false).
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// What insert_lines did (or would do).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InsertLinesResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// First and last line of the inserted text in the new file, 1-based.
+    pub line_range: [usize; 2],
+    /// Unified diff of the change.
+    pub diff: String,
+    /// Whether the diff was cut at its bound.
+    pub diff_truncated: bool,
+    /// SHA-256 of the new content.
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// Post-write diagnostics (empty when off or clean).
+    pub diagnostics: DiagnosticsInfo,
+}
+
 /// What is known about a path without reading it as an agent would.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FileInfoResponse {
@@ -1184,6 +1230,11 @@ request!(
 request!(ListDirRequest {} text_defaults { path = dot() });
 request!(GlobRequest { pattern: String } text_defaults { path = dot() });
 request!(PathRequest { path: String });
+request!(
+    InsertLinesRequest { path: String, line: usize, text: String }
+    defaults { force: bool = false, dry_run: bool = false }
+    optional { expected_hash: editkit_vfs::Sha256 }
+);
 request!(DeleteRequest { path: String } defaults { recursive: bool = false });
 request!(GenerateDiffRequest { path: String, new_content: String } defaults { context_lines: usize = three() });
 request!(

@@ -156,6 +156,11 @@ async def session_checks(session, root):
     check(not result.is_error and result.structured_content["created"] is True, f"create_directory: {text_of(result)}")
     check(os.path.isdir(os.path.join(root, "made", "here")), "create_directory made no directory")
     step(f"file_info app.py: {info['size_bytes']} bytes, {info['permissions']}; create_directory made/here")
+    write(root, "made/here/notes.txt", "one\nthree\n")
+    result = await call(session, tools, "insert_lines", {"path": "made/here/notes.txt", "line": 1, "text": "two", "force": True})
+    check(not result.is_error and result.structured_content["line_range"] == [2, 2], f"insert_lines: {text_of(result)}")
+    check(read(root, "made/here/notes.txt") == "one\ntwo\nthree\n", "insert_lines put the line elsewhere")
+    step("insert_lines: line 2 of made/here/notes.txt")
 
     # edit_file, with the indentation drifted
     result = await call(

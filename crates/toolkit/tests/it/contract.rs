@@ -502,3 +502,35 @@ fn file_info_says_what_a_path_is_and_create_directory_makes_one() {
     env.refused("create_directory", json!({"path": "../escape"}), "outside_workspace");
     assert!(!env.dir.path().join(".git").exists());
 }
+
+#[test]
+fn insert_lines_lands_after_the_line_keeps_endings_and_can_be_undone() {
+    let env = Env::with_files(&[("a.py", "one\ntwo\nthree\n"), ("b.txt", "x\r\ny"), ("c.txt", "")]);
+    env.ok("read_file", json!({"path": "a.py"}));
+    let top = env.ok("insert_lines", json!({"path": "a.py", "line": 0, "text": "# head"}));
+    assert_eq!(top["line_range"], json!([1, 1]));
+    assert_eq!(env.get("a.py"), "# head\none\ntwo\nthree\n");
+    let middle = env.ok("insert_lines", json!({"path": "a.py", "line": 2, "text": "a\nb\n"}));
+    assert_eq!(middle["line_range"], json!([3, 4]));
+    assert!(middle["diff"].as_str().unwrap().contains("+a\n+b\n"), "{middle}");
+    env.ok("insert_lines", json!({"path": "a.py", "line": 6, "text": "end"}));
+    assert_eq!(env.get("a.py"), "# head\none\na\nb\ntwo\nthree\nend\n");
+    // CRLF file without a final line end: the new line takes CRLF and the file still ends bare.
+    env.ok("read_file", json!({"path": "b.txt"}));
+    env.ok("insert_lines", json!({"path": "b.txt", "line": 2, "text": "z"}));
+    assert_eq!(env.get("b.txt"), "x\r\ny\r\nz");
+    env.ok("insert_lines", json!({"path": "c.txt", "line": 0, "text": "first"}));
+    assert_eq!(env.get("c.txt"), "first\n");
+
+    let past = env.refused("insert_lines", json!({"path": "a.py", "line": 8, "text": "x"}), "invalid_args");
+    assert!(past["error"]["message"].as_str().unwrap().contains("has 7 lines"), "{past}");
+    env.refused("insert_lines", json!({"path": "a.py", "line": 1, "text": ""}), "invalid_args");
+    let dry = env.ok("insert_lines", json!({"path": "a.py", "line": 1, "text": "x", "dry_run": true}));
+    assert_eq!(dry["dry_run"], true);
+    env.put("a.py", b"changed elsewhere\n");
+    env.refused("insert_lines", json!({"path": "a.py", "line": 1, "text": "x"}), "stale");
+    assert_eq!(env.get("a.py"), "changed elsewhere\n");
+    // The last insert into b.txt is undone like an edit.
+    env.ok("undo_edit", json!({"path": "b.txt"}));
+    assert_eq!(env.get("b.txt"), "x\r\ny");
+}
