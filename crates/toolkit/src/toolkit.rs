@@ -670,16 +670,14 @@ impl Toolkit {
         if request.dry_run {
             return Ok(response);
         }
-        let (written, kept) =
-            self.write_kept(workspace, &lock, &bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
-        drop(lock);
+        let (written, kept, diagnostics) = self.write_edited(workspace, lock, &rel, &bytes, new_text.as_str())?;
         // A formatter may have changed the bytes on disk.
         response.sha256 = written.sha256;
         response.new_size = written.size;
         if request.backup {
             response.backup_path = kept;
         }
-        response.diagnostics = self.after_write(workspace, &rel, new_text.as_str());
+        response.diagnostics = diagnostics;
         Ok(response)
     }
 
@@ -737,12 +735,27 @@ impl Toolkit {
         if request.dry_run {
             return Ok(response);
         }
-        let (written, _) =
-            self.write_kept(workspace, &lock, &bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
-        drop(lock);
+        let (written, _, diagnostics) = self.write_edited(workspace, lock, &rel, &bytes, new_text.as_str())?;
         response.sha256 = written.sha256;
-        response.diagnostics = self.after_write(workspace, &rel, new_text.as_str());
+        response.diagnostics = diagnostics;
         Ok(response)
+    }
+
+    /// Writes the edited `bytes` of an existing file through its `lock` (undo entry, formatter),
+    /// releases the lock, then runs the post-write diagnostics on `text`: the write step every
+    /// in-place edit shares. Returns what was written, the undo entry's path and the diagnostics.
+    fn write_edited(
+        &self,
+        workspace: &Workspace,
+        lock: editkit_vfs::FileLock<'_>,
+        rel: &str,
+        bytes: &[u8],
+        text: &str,
+    ) -> Result<(editkit_vfs::Written, Option<String>, DiagnosticsInfo)> {
+        let (written, kept) =
+            self.write_kept(workspace, &lock, bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
+        drop(lock);
+        Ok((written, kept, self.after_write(workspace, rel, text)))
     }
 
     /// Restores a file to its content before the last change made through editkit (the file
