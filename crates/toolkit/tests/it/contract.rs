@@ -487,6 +487,14 @@ fn file_info_says_what_a_path_is_and_create_directory_makes_one() {
         (dir["kind"].as_str(), dir["size_bytes"].as_u64(), dir["file_type"].as_str()),
         (Some("dir"), Some(0), None)
     );
+    // A FIFO planted in the repository is described, never opened for reading (no hang).
+    let fifo = env.dir.path().join("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success(), "mkfifo is needed");
+    let pipe = env.ok("file_info", json!({"path": "pipe"}));
+    assert_eq!(
+        (pipe["kind"].as_str(), pipe["line_count"].as_u64(), pipe["file_type"].as_str()),
+        (Some("other"), None, None)
+    );
     env.refused("file_info", json!({"path": "missing.txt"}), "not_found");
     env.refused("file_info", json!({"path": "../outside"}), "outside_workspace");
     // Looking at a file does not vouch for it: an edit after file_info alone is not guarded
