@@ -308,7 +308,8 @@ fn duplicate_reply(line: &[u8], err: &editkit::json::ParseError) -> Vec<u8> {
     {
         let refusal = editkit::Error::InvalidArgs { field: Some(field.to_owned()), message: err.to_string() };
         let contract = json!({"ok": false, "error": refusal.to_json()});
-        let mut result = crate::result::tool_result(contract);
+        let tool = lenient.pointer("/params/name").and_then(Value::as_str).unwrap_or("");
+        let mut result = crate::result::tool_result(tool, contract, crate::result::TextStyle::default());
         // Absent means complete, for every protocol version.
         result.result_type = None;
         let result = serde_json::to_value(result).unwrap_or_else(|_| json!({"isError": true}));

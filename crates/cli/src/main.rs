@@ -102,6 +102,22 @@ struct WorkspaceArgs {
     state_dir: Option<PathBuf>,
 }
 
+/// Where `editkit mcp` takes its roots from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum RootsFrom {
+    /// The client's roots (`roots/list`), falling back to --root or the current directory.
+    Client,
+    /// The --root arguments only.
+    Given,
+}
+
+/// A switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
 /// The `--diagnostics` modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Diagnostics {
@@ -112,13 +128,37 @@ enum Diagnostics {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve every tool over MCP on stdio (logs go to stderr).
+    /// Serve the tools over MCP on stdio (logs go to stderr).
+    ///
+    /// Without --root, the roots are the client's (asked with roots/list; a client without
+    /// roots gets the current directory). Name an absolute root in a client's configuration:
+    /// a relative one resolves against wherever the client starts the server.
     Mcp {
         #[command(flatten)]
         workspace: WorkspaceArgs,
         /// Expose only the tools that never write.
         #[arg(long)]
         read_only: bool,
+        /// The tools offered: `core` (reading, writing, editing, patching, searching and
+        /// arranging files), `all`, or set and tool names separated by commas (sets: core,
+        /// paths, code, seed, editor; e.g. `core,editor`).
+        #[arg(long, value_name = "SET", default_value = "core")]
+        tools: editkit::tools::ToolSelection,
+        /// Take the workspace roots from the client (`client`), or only from --root
+        /// (`given`). Default: `client` without --root, `given` with it.
+        #[arg(long = "roots", id = "roots_from", value_enum)]
+        roots_from: Option<RootsFrom>,
+        /// Publish each tool's output schema (compact: without descriptions) for clients that
+        /// validate structured results; off by default to keep tools/list small.
+        #[arg(long)]
+        output_schemas: bool,
+        /// Number the lines of a read's text (`cat -n` style), as models cite them.
+        #[arg(long, value_enum, default_value_t = OnOff::On)]
+        line_numbers: OnOff,
+        /// Largest read answered whole, in bytes: a longer one answers the lines that fit and
+        /// the offset that reads on.
+        #[arg(long, value_name = "BYTES", default_value_t = 64 << 10)]
+        page_bytes: usize,
     },
     /// Run JSON tool calls: `{"tool": NAME, "args": {...}}` on stdin, one result on stdout.
     ///
@@ -135,6 +175,9 @@ enum Command {
         /// Refuse every tool that writes.
         #[arg(long)]
         read_only: bool,
+        /// The tools callable: `all`, `core`, or set and tool names separated by commas.
+        #[arg(long, value_name = "SET", default_value = "all")]
+        tools: editkit::tools::ToolSelection,
     },
     /// Show a file with its hash, type and symbols.
     Read {
@@ -254,10 +297,13 @@ impl Command {
 impl WorkspaceArgs {
     /// Opens the toolkit on the given roots (the current directory by default).
     fn open(&self, read_only: bool) -> Result<editkit::Toolkit, editkit::Error> {
+        self.open_with(editkit::ToolkitOptions { read_only, ..Default::default() })
+    }
+
+    /// Opens the toolkit with `options` as the base.
+    fn open_with(&self, mut options: editkit::ToolkitOptions) -> Result<editkit::Toolkit, editkit::Error> {
         let roots = if self.roots.is_empty() { vec![PathBuf::from(".")] } else { self.roots.clone() };
-        let mut options = editkit::ToolkitOptions::default();
         options.policy.blocked.extend(self.blocked.iter().cloned());
-        options.read_only = read_only;
         options.max_patch_work = self.max_patch_work;
         options.max_sessions = self.max_sessions;
         options.max_session_bytes = self.max_session_bytes;
@@ -285,14 +331,33 @@ fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Demo => demo::run()?,
-        Command::Mcp { workspace, read_only } => match workspace.open(read_only) {
-            Ok(toolkit) => mcp::serve(toolkit, read_only)?,
-            Err(err) => render::cannot_open(&err),
-        },
-        Command::Call { workspace, jsonl, read_only } => match workspace.open(read_only) {
-            Ok(toolkit) => call::run(&toolkit, jsonl)?,
-            Err(err) => render::cannot_open(&err),
-        },
+        Command::Mcp { workspace, read_only, tools, roots_from, output_schemas, line_numbers, page_bytes } => {
+            let from_client =
+                roots_from.unwrap_or(if workspace.roots.is_empty() { RootsFrom::Client } else { RootsFrom::Given });
+            let options = mcp::McpOptions {
+                tools: tools.clone(),
+                output_schemas,
+                style: result::TextStyle { line_numbers: line_numbers == OnOff::On },
+                client_roots: (from_client == RootsFrom::Client).then(|| workspace.roots.clone()),
+                read_only,
+            };
+            let base = editkit::ToolkitOptions {
+                read_only,
+                tools,
+                read_page_bytes: Some(page_bytes.max(1)),
+                ..Default::default()
+            };
+            match workspace.open_with(base) {
+                Ok(toolkit) => mcp::serve(toolkit, &options)?,
+                Err(err) => render::cannot_open(&err),
+            }
+        }
+        Command::Call { workspace, jsonl, read_only, tools } => {
+            match workspace.open_with(editkit::ToolkitOptions { read_only, tools, ..Default::default() }) {
+                Ok(toolkit) => call::run(&toolkit, jsonl)?,
+                Err(err) => render::cannot_open(&err),
+            }
+        }
         command => match command.workspace().map(|workspace| workspace.open(false)) {
             Some(Ok(toolkit)) => human::run(&toolkit, command),
             Some(Err(err)) => render::cannot_open(&err),

@@ -1,12 +1,20 @@
-//! `editkit mcp`: every toolkit tool over MCP on stdio, with rmcp.
+//! `editkit mcp`: the toolkit's tools over MCP on stdio, with rmcp.
 //!
-//! The tool list comes from `editkit::tools::specs()` at run time, so the `ServerHandler`
-//! is written by hand (`list_tools`, `call_tool`, `get_tool`) rather than with rmcp's macros.
-//! A successful call answers with the contract object as structured content (it matches the
-//! tool's output schema) and its JSON as text, with long strings left out of the text so a
-//! large read is not sent twice. A refused call answers `isError: true` with the message as
-//! text and `{"ok": false, "error": {kind, message, ...details}}` as structured content. An
-//! unknown tool is a JSON-RPC error (invalid params), as the MCP specification asks.
+//! The tool list comes from `editkit::tools::selected_specs()` at run time (the `core` set by
+//! default, `--tools` for others), so the `ServerHandler` is written by hand (`list_tools`,
+//! `call_tool`, `get_tool`) rather than with rmcp's macros. A successful call answers with the
+//! contract object as structured content and a text block written for a model
+//! ([`crate::result`]: a read is the file's numbered lines under a one-line header). Output
+//! schemas are published only with `--output-schemas` (compact: no descriptions), which keeps
+//! `tools/list` small. A refused call answers `isError: true` with the message as text and
+//! `{"ok": false, "error": {kind, message, ...details}}` as structured content. An unknown
+//! tool is a JSON-RPC error (invalid params), as the MCP specification asks.
+//!
+//! Roots: with `--roots client` (or no `--root`), the workspace roots are the client's: the
+//! server asks `roots/list` once the session opens and again on
+//! `notifications/roots/list_changed`, and opens a new toolkit on the answer (tool calls wait
+//! for the first answer); a client without roots keeps the fallback (the `--root`s, or the
+//! working directory).
 //!
 //! The transport is editkit's own ([`crate::framing`]): a message may be up to 65 MiB (64 MiB
 //! of tool arguments), and every line gets an answer: a longer one an Invalid Request error
@@ -15,50 +23,92 @@
 
 use std::borrow::Cow;
 use std::io;
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
-use editkit::Toolkit;
 use editkit::tools::ToolSpec;
+use editkit::{Toolkit, ToolkitOptions};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
+use tokio::sync::watch;
 
-use crate::result::tool_result;
+use crate::result::{TextStyle, tool_result};
 use crate::{EXIT_OK, EXIT_REFUSED};
 
-const INSTRUCTIONS: &str = "editkit's file tools work inside the workspace root(s) only. \
+const INSTRUCTIONS: &str = "editkit's file tools work inside the workspace root(s) only (list_roots names them). \
 Read a file before editing it: reads return a sha256 and arm a staleness guard, so a write to a file that \
-changed since is refused. edit_file needs old_string to match exactly one place (small whitespace drift is \
-tolerated and reported as rung and score); on `ambiguous`, add context lines. apply_patch changes every file \
+changed since is refused. A read's text is the file with numbered lines (`     12<TAB>line`): do not copy the \
+numbers into old_string. edit_file needs old_string to match exactly one place (small whitespace drift is \
+tolerated and reported); on `ambiguous`, add context lines. apply_patch changes every file \
 or none. A refused call returns isError with a stable error kind (not_found, ambiguous, stale, \
 outside_workspace, invalid_args...) in structured content.";
 
+/// How long a tool call waits for the client's first answer to `roots/list`.
+const ROOTS_WAIT: Duration = Duration::from_secs(10);
+
+/// What `editkit mcp` serves, besides the toolkit.
+#[derive(Debug, Clone)]
+pub(crate) struct McpOptions {
+    /// The tools listed and callable.
+    pub(crate) tools: editkit::tools::ToolSelection,
+    /// Publish each tool's output schema (compact: without descriptions).
+    pub(crate) output_schemas: bool,
+    /// How result text is written.
+    pub(crate) style: TextStyle,
+    /// Take the workspace roots from the client (`roots/list`), falling back to these.
+    pub(crate) client_roots: Option<Vec<PathBuf>>,
+    /// Refuse writes.
+    pub(crate) read_only: bool,
+}
+
 /// The MCP server: the toolkit and the tools it exposes.
+#[derive(Clone)]
 struct Server {
-    toolkit: Arc<Toolkit>,
+    toolkit: Arc<RwLock<Arc<Toolkit>>>,
     tools: Arc<Vec<Tool>>,
+    style: TextStyle,
+    /// The options a toolkit on the client's roots opens with, when the roots are the client's.
+    client_roots: Option<Arc<ToolkitOptions>>,
+    /// Whether the roots are settled (at once with fixed roots; after the client's first
+    /// answer, or its lack of roots, otherwise).
+    roots_ready: Arc<watch::Sender<bool>>,
 }
 
 /// Serves MCP on stdio until the client closes the connection.
 ///
 /// # Errors
 /// The async runtime cannot start.
-pub(crate) fn serve(toolkit: Toolkit, read_only: bool) -> io::Result<u8> {
-    let tools: Vec<Tool> =
-        editkit::tools::specs().into_iter().filter(|spec| !read_only || spec.in_read_only_set).map(tool).collect();
+pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
+    let tools: Vec<Tool> = editkit::tools::selected_specs(&options.tools)
+        .into_iter()
+        .filter(|spec| !options.read_only || spec.in_read_only_set)
+        .map(|spec| tool(spec, options.output_schemas))
+        .collect();
     let roots: Vec<String> = toolkit.workspaces().iter().map(|w| w.root_path().display().to_string()).collect();
     eprintln!(
-        "editkit {} mcp: serving {} tools{} on {} (stdio)",
+        "editkit {} mcp: serving {} tools ({}){} on {}{} (stdio)",
         env!("CARGO_PKG_VERSION"),
         tools.len(),
-        if read_only { " (read-only)" } else { "" },
-        roots.join(", ")
+        options.tools.as_str(),
+        if options.read_only { " read-only" } else { "" },
+        roots.join(", "),
+        if options.client_roots.is_some() { " until the client names its roots" } else { "" },
     );
-    let server = Server { toolkit: Arc::new(toolkit), tools: Arc::new(tools) };
+    let client_roots = options.client_roots.as_ref().map(|_| Arc::new(toolkit.options().clone()));
+    let (roots_ready, _) = watch::channel(client_roots.is_none());
+    let server = Server {
+        toolkit: Arc::new(RwLock::new(Arc::new(toolkit))),
+        tools: Arc::new(tools),
+        style: options.style,
+        client_roots,
+        roots_ready: Arc::new(roots_ready),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let code = runtime.block_on(async move {
         let input = tokio::io::BufReader::with_capacity(1 << 20, tokio::io::stdin());
@@ -87,26 +137,97 @@ pub(crate) fn serve(toolkit: Toolkit, read_only: bool) -> io::Result<u8> {
     Ok(code)
 }
 
+/// The local directory a root URI names: `file://` URIs only, percent-decoded.
+fn root_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    // `file:///abs` and `file://localhost/abs`; another host is not this machine.
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !path.starts_with('/') {
+        return None;
+    }
+    let decoded = percent_encoding::percent_decode_str(path).decode_utf8().ok()?;
+    if decoded.contains('\0') {
+        return None;
+    }
+    Some(PathBuf::from(decoded.as_ref()))
+}
+
+impl Server {
+    /// The toolkit calls run on now.
+    fn current(&self) -> Arc<Toolkit> {
+        Arc::clone(&self.toolkit.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// Asks the client for its roots and opens the toolkit on them. A client without the
+    /// roots capability, or whose roots cannot be opened, keeps the current roots (said on stderr).
+    /// Roots are deprecated from protocol 2026-07-28 on (rmcp marks them so) but are what the
+    /// clients of the handshake revisions send; a newer session keeps the fallback roots.
+    #[allow(deprecated)]
+    async fn refresh_roots(&self, peer: &rmcp::Peer<RoleServer>) {
+        let Some(options) = &self.client_roots else { return };
+        let declared = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+        if declared {
+            let answer = tokio::time::timeout(ROOTS_WAIT, peer.list_roots()).await;
+            match answer {
+                Ok(Ok(list)) => {
+                    let paths: Vec<PathBuf> = list.roots.iter().filter_map(|root| root_path(&root.uri)).collect();
+                    let refused: Vec<&str> = list
+                        .roots
+                        .iter()
+                        .filter(|root| root_path(&root.uri).is_none())
+                        .map(|r| r.uri.as_str())
+                        .collect();
+                    if !refused.is_empty() {
+                        eprintln!(
+                            "editkit mcp: roots that are not local file:// URIs are left out: {}",
+                            refused.join(", ")
+                        );
+                    }
+                    if paths.is_empty() {
+                        eprintln!("editkit mcp: the client named no usable root; the roots stay as they were");
+                    } else {
+                        match Toolkit::open_roots(&paths, options.as_ref().clone()) {
+                            Ok(toolkit) => {
+                                let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                                eprintln!("editkit mcp: the client's roots: {}", shown.join(", "));
+                                *self.toolkit.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                                    Arc::new(toolkit);
+                            }
+                            Err(err) => eprintln!(
+                                "editkit mcp: the client's roots cannot be opened ({err}); the roots stay as they were"
+                            ),
+                        }
+                    }
+                }
+                Ok(Err(err)) => eprintln!("editkit mcp: roots/list failed ({err}); the roots stay as they were"),
+                Err(_) => eprintln!(
+                    "editkit mcp: the client did not answer roots/list in {ROOTS_WAIT:?}; the roots stay as they were"
+                ),
+            }
+        }
+        self.roots_ready.send_replace(true);
+    }
+}
+
 /// One toolkit spec as an MCP tool: schemas, title and annotations.
-fn tool(spec: ToolSpec) -> Tool {
-    let result = spec.result_schema();
+fn tool(spec: ToolSpec, output_schema: bool) -> Tool {
+    let result = editkit::tools::compact_schema(spec.result_schema());
     let input = match spec.input_schema {
         Value::Object(map) => map,
         _ => object_schema(),
     };
-    let output = match result {
-        Value::Object(map) => map,
-        _ => object_schema(),
-    };
-    let annotations = ToolAnnotations::with_title(title(spec.name))
+    // The title is the tool's own (`Tool::title`), not repeated in the annotations.
+    let annotations = ToolAnnotations::new()
         .read_only(spec.read_only)
         .destructive(spec.destructive)
         .idempotent(spec.idempotent)
         .open_world(false);
-    Tool::new(spec.name, spec.description, Arc::new(input))
-        .with_title(title(spec.name))
-        .with_raw_output_schema(Arc::new(output))
-        .with_annotations(annotations)
+    let tool = Tool::new(spec.name, spec.description, Arc::new(input)).with_title(title(spec.name));
+    let tool = match result {
+        Value::Object(output) if output_schema => tool.with_raw_output_schema(Arc::new(output)),
+        _ => tool,
+    };
+    tool.with_annotations(annotations)
 }
 
 fn object_schema() -> JsonObject {
@@ -127,6 +248,14 @@ impl ServerHandler for Server {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("editkit", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.refresh_roots(&context.peer).await;
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.refresh_roots(&context.peer).await;
     }
 
     async fn list_tools(
@@ -162,19 +291,32 @@ impl ServerHandler for Server {
             ));
         }
         let args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
-        let toolkit = Arc::clone(&self.toolkit);
+        // With the client's roots, the first calls wait for its answer to roots/list.
+        let mut ready = self.roots_ready.subscribe();
+        let _ = tokio::time::timeout(ROOTS_WAIT, ready.wait_for(|ready| *ready)).await;
+        let toolkit = self.current();
         let owned = name.into_owned();
+        let tool = owned.clone();
         // Tools do blocking file I/O; keep the runtime free to read the next request.
         let result = tokio::task::spawn_blocking(move || editkit::tools::call(&toolkit, &owned, args))
             .await
             .map_err(|err| ErrorData::internal_error(format!("the tool call stopped: {err}"), None))?;
-        Ok(CallToolResponse::from(tool_result(result)))
+        Ok(CallToolResponse::from(tool_result(&tool, result, self.style)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn root_uris_are_local_paths() {
+        assert_eq!(root_path("file:///home/a%20b/src"), Some(PathBuf::from("/home/a b/src")));
+        assert_eq!(root_path("file://localhost/srv"), Some(PathBuf::from("/srv")));
+        assert_eq!(root_path("file://other-host/srv"), None);
+        assert_eq!(root_path("https://example.com/x"), None);
+        assert_eq!(root_path("file:///a%00b"), None);
+    }
 
     #[test]
     fn titles_read_like_words() {

@@ -1,18 +1,37 @@
-//! A contract result as an MCP tool result: the structured content, and a text copy for
-//! clients that read only text. Used by the MCP server and by the framing's own refusals.
+//! A contract result as an MCP tool result: the typed result as structured content, and a
+//! text block written for a model, for the clients that pass only text on. Used by the MCP
+//! server and by the framing's own refusals.
+//!
+//! The text of a read is the file itself: one header line (path, lines shown of the total,
+//! sha256, and the offset that reads on when the page bound cut it) and the lines, numbered
+//! like `cat -n` (a right-aligned number and a tab) unless the server was started with
+//! `--line-numbers off`. `edit_file` strips that prefix when a model copies it into
+//! `old_string`. Writes, edits and patches answer what changed, the diff and any post-write
+//! problems; searches answer `path:line:column: text` lines; listings one path per line. A
+//! refusal answers `kind: message`. Other results answer their JSON.
+
+use std::fmt::Write as _;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-/// Above this many bytes of JSON, the text copy of a result leaves out long strings.
-const TEXT_COPY_LIMIT: usize = 16 << 10;
-/// Strings longer than this are left out of a large result's text copy.
-const LONG_STRING: usize = 512;
+/// How the text block of a result is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TextStyle {
+    /// Number the lines of a read.
+    pub(crate) line_numbers: bool,
+}
+
+impl Default for TextStyle {
+    fn default() -> Self {
+        TextStyle { line_numbers: true }
+    }
+}
 
 /// A contract object as an MCP tool result.
-pub(crate) fn tool_result(result: Value) -> CallToolResult {
+pub(crate) fn tool_result(tool: &str, result: Value, style: TextStyle) -> CallToolResult {
     if result.get("ok").and_then(Value::as_bool) == Some(true) {
-        let text = text_copy(&result);
+        let text = render(tool, &result, style);
         let mut answer = CallToolResult::success(vec![ContentBlock::text(text)]);
         answer.structured_content = Some(result);
         return answer;
@@ -30,34 +49,312 @@ pub(crate) fn tool_result(result: Value) -> CallToolResult {
     answer
 }
 
-/// The JSON text of a result; for a large one, long strings are replaced by a note pointing
-/// at the structured content, so the payload travels once.
-fn text_copy(result: &Value) -> String {
-    let full = result.to_string();
-    if full.len() <= TEXT_COPY_LIMIT {
-        return full;
-    }
-    let mut trimmed = result.clone();
-    elide(&mut trimmed, "");
-    trimmed.to_string()
+fn str_of<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-fn elide(value: &mut Value, at: &str) {
-    match value {
-        Value::String(text) if text.len() > LONG_STRING => {
-            *text = format!("[{} bytes, sent once: see structuredContent{at}]", text.len());
-        }
-        Value::Object(map) => {
-            for (key, child) in map.iter_mut() {
-                elide(child, &format!("{at}.{key}"));
+fn num(value: &Value, key: &str) -> u64 {
+    value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+/// The text block of a successful result of `tool`.
+fn render(tool: &str, result: &Value, style: TextStyle) -> String {
+    let mut out = String::new();
+    match tool {
+        "read_file" => read(&mut out, result, style),
+        "read_files" => {
+            for (n, item) in items(result, "files").iter().enumerate() {
+                if n > 0 {
+                    out.push('\n');
+                }
+                match item.get("file").filter(|f| f.is_object()) {
+                    Some(file) => read(&mut out, file, style),
+                    None => {
+                        let error = item.get("error").unwrap_or(&Value::Null);
+                        let _ = writeln!(
+                            out,
+                            "{}: refused ({}): {}",
+                            str_of(item, "path"),
+                            str_of(error, "kind"),
+                            str_of(error, "message")
+                        );
+                    }
+                }
             }
         }
-        Value::Array(items) => {
-            for (idx, child) in items.iter_mut().enumerate() {
-                elide(child, &format!("{at}[{idx}]"));
+        "write_file" | "write_python_file" | "write_markdown_file" => {
+            let verb = if result.get("created").and_then(Value::as_bool) == Some(true) { "created" } else { "wrote" };
+            let size = num(result, "size_bytes").max(num(result, "bytes_written"));
+            let _ = writeln!(
+                out,
+                "{verb} {} ({}) · sha256 {}",
+                str_of(result, "path"),
+                plural(size, "byte"),
+                str_of(result, "sha256")
+            );
+            problems(&mut out, result.get("diagnostics"));
+        }
+        "edit_file" | "edit_python_file" | "insert_lines" | "replace_function" => {
+            let dry = result.get("dry_run").and_then(Value::as_bool) == Some(true);
+            let verb = match (tool, dry) {
+                (_, true) => "would change",
+                ("insert_lines", false) => "inserted into",
+                _ => "edited",
+            };
+            let mut line = format!("{verb} {}", str_of(result, "path"));
+            if let Some([first, last]) = result.get("line_range").and_then(Value::as_array).map(|r| {
+                [r.first().and_then(Value::as_u64).unwrap_or(0), r.get(1).and_then(Value::as_u64).unwrap_or(0)]
+            }) {
+                let _ = write!(line, ", lines {first}-{last}");
+            }
+            if let Some(count) = result.get("replacements").and_then(Value::as_u64)
+                && count != 1
+            {
+                let _ = write!(line, " ({count} replacements)");
+            }
+            if let Some(rung) = result.get("rung").and_then(Value::as_str)
+                && rung != "exact"
+            {
+                let score = result.get("score").and_then(Value::as_f64).unwrap_or(0.0);
+                let _ = write!(line, " (matched with {rung} tolerance, score {score:.2})");
+            }
+            if let Some(sha) = result.get("sha256").and_then(Value::as_str) {
+                let _ = write!(line, " · sha256 {sha}");
+            }
+            out.push_str(&line);
+            out.push('\n');
+            diff(&mut out, result);
+            problems(&mut out, result.get("diagnostics"));
+        }
+        "apply_patch" => {
+            let dry = result.get("dry_run").and_then(Value::as_bool) == Some(true);
+            let files = items(result, "files");
+            let _ = writeln!(
+                out,
+                "{} {}:",
+                if dry { "would patch" } else { "patched" },
+                plural(files.len() as u64, "file")
+            );
+            for file in files {
+                let from = file.get("from").and_then(Value::as_str).map(|f| format!(" (from {f})")).unwrap_or_default();
+                let _ = writeln!(out, "  {} {}{from}", str_of(file, "action"), str_of(file, "path"));
+            }
+            diff(&mut out, result);
+            for file in files {
+                problems(&mut out, file.get("diagnostics"));
             }
         }
-        _ => {}
+        "search_files" | "search_code" => {
+            let _ = writeln!(
+                out,
+                "{} in {} of {} searched{}",
+                plural(items(result, "results").iter().map(|f| items(f, "matches").len() as u64).sum(), "match"),
+                plural(num(result, "files_with_matches"), "file"),
+                num(result, "files_searched"),
+                if result.get("truncated").and_then(Value::as_bool) == Some(true) {
+                    " (cut at max_results: narrow the search or raise max_results)"
+                } else {
+                    ""
+                }
+            );
+            for file in items(result, "results") {
+                for m in items(file, "matches") {
+                    for before in items(m, "before") {
+                        let _ = writeln!(out, "{}-{}", str_of(file, "file"), before.as_str().unwrap_or(""));
+                    }
+                    let _ = writeln!(
+                        out,
+                        "{}:{}:{}: {}",
+                        str_of(file, "file"),
+                        num(m, "line"),
+                        num(m, "column"),
+                        str_of(m, "content").trim_end_matches(['\n', '\r'])
+                    );
+                    for after in items(m, "after") {
+                        let _ = writeln!(out, "{}-{}", str_of(file, "file"), after.as_str().unwrap_or(""));
+                    }
+                }
+            }
+        }
+        "glob" => {
+            let matches = items(result, "matches");
+            let _ = writeln!(out, "{} matching {}", plural(matches.len() as u64, "file"), str_of(result, "pattern"));
+            for path in matches {
+                let _ = writeln!(out, "{}", path.as_str().unwrap_or(""));
+            }
+            truncated(&mut out, result);
+        }
+        "list_dir" => {
+            let _ = writeln!(out, "{}:", str_of(result, "path"));
+            for name in items(result, "entries") {
+                let _ = writeln!(out, "{}", name.as_str().unwrap_or(""));
+            }
+        }
+        "tree" => {
+            let _ = writeln!(out, "{} ({})", str_of(result, "path"), plural(num(result, "total_files"), "file"));
+            for entry in items(result, "entries") {
+                let depth = num(entry, "depth").max(1) as usize;
+                let path = str_of(entry, "path");
+                let name = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
+                let slash = if path.ends_with('/') { "/" } else { "" };
+                let _ = write!(out, "{}{name}{slash}", "  ".repeat(depth - 1));
+                let mut notes = Vec::new();
+                if let Some(files) = entry.get("files").and_then(Value::as_u64) {
+                    notes.push(plural(files, "file"));
+                }
+                if let Some(size) = entry.get("size").and_then(Value::as_u64) {
+                    notes.push(plural(size, "byte"));
+                }
+                if !notes.is_empty() {
+                    let _ = write!(out, " ({})", notes.join(", "));
+                }
+                out.push('\n');
+            }
+            truncated(&mut out, result);
+        }
+        "move" => {
+            let _ = writeln!(
+                out,
+                "moved {} {} to {}{}",
+                str_of(result, "kind"),
+                str_of(result, "from"),
+                str_of(result, "to"),
+                if result.get("overwritten").and_then(Value::as_bool) == Some(true) { " (replacing it)" } else { "" }
+            );
+        }
+        "delete" => {
+            let _ = writeln!(out, "deleted {} {}", str_of(result, "deleted"), str_of(result, "path"));
+        }
+        "undo_edit" | "undo_patch" => {
+            let restored: Vec<&str> = items(result, "restored").iter().filter_map(Value::as_str).collect();
+            let _ = writeln!(
+                out,
+                "restored {} · {} left in the history",
+                restored.join(", "),
+                plural(num(result, "remaining"), "entry")
+            );
+        }
+        "create_directory" => {
+            let created = result.get("created").and_then(Value::as_bool) == Some(true);
+            let _ = writeln!(
+                out,
+                "{} {}",
+                if created { "created directory" } else { "directory exists:" },
+                str_of(result, "path")
+            );
+        }
+        "list_roots" => {
+            let _ = writeln!(
+                out,
+                "workspace roots{}:",
+                if result.get("read_only").and_then(Value::as_bool) == Some(true) { " (read-only)" } else { "" }
+            );
+            for root in items(result, "roots") {
+                let primary = root.get("primary").and_then(Value::as_bool) == Some(true);
+                let _ = writeln!(
+                    out,
+                    "{}{}",
+                    str_of(root, "path"),
+                    if primary { " (primary: relative paths resolve here)" } else { "" }
+                );
+            }
+        }
+        _ => {
+            let mut copy = result.clone();
+            if let Some(map) = copy.as_object_mut() {
+                map.remove("ok");
+            }
+            out = copy.to_string();
+        }
+    }
+    out
+}
+
+/// A read: its header line and its lines.
+fn read(out: &mut String, file: &Value, style: TextStyle) {
+    let path = str_of(file, "path");
+    let sha = str_of(file, "sha256");
+    if file.get("is_binary").and_then(Value::as_bool) == Some(true) {
+        let _ = writeln!(
+            out,
+            "{path} · binary, {} · sha256 {sha} (no text shown)",
+            plural(num(file, "size_bytes"), "byte")
+        );
+        return;
+    }
+    let (start, end, total) = (num(file, "start_line"), num(file, "end_line"), num(file, "total_lines"));
+    let shown = if total == 0 {
+        "empty file".to_owned()
+    } else if start == 1 && end == total {
+        plural(total, "line")
+    } else {
+        format!("lines {start}-{end} of {total}")
+    };
+    let _ = write!(out, "{path} · {shown} · sha256 {sha}");
+    let next = file.get("next_offset").and_then(Value::as_u64);
+    if let Some(next) = next {
+        let _ = write!(out, " · cut at the page size: read on with offset {next}");
+    }
+    out.push('\n');
+    let content = str_of(file, "content");
+    if style.line_numbers {
+        for (n, line) in content.split_inclusive('\n').enumerate() {
+            let _ = write!(out, "{:>6}\t{line}", start as usize + n);
+        }
+    } else {
+        out.push_str(content);
+    }
+    if !content.is_empty() && !content.ends_with('\n') {
+        out.push('\n');
+    }
+    if let Some(next) = next {
+        let _ = writeln!(out, "[{} more lines: call read_file with offset {next}]", total.saturating_sub(end));
+    }
+}
+
+fn diff(out: &mut String, result: &Value) {
+    let diff = str_of(result, "diff");
+    if !diff.is_empty() {
+        out.push_str(diff);
+        if !diff.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    if result.get("diff_truncated").and_then(Value::as_bool) == Some(true) {
+        out.push_str("[the diff is cut at its size bound; read the file to see the rest]\n");
+    }
+}
+
+fn truncated(out: &mut String, result: &Value) {
+    if result.get("truncated").and_then(Value::as_bool) == Some(true) {
+        out.push_str("[the list is cut at its bound]\n");
+    }
+}
+
+/// Post-write problems: syntax errors and checkers' reports.
+fn problems(out: &mut String, diagnostics: Option<&Value>) {
+    let Some(diagnostics) = diagnostics else { return };
+    for error in items(diagnostics, "syntax_errors") {
+        let _ = writeln!(
+            out,
+            "syntax error at line {}, column {}: {}",
+            num(error, "line"),
+            num(error, "column"),
+            str_of(error, "message")
+        );
+    }
+    for checker in items(diagnostics, "checkers") {
+        if checker.get("ok").and_then(Value::as_bool) == Some(false) {
+            let _ = writeln!(out, "{} reports:\n{}", str_of(checker, "name"), str_of(checker, "output").trim_end());
+        }
     }
 }
 
@@ -66,23 +363,31 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn text(result: &CallToolResult) -> String {
+        result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default()
+    }
+
     #[test]
-    fn large_results_travel_once() {
-        let big = "x".repeat(100_000);
-        let result = tool_result(json!({"ok": true, "content": big, "sha256": "abc"}));
-        let text = match result.content.first().and_then(|c| c.as_text()) {
-            Some(text) => text.text.clone(),
-            None => String::new(),
-        };
-        assert!(text.len() < 1_000, "text copy is {} bytes", text.len());
-        assert!(text.contains("structuredContent.content"));
-        assert_eq!(result.structured_content.as_ref().and_then(|v| v["content"].as_str()).map(str::len), Some(100_000));
+    fn a_read_is_the_file_with_a_header_and_numbered_lines() {
+        let read = json!({"ok": true, "path": "a.py", "content": "x = 1\ny = \"2\"\n", "sha256": "ab",
+            "start_line": 4, "end_line": 5, "total_lines": 9, "next_offset": 6, "is_binary": false});
+        let result = tool_result("read_file", read, TextStyle::default());
+        assert_eq!(
+            text(&result),
+            "a.py · lines 4-5 of 9 · sha256 ab · cut at the page size: read on with offset 6\n     4\tx = 1\n     5\ty = \"2\"\n[4 more lines: call read_file with offset 6]\n"
+        );
+        assert_eq!(result.structured_content.as_ref().and_then(|v| v["content"].as_str()), Some("x = 1\ny = \"2\"\n"));
     }
 
     #[test]
     fn refusals_are_tool_errors() {
-        let result = tool_result(json!({"ok": false, "error": {"kind": "ambiguous", "message": "2 places"}}));
+        let result = tool_result(
+            "edit_file",
+            json!({"ok": false, "error": {"kind": "ambiguous", "message": "2 places"}}),
+            TextStyle::default(),
+        );
         assert_eq!(result.is_error, Some(true));
+        assert_eq!(text(&result), "ambiguous: 2 places");
         assert_eq!(result.structured_content.as_ref().map(|v| v["error"]["kind"].clone()), Some(json!("ambiguous")));
     }
 }

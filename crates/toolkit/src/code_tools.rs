@@ -23,8 +23,8 @@ impl Toolkit {
         }
         let edit = EditFileRequest {
             path: request.path.clone(),
-            old_string: request.old_content,
-            new_string: request.new_content,
+            old_string: request.old_string,
+            new_string: request.new_string,
             replace_all: false,
             expected_hash: None,
             force: false,

@@ -149,16 +149,13 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
 }
 
 /// A patched file: canonical path, content before (`None`: did not exist), hash after.
-#[cfg(feature = "patch")]
 pub(crate) type PatchFileState = (String, Option<Vec<u8>>, Option<Sha256>);
 
-#[cfg(feature = "patch")]
 #[derive(Debug, Serialize, Deserialize)]
 struct PatchSnapshot {
     files: Vec<Snapshot>,
 }
 
-#[cfg(feature = "patch")]
 fn sequence_numbers(workspace: &Workspace, dir: &str, suffix: &str) -> Result<Vec<u64>> {
     let mut seqs: Vec<u64> =
         workspace.txn().state_list(dir)?.iter().filter_map(|name| name.strip_suffix(suffix)?.parse().ok()).collect();
@@ -201,7 +198,6 @@ fn restore(
     Ok(())
 }
 
-#[cfg(feature = "patch")]
 /// Records the previous state of every file a patch touches.
 pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], depth: usize) -> Result<()> {
     let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
@@ -223,7 +219,6 @@ pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], dept
     Ok(())
 }
 
-#[cfg(feature = "patch")]
 fn remove_patch(workspace: &Workspace, seq: u64) -> Result<()> {
     let prefix = format!("{seq:010}-");
     for name in workspace.txn().state_list("undo/patches")? {
@@ -234,7 +229,6 @@ fn remove_patch(workspace: &Workspace, seq: u64) -> Result<()> {
     Ok(workspace.txn().state_remove(&format!("undo/patches/{seq:010}.json"))?)
 }
 
-#[cfg(feature = "patch")]
 /// Restores every file of the last patch; checks all of them first.
 pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<String>, usize)> {
     let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;

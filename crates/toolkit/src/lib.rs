@@ -46,6 +46,7 @@ mod analysis;
 mod code_tools;
 mod editor_tools;
 mod error;
+mod fs_tools;
 mod history;
 pub mod json;
 #[cfg(feature = "patch")]
@@ -58,6 +59,7 @@ pub mod tools;
 mod types;
 
 pub use error::{ERROR_KINDS, Error, ErrorKind, Result};
+pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
 pub use toolkit::{Toolkit, ToolkitOptions};
 pub use types::*;

@@ -136,15 +136,4 @@ impl Toolkit {
         let bytes = lock.read_expecting(Some(sha256)).ok()?.decoded().encode();
         self.reformat(&lock, &bytes, sha256).ok().flatten().map(|written| written.sha256)
     }
-
-    /// Restores every file of the last patch applied through editkit.
-    ///
-    /// # Errors
-    /// `not_found` when no patch is recorded; `stale` when a file changed since (unless
-    /// forced).
-    pub fn undo_patch(&self, request: UndoPatchRequest) -> Result<UndoResponse> {
-        self.writable("undo_patch")?;
-        let (restored, remaining) = history::undo_patch(self.workspace(), request.force)?;
-        Ok(UndoResponse { restored, remaining })
-    }
 }

@@ -22,8 +22,15 @@ pub struct ToolkitOptions {
     pub policy: Policy,
     /// Largest file read, bytes. Default: 16 MiB.
     pub max_read_bytes: u64,
+    /// Largest read answered whole, in bytes of text: a longer read (of the whole file or of
+    /// the lines asked for) answers the whole lines that fit and `next_offset`, the line to
+    /// read on from. For agents whose client passes results to a model as they are; `editkit
+    /// mcp` sets 64 KiB. Default: `None` (a read answers every line asked for).
+    pub read_page_bytes: Option<usize>,
     /// Refuse every tool that writes. Default: false.
     pub read_only: bool,
+    /// The tools [`crate::tools::call`] runs (others are refused as unknown). Default: all.
+    pub tools: crate::tools::ToolSelection,
     /// Earlier versions kept per file (and patches kept) for undo. Default: 20.
     pub history_depth: usize,
     /// The folder under which each root keeps its state (locks, patch journals, undo
@@ -59,7 +66,9 @@ impl Default for ToolkitOptions {
         ToolkitOptions {
             policy: Policy::default(),
             max_read_bytes: editkit_vfs::DEFAULT_MAX_READ_BYTES,
+            read_page_bytes: None,
             read_only: false,
+            tools: crate::tools::ToolSelection::all(),
             history_depth: 20,
             state_home: None,
             max_sessions: crate::sessions::DEFAULT_MAX_SESSIONS,
@@ -116,11 +125,23 @@ struct Window {
     start_line: usize,
     end_line: usize,
     partial: bool,
+    /// The offset that reads on, when the page bound cut the window short.
+    next_offset: Option<usize>,
 }
 
 /// The window of `text` (of `total` lines) a read asks for; an `offset` past the last line is
 /// an error naming the line count, never an empty success.
-fn read_window(path: &str, text: &str, total: usize, offset: Option<usize>, limit: Option<usize>) -> Result<Window> {
+///
+/// With a `page` bound (bytes), a longer window is cut after the last whole line that fits
+/// (always at least one line) and `next_offset` names the line that reads on.
+fn read_window(
+    path: &str,
+    text: &str,
+    total: usize,
+    offset: Option<usize>,
+    limit: Option<usize>,
+    page: Option<usize>,
+) -> Result<Window> {
     let start = offset.unwrap_or(1).max(1);
     if start > total.max(1) {
         return Err(Error::invalid(
@@ -132,9 +153,27 @@ fn read_window(path: &str, text: &str, total: usize, offset: Option<usize>, limi
             ),
         ));
     }
-    let (content, partial) = line_window(text, offset, limit);
-    let shown = if partial { content.split_inclusive('\n').count() } else { total };
-    Ok(Window { content, start_line: start, end_line: start - 1 + shown, partial })
+    let (mut content, mut partial) = line_window(text, offset, limit);
+    let mut shown = if partial { content.split_inclusive('\n').count() } else { total };
+    let mut next_offset = None;
+    if let Some(page) = page
+        && content.len() > page
+    {
+        let mut kept = 0;
+        let mut lines = 0;
+        for line in content.split_inclusive('\n') {
+            if lines > 0 && kept + line.len() > page {
+                break;
+            }
+            kept += line.len();
+            lines += 1;
+        }
+        content.truncate(kept);
+        partial = true;
+        shown = lines;
+        next_offset = Some(start + lines);
+    }
+    Ok(Window { content, start_line: start, end_line: start - 1 + shown, partial, next_offset })
 }
 
 pub(crate) fn line_window(text: &str, offset: Option<usize>, limit: Option<usize>) -> (String, bool) {
@@ -363,6 +402,7 @@ impl Toolkit {
                     start_line: 1,
                     end_line: 0,
                     total_lines: 0,
+                    next_offset: None,
                     facts_included: false,
                     is_valid: None,
                     errors: Vec::new(),
@@ -383,7 +423,7 @@ impl Toolkit {
                 return Err(Error::invalid("tail", "give tail (the last lines) or offset/limit, not both"));
             }
         };
-        let window = read_window(&request.path, decoded.as_str(), total, offset, limit)?;
+        let window = read_window(&request.path, decoded.as_str(), total, offset, limit, self.options.read_page_bytes)?;
         let facts_included = request.include_symbols.unwrap_or(!window.partial && size_bytes <= FACTS_BY_DEFAULT_BYTES);
         let facts = if facts_included { analysis::facts(&rel, decoded.as_str()) } else { Default::default() };
         Ok(ReadFileResponse {
@@ -400,6 +440,7 @@ impl Toolkit {
             start_line: window.start_line,
             end_line: window.end_line,
             total_lines: total,
+            next_offset: window.next_offset,
             facts_included,
             is_valid: facts.is_valid,
             errors: facts.errors,
@@ -564,8 +605,10 @@ impl Toolkit {
     }
 
     /// Deletes a file, a directory or a symlink (never its target). A directory that is not
-    /// empty needs `recursive`. A file's content is kept for undo_edit; a deleted symlink is
-    /// not (the file it pointed to is untouched), nor is a directory's content.
+    /// empty needs `recursive`. A file's content is kept for undo_edit, a directory's files
+    /// as one change for undo_patch (up to [`crate::MAX_UNDO_FILES`] files and
+    /// [`crate::MAX_UNDO_BYTES`]; a larger directory is refused); a deleted symlink is not
+    /// kept (the file it pointed to is untouched).
     ///
     /// # Errors
     /// Path errors, `not_found`, `invalid_args` for the root and for a directory with entries
@@ -581,7 +624,7 @@ impl Toolkit {
                     "recursive",
                     format!(
                         "`{}` is a directory with {} entr{} ({}{}); pass recursive: true to delete it with everything \
-                         in it (its files cannot be restored with undo_edit), or delete the entries one by one",
+                         in it (undo_patch restores its files), or delete the entries one by one",
                         request.path,
                         entries.len(),
                         if entries.len() == 1 { "y" } else { "ies" },
@@ -599,6 +642,12 @@ impl Toolkit {
             let deleted = workspace.delete(&request.path).inspect_err(|_| history::discard(workspace, &kept))?;
             history::settle(workspace, &kept, self.options.history_depth)?;
             return Ok(DeleteResponse { path: request.path, deleted });
+        }
+        // A directory's files are kept as one change, which undo_patch reverses.
+        if workspace.entry_kind(&request.path).ok().flatten() == Some(EntryKind::Dir)
+            && !workspace.list_dir(&request.path)?.is_empty()
+        {
+            self.keep_tree(workspace, &request.path)?;
         }
         let deleted = workspace.delete(&request.path)?;
         Ok(DeleteResponse { path: request.path, deleted })
@@ -639,7 +688,21 @@ impl Toolkit {
         };
         let options = matcher::MatchOptions { within, ..Default::default() };
         let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
-        let replaced = replace(old_text.as_str(), &request.old_string, &request.new_string, &options)
+        // Text copied from a numbered view (`    12<TAB>line`) keeps its numbers only when the
+        // file itself holds that text.
+        let numbered = if old_text.as_str().contains(request.old_string.as_str()) {
+            None
+        } else {
+            strip_view_numbers(&request.old_string, true)
+        };
+        let (old_string, new_string) = match &numbered {
+            Some(old) => {
+                let new = strip_view_numbers(&request.new_string, false).unwrap_or_else(|| request.new_string.clone());
+                (old.as_str(), new)
+            }
+            None => (request.old_string.as_str(), request.new_string.clone()),
+        };
+        let replaced = replace(old_text.as_str(), old_string, &new_string, &options)
             .map_err(|source| Error::Edit { path: rel.clone(), source })?;
         let new_text = splice_replaced(old_text, &replaced, "old_string")?;
         vet(old_text.as_str(), new_text.as_str())?;
@@ -665,6 +728,7 @@ impl Toolkit {
             sha256: editkit_vfs::Sha256::of(&bytes),
             backup_path: None,
             dry_run: request.dry_run,
+            line_numbers_stripped: numbered.is_some(),
             diagnostics: DiagnosticsInfo::default(),
         };
         if request.dry_run {
@@ -815,6 +879,34 @@ impl Toolkit {
 
 /// `text` with each replacement of `replaced` spliced into the decoded text, so untouched lines
 /// keep their bytes (line endings, BOM); `field` names the argument a range error is about.
+/// `text` without the line-number prefix of a numbered read (`cat -n` style: spaces, the
+/// number, a tab) when every line has one; with `consecutive`, only when the numbers count up
+/// by one (a copied view), else `None`.
+///
+/// ```text
+/// "    12\tdef f():\n    13\t    pass\n" -> "def f():\n    pass\n"
+/// ```
+fn strip_view_numbers(text: &str, consecutive: bool) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut expected: Option<u64> = None;
+    let mut lines = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start_matches(' ');
+        let digits = trimmed.len() - trimmed.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 || digits > 9 || trimmed.as_bytes().get(digits) != Some(&b'\t') {
+            return None;
+        }
+        let number: u64 = trimmed[..digits].parse().ok()?;
+        if consecutive && expected.is_some_and(|want| want != number) {
+            return None;
+        }
+        expected = Some(number + 1);
+        out.push_str(&trimmed[digits + 1..]);
+        lines += 1;
+    }
+    (lines > 0).then_some(out)
+}
+
 pub(crate) fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: &str) -> Result<Text> {
     let mut next = text.clone();
     for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
@@ -823,4 +915,25 @@ pub(crate) fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: 
             .map_err(|e| Error::invalid(field, format!("internal range error: {e}")))?;
     }
     Ok(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_view_numbers;
+
+    #[test]
+    fn numbered_views_lose_their_numbers() {
+        assert_eq!(
+            strip_view_numbers("    12\tdef f():\n    13\t    pass\n", true).as_deref(),
+            Some("def f():\n    pass\n")
+        );
+        assert_eq!(strip_view_numbers("     7\t", true).as_deref(), Some(""));
+        // Not consecutive: not a copied view (unless any numbers will do, as in new text).
+        assert_eq!(strip_view_numbers("1\ta\n3\tb\n", true), None);
+        assert_eq!(strip_view_numbers("1\ta\n3\tb\n", false).as_deref(), Some("a\nb\n"));
+        // A line without the prefix, or text that only starts with digits.
+        assert_eq!(strip_view_numbers("1\ta\nb\n", true), None);
+        assert_eq!(strip_view_numbers("123 x\n", true), None);
+        assert_eq!(strip_view_numbers("", true), None);
+    }
 }

@@ -98,6 +98,11 @@ fn input_schema<T: JsonSchema>() -> Value {
         .into_root_schema_for::<T>();
     let mut value = serde_json::to_value(schema).unwrap_or_else(|_| json!({"type": "object"}));
     clean(&mut value, true);
+    // The request type's name and doc say what the tool's description says better.
+    if let Some(object) = value.as_object_mut() {
+        object.remove("title");
+        object.remove("description");
+    }
     value
 }
 
@@ -148,6 +153,17 @@ fn clean(value: &mut Value, input: bool) {
                 }
             }
             map.remove("$schema");
+            // An argument's other accepted names (`x-aliases`), told in its description too,
+            // for the models that read only descriptions.
+            if input && let Some(Value::Array(aliases)) = map.get("x-aliases") {
+                let names: Vec<String> = aliases.iter().filter_map(Value::as_str).map(|a| format!("`{a}`")).collect();
+                let note = format!("Also accepted as {}.", names.join(", "));
+                let description = match map.get("description").and_then(Value::as_str) {
+                    Some(text) => format!("{text} {note}"),
+                    None => note,
+                };
+                map.insert("description".into(), Value::String(description));
+            }
             for child in map.values_mut() {
                 clean(child, input);
             }
@@ -212,7 +228,7 @@ fn entries() -> Vec<Entry> {
             ro = true,
             destructive = false,
             idempotent = true,
-            "Read a text file inside the workspace. Returns the content (LF line endings; a range of lines with offset/limit, or the last lines with tail; then start_line and end_line say which of total_lines), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols, and for Markdown headers, code blocks and links, on whole reads of files up to 256 KiB or with include_symbols (facts_included says which); an offset past the end is refused with the line count; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit, UTF-16 and invalid UTF-8."
+            "Read a text file inside the workspace. Returns the content (LF line endings; a range of lines with offset/limit, or the last lines with tail; then start_line and end_line say which of total_lines; a read longer than the page bound ends early with next_offset, the offset to read on from), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols, and for Markdown headers, code blocks and links, on whole reads of files up to 256 KiB or with include_symbols (facts_included says which); an offset past the end is refused with the line count; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit, UTF-16 and invalid UTF-8."
         ),
         tool!(
             "write_file",
@@ -322,7 +338,57 @@ fn entries() -> Vec<Entry> {
             ro = false,
             destructive = true,
             idempotent = false,
-            "Delete a file, a directory or a symlink (never its target). A directory that is not empty needs recursive: true (its files cannot be restored). The workspace root cannot be deleted. A deleted file can be restored with undo_edit."
+            "Delete a file, a directory or a symlink (never its target). A directory that is not empty needs recursive: true. The workspace root cannot be deleted. Undo a file's deletion with undo_edit, a directory's with undo_patch (its files are kept; up to 10,000 files and 256 MiB, a larger directory is refused)."
+        ),
+        tool!(
+            "read_files",
+            ReadFilesRequest,
+            ReadFilesResponse,
+            read_files,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Read several files in one call (up to 64): each answers what read_file would (content, sha256, lines) or its own error (kind and message) without stopping the others. Symbols and outlines only with include_symbols. Arms the staleness guard for each file read."
+        ),
+        tool!(
+            "tree",
+            TreeRequest,
+            TreeResponse,
+            tree,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Show the directories and files under a directory to a depth (default 3), honouring .gitignore and hidden-file rules like search_files; each directory says how many files it holds at any depth, and sizes: true adds bytes. Stops at 10,000 files (truncated: true)."
+        ),
+        tool!(
+            "move",
+            MoveRequest,
+            MoveResponse,
+            move_path,
+            ro = false,
+            destructive = true,
+            idempotent = false,
+            "Move or rename a file or directory inside the workspace (from, to), creating missing parent directories. Refused when something exists at to (a file can be replaced with overwrite: true; a directory never). A file move is undone with undo_patch."
+        ),
+        tool!(
+            "list_roots",
+            NoArgs,
+            ListRootsResponse,
+            list_roots,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "List the workspace roots, the only directories the tools may read or write (relative paths resolve in the primary one), and whether writes are refused."
+        ),
+        tool!(
+            "undo_patch",
+            UndoPatchRequest,
+            UndoResponse,
+            undo_patch,
+            ro = false,
+            destructive = true,
+            idempotent = false,
+            "Undo the last multi-file change made through editkit as a whole: an apply_patch, a move of a file, or a recursive delete of a directory. Refused if any of its files changed since, unless force."
         ),
         tool!(
             "undo_edit",
@@ -408,7 +474,7 @@ fn entries() -> Vec<Entry> {
     #[cfg(feature = "analyze")]
     list.extend([
         tool!("edit_python_file", EditPythonFileRequest, EditPythonFileResponse, edit_python_file, ro = false, destructive = true, idempotent = false,
-            "Replace old_content with new_content in a Python file, like edit_file, but refuse an edit that would introduce syntax errors (nothing is written). dry_run reports would_change without writing."),
+            "Replace old_string with new_string in a Python file, like edit_file, but refuse an edit that would introduce syntax errors (nothing is written). dry_run reports would_change without writing."),
         tool!("replace_function", ReplaceFunctionRequest, ReplaceFunctionResponse, replace_function, ro = false, destructive = true, idempotent = false,
             "Replace a whole function or method by name (func, Class.method, Outer.Inner.method) in a Python, TypeScript, TSX or JavaScript file. The new definition is re-indented to fit and decorators are kept unless it brings its own. Refuses unknown names (listing the available ones), duplicates (with their lines) and results that would not parse."),
         tool!("file_symbols", PathRequest, FileSymbolsResponse, file_symbols, ro = true, destructive = false, idempotent = true,
@@ -442,8 +508,6 @@ fn entries() -> Vec<Entry> {
     list.extend([
         tool!("apply_patch", ApplyPatchRequest, ApplyPatchResponse, apply_patch, ro = false, destructive = true, idempotent = false,
             "Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete: a *** Begin Patch or @@/=== patch ends with *** End Patch, a unified diff with a newline. On any failure nothing is written and the error lists every failing hunk. dry_run returns the combined diff without writing."),
-        tool!("undo_patch", UndoPatchRequest, UndoResponse, undo_patch, ro = false, destructive = true, idempotent = false,
-            "Undo the last patch applied through editkit as a whole. Refused if any of its files changed since, unless force."),
     ]);
     list
 }
@@ -466,6 +530,178 @@ pub fn specs() -> Vec<ToolSpec> {
         .collect()
 }
 
+/// The named tool sets, each with what it is for and its tools (a tool compiled out by a
+/// feature is skipped). `core` is what an agent needs to work on a code base; the others hold
+/// the seed-compatible and specialised tools.
+pub const TOOLSETS: &[(&str, &str, &[&str])] = &[
+    (
+        "core",
+        "reading, writing, editing, patching, searching and arranging files",
+        &[
+            "read_file",
+            "read_files",
+            "write_file",
+            "edit_file",
+            "insert_lines",
+            "apply_patch",
+            "undo_edit",
+            "undo_patch",
+            "search_files",
+            "glob",
+            "tree",
+            "list_dir",
+            "file_info",
+            "create_directory",
+            "move",
+            "delete",
+            "list_roots",
+        ],
+    ),
+    ("paths", "exists and generate_diff", &["exists", "generate_diff"]),
+    (
+        "code",
+        "code awareness: symbols, syntax checks, replacing a function",
+        &["file_symbols", "check_syntax", "replace_function"],
+    ),
+    (
+        "seed",
+        "the tools of the agent frameworks editkit replaces (GAIA's Python and Markdown tools)",
+        &[
+            "write_python_file",
+            "edit_python_file",
+            "replace_function",
+            "search_code",
+            "write_markdown_file",
+            "update_project_index",
+            "generate_diff",
+        ],
+    ),
+    ("editor", "in-memory editor sessions: several edits, one write", &EDITOR_SESSION_TOOLS),
+];
+
+/// Which tools a toolkit offers: `all` (the default for the library and `editkit call`), the
+/// `core` set (the default of `editkit mcp`), or a comma-separated list of set and tool names
+/// (`core,editor,exists`).
+///
+/// ```
+/// let selection: editkit::tools::ToolSelection = "core,editor".parse().unwrap();
+/// assert!(selection.contains("edit_file") && selection.contains("editor_load"));
+/// assert!(!selection.contains("write_python_file"));
+/// let refused = "core,bogus".parse::<editkit::tools::ToolSelection>().unwrap_err();
+/// assert!(refused.to_string().contains("bogus"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolSelection {
+    /// The names chosen; `None`: every tool.
+    names: Option<std::collections::BTreeSet<&'static str>>,
+    spec: Option<String>,
+}
+
+impl ToolSelection {
+    /// Every tool.
+    #[must_use]
+    pub fn all() -> Self {
+        ToolSelection::default()
+    }
+
+    /// The `core` set.
+    #[must_use]
+    pub fn core() -> Self {
+        "core".parse().unwrap_or_default()
+    }
+
+    /// Whether tool `name` is offered.
+    #[must_use]
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.as_ref().is_none_or(|names| names.contains(name))
+    }
+
+    /// Whether every tool is offered.
+    #[must_use]
+    pub fn is_all(&self) -> bool {
+        self.names.is_none()
+    }
+
+    /// How the selection was written (`all` for every tool).
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        self.spec.as_deref().unwrap_or("all")
+    }
+}
+
+impl std::str::FromStr for ToolSelection {
+    type Err = Error;
+
+    fn from_str(spec: &str) -> Result<Self> {
+        let known = names();
+        let mut chosen = std::collections::BTreeSet::new();
+        for word in spec.split(',').map(str::trim) {
+            if word == "all" {
+                return Ok(ToolSelection::all());
+            }
+            if let Some((_, _, members)) = TOOLSETS.iter().find(|(set, ..)| *set == word) {
+                chosen.extend(members.iter().copied().filter(|name| known.contains(name)));
+            } else if let Some(name) = known.iter().find(|name| **name == word) {
+                chosen.insert(*name);
+            } else {
+                let sets: Vec<&str> = TOOLSETS.iter().map(|(set, ..)| *set).collect();
+                return Err(Error::invalid(
+                    "tools",
+                    format!(
+                        "`{word}` is neither a tool set ({}, all) nor a tool ({})",
+                        sets.join(", "),
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+        if chosen.is_empty() {
+            return Err(Error::invalid("tools", "name at least one tool set or tool (core, all, ...)"));
+        }
+        Ok(ToolSelection { names: Some(chosen), spec: Some(spec.to_owned()) })
+    }
+}
+
+/// `schema` without what only documents it (`description`, `title`, `examples`): the same
+/// validation in fewer bytes, for clients that receive every tool's schemas on every turn.
+///
+/// ```
+/// let schema = serde_json::json!({"type": "object", "description": "x", "properties": {"a": {"type": "string", "description": "y"}}});
+/// assert_eq!(editkit::tools::compact_schema(schema), serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}}));
+/// ```
+#[must_use]
+pub fn compact_schema(schema: Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(key, _)| !matches!(key.as_str(), "description" | "title" | "examples"))
+                .map(|(key, value)| {
+                    // Inside `properties` the keys are field names, which may be any word.
+                    let value = if key == "properties" {
+                        match value {
+                            Value::Object(fields) => {
+                                Value::Object(fields.into_iter().map(|(k, v)| (k, compact_schema(v))).collect())
+                            }
+                            other => other,
+                        }
+                    } else {
+                        compact_schema(value)
+                    };
+                    (key, value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(compact_schema).collect()),
+        other => other,
+    }
+}
+
+/// The specs of the tools `selection` offers, in the order of [`specs`].
+#[must_use]
+pub fn selected_specs(selection: &ToolSelection) -> Vec<ToolSpec> {
+    specs().into_iter().filter(|spec| selection.contains(spec.name)).collect()
+}
+
 /// The tools of an editor session, whose work ends in a write (`editor_store`).
 const EDITOR_SESSION_TOOLS: [&str; 7] =
     ["editor_load", "editor_read", "editor_write", "editor_edit", "editor_diff", "editor_store", "editor_clear"];
@@ -482,9 +718,17 @@ pub fn names() -> Vec<&'static str> {
 /// `invalid_args` for an unknown tool or arguments that do not fit; the tool's own errors.
 pub fn try_call(toolkit: &Toolkit, name: &str, args: Value) -> Result<Value> {
     let entries = entries();
-    let Some(entry) = entries.iter().find(|e| e.name == name) else {
-        let available: Vec<&str> = entries.iter().map(|e| e.name).collect();
-        return Err(Error::UnknownTool { name: name.to_owned(), available: available.join(", ") });
+    let selection = &toolkit.options().tools;
+    let Some(entry) = entries.iter().find(|e| e.name == name && selection.contains(e.name)) else {
+        let available: Vec<&str> = entries.iter().map(|e| e.name).filter(|name| selection.contains(name)).collect();
+        let mut available = available.join(", ");
+        if entries.iter().any(|e| e.name == name) {
+            available.push_str(&format!(
+                " (`{name}` is not in the tool set `{}`: start with --tools all, or add it)",
+                selection.as_str()
+            ));
+        }
+        return Err(Error::UnknownTool { name: name.to_owned(), available });
     };
     // A dry run writes nothing, so a read-only toolkit runs it (each writing method refuses a
     // real write itself).

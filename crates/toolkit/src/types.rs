@@ -224,6 +224,7 @@ pub struct CheckerInfo {
 pub struct ReadFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// First line to return, 1-based (default: 1).
     #[serde(default)]
@@ -276,6 +277,10 @@ pub struct ReadFileResponse {
     /// Lines in the whole file (as `line_count`).
     #[serde(default)]
     pub total_lines: usize,
+    /// Set when the read was longer than the page bound and was cut after `end_line`: pass it
+    /// as `offset` to read on. `null` when `content` holds every line asked for.
+    #[serde(default)]
+    pub next_offset: Option<usize>,
     /// Whether the facts below were computed (see `include_symbols`); when false they are empty
     /// because they were not asked for, not because the file has none.
     #[serde(default)]
@@ -304,6 +309,7 @@ pub struct ReadFileResponse {
 pub struct WriteFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// The complete new content.
     pub content: String,
@@ -345,6 +351,7 @@ pub struct WriteFileResponse {
 pub struct WritePythonFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// The complete new content.
     pub content: String,
@@ -377,6 +384,7 @@ pub struct WritePythonFileResponse {
 pub struct WriteMarkdownFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// The complete new content.
     pub content: String,
@@ -407,12 +415,15 @@ pub struct WriteMarkdownFileResponse {
 pub struct EditFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// The text to replace, copied from the file with a line or two of context so it is unique.
     #[serde(alias = "old_str", alias = "old_text", alias = "search")]
+    #[schemars(extend("x-aliases" = ["old_str", "old_text", "search"]))]
     pub old_string: String,
     /// The replacement text.
     #[serde(alias = "new_str", alias = "new_text", alias = "replace")]
+    #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
     pub new_string: String,
     /// Replace every occurrence instead of requiring exactly one (default: false).
     #[serde(default)]
@@ -472,6 +483,10 @@ pub struct EditFileResponse {
     pub backup_path: Option<String>,
     /// Whether this was a dry run (nothing written).
     pub dry_run: bool,
+    /// Whether `old_string` (and `new_string`) were copied from a numbered read and lost their
+    /// line-number prefixes before matching.
+    #[serde(default)]
+    pub line_numbers_stripped: bool,
     /// Post-write diagnostics.
     pub diagnostics: DiagnosticsInfo,
 }
@@ -483,13 +498,16 @@ pub struct EditFileResponse {
 pub struct EditPythonFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// The text to replace.
-    #[serde(alias = "old_string")]
-    pub old_content: String,
+    #[serde(alias = "old_content")]
+    #[schemars(extend("x-aliases" = ["old_content"]))]
+    pub old_string: String,
     /// The replacement text.
-    #[serde(alias = "new_string")]
-    pub new_content: String,
+    #[serde(alias = "new_content")]
+    #[schemars(extend("x-aliases" = ["new_content"]))]
+    pub new_string: String,
     /// Keep the previous content for undo and return its path (default: true).
     #[serde(default = "yes")]
     pub backup: bool,
@@ -515,6 +533,7 @@ pub struct EditPythonFileResponse {
 pub struct ReplaceFunctionRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// `func`, `Class.method` or `Outer.Inner.method`.
     pub function_name: String,
@@ -551,6 +570,7 @@ pub struct ReplaceFunctionResponse {
 pub struct ApplyPatchRequest {
     /// The patch: `*** Begin Patch` format, `@@`/`===` hunks, or a unified diff.
     #[serde(alias = "input", alias = "diff")]
+    #[schemars(extend("x-aliases" = ["input", "diff"]))]
     pub patch: String,
     /// Apply even to files changed since they were read (default: false).
     #[serde(default)]
@@ -625,6 +645,7 @@ pub struct ApplyPatchResponse {
 pub struct UndoEditRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// Restore even if the file changed since editkit's change (default: false).
     #[serde(default)]
@@ -660,9 +681,11 @@ pub struct UndoResponse {
 pub struct SearchFilesRequest {
     /// The regex (or literal, with regex=false) to look for.
     #[serde(alias = "query")]
+    #[schemars(extend("x-aliases" = ["query"]))]
     pub pattern: String,
     /// Directory to search, relative to the workspace root (default: the root).
     #[serde(default = "dot", alias = "directory")]
+    #[schemars(extend("x-aliases" = ["directory"]))]
     pub path: String,
     /// Only files whose path matches this glob (e.g. `src/**/*.ts`).
     #[serde(default)]
@@ -691,6 +714,7 @@ pub struct SearchFilesRequest {
 pub struct ListDirRequest {
     /// Directory, relative to the workspace root (default: the root).
     #[serde(default = "dot", alias = "directory")]
+    #[schemars(extend("x-aliases" = ["directory"]))]
     pub path: String,
 }
 
@@ -712,6 +736,7 @@ pub struct GlobRequest {
     pub pattern: String,
     /// Directory to search under (default: the root).
     #[serde(default = "dot", alias = "directory")]
+    #[schemars(extend("x-aliases" = ["directory"]))]
     pub path: String,
 }
 
@@ -733,6 +758,7 @@ pub struct GlobResponse {
 pub struct PathRequest {
     /// Path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
 }
 
@@ -755,12 +781,15 @@ pub struct ExistsResponse {
 pub struct InsertLinesRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// The line after which the text goes, 1-based; 0 inserts before the first line.
     #[serde(alias = "insert_line")]
+    #[schemars(extend("x-aliases" = ["insert_line"]))]
     pub line: usize,
     /// The lines to insert (a final line end is added when missing).
     #[serde(alias = "new_str")]
+    #[schemars(extend("x-aliases" = ["new_str"]))]
     pub text: String,
     /// The SHA-256 the file must have now (from read_file); always checked, even with force.
     #[serde(default)]
@@ -831,9 +860,11 @@ pub struct CreateDirectoryResponse {
 pub struct DeleteRequest {
     /// Path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// Delete a directory that is not empty, with everything in it (default: false; an empty
-    /// directory needs no flag).
+    /// directory needs no flag). Its files are kept in the undo history (undo_patch restores
+    /// them).
     #[serde(default)]
     pub recursive: bool,
 }
@@ -848,6 +879,155 @@ pub struct DeleteResponse {
     pub deleted: editkit_vfs::EntryKind,
 }
 
+/// Read several files in one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ReadFilesRequest {
+    /// File paths, relative to the workspace root (at most 64).
+    pub paths: Vec<String>,
+    /// Compute code facts and Markdown outlines for each file (default: false).
+    #[serde(default)]
+    pub include_symbols: bool,
+}
+
+/// One file of a read_files call: its read, or why it could not be read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadFilesItem {
+    /// The path as given.
+    pub path: String,
+    /// The read, as read_file answers it; `null` when the file was refused.
+    pub file: Option<Box<ReadFileResponse>>,
+    /// Why the file was refused (`kind` and `message`, as a refused call's error); `null` when read.
+    pub error: Option<ItemError>,
+}
+
+/// A refusal of one item of a call that goes on with the others.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ItemError {
+    /// A stable word, as a refused call's `error.kind`.
+    pub kind: String,
+    /// What went wrong and what to do.
+    pub message: String,
+}
+
+/// Several files, each read or refused on its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadFilesResponse {
+    /// One item per path, in the order given.
+    pub files: Vec<ReadFilesItem>,
+    /// How many were read.
+    pub read: usize,
+    /// How many were refused.
+    pub failed: usize,
+}
+
+/// Show the directories and files under a directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct TreeRequest {
+    /// Directory, relative to the workspace root (default: the root).
+    #[serde(default = "dot")]
+    pub path: String,
+    /// Levels shown below the directory (default: 3, at most 32); deeper files are counted in
+    /// their directory's `files`.
+    #[serde(default = "three")]
+    pub depth: usize,
+    /// Give each file's size, and each directory's total (default: false).
+    #[serde(default)]
+    pub sizes: bool,
+}
+
+/// One directory or file of a tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TreeEntry {
+    /// Path relative to the workspace root; directories end with `/`.
+    pub path: String,
+    /// Depth below the listed directory (1: directly in it).
+    pub depth: usize,
+    /// For a directory: the files under it at any depth (within the walk's bound).
+    pub files: Option<usize>,
+    /// Bytes, when sizes were asked for (a directory: the sum of its files).
+    pub size: Option<u64>,
+}
+
+/// The tree under a directory, honouring .gitignore and hidden-file rules like search_files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TreeResponse {
+    /// Canonical path of the listed directory (`.` for the root).
+    pub path: String,
+    /// Directories and files, depth first, sorted by name.
+    pub entries: Vec<TreeEntry>,
+    /// Files found under the directory.
+    pub total_files: usize,
+    /// Whether the walk stopped at its bound (10,000 files): counts are then lower bounds.
+    pub truncated: bool,
+}
+
+/// Move or rename a file or directory inside the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct MoveRequest {
+    /// The path to move, relative to the workspace root.
+    #[serde(alias = "source", alias = "old_path")]
+    #[schemars(extend("x-aliases" = ["source", "old_path"]))]
+    pub from: String,
+    /// Where it goes.
+    #[serde(alias = "destination", alias = "new_path")]
+    #[schemars(extend("x-aliases" = ["destination", "new_path"]))]
+    pub to: String,
+    /// Replace a file already at `to` (default: false: refused as `exists`). A directory is
+    /// never replaced.
+    #[serde(default)]
+    pub overwrite: bool,
+    /// Create missing parent directories of `to` (default: true).
+    #[serde(default = "yes")]
+    pub create_dirs: bool,
+}
+
+/// What a move did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MoveResponse {
+    /// Canonical path moved from.
+    pub from: String,
+    /// Canonical path moved to.
+    pub to: String,
+    /// `file`, `dir` or `other`.
+    #[schemars(with = "String")]
+    pub kind: editkit_vfs::EntryKind,
+    /// Whether a file at `to` was replaced.
+    pub overwritten: bool,
+    /// Whether undo_patch can reverse it (a file move is kept in the undo history; a directory
+    /// is moved back with another move).
+    pub undoable: bool,
+}
+
+/// No arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct NoArgs {}
+
+/// One workspace root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RootInfo {
+    /// The root's absolute path.
+    pub path: String,
+    /// Whether relative paths resolve in it (the first root).
+    pub primary: bool,
+}
+
+/// Where the tools may work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ListRootsResponse {
+    /// Every root; a path outside all of them is refused.
+    pub roots: Vec<RootInfo>,
+    /// Whether writing tools are refused.
+    pub read_only: bool,
+}
+
 // ---------------------------------------------------------------------------------------------
 // generate_diff, file_symbols, check_syntax, update_project_index
 
@@ -858,6 +1038,7 @@ pub struct DeleteResponse {
 pub struct GenerateDiffRequest {
     /// File path, relative to the workspace root (a missing file diffs against empty).
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// The proposed content.
     pub new_content: String,
@@ -951,6 +1132,7 @@ pub struct UpdateProjectIndexResponse {
 pub struct EditorLoadRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
 }
 
@@ -1005,6 +1187,7 @@ pub struct EditorWriteRequest {
     pub session_id: String,
     /// The new buffer content.
     #[serde(alias = "content")]
+    #[schemars(extend("x-aliases" = ["content"]))]
     pub text: String,
 }
 
@@ -1016,11 +1199,13 @@ pub struct EditorEditRequest {
     /// The session.
     pub session_id: String,
     /// The text to replace.
-    #[serde(alias = "old_string", alias = "old_str")]
-    pub old: String,
+    #[serde(alias = "old", alias = "old_str")]
+    #[schemars(extend("x-aliases" = ["old", "old_str"]))]
+    pub old_string: String,
     /// The replacement.
-    #[serde(alias = "new_string", alias = "new_str")]
-    pub new: String,
+    #[serde(alias = "new", alias = "new_str")]
+    #[schemars(extend("x-aliases" = ["new", "new_str"]))]
+    pub new_string: String,
     /// Replace every occurrence (default: false).
     #[serde(default)]
     pub replace_all: bool,
@@ -1210,7 +1395,7 @@ request!(
     optional_text { within }
 );
 request!(
-    EditPythonFileRequest { path: String, old_content: String, new_content: String }
+    EditPythonFileRequest { path: String, old_string: String, new_string: String }
     defaults { backup: bool = yes(), dry_run: bool = false }
 );
 request!(
@@ -1236,6 +1421,9 @@ request!(
     optional { expected_hash: editkit_vfs::Sha256 }
 );
 request!(DeleteRequest { path: String } defaults { recursive: bool = false });
+request!(ReadFilesRequest { paths: Vec<String> } defaults { include_symbols: bool = false });
+request!(TreeRequest {} defaults { depth: usize = three(), sizes: bool = false } text_defaults { path = dot() });
+request!(MoveRequest { from: String, to: String } defaults { overwrite: bool = false, create_dirs: bool = yes() });
 request!(GenerateDiffRequest { path: String, new_content: String } defaults { context_lines: usize = three() });
 request!(
     UpdateProjectIndexRequest {}
@@ -1245,8 +1433,15 @@ request!(
 request!(EditorLoadRequest { path: String });
 request!(EditorReadRequest { session_id: String } optional { offset: usize, limit: usize });
 request!(EditorWriteRequest { session_id: String, text: String });
-request!(EditorEditRequest { session_id: String, old: String, new: String } defaults { replace_all: bool = false });
+request!(EditorEditRequest { session_id: String, old_string: String, new_string: String } defaults { replace_all: bool = false });
 request!(SessionRequest { session_id: String });
+request!(NoArgs {});
+
+impl Default for TreeRequest {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 impl Default for ListDirRequest {
     fn default() -> Self {

@@ -155,11 +155,11 @@ fn read_only_lists_only_tools_that_never_write() {
 #[test]
 fn tools_carry_schemas_annotations_and_structured_errors() {
     let dir = workspace(&[("a.txt", "same\nsame\n")]);
-    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let mut session = Session::start(&["--tools", "all", "--output-schemas", "--root", &root_arg(dir.path())]);
     let listed = session.request(2, "tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().expect("a tool list");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, editkit::tools::names(), "every toolkit tool is served, in order");
+    assert_eq!(names, editkit::tools::names(), "with --tools all every toolkit tool is served, in order");
     for tool in tools {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
         // The result, or the contract's error object: clients validate tool errors too.
@@ -342,5 +342,193 @@ fn malformed_calls_get_invalid_params_and_made_up_cursors_are_refused() {
     // The session goes on.
     let read = session.request(21, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}}));
     assert_eq!(read["result"]["structuredContent"]["content"], "x\n", "{read}");
+    session.finish();
+}
+
+/// The text block of a tool result.
+fn text_of(reply: &Value) -> &str {
+    reply["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text block: {reply:.300}"))
+}
+
+#[test]
+fn the_default_tool_list_is_the_core_set_in_under_20_kb() {
+    let dir = workspace(&[]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let listed = session.request(2, "tools/list", json!({}));
+    let bytes = listed["result"].to_string().len();
+    assert!(bytes < 20_000, "tools/list is {bytes} bytes of JSON");
+    let names: Vec<&str> =
+        listed["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    let core = editkit::tools::selected_specs(&editkit::tools::ToolSelection::core());
+    assert_eq!(names, core.iter().map(|s| s.name).collect::<Vec<_>>());
+    for needed in [
+        "read_file",
+        "read_files",
+        "edit_file",
+        "apply_patch",
+        "search_files",
+        "glob",
+        "tree",
+        "move",
+        "delete",
+        "undo_edit",
+        "list_roots",
+    ] {
+        assert!(names.contains(&needed), "{needed} missing from the default set {names:?}");
+    }
+    // A tool outside the set is refused, with what to do.
+    let refused = session.request(3, "tools/call", json!({"name": "editor_load", "arguments": {"path": "a"}}));
+    assert!(refused["error"]["message"].as_str().unwrap().contains("unknown tool"), "{refused}");
+    session.finish();
+    // The seed-compatible tools come in named sets.
+    let mut session = Session::start(&["--tools", "core,seed,editor", "--root", &root_arg(dir.path())]);
+    let listed = session.request(2, "tools/list", json!({}));
+    let names: Vec<&str> =
+        listed["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    for needed in ["edit_python_file", "write_python_file", "editor_store", "edit_file"] {
+        assert!(names.contains(&needed), "{needed} missing from {names:?}");
+    }
+    session.finish();
+}
+
+#[test]
+fn a_text_only_client_reads_a_200_kb_file_page_by_page() {
+    let body: String = (0..5500).map(|n| format!("line {n:05} with \"quotes\" and a tab\there\n")).collect();
+    assert!(body.len() > 200_000);
+    let dir = workspace(&[("big.txt", &body)]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let mut seen = String::new();
+    let mut offset: Option<u64> = None;
+    let mut pages = 0;
+    loop {
+        let mut args = json!({"path": "big.txt"});
+        if let Some(offset) = offset {
+            args["offset"] = json!(offset);
+        }
+        let reply = session.request(10 + pages, "tools/call", json!({"name": "read_file", "arguments": args}));
+        pages += 1;
+        // Only the text block, as a client that forwards content[].text sees it.
+        let text = text_of(&reply);
+        let (header, lines) = text.split_once('\n').expect("a header line");
+        assert!(header.starts_with("big.txt · lines "), "{header}");
+        assert!(header.contains("sha256 "), "{header}");
+        assert!(text.len() < 80_000, "a page is {} bytes", text.len());
+        for line in lines.split_inclusive('\n') {
+            if line.starts_with('[') {
+                continue;
+            }
+            let (number, rest) = line.trim_start().split_once('\t').expect("a numbered line");
+            assert_eq!(number.parse::<usize>().unwrap(), seen.lines().count() + 1, "{line}");
+            seen.push_str(rest);
+        }
+        match header.split("read on with offset ").nth(1) {
+            Some(next) => offset = Some(next.trim().parse().expect("an offset")),
+            None => break,
+        }
+        assert!(pages < 20, "paging does not end");
+    }
+    assert!(pages >= 3, "{pages} pages");
+    assert_eq!(seen, body, "the pages put together are the file");
+    session.finish();
+}
+
+#[test]
+fn a_five_line_read_of_a_4500_line_file_answers_under_4_kb() {
+    let body: String = (0..4500).map(|n| format!("def f{n}(x):\n    return x + {n}\n")).collect();
+    let dir = workspace(&[("big.py", &body)]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let reply = session.request(
+        2,
+        "tools/call",
+        json!({"name": "read_file", "arguments": {"path": "big.py", "offset": 100, "limit": 5}}),
+    );
+    let bytes = reply.to_string().len();
+    assert!(bytes < 4096, "the reply is {bytes} bytes");
+    let result = &reply["result"]["structuredContent"];
+    assert_eq!(
+        (result["start_line"].as_u64(), result["end_line"].as_u64(), result["total_lines"].as_u64()),
+        (Some(100), Some(104), Some(9000))
+    );
+    assert!(text_of(&reply).starts_with("big.py · lines 100-104 of 9000 · sha256 "), "{}", text_of(&reply));
+    let past =
+        session.request(3, "tools/call", json!({"name": "read_file", "arguments": {"path": "big.py", "offset": 9001}}));
+    assert_eq!(past["result"]["isError"], true);
+    assert!(text_of(&past).contains("9000 lines"), "{}", text_of(&past));
+    session.finish();
+}
+
+#[test]
+fn an_old_string_copied_with_line_numbers_lands() {
+    let dir = workspace(&[("a.py", "def f():\n    return 1\n\ndef g():\n    return 2\n")]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let read = session.request(2, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.py"}}));
+    let view: Vec<&str> = text_of(&read).lines().skip(1).collect();
+    // The model copies lines 4-5 of the view, numbers and all.
+    let old = format!("{}\n{}", view[3], view[4]);
+    let new = "def g():\n    return 3";
+    let edit = session.request(
+        3,
+        "tools/call",
+        json!({"name": "edit_file", "arguments": {"path": "a.py", "old_string": old, "new_string": new}}),
+    );
+    assert_eq!(edit["result"]["isError"], false, "{edit}");
+    assert_eq!(edit["result"]["structuredContent"]["line_numbers_stripped"], true);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.py")).unwrap(),
+        "def f():\n    return 1\n\ndef g():\n    return 3\n"
+    );
+    session.finish();
+}
+
+impl Session {
+    /// Waits for the server's request `method`, and answers it with `result`.
+    fn answer(&mut self, method: &str, result: Value) {
+        loop {
+            let message = self.next_message();
+            if message["method"] == method {
+                let id = message["id"].clone();
+                assert!(!id.is_null(), "{message}");
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string());
+                return;
+            }
+        }
+    }
+}
+
+#[test]
+fn roots_come_from_the_client_and_list_changed_switches_them() {
+    let first = workspace(&[("a.txt", "first\n")]);
+    let second = workspace(&[("a.txt", "second\n")]);
+    let uri = |dir: &tempfile::TempDir| format!("file://{}", dir.path().display());
+    // No --root: the roots are the client's.
+    let mut session = Session::spawn(&[]);
+    let init = session.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"roots": {"listChanged": true}}, "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "editkit");
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    session.answer("roots/list", json!({"roots": [{"uri": uri(&first), "name": "first"}]}));
+    let read = session.request(2, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}}));
+    assert_eq!(read["result"]["structuredContent"]["content"], "first\n", "{read}");
+    let roots = session.request(3, "tools/call", json!({"name": "list_roots", "arguments": {}}));
+    let listed = &roots["result"]["structuredContent"]["roots"];
+    assert_eq!(
+        listed[0]["path"].as_str().map(std::path::PathBuf::from),
+        Some(first.path().canonicalize().unwrap()),
+        "{roots}"
+    );
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}).to_string());
+    session.answer("roots/list", json!({"roots": [{"uri": uri(&second)}]}));
+    let read = session.request(4, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}}));
+    assert_eq!(read["result"]["structuredContent"]["content"], "second\n", "{read}");
+    // The first root is no longer the workspace.
+    let outside = session.request(
+        5,
+        "tools/call",
+        json!({"name": "read_file", "arguments": {"path": first.path().join("a.txt").display().to_string()}}),
+    );
+    assert_eq!(outside["result"]["structuredContent"]["error"]["kind"], "outside_workspace", "{outside}");
     session.finish();
 }

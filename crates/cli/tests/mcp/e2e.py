@@ -2,7 +2,7 @@
 
 Usage: python e2e.py EDITKIT_BINARY
 
-Phases 1 and 2 drive the server through the SDK 2.x, once as `ClientSession` opened with the
+Phases 1 and 2 drive the server (with every tool and their output schemas) through the SDK 2.x, once as `ClientSession` opened with the
 `initialize` handshake and once as `mcp.Client` with its default connection (which probes
 `server/discover` first, so a server that answers it is used at the newer protocol revision),
 each on a fresh workspace, with every structured result validated against the tool's output
@@ -10,7 +10,12 @@ schema (by the SDK for successful results, by `call` here for refusals too): lis
 read_file -> edit_file -> apply_patch -> search_files -> an ambiguous edit (isError) -> a stale
 write (isError), checking the files on disk after each step, plus bad arguments, an unknown tool
 and a large read.
-Phase 3 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
+and every tool added for agents (file_info, create_directory, insert_lines, read_files, tree,
+move, list_roots, a recursive delete undone with undo_patch).
+Phase 3 is the default server (the core tool set, no output schemas) as a client with roots sees
+it: the tool list under 20 KB, the roots the client names (and names again after
+roots/list_changed), and a large file read page by page from the text blocks alone.
+Phase 4 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
 each gets a JSON-RPC error (or is ignored) and that the server keeps serving.
 Exits non-zero with a message on the first failed check.
 """
@@ -32,9 +37,12 @@ from jsonschema import Draft202012Validator, validate
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import ListRootsResult, Root
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 EDITKIT = sys.argv[1] if len(sys.argv) > 1 else "editkit"
+if os.sep in EDITKIT:
+    EDITKIT = os.path.abspath(EDITKIT)  # phase 3 starts the server in another directory
 STANDARD_FORMATS = {
     "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
     "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer",
@@ -91,7 +99,7 @@ async def call(session, tools, name, arguments):
 
 async def phase_handshake(root):
     """`ClientSession` over `stdio_client`, opened with the `initialize` handshake."""
-    params = StdioServerParameters(command=EDITKIT, args=["mcp", "--root", root])
+    params = StdioServerParameters(command=EDITKIT, args=["mcp", "--tools", "all", "--output-schemas", "--root", root])
     async with stdio_client(params) as (read_stream, write_stream):
         async with ClientSession(read_stream, write_stream) as session:
             init = await session.initialize()
@@ -103,7 +111,7 @@ async def phase_handshake(root):
 async def phase_client(root):
     """The SDK's high-level `mcp.Client` with its default connection (`mode="auto"`): it probes
     `server/discover` first and falls back to the `initialize` handshake for an older server."""
-    params = StdioServerParameters(command=EDITKIT, args=["mcp", "--root", root])
+    params = StdioServerParameters(command=EDITKIT, args=["mcp", "--tools", "all", "--output-schemas", "--root", root])
     async with Client(params) as client:
         check(
             client.session.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS + MODERN_PROTOCOL_VERSIONS,
@@ -246,15 +254,116 @@ async def session_checks(session, root):
         step(f"unknown tool: JSON-RPC error {err.error.code}: {err.error.message[:60]}...")
     check(len((await session.list_tools()).tools) == len(tools), "the server stopped serving")
 
-    # a large read travels once
+    # read_files: one result each, a refusal does not stop the others
+    result = await call(session, tools, "read_files", {"paths": ["app.py", "missing.py", "lib/util.py"]})
+    data = result.structured_content
+    check(not result.is_error and data["read"] == 2 and data["failed"] == 1, f"read_files: {text_of(result)[:300]}")
+    check(data["files"][1]["error"]["kind"] == "not_found", f"read_files item: {data['files'][1]}")
+    check(data["files"][2]["file"]["content"] == read(root, "lib/util.py"), "read_files content differs")
+    step("read_files: 2 read, missing.py not_found")
+
+    # tree, honouring .gitignore
+    write(root, ".ignore", "ignored/\n")  # honoured like .gitignore is in a git repository, as rg does
+    write(root, "ignored/skip.txt", "x\n")
+    result = await call(session, tools, "tree", {"depth": 2})
+    paths = [e["path"] for e in result.structured_content["entries"]]
+    check(not result.is_error and "lib/" in paths and "lib/util.py" in paths, f"tree: {paths}")
+    check(not any(p.startswith("ignored") for p in paths), f"tree shows an ignored folder: {paths}")
+    step(f"tree: {len(paths)} entries, ignored/ left out")
+
+    # move a file, undone with undo_patch
+    result = await call(session, tools, "move", {"from": "lib/new.py", "to": "pkg/moved.py"})
+    check(not result.is_error and result.structured_content["undoable"] is True, f"move: {text_of(result)}")
+    check(read(root, "pkg/moved.py") == "NEW = True\n" and not os.path.exists(os.path.join(root, "lib/new.py")), "move did not move")
+    result = await call(session, tools, "move", {"from": "app.py", "to": "lib/util.py"})
+    check(result.is_error and result.structured_content["error"]["kind"] == "exists", "move over a file was not refused")
+    result = await call(session, tools, "undo_patch", {})
+    check(not result.is_error and os.path.exists(os.path.join(root, "lib/new.py")), f"undo_patch after move: {text_of(result)}")
+    check(not os.path.exists(os.path.join(root, "pkg/moved.py")), "undo_patch left the moved file")
+    step("move lib/new.py -> pkg/moved.py, refused over an existing file, undone")
+
+    # a recursive delete is undoable
+    result = await call(session, tools, "delete", {"path": "lib"})
+    check(result.is_error and result.structured_content["error"]["field"] == "recursive", "deleting a full directory needed no flag")
+    result = await call(session, tools, "delete", {"path": "lib", "recursive": True})
+    check(not result.is_error and not os.path.exists(os.path.join(root, "lib")), f"recursive delete: {text_of(result)}")
+    result = await call(session, tools, "undo_patch", {})
+    check(not result.is_error and read(root, "lib/util.py") == "VERSION = 2\nNAME = 'util'\n", f"undo of delete: {text_of(result)}")
+    step("delete lib (recursive: true) and undo_patch brought it back")
+
+    # list_roots
+    result = await call(session, tools, "list_roots", {})
+    roots = result.structured_content["roots"]
+    check(len(roots) == 1 and os.path.samefile(roots[0]["path"], root) and roots[0]["primary"], f"list_roots: {roots}")
+    step(f"list_roots: {roots[0]['path']}")
+
+    # a large read is paged: the text block is the file, numbered, and says where to read on
     big = "".join(f"line {i} " + "x" * 90 + "\n" for i in range(20000))
     write(root, "big.txt", big)
     result = await call(session, tools, "read_file", {"path": "big.txt"})
     check(not result.is_error, "large read failed")
-    check(result.structured_content["content"] == big, "large read content differs")
+    data = result.structured_content
+    check(data["next_offset"] == data["end_line"] + 1 and big.startswith(data["content"]), "large read is not its first page")
     text = text_of(result)
-    check(len(text) < 10000, f"the large read was sent twice: text is {len(text)} bytes")
-    step(f"large read: {len(big)} bytes in structured content, {len(text)} bytes of text")
+    check(f"read on with offset {data['next_offset']}" in text and "     1\tline 0 " in text, f"page text: {text[:200]}")
+    step(f"large read: lines 1-{data['end_line']} of {data['total_lines']}, next_offset {data['next_offset']}")
+
+
+async def phase_default_with_roots(root):
+    """The default server (no --root, core tools, no output schemas) as a client with roots
+    sees it: the roots it names, again after roots/list_changed, and a file read page by page
+    from the text blocks alone."""
+    other = tempfile.mkdtemp()
+    write(other, "app.py", "OTHER = True\n")
+    current = {"root": root}
+
+    async def list_roots(context):
+        return ListRootsResult(roots=[Root(uri=f"file://{current['root']}", name="project")])
+
+    params = StdioServerParameters(command=EDITKIT, args=["mcp"], cwd=tempfile.gettempdir())
+    async with stdio_client(params) as (read_stream, write_stream):
+        async with ClientSession(read_stream, write_stream, list_roots_callback=list_roots) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            size = len(json.dumps(listed.model_dump(mode="json", by_alias=True, exclude_none=True)))
+            check(size < 20000, f"the default tools/list is {size} bytes")
+            names = [tool.name for tool in listed.tools]
+            check("read_file" in names and "editor_load" not in names, f"default tools: {names}")
+            step(f"default tools/list: {len(names)} tools, {size} bytes")
+
+            result = await session.call_tool("read_file", {"path": "app.py"})
+            check(not result.is_error and result.structured_content["content"] == read(root, "app.py"), f"read in the client's root: {text_of(result)}")
+            result = await session.call_tool("list_roots", {})
+            check(os.path.samefile(result.structured_content["roots"][0]["path"], root), f"roots: {text_of(result)}")
+            step("the client's root is the workspace")
+
+            current["root"] = other
+            await session.send_roots_list_changed()
+            for _ in range(100):
+                result = await session.call_tool("read_file", {"path": "app.py"})
+                if result.structured_content.get("content") == "OTHER = True\n":
+                    break
+                await asyncio.sleep(0.05)
+            check(result.structured_content.get("content") == "OTHER = True\n", f"after list_changed: {text_of(result)}")
+            step("roots/list_changed switched the workspace")
+
+            big = "".join(f"row {i}: " + "y" * 60 + "\n" for i in range(3000))
+            write(other, "big.txt", big)
+            seen, offset, pages = [], None, 0
+            while True:
+                args = {"path": "big.txt"} if offset is None else {"path": "big.txt", "offset": offset}
+                text = text_of(await session.call_tool("read_file", args))
+                pages += 1
+                header, _, body = text.partition("\n")
+                for line in body.splitlines(keepends=True):
+                    if not line.startswith("["):
+                        seen.append(line.split("\t", 1)[1])
+                if "read on with offset " not in header:
+                    break
+                offset = int(header.rsplit("read on with offset ", 1)[1])
+                check(pages < 20, "paging does not end")
+            check("".join(seen) == big, "the pages put together are not the file")
+            step(f"a {len(big)}-byte file read from text blocks alone in {pages} pages")
 
 
 def phase_raw(root):
@@ -328,6 +437,7 @@ def main():
     connections = [
         ("ClientSession, initialize handshake", phase_handshake),
         ("mcp.Client, default connection (server/discover, else initialize)", phase_client),
+        ("ClientSession with roots, the default server", phase_default_with_roots),
     ]
     for number, (how, phase) in enumerate(connections, start=1):
         with tempfile.TemporaryDirectory() as root:

@@ -60,7 +60,7 @@ fn request_constructors_take_the_contracts_defaults() {
     same!(WritePythonFileRequest::new("a.py", "x"), {"path": "a.py", "content": "x"});
     same!(WriteMarkdownFileRequest::new("a.md", "x"), {"path": "a.md", "content": "x"});
     same!(EditFileRequest::new("a", "o", "n"), {"path": "a", "old_string": "o", "new_string": "n"});
-    same!(EditPythonFileRequest::new("a.py", "o", "n"), {"path": "a.py", "old_content": "o", "new_content": "n"});
+    same!(EditPythonFileRequest::new("a.py", "o", "n"), {"path": "a.py", "old_string": "o", "new_string": "n"});
     same!(ReplaceFunctionRequest::new("a.py", "f", "def f(): pass"), {"path": "a.py", "function_name": "f", "new_implementation": "def f(): pass"});
     same!(ApplyPatchRequest::new("p"), {"patch": "p"});
     same!(UndoEditRequest::new("a"), {"path": "a"});
@@ -77,8 +77,13 @@ fn request_constructors_take_the_contracts_defaults() {
     same!(EditorLoadRequest::new("a"), {"path": "a"});
     same!(EditorReadRequest::new("s"), {"session_id": "s"});
     same!(EditorWriteRequest::new("s", "t"), {"session_id": "s", "text": "t"});
-    same!(EditorEditRequest::new("s", "o", "n"), {"session_id": "s", "old": "o", "new": "n"});
+    same!(EditorEditRequest::new("s", "o", "n"), {"session_id": "s", "old_string": "o", "new_string": "n"});
     same!(SessionRequest::new("s"), {"session_id": "s"});
+    same!(ReadFilesRequest::new(vec!["a".to_owned()]), {"paths": ["a"]});
+    same!(TreeRequest::new(), {});
+    same!(TreeRequest::new().depth(1).sizes(true), {"depth": 1, "sizes": true});
+    same!(MoveRequest::new("a", "b"), {"from": "a", "to": "b"});
+    same!(NoArgs::new(), {});
     // Setters set what they name.
     let hash = editkit::vfs::Sha256::of(b"x");
     same!(
@@ -103,5 +108,37 @@ fn the_read_only_set_leaves_out_editor_sessions() {
     let offered: Vec<&str> = specs.iter().filter(|spec| spec.in_read_only_set).map(|spec| spec.name).collect();
     for name in ["read_file", "list_dir", "exists", "glob", "search_files", "generate_diff", "check_syntax"] {
         assert!(offered.contains(&name), "{name} missing from the read-only set {offered:?}");
+    }
+}
+
+/// Every other name an argument is accepted under is listed in its tool's input schema
+/// (`x-aliases`, and in the description), so nothing a refusal mentions is missing from the
+/// schema. The accepted names come from the refusal of an unknown field, which lists them all.
+#[test]
+fn every_accepted_alias_is_listed_in_the_schema() {
+    let env = crate::support::Env::new();
+    for spec in editkit::tools::specs() {
+        if spec.input_schema["properties"].as_object().is_none_or(serde_json::Map::is_empty) {
+            continue;
+        }
+        let refused = env.refused(spec.name, serde_json::json!({"zz_probe": 1}), "invalid_args");
+        let message = refused["error"]["message"].as_str().unwrap();
+        let accepted: std::collections::BTreeSet<String> =
+            message.split('`').skip(1).step_by(2).filter(|name| *name != "zz_probe").map(str::to_owned).collect();
+        assert!(!accepted.is_empty(), "{}: {message}", spec.name);
+        let properties = spec.input_schema["properties"].as_object().unwrap();
+        let mut listed: std::collections::BTreeSet<String> = properties.keys().cloned().collect();
+        for property in properties.values() {
+            for alias in property["x-aliases"].as_array().into_iter().flatten() {
+                let alias = alias.as_str().unwrap();
+                assert!(
+                    property["description"].as_str().unwrap().contains(&format!("`{alias}`")),
+                    "{}: {alias}",
+                    spec.name
+                );
+                listed.insert(alias.to_owned());
+            }
+        }
+        assert_eq!(accepted, listed, "{}: accepted names vs the schema's", spec.name);
     }
 }
