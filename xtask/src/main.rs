@@ -87,6 +87,8 @@ fn ci() -> Result<()> {
     run("bash", &["crates/cli/tests/mcp/setup.sh"])?;
     run("bash", &["crates/analyze/tests/tools/setup.sh"])?;
     run("cargo", &["test", "--locked", "--workspace"])?;
+    // The MCP Inspector's CLI (from npm) drives every tool of the binary the tests just built.
+    run("bash", &["crates/cli/tests/mcp/inspect.sh", "target/debug/editkit"])?;
     run("cargo", &["check", "--locked", "--workspace", "--all-targets", "--all-features"])?;
     run("cargo", &["check", "--locked", "--workspace", "--no-default-features"])?;
     // Each library crate builds alone without its default features, its docs have no broken

@@ -24,6 +24,7 @@
 use std::borrow::Cow;
 use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -31,7 +32,7 @@ use editkit::tools::ToolSpec;
 use editkit::{Toolkit, ToolkitOptions};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -48,6 +49,9 @@ numbers into old_string. edit_file needs old_string to match exactly one place (
 tolerated and reported); on `ambiguous`, add context lines. apply_patch changes every file \
 or none. A refused call returns isError with a stable error kind (not_found, ambiguous, stale, \
 outside_workspace, invalid_args...) in structured content.";
+
+/// A search with a progressToken reports progress after every this many files.
+const PROGRESS_EVERY: u64 = 1000;
 
 /// How long a tool call waits for the client's first answer to `roots/list`.
 const ROOTS_WAIT: Duration = Duration::from_secs(10);
@@ -280,7 +284,7 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name: Cow<'static, str> = request.name;
         if !self.tools.iter().any(|tool| tool.name == name) {
@@ -297,11 +301,44 @@ impl ServerHandler for Server {
         let toolkit = self.current();
         let owned = name.into_owned();
         let tool = owned.clone();
+        // notifications/cancelled for this request cancels `context.ct`: the search stops
+        // opening files (rmcp then drops the reply).
+        let flag = Arc::new(AtomicBool::new(false));
+        let watched = context.ct.clone();
+        let set = Arc::clone(&flag);
+        let watcher = tokio::spawn(async move {
+            watched.cancelled().await;
+            set.store(true, Ordering::Relaxed);
+        });
+        let mut control = editkit::search::Control::with_flag(flag);
+        // With a progressToken, progress goes out every PROGRESS_EVERY files, in order and
+        // before the reply.
+        let forwarder = context.meta.get_progress_token().map(|token| {
+            let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<u64>();
+            control = std::mem::take(&mut control).on_progress(PROGRESS_EVERY, move |files| {
+                let _ = sender.send(files);
+            });
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                while let Some(files) = receiver.recv().await {
+                    let note = ProgressNotificationParam::new(token.clone(), files as f64)
+                        .with_message(format!("{files} files searched"));
+                    if peer.notify_progress(note).await.is_err() {
+                        return;
+                    }
+                }
+            })
+        });
         // Tools do blocking file I/O; keep the runtime free to read the next request.
-        let result = tokio::task::spawn_blocking(move || editkit::tools::call(&toolkit, &owned, args))
-            .await
-            .map_err(|err| ErrorData::internal_error(format!("the tool call stopped: {err}"), None))?;
-        Ok(CallToolResponse::from(tool_result(&tool, result, self.style)))
+        let result =
+            tokio::task::spawn_blocking(move || editkit::tools::call_with_control(&toolkit, &owned, args, &control))
+                .await
+                .map_err(|err| ErrorData::internal_error(format!("the tool call stopped: {err}"), None));
+        watcher.abort();
+        if let Some(forwarder) = forwarder {
+            let _ = forwarder.await;
+        }
+        Ok(CallToolResponse::from(tool_result(&tool, result?, self.style)))
     }
 }
 

@@ -103,7 +103,7 @@ impl Files {
         let filter = Filter::new(options.clone(), &[], &[], &[])?;
         let (start, listing, rules) = open_start(workspace, &rel, options)?;
         let visitor = ListVisitor { matcher, start_rel: &rel };
-        let outputs = walk(start, listing, rules, &filter, &visitor, options.worker_count());
+        let outputs = walk(start, listing, rules, &filter, &visitor, options.worker_count(), &crate::Control::new());
         let mut files = Vec::new();
         let mut skipped: Vec<Skipped> = Vec::new();
         for output in outputs {

@@ -39,6 +39,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod control;
 mod error;
 mod files;
 mod output;
@@ -47,6 +48,7 @@ mod search;
 mod sink;
 mod walk;
 
+pub use control::Control;
 pub use error::{Error, Result};
 pub use files::{DEFAULT_MAX_FILES, Files, FilesBuilder};
 pub use output::{FileList, FileMatches, Match, SearchResults, SkipReason, Skipped};

@@ -8,6 +8,7 @@ use editkit_vfs::{Workspace, WorkspaceDir};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
 
+use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::output::{FileMatches, Match, SearchResults, SkipReason, Skipped};
 use crate::rules::{DirNames, DirRules, Filter, WalkOptions};
@@ -337,12 +338,21 @@ impl Search {
     /// `NotFound`...) as [`Error::Vfs`]. Problems with single files are not errors: they are
     /// listed in `skipped`.
     pub fn run(&self, workspace: &Workspace, path: &str) -> Result<SearchResults> {
+        self.run_with(workspace, path, &Control::new())
+    }
+
+    /// Runs the search as [`Search::run`] does, under `control`: it stops opening files once
+    /// cancelled (answering what it found, with `truncated` set) and reports progress.
+    ///
+    /// # Errors
+    /// As [`Search::run`].
+    pub fn run_with(&self, workspace: &Workspace, path: &str, control: &Control) -> Result<SearchResults> {
         let rel = workspace.resolve(path)?;
         let visitor = SearchVisitor::new(self, workspace);
         let outputs = match workspace.open_dir(path) {
             Ok(_) => {
                 let (start, listing, rules) = open_start(workspace, &rel, &self.filter.options)?;
-                walk(start, listing, rules, &self.filter, &visitor, self.filter.options.worker_count())
+                walk(start, listing, rules, &self.filter, &visitor, self.filter.options.worker_count(), control)
             }
             Err(editkit_vfs::Error::NotADirectory { .. }) => {
                 // Opening a FIFO would block: only regular files are searched.
@@ -360,7 +370,9 @@ impl Search {
             }
             Err(err) => return Err(err.into()),
         };
-        Ok(visitor.finish(outputs, &rel))
+        let mut results = visitor.finish(outputs, &rel);
+        results.truncated |= control.is_cancelled();
+        Ok(results)
     }
 }
 

@@ -11,6 +11,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use editkit_vfs::{EntryKind, SkipReason as VfsSkip, WorkspaceDir};
 
+use crate::control::Control;
 use crate::output::{SkipReason, Skipped};
 use crate::rules::{DirNames, DirRules, Filter, below};
 
@@ -137,10 +138,11 @@ pub(crate) fn walk<'ws, V: Visitor>(
     filter: &Filter,
     visitor: &V,
     workers: usize,
+    control: &Control,
 ) -> Vec<WorkerOutput<V::State>> {
     let start_rel = start.rel().to_owned();
     let shared = Shared { queue: Mutex::new(Queue { jobs: Vec::new(), active: 0, idle: 0 }), wake: Condvar::new() };
-    let walker = Walker { filter, start_rel: &start_rel, shared: &shared };
+    let walker = Walker { filter, start_rel: &start_rel, shared: &shared, control };
     // The start directory is expanded before the workers begin, so that they find jobs at once.
     let mut first = WorkerOutput { state: visitor.state(), skipped: Vec::new() };
     let root = Arc::new(DirNode { dir: start, rules });
@@ -178,12 +180,17 @@ struct Walker<'a, 'ws> {
     filter: &'a Filter,
     start_rel: &'a str,
     shared: &'a Shared<'ws>,
+    control: &'a Control,
 }
 
 impl<'ws> Walker<'_, 'ws> {
     fn work<V: Visitor>(&self, visitor: &V, output: &mut WorkerOutput<V::State>) {
         while let Some(job) = self.shared.pop() {
             let _active = Active(self.shared);
+            // Once cancelled, the remaining jobs are dropped unopened.
+            if self.control.is_cancelled() {
+                continue;
+            }
             match job {
                 Job::Dir { parent, name } => {
                     let rel = child_rel(parent.dir.rel(), &name);
@@ -208,8 +215,12 @@ impl<'ws> Walker<'_, 'ws> {
                 }
                 Job::Files { parent, files } => {
                     for (name, rel, symlink) in &files {
+                        if self.control.is_cancelled() {
+                            break;
+                        }
                         let file = FileRef { dir: &parent.dir, name, rel, symlink: *symlink };
                         visitor.file(&mut output.state, &file);
+                        self.control.visited_one();
                     }
                 }
             }

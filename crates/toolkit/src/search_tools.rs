@@ -28,6 +28,19 @@ impl Toolkit {
     /// `invalid_args` for a bad regex or glob (with the regex crate's explanation); path
     /// errors for the directory.
     pub fn search_files(&self, request: SearchFilesRequest) -> Result<SearchFilesResponse> {
+        self.search_files_with(request, &search::Control::new())
+    }
+
+    /// search_files under `control`: cancelled, it answers what it found so far with
+    /// `truncated` set; it reports progress as the control asks.
+    ///
+    /// # Errors
+    /// As [`Toolkit::search_files`].
+    pub fn search_files_with(
+        &self,
+        request: SearchFilesRequest,
+        control: &search::Control,
+    ) -> Result<SearchFilesResponse> {
         let (_, workspace) = self.route(&request.path);
         let mut builder = search::Search::builder(request.pattern.clone());
         builder
@@ -45,7 +58,7 @@ impl Toolkit {
         if let Some(extension) = &request.file_extension {
             builder.extension(extension.clone());
         }
-        let results = builder.build()?.run(workspace, &request.path)?;
+        let results = builder.build()?.run_with(workspace, &request.path, control)?;
         Ok(SearchFilesResponse {
             pattern: results.pattern,
             directory: results.directory,
@@ -82,11 +95,23 @@ impl Toolkit {
     ///
     /// # Errors
     /// As [`Toolkit::search_files`].
-    pub fn search_code(&self, mut request: SearchFilesRequest) -> Result<SearchFilesResponse> {
+    pub fn search_code(&self, request: SearchFilesRequest) -> Result<SearchFilesResponse> {
+        self.search_code_with(request, &search::Control::new())
+    }
+
+    /// search_code under `control`, as [`Toolkit::search_files_with`].
+    ///
+    /// # Errors
+    /// As [`Toolkit::search_files`].
+    pub fn search_code_with(
+        &self,
+        mut request: SearchFilesRequest,
+        control: &search::Control,
+    ) -> Result<SearchFilesResponse> {
         if request.file_extension.is_none() && request.glob.is_none() {
             request.file_extension = Some(".py".into());
         }
-        self.search_files(request)
+        self.search_files_with(request, control)
     }
 
     /// Files under a directory matching a glob, honouring .gitignore like search_files.

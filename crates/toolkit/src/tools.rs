@@ -702,6 +702,71 @@ pub fn selected_specs(selection: &ToolSelection) -> Vec<ToolSpec> {
     specs().into_iter().filter(|spec| selection.contains(spec.name)).collect()
 }
 
+/// The tool reference in Markdown, generated from the specs: for each set, each tool's
+/// description and arguments (name, type, required or default, other accepted names). The
+/// README's "Tool reference" section is this text (a test holds it current).
+#[must_use]
+pub fn reference_markdown() -> String {
+    let specs = specs();
+    let mut out = String::new();
+    let mut shown: Vec<&str> = Vec::new();
+    for (set, about, members) in TOOLSETS {
+        let in_set: Vec<&ToolSpec> = members.iter().filter_map(|name| specs.iter().find(|s| s.name == *name)).collect();
+        if in_set.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("### `{set}`: {about}\n\n"));
+        for spec in in_set {
+            if shown.contains(&spec.name) {
+                out.push_str(&format!("- **`{}`**: see above.\n", spec.name));
+                continue;
+            }
+            shown.push(spec.name);
+            let marks = if spec.read_only {
+                "read-only"
+            } else if spec.destructive {
+                "writes, destructive"
+            } else {
+                "writes"
+            };
+            out.push_str(&format!("- **`{}`** ({marks}): {}\n", spec.name, spec.description));
+            let required: Vec<&str> = spec.input_schema["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(properties) = spec.input_schema["properties"].as_object() {
+                let mut names: Vec<&String> = properties.keys().collect();
+                names.sort_by_key(|name| (!required.contains(&name.as_str()), name.as_str()));
+                let args: Vec<String> = names
+                    .into_iter()
+                    .map(|name| {
+                        let property = &properties[name];
+                        let kind = property["type"].as_str().unwrap_or("any");
+                        let mut arg = format!("`{name}` ({kind}");
+                        if required.contains(&name.as_str()) {
+                            arg.push_str(", required");
+                        } else if let Some(default) = property.get("default") {
+                            arg.push_str(&format!(", default `{default}`"));
+                        }
+                        if let Some(aliases) = property["x-aliases"].as_array() {
+                            let aliases: Vec<String> =
+                                aliases.iter().filter_map(Value::as_str).map(|a| format!("`{a}`")).collect();
+                            arg.push_str(&format!("; also {}", aliases.join(", ")));
+                        }
+                        arg.push(')');
+                        arg
+                    })
+                    .collect();
+                if !args.is_empty() {
+                    out.push_str(&format!("  Arguments: {}.\n", args.join("; ")));
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The tools of an editor session, whose work ends in a write (`editor_store`).
 const EDITOR_SESSION_TOOLS: [&str; 7] =
     ["editor_load", "editor_read", "editor_write", "editor_edit", "editor_diff", "editor_store", "editor_clear"];
@@ -735,7 +800,13 @@ pub fn try_call(toolkit: &Toolkit, name: &str, args: Value) -> Result<Value> {
     if toolkit.options().read_only && !entry.read_only && args.get("dry_run") != Some(&Value::Bool(true)) {
         return Err(Error::ReadOnly { tool: name.to_owned() });
     }
-    let size = serde_json::to_string(&args).map(|s| s.len()).unwrap_or(0);
+    admit_size(&args)?;
+    (entry.run)(toolkit, args)
+}
+
+/// Refuses arguments over [`MAX_ARGS_BYTES`], naming the largest.
+fn admit_size(args: &Value) -> Result<()> {
+    let size = serde_json::to_string(args).map(|s| s.len()).unwrap_or(0);
     if size > MAX_ARGS_BYTES {
         // Name the largest argument, so the caller knows which one to shrink.
         let field = args.as_object().and_then(|map| {
@@ -748,7 +819,40 @@ pub fn try_call(toolkit: &Toolkit, name: &str, args: Value) -> Result<Value> {
             message: format!("arguments are {size} bytes, over the {MAX_ARGS_BYTES}-byte limit"),
         });
     }
-    (entry.run)(toolkit, args)
+    Ok(())
+}
+
+/// Runs tool `name` like [`call`], under `control`: the searches (`search_files`,
+/// `search_code`) stop opening files once it is cancelled and report progress through it;
+/// other tools run as [`call`] runs them.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+/// let toolkit = editkit::Toolkit::open(dir.path(), Default::default()).unwrap();
+/// let control = editkit::search::Control::new();
+/// control.cancel();
+/// let result = editkit::tools::call_with_control(&toolkit, "search_files", serde_json::json!({"pattern": "needle"}), &control);
+/// assert_eq!((result["files_searched"].as_u64(), result["truncated"].as_bool()), (Some(0), Some(true)));
+/// ```
+#[cfg(feature = "search")]
+#[must_use]
+pub fn call_with_control(toolkit: &Toolkit, name: &str, args: Value, control: &editkit_search::Control) -> Value {
+    let run = || -> Result<Value> {
+        match name {
+            "search_files" | "search_code" if toolkit.options().tools.contains(name) => {
+                admit_size(&args)?;
+                let request = self::args::<SearchFilesRequest>(args)?;
+                ok(if name == "search_files" {
+                    toolkit.search_files_with(request, control)?
+                } else {
+                    toolkit.search_code_with(request, control)?
+                })
+            }
+            _ => try_call(toolkit, name, args),
+        }
+    };
+    run().unwrap_or_else(|err| json!({"ok": false, "error": err.to_json()}))
 }
 
 /// Runs tool `name` with JSON `args` and always returns one contract object:

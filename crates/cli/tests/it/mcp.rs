@@ -532,3 +532,72 @@ fn roots_come_from_the_client_and_list_changed_switches_them() {
     assert_eq!(outside["result"]["structuredContent"]["error"]["kind"], "outside_workspace", "{outside}");
     session.finish();
 }
+
+#[test]
+fn a_search_over_30000_files_reports_progress_and_stops_on_cancel() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..30_000 {
+        let sub = dir.path().join(format!("d{:03}", n % 300));
+        if n < 300 {
+            std::fs::create_dir_all(&sub).unwrap();
+        }
+        std::fs::write(sub.join(format!("f{n}.txt")), "plain text, no match here\n").unwrap();
+    }
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let call =
+        json!({"name": "search_files", "arguments": {"pattern": "needle"}, "_meta": {"progressToken": "search-1"}});
+    session.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call}).to_string());
+    // The first progress notification.
+    let first = loop {
+        let message = session.next_message();
+        assert_ne!(message["id"], 7, "the search ended before any progress: {message}");
+        if message["method"] == "notifications/progress" {
+            break message;
+        }
+    };
+    assert_eq!(first["params"]["progressToken"], "search-1", "{first}");
+    let at_cancel = first["params"]["progress"].as_f64().unwrap();
+    assert!(at_cancel > 0.0 && at_cancel < 30_000.0, "{first}");
+    let cancelled = std::time::Instant::now();
+    session.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "test"}})
+            .to_string(),
+    );
+    // A ping round trip, then a pause long enough for the rest of the search to report if it
+    // went on; only the notifications already in flight may follow the cancel.
+    session.send(&json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}).to_string());
+    let mut late = Vec::new();
+    loop {
+        let message = session.next_message();
+        assert_ne!(message["id"], 7, "a cancelled call was answered: {message}");
+        if message["id"] == 8 {
+            break;
+        }
+        late.push((cancelled.elapsed(), message["params"]["progress"].as_f64().unwrap_or(0.0)));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    session.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string());
+    loop {
+        let message = session.next_message();
+        assert_ne!(message["id"], 7, "a cancelled call was answered: {message}");
+        if message["id"] == 9 {
+            break;
+        }
+        late.push((cancelled.elapsed(), message["params"]["progress"].as_f64().unwrap_or(0.0)));
+    }
+    assert!(late.len() <= 2, "the search went on after the cancel: {late:?}");
+    for (elapsed, progress) in &late {
+        assert!(
+            *elapsed < std::time::Duration::from_millis(100),
+            "progress {progress} came {elapsed:?} after the cancel"
+        );
+    }
+    // The session goes on: a search with nothing to cancel answers in full.
+    let reply = session.request(
+        10,
+        "tools/call",
+        json!({"name": "search_files", "arguments": {"pattern": "needle", "path": "d000"}}),
+    );
+    assert_eq!(reply["result"]["structuredContent"]["files_searched"], 100, "{reply}");
+    session.finish();
+}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the MCP Inspector's CLI mode against `editkit mcp`: tools/list, then tools/call for each
-# tool family (read, write/edit, patch, search, code, diff, editor session, undo), on a throwaway
-# project. Each call must succeed; the ambiguous edit at the end must come back with isError.
+# tool family (read, write/edit, patch, search, code, diff, editor session, undo) and every tool
+# added for agents (read_files, tree, move, file_info, create_directory, insert_lines, list_roots,
+# a recursive delete undone with undo_patch), on a throwaway project; then the default tool list
+# (the core set, under 20 KB). Each call must succeed; the ambiguous edit at the end must come back with isError.
 # `cargo xtask mcp-inspect` runs this script. The first run downloads the Inspector (~110 MB).
 #
 # Usage: inspect.sh [EDITKIT_BINARY]   (default: builds and uses target/debug/editkit)
@@ -20,7 +22,7 @@ printf 'def greet(name):\n    return "hello " + name\n\n\nclass Shop:\n    def t
 printf '# Notes\n\nsame\nsame\n' > "$project/notes.md"
 
 inspect() {
-    npx -y "$inspector" --cli "$editkit" mcp --root "$project" "$@"
+    npx -y "$inspector" --cli "$editkit" mcp --tools all --output-schemas --root "$project" "$@"
 }
 
 failures=0
@@ -71,6 +73,17 @@ call "code   replace_function" --tool-name replace_function --tool-arg path=src/
     return f"hi {name}"'
 call "editor editor_load"   --tool-name editor_load --tool-arg path=notes.md
 call "undo   undo_edit"     --tool-name undo_edit --tool-arg path=src/app.py
+call "new    read_files"    --tool-name read_files --tool-arg 'paths=["src/app.py", "notes.md"]'
+call "new    tree"          --tool-name tree --tool-arg depth=2 --tool-arg sizes=true
+call "new    file_info"     --tool-name file_info --tool-arg path=src/app.py
+call "new    create_directory" --tool-name create_directory --tool-arg path=build/out
+call "new    insert_lines"  --tool-name insert_lines --tool-arg path=notes.md --tool-arg line=1 --tool-arg text=inserted --tool-arg force=true
+call "new    move"          --tool-name move --tool-arg from=added.txt --tool-arg to=moved/added.txt
+call "new    undo_patch"    --tool-name undo_patch
+call "new    delete"        --tool-name delete --tool-arg path=src --tool-arg recursive=true
+call "new    undo_patch"    --tool-name undo_patch
+call "new    list_roots"    --tool-name list_roots
+[ -f "$project/added.txt" ] && [ -f "$project/src/app.py" ] || { echo "FAIL undo_patch did not restore the moved and deleted files"; failures=$((failures + 1)); }
 
 echo "== a refusal comes back as a tool error"
 out="$(inspect --method tools/call --tool-name edit_file --tool-arg path=notes.md --tool-arg old_string=same --tool-arg new_string=other 2>&1 || true)"
@@ -86,6 +99,19 @@ if grep -q '"isError": true' <<<"$out" && grep -q 'invalid_args' <<<"$out"; then
 else
     echo "FAIL read_file without path: expected isError"; echo "$out" | head -20; failures=$((failures + 1))
 fi
+
+echo "== the default tool list"
+default_list="$(npx -y "$inspector" --cli "$editkit" mcp --root "$project" --method tools/list)"
+summary="$(python3 -c '
+import json, sys
+text = sys.stdin.read()
+tools = json.loads(text)["tools"]
+size = len(json.dumps({"tools": tools}, separators=(",", ":")))
+if size >= 20000:
+    sys.exit(f"the default tools/list is {size} bytes")
+print(f"{len(tools)} tools in {size} bytes")
+' <<<"$default_list")" || { echo "FAIL default tools/list: $summary"; failures=$((failures + 1)); }
+echo "ok   default tools/list: $summary"
 
 if [ "$failures" -ne 0 ]; then
     echo "inspect.sh: $failures check(s) failed"; exit 1

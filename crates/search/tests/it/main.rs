@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
 mod basics;
+mod control;
 mod filters;
 mod limits;
 mod listing;

@@ -142,3 +142,27 @@ fn every_accepted_alias_is_listed_in_the_schema() {
         assert_eq!(accepted, listed, "{}: accepted names vs the schema's", spec.name);
     }
 }
+
+/// The README's tool reference is the one generated from the specs. `EDITKIT_UPDATE_README=1
+/// cargo test -p editkit --test it readme` rewrites it.
+#[test]
+fn the_readme_tool_reference_is_current() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (start, end) = ("<!-- tool-reference:start -->\n", "<!-- tool-reference:end -->");
+    let from = readme.find(start).expect("README has the tool-reference start marker") + start.len();
+    let to = readme.find(end).expect("README has the tool-reference end marker");
+    let current = editkit::tools::reference_markdown();
+    if readme[from..to] != current {
+        if std::env::var_os("EDITKIT_UPDATE_README").is_some() {
+            std::fs::write(&path, format!("{}{current}{}", &readme[..from], &readme[to..])).unwrap();
+            return;
+        }
+        panic!(
+            "README.md's tool reference is out of date: run `EDITKIT_UPDATE_README=1 cargo test -p editkit --test it readme`"
+        );
+    }
+    for spec in editkit::tools::specs() {
+        assert!(current.contains(&format!("**`{}`**", spec.name)), "{} is missing from the reference", spec.name);
+    }
+}
