@@ -38,6 +38,7 @@ macro_rules! outln {
 mod call;
 mod demo;
 mod framing;
+mod http;
 mod human;
 mod mcp;
 mod render;
@@ -159,6 +160,22 @@ enum Command {
         /// the offset that reads on.
         #[arg(long, value_name = "BYTES", default_value_t = 64 << 10)]
         page_bytes: usize,
+        /// Serve streamable HTTP on this address (`127.0.0.1:8765`; port 0 picks one) instead
+        /// of stdio, so several agents share one server and its locks. Each session gets its
+        /// own staleness guard and editor sessions.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// The bearer token HTTP clients must send (at least 16 characters). Default:
+        /// $EDITKIT_MCP_TOKEN, else a random one printed on stderr.
+        #[arg(long, value_name = "TOKEN", requires = "http")]
+        token: Option<String>,
+        /// A browser origin allowed to call the HTTP server (`http://localhost:3000`;
+        /// repeatable). Requests from any other origin are refused.
+        #[arg(long, value_name = "ORIGIN", requires = "http")]
+        allow_origin: Vec<String>,
+        /// Allow --http on an address other than loopback.
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
     },
     /// Run JSON tool calls: `{"tool": NAME, "args": {...}}` on stdin, one result on stdout.
     ///
@@ -331,7 +348,19 @@ fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Demo => demo::run()?,
-        Command::Mcp { workspace, read_only, tools, roots_from, output_schemas, line_numbers, page_bytes } => {
+        Command::Mcp {
+            workspace,
+            read_only,
+            tools,
+            roots_from,
+            output_schemas,
+            line_numbers,
+            page_bytes,
+            http,
+            token,
+            allow_origin,
+            allow_remote,
+        } => {
             let from_client =
                 roots_from.unwrap_or(if workspace.roots.is_empty() { RootsFrom::Client } else { RootsFrom::Given });
             let options = mcp::McpOptions {
@@ -340,6 +369,12 @@ fn main() -> anyhow::Result<ExitCode> {
                 style: result::TextStyle { line_numbers: line_numbers == OnOff::On },
                 client_roots: (from_client == RootsFrom::Client).then(|| workspace.roots.clone()),
                 read_only,
+                http: http.map(|addr| http::HttpOptions {
+                    addr,
+                    token: token.or_else(|| std::env::var("EDITKIT_MCP_TOKEN").ok().filter(|t| !t.is_empty())),
+                    allowed_origins: allow_origin,
+                    allow_remote,
+                }),
             };
             let base = editkit::ToolkitOptions {
                 read_only,

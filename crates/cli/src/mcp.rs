@@ -69,11 +69,13 @@ pub(crate) struct McpOptions {
     pub(crate) client_roots: Option<Vec<PathBuf>>,
     /// Refuse writes.
     pub(crate) read_only: bool,
+    /// Serve streamable HTTP instead of stdio.
+    pub(crate) http: Option<crate::http::HttpOptions>,
 }
 
-/// The MCP server: the toolkit and the tools it exposes.
+/// The MCP server: the toolkit and the tools it exposes (one per session over HTTP).
 #[derive(Clone)]
-struct Server {
+pub(crate) struct Server {
     toolkit: Arc<RwLock<Arc<Toolkit>>>,
     tools: Arc<Vec<Tool>>,
     style: TextStyle,
@@ -84,16 +86,41 @@ struct Server {
     roots_ready: Arc<watch::Sender<bool>>,
 }
 
-/// Serves MCP on stdio until the client closes the connection.
-///
-/// # Errors
-/// The async runtime cannot start.
-pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
-    let tools: Vec<Tool> = editkit::tools::selected_specs(&options.tools)
+/// The tools `options` offer, as MCP tools.
+pub(crate) fn tool_list(options: &McpOptions) -> Vec<Tool> {
+    editkit::tools::selected_specs(&options.tools)
         .into_iter()
         .filter(|spec| !options.read_only || spec.in_read_only_set)
         .map(|spec| tool(spec, options.output_schemas))
-        .collect();
+        .collect()
+}
+
+impl Server {
+    /// A server on `toolkit`; with `client_roots`, it takes the client's roots once the
+    /// session opens.
+    pub(crate) fn new(toolkit: Toolkit, tools: Arc<Vec<Tool>>, style: TextStyle, client_roots: bool) -> Server {
+        let client_roots = client_roots.then(|| Arc::new(toolkit.options().clone()));
+        let (roots_ready, _) = watch::channel(client_roots.is_none());
+        Server {
+            toolkit: Arc::new(RwLock::new(Arc::new(toolkit))),
+            tools,
+            style,
+            client_roots,
+            roots_ready: Arc::new(roots_ready),
+        }
+    }
+}
+
+/// Serves MCP until the client closes the connection: on stdio, or over streamable HTTP with
+/// `options.http`.
+///
+/// # Errors
+/// The async runtime cannot start; the HTTP address cannot be bound.
+pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
+    if let Some(http) = &options.http {
+        return crate::http::serve(toolkit, options, http);
+    }
+    let tools = tool_list(options);
     let roots: Vec<String> = toolkit.workspaces().iter().map(|w| w.root_path().display().to_string()).collect();
     eprintln!(
         "editkit {} mcp: serving {} tools ({}){} on {}{} (stdio)",
@@ -104,15 +131,7 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
         roots.join(", "),
         if options.client_roots.is_some() { " until the client names its roots" } else { "" },
     );
-    let client_roots = options.client_roots.as_ref().map(|_| Arc::new(toolkit.options().clone()));
-    let (roots_ready, _) = watch::channel(client_roots.is_none());
-    let server = Server {
-        toolkit: Arc::new(RwLock::new(Arc::new(toolkit))),
-        tools: Arc::new(tools),
-        style: options.style,
-        client_roots,
-        roots_ready: Arc::new(roots_ready),
-    };
+    let server = Server::new(toolkit, Arc::new(tools), options.style, options.client_roots.is_some());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let code = runtime.block_on(async move {
         let input = tokio::io::BufReader::with_capacity(1 << 20, tokio::io::stdin());
@@ -322,7 +341,7 @@ impl ServerHandler for Server {
             tokio::spawn(async move {
                 while let Some(files) = receiver.recv().await {
                     let note = ProgressNotificationParam::new(token.clone(), files as f64)
-                        .with_message(format!("{files} files searched"));
+                        .with_message(format!("{files} files visited"));
                     if peer.notify_progress(note).await.is_err() {
                         return;
                     }

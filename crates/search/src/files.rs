@@ -80,6 +80,14 @@ impl FilesBuilder {
     pub fn run(&self, workspace: &Workspace, path: &str) -> Result<FileList> {
         self.build()?.run(workspace, path)
     }
+
+    /// Builds and runs the listing under `control`; see [`Files::run_with`].
+    ///
+    /// # Errors
+    /// As [`FilesBuilder::build`] and [`Files::run`].
+    pub fn run_with(&self, workspace: &Workspace, path: &str, control: &crate::Control) -> Result<FileList> {
+        self.build()?.run_with(workspace, path, control)
+    }
 }
 
 impl Files {
@@ -93,6 +101,15 @@ impl Files {
     /// # Errors
     /// Workspace errors for `path` (which must be a directory) as [`Error::Vfs`].
     pub fn run(&self, workspace: &Workspace, path: &str) -> Result<FileList> {
+        self.run_with(workspace, path, &crate::Control::new())
+    }
+
+    /// Lists as [`Files::run`] does, under `control` (see [`crate::Control`]): cancelled, it
+    /// answers the files found so far with `truncated` set; progress counts the files visited.
+    ///
+    /// # Errors
+    /// As [`Files::run`].
+    pub fn run_with(&self, workspace: &Workspace, path: &str, control: &crate::Control) -> Result<FileList> {
         let matcher = self.matcher.clone();
         let glob = &self.glob;
         let options = &self.options;
@@ -103,7 +120,7 @@ impl Files {
         let filter = Filter::new(options.clone(), &[], &[], &[])?;
         let (start, listing, rules) = open_start(workspace, &rel, options)?;
         let visitor = ListVisitor { matcher, start_rel: &rel };
-        let outputs = walk(start, listing, rules, &filter, &visitor, options.worker_count(), &crate::Control::new());
+        let outputs = walk(start, listing, rules, &filter, &visitor, options.worker_count(), control);
         let mut files = Vec::new();
         let mut skipped: Vec<Skipped> = Vec::new();
         for output in outputs {
@@ -111,7 +128,7 @@ impl Files {
             skipped.extend(output.skipped);
         }
         files.sort_unstable();
-        let mut truncated = false;
+        let mut truncated = control.is_cancelled();
         if files.len() > max_files {
             files.truncate(max_files);
             truncated = true;

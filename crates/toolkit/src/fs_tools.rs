@@ -10,6 +10,13 @@ use crate::history;
 use crate::toolkit::Toolkit;
 use crate::types::*;
 
+/// What stops a tree walk: the search's control, or nothing without the `search` feature.
+#[cfg(feature = "search")]
+type Stop = editkit_search::Control;
+#[cfg(not(feature = "search"))]
+#[derive(Default)]
+struct Stop;
+
 /// Most paths one read_files call takes.
 pub const MAX_READ_FILES: usize = 64;
 /// Deepest level tree shows.
@@ -87,6 +94,19 @@ impl Toolkit {
     /// # Errors
     /// Path errors, `not_found`, `invalid_args` for a file or a depth over [`MAX_TREE_DEPTH`].
     pub fn tree(&self, request: TreeRequest) -> Result<TreeResponse> {
+        self.tree_inner(request, &Stop::default())
+    }
+
+    /// tree under `control` (see [`Toolkit::search_files_with`]).
+    ///
+    /// # Errors
+    /// As [`Toolkit::tree`].
+    #[cfg(feature = "search")]
+    pub fn tree_with(&self, request: TreeRequest, control: &editkit_search::Control) -> Result<TreeResponse> {
+        self.tree_inner(request, control)
+    }
+
+    fn tree_inner(&self, request: TreeRequest, control: &Stop) -> Result<TreeResponse> {
         if request.depth == 0 || request.depth > MAX_TREE_DEPTH {
             return Err(Error::invalid("depth", format!("depth must be between 1 and {MAX_TREE_DEPTH}")));
         }
@@ -94,7 +114,7 @@ impl Toolkit {
         let base = workspace.resolve(&request.path)?;
         // Refuses a missing path and a file with their own errors.
         workspace.open_dir(&request.path)?;
-        let (files, truncated) = listed_files(workspace, &request.path)?;
+        let (files, truncated) = listed_files(workspace, &request.path, control)?;
         let prefix = if base.is_empty() { String::new() } else { format!("{base}/") };
         let mut dirs: BTreeMap<String, (usize, u64)> = BTreeMap::new();
         let mut shown: Vec<(String, u64)> = Vec::new();
@@ -282,14 +302,14 @@ fn tree_key(path: &str) -> Vec<u8> {
 /// The files under `path`, as search would visit them, and whether the walk stopped at its
 /// bound.
 #[cfg(feature = "search")]
-fn listed_files(workspace: &Workspace, path: &str) -> Result<(Vec<String>, bool)> {
-    let listed = editkit_search::Files::builder("**").max_files(MAX_TREE_FILES).run(workspace, path)?;
+fn listed_files(workspace: &Workspace, path: &str, control: &Stop) -> Result<(Vec<String>, bool)> {
+    let listed = editkit_search::Files::builder("**").max_files(MAX_TREE_FILES).run_with(workspace, path, control)?;
     Ok((listed.files, listed.truncated))
 }
 
 /// The files under `path` (without the `search` feature: no ignore rules).
 #[cfg(not(feature = "search"))]
-fn listed_files(workspace: &Workspace, path: &str) -> Result<(Vec<String>, bool)> {
+fn listed_files(workspace: &Workspace, path: &str, _control: &Stop) -> Result<(Vec<String>, bool)> {
     let dir = workspace.open_dir(path)?;
     let mut files = Vec::new();
     let mut truncated = false;

@@ -119,9 +119,20 @@ impl Toolkit {
     /// # Errors
     /// `invalid_args` for a bad pattern; path errors.
     pub fn glob(&self, request: GlobRequest) -> Result<GlobResponse> {
+        self.glob_with(request, &search::Control::new())
+    }
+
+    /// glob under `control`, as [`Toolkit::search_files_with`].
+    ///
+    /// # Errors
+    /// As [`Toolkit::glob`].
+    pub fn glob_with(&self, request: GlobRequest, control: &search::Control) -> Result<GlobResponse> {
         let (_, workspace) = self.route(&request.path);
-        let listed =
-            search::Files::builder(request.pattern.as_str()).max_files(MAX_GLOB_FILES).run(workspace, &request.path)?;
+        let listed = search::Files::builder(request.pattern.as_str()).max_files(MAX_GLOB_FILES).run_with(
+            workspace,
+            &request.path,
+            control,
+        )?;
         Ok(GlobResponse { pattern: request.pattern, matches: listed.files, truncated: listed.truncated })
     }
 }

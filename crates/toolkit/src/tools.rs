@@ -822,8 +822,8 @@ fn admit_size(args: &Value) -> Result<()> {
     Ok(())
 }
 
-/// Runs tool `name` like [`call`], under `control`: the searches (`search_files`,
-/// `search_code`) stop opening files once it is cancelled and report progress through it;
+/// Runs tool `name` like [`call`], under `control`: the walks (`search_files`, `search_code`,
+/// `glob`, `tree`) stop opening files once it is cancelled and report progress through it;
 /// other tools run as [`call`] runs them.
 ///
 /// ```
@@ -840,14 +840,14 @@ fn admit_size(args: &Value) -> Result<()> {
 pub fn call_with_control(toolkit: &Toolkit, name: &str, args: Value, control: &editkit_search::Control) -> Value {
     let run = || -> Result<Value> {
         match name {
-            "search_files" | "search_code" if toolkit.options().tools.contains(name) => {
+            "search_files" | "search_code" | "glob" | "tree" if toolkit.options().tools.contains(name) => {
                 admit_size(&args)?;
-                let request = self::args::<SearchFilesRequest>(args)?;
-                ok(if name == "search_files" {
-                    toolkit.search_files_with(request, control)?
-                } else {
-                    toolkit.search_code_with(request, control)?
-                })
+                match name {
+                    "search_files" => ok(toolkit.search_files_with(self::args(args)?, control)?),
+                    "search_code" => ok(toolkit.search_code_with(self::args(args)?, control)?),
+                    "glob" => ok(toolkit.glob_with(self::args(args)?, control)?),
+                    _ => ok(toolkit.tree_with(self::args(args)?, control)?),
+                }
             }
             _ => try_call(toolkit, name, args),
         }

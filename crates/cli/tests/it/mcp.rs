@@ -601,3 +601,18 @@ fn a_search_over_30000_files_reports_progress_and_stops_on_cancel() {
     assert_eq!(reply["result"]["structuredContent"]["files_searched"], 100, "{reply}");
     session.finish();
 }
+
+#[test]
+fn http_binds_only_loopback_unless_allowed_and_needs_a_long_token() {
+    let dir = workspace(&[]);
+    let root = root_arg(dir.path());
+    let output = super::run(&["mcp", "--root", &root, "--http", "0.0.0.0:0"], "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(super::stderr(&output).contains("not a loopback address"), "{}", super::stderr(&output));
+    let output = super::run(&["mcp", "--root", &root, "--http", "127.0.0.1:0", "--token", "short"], "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(super::stderr(&output).contains("at least 16 characters"), "{}", super::stderr(&output));
+    // A token without --http is a usage error.
+    let output = super::run(&["mcp", "--root", &root, "--token", "0123456789abcdef"], "");
+    assert_eq!(output.status.code(), Some(2));
+}

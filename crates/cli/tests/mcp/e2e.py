@@ -15,7 +15,11 @@ move, list_roots, a recursive delete undone with undo_patch).
 Phase 3 is the default server (the core tool set, no output schemas) as a client with roots sees
 it: the tool list under 20 KB, the roots the client names (and names again after
 roots/list_changed), and a large file read page by page from the text blocks alone.
-Phase 4 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
+Phase 4 serves streamable HTTP (`--http 127.0.0.1:0`) to two SDK clients at once: requests
+without the bearer token get 401 and a foreign Origin 403; each session keeps its own
+staleness guard (a write over the other client's change is refused), and 40 concurrent
+read-then-edit rounds on one file all land.
+Phase 5 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
 each gets a JSON-RPC error (or is ignored) and that the server keeps serving.
 Exits non-zero with a message on the first failed check.
 """
@@ -36,6 +40,8 @@ if SDK_VERSION.split(".")[0] != "2":
 from jsonschema import Draft202012Validator, validate
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+import httpx2
 from mcp.shared.exceptions import MCPError
 from mcp_types import ListRootsResult, Root
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
@@ -366,6 +372,93 @@ async def phase_default_with_roots(root):
             step(f"a {len(big)}-byte file read from text blocks alone in {pages} pages")
 
 
+async def phase_http(root):
+    """Two SDK clients over streamable HTTP on one server."""
+    token = "e2e-token-0123456789abcdef"
+    proc = subprocess.Popen(
+        [EDITKIT, "mcp", "--http", "127.0.0.1:0", "--root", root, "--tools", "all"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "EDITKIT_MCP_TOKEN": token},
+    )
+    try:
+        line = proc.stderr.readline()
+        check(" at http://127.0.0.1:" in line, f"the server did not say where it listens: {line!r}")
+        url = line.split(" at ", 1)[1].split()[0]
+        step(f"listening at {url}")
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+        headers = {"accept": "application/json, text/event-stream"}
+        async with httpx2.AsyncClient() as raw:
+            refused = await raw.post(url, json=init, headers=headers)
+            check(refused.status_code == 401, f"no token: HTTP {refused.status_code}")
+            refused = await raw.post(url, json=init, headers={**headers, "authorization": "Bearer wrong-token-0123456789ab"})
+            check(refused.status_code == 401, f"wrong token: HTTP {refused.status_code}")
+            refused = await raw.post(url, json=init, headers={**headers, "authorization": f"Bearer {token}", "origin": "http://evil.example"})
+            check(refused.status_code == 403, f"foreign origin: HTTP {refused.status_code}")
+        step("no token and a wrong token: 401; a foreign Origin: 403")
+
+        write(root, "shared.txt", "".join(f"slot {n}: empty\n" for n in range(40)))
+
+        async def client(name, body):
+            http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=60)
+            async with http, streamable_http_client(url, http_client=http) as (read_stream, write_stream):
+                async with ClientSession(read_stream, write_stream) as session:
+                    await session.initialize()
+                    return await body(name, session)
+
+        a_read, b_read = asyncio.Event(), asyncio.Event()
+        a_wrote = asyncio.Event()
+
+        async def first(name, session):
+            result = await session.call_tool("read_file", {"path": "shared.txt"})
+            check(not result.is_error, f"{name} read: {text_of(result)}")
+            a_read.set()
+            await b_read.wait()
+            result = await session.call_tool("edit_file", {"path": "shared.txt", "old_string": "slot 0: empty", "new_string": "slot 0: a"})
+            check(not result.is_error, f"{name} edit: {text_of(result)}")
+            a_wrote.set()
+
+        async def second(name, session):
+            await a_read.wait()
+            result = await session.call_tool("read_file", {"path": "shared.txt"})
+            check(not result.is_error, f"{name} read: {text_of(result)}")
+            b_read.set()
+            await a_wrote.wait()
+            # This session read the file before the other one changed it: refused.
+            result = await session.call_tool("write_file", {"path": "shared.txt", "content": "clobbered\n"})
+            check(result.is_error and result.structured_content["error"]["kind"] == "stale", f"{name} stale write: {text_of(result)}")
+
+        await asyncio.gather(client("a", first), client("b", second))
+        check(read(root, "shared.txt").startswith("slot 0: a\n"), "the first client's edit is lost")
+        step("sessions keep their own staleness guard: a write over the other client's edit is refused")
+
+        async def rounds(name, session):
+            mine = range(1, 40, 2) if name == "a" else range(2, 40, 2)
+            for n in mine:
+                for _attempt in range(20):
+                    await session.call_tool("read_file", {"path": "shared.txt"})
+                    result = await session.call_tool(
+                        "edit_file", {"path": "shared.txt", "old_string": f"slot {n}: empty", "new_string": f"slot {n}: {name}"})
+                    if not result.is_error:
+                        break
+                    check(result.structured_content["error"]["kind"] == "stale", f"{name} slot {n}: {text_of(result)}")
+                else:
+                    check(False, f"{name} slot {n}: stale 20 times in a row")
+
+        await asyncio.gather(client("a", rounds), client("b", rounds))
+        final = read(root, "shared.txt").splitlines()
+        want = ["slot 0: a"] + [f"slot {n}: {'a' if n % 2 else 'b'}" for n in range(1, 40)]
+        check(final == want, f"concurrent edits lost: {final}")
+        step("two clients, 39 concurrent read-then-edit rounds on one file: every edit landed")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        proc.stderr.close()
+
+
 def phase_raw(root):
     proc = subprocess.Popen(
         [EDITKIT, "mcp", "--root", root],
@@ -438,6 +531,7 @@ def main():
         ("ClientSession, initialize handshake", phase_handshake),
         ("mcp.Client, default connection (server/discover, else initialize)", phase_client),
         ("ClientSession with roots, the default server", phase_default_with_roots),
+        ("two ClientSessions over streamable HTTP", phase_http),
     ]
     for number, (how, phase) in enumerate(connections, start=1):
         with tempfile.TemporaryDirectory() as root:
