@@ -42,13 +42,24 @@ use tokio::sync::watch;
 use crate::result::{TextStyle, tool_result};
 use crate::{EXIT_OK, EXIT_REFUSED};
 
-const INSTRUCTIONS: &str = "editkit's file tools work inside the workspace root(s) only (list_roots names them). \
-Read a file before editing it: reads return a sha256 and arm a staleness guard, so a write to a file that \
-changed since is refused. A read's text is the file with numbered lines (`     12<TAB>line`): do not copy the \
-numbers into old_string. edit_file needs old_string to match exactly one place (small whitespace drift is \
-tolerated and reported); on `ambiguous`, add context lines. apply_patch changes every file \
-or none. A refused call returns isError with a stable error kind (not_found, ambiguous, stale, \
-outside_workspace, invalid_args...) in structured content.";
+/// The server's instructions: where the tools work and how to use them well.
+fn instructions(roots: &[String], style: TextStyle) -> String {
+    let numbers = if style.line_numbers {
+        "A read's text is the file with numbered lines (`     12<TAB>line`); do not copy the numbers into \
+         old_string (they are stripped if you do). "
+    } else {
+        ""
+    };
+    format!(
+        "editkit's file tools work inside the workspace root(s) only: {} (list_roots names them; relative \
+         paths resolve in the first). Read a file before editing it: reads return a sha256 and arm a staleness \
+         guard, so a write to a file that changed since is refused. {numbers}edit_file needs old_string to match \
+         exactly one place (small whitespace drift is tolerated and reported); on `ambiguous`, add context lines. \
+         apply_patch changes every file or none. A refused call returns isError with a stable error kind \
+         (not_found, ambiguous, stale, outside_workspace, invalid_args...) in structured content.",
+        roots.join(", ")
+    )
+}
 
 /// A search with a progressToken reports progress after every this many files.
 const PROGRESS_EVERY: u64 = 1000;
@@ -176,6 +187,11 @@ fn root_path(uri: &str) -> Option<PathBuf> {
 }
 
 impl Server {
+    /// The roots the tools work in now.
+    fn root_list(&self) -> Vec<String> {
+        self.current().workspaces().iter().map(|w| w.root_path().display().to_string()).collect()
+    }
+
     /// The toolkit calls run on now.
     fn current(&self) -> Arc<Toolkit> {
         Arc::clone(&self.toolkit.read().unwrap_or_else(std::sync::PoisonError::into_inner))
@@ -270,7 +286,7 @@ impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("editkit", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions(&self.root_list(), self.style))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -267,6 +267,68 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
                 );
             }
         }
+        "generate_diff" | "editor_diff" => {
+            if str_of(result, "diff").is_empty() {
+                out.push_str("no difference\n");
+            }
+            diff(&mut out, result);
+        }
+        "exists" => {
+            let _ = match result.get("kind").and_then(Value::as_str) {
+                Some(kind) => writeln!(out, "{} exists ({kind})", str_of(result, "path")),
+                None => writeln!(out, "{} does not exist", str_of(result, "path")),
+            };
+        }
+        "file_info" => {
+            let _ = write!(
+                out,
+                "{} · {} · {} · permissions {} · modified {} (Unix time)",
+                str_of(result, "path"),
+                str_of(result, "kind"),
+                plural(num(result, "size_bytes"), "byte"),
+                str_of(result, "permissions"),
+                result.get("modified_unix").and_then(Value::as_i64).unwrap_or(0)
+            );
+            if let Some(kind) = result.get("file_type").and_then(Value::as_str) {
+                let _ = write!(out, " · {kind}");
+            }
+            if let Some(lines) = result.get("line_count").and_then(Value::as_u64) {
+                let _ = write!(out, " · {}", plural(lines, "line"));
+            }
+            out.push('\n');
+        }
+        "check_syntax" => {
+            let errors = items(result, "errors");
+            if errors.is_empty() {
+                let _ = writeln!(out, "{}: no syntax errors", str_of(result, "path"));
+            } else {
+                let _ = writeln!(out, "{}: {}", str_of(result, "path"), plural(errors.len() as u64, "syntax error"));
+                for error in errors {
+                    let _ = writeln!(
+                        out,
+                        "  line {}, column {}: {}",
+                        num(error, "line"),
+                        num(error, "column"),
+                        str_of(error, "message")
+                    );
+                }
+            }
+        }
+        "file_symbols" => {
+            let symbols = items(result, "symbols");
+            let _ = writeln!(out, "{}: {}", str_of(result, "path"), plural(symbols.len() as u64, "symbol"));
+            for symbol in symbols {
+                let indent = if symbol.get("parent").is_some_and(|p| !p.is_null()) { "    " } else { "  " };
+                let _ = writeln!(
+                    out,
+                    "{indent}{} {} (lines {}-{})",
+                    str_of(symbol, "kind"),
+                    str_of(symbol, "name"),
+                    num(symbol, "line"),
+                    num(symbol, "end_line")
+                );
+            }
+        }
         _ => {
             let mut copy = result.clone();
             if let Some(map) = copy.as_object_mut() {
@@ -377,6 +439,26 @@ mod tests {
             "a.py · lines 4-5 of 9 · sha256 ab · cut at the page size: read on with offset 6\n     4\tx = 1\n     5\ty = \"2\"\n[4 more lines: call read_file with offset 6]\n"
         );
         assert_eq!(result.structured_content.as_ref().and_then(|v| v["content"].as_str()), Some("x = 1\ny = \"2\"\n"));
+    }
+
+    #[test]
+    fn listings_and_searches_are_plain_lines() {
+        let found = json!({"ok": true, "files_searched": 3, "files_with_matches": 1, "truncated": false,
+            "results": [{"file": "a.py", "matches": [{"line": 2, "column": 5, "content": "x = TODO\n", "before": [], "after": []}]}]});
+        assert_eq!(
+            text(&tool_result("search_files", found, TextStyle::default())),
+            "1 match in 1 file of 3 searched\na.py:2:5: x = TODO\n"
+        );
+        let tree = json!({"ok": true, "path": ".", "total_files": 2, "truncated": false, "entries": [
+            {"path": "src/", "depth": 1, "files": 1, "size": null}, {"path": "src/a.rs", "depth": 2, "files": null, "size": null},
+            {"path": "README.md", "depth": 1, "files": null, "size": null}]});
+        assert_eq!(
+            text(&tool_result("tree", tree, TextStyle::default())),
+            ". (2 files)\nsrc/ (1 file)\n  a.rs\nREADME.md\n"
+        );
+        let plain = TextStyle { line_numbers: false };
+        let read = json!({"ok": true, "path": "a", "content": "x\n", "sha256": "ab", "start_line": 1, "end_line": 1, "total_lines": 1});
+        assert_eq!(text(&tool_result("read_file", read, plain)), "a · 1 line · sha256 ab\nx\n");
     }
 
     #[test]

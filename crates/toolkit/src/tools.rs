@@ -852,7 +852,7 @@ pub fn call_with_control(toolkit: &Toolkit, name: &str, args: Value, control: &e
             _ => try_call(toolkit, name, args),
         }
     };
-    run().unwrap_or_else(|err| json!({"ok": false, "error": err.to_json()}))
+    run().unwrap_or_else(|err| refusal(toolkit, &err))
 }
 
 /// Runs tool `name` with JSON `args` and always returns one contract object:
@@ -871,8 +871,28 @@ pub fn call_with_control(toolkit: &Toolkit, name: &str, args: Value, control: &e
 pub fn call(toolkit: &Toolkit, name: &str, args: Value) -> Value {
     match try_call(toolkit, name, args) {
         Ok(value) => value,
-        Err(err) => json!({"ok": false, "error": err.to_json()}),
+        Err(err) => refusal(toolkit, &err),
     }
+}
+
+/// The contract object of a refused call. A path outside the workspace also gets the roots
+/// (`roots`, and named in the message), so the agent learns where it may work.
+fn refusal(toolkit: &Toolkit, err: &Error) -> Value {
+    let mut error = err.to_json();
+    if err.error_kind() == crate::ErrorKind::OutsideWorkspace
+        && let Some(map) = error.as_object_mut()
+    {
+        let roots: Vec<String> = toolkit.workspaces().iter().map(|w| w.root_path().display().to_string()).collect();
+        if let Some(Value::String(message)) = map.get_mut("message") {
+            message.push_str(&format!(
+                " (the workspace root{}: {})",
+                if roots.len() == 1 { " is" } else { "s are" },
+                roots.join(", ")
+            ));
+        }
+        map.insert("roots".into(), json!(roots));
+    }
+    json!({"ok": false, "error": error})
 }
 
 /// Parses a contract call `{"tool": NAME, "args": {...}}` and runs it. `arguments` (the MCP

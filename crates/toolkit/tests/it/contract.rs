@@ -542,3 +542,16 @@ fn insert_lines_lands_after_the_line_keeps_endings_and_can_be_undone() {
     env.ok("undo_edit", json!({"path": "b.txt"}));
     assert_eq!(env.get("b.txt"), "x\r\ny");
 }
+
+/// A path outside the workspace is refused with the roots, so the agent learns where it may work.
+#[test]
+fn a_path_outside_the_workspace_is_told_the_roots() {
+    let env = Env::new();
+    let refused = env.refused("read_file", serde_json::json!({"path": "../elsewhere.txt"}), "outside_workspace");
+    let root = env.toolkit.workspace().root_path().display().to_string();
+    assert_eq!(refused["error"]["roots"], serde_json::json!([root]));
+    assert!(
+        refused["error"]["message"].as_str().unwrap().contains(&format!("the workspace root is: {root}")),
+        "{refused}"
+    );
+}
