@@ -55,7 +55,7 @@ fn instructions(roots: &[String], style: TextStyle) -> String {
          paths resolve in the first). Read a file before editing it: reads return a sha256 and arm a staleness \
          guard, so a write to a file that changed since is refused. {numbers}edit_file needs old_string to match \
          exactly one place (small whitespace drift is tolerated and reported); on `ambiguous`, add context lines. \
-         apply_patch changes every file or none. A refused call returns isError with a stable error kind \
+         apply_patch changes every file or none. A message may be up to 65 MiB. A refused call returns isError with a stable error kind \
          (not_found, ambiguous, stale, outside_workspace, invalid_args...) in structured content.",
         roots.join(", ")
     )

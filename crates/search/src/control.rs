@@ -83,6 +83,15 @@ impl Control {
         self.visited.load(Ordering::Relaxed)
     }
 
+    /// Counts `files` more files done by work outside a walk (a patch's files as they are
+    /// planned and checked) and reports progress at once, whatever the step.
+    pub fn advance(&self, files: u64) {
+        let visited = self.visited.fetch_add(files, Ordering::Relaxed) + files;
+        if let Some((_, report)) = &self.progress {
+            report(visited);
+        }
+    }
+
     /// Counts one visited file, reporting progress when it completes a step.
     pub(crate) fn visited_one(&self) {
         let visited = self.visited.fetch_add(1, Ordering::Relaxed) + 1;

@@ -5,17 +5,11 @@ use std::collections::BTreeMap;
 
 use editkit_vfs::{EntryKind, RenameOptions, Sha256, Workspace};
 
+use crate::Stop;
 use crate::error::{Error, Result};
 use crate::history;
 use crate::toolkit::Toolkit;
 use crate::types::*;
-
-/// What stops a tree walk: the search's control, or nothing without the `search` feature.
-#[cfg(feature = "search")]
-type Stop = editkit_search::Control;
-#[cfg(not(feature = "search"))]
-#[derive(Default)]
-struct Stop;
 
 /// Most paths one read_files call takes.
 pub const MAX_READ_FILES: usize = 64;

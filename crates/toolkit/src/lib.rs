@@ -58,6 +58,21 @@ mod toolkit;
 pub mod tools;
 mod types;
 
+/// What stops or follows long work: the search's control, or nothing without the `search`
+/// feature.
+#[cfg(feature = "search")]
+pub(crate) type Stop = editkit_search::Control;
+
+/// Without the `search` feature nothing cancels work or hears its progress.
+#[cfg(not(feature = "search"))]
+#[derive(Default)]
+pub(crate) struct Stop;
+
+#[cfg(all(not(feature = "search"), feature = "patch"))]
+impl Stop {
+    pub(crate) fn advance(&self, _files: u64) {}
+}
+
 pub use error::{ERROR_KINDS, Error, ErrorKind, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};

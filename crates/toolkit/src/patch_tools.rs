@@ -42,6 +42,25 @@ impl Toolkit {
     /// `invalid_patch` (with the patch line), or one error listing every failing hunk
     /// (`not_found`, `ambiguous`, `exists`, `stale`...); nothing is written.
     pub fn apply_patch(&self, request: ApplyPatchRequest) -> Result<ApplyPatchResponse> {
+        self.apply_patch_inner(request, &crate::Stop::default())
+    }
+
+    /// apply_patch reporting progress through `control`: the files planned (once every hunk is
+    /// placed, before anything is written), then each file as its post-write checks finish.
+    /// A patch is all or nothing, so a cancel does not stop it.
+    ///
+    /// # Errors
+    /// As [`Toolkit::apply_patch`].
+    #[cfg(feature = "search")]
+    pub fn apply_patch_with(
+        &self,
+        request: ApplyPatchRequest,
+        control: &editkit_search::Control,
+    ) -> Result<ApplyPatchResponse> {
+        self.apply_patch_inner(request, control)
+    }
+
+    fn apply_patch_inner(&self, request: ApplyPatchRequest, control: &crate::Stop) -> Result<ApplyPatchResponse> {
         if !request.dry_run {
             self.writable("apply_patch")?;
         }
@@ -56,6 +75,7 @@ impl Toolkit {
             ..Default::default()
         };
         let plan = patch::plan(workspace, &parsed, &options)?;
+        control.advance(plan.previous().count() as u64);
         let mut formatted_paths: Vec<String> = Vec::new();
         let applied = if request.dry_run {
             plan.into_preview()
@@ -117,6 +137,7 @@ impl Toolkit {
                     let text = String::from_utf8_lossy(&bytes);
                     file.diagnostics = self.after_write(workspace, &file.path, text.trim_start_matches('\u{feff}'));
                 }
+                control.advance(1);
             }
         }
         Ok(response)

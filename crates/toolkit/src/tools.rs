@@ -823,8 +823,9 @@ fn admit_size(args: &Value) -> Result<()> {
 }
 
 /// Runs tool `name` like [`call`], under `control`: the walks (`search_files`, `search_code`,
-/// `glob`, `tree`) stop opening files once it is cancelled and report progress through it;
-/// other tools run as [`call`] runs them.
+/// `glob`, `tree`) stop opening files once it is cancelled and report progress through it,
+/// `apply_patch` reports its files as they are planned and checked; other tools run as
+/// [`call`] runs them.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -848,6 +849,15 @@ pub fn call_with_control(toolkit: &Toolkit, name: &str, args: Value, control: &e
                     "glob" => ok(toolkit.glob_with(self::args(args)?, control)?),
                     _ => ok(toolkit.tree_with(self::args(args)?, control)?),
                 }
+            }
+            #[cfg(feature = "patch")]
+            "apply_patch" if toolkit.options().tools.contains(name) => {
+                admit_size(&args)?;
+                let request: ApplyPatchRequest = self::args(args)?;
+                if toolkit.options().read_only && !request.dry_run {
+                    return Err(Error::ReadOnly { tool: name.to_owned() });
+                }
+                ok(toolkit.apply_patch_with(request, control)?)
             }
             _ => try_call(toolkit, name, args),
         }

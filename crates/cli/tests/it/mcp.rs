@@ -616,3 +616,27 @@ fn http_binds_only_loopback_unless_allowed_and_needs_a_long_token() {
     let output = super::run(&["mcp", "--root", &root, "--token", "0123456789abcdef"], "");
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn a_patch_with_a_progress_token_reports_its_files_before_the_reply() {
+    let dir = workspace(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
+    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n*** Update File: c.txt\n@@\n-c\n+C\n*** End Patch\n";
+    let call = json!({"name": "apply_patch", "arguments": {"patch": patch}, "_meta": {"progressToken": 41}});
+    session.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}).to_string());
+    let mut progress = Vec::new();
+    let reply = loop {
+        let message = session.next_message();
+        if message["id"] == 3 {
+            break message;
+        }
+        assert_eq!(message["method"], "notifications/progress", "{message}");
+        assert_eq!(message["params"]["progressToken"], 41, "{message}");
+        progress.push(message["params"]["progress"].as_f64().unwrap() as u64);
+    };
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    // The three files planned, then each one checked.
+    assert_eq!(progress, [3, 4, 5, 6]);
+    assert_eq!(std::fs::read_to_string(dir.path().join("c.txt")).unwrap(), "C\n");
+    session.finish();
+}
