@@ -43,7 +43,8 @@ use crate::result::{TextStyle, tool_result};
 use crate::{EXIT_OK, EXIT_REFUSED};
 
 /// The server's instructions: where the tools work and how to use them well.
-fn instructions(roots: &[String], style: TextStyle) -> String {
+/// `roots` are the fixed roots; `None` when they are the client's.
+fn instructions(roots: Option<&[String]>, style: TextStyle) -> String {
     let numbers = if style.line_numbers {
         "A read's text is the file with numbered lines (`     12<TAB>line`); do not copy the numbers into \
          old_string (they are stripped if you do). "
@@ -57,7 +58,7 @@ fn instructions(roots: &[String], style: TextStyle) -> String {
          exactly one place (small whitespace drift is tolerated and reported); on `ambiguous`, add context lines. \
          apply_patch changes every file or none. A message may be up to 65 MiB. A refused call returns isError with a stable error kind \
          (not_found, ambiguous, stale, outside_workspace, invalid_args...) in structured content.",
-        roots.join(", ")
+        roots.map_or_else(|| "the roots this client names".to_owned(), |roots| roots.join(", "))
     )
 }
 
@@ -92,9 +93,13 @@ pub(crate) struct Server {
     style: TextStyle,
     /// The options a toolkit on the client's roots opens with, when the roots are the client's.
     client_roots: Option<Arc<ToolkitOptions>>,
-    /// Whether the roots are settled (at once with fixed roots; after the client's first
-    /// answer, or its lack of roots, otherwise).
+    /// Whether the roots are settled (at once with fixed roots; after the client's answer, or
+    /// its lack of roots, otherwise).
     roots_ready: Arc<watch::Sender<bool>>,
+    /// Held by the roots refresh running now.
+    refreshing: Arc<tokio::sync::Mutex<()>>,
+    /// Set while the client's roots cannot be used.
+    roots_problem: Arc<RwLock<Option<String>>>,
 }
 
 /// The tools `options` offer, as MCP tools.
@@ -118,6 +123,8 @@ impl Server {
             style,
             client_roots,
             roots_ready: Arc::new(roots_ready),
+            refreshing: Arc::new(tokio::sync::Mutex::new(())),
+            roots_problem: Arc::new(RwLock::new(None)),
         }
     }
 }
@@ -197,17 +204,21 @@ impl Server {
         Arc::clone(&self.toolkit.read().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 
-    /// Asks the client for its roots and opens the toolkit on them. A client without the
-    /// roots capability, or whose roots cannot be opened, keeps the current roots (said on stderr).
-    /// Roots are deprecated from protocol 2026-07-28 on (rmcp marks them so) but are what the
-    /// clients of the handshake revisions send; a newer session keeps the fallback roots.
+    /// Asks the client for its roots and opens the toolkit on them (refreshes run one at a
+    /// time, so the latest answer wins). Tool calls wait while a refresh runs. The same roots
+    /// keep the toolkit (and its staleness guard and editor sessions). Roots the client names
+    /// that cannot be used (none a local `file://` URI, or ones that do not open) refuse every
+    /// call until the client names usable ones; a client without the roots capability keeps the
+    /// fallback. Roots are deprecated from protocol 2026-07-28 on (rmcp marks them so) but are
+    /// what the clients of the handshake revisions send.
     #[allow(deprecated)]
     async fn refresh_roots(&self, peer: &rmcp::Peer<RoleServer>) {
         let Some(options) = &self.client_roots else { return };
+        let _one_at_a_time = self.refreshing.lock().await;
         let declared = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
         if declared {
-            let answer = tokio::time::timeout(ROOTS_WAIT, peer.list_roots()).await;
-            match answer {
+            self.roots_ready.send_replace(false);
+            let problem = match tokio::time::timeout(ROOTS_WAIT, peer.list_roots()).await {
                 Ok(Ok(list)) => {
                     let paths: Vec<PathBuf> = list.roots.iter().filter_map(|root| root_path(&root.uri)).collect();
                     let refused: Vec<&str> = list
@@ -222,8 +233,15 @@ impl Server {
                             refused.join(", ")
                         );
                     }
+                    let current: Vec<PathBuf> =
+                        self.current().workspaces().iter().map(|w| w.root_path().to_owned()).collect();
                     if paths.is_empty() {
-                        eprintln!("editkit mcp: the client named no usable root; the roots stay as they were");
+                        Some(format!(
+                            "the client named no local root ({}); editkit works only in file:// roots",
+                            refused.join(", ")
+                        ))
+                    } else if paths == current {
+                        None
                     } else {
                         match Toolkit::open_roots(&paths, options.as_ref().clone()) {
                             Ok(toolkit) => {
@@ -231,20 +249,35 @@ impl Server {
                                 eprintln!("editkit mcp: the client's roots: {}", shown.join(", "));
                                 *self.toolkit.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
                                     Arc::new(toolkit);
+                                None
                             }
-                            Err(err) => eprintln!(
-                                "editkit mcp: the client's roots cannot be opened ({err}); the roots stay as they were"
-                            ),
+                            Err(err) => Some(format!("the client's roots cannot be opened: {err}")),
                         }
                     }
                 }
-                Ok(Err(err)) => eprintln!("editkit mcp: roots/list failed ({err}); the roots stay as they were"),
-                Err(_) => eprintln!(
-                    "editkit mcp: the client did not answer roots/list in {ROOTS_WAIT:?}; the roots stay as they were"
-                ),
+                // A client that declares roots but cannot list them keeps the fallback.
+                Ok(Err(err)) => {
+                    eprintln!("editkit mcp: roots/list failed ({err}); the roots stay as they were");
+                    None
+                }
+                Err(_) => {
+                    eprintln!(
+                        "editkit mcp: the client did not answer roots/list in {ROOTS_WAIT:?}; the roots stay as they were"
+                    );
+                    None
+                }
+            };
+            if let Some(problem) = &problem {
+                eprintln!("editkit mcp: {problem}; tool calls are refused until the client names usable roots");
             }
+            *self.roots_problem.write().unwrap_or_else(std::sync::PoisonError::into_inner) = problem;
         }
         self.roots_ready.send_replace(true);
+    }
+
+    /// Why tool calls are refused now, when the client's roots cannot be used.
+    fn roots_problem(&self) -> Option<String> {
+        self.roots_problem.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }
 
@@ -286,7 +319,10 @@ impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("editkit", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions(&self.root_list(), self.style))
+            .with_instructions(instructions(
+                self.client_roots.is_none().then(|| self.root_list()).as_deref(),
+                self.style,
+            ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -330,9 +366,24 @@ impl ServerHandler for Server {
             ));
         }
         let args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
-        // With the client's roots, the first calls wait for its answer to roots/list.
+        // With the client's roots, calls wait for its answer to roots/list. A session opened
+        // without `initialize` (protocol 2026-07-28: no roots) has nothing to wait for.
+        if context.peer.peer_info().is_none() {
+            self.roots_ready.send_replace(true);
+        }
         let mut ready = self.roots_ready.subscribe();
         let _ = tokio::time::timeout(ROOTS_WAIT, ready.wait_for(|ready| *ready)).await;
+        if let Some(problem) = self.roots_problem() {
+            let refusal =
+                editkit::Error::InvalidArgs { field: None, message: format!("{problem}; fix the client's roots") };
+            let mut error = refusal.to_json();
+            error["kind"] = Value::String("outside_workspace".into());
+            return Ok(CallToolResponse::from(tool_result(
+                &name,
+                serde_json::json!({"ok": false, "error": error}),
+                self.style,
+            )));
+        }
         let toolkit = self.current();
         let owned = name.into_owned();
         let tool = owned.clone();
@@ -355,7 +406,13 @@ impl ServerHandler for Server {
             });
             let peer = context.peer.clone();
             tokio::spawn(async move {
+                // Workers may report out of order; progress only ever goes up.
+                let mut last = 0;
                 while let Some(files) = receiver.recv().await {
+                    if files <= last {
+                        continue;
+                    }
+                    last = files;
                     let note = ProgressNotificationParam::new(token.clone(), files as f64)
                         .with_message(format!("{files} files visited"));
                     if peer.notify_progress(note).await.is_err() {

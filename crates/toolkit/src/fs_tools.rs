@@ -245,8 +245,9 @@ impl Toolkit {
     }
 
     /// Keeps every file under directory `rel` in the undo history (as one change that deleted
-    /// them), before a recursive delete. Bounded by [`MAX_UNDO_FILES`] and [`MAX_UNDO_BYTES`].
-    pub(crate) fn keep_tree(&self, workspace: &Workspace, given: &str) -> Result<()> {
+    /// them), before a recursive delete; returns the entry, to forget if the delete fails or to
+    /// settle once it is done. Bounded by [`MAX_UNDO_FILES`] and [`MAX_UNDO_BYTES`].
+    pub(crate) fn keep_tree(&self, workspace: &Workspace, given: &str) -> Result<(u64, Vec<String>)> {
         let dir = workspace.open_dir(given)?;
         let mut found: Vec<String> = Vec::new();
         let mut over = false;
@@ -283,7 +284,8 @@ impl Toolkit {
             }
             states.push((rel, Some(bytes), None));
         }
-        history::record_patch(workspace, &states, self.options().history_depth)
+        let seq = history::record_patch_kept(workspace, &states)?;
+        Ok((seq, states.into_iter().map(|(rel, ..)| rel).collect()))
     }
 }
 

@@ -198,8 +198,16 @@ fn restore(
     Ok(())
 }
 
-/// Records the previous state of every file a patch touches.
+/// Records the previous state of every file a patch touches, dropping the entries beyond
+/// `depth`.
 pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], depth: usize) -> Result<()> {
+    record_patch_kept(workspace, files)?;
+    prune_patches(workspace, depth)
+}
+
+/// Records a change before it is made; [`forget_patch`] it if the change fails, else
+/// [`prune_patches`] once it is made (so a failed change costs no older entry).
+pub(crate) fn record_patch_kept(workspace: &Workspace, files: &[PatchFileState]) -> Result<u64> {
     let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
     let seq = next_seq(seqs.last().copied())?;
     let mut snapshots = Vec::new();
@@ -212,11 +220,22 @@ pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], dept
     let json = serde_json::to_vec(&PatchSnapshot { files: snapshots })
         .map_err(|e| Error::invalid("history", e.to_string()))?;
     workspace.txn().state_write(&format!("undo/patches/{seq:010}.json"), &json)?;
-    let excess = (seqs.len() + 1).saturating_sub(depth.max(1));
+    Ok(seq)
+}
+
+/// Drops the oldest recorded changes beyond `depth`.
+pub(crate) fn prune_patches(workspace: &Workspace, depth: usize) -> Result<()> {
+    let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
+    let excess = seqs.len().saturating_sub(depth.max(1));
     for old in seqs.iter().take(excess) {
         remove_patch(workspace, *old)?;
     }
     Ok(())
+}
+
+/// Drops the change recorded as `seq` (the change it describes did not happen).
+pub(crate) fn forget_patch(workspace: &Workspace, seq: u64) {
+    let _ = remove_patch(workspace, seq);
 }
 
 fn remove_patch(workspace: &Workspace, seq: u64) -> Result<()> {

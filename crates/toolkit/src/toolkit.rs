@@ -168,10 +168,13 @@ fn read_window(
             kept += line.len();
             lines += 1;
         }
-        content.truncate(kept);
-        partial = true;
-        shown = lines;
-        next_offset = Some(start + lines);
+        // A window of one line longer than the page is answered whole: there is nothing to cut.
+        if kept < content.len() {
+            content.truncate(kept);
+            partial = true;
+            shown = lines;
+            next_offset = Some(start + lines);
+        }
     }
     Ok(Window { content, start_line: start, end_line: start - 1 + shown, partial, next_offset })
 }
@@ -643,11 +646,21 @@ impl Toolkit {
             history::settle(workspace, &kept, self.options.history_depth)?;
             return Ok(DeleteResponse { path: request.path, deleted });
         }
-        // A directory's files are kept as one change, which undo_patch reverses.
+        // A directory's files are kept as one change, which undo_patch reverses; a delete that
+        // fails (a blocked file inside) leaves no entry behind.
         if workspace.entry_kind(&request.path).ok().flatten() == Some(EntryKind::Dir)
             && !workspace.list_dir(&request.path)?.is_empty()
         {
-            self.keep_tree(workspace, &request.path)?;
+            let (kept, files) = self.keep_tree(workspace, &request.path)?;
+            let deleted = workspace.delete(&request.path).inspect_err(|_| {
+                // Nothing removed (refused up front): no entry. Some files gone (the tree changed
+                // during the delete): the entry stays, so undo_patch can bring them back.
+                if files.iter().all(|rel| workspace.exists(rel).unwrap_or(true)) {
+                    history::forget_patch(workspace, kept);
+                }
+            })?;
+            history::prune_patches(workspace, self.options.history_depth)?;
+            return Ok(DeleteResponse { path: request.path, deleted });
         }
         let deleted = workspace.delete(&request.path)?;
         Ok(DeleteResponse { path: request.path, deleted })
@@ -693,17 +706,29 @@ impl Toolkit {
         let numbered = if old_text.as_str().contains(request.old_string.as_str()) {
             None
         } else {
-            strip_view_numbers(&request.old_string, true)
+            strip_view_numbers(&request.old_string)
         };
         let (old_string, new_string) = match &numbered {
-            Some(old) => {
-                let new = strip_view_numbers(&request.new_string, false).unwrap_or_else(|| request.new_string.clone());
-                (old.as_str(), new)
-            }
+            Some((_, old)) => (old.as_str(), strip_view_prefixes(&request.new_string)),
             None => (request.old_string.as_str(), request.new_string.clone()),
         };
         let replaced = replace(old_text.as_str(), old_string, &new_string, &options)
             .map_err(|source| Error::Edit { path: rel.clone(), source })?;
+        // The numbers say where the copied lines stood: the match must be there.
+        if let Some((line, _)) = numbered
+            && !request.replace_all
+            && let Some(found) = replaced.matches().first()
+            && found.first_line() as u64 != line
+        {
+            return Err(Error::invalid(
+                "old_string",
+                format!(
+                    "old_string was copied from line {line} of a numbered read but matches at line {}; read the \
+                     file again and copy the lines without their numbers",
+                    found.first_line()
+                ),
+            ));
+        }
         let new_text = splice_replaced(old_text, &replaced, "old_string")?;
         vet(old_text.as_str(), new_text.as_str())?;
         let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
@@ -879,32 +904,47 @@ impl Toolkit {
 
 /// `text` with each replacement of `replaced` spliced into the decoded text, so untouched lines
 /// keep their bytes (line endings, BOM); `field` names the argument a range error is about.
-/// `text` without the line-number prefix of a numbered read (`cat -n` style: spaces, the
-/// number, a tab) when every line has one; with `consecutive`, only when the numbers count up
-/// by one (a copied view), else `None`.
+/// A line's number and text when it starts with the prefix of editkit's numbered views: the
+/// number right-aligned in six columns (or wider when longer) and a tab, as `cat -n` writes it.
+fn view_prefix(line: &str) -> Option<(u64, &str)> {
+    let tab = line.find('\t')?;
+    let prefix = &line[..tab];
+    let digits = prefix.trim_start_matches(' ');
+    if digits.is_empty() || digits.len() > 12 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if prefix.len() != digits.len().max(6) {
+        return None;
+    }
+    Some((digits.parse().ok()?, &line[tab + 1..]))
+}
+
+/// `text` copied from a numbered view: when every line has the view's prefix and the numbers
+/// count up by one, the first number and the text without them.
 ///
 /// ```text
-/// "    12\tdef f():\n    13\t    pass\n" -> "def f():\n    pass\n"
+/// "    12\tdef f():\n    13\t    pass\n" -> (12, "def f():\n    pass\n")
 /// ```
-fn strip_view_numbers(text: &str, consecutive: bool) -> Option<String> {
+fn strip_view_numbers(text: &str) -> Option<(u64, String)> {
     let mut out = String::with_capacity(text.len());
+    let mut first = None;
     let mut expected: Option<u64> = None;
-    let mut lines = 0;
     for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start_matches(' ');
-        let digits = trimmed.len() - trimmed.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        if digits == 0 || digits > 9 || trimmed.as_bytes().get(digits) != Some(&b'\t') {
+        let (number, rest) = view_prefix(line)?;
+        if expected.is_some_and(|want| want != number) {
             return None;
         }
-        let number: u64 = trimmed[..digits].parse().ok()?;
-        if consecutive && expected.is_some_and(|want| want != number) {
-            return None;
-        }
+        first.get_or_insert(number);
         expected = Some(number + 1);
-        out.push_str(&trimmed[digits + 1..]);
-        lines += 1;
+        out.push_str(rest);
     }
-    (lines > 0).then_some(out)
+    Some((first?, out))
+}
+
+/// `text` with the view prefix taken off each line that has one (new text a model wrote
+/// around lines it copied from a numbered view).
+fn strip_view_prefixes(text: &str) -> String {
+    text.split_inclusive('\n').map(|line| view_prefix(line).map_or(line, |(_, rest)| rest)).collect()
 }
 
 pub(crate) fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: &str) -> Result<Text> {
@@ -919,21 +959,25 @@ pub(crate) fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: 
 
 #[cfg(test)]
 mod tests {
-    use super::strip_view_numbers;
+    use super::{strip_view_numbers, strip_view_prefixes};
 
     #[test]
     fn numbered_views_lose_their_numbers() {
         assert_eq!(
-            strip_view_numbers("    12\tdef f():\n    13\t    pass\n", true).as_deref(),
-            Some("def f():\n    pass\n")
+            strip_view_numbers("    12\tdef f():\n    13\t    pass\n"),
+            Some((12, "def f():\n    pass\n".to_owned()))
         );
-        assert_eq!(strip_view_numbers("     7\t", true).as_deref(), Some(""));
-        // Not consecutive: not a copied view (unless any numbers will do, as in new text).
-        assert_eq!(strip_view_numbers("1\ta\n3\tb\n", true), None);
-        assert_eq!(strip_view_numbers("1\ta\n3\tb\n", false).as_deref(), Some("a\nb\n"));
-        // A line without the prefix, or text that only starts with digits.
-        assert_eq!(strip_view_numbers("1\ta\nb\n", true), None);
-        assert_eq!(strip_view_numbers("123 x\n", true), None);
-        assert_eq!(strip_view_numbers("", true), None);
+        assert_eq!(strip_view_numbers("     7\t"), Some((7, String::new())));
+        assert_eq!(strip_view_numbers("1234567\tlong\n"), Some((1234567, "long\n".to_owned())));
+        // Not consecutive: not a copied view.
+        assert_eq!(strip_view_numbers("     1\ta\n     3\tb\n"), None);
+        // A line without the prefix, another width (a TSV row), or digits without a tab.
+        assert_eq!(strip_view_numbers("     1\ta\nb\n"), None);
+        assert_eq!(strip_view_numbers("1\ta\n2\tb\n"), None);
+        assert_eq!(strip_view_numbers("   123 x\n"), None);
+        assert_eq!(strip_view_numbers(""), None);
+        // New text: numbered lines lose the prefix, lines the model added keep theirs.
+        assert_eq!(strip_view_prefixes("    12\tfoo\nbar\n    13\tbaz"), "foo\nbar\nbaz");
+        assert_eq!(strip_view_prefixes("5\tcell\n"), "5\tcell\n");
     }
 }

@@ -456,10 +456,18 @@ impl Workspace {
     ///
     /// # Errors
     /// Policy errors, [`Error::NotFound`], [`Error::Exists`] when `to` exists and
-    /// [`RenameOptions::overwrite`] is not set, [`Error::Io`].
+    /// [`RenameOptions::overwrite`] is not set, [`Error::InvalidPath`] for a `to` ending in `/`,
+    /// [`Error::Io`].
     pub fn rename(&self, from: &str, to: &str, options: RenameOptions) -> Result<()> {
         let source = self.resolve_inner(from, false)?;
         let target = self.resolve_inner(to, true)?;
+        if to.ends_with('/') || to.ends_with("/.") {
+            // `dir/` names a directory: a file called `dir` would not be what was asked.
+            return Err(Error::InvalidPath {
+                path: to.to_owned(),
+                reason: "a destination ending in `/` names a directory; give the full new path (`dir/name`)".into(),
+            });
+        }
         let (from_parent, from_name) = split_parent(&source.rel).ok_or_else(|| Error::InvalidPath {
             path: from.to_owned(),
             reason: "the workspace root cannot be moved".into(),

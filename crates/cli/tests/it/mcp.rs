@@ -530,6 +530,17 @@ fn roots_come_from_the_client_and_list_changed_switches_them() {
         json!({"name": "read_file", "arguments": {"path": first.path().join("a.txt").display().to_string()}}),
     );
     assert_eq!(outside["result"]["structuredContent"]["error"]["kind"], "outside_workspace", "{outside}");
+    // Roots that cannot be used refuse every call (never a silent fallback), until usable
+    // ones come.
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}).to_string());
+    session.answer("roots/list", json!({"roots": [{"uri": "https://example.com/repo"}]}));
+    let refused = session.request(6, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}}));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(text_of(&refused).contains("no local root"), "{}", text_of(&refused));
+    session.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}).to_string());
+    session.answer("roots/list", json!({"roots": [{"uri": uri(&second)}]}));
+    let read = session.request(7, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}}));
+    assert_eq!(read["result"]["structuredContent"]["content"], "second\n", "{read}");
     session.finish();
 }
 

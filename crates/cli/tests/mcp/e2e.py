@@ -161,6 +161,13 @@ async def session_checks(session, root):
     check([s["name"] for s in data["symbols"]] == ["greet", "main"], f"symbols: {data['symbols']}")
     step(f"read_file app.py: {data['line_count']} lines, sha256 {data['sha256'][:12]}, symbols greet, main")
 
+    # a tail read names its lines
+    result = await call(session, tools, "read_file", {"path": "app.py", "tail": 2})
+    data_tail = result.structured_content
+    check(not result.is_error and (data_tail["start_line"], data_tail["end_line"]) == (data["line_count"] - 1, data["line_count"]), f"tail: {data_tail}")
+    check(data_tail["content"] == "".join(read(root, "app.py").splitlines(keepends=True)[-2:]), "tail content differs")
+    step(f"read_file tail 2: lines {data_tail['start_line']}-{data_tail['end_line']}")
+
     # file_info and create_directory
     result = await call(session, tools, "file_info", {"path": "app.py"})
     info = result.structured_content

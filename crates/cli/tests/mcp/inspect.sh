@@ -53,6 +53,7 @@ echo "ok   tools/list: $summary"
 
 echo "== tools/call, one per family"
 call "read   read_file"     --tool-name read_file --tool-arg path=src/app.py
+call "read   tail"          --tool-name read_file --tool-arg path=src/app.py --tool-arg tail=2
 call "read   list_dir"      --tool-name list_dir --tool-arg path=src
 call "read   exists"        --tool-name exists --tool-arg path=notes.md
 call "search search_files"  --tool-name search_files --tool-arg pattern=greet

@@ -555,3 +555,70 @@ fn a_path_outside_the_workspace_is_told_the_roots() {
         "{refused}"
     );
 }
+
+/// Lines copied from a numbered read land, with the lines a model added between them; numbers
+/// that point elsewhere than the match refuse the edit.
+#[test]
+fn numbered_lines_copied_into_an_edit_land_only_where_their_numbers_say() {
+    let env = Env::new();
+    env.put("m.py", b"import os\n\ndef f():\n    return 1\n\ndef g():\n    return 2\n");
+    env.ok("read_file", json!({"path": "m.py"}));
+    let edit = env.ok(
+        "edit_file",
+        json!({"path": "m.py", "old_string": "     6\tdef g():\n     7\t    return 2", "new_string": "     6\tdef g():\n    x = 3\n     7\t    return x"}),
+    );
+    assert_eq!(edit["line_numbers_stripped"], true);
+    assert_eq!(env.get("m.py"), "import os\n\ndef f():\n    return 1\n\ndef g():\n    x = 3\n    return x\n");
+    // Copied from another version of the file: `def f():` stands at line 3, not 9.
+    let refused = env.refused(
+        "edit_file",
+        json!({"path": "m.py", "old_string": "     9\tdef f():", "new_string": "def h():"}),
+        "invalid_args",
+    );
+    assert!(refused["error"]["message"].as_str().unwrap().contains("matches at line 3"), "{refused}");
+    assert!(env.get("m.py").contains("def f():"));
+}
+
+/// A page bound cuts a long read at a whole line and names the offset that reads on; one line
+/// longer than the page is answered whole, with nothing to read on.
+#[test]
+fn reads_longer_than_the_page_bound_end_at_a_line_with_the_offset_to_read_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("rows.txt"), "0123456789\n".repeat(10)).unwrap();
+    std::fs::write(dir.path().join("one.txt"), "x".repeat(100)).unwrap();
+    let options = editkit::ToolkitOptions { read_page_bytes: Some(25), ..Default::default() };
+    let toolkit = editkit::Toolkit::open(dir.path(), options).unwrap();
+    let page = editkit::tools::call(&toolkit, "read_file", json!({"path": "rows.txt"}));
+    assert_eq!(
+        (page["start_line"].as_u64(), page["end_line"].as_u64(), page["next_offset"].as_u64()),
+        (Some(1), Some(2), Some(3))
+    );
+    assert_eq!(page["content"], "0123456789\n0123456789\n");
+    let last = editkit::tools::call(&toolkit, "read_file", json!({"path": "rows.txt", "offset": 9}));
+    assert_eq!((last["end_line"].as_u64(), last["next_offset"].clone()), (Some(10), serde_json::Value::Null));
+    let one = editkit::tools::call(&toolkit, "read_file", json!({"path": "one.txt"}));
+    assert_eq!(
+        (one["content"].as_str().map(str::len), one["next_offset"].clone(), one["partial"].clone()),
+        (Some(100), serde_json::Value::Null, json!(false))
+    );
+    let tail = editkit::tools::call(&toolkit, "read_file", json!({"path": "rows.txt", "tail": 1}));
+    assert_eq!((tail["start_line"].as_u64(), tail["end_line"].as_u64()), (Some(10), Some(10)));
+}
+
+/// `move` to a path ending in `/` is refused (it would create a file named like the folder),
+/// and onto an existing file without overwrite.
+#[test]
+fn a_move_to_a_folder_spelling_or_onto_a_file_is_refused() {
+    let env = Env::new();
+    env.put("a.txt", b"a\n");
+    env.put("b.txt", b"b\n");
+    env.refused("move", json!({"from": "a.txt", "to": "newdir/"}), "invalid_args");
+    assert!(!env.dir.path().join("newdir").exists());
+    env.refused("move", json!({"from": "a.txt", "to": "b.txt"}), "exists");
+    let moved = env.ok("move", json!({"from": "a.txt", "to": "b.txt", "overwrite": true}));
+    assert_eq!(moved["overwritten"], true);
+    assert_eq!(env.get("b.txt"), "a\n");
+    // Undone: both files as they were.
+    env.ok("undo_patch", json!({}));
+    assert_eq!((env.get("a.txt"), env.get("b.txt")), ("a\n".to_owned(), "b\n".to_owned()));
+}

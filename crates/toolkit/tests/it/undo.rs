@@ -140,3 +140,26 @@ fn a_patched_file_is_formatted_like_an_edited_one_and_undone_without_force() {
     assert!(!env.dir.path().join("b.txt").exists());
     assert_eq!(env.get("keep.txt"), "k\n");
 }
+
+/// A recursive delete refused for a blocked file inside leaves no undo entry: undo_patch still
+/// undoes the change before it.
+#[test]
+fn a_refused_recursive_delete_leaves_the_history_as_it_was() {
+    let env = crate::support::Env::new();
+    env.put("config/app.toml", b"a = 1\n");
+    env.put("config/.env", b"SECRET=1\n");
+    env.put("note.txt", b"one\n");
+    env.ok("move", serde_json::json!({"from": "note.txt", "to": "moved.txt"}));
+    env.refused("delete", serde_json::json!({"path": "config", "recursive": true}), "blocked");
+    assert_eq!(env.get("config/app.toml"), "a = 1\n");
+    let undone = env.ok("undo_patch", serde_json::json!({}));
+    assert_eq!(undone["restored"], serde_json::json!(["note.txt", "moved.txt"]));
+    assert_eq!(env.get("note.txt"), "one\n");
+    // A recursive delete that goes through is undone whole.
+    env.put("build/a.txt", b"a\n");
+    env.put("build/sub/b.txt", b"b\n");
+    env.ok("delete", serde_json::json!({"path": "build", "recursive": true}));
+    assert!(!env.dir.path().join("build").exists());
+    env.ok("undo_patch", serde_json::json!({}));
+    assert_eq!((env.get("build/a.txt"), env.get("build/sub/b.txt")), ("a\n".to_owned(), "b\n".to_owned()));
+}
