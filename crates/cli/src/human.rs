@@ -1,7 +1,12 @@
 //! Subcommands for people at a terminal: each builds a tool call, runs it through the
-//! toolkit and prints the result (coloured diffs on a terminal).
+//! toolkit and prints the result (coloured diffs on a terminal), or with `--json` the result
+//! object an agent would get.
+//!
+//! A writing command (`edit`, `apply`) shows the whole diff (an agent gets a bounded one), then
+//! the problems the write left (syntax errors and checkers' reports), and exits 1 when it left
+//! a syntax error the file did not have before (`--allow-broken` exits 0).
 
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use clap::Args;
@@ -9,13 +14,22 @@ use editkit::Toolkit;
 use serde_json::{Value, json};
 
 use crate::render::{self, Style};
-use crate::{Command, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, WorkspaceArgs};
+use crate::{Command, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, OutputArgs, WorkspaceArgs, WriteArgs};
+
+/// Most lines of one checker's report printed after a write.
+const CHECKER_LINES: usize = 20;
+/// Most matching lines `grep` asks for when no `--max-results` is given.
+const GREP_UNLIMITED: usize = 1_000_000;
 
 /// `editkit edit FILE --old … --new …`.
 #[derive(Debug, Args)]
 pub(crate) struct EditArgs {
     #[command(flatten)]
     pub(crate) workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub(crate) write: WriteArgs,
+    #[command(flatten)]
+    output: OutputArgs,
     /// The file, relative to the root.
     file: String,
     /// The text to replace (copy it from the file, with a line of context if it repeats).
@@ -39,53 +53,85 @@ pub(crate) struct EditArgs {
     /// Edit even if the file changed since editkit read it.
     #[arg(long)]
     force: bool,
+    /// Write and exit 0 even when the edit leaves a syntax error that was not there before.
+    #[arg(long)]
+    allow_broken: bool,
 }
 
 /// Runs a human subcommand and gives its exit code.
 pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
     let outcome = match command {
-        Command::Read { file, offset, limit, .. } => read(toolkit, &file, offset, limit),
+        Command::Read { file, offset, limit, output, .. } => read(toolkit, &file, offset, limit, output),
         Command::Edit(args) => edit(toolkit, args),
-        Command::Apply { patch, dry_run, force, strict, .. } => apply(toolkit, &patch, dry_run, force, strict),
-        Command::Grep { pattern, path, fixed_strings, glob, ignore_case, max_results, .. } => {
-            let mut args =
-                json!({"pattern": pattern, "path": path, "regex": !fixed_strings, "max_results": max_results});
+        Command::Apply { patch, dry_run, force, strict, allow_broken, output, .. } => {
+            apply(toolkit, &patch, dry_run, force, strict, allow_broken, output)
+        }
+        Command::Grep {
+            pattern,
+            path,
+            fixed_strings,
+            glob,
+            ignore_case,
+            context,
+            before_context,
+            after_context,
+            max_results,
+            output,
+            ..
+        } => {
+            let mut args = json!({
+                "pattern": pattern, "path": path, "regex": !fixed_strings,
+                "max_results": max_results.unwrap_or(GREP_UNLIMITED), "context_lines": context.unwrap_or(0),
+            });
             if let Some(glob) = glob {
                 args["glob"] = json!(glob);
             }
             if ignore_case {
                 args["case_sensitive"] = json!(false);
             }
-            grep(toolkit, args)
+            if let Some(lines) = before_context {
+                args["before_context"] = json!(lines);
+            }
+            if let Some(lines) = after_context {
+                args["after_context"] = json!(lines);
+            }
+            grep(toolkit, args, max_results.is_some(), output)
         }
-        Command::Symbols { file, .. } => symbols(toolkit, &file),
-        Command::Check { file, .. } => check(toolkit, &file),
-        Command::Diff { file, new_file, .. } => diff(toolkit, &file, &new_file),
-        Command::Undo { file, force, .. } => {
-            call(toolkit, "undo_edit", json!({"path": file, "force": force})).map(|result| {
-                let remaining = result["remaining"].as_u64().unwrap_or(0);
-                for path in result["restored"].as_array().into_iter().flatten() {
-                    outln!("restored {} ({remaining} earlier version(s) left)", path.as_str().unwrap_or("?"));
-                }
-                EXIT_OK
-            })
+        Command::Symbols { file, output, .. } => symbols(toolkit, &file, output),
+        Command::Check { file, output, .. } => check(toolkit, &file, output),
+        Command::Diff { file, new_file, output, .. } => diff(toolkit, &file, &new_file, output),
+        Command::Undo { file, patch, yes, force, output, .. } => {
+            undo(toolkit, file.as_deref(), patch, yes, force, output)
         }
+        Command::History { file, output, .. } => history(toolkit, file.as_deref(), output),
         Command::Recover { .. } => recover(toolkit),
-        Command::Demo | Command::Mcp { .. } | Command::Call { .. } => Ok(EXIT_USAGE),
+        Command::Demo | Command::Mcp { .. } | Command::Call { .. } | Command::Completions { .. } | Command::Man => {
+            Ok(EXIT_USAGE)
+        }
     };
     outcome.unwrap_or_else(|code| code)
 }
 
-/// Runs one tool; a refusal is printed to stderr and becomes `Err(exit code)`.
-fn call(toolkit: &Toolkit, tool: &str, args: Value) -> Result<Value, u8> {
+/// Runs one tool; a refusal is printed (to stderr, or as JSON to stdout with `--json`) and
+/// becomes `Err(exit code)`.
+fn call(toolkit: &Toolkit, tool: &str, args: Value, output: OutputArgs) -> Result<Value, u8> {
     let result = editkit::tools::call(toolkit, tool, args);
     match result.get("error") {
         Some(error) => {
-            eprint!("{}", render::refusal(Style::stderr(), error));
+            if output.json {
+                print_json(&result);
+            } else {
+                eprint!("{}", render::refusal(Style::stderr(), error));
+            }
             Err(render::exit_code(error))
         }
         None => Ok(result),
     }
+}
+
+/// The result object, pretty-printed.
+fn print_json(result: &Value) {
+    outln!("{}", serde_json::to_string_pretty(result).unwrap_or_else(|_| result.to_string()));
 }
 
 /// Reads a local input file (outside the workspace is fine: it is the user's own input), or
@@ -103,7 +149,17 @@ fn read_input(path: &str, what: &str) -> Result<String, u8> {
     })
 }
 
-fn read(toolkit: &Toolkit, file: &str, offset: Option<usize>, limit: Option<usize>) -> Result<u8, u8> {
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+fn read(
+    toolkit: &Toolkit,
+    file: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+    output: OutputArgs,
+) -> Result<u8, u8> {
     let mut args = json!({"path": file});
     if let Some(offset) = offset {
         args["offset"] = json!(offset);
@@ -111,7 +167,11 @@ fn read(toolkit: &Toolkit, file: &str, offset: Option<usize>, limit: Option<usiz
     if let Some(limit) = limit {
         args["limit"] = json!(limit);
     }
-    let result = call(toolkit, "read_file", args)?;
+    let result = call(toolkit, "read_file", args, output)?;
+    if output.json {
+        print_json(&result);
+        return Ok(EXIT_OK);
+    }
     let style = Style::stdout();
     out!("{}", read_summary(style, &result));
     if result["is_binary"].as_bool() != Some(true) {
@@ -123,13 +183,24 @@ fn read(toolkit: &Toolkit, file: &str, offset: Option<usize>, limit: Option<usiz
 
 /// The facts of a read: path, type, lines, size, hash, validity and symbols.
 pub(crate) fn read_summary(style: Style, result: &Value) -> String {
+    let path = style.bold(result["path"].as_str().unwrap_or("?"));
+    let size = plural(result["size_bytes"].as_u64().unwrap_or(0), "byte");
+    if result["is_binary"].as_bool() == Some(true) {
+        return format!(
+            "{path}  binary file, {size} (not shown)\n  sha256 {}\n",
+            result["sha256"].as_str().unwrap_or("?")
+        );
+    }
+    let endings = match result["line_endings"].as_str() {
+        Some("cr_lf") => " · CRLF line endings",
+        Some("cr") => " · CR line endings",
+        Some("mixed") => " · mixed line endings",
+        _ => "",
+    };
     let mut out = format!(
-        "{}  {} · {} lines · {} bytes · {} endings{}\n  sha256 {}\n",
-        style.bold(result["path"].as_str().unwrap_or("?")),
+        "{path}  {} · {} · {size}{endings}{}\n  sha256 {}\n",
         result["file_type"].as_str().unwrap_or("?"),
-        result["line_count"],
-        result["size_bytes"],
-        result["line_endings"].as_str().unwrap_or("?"),
+        plural(result["line_count"].as_u64().unwrap_or(0), "line"),
         if result["bom"].as_bool() == Some(true) { " · BOM" } else { "" },
         result["sha256"].as_str().unwrap_or("?"),
     );
@@ -153,18 +224,15 @@ pub(crate) fn read_summary(style: Style, result: &Value) -> String {
     let headers = result["headers"].as_array().map(Vec::as_slice).unwrap_or_default();
     if !headers.is_empty() {
         out.push_str("  outline:\n");
-        for header in headers {
-            let level = header["level"].as_u64().unwrap_or(1) as usize;
-            out.push_str(&format!(
-                "    {}{} {}\n",
-                "  ".repeat(level.saturating_sub(1)),
-                header["text"].as_str().unwrap_or(""),
-                style.dim(&format!("(line {})", header["line"])),
-            ));
+        for line in outline_lines(style, headers) {
+            out.push_str(&format!("    {line}\n"));
         }
     }
     if result["partial"].as_bool() == Some(true) {
-        out.push_str(&format!("  {}\n", style.dim("(a range of lines)")));
+        out.push_str(&format!(
+            "  {}\n",
+            style.dim(&format!("lines {}-{} of {}", result["start_line"], result["end_line"], result["total_lines"]))
+        ));
     }
     out
 }
@@ -187,6 +255,34 @@ pub(crate) fn symbol_lines(symbols: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// A Markdown outline: each heading indented by its level, with its line.
+fn outline_lines(style: Style, headers: &[Value]) -> Vec<String> {
+    headers
+        .iter()
+        .map(|header| {
+            let level = header["level"].as_u64().unwrap_or(1) as usize;
+            format!(
+                "{}{} {}",
+                "  ".repeat(level.saturating_sub(1)),
+                header["text"].as_str().unwrap_or(""),
+                style.dim(&format!("(line {})", header["line"])),
+            )
+        })
+        .collect()
+}
+
+/// The text of a workspace file now, if it is text editkit can read (for full diffs).
+fn current_text(toolkit: &Toolkit, file: &str) -> Option<String> {
+    let read = editkit::tools::call(toolkit, "read_file", json!({"path": file, "include_symbols": false}));
+    (read["ok"] == true && read["is_binary"] != true).then(|| read["content"].as_str().unwrap_or("").to_owned())
+}
+
+/// How many syntax errors the built-in check finds in a file now (`None`: not code, or unreadable).
+fn syntax_errors(toolkit: &Toolkit, file: &str) -> Option<usize> {
+    let checked = editkit::tools::call(toolkit, "check_syntax", json!({"path": file}));
+    (checked["ok"] == true).then(|| checked["errors"].as_array().map_or(0, Vec::len))
+}
+
 fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
     let old = match (args.old, args.old_file) {
         (Some(old), _) => old,
@@ -198,42 +294,140 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         (None, Some(path)) => read_input(&path, "the new text")?,
         (None, None) => return Err(EXIT_USAGE),
     };
+    let before = current_text(toolkit, &args.file);
+    let errors_before = syntax_errors(toolkit, &args.file);
     let request = json!({
         "path": args.file, "old_string": old, "new_string": new,
         "replace_all": args.replace_all, "dry_run": args.dry_run, "force": args.force,
     });
-    let result = match editkit::tools::call(toolkit, "edit_file", request) {
-        result if result.get("error").is_some() => {
-            let error = &result["error"];
+    let result = editkit::tools::call(toolkit, "edit_file", request);
+    if let Some(error) = result.get("error") {
+        if args.output.json {
+            print_json(&result);
+        } else {
             let style = Style::stderr();
             eprint!("{}", render::refusal(style, error));
             eprint!("{}", candidates(toolkit, style, &args.file, error));
-            return Err(render::exit_code(error));
         }
-        result => result,
-    };
-    let style = Style::stdout();
-    outln!("{}", edit_summary(style, &result));
-    out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
-    Ok(EXIT_OK)
+        return Err(render::exit_code(error));
+    }
+    let broken = !args.dry_run && introduced_errors(toolkit, &args.file, errors_before);
+    if args.output.json {
+        print_json(&result);
+    } else {
+        let style = Style::stdout();
+        outln!("{}", edit_summary(style, &result));
+        let full = match (&before, args.dry_run) {
+            (Some(before), false) => current_text(toolkit, &args.file)
+                .map(|after| editkit::diff::file(result["path"].as_str().unwrap_or(&args.file), before, &after, 3)),
+            _ => None,
+        };
+        out!("{}", render::diff(style, full.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))));
+        out!("{}", problems(style, &result["diagnostics"]));
+        broken_note(&args.file, broken, args.allow_broken);
+    }
+    Ok(if broken && !args.allow_broken { EXIT_REFUSED } else { EXIT_OK })
 }
 
-/// `edited app.py: 1 replacement at lines 3-4, rung line_trimmed (score 0.97)`.
+/// Whether a file now has syntax errors it did not have before the write.
+fn introduced_errors(toolkit: &Toolkit, file: &str, before: Option<usize>) -> bool {
+    match (before, syntax_errors(toolkit, file)) {
+        (Some(before), Some(after)) => after > before,
+        (None, Some(after)) => after > 0,
+        _ => false,
+    }
+}
+
+/// Says on stderr that a write left new syntax errors, and what to do.
+fn broken_note(file: &str, broken: bool, allowed: bool) {
+    if broken {
+        let style = Style::stderr();
+        let what = if allowed { style.yellow("warning:") } else { style.red("error:") };
+        eprintln!(
+            "{what} {file} now has a syntax error it did not have before; the change is written: fix it, or undo it with \
+             `editkit undo {file}`{}",
+            if allowed { "" } else { " (--allow-broken exits 0 for such a change)" }
+        );
+    }
+}
+
+/// Post-write problems: syntax errors and the reports of checkers that failed, bounded.
+fn problems(style: Style, diagnostics: &Value) -> String {
+    let mut out = String::new();
+    for error in diagnostics["syntax_errors"].as_array().into_iter().flatten().take(10) {
+        out.push_str(&format!("{} {}\n", style.yellow("syntax error:"), render::syntax_error(error)));
+    }
+    for checker in diagnostics["checkers"].as_array().into_iter().flatten() {
+        if checker["ok"].as_bool() != Some(false) {
+            continue;
+        }
+        out.push_str(&format!("{}\n", style.yellow(&format!("{} reports:", checker["name"].as_str().unwrap_or("?")))));
+        let output = checker["output"].as_str().unwrap_or("");
+        let lines: Vec<&str> = output.lines().collect();
+        for line in lines.iter().take(CHECKER_LINES) {
+            out.push_str(&format!("  {line}\n"));
+        }
+        if lines.len() > CHECKER_LINES {
+            out.push_str(&format!("  {}\n", style.dim(&format!("… {} more lines", lines.len() - CHECKER_LINES))));
+        }
+    }
+    out
+}
+
+/// What a match's rung means, for people.
+fn rung_words(rung: &str) -> &'static str {
+    match rung {
+        "exact" => "exact match",
+        "line_trimmed" => "matched ignoring indentation and spaces at line ends",
+        "unicode_normalised" => "matched with typographic quotes or dashes read as plain ones",
+        "whitespace_normalised" => "matched ignoring differences in spacing",
+        "indentation_flexible" => "matched ignoring blank lines and indentation depth",
+        "escape_normalised" => "matched after reading \\n and \\\" escapes",
+        "block_anchor" => "matched by its first and last lines",
+        _ => "matched",
+    }
+}
+
+/// `lines 6 and 8`, `lines 3-4`, `line 2`.
+fn line_list(ranges: &[Value]) -> String {
+    let spans: Vec<String> = ranges
+        .iter()
+        .map(|range| {
+            let (first, last) = (range[0].as_u64().unwrap_or(0), range[1].as_u64().unwrap_or(0));
+            if first == last { first.to_string() } else { format!("{first}-{last}") }
+        })
+        .collect();
+    let single = ranges.len() == 1 && ranges[0][0] == ranges[0][1];
+    let word = if single { "line" } else { "lines" };
+    match spans.as_slice() {
+        [] => String::new(),
+        [one] => format!("{word} {one}"),
+        [rest @ .., last] => format!("{word} {} and {last}", rest.join(", ")),
+    }
+}
+
+/// `edited app.py, line 2 (exact match)`; `edited app.py: 2 replacements, lines 6 and 8 (…)`.
 pub(crate) fn edit_summary(style: Style, result: &Value) -> String {
     let replacements = result["replacements"].as_u64().unwrap_or(0);
     let rung = result["rung"].as_str().unwrap_or("?");
     let score = result["score"].as_f64().unwrap_or(0.0);
-    let range = &result["line_range"];
+    let ranges: Vec<Value> = match result["line_ranges"].as_array() {
+        Some(ranges) if !ranges.is_empty() => ranges.clone(),
+        _ => vec![result["line_range"].clone()],
+    };
     let verb = if result["dry_run"].as_bool() == Some(true) { "would edit" } else { "edited" };
-    let rung_text = if rung == "exact" { style.green(rung) } else { style.yellow(rung) };
-    let merged = if result["alignment"].as_str() == Some("merged") { ", merged into the file's lines" } else { "" };
+    let how = if rung == "exact" {
+        style.green(rung_words(rung))
+    } else {
+        style.yellow(&format!("{}, similarity {score:.2}", rung_words(rung)))
+    };
+    let merged = if result["alignment"].as_str() == Some("merged") { "; merged into the file's lines" } else { "" };
+    let count = if replacements == 1 { ",".to_owned() } else { format!(": {replacements} replacements,") };
     format!(
-        "{} {}: {replacements} replacement{} at lines {}-{}, rung {rung_text} (score {score:.2}{merged})",
+        "{} {}{count} {} ({how}{merged})",
         style.green(verb),
         style.bold(result["path"].as_str().unwrap_or("?")),
-        if replacements == 1 { "" } else { "s" },
-        range[0],
-        range[1],
+        line_list(&ranges),
     )
 }
 
@@ -251,21 +445,78 @@ pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Va
     out
 }
 
-fn apply(toolkit: &Toolkit, patch: &str, dry_run: bool, force: bool, strict: bool) -> Result<u8, u8> {
+fn apply(
+    toolkit: &Toolkit,
+    patch: &str,
+    dry_run: bool,
+    force: bool,
+    strict: bool,
+    allow_broken: bool,
+    output: OutputArgs,
+) -> Result<u8, u8> {
     let text = read_input(patch, "the patch")?;
-    let result =
-        call(toolkit, "apply_patch", json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict}))?;
-    let style = Style::stdout();
-    out!("{}", patch_summary(style, &result));
-    out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
-    Ok(EXIT_OK)
+    // What the files were, for the whole diff and the syntax comparison; found by a dry run.
+    let preview = editkit::tools::call(
+        toolkit,
+        "apply_patch",
+        json!({"patch": text, "dry_run": true, "force": force, "strict": strict}),
+    );
+    let paths: Vec<String> = preview["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|file| [file["path"].as_str(), file["from"].as_str()])
+        .flatten()
+        .map(str::to_owned)
+        .collect();
+    let before: Vec<(String, Option<String>, Option<usize>)> = if dry_run {
+        Vec::new()
+    } else {
+        paths.iter().map(|path| (path.clone(), current_text(toolkit, path), syntax_errors(toolkit, path))).collect()
+    };
+    let result = call(
+        toolkit,
+        "apply_patch",
+        json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict}),
+        output,
+    )?;
+    let broken: Vec<&str> = before
+        .iter()
+        .filter(|(path, _, errors)| introduced_errors(toolkit, path, *errors))
+        .map(|(path, ..)| path.as_str())
+        .collect();
+    if output.json {
+        print_json(&result);
+    } else {
+        let style = Style::stdout();
+        out!("{}", patch_summary(style, &result));
+        let full: Option<String> = (!dry_run).then(|| {
+            before
+                .iter()
+                .map(|(path, old, _)| {
+                    let new = current_text(toolkit, path);
+                    match (old, new) {
+                        (Some(old), Some(new)) => editkit::diff::file(path, old, &new, 3),
+                        (None, Some(new)) => editkit::diff::unified("/dev/null", &format!("b/{path}"), "", &new, 3),
+                        (Some(old), None) => editkit::diff::unified(&format!("a/{path}"), "/dev/null", old, "", 3),
+                        (None, None) => String::new(),
+                    }
+                })
+                .collect()
+        });
+        out!("{}", render::diff(style, full.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))));
+        for path in &broken {
+            broken_note(path, true, allow_broken);
+        }
+    }
+    Ok(if !broken.is_empty() && !allow_broken { EXIT_REFUSED } else { EXIT_OK })
 }
 
-/// One line per file a patch touched.
+/// One line per file a patch touched, and the problems each write left.
 pub(crate) fn patch_summary(style: Style, result: &Value) -> String {
     let files = result["files"].as_array().map(Vec::as_slice).unwrap_or_default();
     let verb = if result["dry_run"].as_bool() == Some(true) { "would patch" } else { "patched" };
-    let mut out = format!("{} {} file{}\n", style.green(verb), files.len(), if files.len() == 1 { "" } else { "s" });
+    let mut out = format!("{} {}\n", style.green(verb), plural(files.len() as u64, "file"));
     for file in files {
         let action = file["action"].as_str().unwrap_or("?");
         let from = file["from"].as_str().map(|f| format!(" (from {f})")).unwrap_or_default();
@@ -279,69 +530,112 @@ pub(crate) fn patch_summary(style: Style, result: &Value) -> String {
             }
             let lines = &hunk["lines"];
             let merged =
-                if hunk["alignment"].as_str() == Some("merged") { ", merged into the file's lines" } else { "" };
+                if hunk["alignment"].as_str() == Some("merged") { "; merged into the file's lines" } else { "" };
             out.push_str(&format!(
-                "          hunk {} at lines {}-{}: {} (score {:.2}{merged})\n",
+                "          hunk {} at lines {}-{}: {} (similarity {:.2}{merged})\n",
                 hunk["hunk"],
                 lines[0],
                 lines[1],
-                style.yellow(rung),
+                style.yellow(rung_words(rung)),
                 hunk["score"].as_f64().unwrap_or(0.0),
             ));
         }
-        let diagnostics = &file["diagnostics"];
-        if diagnostics["has_problems"].as_bool() == Some(true) {
-            for error in diagnostics["syntax_errors"].as_array().into_iter().flatten() {
-                out.push_str(&format!(
-                    "          {} line {}:{}: {}\n",
-                    style.yellow("syntax error"),
-                    error["line"],
-                    error["column"],
-                    error["message"].as_str().unwrap_or("?")
-                ));
-            }
-            for checker in diagnostics["checkers"].as_array().into_iter().flatten() {
-                let output = checker["output"].as_str().unwrap_or("");
-                out.push_str(&format!("          {}:\n", style.yellow(checker["name"].as_str().unwrap_or("?"))));
-                for line in output.lines().take(10) {
-                    out.push_str(&format!("            {line}\n"));
-                }
-            }
+        for line in problems(style, &file["diagnostics"]).lines() {
+            out.push_str(&format!("          {line}\n"));
         }
     }
     out
 }
 
-fn grep(toolkit: &Toolkit, args: Value) -> Result<u8, u8> {
-    let result = call(toolkit, "search_files", args)?;
+fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Result<u8, u8> {
+    let result = call(toolkit, "search_files", args, output)?;
+    let found: usize = result["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|file| file["matches"].as_array().map_or(0, Vec::len))
+        .sum();
+    if output.json {
+        print_json(&result);
+        return Ok(if found == 0 { EXIT_REFUSED } else { EXIT_OK });
+    }
     let style = Style::stdout();
     let mut out = io::stdout().lock();
-    let mut found = 0usize;
     for file in result["results"].as_array().into_iter().flatten() {
         let name = file["file"].as_str().unwrap_or("?");
         for hit in file["matches"].as_array().into_iter().flatten() {
-            found += 1;
-            let content = hit["content"].as_str().unwrap_or("");
-            let line = format!(
-                "{}:{}:{}: {}",
+            let line_no = hit["line"].as_u64().unwrap_or(0);
+            let before = hit["before"].as_array().map(Vec::as_slice).unwrap_or_default();
+            let mut lines = Vec::new();
+            for (n, text) in before.iter().enumerate() {
+                let number = line_no.saturating_sub((before.len() - n) as u64);
+                lines.push(format!("{}-{number}-{}", style.bold(name), text.as_str().unwrap_or("")));
+            }
+            let content = hit["content"].as_str().unwrap_or("").trim_end_matches(['\n', '\r']);
+            let column = hit["column"].as_u64().unwrap_or(1) as usize;
+            let end_column = hit["end_column"].as_u64().unwrap_or(0) as usize;
+            lines.push(format!(
+                "{}:{}:{column}: {}",
                 style.bold(name),
-                style.green(&hit["line"].to_string()),
-                hit["column"],
-                content.trim_end_matches(['\n', '\r'])
-            );
-            if writeln!(out, "{line}").is_err() {
-                return Ok(EXIT_OK);
+                style.green(&line_no.to_string()),
+                highlight(style, content, column, end_column)
+            ));
+            for (n, text) in hit["after"].as_array().into_iter().flatten().enumerate() {
+                lines.push(format!("{}-{}-{}", style.bold(name), line_no + 1 + n as u64, text.as_str().unwrap_or("")));
+            }
+            for line in lines {
+                if writeln!(out, "{line}").is_err() {
+                    return Ok(EXIT_OK);
+                }
             }
         }
     }
-    if result["truncated"].as_bool() == Some(true) {
-        eprintln!("{}", style.dim("(results cut at --max-results)"));
+    if found > 0 && result["truncated"].as_bool() == Some(true) {
+        let why = if capped { "--max-results" } else { "its bound" };
+        eprintln!("{}", style.dim(&format!("(results cut at {why}; narrow the search with a path or --glob)")));
     }
     Ok(if found == 0 { EXIT_REFUSED } else { EXIT_OK })
 }
 
-fn symbols(toolkit: &Toolkit, file: &str) -> Result<u8, u8> {
-    let result = call(toolkit, "file_symbols", json!({"path": file}))?;
+/// The line with its match (`column..end_column`, in characters) highlighted. A line cut
+/// around its match is shown as it is.
+fn highlight(style: Style, content: &str, column: usize, end_column: usize) -> String {
+    if content.contains(editkit::search::CUT_MARKER) || content.contains('\n') {
+        return content.to_owned();
+    }
+    let at = |col: usize| content.char_indices().nth(col.saturating_sub(1)).map_or(content.len(), |(i, _)| i);
+    let (start, end) = (at(column), at(end_column.max(column)));
+    if start >= end {
+        return content.to_owned();
+    }
+    format!("{}{}{}", &content[..start], style.red(&style.bold(&content[start..end])), &content[end..])
+}
+
+fn symbols(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> {
+    // Markdown has an outline, not symbols: read it.
+    let kind = editkit::tools::call(toolkit, "file_info", json!({"path": file}));
+    if kind["file_type"] == "markdown" {
+        let result = call(toolkit, "read_file", json!({"path": file, "include_symbols": true}), output)?;
+        if output.json {
+            print_json(
+                &json!({"ok": true, "path": result["path"], "file_type": "markdown", "headers": result["headers"]}),
+            );
+            return Ok(EXIT_OK);
+        }
+        let headers = result["headers"].as_array().map(Vec::as_slice).unwrap_or_default();
+        if headers.is_empty() {
+            outln!("{file}: no headings (markdown)");
+        }
+        for line in outline_lines(Style::stdout(), headers) {
+            outln!("{line}");
+        }
+        return Ok(EXIT_OK);
+    }
+    let result = call(toolkit, "file_symbols", json!({"path": file}), output)?;
+    if output.json {
+        print_json(&result);
+        return Ok(EXIT_OK);
+    }
     let symbols = symbol_lines(result["symbols"].as_array().map(Vec::as_slice).unwrap_or_default());
     if symbols.is_empty() {
         outln!("{}: no symbols ({})", file, result["file_type"].as_str().unwrap_or("?"));
@@ -352,11 +646,16 @@ fn symbols(toolkit: &Toolkit, file: &str) -> Result<u8, u8> {
     Ok(EXIT_OK)
 }
 
-fn check(toolkit: &Toolkit, file: &str) -> Result<u8, u8> {
-    let result = call(toolkit, "check_syntax", json!({"path": file}))?;
+fn check(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> {
+    let result = call(toolkit, "check_syntax", json!({"path": file}), output)?;
+    let valid = result["valid"].as_bool() == Some(true);
+    if output.json {
+        print_json(&result);
+        return Ok(if valid { EXIT_OK } else { EXIT_REFUSED });
+    }
     let style = Style::stdout();
     let kind = result["file_type"].as_str().unwrap_or("?");
-    if result["valid"].as_bool() == Some(true) {
+    if valid {
         outln!("{file}: {} ({kind})", style.green("ok"));
         return Ok(EXIT_OK);
     }
@@ -367,17 +666,138 @@ fn check(toolkit: &Toolkit, file: &str) -> Result<u8, u8> {
     Ok(EXIT_REFUSED)
 }
 
-fn diff(toolkit: &Toolkit, file: &str, new_file: &str) -> Result<u8, u8> {
+fn diff(toolkit: &Toolkit, file: &str, new_file: &str, output: OutputArgs) -> Result<u8, u8> {
     let new_content = read_input(new_file, "the new content")?;
-    let result = call(toolkit, "generate_diff", json!({"path": file, "new_content": new_content}))?;
-    let style = Style::stdout();
-    if result["has_changes"].as_bool() != Some(true) {
+    let result = call(toolkit, "generate_diff", json!({"path": file, "new_content": new_content}), output)?;
+    let changed = result["has_changes"].as_bool() == Some(true);
+    if output.json {
+        print_json(&result);
+    } else if changed {
+        let style = Style::stdout();
+        out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
+        outln!("{}", style.dim(&format!("+{} -{}", result["additions"], result["deletions"])));
+    } else {
         outln!("{file}: no changes");
+    }
+    // As diff(1): 0 when the same, 1 when they differ.
+    Ok(if changed { EXIT_REFUSED } else { EXIT_OK })
+}
+
+fn undo(
+    toolkit: &Toolkit,
+    file: Option<&str>,
+    patch: bool,
+    yes: bool,
+    force: bool,
+    output: OutputArgs,
+) -> Result<u8, u8> {
+    let whole_patch = match (patch, file) {
+        (true, _) => true,
+        (false, Some(file)) => {
+            // The last change to the file may have been a patch: then undoing it means undoing
+            // the whole patch, which the user confirms.
+            let history = editkit::tools::call(toolkit, "history", json!({"path": file}));
+            let last_is_patch = history["last_change"].as_str() == Some("patch");
+            if last_is_patch {
+                let files: Vec<&str> =
+                    history["patches"][0]["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                if !confirm(
+                    &format!(
+                        "the last change to {file} was a patch; undoing it undoes the whole patch ({})",
+                        files.join(", ")
+                    ),
+                    yes,
+                ) {
+                    return Err(EXIT_USAGE);
+                }
+            }
+            last_is_patch
+        }
+        (false, None) => return Err(EXIT_USAGE),
+    };
+    let result = if whole_patch {
+        call(toolkit, "undo_patch", json!({"force": force}), output)?
+    } else {
+        call(toolkit, "undo_edit", json!({"path": file.unwrap_or_default(), "force": force}), output)?
+    };
+    if output.json {
+        print_json(&result);
         return Ok(EXIT_OK);
     }
-    out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
-    outln!("{}", style.dim(&format!("+{} -{}", result["additions"], result["deletions"])));
+    let remaining = result["remaining"].as_u64().unwrap_or(0);
+    for path in result["restored"].as_array().into_iter().flatten() {
+        outln!("restored {}", path.as_str().unwrap_or("?"));
+    }
+    let what = if whole_patch { "patch" } else { "earlier version" };
+    outln!("{}", Style::stdout().dim(&format!("{} left to undo", plural(remaining, what))));
     Ok(EXIT_OK)
+}
+
+/// Asks before a wide undo: `--yes`, or a `y` typed at a terminal.
+fn confirm(question: &str, yes: bool) -> bool {
+    if yes {
+        return true;
+    }
+    if !io::stdin().is_terminal() {
+        eprintln!("{} {question}; pass --yes to do so", Style::stderr().red("error:"));
+        return false;
+    }
+    eprint!("{question}. Undo it? [y/N] ");
+    let mut answer = String::new();
+    io::stdin().read_line(&mut answer).is_ok() && matches!(answer.trim(), "y" | "Y" | "yes")
+}
+
+fn history(toolkit: &Toolkit, file: Option<&str>, output: OutputArgs) -> Result<u8, u8> {
+    let args = file.map_or_else(|| json!({}), |file| json!({"path": file}));
+    let result = call(toolkit, "history", args, output)?;
+    if output.json {
+        print_json(&result);
+        return Ok(EXIT_OK);
+    }
+    let style = Style::stdout();
+    let files = result["files"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let patches = result["patches"].as_array().map(Vec::as_slice).unwrap_or_default();
+    if files.is_empty() && patches.is_empty() {
+        outln!("no undo history{}", file.map(|f| format!(" for {f}")).unwrap_or_default());
+        return Ok(EXIT_OK);
+    }
+    for entry in files {
+        outln!("{}", style.bold(entry["path"].as_str().unwrap_or("?")));
+        for version in entry["versions"].as_array().into_iter().flatten() {
+            let kept = match version["size_bytes"].as_u64() {
+                Some(size) => format!("the version before, {}", plural(size, "byte")),
+                None => "the file did not exist before".to_owned(),
+            };
+            outln!("  {}  {kept}", when(version["time_unix"].as_i64()));
+        }
+    }
+    for patch in patches {
+        let files: Vec<&str> = patch["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        outln!("{} {}  {}", style.bold("change"), when(patch["time_unix"].as_i64()), files.join(", "));
+    }
+    Ok(EXIT_OK)
+}
+
+/// A history time for people: `2026-12-01 18:39:17 UTC`, or `unknown time`.
+fn when(time: Option<i64>) -> String {
+    let Some(time) = time.filter(|t| *t > 0) else { return "(time unknown)".to_owned() };
+    let (days, seconds) = (time.div_euclid(86_400), time.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", seconds / 3600, seconds / 60 % 60, seconds % 60)
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 fn recover(toolkit: &Toolkit) -> Result<u8, u8> {
@@ -388,10 +808,10 @@ fn recover(toolkit: &Toolkit) -> Result<u8, u8> {
             Ok(recovery) if recovery.is_empty() => outln!("{root}: nothing to recover"),
             Ok(recovery) => {
                 outln!(
-                    "{root}: rolled back {} interrupted patch(es), restored {} file(s), cleaned {} leftover backup(s)",
-                    recovery.rolled_back.len(),
-                    recovery.restored.len(),
-                    recovery.cleaned
+                    "{root}: rolled back {}, restored {}, cleaned {}",
+                    plural(recovery.rolled_back.len() as u64, "interrupted patch"),
+                    plural(recovery.restored.len() as u64, "file"),
+                    plural(recovery.cleaned as u64, "leftover backup")
                 );
                 for path in &recovery.restored {
                     outln!("  {} {path}", style.green("restored"));
@@ -405,4 +825,31 @@ fn recover(toolkit: &Toolkit) -> Result<u8, u8> {
         }
     }
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_lists_read_as_words() {
+        assert_eq!(line_list(&[json!([2, 2])]), "line 2");
+        assert_eq!(line_list(&[json!([3, 4])]), "lines 3-4");
+        assert_eq!(line_list(&[json!([6, 6]), json!([8, 8])]), "lines 6 and 8");
+        assert_eq!(line_list(&[json!([1, 1]), json!([4, 5]), json!([9, 9])]), "lines 1, 4-5 and 9");
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(when(Some(0)), "(time unknown)");
+        assert_eq!(when(Some(1_796_150_357)), "2026-12-01 18:39:17 UTC");
+        assert_eq!(when(Some(951_782_400)), "2000-02-29 00:00:00 UTC");
+    }
+
+    #[test]
+    fn highlights_cover_the_match() {
+        assert_eq!(highlight(Style::plain(), "x = greet(a)", 5, 11), "x = greet(a)");
+        assert_eq!(highlight(Style::coloured(), "x = greet(a)", 5, 11), "x = \x1b[31m\x1b[1mgreet(\x1b[0m\x1b[0ma)");
+        assert_eq!(highlight(Style::coloured(), "é = 1", 1, 2), "\x1b[31m\x1b[1mé\x1b[0m\x1b[0m = 1");
+    }
 }

@@ -47,7 +47,7 @@ mod result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 /// Exit code of a finished command.
 pub(crate) const EXIT_OK: u8 = 0;
@@ -80,6 +80,28 @@ struct WorkspaceArgs {
     /// `/a.txt` and `docs/private` only from the root, `secrets/` a directory and all it holds.
     #[arg(long = "block", value_name = "PATTERN")]
     blocked: Vec<String>,
+    /// Folder for editkit's own state (locks, patch journals, undo history), one sub-folder per
+    /// root; never inside a workspace. Default: $XDG_STATE_HOME/editkit, else ~/.local/state/editkit.
+    #[arg(long = "state-dir", value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+}
+
+/// What runs after a write.
+#[derive(Debug, Clone, Args)]
+struct WriteArgs {
+    /// Post-write checks: `auto` reports only problems, `on` reports every checker's verdict,
+    /// `off` skips the external checkers (ruff, the Python compiler, eslint...; the built-in
+    /// syntax check still decides the exit code of a terminal command).
+    #[arg(long, value_enum, default_value_t = Diagnostics::Auto)]
+    diagnostics: Diagnostics,
+    /// Run the formatter for each written file's language (ruff/black, prettier, gofmt, rustfmt).
+    #[arg(long)]
+    format: bool,
+}
+
+/// The bounds of a long-running server or call stream.
+#[derive(Debug, Clone, Args)]
+struct LimitArgs {
     /// Most matching work one patch may take (hunks × bytes they search, summed over its
     /// files); a patch needing more is refused as `too_large`.
     #[arg(long, value_name = "UNITS", default_value_t = editkit::patch::DEFAULT_MAX_WORK)]
@@ -90,17 +112,22 @@ struct WorkspaceArgs {
     /// Most bytes all editor sessions hold together; past it the least recently used are evicted.
     #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_MAX_SESSION_BYTES)]
     max_session_bytes: u64,
-    /// Post-write checks: `auto` reports only problems, `on` reports every checker's verdict,
-    /// `off` skips them (the built-in syntax check and external checkers such as ruff or tsc).
-    #[arg(long, value_enum, default_value_t = Diagnostics::Auto)]
-    diagnostics: Diagnostics,
-    /// Run the formatter for each written file's language (ruff/black, prettier, gofmt, rustfmt).
+}
+
+/// How a terminal command prints.
+#[derive(Debug, Clone, Copy, Args)]
+pub(crate) struct OutputArgs {
+    /// Print the tool's result object as JSON (what an agent gets) instead of text.
     #[arg(long)]
-    format: bool,
-    /// Folder for editkit's own state (locks, patch journals, undo history), one sub-folder per
-    /// root; never inside a workspace. Default: $XDG_STATE_HOME/editkit, else ~/.local/state/editkit.
-    #[arg(long = "state-dir", value_name = "DIR")]
-    state_dir: Option<PathBuf>,
+    pub(crate) json: bool,
+}
+
+/// The `--diagnostics` modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Diagnostics {
+    Auto,
+    On,
+    Off,
 }
 
 /// Where `editkit mcp` takes its roots from.
@@ -119,14 +146,6 @@ enum OnOff {
     Off,
 }
 
-/// The `--diagnostics` modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Diagnostics {
-    Auto,
-    On,
-    Off,
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the tools over MCP on stdio (logs go to stderr).
@@ -134,9 +153,16 @@ enum Command {
     /// Without --root, the roots are the client's (asked with roots/list; a client without
     /// roots gets the current directory). Name an absolute root in a client's configuration:
     /// a relative one resolves against wherever the client starts the server.
+    #[command(
+        after_help = "Examples:\n  editkit mcp --root /home/me/project\n  editkit mcp --root \"$PWD\" --tools core,editor\n  EDITKIT_MCP_TOKEN=... editkit mcp --root /home/me/project --http 127.0.0.1:8765"
+    )]
     Mcp {
         #[command(flatten)]
         workspace: WorkspaceArgs,
+        #[command(flatten)]
+        write: WriteArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
         /// Expose only the tools that never write.
         #[arg(long)]
         read_only: bool,
@@ -183,9 +209,16 @@ enum Command {
     /// a bad call (bad JSON, unknown tool, missing or mistyped argument) is an `invalid_args`
     /// result naming the field. One call exits 0 (ok), 1 (refused) or 2 (invalid call); with
     /// `--jsonl` every line is answered and the exit code is 0 at end of input.
+    #[command(
+        after_help = "Examples:\n  echo '{\"tool\": \"read_file\", \"args\": {\"path\": \"src/app.py\"}}' | editkit call --root .\n  editkit call --root . --jsonl < calls.jsonl"
+    )]
     Call {
         #[command(flatten)]
         workspace: WorkspaceArgs,
+        #[command(flatten)]
+        write: WriteArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
         /// One call per line until EOF, one result per line in the same order (an "id" is echoed).
         #[arg(long)]
         jsonl: bool,
@@ -197,9 +230,12 @@ enum Command {
         tools: editkit::tools::ToolSelection,
     },
     /// Show a file with its hash, type and symbols.
+    #[command(after_help = "Examples:\n  editkit read src/app.py\n  editkit read src/app.py --offset 40 --limit 20")]
     Read {
         #[command(flatten)]
         workspace: WorkspaceArgs,
+        #[command(flatten)]
+        output: OutputArgs,
         /// The file, relative to the root.
         file: String,
         /// First line to show, 1-based.
@@ -210,11 +246,21 @@ enum Command {
         limit: Option<usize>,
     },
     /// Replace one piece of text in a file (it must match exactly one place).
+    #[command(
+        after_help = "Examples:\n  editkit edit src/app.py --old 'return 0' --new 'return 1'\n  editkit edit src/app.py --old-file old.txt --new-file new.txt --dry-run\n\nExit codes: 0 done, 1 refused or the edit left a syntax error that was not there (see --allow-broken), 2 usage error."
+    )]
     Edit(human::EditArgs),
     /// Apply a multi-file patch atomically (every file changes or none does).
+    #[command(
+        after_help = "Examples:\n  git diff | editkit apply -\n  editkit apply change.patch --dry-run\n\nExit codes: 0 done, 1 refused or the patch left a syntax error that was not there (see --allow-broken), 2 malformed patch."
+    )]
     Apply {
         #[command(flatten)]
         workspace: WorkspaceArgs,
+        #[command(flatten)]
+        write: WriteArgs,
+        #[command(flatten)]
+        output: OutputArgs,
         /// The patch file, or `-` for stdin.
         patch: String,
         /// Show the diff without writing.
@@ -226,14 +272,22 @@ enum Command {
         /// Place hunks by exact text only (no tolerant matching).
         #[arg(long)]
         strict: bool,
+        /// Write and exit 0 even when the patch leaves a syntax error that was not there before.
+        #[arg(long)]
+        allow_broken: bool,
     },
     /// Search file contents with a regex, like ripgrep (exit 1 when nothing matches).
+    #[command(
+        after_help = "Examples:\n  editkit grep 'def \\w+' src\n  editkit grep -F 'greet(' -C 2\n  editkit grep TODO --glob '**/*.py' -i"
+    )]
     Grep {
         #[command(flatten)]
         workspace: WorkspaceArgs,
-        /// The regex (a literal with --fixed-strings).
+        #[command(flatten)]
+        output: OutputArgs,
+        /// The regex (a literal with -F).
         pattern: String,
-        /// Directory to search, relative to the root.
+        /// Directory or file to search, relative to the root.
         #[arg(default_value = ".")]
         path: String,
         /// Treat the pattern as a literal string.
@@ -245,54 +299,105 @@ enum Command {
         /// Case-insensitive.
         #[arg(short = 'i', long)]
         ignore_case: bool,
-        /// Most matching lines.
-        #[arg(long, default_value_t = 100)]
-        max_results: usize,
+        /// Lines of context before and after each match.
+        #[arg(short = 'C', long, value_name = "N")]
+        context: Option<usize>,
+        /// Lines of context before each match.
+        #[arg(short = 'B', long, value_name = "N")]
+        before_context: Option<usize>,
+        /// Lines of context after each match.
+        #[arg(short = 'A', long, value_name = "N")]
+        after_context: Option<usize>,
+        /// Most matching lines (default: no limit at a terminal command; agents get 100).
+        #[arg(long, value_name = "N")]
+        max_results: Option<usize>,
     },
-    /// List the functions, classes and methods of a file.
+    /// List the functions, classes and methods of a file, or a Markdown file's outline.
+    #[command(after_help = "Examples:\n  editkit symbols src/app.py\n  editkit symbols README.md")]
     Symbols {
         #[command(flatten)]
         workspace: WorkspaceArgs,
+        #[command(flatten)]
+        output: OutputArgs,
         /// The file, relative to the root.
         file: String,
     },
     /// Check a file for syntax errors (exit 1 when it has some).
+    #[command(after_help = "Example:\n  editkit check src/app.py")]
     Check {
         #[command(flatten)]
         workspace: WorkspaceArgs,
+        #[command(flatten)]
+        output: OutputArgs,
         /// The file, relative to the root.
         file: String,
     },
-    /// Show the diff between a workspace file and proposed content, without writing.
+    /// Show the diff between a workspace file and proposed content, without writing (exit 1
+    /// when they differ, as diff(1)).
+    #[command(
+        after_help = "Examples:\n  editkit diff src/app.py /tmp/proposed.py\n  generate | editkit diff src/app.py -"
+    )]
     Diff {
         #[command(flatten)]
         workspace: WorkspaceArgs,
+        #[command(flatten)]
+        output: OutputArgs,
         /// The workspace file, relative to the root.
         file: String,
         /// A file with the proposed content (anywhere), or `-` for stdin.
         new_file: String,
     },
-    /// Restore a file to its content before editkit's last change to it.
+    /// Restore a file to its content before editkit's last change to it (an edit, a write or a
+    /// patch), or undo the last patch.
+    #[command(after_help = "Examples:\n  editkit undo src/app.py\n  editkit undo --patch\n  editkit history")]
     Undo {
         #[command(flatten)]
         workspace: WorkspaceArgs,
-        /// The file, relative to the root.
-        file: String,
+        #[command(flatten)]
+        output: OutputArgs,
+        /// The file, relative to the root (leave it out with --patch).
+        #[arg(required_unless_present = "patch")]
+        file: Option<String>,
+        /// Undo the last patch (or move, or recursive delete) as a whole.
+        #[arg(long, conflicts_with = "file")]
+        patch: bool,
+        /// Undo a whole patch without asking (needed when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
         /// Restore even if the file changed since.
         #[arg(long)]
         force: bool,
+    },
+    /// List the undo history: each file's kept versions and the patches, newest first.
+    #[command(after_help = "Examples:\n  editkit history\n  editkit history src/app.py")]
+    History {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+        #[command(flatten)]
+        output: OutputArgs,
+        /// Only this file's history.
+        file: Option<String>,
     },
     /// Repair a patch interrupted by a crash (run automatically before the next patch).
     Recover {
         #[command(flatten)]
         workspace: WorkspaceArgs,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Example:\n  editkit completions bash > ~/.local/share/bash-completion/completions/editkit")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) for `editkit`.
+    #[command(after_help = "Example:\n  editkit man > ~/.local/share/man/man1/editkit.1")]
+    Man,
     /// A walkthrough of what editkit does, on a throwaway copy of a small project.
     Demo,
 }
 
 impl Command {
-    /// The workspace arguments of a human subcommand.
+    /// The workspace arguments of a subcommand that opens a workspace.
     fn workspace(&self) -> Option<&WorkspaceArgs> {
         match self {
             Command::Read { workspace, .. }
@@ -302,34 +407,48 @@ impl Command {
             | Command::Check { workspace, .. }
             | Command::Diff { workspace, .. }
             | Command::Undo { workspace, .. }
+            | Command::History { workspace, .. }
             | Command::Recover { workspace }
             | Command::Mcp { workspace, .. }
             | Command::Call { workspace, .. } => Some(workspace),
             Command::Edit(args) => Some(&args.workspace),
-            Command::Demo => None,
+            Command::Demo | Command::Completions { .. } | Command::Man => None,
+        }
+    }
+
+    /// What runs after a write, for the commands that write.
+    fn write(&self) -> Option<&WriteArgs> {
+        match self {
+            Command::Apply { write, .. } | Command::Mcp { write, .. } | Command::Call { write, .. } => Some(write),
+            Command::Edit(args) => Some(&args.write),
+            _ => None,
         }
     }
 }
 
 impl WorkspaceArgs {
-    /// Opens the toolkit on the given roots (the current directory by default).
-    fn open(&self, read_only: bool) -> Result<editkit::Toolkit, editkit::Error> {
-        self.open_with(editkit::ToolkitOptions { read_only, ..Default::default() })
-    }
-
-    /// Opens the toolkit with `options` as the base.
-    fn open_with(&self, mut options: editkit::ToolkitOptions) -> Result<editkit::Toolkit, editkit::Error> {
+    /// Opens the toolkit with `options` as the base, and `write` and `limits` applied.
+    fn open_with(
+        &self,
+        mut options: editkit::ToolkitOptions,
+        write: Option<&WriteArgs>,
+        limits: Option<&LimitArgs>,
+    ) -> Result<editkit::Toolkit, editkit::Error> {
         let roots = if self.roots.is_empty() { vec![PathBuf::from(".")] } else { self.roots.clone() };
         options.policy.blocked.extend(self.blocked.iter().cloned());
-        options.max_patch_work = self.max_patch_work;
-        options.max_sessions = self.max_sessions;
-        options.max_session_bytes = self.max_session_bytes;
-        options.diagnostics.mode = match self.diagnostics {
-            Diagnostics::Auto => editkit::analyze::DiagnosticsMode::Auto,
-            Diagnostics::On => editkit::analyze::DiagnosticsMode::On,
-            Diagnostics::Off => editkit::analyze::DiagnosticsMode::Off,
-        };
-        options.formatting.enabled = self.format;
+        if let Some(limits) = limits {
+            options.max_patch_work = limits.max_patch_work;
+            options.max_sessions = limits.max_sessions;
+            options.max_session_bytes = limits.max_session_bytes;
+        }
+        if let Some(write) = write {
+            options.diagnostics.mode = match write.diagnostics {
+                Diagnostics::Auto => editkit::analyze::DiagnosticsMode::Auto,
+                Diagnostics::On => editkit::analyze::DiagnosticsMode::On,
+                Diagnostics::Off => editkit::analyze::DiagnosticsMode::Off,
+            };
+            options.formatting.enabled = write.format;
+        }
         if let Some(dir) = &self.state_dir {
             // Relative to where editkit was started, like --root.
             options.state_home = Some(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));
@@ -348,8 +467,18 @@ fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Demo => demo::run()?,
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "editkit", &mut std::io::stdout());
+            EXIT_OK
+        }
+        Command::Man => {
+            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            EXIT_OK
+        }
         Command::Mcp {
             workspace,
+            write,
+            limits,
             read_only,
             tools,
             roots_from,
@@ -361,6 +490,12 @@ fn main() -> anyhow::Result<ExitCode> {
             allow_origin,
             allow_remote,
         } => {
+            if http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                eprintln!(
+                    "editkit mcp: waiting for an MCP client on stdin (this is a server for agents; press Ctrl-D to stop, \
+                     or see `editkit --help` for the terminal commands)"
+                );
+            }
             let from_client =
                 roots_from.unwrap_or(if workspace.roots.is_empty() { RootsFrom::Client } else { RootsFrom::Given });
             let options = mcp::McpOptions {
@@ -382,22 +517,25 @@ fn main() -> anyhow::Result<ExitCode> {
                 read_page_bytes: Some(page_bytes.max(1)),
                 ..Default::default()
             };
-            match workspace.open_with(base) {
+            match workspace.open_with(base, Some(&write), Some(&limits)) {
                 Ok(toolkit) => mcp::serve(toolkit, &options)?,
-                Err(err) => render::cannot_open(&err),
+                Err(err) => render::cannot_open(&err, &workspace.roots),
             }
         }
-        Command::Call { workspace, jsonl, read_only, tools } => {
-            match workspace.open_with(editkit::ToolkitOptions { read_only, tools, ..Default::default() }) {
+        Command::Call { workspace, write, limits, jsonl, read_only, tools } => {
+            let base = editkit::ToolkitOptions { read_only, tools, ..Default::default() };
+            match workspace.open_with(base, Some(&write), Some(&limits)) {
                 Ok(toolkit) => call::run(&toolkit, jsonl)?,
-                Err(err) => render::cannot_open(&err),
+                Err(err) => render::cannot_open(&err, &workspace.roots),
             }
         }
-        command => match command.workspace().map(|workspace| workspace.open(false)) {
-            Some(Ok(toolkit)) => human::run(&toolkit, command),
-            Some(Err(err)) => render::cannot_open(&err),
-            None => EXIT_USAGE,
-        },
+        command => {
+            let Some(workspace) = command.workspace() else { return Ok(ExitCode::from(EXIT_USAGE)) };
+            match workspace.open_with(editkit::ToolkitOptions::default(), command.write(), None) {
+                Ok(toolkit) => human::run(&toolkit, command),
+                Err(err) => render::cannot_open(&err, &workspace.roots),
+            }
+        }
     };
     Ok(ExitCode::from(code))
 }

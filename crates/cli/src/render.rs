@@ -24,6 +24,18 @@ impl Style {
         Style { color: wants_color(std::io::stderr().is_terminal()) }
     }
 
+    /// No colours.
+    #[cfg(test)]
+    pub(crate) fn plain() -> Style {
+        Style { color: false }
+    }
+
+    /// Colours, whatever the stream.
+    #[cfg(test)]
+    pub(crate) fn coloured() -> Style {
+        Style { color: true }
+    }
+
     fn paint(self, code: &str, text: &str) -> String {
         if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
     }
@@ -100,20 +112,12 @@ pub(crate) fn refusal(style: Style, error: &Value) -> String {
     // A patch's message lists its failures; they are printed below with their details.
     let failures = error.get("failures").and_then(Value::as_array).filter(|f| !f.is_empty());
     let message = if failures.is_some() { message.lines().next().unwrap_or(message) } else { message };
-    let mut out = format!("{} {}\n", style.red(&style.bold(&format!("refused ({kind}):"))), message);
-    if let Some(lines) = error.get("lines").and_then(Value::as_array) {
-        let lines: Vec<String> = lines.iter().map(Value::to_string).collect();
-        out.push_str(&format!("  candidates at lines {}\n", lines.join(", ")));
-    }
+    // A safety refusal (the input was fine, acting on it was not) reads differently from an
+    // error in the input or a missing file.
+    let head = if is_refusal(kind) { format!("refused ({kind}):") } else { format!("error ({kind}):") };
+    let mut out = format!("{} {}\n", style.red(&style.bold(&head)), message);
     if let Some(closest) = error.get("closest").filter(|c| c.is_object()) {
         out.push_str(&closest_region(style, closest));
-    }
-    if let (Some(expected), Some(current)) = (error.get("expected_sha256"), error.get("current_sha256")) {
-        out.push_str(&format!(
-            "  expected sha256 {}\n  on disk  sha256 {}\n",
-            short_hash(expected.as_str().unwrap_or("-")),
-            short_hash(current.as_str().unwrap_or("(none)"))
-        ));
     }
     if let Some(failures) = failures {
         for failure in failures {
@@ -133,10 +137,28 @@ pub(crate) fn refusal(style: Style, error: &Value) -> String {
             out.push_str(&format!("  {}\n", syntax_error(e)));
         }
     }
-    if let Some(field) = error.get("field").and_then(Value::as_str) {
+    if let Some(field) = error.get("field").and_then(Value::as_str)
+        && !message.contains(&format!("`{field}`"))
+    {
         out.push_str(&format!("  field: {field}\n"));
     }
     out
+}
+
+/// Whether an error kind is a safety refusal rather than bad input or a missing thing.
+fn is_refusal(kind: &str) -> bool {
+    matches!(
+        kind,
+        "ambiguous"
+            | "already_applied"
+            | "no_change"
+            | "stale"
+            | "outside_workspace"
+            | "blocked"
+            | "exists"
+            | "syntax_error"
+            | "too_large"
+    )
 }
 
 /// `line L:C message` for one syntax error object.
@@ -163,11 +185,6 @@ fn closest_region(style: Style, closest: &Value) -> String {
     out
 }
 
-/// The first 12 hex digits of a hash, enough for people to compare.
-pub(crate) fn short_hash(hash: &str) -> String {
-    hash.get(..12).map_or_else(|| hash.to_owned(), |h| format!("{h}…"))
-}
-
 /// Lines of `text` with a gutter of 1-based numbers, starting at `first`.
 pub(crate) fn numbered(style: Style, text: &str, first: usize) -> String {
     let count = text.lines().count();
@@ -182,9 +199,30 @@ pub(crate) fn numbered(style: Style, text: &str, first: usize) -> String {
     out
 }
 
-/// Reports a toolkit that cannot be opened (missing root, bad glob) and gives the exit code.
-pub(crate) fn cannot_open(err: &editkit::Error) -> u8 {
+/// Reports a toolkit that cannot be opened (missing root, bad `--block` pattern) naming what
+/// and the flag, and gives the exit code.
+pub(crate) fn cannot_open(err: &editkit::Error, roots: &[std::path::PathBuf]) -> u8 {
     let style = Style::stderr();
-    eprint!("{}", refusal(style, &err.to_json()));
+    let error = err.to_json();
+    let path = error.get("path").and_then(Value::as_str).unwrap_or("");
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let given_root = roots.iter().any(|root| root.as_os_str() == path) || (roots.is_empty() && path == ".");
+    let text = match error.get("kind").and_then(Value::as_str) {
+        Some("not_found") if given_root => format!("the workspace root `{path}` does not exist (--root {path})"),
+        Some("invalid_args") if message.contains("blocked pattern") => {
+            let why = message.rsplit_once("blocked pattern: ").map_or(message, |(_, why)| why);
+            format!("--block `{path}` is not a usable pattern: {why}")
+        }
+        _ => {
+            eprint!("{}", refusal(style, &error));
+            return EXIT_USAGE;
+        }
+    };
+    eprintln!("{} {text}", style.red(&style.bold("error:")));
     EXIT_USAGE
+}
+
+/// The first 12 hex digits of a hash, enough for people to compare.
+pub(crate) fn short_hash(hash: &str) -> String {
+    hash.get(..12).map_or_else(|| hash.to_owned(), |h| format!("{h}…"))
 }

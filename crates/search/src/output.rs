@@ -46,6 +46,10 @@ pub struct Match {
     pub line: u64,
     /// 1-based column of the first match on the line, counted in characters.
     pub column: usize,
+    /// 1-based column just after the first match (on its first line), in characters: the
+    /// match is `column..end_column`.
+    #[serde(default)]
+    pub end_column: usize,
     /// The line without its line ending; lines longer than the bound are cut around the
     /// match with [`crate::CUT_MARKER`].
     pub content: String,

@@ -256,9 +256,15 @@ impl SearchBuilder {
             let hint = match err.kind() {
                 grep_regex::ErrorKind::NotAllowed(_) => "; set multi_line to match across lines",
                 _ if self.literal => "",
-                _ => "; set literal to search for the text as written",
+                _ => "; to search for the text as written, search it as a literal (`regex: false`, `editkit grep -F`)",
             };
-            invalid(format!("{err}{hint}"))
+            // grep-regex reports the pattern as it rewrote it (`(?:()`); the parser's own
+            // error shows the pattern as given.
+            let detail = match regex_syntax::Parser::new().parse(&self.pattern) {
+                Err(parse) if !self.literal => parse.to_string(),
+                _ => err.to_string(),
+            };
+            invalid(format!("{detail}{hint}"))
         })?;
         let filter = Filter::new(self.walk.clone(), &self.include, &self.exclude, &self.extensions)?;
         Ok(Search { builder: self.clone(), matcher, filter: Arc::new(filter) })

@@ -110,12 +110,17 @@ impl Sink for FileSink<'_> {
             return Ok(self.wants_more(number - 1));
         }
         let bytes = found.bytes();
-        let start = self.matcher.find(bytes).ok().flatten().map_or(0, |m| m.start());
+        let span = self.matcher.find(bytes).ok().flatten();
+        let start = span.map_or(0, |m| m.start());
+        let end = span.map_or(start, |m| m.end());
         let mut lines = found.lines();
         let first_line = lines.next().unwrap_or(bytes);
         let (first_line, bom) = strip_bom(first, first_line);
         let focus = start.saturating_sub(bom).min(first_line.len());
         let column = String::from_utf8_lossy(first_line.get(..focus).unwrap_or_default()).chars().count() + 1;
+        let end_focus = end.saturating_sub(bom).min(first_line.len()).max(focus);
+        let end_column =
+            (String::from_utf8_lossy(first_line.get(..end_focus).unwrap_or_default()).chars().count() + 1).max(column);
         let mut content = cut_line(first_line, Some(focus), self.config.max_line_chars);
         let before = if self.config.before > 0 {
             let from = first.saturating_sub(self.config.before as u64);
@@ -137,7 +142,7 @@ impl Sink for FileSink<'_> {
             }
             self.observe(last, &text);
         }
-        self.matches.push(Match { line: first, column, content, before, after: Vec::new() });
+        self.matches.push(Match { line: first, column, end_column, content, before, after: Vec::new() });
         self.last_lines.push(last);
         if self.matches.len() >= self.limit {
             return Ok(self.wants_more(last));

@@ -230,6 +230,73 @@ impl Toolkit {
         Ok(UndoResponse { restored, remaining })
     }
 
+    /// The undo history: each file's kept versions and the recorded multi-file changes, newest
+    /// first; for one file, also which of them made its current content.
+    ///
+    /// # Errors
+    /// Path errors for `path`; state folder errors.
+    pub fn history(&self, request: HistoryRequest) -> Result<HistoryResponse> {
+        let workspace = match &request.path {
+            Some(path) => self.route(path).1,
+            None => self.workspace(),
+        };
+        let rel = request.path.as_deref().map(|path| workspace.resolve(path)).transpose()?;
+        let paths = match &rel {
+            Some(rel) => vec![rel.clone()],
+            None => history::files_with_history(workspace)?,
+        };
+        let mut files = Vec::new();
+        let mut newest_edit = None;
+        for path in paths {
+            let versions = history::file_versions(workspace, &path)?;
+            if versions.is_empty() {
+                continue;
+            }
+            newest_edit = versions.first().map(|v| (v.after, v.time));
+            files.push(FileHistory {
+                path,
+                versions: versions
+                    .into_iter()
+                    .map(|v| HistoryVersion { existed: v.existed, size_bytes: v.size, time_unix: v.time })
+                    .collect(),
+            });
+        }
+        let records = history::patches(workspace)?;
+        let touching =
+            |record: &history::PatchRecord| rel.as_ref().is_none_or(|rel| record.files.iter().any(|(p, _)| p == rel));
+        let last_change = match &rel {
+            Some(rel) => {
+                let current = workspace.current_hash(rel)?;
+                // Only the newest patch can be undone: it made the content if its record says so.
+                let by_patch = records.first().and_then(|record| {
+                    record
+                        .files
+                        .iter()
+                        .find(|(p, _)| p == rel)
+                        .filter(|(_, after)| *after == current)
+                        .map(|_| record.time)
+                });
+                let by_edit = newest_edit.filter(|(after, _)| *after == current).map(|(_, time)| time);
+                match (by_edit, by_patch) {
+                    (Some(edit), Some(patch)) => Some(if patch > edit { "patch" } else { "edit" }),
+                    (Some(_), None) => Some("edit"),
+                    (None, Some(_)) => Some("patch"),
+                    (None, None) => None,
+                }
+            }
+            None => None,
+        };
+        let patches = records
+            .iter()
+            .filter(|record| touching(record))
+            .map(|record| ChangeHistory {
+                files: record.files.iter().map(|(path, _)| path.clone()).collect(),
+                time_unix: record.time,
+            })
+            .collect();
+        Ok(HistoryResponse { files, patches, last_change: last_change.map(str::to_owned) })
+    }
+
     /// The workspace roots: where every tool may work.
     ///
     /// # Errors

@@ -36,18 +36,39 @@ fn file_dir(rel: &str) -> String {
     format!("undo/files/{}", &Sha256::of(rel.as_bytes()).to_string()[..24])
 }
 
-/// A per-file entry's name: `<seq>-<sha256 after the change | none>.<keep | absent>`.
+/// A per-file entry's name: `<seq>-<sha256 after the change | none>[-t<unix time>].<keep |
+/// absent>` (entries kept before times were recorded have none).
 fn parse_entry(name: &str) -> Option<(u64, Option<Sha256>, bool)> {
+    parse_entry_timed(name).map(|(seq, after, existed, _)| (seq, after, existed))
+}
+
+/// [`parse_entry`] with the entry's time, when it has one.
+fn parse_entry_timed(name: &str) -> Option<(u64, Option<Sha256>, bool, Option<i64>)> {
     let (stem, existed) = match name.rsplit_once('.')? {
         (stem, "keep") => (stem, true),
         (stem, "absent") => (stem, false),
         _ => return None,
     };
-    let (seq, after) = stem.split_once('-')?;
+    let mut parts = stem.splitn(3, '-');
+    let (seq, after, time) = (parts.next()?, parts.next()?, parts.next());
     // A name that is neither `none` nor a hash is not an entry (the state folder is input).
     let after = if after == "none" { None } else { Some(after.parse().ok()?) };
-    Some((seq.parse().ok()?, after, existed))
+    let time = match time {
+        Some(time) => Some(time.strip_prefix('t')?.parse().ok()?),
+        None => None,
+    };
+    Some((seq.parse().ok()?, after, existed, time))
 }
+
+/// Seconds since the Unix epoch now (0 if the clock is before it).
+fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The name of the file in a per-file entry folder that says which file it is for.
+const PATH_MARKER: &str = "path";
 
 /// The sequence number after `last` (1 for the first entry); the history is full, not
 /// wrapped, at `u64::MAX`.
@@ -80,7 +101,11 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
     let seq = next_seq(existing.last().map(|(last, _)| *last))?;
     let after = after_sha256.map_or_else(|| "none".to_owned(), |hash| hash.to_string());
     let exists = workspace.metadata(rel).is_ok_and(|metadata| metadata.kind == editkit_vfs::EntryKind::File);
-    let name = format!("{dir}/{seq:010}-{after}.{}", if exists { "keep" } else { "absent" });
+    if existing.is_empty() {
+        // Which file the folder is for (its name is a hash of the path), for `history`.
+        workspace.txn().state_write(&format!("{dir}/{PATH_MARKER}"), rel.as_bytes())?;
+    }
+    let name = format!("{dir}/{seq:010}-{after}-t{}.{}", now_unix(), if exists { "keep" } else { "absent" });
     let path = if exists {
         // A hard link where the state folder shares the file system, else a copy.
         workspace.txn().state_keep(rel, &name)?;
@@ -105,9 +130,10 @@ pub(crate) fn settle(workspace: &Workspace, kept: &Kept, depth: usize) -> Result
 /// The change's result is not what was announced (a formatter rewrote it): renames the entry
 /// so an undo expects `after_sha256`.
 pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: Sha256) -> Result<()> {
-    let Some((stem, suffix)) = kept.name.rsplit_once('.') else { return Ok(()) };
-    let Some((seq_part, _)) = stem.rsplit_once('-') else { return Ok(()) };
-    let name = format!("{seq_part}-{after_sha256}.{suffix}");
+    let Some((folder, file_name)) = kept.name.rsplit_once('/') else { return Ok(()) };
+    let Some((seq, _, existed, time)) = parse_entry_timed(file_name) else { return Ok(()) };
+    let time = time.map(|t| format!("-t{t}")).unwrap_or_default();
+    let name = format!("{folder}/{seq:010}-{after_sha256}{time}.{}", if existed { "keep" } else { "absent" });
     workspace.txn().state_rename(&kept.name, &name)?;
     if kept.path.is_some() {
         kept.path = Some(workspace.state_dir().join(&name).display().to_string());
@@ -154,6 +180,9 @@ pub(crate) type PatchFileState = (String, Option<Vec<u8>>, Option<Sha256>);
 #[derive(Debug, Serialize, Deserialize)]
 struct PatchSnapshot {
     files: Vec<Snapshot>,
+    /// When it was recorded (absent in records kept before times were).
+    #[serde(default)]
+    time_unix: Option<i64>,
 }
 
 fn sequence_numbers(workspace: &Workspace, dir: &str, suffix: &str) -> Result<Vec<u64>> {
@@ -217,7 +246,7 @@ pub(crate) fn record_patch_kept(workspace: &Workspace, files: &[PatchFileState])
         }
         snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: *after });
     }
-    let json = serde_json::to_vec(&PatchSnapshot { files: snapshots })
+    let json = serde_json::to_vec(&PatchSnapshot { files: snapshots, time_unix: Some(now_unix()) })
         .map_err(|e| Error::invalid("history", e.to_string()))?;
     workspace.txn().state_write(&format!("undo/patches/{seq:010}.json"), &json)?;
     Ok(seq)
@@ -292,4 +321,69 @@ pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<Stri
     drop(locks);
     remove_patch(workspace, seq)?;
     Ok((restored, seqs.len() - 1))
+}
+
+/// One kept version of a file, newest first in [`file_versions`].
+pub(crate) struct Version {
+    /// Whether the file existed before the change (else the change created it).
+    pub(crate) existed: bool,
+    /// The kept content's size.
+    pub(crate) size: Option<u64>,
+    /// When the change was made.
+    pub(crate) time: Option<i64>,
+    /// What the file held after the change.
+    pub(crate) after: Option<Sha256>,
+}
+
+/// The kept versions of canonical `rel`, newest first.
+pub(crate) fn file_versions(workspace: &Workspace, rel: &str) -> Result<Vec<Version>> {
+    let dir = file_dir(rel);
+    let mut versions = Vec::new();
+    for (_, name) in entries(workspace, &dir)?.into_iter().rev() {
+        let Some((_, after, existed, time)) = parse_entry_timed(&name) else { continue };
+        let size = if existed {
+            workspace.txn().state_read(&format!("{dir}/{name}"))?.map(|bytes| bytes.len() as u64)
+        } else {
+            None
+        };
+        versions.push(Version { existed, size, time, after });
+    }
+    Ok(versions)
+}
+
+/// Every file with kept versions (those kept before paths were recorded are left out).
+pub(crate) fn files_with_history(workspace: &Workspace) -> Result<Vec<String>> {
+    let mut paths = Vec::new();
+    for folder in workspace.txn().state_list("undo/files")? {
+        if let Some(bytes) = workspace.txn().state_read(&format!("undo/files/{folder}/{PATH_MARKER}"))?
+            && let Ok(path) = String::from_utf8(bytes)
+            && file_dir(&path) == format!("undo/files/{folder}")
+        {
+            paths.push(path);
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// One recorded multi-file change, newest first in [`patches`].
+pub(crate) struct PatchRecord {
+    /// The files it touched, with what each held after it.
+    pub(crate) files: Vec<(String, Option<Sha256>)>,
+    /// When it was recorded.
+    pub(crate) time: Option<i64>,
+}
+
+/// The recorded multi-file changes (patches, file moves, recursive deletes), newest first.
+pub(crate) fn patches(workspace: &Workspace) -> Result<Vec<PatchRecord>> {
+    let mut records = Vec::new();
+    for seq in sequence_numbers(workspace, "undo/patches", ".json")?.into_iter().rev() {
+        let Some(json) = workspace.txn().state_read(&format!("undo/patches/{seq:010}.json"))? else { continue };
+        let Ok(patch) = serde_json::from_slice::<PatchSnapshot>(&json) else { continue };
+        records.push(PatchRecord {
+            files: patch.files.into_iter().map(|s| (s.path, s.after_sha256)).collect(),
+            time: patch.time_unix,
+        });
+    }
+    Ok(records)
 }

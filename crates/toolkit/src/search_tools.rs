@@ -52,6 +52,12 @@ impl Toolkit {
             })
             .max_results(request.max_results)
             .context(request.context_lines);
+        if let Some(lines) = request.before_context {
+            builder.before_context(lines);
+        }
+        if let Some(lines) = request.after_context {
+            builder.after_context(lines);
+        }
         if let Some(glob) = &request.glob {
             builder.glob(glob.clone());
         }
@@ -75,6 +81,7 @@ impl Toolkit {
                         .map(|m| SearchMatch {
                             line: m.line,
                             column: m.column as u64,
+                            end_column: m.end_column as u64,
                             content: m.content,
                             before: m.before,
                             after: m.after,

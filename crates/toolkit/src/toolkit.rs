@@ -746,6 +746,7 @@ impl Toolkit {
                 matcher::Alignment::Aligned
             },
             line_range: first,
+            line_ranges: replaced.matches().iter().map(|m| [m.first_line(), m.last_line()]).collect(),
             diff,
             diff_truncated,
             old_size: file.size(),

@@ -381,6 +381,16 @@ fn entries() -> Vec<Entry> {
             "List the workspace roots, the only directories the tools may read or write (relative paths resolve in the primary one), and whether writes are refused."
         ),
         tool!(
+            "history",
+            HistoryRequest,
+            HistoryResponse,
+            history,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "List the undo history: each file's kept versions (newest first, with sizes and times) and the recorded multi-file changes (patches, file moves, recursive deletes). With a path, also whether its current content came from an edit (undo_edit restores it) or a patch (undo_patch undoes the whole change)."
+        ),
+        tool!(
             "undo_patch",
             UndoPatchRequest,
             UndoResponse,
@@ -557,7 +567,7 @@ pub const TOOLSETS: &[(&str, &str, &[&str])] = &[
             "list_roots",
         ],
     ),
-    ("paths", "exists and generate_diff", &["exists", "generate_diff"]),
+    ("paths", "exists, generate_diff and the undo history", &["exists", "generate_diff", "history"]),
     (
         "code",
         "code awareness: symbols, syntax checks, replacing a function",

@@ -468,6 +468,9 @@ pub struct EditFileResponse {
     pub alignment: editkit_matcher::Alignment,
     /// 1-based first and last line of the (first) replaced region, in the old file.
     pub line_range: [usize; 2],
+    /// First and last line of every replacement, counted as `line_range` counts the first's.
+    #[serde(default)]
+    pub line_ranges: Vec<[usize; 2]>,
     /// Unified diff of the change, bounded (10 lines a hunk, 200 characters a line).
     pub diff: String,
     /// Whether the diff was cut.
@@ -705,6 +708,12 @@ pub struct SearchFilesRequest {
     /// Lines of context before and after each match (default: 0).
     #[serde(default)]
     pub context_lines: usize,
+    /// Lines of context before each match (instead of `context_lines`).
+    #[serde(default)]
+    pub before_context: Option<usize>,
+    /// Lines of context after each match (instead of `context_lines`).
+    #[serde(default)]
+    pub after_context: Option<usize>,
 }
 
 /// List a directory.
@@ -1004,6 +1013,58 @@ pub struct MoveResponse {
     pub undoable: bool,
 }
 
+/// The undo history, of one file or of the workspace.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct HistoryRequest {
+    /// Only this file's history (and the recorded changes that touched it).
+    #[serde(default, alias = "file_path")]
+    #[schemars(extend("x-aliases" = ["file_path"]))]
+    pub path: Option<String>,
+}
+
+/// One kept version of a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HistoryVersion {
+    /// Whether the file existed before the change (false: the change created it; undo deletes it).
+    pub existed: bool,
+    /// Size of the kept content.
+    pub size_bytes: Option<u64>,
+    /// When the change was made, seconds since the Unix epoch (unknown for old entries).
+    pub time_unix: Option<i64>,
+}
+
+/// A file's kept versions, newest first (undo_edit restores the first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileHistory {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// Newest first.
+    pub versions: Vec<HistoryVersion>,
+}
+
+/// A recorded multi-file change (a patch, a file move, a recursive delete).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChangeHistory {
+    /// The files it touched.
+    pub files: Vec<String>,
+    /// When it was made, seconds since the Unix epoch (unknown for old records).
+    pub time_unix: Option<i64>,
+}
+
+/// What undo_edit and undo_patch would restore.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HistoryResponse {
+    /// Files with kept versions, by path.
+    pub files: Vec<FileHistory>,
+    /// Multi-file changes, newest first (undo_patch undoes the first).
+    pub patches: Vec<ChangeHistory>,
+    /// With a path: what made the file's current content, `edit` (undo_edit restores it) or
+    /// `patch` (undo_patch, for the whole change); `null` when neither record matches it.
+    pub last_change: Option<String>,
+}
+
 /// No arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -1269,6 +1330,10 @@ pub struct SearchMatch {
     pub line: u64,
     /// 1-based column of the match's start, in characters (as an editor counts them).
     pub column: u64,
+    /// 1-based column just after the match's end on its first line: the match is
+    /// `column..end_column`.
+    #[serde(default)]
+    pub end_column: u64,
     /// The line (cut with a marker when very long).
     pub content: String,
     /// Context lines before.
@@ -1409,7 +1474,7 @@ request!(
     SearchFilesRequest { pattern: String }
     defaults { regex: bool = yes(), max_results: usize = hundred(), context_lines: usize = 0 }
     text_defaults { path = dot() }
-    optional { case_sensitive: bool }
+    optional { case_sensitive: bool, before_context: usize, after_context: usize }
     optional_text { glob, file_extension }
 );
 request!(ListDirRequest {} text_defaults { path = dot() });
@@ -1436,6 +1501,7 @@ request!(EditorWriteRequest { session_id: String, text: String });
 request!(EditorEditRequest { session_id: String, old_string: String, new_string: String } defaults { replace_all: bool = false });
 request!(SessionRequest { session_id: String });
 request!(NoArgs {});
+request!(HistoryRequest {} optional_text { path });
 
 impl Default for TreeRequest {
     fn default() -> Self {

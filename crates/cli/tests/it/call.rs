@@ -150,7 +150,11 @@ fn read_only_refuses_writes() {
 fn a_missing_root_is_a_usage_error() {
     let output = run(&["call", "--root", "/definitely/not/here"], r#"{"tool": "list_dir"}"#);
     assert_eq!(output.status.code(), Some(2));
-    assert!(super::stderr(&output).contains("refused"), "{}", super::stderr(&output));
+    assert!(
+        super::stderr(&output).contains("the workspace root `/definitely/not/here` does not exist"),
+        "{}",
+        super::stderr(&output)
+    );
 }
 
 #[test]

@@ -34,7 +34,7 @@ fn edit_lands_and_prints_the_rung_and_diff() {
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let out = stdout(&output);
-    assert!(out.contains("edited app.py: 1 replacement at lines 2-2, rung exact"), "{out}");
+    assert!(out.contains("edited app.py, line 2 (exact match)"), "{out}");
     assert!(out.contains("-    return 'hello ' + name\n+    return f'hello {name}'\n"), "{out}");
     assert!(read(dir.path(), "app.py").contains("return f'hello {name}'"));
 }
@@ -70,8 +70,9 @@ fn ambiguous_edit_exits_1_with_candidate_lines() {
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
     assert!(err.contains("refused (ambiguous)"), "{err}");
-    assert!(err.contains("candidates at lines 6, 7"), "{err}");
-    assert!(err.contains("   6 │     greet('a')"), "{err}");
+    // The candidates once, with their text (the message names their lines).
+    assert!(err.contains("   6 │     greet('a')") && err.contains("   7 │     greet('a')"), "{err}");
+    assert!(!err.contains("candidates at lines"), "{err}");
     assert_eq!(read(dir.path(), "app.py"), APP);
 }
 
@@ -126,7 +127,11 @@ fn apply_prints_fuzzy_placements_and_takes_strict() {
     assert_eq!(read(dir.path(), "c.py"), "HOST = 'db'\nPORT  =  5432\n");
     let applied = run(&["apply", "-", "--root", &root], patch);
     assert_eq!(applied.status.code(), Some(0), "{}", stderr(&applied));
-    assert!(stdout(&applied).contains("hunk 1 at lines 1-2: whitespace_normalised (score 0."), "{}", stdout(&applied));
+    assert!(
+        stdout(&applied).contains("hunk 1 at lines 1-2: matched ignoring differences in spacing (similarity 0."),
+        "{}",
+        stdout(&applied)
+    );
     // A cut-off patch is refused.
     let cut = run(&["apply", "-", "--root", &root], "*** Begin Patch\n*** Update File: c.py\n-PORT = 6000\n");
     assert_eq!(cut.status.code(), Some(2), "{}", stderr(&cut));
@@ -140,8 +145,11 @@ fn apply_prints_the_problems_a_patch_leaves() {
     let root = root_arg(dir.path());
     let patch = "*** Begin Patch\n*** Update File: bad.py\n-def f():\n+def f(:\n*** End Patch\n";
     let applied = run(&["apply", "-", "--diagnostics", "on", "--root", &root], patch);
-    assert_eq!(applied.status.code(), Some(0), "{}", stderr(&applied));
-    assert!(stdout(&applied).contains("syntax error line 1:"), "{}", stdout(&applied));
+    // Written, shown, and exit 1: the patch broke a file that parsed.
+    assert_eq!(applied.status.code(), Some(1), "{}", stderr(&applied));
+    assert!(stdout(&applied).contains("syntax error: line 1:"), "{}", stdout(&applied));
+    assert!(stderr(&applied).contains("bad.py now has a syntax error it did not have before"), "{}", stderr(&applied));
+    assert_eq!(read(dir.path(), "bad.py"), "def f(:\n    return 1\n");
 }
 
 #[test]
@@ -165,7 +173,7 @@ fn grep_symbols_check_diff_undo_recover() {
 
     let new = dir.path().join("new.py");
     let diff = run(&["diff", "app.py", new.to_str().unwrap_or_default(), "--root", &root], "");
-    assert_eq!(diff.status.code(), Some(0));
+    assert_eq!(diff.status.code(), Some(1), "contents differ: exit 1, as diff(1)");
     assert!(stdout(&diff).contains("-    return 'hello ' + name\n"), "{}", stdout(&diff));
     assert!(stdout(&diff).contains("+    return name\n"), "{}", stdout(&diff));
     assert_eq!(read(dir.path(), "app.py"), APP, "diff writes nothing");
@@ -222,4 +230,243 @@ fn a_reader_closing_the_pipe_early_ends_the_command_quietly() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The terminal command's habits: one test per item of the issue that found them.
+
+/// Item 1: An edit that breaks the syntax is written, shown with its problems, and exits 1, with or
+/// without external checkers; `--allow-broken` exits 0.
+#[test]
+fn an_edit_that_breaks_the_syntax_says_so_and_exits_1() {
+    let dir = workspace(&[("src/app.py", APP)]);
+    let root = root_arg(dir.path());
+    for diagnostics in ["auto", "off"] {
+        let output = run(
+            &[
+                "edit",
+                "src/app.py",
+                "--old",
+                "def main():",
+                "--new",
+                "def main(:",
+                "--diagnostics",
+                diagnostics,
+                "--root",
+                &root,
+            ],
+            "",
+        );
+        assert_eq!(output.status.code(), Some(1), "--diagnostics {diagnostics}: {}", stderr(&output));
+        assert!(stderr(&output).contains("now has a syntax error it did not have before"), "{}", stderr(&output));
+        assert!(stderr(&output).contains("editkit undo src/app.py"), "{}", stderr(&output));
+        assert!(read(dir.path(), "src/app.py").contains("def main(:"), "the change is written");
+        if diagnostics == "auto" {
+            assert!(stdout(&output).contains("syntax error: line 5"), "{}", stdout(&output));
+        }
+        assert_eq!(run(&["undo", "src/app.py", "--root", &root], "").status.code(), Some(0));
+    }
+    let allowed = run(
+        &["edit", "src/app.py", "--old", "def main():", "--new", "def main(:", "--allow-broken", "--root", &root],
+        "",
+    );
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    assert!(stderr(&allowed).contains("warning:"), "{}", stderr(&allowed));
+    // A file that was already broken is not blamed on the next edit.
+    let again =
+        run(&["edit", "src/app.py", "--old", "greet('a')\n    greet('a')", "--new", "greet('b')", "--root", &root], "");
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+}
+
+/// Item 2: Nothing appears in the project: no `__pycache__` after a Python edit, no state folder
+/// after a dry run or a real edit.
+#[test]
+fn editing_leaves_nothing_in_the_project() {
+    let dir = workspace(&[("src/app.py", APP)]);
+    let root = root_arg(dir.path());
+    let state = tempfile::tempdir().expect("test setup");
+    let state_dir = root_arg(state.path());
+    for extra in [&["--dry-run"][..], &[][..]] {
+        let args = [
+            &[
+                "edit",
+                "src/app.py",
+                "--old",
+                "greet('a')\n    greet('a')",
+                "--new",
+                "greet('b')",
+                "--root",
+                &root,
+                "--state-dir",
+                &state_dir,
+            ][..],
+            extra,
+        ]
+        .concat();
+        let output = run(&args, "");
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    }
+    let mut found: Vec<String> = Vec::new();
+    for entry in walk(dir.path()) {
+        found.push(entry.strip_prefix(dir.path()).expect("test setup").display().to_string());
+    }
+    found.sort();
+    assert_eq!(found, ["src", "src/app.py"], "only the project's own files");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("test setup") {
+        let path = entry.expect("test setup").path();
+        out.push(path.clone());
+        if path.is_dir() {
+            out.extend(walk(&path));
+        }
+    }
+    out
+}
+
+/// Item 3: `undo FILE` after a patch undoes the whole patch (asking first), `undo --patch` too, and
+/// `history` lists what can be undone.
+#[test]
+fn undo_after_a_patch_undoes_the_patch_and_history_lists_it() {
+    let dir = workspace(&[("src/util.ts", "export const a = 1;\n"), ("src/b.ts", "export const b = 1;\n")]);
+    let root = root_arg(dir.path());
+    let patch = "*** Begin Patch\n*** Update File: src/util.ts\n-export const a = 1;\n+export const a = 2;\n*** Update File: src/b.ts\n-export const b = 1;\n+export const b = 2;\n*** End Patch\n";
+    assert_eq!(run(&["apply", "-", "--root", &root], patch).status.code(), Some(0));
+    let history = run(&["history", "--root", &root], "");
+    assert_eq!(history.status.code(), Some(0), "{}", stderr(&history));
+    assert!(
+        stdout(&history).contains("src/util.ts, src/b.ts") || stdout(&history).contains("src/b.ts, src/util.ts"),
+        "{}",
+        stdout(&history)
+    );
+    assert!(stdout(&history).contains(" UTC"), "times are shown: {}", stdout(&history));
+    // Not at a terminal: asks for --yes and changes nothing.
+    let asked = run(&["undo", "src/util.ts", "--root", &root], "");
+    assert_eq!(asked.status.code(), Some(2), "{}", stderr(&asked));
+    assert!(stderr(&asked).contains("undoes the whole patch (src/"), "{}", stderr(&asked));
+    assert!(stderr(&asked).contains("--yes"), "{}", stderr(&asked));
+    assert_eq!(read(dir.path(), "src/util.ts"), "export const a = 2;\n");
+    let undone = run(&["undo", "src/util.ts", "--yes", "--root", &root], "");
+    assert_eq!(undone.status.code(), Some(0), "{}", stderr(&undone));
+    assert_eq!(
+        (read(dir.path(), "src/util.ts"), read(dir.path(), "src/b.ts")),
+        ("export const a = 1;\n".into(), "export const b = 1;\n".into())
+    );
+    // Again, by --patch.
+    assert_eq!(run(&["apply", "-", "--root", &root], patch).status.code(), Some(0));
+    let by_flag = run(&["undo", "--patch", "--root", &root], "");
+    assert_eq!(by_flag.status.code(), Some(0), "{}", stderr(&by_flag));
+    assert_eq!(read(dir.path(), "src/b.ts"), "export const b = 1;\n");
+    // An edit's history shows its size.
+    assert_eq!(run(&["edit", "src/b.ts", "--old", "1", "--new", "3", "--root", &root], "").status.code(), Some(0));
+    let one = run(&["history", "src/b.ts", "--root", &root], "");
+    assert!(stdout(&one).contains("the version before, 20 bytes"), "{}", stdout(&one));
+    assert_eq!(run(&["undo", "src/b.ts", "--root", &root], "").status.code(), Some(0), "an edit needs no --yes");
+}
+
+/// Item 4: The whole diff at a terminal, and every place of a multi-place replacement.
+#[test]
+fn terminal_diffs_are_whole_and_name_every_replaced_line() {
+    let body: String = (1..=13).map(|n| format!("line {n}\n")).collect();
+    let dir = workspace(&[("a.txt", &body), ("b.txt", "x\ny\nx\n")]);
+    let root = root_arg(dir.path());
+    let new: String = (1..=13).map(|n| format!("LINE {n}\n")).collect();
+    let output = run(&["edit", "a.txt", "--old", &body, "--new", &new, "--root", &root], "");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("not shown"), "{}", stdout(&output));
+    assert_eq!(stdout(&output).matches("\n+LINE ").count(), 13, "{}", stdout(&output));
+    let all = run(&["edit", "b.txt", "--old", "x", "--new", "z", "--replace-all", "--root", &root], "");
+    assert!(stdout(&all).contains("2 replacements, lines 1 and 3"), "{}", stdout(&all));
+}
+
+/// Item 5: Messages name the thing and the flag; refusals and errors read differently.
+#[test]
+fn messages_name_the_root_the_pattern_and_the_flag() {
+    let dir = workspace(&[("a.txt", "x\n")]);
+    let root = root_arg(dir.path());
+    let missing = run(&["read", "a.txt", "--root", "/nonexistent-editkit-root"], "");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("the workspace root `/nonexistent-editkit-root` does not exist (--root"),
+        "{}",
+        stderr(&missing)
+    );
+    let glob = run(&["read", "a.txt", "--root", &root, "--block", "["], "");
+    assert!(stderr(&glob).contains("--block `[` is not a usable pattern"), "{}", stderr(&glob));
+    let regex = run(&["grep", "(", "--root", &root], "");
+    assert_eq!(regex.status.code(), Some(2));
+    assert!(!stderr(&regex).contains("(?:"), "{}", stderr(&regex));
+    assert!(stderr(&regex).contains("-F"), "{}", stderr(&regex));
+    let none = run(&["grep", "nothing-here", "--root", &root], "");
+    assert!(!stderr(&none).contains("results cut"), "{}", stderr(&none));
+    assert!(stderr(&run(&["read", "nope.txt", "--root", &root], "")).starts_with("error (not_found)"));
+    assert!(stderr(&run(&["read", "../x", "--root", &root], "")).starts_with("refused (outside_workspace)"));
+    let past = run(&["read", "a.txt", "--offset", "9", "--root", &root], "");
+    assert_eq!(past.status.code(), Some(2));
+    assert!(stderr(&past).contains("1 line"), "{}", stderr(&past));
+}
+
+/// Item 6: Each command's help lists only its options, with examples.
+#[test]
+fn help_fits_the_command() {
+    for command in ["read", "grep", "symbols", "check", "diff", "recover", "history"] {
+        let help = stdout(&run(&[command, "--help"], ""));
+        assert!(!help.contains("--diagnostics") && !help.contains("--format"), "{command} --help: {help}");
+    }
+    for command in ["edit", "apply"] {
+        let help = stdout(&run(&[command, "--help"], ""));
+        assert!(help.contains("--diagnostics") && help.contains("--allow-broken"), "{command} --help: {help}");
+    }
+    for command in ["edit", "apply", "grep", "read", "undo", "mcp"] {
+        assert!(stdout(&run(&[command, "--help"], "")).contains("Example"), "{command} has examples");
+    }
+    assert!(stdout(&run(&["grep", "--help"], "")).contains("Directory or file"));
+}
+
+/// Item 7: Plain words: no rung names or scores for an exact edit, plurals right, binary files
+/// said so, a stale refusal with one hash each.
+#[test]
+fn output_speaks_plainly() {
+    let dir = workspace(&[("one.txt", "only\n"), ("blob.bin", "\u{0}\u{1}\u{2}binary")]);
+    let root = root_arg(dir.path());
+    let read_one = stdout(&run(&["read", "one.txt", "--root", &root], ""));
+    assert!(read_one.contains("1 line ·") && !read_one.contains("1 lines"), "{read_one}");
+    assert!(!read_one.contains("endings"), "LF endings go unsaid: {read_one}");
+    let blob = stdout(&run(&["read", "blob.bin", "--root", &root], ""));
+    assert!(blob.contains("binary file, 9 bytes"), "{blob}");
+    let edit = stdout(&run(&["edit", "one.txt", "--old", "only", "--new", "once", "--root", &root], ""));
+    assert!(!edit.contains("rung") && !edit.contains("score"), "{edit}");
+}
+
+/// Item 8: Terminal habits: --json, completions, a man page, grep context and no default cap,
+/// Markdown outlines, diff exit codes.
+#[test]
+fn terminal_habits() {
+    let many: String = (0..150).map(|n| format!("hit {n}\n")).collect();
+    let dir = workspace(&[
+        ("a.py", "x = 1\ny = 2\nz = 3\n"),
+        ("many.txt", &many),
+        ("README.md", "# Title\n\n## Usage\n\ntext\n"),
+    ]);
+    let root = root_arg(dir.path());
+    let json = run(&["read", "a.py", "--json", "--root", &root], "");
+    let value: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("--json prints the result object");
+    assert_eq!((value["ok"].as_bool(), value["line_count"].as_u64()), (Some(true), Some(3)));
+    let refused = run(&["read", "missing.py", "--json", "--root", &root], "");
+    let value: serde_json::Value = serde_json::from_str(&stdout(&refused)).expect("test setup");
+    assert_eq!((refused.status.code(), value["error"]["kind"].as_str()), (Some(1), Some("not_found")));
+    assert!(stdout(&run(&["completions", "bash"], "")).contains("editkit"));
+    assert!(stdout(&run(&["man"], "")).contains(".TH"));
+    let context = stdout(&run(&["grep", "y = 2", "-C", "1", "--root", &root], ""));
+    assert_eq!(context, "a.py-1-x = 1\na.py:2:1: y = 2\na.py-3-z = 3\n");
+    let after = stdout(&run(&["grep", "x = 1", "-A", "1", "--root", &root], ""));
+    assert_eq!(after, "a.py:1:1: x = 1\na.py-2-y = 2\n");
+    let all = stdout(&run(&["grep", "hit", "many.txt", "--root", &root], ""));
+    assert_eq!(all.lines().count(), 150, "no default cap at a terminal");
+    let outline = stdout(&run(&["symbols", "README.md", "--root", &root], ""));
+    assert!(outline.contains("Title (line 1)") && outline.contains("  Usage (line 3)"), "{outline}");
+    let same = dir.path().join("a.py");
+    assert_eq!(run(&["diff", "a.py", same.to_str().expect("test setup"), "--root", &root], "").status.code(), Some(0));
 }

@@ -13,7 +13,7 @@ fn a_todo_in_file1_and_none_in_file2_is_one_file_with_matches() {
     assert_eq!(found.files_with_matches, 1);
     assert_eq!(files_of(&found), ["file1.py"]);
     let hit = &found.results[0].matches[0];
-    assert_eq!((hit.line, hit.column, hit.content.as_str()), (2, 7, "    # TODO: fix"));
+    assert_eq!((hit.line, hit.column, hit.end_column, hit.content.as_str()), (2, 7, 11, "    # TODO: fix"));
     assert!(!found.truncated);
     assert!(found.skipped.is_empty());
     assert_eq!(found.pattern, "TODO");
@@ -32,7 +32,7 @@ fn results_serialise_with_the_contract_field_names() {
             "directory": ".",
             "files_searched": 1,
             "files_with_matches": 1,
-            "results": [{ "file": "a.txt", "matches": [{ "line": 2, "column": 1, "content": "needle", "before": [], "after": [] }] }],
+            "results": [{ "file": "a.txt", "matches": [{ "line": 2, "column": 1, "end_column": 7, "content": "needle", "before": [], "after": [] }] }],
             "skipped": [],
             "truncated": false,
         })

@@ -84,6 +84,8 @@ fn request_constructors_take_the_contracts_defaults() {
     same!(TreeRequest::new().depth(1).sizes(true), {"depth": 1, "sizes": true});
     same!(MoveRequest::new("a", "b"), {"from": "a", "to": "b"});
     same!(NoArgs::new(), {});
+    same!(HistoryRequest::new(), {});
+    same!(HistoryRequest::new().path("a"), {"path": "a"});
     // Setters set what they name.
     let hash = editkit::vfs::Sha256::of(b"x");
     same!(

@@ -44,8 +44,11 @@ fn a_lost_undo_entry_never_becomes_a_deletion() {
     let mut kept = Vec::new();
     let state = editkit::vfs::Workspace::open(env.dir.path()).unwrap().state_dir().to_owned();
     for dir in std::fs::read_dir(state.join("undo/files")).unwrap().flatten() {
+        // The entries, not the folder's `path` marker.
         for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
-            kept.push(entry.path());
+            if entry.path().extension().is_some_and(|e| e == "keep" || e == "absent") {
+                kept.push(entry.path());
+            }
         }
     }
     assert_eq!(kept.len(), 1, "{kept:?}");

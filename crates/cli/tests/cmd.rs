@@ -1,0 +1,12 @@
+//! Snapshot tests of the terminal commands: every subcommand's success, refusal and error
+//! output, plain and coloured, under `tests/cmd/` (one `.toml` case each, run in a copy of
+//! `tests/cmd/fixture.in`). Wording changes show as diffs of the `.stdout`/`.stderr` files;
+//! `TRYCMD=overwrite cargo test -p editkit-cli --test cmd` rewrites them.
+
+#[test]
+fn terminal_commands() {
+    trycmd::TestCases::new()
+        .register_bin("editkit", trycmd::cargo::cargo_bin!("editkit"))
+        .env("NO_COLOR", "")
+        .case("tests/cmd/*.toml");
+}
