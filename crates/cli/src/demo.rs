@@ -102,7 +102,9 @@ pub(crate) fn run() -> io::Result<u8> {
             "{} Every edit landed where it was meant to or changed nothing and said why.",
             s.green(&s.bold("Done."))
         );
-        outln!("Next: `editkit mcp --root .` serves these tools to an agent; `editkit --help` lists the rest.");
+        outln!(
+            "Next: `editkit mcp --root \"$PWD\"` serves these tools to an agent (name the root by its absolute path in a client's configuration); `editkit --help` lists the rest."
+        );
         Ok(EXIT_OK)
     } else {
         outln!("{} {} step(s) did not behave as described:", s.red(&s.bold("Surprise.")), demo.surprises.len());

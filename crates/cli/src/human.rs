@@ -2,9 +2,10 @@
 //! toolkit and prints the result (coloured diffs on a terminal), or with `--json` the result
 //! object an agent would get.
 //!
-//! A writing command (`edit`, `apply`) shows the whole diff (an agent gets a bounded one), then
-//! the problems the write left (syntax errors and checkers' reports), and exits 1 when it left
-//! a syntax error the file did not have before (`--allow-broken` exits 0).
+//! A writing command (`edit`, `apply`) shows the whole diff (an agent gets a bounded one; at a
+//! terminal a long one goes through `$PAGER`), then the problems the write left (syntax errors
+//! and checkers' reports), and exits 1 when it left a syntax error the file did not have
+//! before (`--allow-broken` exits 0).
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
@@ -322,11 +323,61 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
                 .map(|after| editkit::diff::file(result["path"].as_str().unwrap_or(&args.file), before, &after, 3)),
             _ => None,
         };
-        out!("{}", render::diff(style, full.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))));
+        show_diff(
+            toolkit,
+            &render::diff(style, full.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))),
+        );
         out!("{}", problems(style, &result["diagnostics"]));
         broken_note(&args.file, broken, args.allow_broken);
     }
     Ok(if broken && !args.allow_broken { EXIT_REFUSED } else { EXIT_OK })
+}
+
+/// Diffs longer than this many lines go through the pager at a terminal.
+const PAGE_LINES: usize = 40;
+
+/// Prints a diff; at a terminal a long one goes through `$PAGER` (default `less -FRX`, which
+/// quits at once when the text fits the screen), as git does. The pager is looked up only in
+/// absolute `PATH` entries outside every workspace root, so a repository cannot ship one.
+fn show_diff(toolkit: &Toolkit, text: &str) {
+    if text.lines().count() > PAGE_LINES
+        && io::stdout().is_terminal()
+        && let Some(mut pager) = pager(toolkit)
+        && let Ok(mut child) = pager.stdin(std::process::Stdio::piped()).spawn()
+    {
+        if let Some(mut input) = child.stdin.take() {
+            let _ = input.write_all(text.as_bytes());
+        }
+        let _ = child.wait();
+        return;
+    }
+    out!("{text}");
+}
+
+/// The pager command: `$PAGER` (empty or `cat`: none), else `less -FRX`.
+fn pager(toolkit: &Toolkit) -> Option<std::process::Command> {
+    let spec = std::env::var("PAGER").unwrap_or_else(|_| "less -FRX".to_owned());
+    let mut words = spec.split_whitespace();
+    let program = words.next()?;
+    if program == "cat" {
+        return None;
+    }
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let roots: Vec<std::path::PathBuf> = toolkit.workspaces().iter().map(|w| real(w.root_path())).collect();
+    let found = if program.contains('/') {
+        Some(std::path::PathBuf::from(program))
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .filter(|dir| dir.is_absolute() && !roots.iter().any(|root| real(dir).starts_with(root)))
+            .map(|dir| dir.join(program))
+            .find(|candidate| candidate.is_file())
+    }?;
+    let mut command = std::process::Command::new(found);
+    command.args(words);
+    if std::env::var_os("LESS").is_none() {
+        command.env("LESS", "FRX");
+    }
+    Some(command)
 }
 
 /// Whether a file now has syntax errors it did not have before the write.
@@ -504,7 +555,10 @@ fn apply(
                 })
                 .collect()
         });
-        out!("{}", render::diff(style, full.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))));
+        show_diff(
+            toolkit,
+            &render::diff(style, full.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))),
+        );
         for path in &broken {
             broken_note(path, true, allow_broken);
         }
@@ -728,8 +782,12 @@ fn undo(
     for path in result["restored"].as_array().into_iter().flatten() {
         outln!("restored {}", path.as_str().unwrap_or("?"));
     }
-    let what = if whole_patch { "patch" } else { "earlier version" };
-    outln!("{}", Style::stdout().dim(&format!("{} left to undo", plural(remaining, what))));
+    let left = match (whole_patch, remaining) {
+        (true, 1) => "1 patch".to_owned(),
+        (true, n) => format!("{n} patches"),
+        (false, n) => plural(n, "earlier version"),
+    };
+    outln!("{}", Style::stdout().dim(&format!("{left} left to undo")));
     Ok(EXIT_OK)
 }
 

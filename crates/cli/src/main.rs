@@ -61,7 +61,7 @@ pub(crate) const EXIT_USAGE: u8 = 2;
     name = "editkit",
     version,
     about = "File tools AI coding agents can trust: an MCP server, a JSON tool-call CLI, and commands for people",
-    after_help = "Start with `editkit demo`. Serve an agent with `editkit mcp --root .`.\n\
+    after_help = "Start with `editkit demo`. Serve an agent with `editkit mcp --root /abs/path/to/project`.\n\
                   Exit codes: 0 done, 1 refused (not found, ambiguous, stale...), 2 usage or input error."
 )]
 struct Cli {

@@ -1,6 +1,8 @@
 //! Snapshot tests of the terminal commands: every subcommand's success, refusal and error
-//! output, plain and coloured, under `tests/cmd/` (one `.toml` case each, run in a copy of
-//! `tests/cmd/fixture.in`). Wording changes show as diffs of the `.stdout`/`.stderr` files;
+//! output, plain and coloured (`CLICOLOR_FORCE=1`), under `tests/cmd/`: one `.toml` case each,
+//! run in a copy of `tests/cmd/fixture.in`, and `steps.md`, a sequence (edit, history, undo,
+//! a patch undone from one of its files) in one copy of `steps.in`. Wording changes show as
+//! diffs of the `.stdout`/`.stderr` files and of `steps.md`;
 //! `TRYCMD=overwrite cargo test -p editkit-cli --test cmd` rewrites them.
 
 #[test]
@@ -8,5 +10,6 @@ fn terminal_commands() {
     trycmd::TestCases::new()
         .register_bin("editkit", trycmd::cargo::cargo_bin!("editkit"))
         .env("NO_COLOR", "")
-        .case("tests/cmd/*.toml");
+        .case("tests/cmd/*.toml")
+        .case("tests/cmd/*.md");
 }

@@ -470,3 +470,16 @@ fn terminal_habits() {
     let same = dir.path().join("a.py");
     assert_eq!(run(&["diff", "a.py", same.to_str().expect("test setup"), "--root", &root], "").status.code(), Some(0));
 }
+
+/// Item 9: the README's serving section installs first and configures clients with an
+/// absolute root (a relative one resolves wherever the client starts the server).
+#[test]
+fn the_readme_installs_first_and_names_an_absolute_root() {
+    let readme = std::fs::read_to_string(super::repo_root().join("README.md")).expect("README.md");
+    let section = readme.split("## Serving an agent").nth(1).expect("a serving section");
+    let install = section.find("cargo install --locked --path crates/cli").expect("an install command");
+    let serve = section.find("editkit mcp").expect("a serve command");
+    assert!(install < serve, "install before serving");
+    assert!(!readme.contains(r#""--root", ".""#), "no relative root in a client configuration");
+    assert!(readme.contains(r#""args": ["mcp", "--root", "/"#), "a client configuration with an absolute root");
+}
