@@ -166,3 +166,23 @@ fn a_refused_recursive_delete_leaves_the_history_as_it_was() {
     env.ok("undo_patch", serde_json::json!({}));
     assert_eq!((env.get("build/a.txt"), env.get("build/sub/b.txt")), ("a\n".to_owned(), "b\n".to_owned()));
 }
+
+/// The state folder is input too: a `path` marker that does not match its folder's name (a
+/// forged or moved entry) is not listed by `history`, and an entry name with a bad time is
+/// not an entry.
+#[test]
+fn history_lists_only_entries_whose_marker_matches_their_folder() {
+    let env = Env::with_files(&[("a.txt", "v0\n")]);
+    env.ok("write_file", json!({"path": "a.txt", "content": "v1\n"}));
+    let state = editkit::vfs::Workspace::open(env.dir.path()).unwrap().state_dir().to_owned();
+    let forged = state.join("undo/files/000000000000000000000000");
+    std::fs::create_dir_all(&forged).unwrap();
+    std::fs::write(forged.join("path"), "secret.txt").unwrap();
+    std::fs::write(forged.join("0000000001-none-tnever.absent"), "").unwrap();
+    let listed = env.ok("history", json!({}));
+    let paths: Vec<&str> = listed["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["a.txt"]);
+    assert_eq!(listed["files"][0]["versions"][0]["size_bytes"], 3);
+    let one = env.ok("history", json!({"path": "a.txt"}));
+    assert_eq!(one["last_change"], "edit");
+}
