@@ -483,3 +483,44 @@ fn the_readme_installs_first_and_names_an_absolute_root() {
     assert!(!readme.contains(r#""--root", ".""#), "no relative root in a client configuration");
     assert!(readme.contains(r#""args": ["mcp", "--root", "/"#), "a client configuration with an absolute root");
 }
+
+/// Item 8: `editkit mcp` typed at a terminal says on stderr that it waits for a client; with
+/// stdin a pipe (a client) it says nothing. The terminal is a real pseudo-terminal.
+#[test]
+fn mcp_at_a_terminal_hints_that_it_waits_for_a_client() {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use std::io::Read as _;
+    let dir = workspace(&[("a.py", "x = 1\n")]);
+    let root = root_arg(dir.path());
+    let controller = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pseudo-terminal");
+    grantpt(&controller).expect("grantpt");
+    unlockpt(&controller).expect("unlockpt");
+    let name = ptsname(&controller, Vec::new()).expect("ptsname");
+    let terminal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().expect("a UTF-8 terminal name"))
+        .expect("the terminal side");
+    let mut child = editkit()
+        .args(["mcp", "--root", &root])
+        .stdin(terminal)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("editkit starts");
+    let mut stderr_pipe = child.stderr.take().expect("stderr is piped");
+    let mut first = Vec::new();
+    let mut byte = [0u8; 1];
+    while !first.ends_with(b"\n") && stderr_pipe.read(&mut byte).expect("stderr reads") == 1 {
+        first.push(byte[0]);
+    }
+    child.kill().expect("the server stops");
+    child.wait().expect("the server exits");
+    drop(controller);
+    let first = String::from_utf8_lossy(&first);
+    assert!(first.starts_with("editkit mcp: waiting for an MCP client on stdin"), "{first}");
+    assert!(first.contains("Ctrl-D"), "{first}");
+
+    let piped = run(&["mcp", "--root", &root], "");
+    assert!(!stderr(&piped).contains("waiting for an MCP client"), "{}", stderr(&piped));
+}
