@@ -295,7 +295,7 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         (None, Some(path)) => read_input(&path, "the new text")?,
         (None, None) => return Err(EXIT_USAGE),
     };
-    let before = current_text(toolkit, &args.file);
+    let before = (!args.dry_run).then(|| current_text(toolkit, &args.file)).flatten();
     let errors_before = syntax_errors(toolkit, &args.file);
     let request = json!({
         "path": args.file, "old_string": old, "new_string": new,
@@ -318,14 +318,15 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
     } else {
         let style = Style::stdout();
         outln!("{}", edit_summary(style, &result));
-        let full = match (&before, args.dry_run) {
-            (Some(before), false) => current_text(toolkit, &args.file)
-                .map(|after| editkit::diff::file(result["path"].as_str().unwrap_or(&args.file), before, &after, 3)),
-            _ => None,
-        };
+        // The toolkit answers whole diffs; after a write the file is diffed again, since a
+        // formatter (`--format`) may have changed more.
+        let written = before.and_then(|before| {
+            current_text(toolkit, &args.file)
+                .map(|after| editkit::diff::file(result["path"].as_str().unwrap_or(&args.file), &before, &after, 3))
+        });
         show_diff(
             toolkit,
-            &render::diff(style, full.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))),
+            &render::diff(style, written.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))),
         );
         out!("{}", problems(style, &result["diagnostics"]));
         broken_note(&args.file, broken, args.allow_broken);

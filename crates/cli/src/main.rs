@@ -531,7 +531,9 @@ fn main() -> anyhow::Result<ExitCode> {
         }
         command => {
             let Some(workspace) = command.workspace() else { return Ok(ExitCode::from(EXIT_USAGE)) };
-            match workspace.open_with(editkit::ToolkitOptions::default(), command.write(), None) {
+            // People get whole diffs (paged at a terminal); agents keep the bounded ones.
+            let base = editkit::ToolkitOptions { full_diffs: true, ..Default::default() };
+            match workspace.open_with(base, command.write(), None) {
                 Ok(toolkit) => human::run(&toolkit, command),
                 Err(err) => render::cannot_open(&err, &workspace.roots),
             }

@@ -11,6 +11,8 @@ fn terminal_commands() {
     trycmd::TestCases::new()
         .register_bin("editkit", trycmd::cargo::cargo_bin!("editkit"))
         .env("NO_COLOR", "")
+        // Help wraps at the terminal's width, else at `COLUMNS`.
+        .env("COLUMNS", "100")
         .case("tests/cmd/*.toml")
         .case("tests/cmd/*.md");
 }

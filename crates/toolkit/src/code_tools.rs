@@ -6,7 +6,6 @@ use crate::analysis;
 use crate::error::{Error, Result};
 use crate::toolkit::Toolkit;
 use crate::types::*;
-use editkit_matcher::diff;
 
 /// Sections update_project_index manages, in the order they are created.
 const INDEX_SECTIONS: [&str; 3] = ["Description", "Structure", "Instructions"];
@@ -85,7 +84,7 @@ impl Toolkit {
         let (written, kept) =
             self.write_kept(workspace, &lock, &bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
         drop(lock);
-        let (diff, _) = diff::bounded(&rel, old, text.as_str());
+        let (diff, _) = self.diff(&rel, old, text.as_str());
         Ok(ReplaceFunctionResponse {
             path: rel,
             function_replaced: request.function_name,

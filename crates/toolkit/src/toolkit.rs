@@ -29,6 +29,10 @@ pub struct ToolkitOptions {
     pub read_page_bytes: Option<usize>,
     /// Refuse every tool that writes. Default: false.
     pub read_only: bool,
+    /// Answer edits with their whole diff instead of the one bounded for agents (each hunk cut
+    /// to 10 lines, each line to 200 characters): for a terminal, which pages a long diff.
+    /// Default: false.
+    pub full_diffs: bool,
     /// The tools [`crate::tools::call`] runs (others are refused as unknown). Default: all.
     pub tools: crate::tools::ToolSelection,
     /// Earlier versions kept per file (and patches kept) for undo. Default: 20.
@@ -68,6 +72,7 @@ impl Default for ToolkitOptions {
             max_read_bytes: editkit_vfs::DEFAULT_MAX_READ_BYTES,
             read_page_bytes: None,
             read_only: false,
+            full_diffs: false,
             tools: crate::tools::ToolSelection::all(),
             history_depth: 20,
             state_home: None,
@@ -268,6 +273,12 @@ impl Toolkit {
             }
         }
         (0, &self.roots[0])
+    }
+
+    /// An edit's diff: whole with [`ToolkitOptions::full_diffs`], else bounded; and whether
+    /// anything was cut.
+    pub(crate) fn diff(&self, path: &str, old: &str, new: &str) -> (String, bool) {
+        if self.options.full_diffs { (diff::file(path, old, new, 3), false) } else { diff::bounded(path, old, new) }
     }
 
     pub(crate) fn writable(&self, tool: &str) -> Result<()> {
@@ -733,7 +744,7 @@ impl Toolkit {
         vet(old_text.as_str(), new_text.as_str())?;
         let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
         let score = replaced.matches().iter().map(matcher::Match::score).fold(1.0_f64, f64::min);
-        let (diff, diff_truncated) = diff::bounded(&rel, old_text.as_str(), new_text.as_str());
+        let (diff, diff_truncated) = self.diff(&rel, old_text.as_str(), new_text.as_str());
         let bytes = new_text.encode();
         let mut response = EditFileResponse {
             path: rel.clone(),
@@ -811,7 +822,7 @@ impl Toolkit {
         let mut new_text = old_text.clone();
         new_text.splice(at..at, &piece).map_err(|e| Error::invalid("line", format!("internal range error: {e}")))?;
         let inserted = body.split('\n').count();
-        let (diff, diff_truncated) = diff::bounded(&rel, old_text.as_str(), new_text.as_str());
+        let (diff, diff_truncated) = self.diff(&rel, old_text.as_str(), new_text.as_str());
         let bytes = new_text.encode();
         let mut response = InsertLinesResponse {
             path: rel.clone(),

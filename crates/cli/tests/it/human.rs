@@ -373,6 +373,11 @@ fn terminal_diffs_are_whole_and_name_every_replaced_line() {
     let dir = workspace(&[("a.txt", &body), ("b.txt", "x\ny\nx\n")]);
     let root = root_arg(dir.path());
     let new: String = (1..=13).map(|n| format!("LINE {n}\n")).collect();
+    let dry = run(&["edit", "a.txt", "--old", &body, "--new", &new, "--dry-run", "--root", &root], "");
+    assert_eq!(dry.status.code(), Some(0), "{}", stderr(&dry));
+    assert!(!stdout(&dry).contains("not shown"), "a dry run shows the whole diff too: {}", stdout(&dry));
+    assert_eq!(stdout(&dry).matches("\n+LINE ").count(), 13, "{}", stdout(&dry));
+    assert_eq!(read(dir.path(), "a.txt"), body);
     let output = run(&["edit", "a.txt", "--old", &body, "--new", &new, "--root", &root], "");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(!stdout(&output).contains("not shown"), "{}", stdout(&output));

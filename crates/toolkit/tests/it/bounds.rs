@@ -39,3 +39,23 @@ fn the_patch_work_budget_is_an_option() {
     env.ok("apply_patch", json!({"patch": patch}));
     assert_eq!(env.get("a.txt"), "1\ntwo\n");
 }
+
+/// An edit's diff is bounded for agents (a hunk cut at `MAX_HUNK_LINES` body lines, with a
+/// note) and whole with `full_diffs`, as a terminal wants it; the edit is the same either way.
+#[test]
+fn edit_diffs_are_bounded_for_agents_and_whole_with_full_diffs() {
+    let old: String = (1..=30).map(|n| format!("line {n}\n")).collect();
+    let new: String = (1..=30).map(|n| format!("LINE {n}\n")).collect();
+    for (full, truncated) in [(false, true), (true, false)] {
+        let env = Env::with_options(editkit::ToolkitOptions { full_diffs: full, ..Default::default() });
+        env.put("a.txt", old.as_bytes());
+        let result =
+            env.ok("edit_file", json!({"path": "a.txt", "old_string": old, "new_string": new, "dry_run": true}));
+        let diff = result["diff"].as_str().unwrap();
+        assert_eq!(result["diff_truncated"].as_bool(), Some(truncated), "{diff}");
+        assert_eq!(diff.contains("not shown"), truncated, "{diff}");
+        let added = diff.lines().filter(|line| line.starts_with("+LINE ")).count();
+        assert_eq!(added == 30, full, "{diff}");
+        assert_eq!(env.get("a.txt"), old);
+    }
+}
