@@ -72,6 +72,7 @@
 
 #![deny(missing_docs)]
 
+mod cache;
 mod confine;
 mod edit;
 mod error;
@@ -83,7 +84,9 @@ mod resolve;
 mod symbols;
 mod syntax;
 mod tools;
+mod worker;
 
+pub use cache::{CheckCache, DEFAULT_CACHED_BYTES, DEFAULT_CACHED_FILES};
 pub use edit::{replace_function, symbol_range};
 pub use error::{Error, ErrorKind};
 pub use kind::{FileKind, detect};
@@ -94,5 +97,5 @@ pub use symbols::{Symbol, SymbolKind, symbols};
 pub use syntax::{SyntaxError, SyntaxReport, check_syntax};
 pub use tools::{
     CheckerReport, Diagnostics, DiagnosticsMode, DiagnosticsOptions, ExternalTool, FormatOptions, FormatReport,
-    SkippedTool, diagnose, format_source,
+    SkippedTool, diagnose, diagnose_cached, format_source,
 };

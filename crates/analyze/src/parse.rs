@@ -40,6 +40,11 @@ impl<'s> Parsed<'s> {
         Self::reparse(kind, source, operation, None)
     }
 
+    /// A tree parsed earlier from `source`.
+    pub(crate) fn adopt(kind: FileKind, source: &'s str, tree: Tree) -> Self {
+        Parsed { kind, source, tree, base: bom_len(source) }
+    }
+
     /// Parses `source`, reusing the unchanged parts of `old`, a tree of the previous text
     /// already adjusted with [`Parsed::edited_tree`].
     pub(crate) fn reparse(
@@ -52,7 +57,7 @@ impl<'s> Parsed<'s> {
         if source.len() > MAX_PARSE_BYTES {
             return Err(Error::TooLarge { len: source.len(), limit: MAX_PARSE_BYTES });
         }
-        let base = if source.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+        let base = bom_len(source);
         let text = source.get(base..).unwrap_or(source).as_bytes();
         let mut parser = Parser::new();
         parser.set_language(&language).expect("bundled grammars match the tree-sitter ABI they were built for");
@@ -96,6 +101,11 @@ impl<'s> Parsed<'s> {
         Some(tree)
     }
 
+    /// Bytes skipped at the start of the source (a UTF-8 BOM): tree offset + base = source offset.
+    pub(crate) fn base(&self) -> usize {
+        self.base
+    }
+
     /// The byte range of `node` in `source`.
     pub(crate) fn range(&self, node: Node<'_>) -> Range<usize> {
         node.start_byte() + self.base..node.end_byte() + self.base
@@ -105,6 +115,11 @@ impl<'s> Parsed<'s> {
     pub(crate) fn text(&self, node: Node<'_>) -> &'s str {
         self.source.get(self.range(node)).unwrap_or("")
     }
+}
+
+/// The length of a leading UTF-8 byte-order mark, skipped by the parser.
+pub(crate) fn bom_len(source: &str) -> usize {
+    if source.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 }
 }
 
 /// The tree-sitter position (0-based row, byte column) of `offset` in `text`.

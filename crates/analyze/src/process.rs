@@ -145,7 +145,7 @@ pub(crate) fn run(invocation: &Invocation<'_>) -> (Run, String) {
 
 /// Spawns the child from a fresh thread that first restricts itself with Landlock, so the
 /// child starts inside the domain and nothing else in this process is restricted.
-fn spawn_confined(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
+pub(crate) fn spawn_confined(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
     thread::scope(|scope| {
         let spawner = scope.spawn(|| {
             let confinement = confine::restrict_current_thread(invocation.dir);
@@ -184,7 +184,7 @@ fn command(invocation: &Invocation<'_>) -> Command {
 
 /// Kills the tool's process group (its children too) while the tool is not yet reaped, so the
 /// group id cannot belong to anyone else.
-fn kill_group(child: &Child) {
+pub(crate) fn kill_group(child: &Child) {
     let pid = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw);
     if let Some(pid) = pid {
         // The group may already be gone: nothing to do then.

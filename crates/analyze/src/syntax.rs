@@ -1,5 +1,7 @@
 //! Syntax check: tree-sitter for code, serde_json for JSON.
 
+use std::ops::Range;
+
 use serde::Serialize;
 use tree_sitter::Node;
 
@@ -92,21 +94,32 @@ fn check_json(source: &str) -> SyntaxReport {
     }
 }
 
-/// Collects `ERROR` and `MISSING` nodes of a parsed tree as errors.
+/// Collects `ERROR` and `MISSING` nodes of a parsed tree, and (Python) empty blocks, as errors.
 pub(crate) fn tree_errors(parsed: &Parsed<'_>) -> SyntaxReport {
+    let blocks = if parsed.kind == FileKind::Python { empty_blocks(parsed, None) } else { Vec::new() };
+    report(parsed, &blocks)
+}
+
+/// The report of a parsed tree whose empty blocks (Python) are already known.
+pub(crate) fn report(parsed: &Parsed<'_>, blocks: &[EmptyBlock]) -> SyntaxReport {
     let root = parsed.tree.root_node();
-    let mut errors = if parsed.kind == FileKind::Python { empty_blocks(parsed) } else { Vec::new() };
-    if !root.has_error() {
-        return SyntaxReport { valid: errors.is_empty(), errors };
+    if !root.has_error() && blocks.is_empty() {
+        return SyntaxReport { valid: true, errors: Vec::new() };
     }
     let index = LineIndex::new(parsed.source);
+    let mut errors: Vec<SyntaxError> = blocks.iter().map(|block| block.error(parsed, &index)).collect();
+    if !root.has_error() {
+        errors.sort_by_key(|error| (error.line, error.column));
+        errors.truncate(MAX_ERRORS);
+        return SyntaxReport { valid: errors.is_empty(), errors };
+    }
     let mut cursor = root.walk();
     let mut descend = true;
     loop {
         let node = cursor.node();
         let mut visit_children = descend && node.has_error();
         if descend && (node.is_error() || node.is_missing()) {
-            if errors.len() < MAX_ERRORS {
+            if errors.len() < MAX_ERRORS + blocks.len() {
                 errors.push(describe(parsed, &index, node));
             }
             visit_children = false;
@@ -189,33 +202,77 @@ fn describe(parsed: &Parsed<'_>, index: &LineIndex<'_>, node: Node<'_>) -> Synta
     SyntaxError { line, column, end_line, end_column, message }
 }
 
-/// tree-sitter-python accepts `def f():` followed by a dedented line, which Python rejects:
-/// a compound statement whose body is an empty `block`.
-fn empty_blocks(parsed: &Parsed<'_>) -> Vec<SyntaxError> {
-    let index = LineIndex::new(parsed.source);
-    let mut errors = Vec::new();
-    let mut stack = vec![parsed.tree.root_node()];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "block" && !node.is_error() {
-            let mut cursor = node.walk();
-            let empty = node.named_children(&mut cursor).all(|child| child.kind() == "comment");
-            if empty && errors.len() < MAX_ERRORS {
-                let header = node.parent().map_or("", |parent| parsed.text(parent));
-                let at = parsed.range(node).start;
-                let (line, column) = index.position(at);
-                errors.push(SyntaxError {
-                    line,
-                    column,
-                    end_line: line,
-                    end_column: column,
-                    message: format!("expected an indented block after {}", quote(header)),
-                });
+/// Most empty blocks collected from one tree; past it the rest go unreported (the first
+/// [`MAX_ERRORS`] errors are all a report shows).
+const MAX_EMPTY_BLOCKS: usize = 10_000;
+
+/// A Python compound statement whose body is an empty `block`: tree-sitter-python accepts
+/// `def f():` followed by a dedented line, which Python rejects. Offsets are the tree's (a
+/// skipped BOM not counted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EmptyBlock {
+    /// Where the block starts.
+    pub(crate) at: usize,
+    /// The statement that owns it (the quoted header), or the block itself at the top.
+    pub(crate) owner: Range<usize>,
+}
+
+impl EmptyBlock {
+    fn error(&self, parsed: &Parsed<'_>, index: &LineIndex<'_>) -> SyntaxError {
+        let base = parsed.base();
+        let header = parsed.source.get(self.owner.start + base..self.owner.end + base).unwrap_or("");
+        let (line, column) = index.position(self.at + base);
+        SyntaxError {
+            line,
+            column,
+            end_line: line,
+            end_column: column,
+            message: format!("expected an indented block after {}", quote(header)),
+        }
+    }
+}
+
+/// The empty blocks of a Python tree. With `dirty` (tree byte ranges), only statements
+/// overlapping one are looked into: the blocks found are those whose owner overlaps a range.
+pub(crate) fn empty_blocks(parsed: &Parsed<'_>, dirty: Option<&[Range<usize>]>) -> Vec<EmptyBlock> {
+    let language = parsed.tree.language();
+    let block = language.id_for_node_kind("block", true);
+    let comment = language.id_for_node_kind("comment", true);
+    let overlaps = |node: Node<'_>| {
+        dirty.is_none_or(|ranges| {
+            ranges.iter().any(|range| node.start_byte() <= range.end && range.start <= node.end_byte())
+        })
+    };
+    let mut found = Vec::new();
+    let mut cursor = parsed.tree.walk();
+    let mut inner = parsed.tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if node.kind_id() == block && !node.is_error() && found.len() < MAX_EMPTY_BLOCKS {
+            inner.reset(node);
+            let empty = node.named_children(&mut inner).all(|child| child.kind_id() == comment);
+            if empty {
+                let owner = node.parent().unwrap_or(node);
+                found.push(EmptyBlock { at: node.start_byte(), owner: owner.start_byte()..owner.end_byte() });
             }
         }
-        let mut cursor = node.walk();
-        stack.extend(node.children(&mut cursor));
+        // A node is looked into only when it overlaps a dirty range; its children are all
+        // checked, so a block whose owner overlaps is found even when the block does not.
+        if overlaps(node) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
     }
-    errors
+    found.sort_by_key(|block| block.at);
+    found.dedup_by_key(|block| block.at);
+    found
 }
 
 fn first_leaf(node: Node<'_>) -> Option<Node<'_>> {

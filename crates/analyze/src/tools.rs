@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::detect;
 use crate::process::{self, Invocation, MAX_FORMATTED_BYTES, MAX_TOOL_INPUT_BYTES, Run, TOOL_TIMEOUT};
 use crate::resolve::{self, Roots};
 use crate::syntax::{SyntaxReport, check_syntax};
+use crate::worker::Worker;
+use crate::{CheckCache, detect};
 
 /// An external program: a name for reports and an argv template (see the crate documentation's
 /// placeholders: `{path}`, `{file}`, `{empty_config}`). The program is a bare name looked up
@@ -83,6 +84,12 @@ except ValueError as error:
     sys.exit(1)
 ";
 
+/// The default Python check: `python3 -I -B` compiling stdin. With a [`CheckCache`] it runs
+/// through the cache's persistent worker instead of a process per check.
+fn python_tool() -> ExternalTool {
+    ExternalTool::new("python", &["python3", "-I", "-B", "-c", PYTHON_CHECK, "{path}"])
+}
+
 impl Default for DiagnosticsOptions {
     fn default() -> Self {
         let mut checkers = BTreeMap::new();
@@ -101,7 +108,7 @@ impl Default for DiagnosticsOptions {
                 "-",
             ],
         );
-        let python = ExternalTool::new("python", &["python3", "-I", "-B", "-c", PYTHON_CHECK, "{path}"]);
+        let python = python_tool();
         let eslint = ExternalTool::new(
             "eslint",
             &["eslint", "--no-config-lookup", "--no-color", "--stdin", "--stdin-filename", "{path}"],
@@ -174,13 +181,44 @@ impl Diagnostics {
 /// starts, unless an argv names a program inside it by absolute path.
 #[must_use]
 pub fn diagnose(roots: &[&Path], path: &str, source: &str, options: &DiagnosticsOptions) -> Diagnostics {
+    diagnose_inner(roots, path, source, options, None)
+}
+
+/// [`diagnose`], with the built-in syntax check done through `cache` (keyed by `path`), so
+/// that checking a file again after an edit reparses only what changed. Long-lived callers
+/// (a server checking file after file) keep one cache.
+///
+/// # Security
+/// As [`diagnose`].
+#[must_use]
+pub fn diagnose_cached(
+    roots: &[&Path],
+    path: &str,
+    source: &str,
+    options: &DiagnosticsOptions,
+    cache: &CheckCache,
+) -> Diagnostics {
+    diagnose_inner(roots, path, source, options, Some(cache))
+}
+
+fn diagnose_inner(
+    roots: &[&Path],
+    path: &str,
+    source: &str,
+    options: &DiagnosticsOptions,
+    cache: Option<&CheckCache>,
+) -> Diagnostics {
     let mut diagnostics = Diagnostics::default();
     if options.mode == DiagnosticsMode::Off {
         return diagnostics;
     }
     let report_all = options.mode == DiagnosticsMode::On;
     let kind = detect(path, source);
-    if let Ok(report) = check_syntax(kind, source)
+    let checked = match cache {
+        Some(cache) => cache.check(path, kind, source),
+        None => check_syntax(kind, source),
+    };
+    if let Ok(report) = checked
         && (report_all || !report.valid)
     {
         diagnostics.syntax = Some(report);
@@ -188,13 +226,21 @@ pub fn diagnose(roots: &[&Path], path: &str, source: &str, options: &Diagnostics
     let tools = extension(path).and_then(|extension| options.checkers.get(&extension));
     let mut skipped = Vec::new();
     let roots = Roots::new(roots);
+    let python = python_tool();
     for tool in tools.into_iter().flatten() {
-        let ran = run_tool(tool, &roots, path, source, options.timeout, MAX_CAPTURE_FOR_CHECKERS);
+        let worker = cache.filter(|_| *tool == python);
+        let ran = match worker {
+            Some(cache) => run_python_worker(cache, &roots, path, source, options.timeout),
+            None => run_tool(tool, &roots, path, source, options.timeout, MAX_CAPTURE_FOR_CHECKERS),
+        };
         if let Some(confinement) = &ran.confinement {
             diagnostics.confinement = Some(confinement.clone());
         }
         match ran.outcome {
             Ok(done) => {
+                if let Some(cache) = worker {
+                    cache.python_verdict(path, source, done.code == 0);
+                }
                 let mut bytes = done.stdout;
                 if !bytes.is_empty() && !done.stderr.is_empty() && !bytes.ends_with(b"\n") {
                     bytes.push(b'\n');
@@ -442,6 +488,53 @@ fn run_tool(tool: &ExternalTool, roots: &Roots, path: &str, source: &str, timeou
         Run::Crashed => Err("crashed".to_owned()),
     };
     Ran { outcome, confinement: Some(confinement) }
+}
+
+/// The default Python check through `cache`'s persistent worker (started, or restarted when
+/// the interpreter found on the PATH changed): the statements an edit touched when the file
+/// compiled clean before, else the whole source. A worker that times out or dies is dropped
+/// (its process group killed) and the check skipped; the next check starts a new one.
+fn run_python_worker(cache: &CheckCache, roots: &Roots, path: &str, source: &str, timeout: Duration) -> Ran {
+    if source.len() > MAX_TOOL_INPUT_BYTES {
+        return Ran::skipped(format!(
+            "the content is {} bytes, more than the {MAX_TOOL_INPUT_BYTES}-byte limit for external tools",
+            source.len()
+        ));
+    }
+    let entries = resolve::safe_entries(std::env::var_os("PATH").as_deref(), roots);
+    let program = match resolve::program("python3", &entries, roots) {
+        Ok(program) => program,
+        Err(reason) => return Ran::skipped(reason),
+    };
+    let mut slot = cache.worker.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if slot.as_ref().is_some_and(|worker| worker.program != program) {
+        *slot = None;
+    }
+    if slot.is_none() {
+        let dir = match private_dir(roots) {
+            Ok(dir) => dir,
+            Err(error) => return Ran::skipped(format!("could not create its private directory: {error}")),
+        };
+        match Worker::start(program, resolve::join(&entries), dir) {
+            Ok(worker) => *slot = Some(worker),
+            Err(reason) => return Ran::skipped(reason),
+        }
+    }
+    let Some(worker) = slot.as_mut() else { return Ran::skipped("could not start".to_owned()) };
+    let confinement = Some(worker.confinement.clone());
+    let (input, offset) = cache.python_input(path, source);
+    // A name starting with `-` reads as in the one-shot check.
+    let shown = if path.starts_with('-') { format!("./{path}") } else { path.to_owned() };
+    match worker.compile(&shown, input.as_bytes(), offset, timeout) {
+        Ok((code, message)) => Ran {
+            outcome: Ok(Done { code, stdout: message, overflow: false, stderr: Vec::new(), copy: None }),
+            confinement,
+        },
+        Err(reason) => {
+            *slot = None;
+            Ran { outcome: Err(reason), confinement }
+        }
+    }
 }
 
 /// `arg` with each placeholder replaced by its value, in one pass (a value is never scanned

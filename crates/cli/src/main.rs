@@ -97,6 +97,11 @@ struct WriteArgs {
     /// Run the formatter for each written file's language (ruff/black, prettier, gofmt, rustfmt).
     #[arg(long)]
     format: bool,
+    /// How far each write goes before it returns: `full` fsyncs the file and its directory (a
+    /// finished write survives a power failure), `atomic` only renames a complete temp file into
+    /// place (never torn by a crash, but a power failure may lose the latest writes; faster).
+    #[arg(long, value_enum, default_value_t = DurabilityArg::Full)]
+    durability: DurabilityArg,
 }
 
 /// The bounds of a long-running server or call stream.
@@ -128,6 +133,13 @@ enum Diagnostics {
     Auto,
     On,
     Off,
+}
+
+/// The `--durability` choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DurabilityArg {
+    Full,
+    Atomic,
 }
 
 /// Where `editkit mcp` takes its roots from.
@@ -448,6 +460,10 @@ impl WorkspaceArgs {
                 Diagnostics::Off => editkit::analyze::DiagnosticsMode::Off,
             };
             options.formatting.enabled = write.format;
+            options.durability = match write.durability {
+                DurabilityArg::Full => editkit::Durability::Full,
+                DurabilityArg::Atomic => editkit::Durability::Atomic,
+            };
         }
         if let Some(dir) = &self.state_dir {
             // Relative to where editkit was started, like --root.

@@ -150,8 +150,9 @@ mod imp {
         rel: &str,
         text: &str,
         options: &analyze::DiagnosticsOptions,
+        cache: &analyze::CheckCache,
     ) -> DiagnosticsInfo {
-        let report = analyze::diagnose(roots, rel, text, options);
+        let report = analyze::diagnose_cached(roots, rel, text, options, cache);
         let syntax_errors =
             report.syntax.as_ref().map(|s| s.errors.iter().map(SyntaxErrorInfo::from).collect()).unwrap_or_default();
         let checkers = report

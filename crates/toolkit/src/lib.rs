@@ -73,6 +73,7 @@ impl Stop {
     pub(crate) fn advance(&self, _files: u64) {}
 }
 
+pub use editkit_vfs::Durability;
 pub use error::{ERROR_KINDS, Error, ErrorKind, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};

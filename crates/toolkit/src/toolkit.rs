@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
 use editkit_matcher as matcher;
-use editkit_vfs::{EntryKind, Policy, Text, Workspace, WriteOptions};
+use editkit_vfs::{Durability, EntryKind, Policy, Text, Workspace, WriteOptions};
 
 use crate::analysis;
 use crate::error::{Error, Result};
@@ -29,6 +29,11 @@ pub struct ToolkitOptions {
     pub read_page_bytes: Option<usize>,
     /// Refuse every tool that writes. Default: false.
     pub read_only: bool,
+    /// How far writes go before a tool returns: [`Durability::Full`] fsyncs each file and its
+    /// directory (a returned write survives a power failure), [`Durability::Atomic`] only
+    /// renames a complete temp file into place (never torn; a power failure may lose it).
+    /// Default: `Full`.
+    pub durability: Durability,
     /// Answer edits with their whole diff instead of the one bounded for agents (each hunk cut
     /// to 10 lines, each line to 200 characters): for a terminal, which pages a long diff.
     /// Default: false.
@@ -72,6 +77,7 @@ impl Default for ToolkitOptions {
             max_read_bytes: editkit_vfs::DEFAULT_MAX_READ_BYTES,
             read_page_bytes: None,
             read_only: false,
+            durability: Durability::Full,
             full_diffs: false,
             tools: crate::tools::ToolSelection::all(),
             history_depth: 20,
@@ -118,6 +124,10 @@ pub struct Toolkit {
     pub(crate) options: ToolkitOptions,
     pub(crate) sessions: Mutex<Sessions>,
     pub(crate) next_session: AtomicU64,
+    /// The last syntax tree of each file checked after a write, so the next check reparses
+    /// only what changed.
+    #[cfg(feature = "analyze")]
+    pub(crate) syntax_cache: editkit_analyze::CheckCache,
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
@@ -219,7 +229,8 @@ impl Toolkit {
                 .policy(options.policy.clone())
                 .max_read_bytes(options.max_read_bytes)
                 // A read-only toolkit writes nothing, not even lock files.
-                .cross_process_locks(!options.read_only);
+                .cross_process_locks(!options.read_only)
+                .durability(options.durability);
             if let Some(home) = &options.state_home {
                 builder.state_home(home);
             }
@@ -240,7 +251,14 @@ impl Toolkit {
             workspaces.push(workspace);
         }
         let sessions = Sessions::new(options.max_sessions, options.max_session_bytes);
-        Ok(Toolkit { roots: workspaces, options, sessions: Mutex::new(sessions), next_session: AtomicU64::new(1) })
+        Ok(Toolkit {
+            roots: workspaces,
+            options,
+            sessions: Mutex::new(sessions),
+            next_session: AtomicU64::new(1),
+            #[cfg(feature = "analyze")]
+            syntax_cache: editkit_analyze::CheckCache::default(),
+        })
     }
 
     /// The primary workspace.
@@ -375,7 +393,7 @@ impl Toolkit {
     /// released: they only read).
     pub(crate) fn after_write(&self, _workspace: &Workspace, rel: &str, text: &str) -> DiagnosticsInfo {
         #[cfg(feature = "analyze")]
-        return analysis::diagnostics(&self.root_paths(), rel, text, &self.options.diagnostics);
+        return analysis::diagnostics(&self.root_paths(), rel, text, &self.options.diagnostics, &self.syntax_cache);
         #[cfg(not(feature = "analyze"))]
         {
             // Without the `analyze` feature there are no diagnostics to run.

@@ -10,6 +10,60 @@ use crate::error::{Error, Result};
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// How far a write goes before it returns.
+///
+/// Both are atomic against a crash of the process: a file is always its old content or its
+/// new content, never torn, because the new bytes go to a temp file that is renamed over the
+/// target (and a multi-file patch is made whole or undone by recovery from its journal).
+/// They differ on a power failure or kernel crash:
+///
+/// | | `Full` (default) | `Atomic` |
+/// |---|---|---|
+/// | temp file fsynced before the rename | yes | no |
+/// | directory fsynced after the rename | yes | no |
+/// | after a power failure | every returned write is kept | a write may be lost, the file then holds its old content (or, on file systems that do not order data before renames, may be empty); a patch may keep some files new and some old |
+/// | cost | two fsyncs per file | none |
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Durability {
+    /// fsync the temp file and the directory: a returned write survives a power failure.
+    #[default]
+    Full,
+    /// Temp file and rename only: never torn by a crash, but a power failure may lose it.
+    Atomic,
+}
+
+impl Durability {
+    /// `true` for [`Durability::Full`].
+    #[must_use]
+    pub fn syncs(self) -> bool {
+        self == Durability::Full
+    }
+
+    /// `full` or `atomic`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Durability::Full => "full",
+            Durability::Atomic => "atomic",
+        }
+    }
+}
+
+impl std::str::FromStr for Durability {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        match text {
+            "full" => Ok(Durability::Full),
+            "atomic" => Ok(Durability::Atomic),
+            other => Err(format!("unknown durability `{other}`; choose `full` or `atomic`")),
+        }
+    }
+}
+
 /// Refuses anything but a regular file, judged on the open handle.
 pub(crate) fn check_regular(given: &str, file: &File) -> Result<()> {
     let meta = file.metadata().map_err(|e| Error::from_io("read", given, e))?;
@@ -36,12 +90,14 @@ pub(crate) fn split_parent(rel: &str) -> Option<(&str, &str)> {
 }
 
 /// Writes `bytes` to a fresh temp file in `parent`, fsyncs it, renames it over `name` and
-/// fsyncs the directory. The temp file is removed on failure.
+/// fsyncs the directory (no fsync with [`Durability::Atomic`]). The temp file is removed on
+/// failure.
 pub(crate) fn stage_and_rename(
     parent: &Dir,
     name: &str,
     bytes: &[u8],
     permissions: Option<Permissions>,
+    durability: Durability,
 ) -> std::io::Result<()> {
     let temp = temp_name();
     let mut options = OpenOptions::new();
@@ -53,7 +109,9 @@ pub(crate) fn stage_and_rename(
             file.set_permissions(permissions)?;
         }
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durability.syncs() {
+            file.sync_all()?;
+        }
         drop(file);
         parent.rename(&temp, parent, name)
     })();
@@ -61,7 +119,9 @@ pub(crate) fn stage_and_rename(
         let _ = parent.remove_file(&temp);
     }
     result?;
-    sync_dir(parent);
+    if durability.syncs() {
+        sync_dir(parent);
+    }
     Ok(())
 }
 

@@ -308,7 +308,8 @@ impl Workspace {
         let previous = if existing.is_some() { self.hash_of(given, rel)? } else { None };
         self.check_fresh(given, rel, previous, options)?;
         let sha256 = Sha256::of(bytes);
-        stage_and_rename(&parent, name, bytes, existing).map_err(|e| Error::from_io("write", given, e))?;
+        stage_and_rename(&parent, name, bytes, existing, self.durability)
+            .map_err(|e| Error::from_io("write", given, e))?;
         self.record(rel, sha256);
         Ok(Written {
             path: rel.to_owned(),
@@ -488,9 +489,11 @@ impl Workspace {
         }
         let to_dir = self.parent_dir(to, to_parent, options.create_dirs)?;
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
-        sync_dir(&to_dir);
-        if from_parent != to_parent {
-            sync_dir(&from_dir);
+        if self.durability.syncs() {
+            sync_dir(&to_dir);
+            if from_parent != to_parent {
+                sync_dir(&from_dir);
+            }
         }
         let moved = self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&source.rel);
         self.forget(&source.rel);

@@ -68,6 +68,7 @@ mod txn;
 mod walk;
 mod workspace;
 
+pub use atomic::Durability;
 pub use codec::{LineEnding, LineEndings, Text};
 pub use error::{Error, ErrorKind, Result};
 pub use files::{FileText, MAX_TREE_DEPTH, RenameOptions, WriteOptions, Written};

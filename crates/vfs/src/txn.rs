@@ -49,7 +49,8 @@ impl Workspace {
 
 impl Txn<'_> {
     /// Writes `bytes` to a fresh temp file in the target's directory (created if missing when
-    /// `create_dirs`), copies the target's permission bits if it exists, and fsyncs. Nothing
+    /// `create_dirs`), copies the target's permission bits if it exists, and fsyncs it (unless the
+    /// durability is [`crate::Durability::Atomic`]). Nothing
     /// visible changes until [`Txn::rename_unchecked`] moves it over the target.
     ///
     /// # Errors
@@ -104,7 +105,7 @@ impl Txn<'_> {
                 file.set_permissions(permissions)?;
             }
             file.write_all(bytes)?;
-            file.sync_all()
+            if self.ws.durability.syncs() { file.sync_all() } else { Ok(()) }
         })();
         if let Err(err) = result {
             // Never remove a file this call did not create (a name collision).
@@ -132,9 +133,9 @@ impl Txn<'_> {
             self.dir_raw(to, to_parent)?
         };
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
-        sync(&to_dir);
+        self.sync(&to_dir);
         if from_parent != to_parent {
-            sync(&from_dir);
+            self.sync(&from_dir);
         }
         Ok(())
     }
@@ -189,7 +190,9 @@ impl Txn<'_> {
     /// # Errors
     /// [`Error::Io`] when the directory cannot be opened.
     pub fn sync_dir_unchecked(&self, dir: &str) -> Result<()> {
-        sync(&self.dir_raw(dir, dir)?);
+        if self.ws.durability.syncs() {
+            crate::atomic::sync_dir(&self.dir_raw(dir, dir)?);
+        }
         Ok(())
     }
 
@@ -244,7 +247,8 @@ impl Txn<'_> {
             crate::beneath::create_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
         }
         let parent = crate::beneath::dir(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
-        crate::atomic::stage_and_rename(&parent, file_name, bytes, None).map_err(|e| Error::from_io("write", name, e))
+        crate::atomic::stage_and_rename(&parent, file_name, bytes, None, self.ws.durability)
+            .map_err(|e| Error::from_io("write", name, e))
     }
 
     /// Reads `name` in the state folder; `None` when it (or the folder) does not exist.
@@ -313,7 +317,7 @@ impl Txn<'_> {
         let from_dir = crate::beneath::dir(state, from_parent).map_err(|e| Error::from_io("rename", from, e))?;
         let to_dir = crate::beneath::dir(state, to_parent).map_err(|e| Error::from_io("rename", to, e))?;
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
-        sync(&to_dir);
+        self.sync(&to_dir);
         Ok(())
     }
 
@@ -350,7 +354,7 @@ impl Txn<'_> {
                 let permissions = cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(
                     mode_of(self.ws.root_dir(), rel)?,
                 ));
-                crate::atomic::stage_and_rename(&to, name_file, &bytes, Some(permissions))
+                crate::atomic::stage_and_rename(&to, name_file, &bytes, Some(permissions), self.ws.durability)
                     .map_err(|e| Error::from_io("keep", name, e))?;
                 Ok(false)
             }
@@ -422,6 +426,11 @@ fn root_refused(path: &str) -> Error {
     Error::InvalidPath { path: path.to_owned(), reason: "names the workspace root".into() }
 }
 
-fn sync(dir: &Dir) {
-    crate::atomic::sync_dir(dir);
+impl Txn<'_> {
+    /// fsyncs `dir` unless the workspace's durability is [`crate::Durability::Atomic`].
+    fn sync(&self, dir: &Dir) {
+        if self.ws.durability.syncs() {
+            crate::atomic::sync_dir(dir);
+        }
+    }
 }

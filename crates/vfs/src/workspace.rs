@@ -42,6 +42,7 @@ pub struct WorkspaceBuilder {
     max_read_bytes: u64,
     state: StateChoice,
     cross_process_locks: bool,
+    durability: crate::Durability,
 }
 
 impl WorkspaceBuilder {
@@ -78,6 +79,13 @@ impl WorkspaceBuilder {
     /// processes on one tree serialise. Default: `true`.
     pub fn cross_process_locks(&mut self, enabled: bool) -> &mut Self {
         self.cross_process_locks = enabled;
+        self
+    }
+
+    /// How far writes go before they return: fsynced ([`crate::Durability::Full`]) or only
+    /// renamed into place ([`crate::Durability::Atomic`]). Default: `Full`.
+    pub fn durability(&mut self, durability: crate::Durability) -> &mut Self {
+        self.durability = durability;
         self
     }
 
@@ -142,6 +150,7 @@ impl WorkspaceBuilder {
             state: StateStore::new(state_path),
             ledger: Mutex::new(HashMap::new()),
             locks: LockTable::new(self.cross_process_locks),
+            durability: self.durability,
         })
     }
 }
@@ -168,6 +177,7 @@ pub struct Workspace {
     /// Canonical relative path → SHA-256 of the content last read or written.
     pub(crate) ledger: Mutex<HashMap<String, Sha256>>,
     locks: LockTable,
+    pub(crate) durability: crate::Durability,
 }
 
 /// What a path names.
@@ -209,6 +219,7 @@ impl Workspace {
             max_read_bytes: DEFAULT_MAX_READ_BYTES,
             state: StateChoice::Default,
             cross_process_locks: true,
+            durability: crate::Durability::Full,
         }
     }
 
@@ -221,6 +232,12 @@ impl Workspace {
     /// As [`WorkspaceBuilder::open`].
     pub fn open(root: impl Into<PathBuf>) -> Result<Workspace> {
         Workspace::builder(root).open()
+    }
+
+    /// How far this workspace's writes go before they return.
+    #[must_use]
+    pub fn durability(&self) -> crate::Durability {
+        self.durability
     }
 
     /// The root's real (canonical) path. Shown to people; never used to open files.

@@ -277,6 +277,10 @@ fn path_child() {
     let source = "def f(:\n    pass\n";
     let found = check(&root, "a.py", source, &DiagnosticsOptions { mode: DiagnosticsMode::On, ..Default::default() });
     println!("CHILD-REPORT {found:?}");
+    // The persistent Python worker of a long-lived process resolves its interpreter the same way.
+    let cache = editkit_analyze::CheckCache::default();
+    let worker = editkit_analyze::diagnose_cached(&[&root], "a.py", source, &python_checker_only(), &cache);
+    println!("CHILD-WORKER {:?}", worker.checker);
 }
 
 #[test]
@@ -298,6 +302,11 @@ fn programs_planted_in_the_workspace_never_run() {
         assert!(report.contains("CHILD-REPORT"), "{report}");
         assert!(!report.contains("PLANTED"), "a planted program ran (PATH with a {name} entry): {report}");
         assert!(report.contains("ok: false"), "a real checker should have reported the error ({name}): {report}");
+        let worker = report.split("CHILD-WORKER").nth(1).unwrap_or_default();
+        assert!(
+            worker.contains("tool: \"python\", ok: false"),
+            "the worker should have reported the error ({name}): {report}"
+        );
     }
 }
 

@@ -4,12 +4,14 @@
 mod corpus;
 mod detect;
 mod hostile_tools;
+mod incremental;
 mod markdown;
 mod no_panic;
 mod replace;
 mod symbols;
 mod syntax;
 mod tools;
+mod worker;
 
 use std::path::{Path, PathBuf};
 

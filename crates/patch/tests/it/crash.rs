@@ -1,5 +1,8 @@
 //! SIGKILL at random moments: a child process applies a 50-file patch and is killed; after
-//! `recover` the tree is wholly old or wholly new, every time.
+//! `recover` the tree is wholly old or wholly new, every time. With `Durability::Full` (every
+//! staged file, journal and directory fsynced) and with `Durability::Atomic` (no fsync: what a
+//! killed process wrote is in the page cache, so a crash of the process never tears a file or
+//! a patch; only a power failure can lose writes, which a test cannot stage).
 //!
 //! 20 trials run in every test run; set `EDITKIT_PATCH_CRASH_TRIALS=200` (or more) for the
 //! long run.
@@ -10,11 +13,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use editkit_patch::{ApplyOptions, recover};
-use editkit_vfs::Workspace;
+use editkit_vfs::{Durability, Workspace};
 
 use crate::support::{snapshot, write_tree};
 
 const CHILD_ENV: &str = "EDITKIT_PATCH_CRASH_CHILD";
+const DURABILITY_ENV: &str = "EDITKIT_PATCH_CRASH_DURABILITY";
 const TRIALS_ENV: &str = "EDITKIT_PATCH_CRASH_TRIALS";
 const DEFAULT_TRIALS: usize = 20;
 
@@ -52,7 +56,8 @@ fn child_applies_the_patch() {
     let Ok(dir) = std::env::var(CHILD_ENV) else { return };
     let dir = Path::new(&dir);
     let text = std::fs::read_to_string(dir.join("patch")).unwrap();
-    let workspace = Workspace::open(dir.join("root")).unwrap();
+    let durability: Durability = std::env::var(DURABILITY_ENV).unwrap().parse().unwrap();
+    let workspace = Workspace::builder(dir.join("root")).durability(durability).open().unwrap();
     // What `apply` does, with a marker between planning and committing so that the parent
     // can aim half of its kills at the commit.
     let patch = editkit_patch::parse(&text).unwrap();
@@ -74,10 +79,11 @@ impl Rng {
     }
 }
 
-fn spawn_child(dir: &Path) -> std::process::Child {
+fn spawn_child(dir: &Path, durability: Durability) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "crash::child_applies_the_patch", "--test-threads=1", "--quiet"])
         .env(CHILD_ENV, dir)
+        .env(DURABILITY_ENV, durability.as_str())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -101,6 +107,15 @@ fn prepare(dir: &Path, before: &BTreeMap<String, Vec<u8>>, patch: &str) {
 
 #[test]
 fn sigkill_at_random_moments_leaves_a_wholly_old_or_wholly_new_tree_after_recover() {
+    sigkill_trials(Durability::Full);
+}
+
+#[test]
+fn with_atomic_durability_a_killed_patch_is_still_wholly_old_or_wholly_new() {
+    sigkill_trials(Durability::Atomic);
+}
+
+fn sigkill_trials(durability: Durability) {
     let trials: usize = std::env::var(TRIALS_ENV).ok().and_then(|n| n.parse().ok()).unwrap_or(DEFAULT_TRIALS);
     let (before, patch) = fifty_file_case();
     let tmp = tempfile::tempdir().unwrap();
@@ -108,7 +123,7 @@ fn sigkill_at_random_moments_leaves_a_wholly_old_or_wholly_new_tree_after_recove
     // The whole new tree, and how long an uninterrupted child takes.
     prepare(&dir, &before, &patch);
     let started = Instant::now();
-    let mut child = spawn_child(&dir);
+    let mut child = spawn_child(&dir, durability);
     wait_for(&dir.join("planned"));
     let planned_at = started.elapsed();
     assert!(child.wait().unwrap().success());
@@ -123,7 +138,7 @@ fn sigkill_at_random_moments_leaves_a_wholly_old_or_wholly_new_tree_after_recove
     let (mut old_count, mut new_count, mut mid_commit) = (0usize, 0usize, 0usize);
     for trial in 0..trials {
         prepare(&dir, &before, &patch);
-        let mut child = spawn_child(&dir);
+        let mut child = spawn_child(&dir, durability);
         if trial % 2 == 0 {
             // Anywhere in the child's life.
             std::thread::sleep(Duration::from_micros(rng.next() % window));
@@ -159,7 +174,8 @@ fn sigkill_at_random_moments_leaves_a_wholly_old_or_wholly_new_tree_after_recove
         assert!(recover(&workspace).unwrap().is_empty());
     }
     eprintln!(
-        "crash test: {trials} SIGKILL trials (seed {seed}, child takes {child_time:?}, its commit {commit_time:?}): {old_count} wholly old, {new_count} wholly new, {mid_commit} killed mid-commit and rolled back by recover"
+        "crash test, {} durability: {trials} SIGKILL trials (seed {seed}, child takes {child_time:?}, its commit {commit_time:?}): {old_count} wholly old, {new_count} wholly new, {mid_commit} killed mid-commit and rolled back by recover",
+        durability.as_str()
     );
     assert_eq!(old_count + new_count, trials);
 }

@@ -63,3 +63,27 @@ fn copy_permissions_unchecked_gives_a_staged_file_the_mode_of_another() {
     assert_eq!(mode & 0o777, 0o750);
     assert_eq!(workspace.txn().copy_permissions_unchecked("missing", &staged.temp).unwrap_err().kind(), "not_found");
 }
+
+/// `Durability::Atomic` changes only whether writes are fsynced: a write, a staged rename and a
+/// state file land exactly as with `Full`, and `Full` is the default. (That a killed process
+/// never leaves a torn file or patch either way is the patch crate's crash test.)
+#[test]
+fn atomic_durability_writes_what_full_durability_writes() {
+    use editkit_vfs::{Durability, Workspace, WriteOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    assert_eq!(Workspace::builder(dir.path()).state_dir(state.path()).open().unwrap().durability(), Durability::Full);
+    let workspace =
+        Workspace::builder(dir.path()).state_dir(state.path()).durability(Durability::Atomic).open().unwrap();
+    assert_eq!(workspace.durability(), Durability::Atomic);
+    workspace.write("a/b.txt", b"one\n", &WriteOptions { create_dirs: true, ..Default::default() }).unwrap();
+    assert_eq!(std::fs::read(dir.path().join("a/b.txt")).unwrap(), b"one\n");
+    let staged = workspace.txn().stage("a/b.txt", b"two\n", false).unwrap();
+    workspace.txn().rename_unchecked(&staged.temp, &staged.target).unwrap();
+    assert_eq!(std::fs::read(dir.path().join("a/b.txt")).unwrap(), b"two\n");
+    workspace.txn().state_write("notes/x", b"kept").unwrap();
+    assert_eq!(workspace.txn().state_read("notes/x").unwrap().as_deref(), Some(&b"kept"[..]));
+    workspace.txn().sync_dir_unchecked("a").unwrap();
+    assert_eq!("atomic".parse::<Durability>(), Ok(Durability::Atomic));
+    assert!("sometimes".parse::<Durability>().unwrap_err().contains("`full` or `atomic`"));
+}

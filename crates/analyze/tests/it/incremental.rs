@@ -1,0 +1,157 @@
+//! The incremental syntax check (`CheckCache`) reports exactly what a fresh parse reports: on
+//! every edit of the edit corpus (`fixtures/edits/`, applied and undone), and on thousands of
+//! line deletions, duplications and character edits of real Python and TypeScript files,
+//! which break code and leave empty blocks the way a sloppy edit does.
+
+use std::path::Path;
+
+use editkit_analyze::{CheckCache, FileKind, check_syntax};
+
+fn corpus_kind(name: &str) -> Option<FileKind> {
+    if name.starts_with("py-") {
+        Some(FileKind::Python)
+    } else if name.starts_with("ts-") {
+        Some(FileKind::Typescript)
+    } else {
+        None
+    }
+}
+
+fn same_as_full(cache: &CheckCache, key: &str, kind: FileKind, text: &str, what: &str) -> bool {
+    let cached = cache.check(key, kind, text).unwrap();
+    let full = check_syntax(kind, text).unwrap();
+    assert_eq!(cached, full, "{what}: the incremental check differs from a full parse");
+    !full.valid
+}
+
+#[test]
+fn every_edit_of_the_edit_corpus_checks_as_a_full_parse_does() {
+    let dir = crate::fixtures().join("edits");
+    let mut cases = 0;
+    let cache = CheckCache::default();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let case = entry.unwrap().path();
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let (Some(kind), Ok(after)) = (corpus_kind(&name), std::fs::read_to_string(case.join("after"))) else {
+            continue;
+        };
+        let before = std::fs::read_to_string(case.join("before")).unwrap();
+        for (step, text) in [("before", &before), ("after", &after), ("undone", &before)] {
+            same_as_full(&cache, &name, kind, text, &format!("{name} {step}"));
+        }
+        cases += 1;
+    }
+    assert!(cases >= 250, "only {cases} corpus edits");
+}
+
+/// xorshift64*, seeded per run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One sloppy edit: a line deleted or duplicated, a range of lines dropped (a body gone, an
+/// empty block left), or a bracket, colon or quote inserted or removed.
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    if lines.is_empty() {
+        return "x".to_owned();
+    }
+    let at = rng.below(lines.len());
+    match rng.below(5) {
+        0 => {
+            lines.remove(at);
+            lines.concat()
+        }
+        1 => {
+            lines.insert(at, lines[at]);
+            lines.concat()
+        }
+        2 => {
+            let end = (at + 1 + rng.below(6)).min(lines.len());
+            lines.drain(at..end);
+            lines.concat()
+        }
+        _ => {
+            let mut text = lines.concat();
+            let mut offset = rng.below(text.len());
+            while !text.is_char_boundary(offset) {
+                offset -= 1;
+            }
+            let tokens = ["(", ")", ":", "\"", "{", "}", "    ", "\n", ""];
+            let token = tokens[rng.below(tokens.len())];
+            if token.is_empty() {
+                let mut end = offset + 1;
+                while end < text.len() && !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                text.replace_range(offset..end.min(text.len()), "");
+            } else {
+                text.insert_str(offset, token);
+            }
+            text
+        }
+    }
+}
+
+fn mutations_of(path: &Path, kind: FileKind, rounds: usize, rng: &mut Rng) -> (usize, usize) {
+    let original = std::fs::read_to_string(path).unwrap();
+    let cache = CheckCache::default();
+    let key = path.to_string_lossy();
+    same_as_full(&cache, &key, kind, &original, "original");
+    let (mut checks, mut broken) = (0, 0);
+    let mut text = original.clone();
+    for round in 0..rounds {
+        // A chain of edits, now and then back to the file as it was (an undo).
+        text = if round % 7 == 6 { original.clone() } else { mutate(&text, rng) };
+        if same_as_full(&cache, &key, kind, &text, &format!("{} round {round}", path.display())) {
+            broken += 1;
+        }
+        checks += 1;
+    }
+    (checks, broken)
+}
+
+#[test]
+fn sloppy_edits_of_real_files_check_as_a_full_parse_does() {
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let mut rng = Rng(seed);
+    let (mut checks, mut broken, mut files) = (0, 0, 0);
+    for (folder, extension, kind) in [("python", "py", FileKind::Python), ("typescript", "ts", FileKind::Typescript)] {
+        let mut paths = Vec::new();
+        let mut pending = vec![crate::fixtures().join("code").join(folder)];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|e| e == extension) {
+                    paths.push(path);
+                }
+            }
+        }
+        paths.sort();
+        for path in paths.iter().take(12) {
+            let (c, b) = mutations_of(path, kind, 40, &mut rng);
+            checks += c;
+            broken += b;
+            files += 1;
+        }
+    }
+    eprintln!("incremental check: {checks} edits of {files} files (seed {seed}), {broken} left the file broken");
+    assert!(files >= 20, "only {files} files");
+    assert!(
+        broken > checks / 10 && broken < checks,
+        "the edits must break some files and not all: {broken} of {checks}"
+    );
+}

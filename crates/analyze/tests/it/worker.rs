@@ -1,0 +1,99 @@
+//! The persistent Python compile worker of `diagnose_cached`: it reports what the one-shot
+//! interpreter check reports, compiles only the statements an edit touched when the file was
+//! clean, and is replaced when it dies.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use editkit_analyze::{CheckCache, Diagnostics, DiagnosticsMode, DiagnosticsOptions, diagnose, diagnose_cached};
+
+fn python_only() -> DiagnosticsOptions {
+    let mut options = DiagnosticsOptions { mode: DiagnosticsMode::On, ..Default::default() };
+    let python: Vec<_> = options.checkers["py"].iter().filter(|tool| tool.name == "python").cloned().collect();
+    assert_eq!(python.len(), 1, "the default Python checkers include the interpreter check");
+    options.checkers = BTreeMap::from([("py".to_owned(), python)]);
+    options
+}
+
+fn verdict(found: &Diagnostics) -> (bool, String) {
+    let checker = found.checker.as_ref().unwrap_or_else(|| panic!("the python check did not run: {found:?}"));
+    assert_eq!(checker.tool, "python");
+    (checker.ok, checker.output.clone())
+}
+
+const ROOT: &str = "/nonexistent-editkit-root";
+
+#[test]
+fn the_worker_reports_what_the_one_shot_check_reports() {
+    let options = python_only();
+    let cache = CheckCache::default();
+    let sources = [
+        "def f():\n    return 1\n",
+        "def f(:\n    pass\n",
+        "x = 1\nreturn x\n",
+        "class A:\n    def m(self):\n        nonlocal q\n",
+        "print('a'\n",
+        "x = '\u{e9}'\nbreak\n",
+        "",
+        "\u{feff}x = 1\n",
+    ];
+    for source in sources {
+        let one_shot = verdict(&diagnose(&[Path::new(ROOT)], "m.py", source, &options));
+        let worker = verdict(&diagnose_cached(&[Path::new(ROOT)], "m.py", source, &options, &cache));
+        assert_eq!(worker, one_shot, "for {source:?}");
+    }
+}
+
+/// 400 functions, then an edit that puts a `return` outside any function (a compile error
+/// tree-sitter accepts) into statement 300: the worker compiles only that statement yet names
+/// the file's line; an edit elsewhere in a broken file still reports the old error.
+#[test]
+fn after_a_clean_check_only_the_touched_statements_are_compiled_with_the_file_s_lines() {
+    let options = python_only();
+    let cache = CheckCache::default();
+    let body: String = (0..400).map(|n| format!("def f{n}(x):\n    y = x + {n}\n    return y\n\n\n")).collect();
+    let root = [Path::new(ROOT)];
+    assert!(verdict(&diagnose_cached(&root, "big.py", &body, &options, &cache)).0);
+    let broken = body.replace("def f300(x):\n    y = x + 300\n", "y = 300\nreturn y\ndef f300(x):\n    y = x + 300\n");
+    let line = broken.lines().position(|line| line == "return y").unwrap() + 1;
+    let (ok, output) = verdict(&diagnose_cached(&root, "big.py", &broken, &options, &cache));
+    assert!(!ok);
+    assert!(output.contains(&format!("big.py, line {line}, ")), "{output}");
+    assert_eq!(verdict(&diagnose(&root, "big.py", &broken, &options)), (ok, output.clone()), "as the one-shot check");
+    // The file is broken now: an edit far from the error still reports it (the whole file is compiled).
+    let elsewhere = broken.replace("y = x + 5\n", "y = x + 55\n");
+    assert_eq!(verdict(&diagnose_cached(&root, "big.py", &elsewhere, &options, &cache)), (false, output));
+    // Fixed again: clean.
+    let fixed = elsewhere.replace("y = 300\nreturn y\n", "");
+    assert!(verdict(&diagnose_cached(&root, "big.py", &fixed, &options, &cache)).0);
+}
+
+/// An edit that adds a `from __future__` import compiles the whole file: a future import may
+/// only come first.
+#[test]
+fn a_misplaced_future_import_is_found_even_after_a_clean_check() {
+    let options = python_only();
+    let cache = CheckCache::default();
+    let root = [Path::new(ROOT)];
+    let clean = "from __future__ import annotations\nx = 1\n\n\ndef f():\n    return 2\n";
+    assert!(verdict(&diagnose_cached(&root, "m.py", clean, &options, &cache)).0);
+    let misplaced = format!("{clean}\nfrom __future__ import division\n");
+    let (ok, output) = verdict(&diagnose_cached(&root, "m.py", &misplaced, &options, &cache));
+    assert!(!ok && output.contains("from __future__ imports must occur at the beginning"), "{output}");
+}
+
+/// `barry_as_FLUFL` (the one future feature meant to change the grammar) is not honoured by
+/// `compile()`: `<>` stays an error, so compiling a statement without the file's imports
+/// judges it as the whole file does.
+#[test]
+fn the_future_feature_that_changes_the_grammar_does_not_change_what_compile_accepts() {
+    let options = python_only();
+    let cache = CheckCache::default();
+    let root = [Path::new(ROOT)];
+    let clean = "from __future__ import barry_as_FLUFL\nx = 1\n\n\ndef f():\n    return 2\n";
+    assert!(verdict(&diagnose_cached(&root, "m.py", clean, &options, &cache)).0);
+    let edited = clean.replace("return 2", "return 1 <> 2");
+    let whole = verdict(&diagnose(&root, "m.py", &edited, &options));
+    assert!(!whole.0, "`<>` is refused by compile() even under barry_as_FLUFL");
+    assert_eq!(verdict(&diagnose_cached(&root, "m.py", &edited, &options, &cache)), whole);
+}
