@@ -285,6 +285,8 @@ fn bench_toolkit(baseline: Option<&str>) -> Result<()> {
         for (name, ns) in &divan_medians(&root, &root.join("target"))? {
             println!("{name:<28} {:>10.1}µs", ns / 1e3);
         }
+        // The edit path stage by stage at 10 KB, 1 MB and 10 MB.
+        run("cargo", &["bench", "--locked", "-p", "editkit", "--bench", "stages"])?;
         return Ok(());
     };
     let tree = root.join("target/bench-baseline-tree");

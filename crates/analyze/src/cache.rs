@@ -64,9 +64,14 @@ struct Entry {
     key: String,
     kind: FileKind,
     source: String,
-    tree: Tree,
+    /// The whole file's tree; `None` after a Python check that parsed only the edited
+    /// statements.
+    tree: Option<Tree>,
     /// The tree's empty blocks (Python).
     blocks: Vec<EmptyBlock>,
+    /// Python with no syntax error: the source ranges of the top-level statements (and
+    /// comments), for checking the next edit by parsing only the statements it touched.
+    statements: Option<Vec<Range<usize>>>,
     /// Whether the Python compile check found the previous text clean.
     clean_before: bool,
     /// Whether it found this text clean (`None`: not checked yet).
@@ -104,17 +109,39 @@ impl CheckCache {
             at.map(|at| entries.remove(at))
         };
         let clean_before = previous.as_ref().and_then(|entry| entry.clean).unwrap_or(false);
+        if let Some(entry) = &previous
+            && let Some((statements, touched)) = python_statements(entry, source)?
+        {
+            self.keep(Entry {
+                key: key.to_owned(),
+                kind,
+                source: source.to_owned(),
+                tree: None,
+                blocks: Vec::new(),
+                statements: Some(statements),
+                clean_before,
+                clean: None,
+                touched: Some(touched),
+            });
+            return Ok(SyntaxReport { valid: true, errors: Vec::new() });
+        }
         let (parsed, blocks, touched) = match previous {
             Some(entry) => incremental(kind, entry, source)?,
             None => full(kind, source)?,
         };
         let report = syntax::report(&parsed, &blocks);
+        let statements = (kind == FileKind::Python && report.valid && parsed.base() == 0).then(|| {
+            let root = parsed.tree.root_node();
+            let mut cursor = root.walk();
+            root.children(&mut cursor).map(|node| node.start_byte()..node.end_byte()).collect()
+        });
         self.keep(Entry {
             key: key.to_owned(),
             kind,
             source: source.to_owned(),
-            tree: parsed.tree,
+            tree: Some(parsed.tree),
             blocks,
+            statements,
             clean_before,
             clean: None,
             touched,
@@ -179,7 +206,8 @@ fn incremental(kind: FileKind, entry: Entry, source: &str) -> Result<Checked<'_>
     );
     let replaced = prefix..old.len() - suffix;
     let new_len = source.len() - suffix - prefix;
-    let previous = Parsed::adopt(kind, old, entry.tree);
+    let Some(tree) = entry.tree else { return full(kind, source) };
+    let previous = Parsed::adopt(kind, old, tree);
     let edited = (crate::parse::bom_len(old) == crate::parse::bom_len(source))
         .then(|| previous.edited_tree(replaced.clone(), source, new_len))
         .flatten();
@@ -221,6 +249,61 @@ fn incremental(kind: FileKind, entry: Entry, source: &str) -> Result<Checked<'_>
     blocks.dedup_by_key(|block| block.at);
     Ok((parsed, blocks, touched))
 }
+
+/// Python whose previous text had no syntax error: top-level statements parse on their own
+/// (each starts at column 0, outside any bracket or string), so the new text is checked by
+/// parsing only the whole lines from the statement before the edit to the statement after
+/// it. When that part parses without an error or an empty block, the file has none either;
+/// the new statement ranges, and the part (for the compile check) with its first line, are
+/// returned. `None` when the part has a problem (the caller parses the file, so an error
+/// report is always a whole parse's) or the texts carry a byte-order mark.
+fn python_statements(entry: &Entry, source: &str) -> Result<Option<Statements>, Error> {
+    let Some(statements) = entry.statements.as_ref().filter(|_| entry.kind == FileKind::Python) else {
+        return Ok(None);
+    };
+    let old = entry.source.as_str();
+    if crate::parse::bom_len(old) != 0 || crate::parse::bom_len(source) != 0 {
+        return Ok(None);
+    }
+    let prefix = common_prefix(old.as_bytes(), source.as_bytes());
+    let suffix = common_suffix(
+        old.as_bytes().get(prefix..).unwrap_or_default(),
+        source.as_bytes().get(prefix..).unwrap_or_default(),
+    );
+    let (start, old_end) = (prefix, old.len() - suffix);
+    let line_start = |at: usize| old.get(..at).and_then(|head| head.rfind('\n')).map_or(0, |nl| nl + 1);
+    let line_end = |at: usize| old.get(at..).and_then(|tail| tail.find('\n')).map_or(old.len(), |nl| at + nl + 1);
+    // From the line of the last statement starting at or before the edit...
+    let before = statements.partition_point(|range| range.start <= start);
+    let lo = before.checked_sub(1).and_then(|at| statements.get(at)).map_or(0, |range| line_start(range.start));
+    // ...to the end of the line of the first statement ending at or after it.
+    let after = statements.partition_point(|range| range.end < old_end);
+    let hi = statements.get(after).map_or(old.len(), |range| line_end(range.end)).max(old_end);
+    let new_hi = hi - old_end + (source.len() - suffix);
+    let Some(part) = source.get(lo..new_hi) else { return Ok(None) };
+    let parsed = Parsed::new(FileKind::Python, part, "syntax check")?;
+    if parsed.tree.root_node().has_error() || !syntax::empty_blocks(&parsed, None).is_empty() {
+        return Ok(None);
+    }
+    let root = parsed.tree.root_node();
+    let mut cursor = root.walk();
+    let mut ranges: Vec<Range<usize>> = statements.iter().filter(|range| range.end <= lo).cloned().collect();
+    ranges.extend(root.children(&mut cursor).map(|node| node.start_byte() + lo..node.end_byte() + lo));
+    ranges.extend(
+        statements
+            .iter()
+            .filter(|range| range.start >= hi)
+            .map(|range| range.start - hi + new_hi..range.end - hi + new_hi),
+    );
+    let first_line = old.as_bytes().get(..lo).map_or(0, |head| head.iter().filter(|&&byte| byte == b'\n').count());
+    Ok(Some((ranges, (lo..new_hi, first_line))))
+}
+
+/// The source range of whole lines an edit touched, and the 0-based line it starts on.
+type Touched = (Range<usize>, usize);
+
+/// The top-level statement ranges of a Python text, and what its last edit touched.
+type Statements = (Vec<Range<usize>>, Touched);
 
 /// A parse, its empty blocks, and the top-level statements an edit touched.
 type Checked<'s> = (Parsed<'s>, Vec<EmptyBlock>, Option<(Range<usize>, usize)>);

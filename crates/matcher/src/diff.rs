@@ -35,9 +35,104 @@ pub fn ops<T: Eq + std::hash::Hash>(old: &[T], new: &[T]) -> Vec<DiffOp> {
 }
 
 /// The unified diff of `old` → `new` under the given `---`/`+++` names (`a/x`, `/dev/null`).
+///
+/// The lines the two texts share at their start and end, past the `context` lines kept around
+/// the changes, are cut before diffing (with the hunk headers' line numbers moved back), so a
+/// small edit of a large file costs a scan of its bytes, not a diff of all its lines; the
+/// result is the same as diffing the whole texts.
 #[must_use]
 pub fn unified(old_name: &str, new_name: &str, old: &str, new: &str, context: usize) -> String {
-    lines(old, new).unified_diff().context_radius(context).header(old_name, new_name).to_string()
+    let (skipped_lines, start, old_end, new_end) = trim_common_lines(old, new, context);
+    let (old_part, new_part) = (old.get(start..old_end).unwrap_or(old), new.get(start..new_end).unwrap_or(new));
+    let diff = lines(old_part, new_part).unified_diff().context_radius(context).header(old_name, new_name).to_string();
+    if skipped_lines == 0 { diff } else { shift_hunks(&diff, skipped_lines) }
+}
+
+/// Where the middle of two texts starts and ends once the lines they share at both ends are
+/// cut, keeping `context` of them on each side: the lines cut at the start, the middle's start
+/// (the same in both) and its end in `old` and in `new`. Cuts fall on line starts only.
+fn trim_common_lines(old: &str, new: &str, context: usize) -> (usize, usize, usize, usize) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let prefix = common_prefix_len(a, b);
+    // Back to the start of the line the first difference is on.
+    let line_start =
+        a.get(..prefix).and_then(|head| head.iter().rposition(|&byte| byte == b'\n')).map_or(0, |at| at + 1);
+    // Keep `context` whole lines before it.
+    let mut start = line_start;
+    for _ in 0..context {
+        if start == 0 {
+            break;
+        }
+        start = a.get(..start - 1).and_then(|head| head.iter().rposition(|&byte| byte == b'\n')).map_or(0, |at| at + 1);
+    }
+    let skipped_lines = a.get(..start).map_or(0, |head| head.iter().filter(|&&byte| byte == b'\n').count());
+    let (a_rest, b_rest) = (a.get(line_start..).unwrap_or_default(), b.get(line_start..).unwrap_or_default());
+    let suffix = common_suffix_len(a_rest, b_rest);
+    // Forward to the start of a line in both (the byte before the cut is the same in both).
+    let starts_line = |text: &[u8], cut: usize| cut >= text.len() || text.get(text.len() - cut - 1) == Some(&b'\n');
+    let mut cut = suffix;
+    while cut > 0 && !(starts_line(a_rest, cut) && starts_line(b_rest, cut)) {
+        cut -= 1;
+    }
+    // Keep `context` whole lines after the last difference.
+    let mut kept = 0;
+    let mut end_cut = cut;
+    while kept < context && end_cut > 0 {
+        // Drop the first line of the shared tail from the cut.
+        let tail = a_rest.get(a_rest.len() - end_cut..).unwrap_or_default();
+        end_cut -= tail.iter().position(|&byte| byte == b'\n').map_or(tail.len(), |at| at + 1);
+        kept += 1;
+    }
+    (skipped_lines, start, old.len() - end_cut, new.len() - end_cut)
+}
+
+/// How many bytes `a` and `b` share at their start (compared a block at a time first).
+#[must_use]
+pub fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let shorter = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= shorter && a.get(at..at + BLOCK) == b.get(at..at + BLOCK) {
+        at += BLOCK;
+    }
+    at + a.iter().skip(at).zip(b.iter().skip(at)).take_while(|(x, y)| x == y).count()
+}
+
+/// How many bytes `a` and `b` share at their end (compared a block at a time first).
+#[must_use]
+pub fn common_suffix_len(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let shorter = a.len().min(b.len());
+    let mut n = 0;
+    while n + BLOCK <= shorter && a.get(a.len() - n - BLOCK..a.len() - n) == b.get(b.len() - n - BLOCK..b.len() - n) {
+        n += BLOCK;
+    }
+    n + a.iter().rev().skip(n).zip(b.iter().rev().skip(n)).take_while(|(x, y)| x == y).count()
+}
+
+/// `diff` with the old and new start lines of every hunk header moved down by `lines`.
+fn shift_hunks(diff: &str, lines: usize) -> String {
+    let mut out = String::with_capacity(diff.len() + 64);
+    for line in diff.split_inclusive('\n') {
+        let shifted = line.strip_prefix("@@ -").and_then(|rest| {
+            let (ranges, tail) = rest.split_once(" @@")?;
+            let (old, new) = ranges.split_once(" +")?;
+            let shift = |range: &str| -> Option<String> {
+                let (start, len) = match range.split_once(',') {
+                    Some((start, len)) => (start, Some(len)),
+                    None => (range, None),
+                };
+                let start = start.parse::<usize>().ok()? + lines;
+                Some(match len {
+                    Some(len) => format!("{start},{len}"),
+                    None => start.to_string(),
+                })
+            };
+            Some(format!("@@ -{} +{} @@{tail}", shift(old)?, shift(new)?))
+        });
+        out.push_str(shifted.as_deref().unwrap_or(line));
+    }
+    out
 }
 
 /// The unified diff of one file's change, named `a/<path>` and `b/<path>`.

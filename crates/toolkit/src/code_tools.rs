@@ -81,8 +81,13 @@ impl Toolkit {
         text.splice(prefix..old_end, new.get(prefix..new_end).unwrap_or_default())
             .map_err(|e| Error::invalid("new_implementation", e.to_string()))?;
         let bytes = text.encode();
-        let (written, kept) =
-            self.write_kept(workspace, &lock, &bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
+        let (written, kept) = self.write_kept(
+            workspace,
+            &lock,
+            &bytes,
+            &WriteOptions { create_dirs: false, ..Default::default() },
+            None,
+        )?;
         drop(lock);
         let (diff, _) = self.diff(&rel, old, text.as_str());
         Ok(ReplaceFunctionResponse {
@@ -160,7 +165,7 @@ impl Toolkit {
             text.splice(splice.range, &splice.text).map_err(|e| Error::invalid(section, e.to_string()))?;
             updated.push((*section).to_owned());
         }
-        self.write_kept(workspace, &lock, &text.encode(), &WriteOptions::default())?;
+        self.write_kept(workspace, &lock, &text.encode(), &WriteOptions::default(), None)?;
         Ok(UpdateProjectIndexResponse { path: lock.path().to_owned(), updated_sections: updated, created })
     }
 }

@@ -173,7 +173,7 @@ impl Toolkit {
         let lock = workspace.lock(&path)?;
         let bytes = buffer.encode();
         let options = WriteOptions { expected_hash: Some(sha256), create_dirs: false, ..Default::default() };
-        let (written, _) = self.write_kept(workspace, &lock, &bytes, &options)?;
+        let (written, _) = self.write_kept(workspace, &lock, &bytes, &options, None)?;
         drop(lock);
         self.session(&request.session_id, |s| {
             s.sha256 = written.sha256;

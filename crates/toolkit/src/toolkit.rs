@@ -311,10 +311,13 @@ impl Toolkit {
         lock: &editkit_vfs::FileLock<'_>,
         bytes: &[u8],
         options: &WriteOptions,
+        known: Option<editkit_vfs::Sha256>,
     ) -> Result<(editkit_vfs::Written, Option<String>)> {
-        let after = editkit_vfs::Sha256::of(bytes);
+        // Hashed once: the undo entry and the staleness guard both take it.
+        let after = known.unwrap_or_else(|| editkit_vfs::Sha256::of(bytes));
         let mut kept = history::keep(workspace, lock.path(), Some(after))?;
-        match lock.write(bytes, options) {
+        let options = WriteOptions { content_sha256: Some(after), ..options.clone() };
+        match lock.write(bytes, &options) {
             Ok(mut written) => {
                 history::settle(workspace, &kept, self.options.history_depth)?;
                 self.format_locked(workspace, lock, bytes, &mut kept, &mut written)?;
@@ -583,9 +586,9 @@ impl Toolkit {
             create_dirs: request.create_dirs,
             force: request.force,
             expected_hash: request.expected_hash,
-            create_new: false,
+            ..WriteOptions::default()
         };
-        let (written, _) = self.write_kept(workspace, &lock, request.content.as_bytes(), &options)?;
+        let (written, _) = self.write_kept(workspace, &lock, request.content.as_bytes(), &options, None)?;
         drop(lock);
         let diagnostics = self.after_write(workspace, &rel, &request.content);
         Ok(WriteFileResponse {
@@ -789,7 +792,8 @@ impl Toolkit {
         if request.dry_run {
             return Ok(response);
         }
-        let (written, kept, diagnostics) = self.write_edited(workspace, lock, &rel, &bytes, new_text.as_str())?;
+        let (written, kept, diagnostics) =
+            self.write_edited(workspace, lock, &rel, &bytes, new_text.as_str(), Some(response.sha256))?;
         // A formatter may have changed the bytes on disk.
         response.sha256 = written.sha256;
         response.new_size = written.size;
@@ -854,7 +858,7 @@ impl Toolkit {
         if request.dry_run {
             return Ok(response);
         }
-        let (written, _, diagnostics) = self.write_edited(workspace, lock, &rel, &bytes, new_text.as_str())?;
+        let (written, _, diagnostics) = self.write_edited(workspace, lock, &rel, &bytes, new_text.as_str(), None)?;
         response.sha256 = written.sha256;
         response.diagnostics = diagnostics;
         Ok(response)
@@ -870,9 +874,15 @@ impl Toolkit {
         rel: &str,
         bytes: &[u8],
         text: &str,
+        known: Option<editkit_vfs::Sha256>,
     ) -> Result<(editkit_vfs::Written, Option<String>, DiagnosticsInfo)> {
-        let (written, kept) =
-            self.write_kept(workspace, &lock, bytes, &WriteOptions { create_dirs: false, ..Default::default() })?;
+        let (written, kept) = self.write_kept(
+            workspace,
+            &lock,
+            bytes,
+            &WriteOptions { create_dirs: false, ..Default::default() },
+            known,
+        )?;
         drop(lock);
         Ok((written, kept, self.after_write(workspace, rel, text)))
     }

@@ -85,11 +85,15 @@ pub struct WriteOptions {
     pub expected_hash: Option<Sha256>,
     /// Refuse if anything exists at the path. Default: `false`.
     pub create_new: bool,
+    /// The SHA-256 of the bytes being written, when the caller computed it already (saves a
+    /// pass over large files). It is recorded as the file's hash for the staleness guard, so
+    /// it must be the hash of exactly those bytes. Default: `None` (computed here).
+    pub content_sha256: Option<Sha256>,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { create_dirs: true, force: false, expected_hash: None, create_new: false }
+        WriteOptions { create_dirs: true, force: false, expected_hash: None, create_new: false, content_sha256: None }
     }
 }
 
@@ -307,7 +311,8 @@ impl Workspace {
         }
         let previous = if existing.is_some() { self.hash_of(given, rel)? } else { None };
         self.check_fresh(given, rel, previous, options)?;
-        let sha256 = Sha256::of(bytes);
+        let sha256 = options.content_sha256.unwrap_or_else(|| Sha256::of(bytes));
+        debug_assert_eq!(sha256, Sha256::of(bytes), "content_sha256 must be the hash of the bytes written");
         stage_and_rename(&parent, name, bytes, existing, self.durability)
             .map_err(|e| Error::from_io("write", given, e))?;
         self.record(rel, sha256);

@@ -48,3 +48,108 @@ fn a_diff_past_its_deadline_is_still_exact() {
     let small = diff::file("f.txt", "a\nb\nc\n", "a\nB\nc\nd\n", 1);
     assert_eq!(apply("a\nb\nc\n", &small), "a\nB\nc\nd\n");
 }
+
+mod trimmed {
+    use editkit_matcher::diff;
+    use proptest::prelude::*;
+
+    /// The diff as `similar` gives it for the whole texts, which `diff::unified` must equal.
+    fn whole(old: &str, new: &str, context: usize) -> String {
+        similar::TextDiffConfig::default()
+            .timeout(diff::DIFF_TIMEOUT)
+            .diff_lines(old, new)
+            .unified_diff()
+            .context_radius(context)
+            .header("a/x", "b/x")
+            .to_string()
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        // Few distinct lines, so texts share long runs and repeat lines; some lack a final newline.
+        (prop::collection::vec(prop::sample::select(vec!["a", "b", "c", "", "x y", "é"]), 0..40), any::<bool>())
+            .prop_map(|(lines, end)| {
+                let mut text = lines.join("\n");
+                if end && !text.is_empty() {
+                    text.push('\n');
+                }
+                text
+            })
+    }
+
+    /// Applies a unified diff (as `diff::unified` writes it) to `old`, checking every context
+    /// and removed line against it.
+    fn apply(old: &str, diff: &str) -> Result<String, String> {
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let mut out = String::new();
+        let mut at = 0usize; // next old line to copy (0-based)
+        let mut last: Option<char> = None;
+        for line in diff.split_inclusive('\n').skip(2) {
+            if let Some(rest) = line.strip_prefix("@@ -") {
+                let start: usize = rest.split([',', ' ']).next().unwrap().parse().map_err(|_| line.to_owned())?;
+                let len_given = rest.split(' ').next().unwrap().contains(',');
+                let len: usize = if len_given {
+                    rest.split(' ').next().unwrap().split(',').nth(1).unwrap().parse().unwrap()
+                } else {
+                    1
+                };
+                let first = if len == 0 { start } else { start - 1 };
+                while at < first {
+                    out.push_str(old_lines.get(at).ok_or("past the end")?);
+                    at += 1;
+                }
+                continue;
+            }
+            if line.starts_with('\\') {
+                // "\ No newline at end of file": the previous line had none.
+                if last.is_some() && out.ends_with('\n') && last != Some('-') {
+                    out.pop();
+                }
+                continue;
+            }
+            let (tag, body) = line.split_at(1);
+            match tag {
+                " " | "-" => {
+                    let want = old_lines.get(at).ok_or("past the end")?;
+                    if want.trim_end_matches('\n') != body.trim_end_matches('\n') {
+                        return Err(format!("line {} is {want:?}, the diff says {body:?}", at + 1));
+                    }
+                    if tag == " " {
+                        out.push_str(want);
+                    }
+                    at += 1;
+                }
+                "+" => out.push_str(body),
+                _ => return Err(format!("bad line {line:?}")),
+            }
+            last = tag.chars().next();
+        }
+        while at < old_lines.len() {
+            out.push_str(old_lines[at]);
+            at += 1;
+        }
+        Ok(out)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Cutting the shared lines may align repeated lines differently (both diffs minimal),
+        /// but the diff still turns `old` into `new`, with the same numbers of lines changed.
+        #[test]
+        fn cutting_the_shared_lines_keeps_the_diff_exact(old in text(), new in text(), context in 0usize..5) {
+            let trimmed = diff::unified("a/x", "b/x", &old, &new, context);
+            let count = |diff: &str, tag: char| diff.lines().skip(2).filter(|line| line.starts_with(tag)).count();
+            let full = whole(&old, &new, context);
+            prop_assert_eq!((count(&trimmed, '+'), count(&trimmed, '-')), (count(&full, '+'), count(&full, '-')));
+            let applied = apply(&old, &trimmed);
+            prop_assert_eq!(applied.as_deref().map(|text| text.trim_end_matches('\n')), Ok(new.trim_end_matches('\n')), "{}", trimmed);
+        }
+
+        #[test]
+        fn one_edit_in_a_long_text_diffs_as_the_whole_text(lines in 30usize..200, at in 0usize..200, context in 0usize..5) {
+            let old: String = (0..lines).map(|n| format!("line {}\n", n % 7)).collect();
+            let at = at % lines;
+            let new = old.replacen(&format!("line {}\n", at % 7), "changed\n", 1);
+            prop_assert_eq!(diff::unified("a/x", "b/x", &old, &new, context), whole(&old, &new, context));
+        }
+    }
+}
