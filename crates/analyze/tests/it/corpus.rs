@@ -6,7 +6,7 @@ use std::process::Command;
 
 use editkit_analyze::{FileKind, SymbolKind, check_syntax, detect, replace_function, symbol_range, symbols};
 
-fn files(folder: &str, extensions: &[&str]) -> Vec<PathBuf> {
+pub(crate) fn files(folder: &str, extensions: &[&str]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut pending = vec![crate::fixtures().join("code").join(folder)];
     while let Some(dir) = pending.pop() {

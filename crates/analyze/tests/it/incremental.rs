@@ -128,19 +128,7 @@ fn sloppy_edits_of_real_files_check_as_a_full_parse_does() {
     let mut rng = Rng(seed);
     let (mut checks, mut broken, mut files) = (0, 0, 0);
     for (folder, extension, kind) in [("python", "py", FileKind::Python), ("typescript", "ts", FileKind::Typescript)] {
-        let mut paths = Vec::new();
-        let mut pending = vec![crate::fixtures().join("code").join(folder)];
-        while let Some(dir) = pending.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    pending.push(path);
-                } else if path.extension().is_some_and(|e| e == extension) {
-                    paths.push(path);
-                }
-            }
-        }
-        paths.sort();
+        let paths = crate::corpus::files(folder, &[extension]);
         for path in paths.iter().take(12) {
             let (c, b) = mutations_of(path, kind, 40, &mut rng);
             checks += c;
