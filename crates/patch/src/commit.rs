@@ -4,12 +4,17 @@
 //! The order of steps is what makes a crash at any moment repairable:
 //! 1. the journal (`patch/<id>.json` in the state folder, which is outside the workspace)
 //!    names every target, its temp file, its backup and the folders the commit will create;
-//! 2. every new content goes to its temp file beside its target, fsynced;
+//! 2. every new content goes to its temp file beside its target;
 //! 3. every original is hard-linked to its backup beside it (`.editkit-patch-<id>-<n>.bak`,
-//!    in the same folder, so the link and the renames never cross a file system);
-//! 4. temps are renamed over their targets and deleted files removed, in plan order;
+//!    in the same folder, so the link and the renames never cross a file system), and the
+//!    temps, backups and new folders are made durable in one batch ([`Txn::make_durable`]:
+//!    one `syncfs` for a large batch on Linux, else an fsync per file and folder);
+//! 4. temps are renamed over their targets and deleted files removed, in plan order, then the
+//!    folders they are in are made durable in one batch;
 //! 5. rewriting the journal as committed is the commit point; the backups, then the journal,
 //!    are removed after it (a recovery finishes that clean-up for a committed journal).
+//!
+//! [`Txn::make_durable`]: editkit_vfs::Txn::make_durable
 //!
 //! Undoing (in process, or by [`recover`]) walks the journal backwards: a temp that still
 //! exists was never renamed (remove it); otherwise a backup that still exists is renamed back
@@ -69,11 +74,12 @@ pub mod failpoint {
         Stage(usize),
         /// Hard-linking the backup of the n-th file.
         Backup(usize),
-        /// Making the backups and new folders durable (one step per folder synced).
+        /// Making the staged files, the backups and the new folders durable (one step: the whole
+        /// batch is flushed at once).
         Sync,
         /// Renaming the n-th temp over its target (or removing a deleted file).
         Replace(usize),
-        /// Marking the journal committed (the commit point).
+        /// Making the renames durable and marking the journal committed (the commit point).
         Finish,
     }
 
@@ -258,18 +264,23 @@ fn execute(
             )?;
         }
     }
-    // Backups and new folders must be on disk before any original is replaced, or a power
-    // loss could keep a replaced file whose backup never reached the disk.
+    // The staged files, the backups and the new folders must be on disk before any original is
+    // replaced, or a power loss could keep a replaced file whose backup never reached the disk:
+    // one flush for the whole batch.
     let parent_of = |path: &str| path.rsplit_once('/').map_or(String::new(), |(parent, _)| parent.to_owned());
-    let mut synced: Vec<String> = Vec::new();
-    let backup_dirs = journal.entries.iter().filter_map(|e| e.backup.as_deref()).map(parent_of);
-    let created_parents = journal.created_dirs.iter().map(|dir| parent_of(dir));
-    for dir in backup_dirs.chain(created_parents) {
-        if !synced.contains(&dir) {
-            step(hook, Step::Sync, || format!("sync {dir}"), || workspace.txn().sync_dir_unchecked(&dir))?;
-            synced.push(dir);
-        }
-    }
+    let before_renames: Vec<String> = journal
+        .entries
+        .iter()
+        .filter_map(|e| e.temp.clone())
+        .chain(journal.entries.iter().filter_map(|e| e.backup.as_deref()).map(parent_of))
+        .chain(journal.created_dirs.iter().map(|dir| parent_of(dir)))
+        .collect();
+    step(
+        hook,
+        Step::Sync,
+        || "sync staged files and backups".to_owned(),
+        || workspace.txn().make_durable(before_renames.iter().map(String::as_str)),
+    )?;
     for (idx, entry) in journal.entries.iter().enumerate() {
         match &entry.temp {
             Some(temp) => {
@@ -277,7 +288,7 @@ fn execute(
                     hook,
                     Step::Replace(idx),
                     || format!("rename {}", entry.target),
-                    || workspace.txn().rename_unchecked(temp, &entry.target),
+                    || workspace.txn().rename_deferred_unchecked(temp, &entry.target),
                 )?;
             }
             None => {
@@ -290,17 +301,29 @@ fn execute(
             }
         }
     }
+    // Every rename and removal is on disk before the journal says committed, or a power loss
+    // after the commit point could keep some files old with their backups gone.
+    let renamed: Vec<String> =
+        journal.entries.iter().map(|e| parent_of(&e.target)).chain(journal.created_dirs.iter().cloned()).collect();
     journal.committed = true;
     let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
-    step(hook, Step::Finish, || "finish".to_owned(), || workspace.txn().state_write(&journal_name(&id), &bytes))
+    step(
+        hook,
+        Step::Finish,
+        || "finish".to_owned(),
+        || {
+            workspace.txn().make_durable(renamed.iter().map(String::as_str))?;
+            workspace.txn().state_write(&journal_name(&id), &bytes)
+        },
+    )
 }
 
 /// Most threads staging temp files at once.
 const STAGING_THREADS: usize = 8;
 
-/// Stages every new content. The fsyncs dominate a commit and the file system can overlap
-/// them, so the temp files are written by a few threads; the hook still sees the steps in
-/// order, and a fault at step n lets exactly the steps before it happen.
+/// Stages every new content, not yet durable (the [`Step::Sync`] after the backups flushes the
+/// batch at once). The temp files are written by a few threads; the hook still sees the steps
+/// in order, and a fault at step n lets exactly the steps before it happen.
 fn stage_all(
     workspace: &Workspace,
     writes: &[crate::plan::FileWrite],
@@ -327,12 +350,13 @@ fn stage_all(
             .map(|part| {
                 scope.spawn(move || {
                     for (idx, write, bytes) in part {
-                        let staged = workspace.txn().stage_as(&write.path, &temp_name(id, *idx), bytes, true).and_then(
-                            |staged| match &write.permissions_from {
+                        let staged = workspace
+                            .txn()
+                            .stage_as_deferred(&write.path, &temp_name(id, *idx), bytes, true)
+                            .and_then(|staged| match &write.permissions_from {
                                 Some(from) => workspace.txn().copy_permissions_unchecked(from, &staged.temp),
                                 None => Ok(()),
-                            },
-                        );
+                            });
                         if let Err(err) = staged {
                             return Some((format!("stage {}", write.path), err));
                         }

@@ -503,14 +503,15 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         }
     }
 
-    fn open(&self, file: &FileRef<'_, '_>) -> editkit_vfs::Result<cap_std::fs::File> {
+    /// The open file and its size (from the one `fstat` that checks it is a regular file).
+    fn open(&self, file: &FileRef<'_, '_>) -> editkit_vfs::Result<(cap_std::fs::File, u64)> {
         if !file.symlink {
-            return file.dir.open_file(file.name);
+            return file.dir.open_file_sized(file.name);
         }
         // A followed link: open its target through the workspace root, which keeps it inside.
         let target = self.workspace.resolve(file.rel)?;
         let (parent, name) = target.rsplit_once('/').unwrap_or(("", target.as_str()));
-        self.workspace.open_dir(parent)?.open_file(name)
+        self.workspace.open_dir(parent)?.open_file_sized(name)
     }
 
     fn finish(&self, outputs: Vec<WorkerOutput<SearchState>>, rel: &str) -> SearchResults {
@@ -560,20 +561,13 @@ impl Visitor for SearchVisitor<'_, '_> {
     fn file(&self, state: &mut SearchState, file: &FileRef<'_, '_>) {
         let skip =
             |reason: SkipReason, detail: String| Skipped { path: file.rel.to_owned(), reason, detail: Some(detail) };
-        let handle = match self.open(file) {
-            Ok(handle) => handle,
+        let (handle, size) = match self.open(file) {
+            Ok(opened) => opened,
             Err(err) => return state.skipped.push(walk_error(file.rel.to_owned(), &err)),
         };
-        // Without a size bound there is nothing to stat for.
-        if self.max_file_size < u64::MAX {
-            match handle.metadata() {
-                Ok(meta) if meta.len() > self.max_file_size => {
-                    let detail = format!("{} bytes, over the limit of {} bytes", meta.len(), self.max_file_size);
-                    return state.skipped.push(skip(SkipReason::TooLarge, detail));
-                }
-                Ok(_) => {}
-                Err(err) => return state.skipped.push(skip(SkipReason::Unreadable, err.to_string())),
-            }
+        if size > self.max_file_size {
+            let detail = format!("{size} bytes, over the limit of {} bytes", self.max_file_size);
+            return state.skipped.push(skip(SkipReason::TooLarge, detail));
         }
         let builder = &self.search.builder;
         // Collect one line more than can be kept, to know whether lines were left out.

@@ -22,7 +22,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// | temp file fsynced before the rename | yes | no |
 /// | directory fsynced after the rename | yes | no |
 /// | after a power failure | every returned write is kept | a write may be lost, the file then holds its old content (or, on file systems that do not order data before renames, may be empty); a patch may keep some files new and some old |
-/// | cost | two fsyncs per file | none |
+/// | cost | two fsyncs per write; a patch of many files flushes in two batches ([`crate::Txn::make_durable`]) | none |
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
@@ -64,8 +64,8 @@ impl std::str::FromStr for Durability {
     }
 }
 
-/// Refuses anything but a regular file, judged on the open handle.
-pub(crate) fn check_regular(given: &str, file: &File) -> Result<()> {
+/// Refuses anything but a regular file, judged on the open handle; gives its size.
+pub(crate) fn check_regular(given: &str, file: &File) -> Result<u64> {
     let meta = file.metadata().map_err(|e| Error::from_io("read", given, e))?;
     if meta.is_dir() {
         return Err(Error::IsDirectory { path: given.to_owned() });
@@ -76,7 +76,7 @@ pub(crate) fn check_regular(given: &str, file: &File) -> Result<()> {
             reason: "not a regular file (a FIFO, socket or device); editkit reads only regular files".into(),
         });
     }
-    Ok(())
+    Ok(meta.len())
 }
 
 pub(crate) fn split_parent(rel: &str) -> Option<(&str, &str)> {

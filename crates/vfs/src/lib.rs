@@ -76,6 +76,6 @@ pub use hash::{ParseSha256Error, Sha256};
 pub use lock::FileLock;
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
 pub use state::default_state_home;
-pub use txn::{Staged, Txn};
+pub use txn::{SYNCFS_FROM, Staged, Txn};
 pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
 pub use workspace::{DEFAULT_MAX_READ_BYTES, EntryKind, LEGACY_STATE_DIR, Metadata, Workspace, WorkspaceBuilder};

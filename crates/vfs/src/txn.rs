@@ -57,7 +57,7 @@ impl Txn<'_> {
     /// Policy errors for `path`, [`Error::IsDirectory`], [`Error::NotFound`] for a missing
     /// parent without `create_dirs`, [`Error::Io`].
     pub fn stage(&self, path: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
-        self.stage_named(path, &temp_name(), bytes, create_dirs)
+        self.stage_named(path, &temp_name(), bytes, create_dirs, true)
     }
 
     /// As [`Txn::stage`], with the temp file's name chosen by the caller, so that a
@@ -69,26 +69,35 @@ impl Txn<'_> {
     /// As [`Txn::stage`]; [`Error::InvalidPath`] for a name that is not a plain
     /// `.editkit-` file name; [`Error::Exists`] when a file of that name exists.
     pub fn stage_as(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
-        let plain = temp_name.starts_with(".editkit-")
-            && !temp_name.contains(['/', '\\', '\0'])
-            && temp_name.len() <= crate::policy::MAX_COMPONENT_BYTES;
-        if !plain {
+        if !is_temp_name(temp_name) {
             return Err(Error::InvalidPath {
                 path: temp_name.to_owned(),
                 reason: "a temp name must be a plain file name starting with `.editkit-`".into(),
             });
         }
-        self.stage_named(path, temp_name, bytes, create_dirs)
+        self.stage_named(path, temp_name, bytes, create_dirs, true)
     }
 
-    fn stage_named(&self, path: &str, temp_file: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
+    /// As [`Txn::stage_as`], but the temp file is not fsynced: the caller makes it durable with
+    /// [`Txn::make_durable`] before it is renamed into place, so that a batch of files costs one
+    /// flush instead of one per file.
+    ///
+    /// # Errors
+    /// As [`Txn::stage_as`].
+    pub fn stage_as_deferred(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
+        if !is_temp_name(temp_name) {
+            return Err(Error::InvalidPath {
+                path: temp_name.to_owned(),
+                reason: "a temp name must be a plain file name starting with `.editkit-`".into(),
+            });
+        }
+        self.stage_named(path, temp_name, bytes, create_dirs, false)
+    }
+
+    fn stage_named(&self, path: &str, temp_file: &str, bytes: &[u8], create_dirs: bool, sync: bool) -> Result<Staged> {
         let target = self.ws.resolve(path)?;
         let (parent_rel, name) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
-        if create_dirs && !parent_rel.is_empty() {
-            crate::beneath::create_dirs(self.ws.root_dir(), parent_rel)
-                .map_err(|e| Error::from_io("create directory", path, e))?;
-        }
-        let parent = self.dir_raw(path, parent_rel)?;
+        let parent = if create_dirs { self.dir_created(path, parent_rel)? } else { self.dir_raw(path, parent_rel)? };
         let permissions = match parent.symlink_metadata(name) {
             Ok(meta) if meta.is_dir() => return Err(Error::IsDirectory { path: path.to_owned() }),
             Ok(meta) => Some(meta.permissions()),
@@ -105,7 +114,7 @@ impl Txn<'_> {
                 file.set_permissions(permissions)?;
             }
             file.write_all(bytes)?;
-            if self.ws.durability.syncs() { file.sync_all() } else { Ok(()) }
+            if sync && self.ws.durability.syncs() { file.sync_all() } else { Ok(()) }
         })();
         if let Err(err) = result {
             // Never remove a file this call did not create (a name collision).
@@ -140,6 +149,71 @@ impl Txn<'_> {
         Ok(())
     }
 
+    /// Renames like [`Txn::rename_unchecked`] without the directory fsync: the caller makes the
+    /// renames of a batch durable with one [`Txn::make_durable`] of their folders.
+    ///
+    /// # Errors
+    /// As [`Txn::rename_unchecked`].
+    pub fn rename_deferred_unchecked(&self, from: &str, to: &str) -> Result<()> {
+        let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
+        let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
+        let from_dir = self.dir_raw(from, from_parent)?;
+        let renamed = if from_parent == to_parent {
+            from_dir.rename(from_name, &from_dir, to_name)
+        } else {
+            from_dir.rename(from_name, &self.dir_raw(to, to_parent)?, to_name)
+        };
+        renamed.map_err(|e| Error::from_io("rename", from, e))
+    }
+
+    /// Makes durable what was written so far to the canonical `paths` (files, and folders
+    /// whose entries changed; `""` is the root), unless the durability is
+    /// [`crate::Durability::Atomic`]. Past [`SYNCFS_FROM`] paths, on Linux, this is one
+    /// `syncfs` of the root's file system, which flushes the whole batch in one journal
+    /// commit (and whatever else is pending on that file system); otherwise one fsync per
+    /// path.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when a path cannot be opened or the flush reports an error: the changes
+    /// may not be on disk, so a transaction must not go on to rely on them.
+    pub fn make_durable<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Result<()> {
+        if !self.ws.durability.syncs() {
+            return Ok(());
+        }
+        let mut paths: Vec<&str> = paths.into_iter().collect();
+        paths.sort_unstable();
+        paths.dedup();
+        #[cfg(target_os = "linux")]
+        if paths.len() >= SYNCFS_FROM {
+            // The root handle is an `O_PATH` descriptor, which `syncfs` refuses: open the root
+            // itself, relative to the handle.
+            let root = rustix::fs::openat(
+                self.ws.root_dir(),
+                ".",
+                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|e| Error::from_io("sync", "", e.into()))?;
+            match rustix::fs::syncfs(&root) {
+                Ok(()) => return Ok(()),
+                // A kernel or filter without it: the paths one by one.
+                Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+                Err(err) => return Err(Error::from_io("sync", "", err.into())),
+            }
+        }
+        for path in paths {
+            let fd = crate::beneath::open(
+                self.ws.root_dir(),
+                path,
+                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|e| Error::from_io("sync", path, e))?;
+            rustix::fs::fsync(&fd).map_err(|e| Error::from_io("sync", path, e.into()))?;
+        }
+        Ok(())
+    }
+
     /// Makes `backup` (canonical) a hard link to the file at canonical `original`, so the
     /// original content survives a later rename over `original`. A final link is linked as
     /// the link itself, never its target.
@@ -149,14 +223,14 @@ impl Txn<'_> {
     pub fn hard_link_unchecked(&self, original: &str, backup: &str) -> Result<()> {
         let (original_parent, original_name) = split_parent(original).ok_or_else(|| root_refused(original))?;
         let (backup_parent, backup_name) = split_parent(backup).ok_or_else(|| root_refused(backup))?;
-        if !backup_parent.is_empty() {
-            crate::beneath::create_dirs(self.ws.root_dir(), backup_parent)
-                .map_err(|e| Error::from_io("link", backup, e))?;
-        }
-        let from = self.dir_raw(original, original_parent)?;
-        let to = self.dir_raw(backup, backup_parent)?;
-        rustix::fs::linkat(&from, original_name, &to, backup_name, rustix::fs::AtFlags::empty())
-            .map_err(|e| Error::from_io("link", original, e.into()))
+        let to = self.dir_created(backup, backup_parent)?;
+        let linked = if original_parent == backup_parent {
+            rustix::fs::linkat(&to, original_name, &to, backup_name, rustix::fs::AtFlags::empty())
+        } else {
+            let from = self.dir_raw(original, original_parent)?;
+            rustix::fs::linkat(&from, original_name, &to, backup_name, rustix::fs::AtFlags::empty())
+        };
+        linked.map_err(|e| Error::from_io("link", original, e.into()))
     }
 
     /// Removes the file (or empty directory) at canonical `path`; a missing one is not an
@@ -377,6 +451,19 @@ impl Txn<'_> {
     fn dir_raw(&self, given: &str, rel: &str) -> Result<Dir> {
         crate::beneath::dir(self.ws.root_dir(), rel).map_err(|e| Error::from_io("open directory", given, e))
     }
+
+    /// The directory at canonical `rel`, created with its missing parents first when it does
+    /// not exist (one open when it does).
+    fn dir_created(&self, given: &str, rel: &str) -> Result<Dir> {
+        match crate::beneath::dir(self.ws.root_dir(), rel) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                crate::beneath::create_dirs(self.ws.root_dir(), rel)
+                    .map_err(|e| Error::from_io("create directory", given, e))?;
+                self.dir_raw(given, rel)
+            }
+            opened => opened.map_err(|e| Error::from_io("open directory", given, e)),
+        }
+    }
 }
 
 /// Removes the entry `name` of `parent` (a file, a link itself, or an empty folder); a missing
@@ -420,6 +507,20 @@ fn set_mode(dir: &Dir, rel: &str, mode: u32) -> Result<()> {
     crate::atomic::check_regular(rel, &file)?;
     rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode))
         .map_err(|e| Error::from_io("set permissions", rel, e.into()))
+}
+
+/// From how many paths [`Txn::make_durable`] flushes the whole file system at once (on Linux)
+/// instead of fsyncing each. On ext4 here a `syncfs` after writing 100 small files took 18 ms
+/// where 100 fsyncs took 60–80 ms, and one costs about what a single fsync does when little
+/// else is pending; a single write (a file and its folder) keeps its own two fsyncs, so an
+/// edit never waits on other writers' data.
+pub const SYNCFS_FROM: usize = 8;
+
+/// Whether `name` is a plain file name starting with `.editkit-`, as temp names must be.
+fn is_temp_name(name: &str) -> bool {
+    name.starts_with(".editkit-")
+        && !name.contains(['/', '\\', '\0'])
+        && name.len() <= crate::policy::MAX_COMPONENT_BYTES
 }
 
 fn root_refused(path: &str) -> Error {

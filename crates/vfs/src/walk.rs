@@ -223,19 +223,34 @@ impl<'ws> WorkspaceDir<'ws> {
     /// [`Error::OutsideWorkspace`] if it is a link leading out, [`Error::Blocked`],
     /// [`Error::NotFound`], [`Error::Io`].
     pub fn open_file(&self, name: &str) -> Result<File> {
+        Ok(self.open_file_sized(name)?.0)
+    }
+
+    /// Opens the file `name` like [`WorkspaceDir::open_file`] and gives its size, from the one
+    /// `fstat` that checks it is a regular file (a search bounds file sizes with no second
+    /// stat).
+    ///
+    /// # Errors
+    /// As [`WorkspaceDir::open_file`].
+    pub fn open_file_sized(&self, name: &str) -> Result<(File, u64)> {
         let rel = self.child_rel(name);
         check_name(name, &rel)?;
         if self.workspace.is_blocked_exact(&rel) {
             return Err(Error::Blocked { path: rel, pattern: "(workspace policy)".into() });
         }
-        let file = match self.link_target(name, &rel)? {
-            Some(canonical) => crate::beneath::file(self.workspace.root_dir(), &canonical),
-            // Not a link when looked at: a link swapped in since (to `.env`, say) is refused.
-            None => crate::beneath::file(&self.dir, name),
+        // The common case in one open that follows no link; only a link (`ELOOP`: one is
+        // there, or was swapped in) is resolved through the policy, which keeps it inside and
+        // away from blocked paths, and opened at its canonical path.
+        let file = match crate::beneath::file(&self.dir, name) {
+            Err(err) if crate::beneath::is_swapped(&err) => match self.link_target(name, &rel)? {
+                Some(canonical) => crate::beneath::file(self.workspace.root_dir(), &canonical),
+                None => Err(err),
+            },
+            opened => opened,
         }
         .map_err(|e| Error::from_io("read", &rel, e))?;
-        crate::atomic::check_regular(&rel, &file)?;
-        Ok(file)
+        let size = crate::atomic::check_regular(&rel, &file)?;
+        Ok((file, size))
     }
 
     /// Reads the bytes of the file `name` (up to the workspace's read limit).

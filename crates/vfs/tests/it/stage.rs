@@ -87,3 +87,36 @@ fn atomic_durability_writes_what_full_durability_writes() {
     assert_eq!("atomic".parse::<Durability>(), Ok(Durability::Atomic));
     assert!("sometimes".parse::<Durability>().unwrap_err().contains("`full` or `atomic`"));
 }
+
+#[test]
+fn deferred_staging_and_renames_land_the_same_bytes_and_a_batch_is_made_durable() {
+    let tmp = tempfile::tempdir().unwrap();
+    for dir in ["a", "b"] {
+        std::fs::create_dir(tmp.path().join(dir)).unwrap();
+    }
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    let txn = workspace.txn();
+    let mut temps = Vec::new();
+    for i in 0..editkit_vfs::SYNCFS_FROM + 2 {
+        let target = format!("{}/f{i}.txt", if i % 2 == 0 { "a" } else { "b" });
+        let staged = txn.stage_as_deferred(&target, &format!(".editkit-t{i}.tmp"), format!("{i}\n").as_bytes(), false);
+        temps.push(staged.unwrap());
+    }
+    // Below the batch size each path is fsynced, above it the file system is flushed at once:
+    // both succeed on what was staged.
+    txn.make_durable(temps.iter().take(2).map(|s| s.temp.as_str())).unwrap();
+    txn.make_durable(temps.iter().map(|s| s.temp.as_str()).chain(["a", "b", ""])).unwrap();
+    for staged in &temps {
+        txn.rename_deferred_unchecked(&staged.temp, &staged.target).unwrap();
+    }
+    txn.make_durable(["a", "b"]).unwrap();
+    for (i, staged) in temps.iter().enumerate() {
+        assert_eq!(std::fs::read_to_string(tmp.path().join(&staged.target)).unwrap(), format!("{i}\n"));
+    }
+    assert_eq!(workspace.list_dir("a").unwrap().len(), temps.len().div_ceil(2));
+    // A path that is not there is an error, not a silent success: its changes are not on disk.
+    let err = txn.make_durable(["a/missing.txt"]).unwrap_err();
+    assert_eq!(err.kind(), "not_found", "{err}");
+    // A deferred stage refuses the names `stage_as` refuses.
+    assert_eq!(txn.stage_as_deferred("a/x.txt", "plain.tmp", b"x", false).unwrap_err().kind(), "invalid_args");
+}
