@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 
 mod compare;
 mod fuzz;
+mod versus;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,9 +36,13 @@ cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests,
                             publish --dry-run,
                             cargo deny check bans licenses sources (installs cargo-deny if missing)
 cargo xtask bench [AREA] [--baseline REV]
-                            benchmarks; AREA is vfs, matcher, analyze, search, patch or toolkit (all
-                            by default); with --baseline, the toolkit's per-call bench also runs on
-                            REV, in alternating rounds, and prints the ratios
+                            benchmarks; AREA is vfs, matcher, analyze, search, patch, toolkit or
+                            versus (all by default); versus runs editkit side by side with PraisonAI
+                            and Aider (edits, in virtualenvs it creates), git apply (patches) and
+                            rg (search), plus memory and call throughput, and prints the ratios
+                            (versus-edits, versus-patch, versus-search run one part);
+                            with --baseline, the toolkit's per-call bench also runs on REV, in
+                            alternating rounds, and prints the ratios
 cargo xtask fuzz [TARGET...] [--seconds N]
                             libFuzzer targets of fuzz/ (installs cargo-fuzz), keeping a minimised
                             corpus and crashers under fixtures/fuzz/<target>/
@@ -160,7 +165,7 @@ fn forget_packaged_sources() -> Result<()> {
 }
 
 fn bench(args: &[String]) -> Result<()> {
-    let all = ["vfs", "matcher", "analyze", "search", "patch", "toolkit"];
+    let all = ["vfs", "matcher", "analyze", "search", "patch", "toolkit", "versus"];
     let mut baseline = None;
     let mut areas = Vec::new();
     let mut args = args.iter();
@@ -175,6 +180,10 @@ fn bench(args: &[String]) -> Result<()> {
         match area {
             "vfs" => bench_vfs()?,
             "toolkit" => bench_toolkit(baseline.as_deref())?,
+            "versus" => versus::versus(&[])?,
+            part @ ("versus-edits" | "versus-patch" | "versus-search") => {
+                versus::versus(&[part.trim_start_matches("versus-")])?;
+            }
             "matcher" | "analyze" | "patch" | "search" => bench_crate(area)?,
             other => bail!("unknown bench area `{other}`; choose from {}", all.join(", ")),
         }

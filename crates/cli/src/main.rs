@@ -117,6 +117,10 @@ struct LimitArgs {
     /// Most bytes all editor sessions hold together; past it the least recently used are evicted.
     #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_MAX_SESSION_BYTES)]
     max_session_bytes: u64,
+    /// Largest file a tool reads or edits; a larger one is refused as `too_large`. An edit of a
+    /// file of this size holds a few copies of it in memory.
+    #[arg(long, value_name = "BYTES", default_value_t = editkit::vfs::DEFAULT_MAX_READ_BYTES)]
+    max_read_bytes: u64,
 }
 
 /// How a terminal command prints.
@@ -452,6 +456,7 @@ impl WorkspaceArgs {
             options.max_patch_work = limits.max_patch_work;
             options.max_sessions = limits.max_sessions;
             options.max_session_bytes = limits.max_session_bytes;
+            options.max_read_bytes = limits.max_read_bytes;
         }
         if let Some(write) = write {
             options.diagnostics.mode = match write.diagnostics {

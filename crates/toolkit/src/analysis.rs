@@ -1,7 +1,55 @@
 //! The toolkit's analysis, glue to editkit-analyze: file types, code facts, diagnostics. Without the `analyze`
 //! feature, files are `text` or `binary` and code facts are empty.
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use editkit_vfs::Sha256;
+
 use crate::types::{CodeBlockInfo, FileType, HeaderInfo, LinkInfo, SymbolInfo, SyntaxErrorInfo};
+
+/// Most files whose facts [`FactsCache`] keeps.
+const FACTS_CACHE_FILES: usize = 64;
+/// Most bytes of source the kept facts were computed from, together.
+const FACTS_CACHE_BYTES: usize = 32 << 20;
+
+/// The code facts of the last files read, by path and content hash: agents read the same files
+/// again and again, and a long-lived process (the MCP server, `call --jsonl`) then answers
+/// without parsing them twice. Bounded by [`FACTS_CACHE_FILES`] and [`FACTS_CACHE_BYTES`];
+/// the least recently used entry goes first.
+#[derive(Debug, Default)]
+pub(crate) struct FactsCache {
+    /// Path, content hash, source size, facts; most recently used last.
+    entries: Mutex<VecDeque<(String, Sha256, usize, Facts)>>,
+}
+
+impl FactsCache {
+    /// The facts of `text` (whose hash is `sha256`) at `path`, from the cache or computed.
+    pub(crate) fn facts(&self, path: &str, sha256: Sha256, text: &str) -> Facts {
+        {
+            let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(at) = entries.iter().position(|(p, h, ..)| *h == sha256 && p == path) {
+                let entry = entries.remove(at).expect("the position is in range");
+                let facts = entry.3.clone();
+                entries.push_back(entry);
+                return facts;
+            }
+        }
+        let facts = facts(path, text);
+        if text.len() <= FACTS_CACHE_BYTES {
+            let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            entries.retain(|(p, ..)| p != path);
+            let mut bytes: usize = entries.iter().map(|e| e.2).sum::<usize>() + text.len();
+            while entries.len() >= FACTS_CACHE_FILES || (bytes > FACTS_CACHE_BYTES && !entries.is_empty()) {
+                if let Some(evicted) = entries.pop_front() {
+                    bytes -= evicted.2;
+                }
+            }
+            entries.push_back((path.to_owned(), sha256, text.len(), facts.clone()));
+        }
+        facts
+    }
+}
 
 /// The type of a file's bytes: `binary` by the vfs codec's verdict (the one sniffing function),
 /// otherwise the kind of its text.
@@ -13,7 +61,7 @@ pub(crate) fn file_type(path: &str, bytes: &[u8]) -> FileType {
 }
 
 /// Code facts added to read_file results.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Facts {
     pub(crate) is_valid: Option<bool>,
     pub(crate) errors: Vec<SyntaxErrorInfo>,

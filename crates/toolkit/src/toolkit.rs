@@ -128,6 +128,8 @@ pub struct Toolkit {
     /// only what changed.
     #[cfg(feature = "analyze")]
     pub(crate) syntax_cache: editkit_analyze::CheckCache,
+    /// The code facts of the last files read, by path and content hash.
+    pub(crate) facts_cache: analysis::FactsCache,
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
@@ -258,6 +260,7 @@ impl Toolkit {
             next_session: AtomicU64::new(1),
             #[cfg(feature = "analyze")]
             syntax_cache: editkit_analyze::CheckCache::default(),
+            facts_cache: analysis::FactsCache::default(),
         })
     }
 
@@ -460,7 +463,8 @@ impl Toolkit {
         };
         let window = read_window(&request.path, decoded.as_str(), total, offset, limit, self.options.read_page_bytes)?;
         let facts_included = request.include_symbols.unwrap_or(!window.partial && size_bytes <= FACTS_BY_DEFAULT_BYTES);
-        let facts = if facts_included { analysis::facts(&rel, decoded.as_str()) } else { Default::default() };
+        let facts =
+            if facts_included { self.facts_cache.facts(&rel, sha256, decoded.as_str()) } else { Default::default() };
         Ok(ReadFileResponse {
             path: rel,
             content: window.content,

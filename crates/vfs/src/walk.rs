@@ -194,17 +194,25 @@ impl<'ws> WorkspaceDir<'ws> {
         if self.workspace.is_blocked_exact(&rel) {
             return Err(Error::Blocked { path: rel, pattern: "(workspace policy)".into() });
         }
-        if let Some(canonical) = self.link_target(name, &rel)? {
-            // A link inside the root: opened at the place it leads to, after the policy has
-            // judged that place (a link to `.git` is blocked like `.git`).
-            let dir = crate::beneath::dir(self.workspace.root_dir(), &canonical)
-                .map_err(|e| Error::from_io("open directory", &rel, e))?;
-            return Ok(WorkspaceDir { workspace: self.workspace, dir, rel: canonical });
+        // Opened without following a link first: the common case is one open. Only a link
+        // (`ELOOP`, or `ENOTDIR` as `O_DIRECTORY` reports one) is resolved through the policy
+        // and opened at the place it leads to, after the policy has judged that place (a link
+        // to `.git` is blocked like `.git`).
+        match crate::beneath::dir(&self.dir, name) {
+            Err(err)
+                if crate::beneath::is_swapped(&err)
+                    || err.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) =>
+            {
+                let Some(canonical) = self.link_target(name, &rel)? else {
+                    return Err(Error::from_io("open directory", &rel, err));
+                };
+                let dir = crate::beneath::dir(self.workspace.root_dir(), &canonical)
+                    .map_err(|e| Error::from_io("open directory", &rel, e))?;
+                Ok(WorkspaceDir { workspace: self.workspace, dir, rel: canonical })
+            }
+            Err(err) => Err(Error::from_io("open directory", &rel, err)),
+            Ok(dir) => Ok(WorkspaceDir { workspace: self.workspace, dir, rel }),
         }
-        // Not a link when looked at: opened without following one, so an entry swapped for a
-        // link since (to `.git`, say) is refused rather than entered.
-        let dir = crate::beneath::dir(&self.dir, name).map_err(|e| Error::from_io("open directory", &rel, e))?;
-        Ok(WorkspaceDir { workspace: self.workspace, dir, rel })
     }
 
     /// For a symlink entry, the canonical path it leads to, checked by the policy (blocked

@@ -268,3 +268,26 @@ fn a_five_line_read_of_a_big_python_file_answers_a_few_kilobytes_and_says_which_
     assert_eq!((refusal["kind"].as_str(), refusal["field"].as_str()), (Some("invalid_args"), Some("offset")));
     assert!(refusal["message"].as_str().is_some_and(|m| m.contains("4500 lines")), "{refusal}");
 }
+
+#[test]
+fn max_read_bytes_bounds_what_a_call_reads_and_edits() {
+    let big = "x = 1\n".repeat(2_000); // 12,000 bytes
+    let dir = workspace(&[("big.py", big.as_str()), ("small.py", "y = 2\n")]);
+    let root = root_arg(dir.path());
+    let calls = [
+        r#"{"id": 1, "tool": "read_file", "args": {"path": "big.py"}}"#,
+        r#"{"id": 2, "tool": "edit_file", "args": {"path": "big.py", "old_string": "x = 1\nx = 1\n", "new_string": "z", "replace_all": true}}"#,
+        r#"{"id": 3, "tool": "read_file", "args": {"path": "small.py"}}"#,
+    ];
+    let limited = run(&["call", "--root", &root, "--jsonl", "--max-read-bytes", "10000"], calls.join("\n"));
+    let results = json_lines(&limited);
+    for result in &results[..2] {
+        assert_eq!(result["error"]["kind"], "too_large", "{result}");
+        assert!(result["error"]["message"].as_str().unwrap().contains("10000"), "{result}");
+    }
+    assert_eq!(results[2]["ok"], true);
+    assert_eq!(read(dir.path(), "big.py"), big);
+    // The default limit (16 MiB) lets the same file through.
+    let default = run(&["call", "--root", &root, "--jsonl"], calls[0]);
+    assert_eq!(json_lines(&default)[0]["ok"], true);
+}

@@ -5,6 +5,34 @@ use serde_json::json;
 use crate::support::Env;
 
 #[test]
+fn rereads_give_the_facts_of_what_is_on_disk_now() {
+    // The facts of a read are kept by path and content hash: a file changed in between (by
+    // anyone) is parsed again, and going back to earlier content gives its facts again.
+    let env = Env::with_files(&[("a.py", "def one(): pass\n"), ("b.py", "def one(): pass\n")]);
+    let names = |read: &serde_json::Value| -> Vec<String> {
+        read["symbols"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let first = env.ok("read_file", json!({"path": "a.py"}));
+    assert_eq!((names(&first), first["is_valid"].as_bool()), (vec!["one".to_owned()], Some(true)));
+    assert_eq!(env.ok("read_file", json!({"path": "a.py"})), first);
+    env.put("a.py", b"def two(:\n");
+    let broken = env.ok("read_file", json!({"path": "a.py"}));
+    assert_eq!(broken["is_valid"].as_bool(), Some(false));
+    env.put("a.py", b"def one(): pass\n");
+    assert_eq!(env.ok("read_file", json!({"path": "a.py"})), first);
+    // The same content under another name is that file's own answer.
+    let other = env.ok("read_file", json!({"path": "b.py"}));
+    assert_eq!((other["path"].as_str(), names(&other)), (Some("b.py"), vec!["one".to_owned()]));
+    // Many files in between evict the oldest; its facts are computed again, the same.
+    for i in 0..100 {
+        env.put(&format!("f{i}.py"), format!("def f{i}(): pass\n").as_bytes());
+        let read = env.ok("read_file", json!({"path": format!("f{i}.py")}));
+        assert_eq!(names(&read), vec![format!("f{i}")]);
+    }
+    assert_eq!(env.ok("read_file", json!({"path": "a.py"})), first);
+}
+
+#[test]
 fn a_python_file_reads_as_python_with_its_symbol() {
     let env = Env::with_files(&[("hello.py", "def hello(): pass\n")]);
     let read = env.ok("read_file", json!({"path": "hello.py"}));
