@@ -769,20 +769,27 @@ impl Toolkit {
         vet(old_text.as_str(), new_text.as_str())?;
         let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
         let score = replaced.matches().iter().map(matcher::Match::score).fold(1.0_f64, f64::min);
+        let replacements = replaced.matches().len();
+        let rung = replaced.rung();
+        let alignment = if replaced.matches().iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
+            matcher::Alignment::Merged
+        } else {
+            matcher::Alignment::Aligned
+        };
+        let line_ranges = replaced.matches().iter().map(|m| [m.first_line(), m.last_line()]).collect();
+        // The matcher's copy of the whole new text is spliced in: one copy fewer held while
+        // the new bytes are encoded and written.
+        drop(replaced);
         let (diff, diff_truncated) = self.diff(&rel, old_text.as_str(), new_text.as_str());
         let bytes = new_text.encode();
         let mut response = EditFileResponse {
             path: rel.clone(),
-            replacements: replaced.matches().len(),
-            rung: replaced.rung(),
+            replacements,
+            rung,
             score,
-            alignment: if replaced.matches().iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
-                matcher::Alignment::Merged
-            } else {
-                matcher::Alignment::Aligned
-            },
+            alignment,
             line_range: first,
-            line_ranges: replaced.matches().iter().map(|m| [m.first_line(), m.last_line()]).collect(),
+            line_ranges,
             diff,
             diff_truncated,
             old_size: file.size(),
@@ -992,7 +999,14 @@ fn strip_view_prefixes(text: &str) -> String {
 }
 
 pub(crate) fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: &str) -> Result<Text> {
-    let mut next = text.clone();
+    // Room for the growth up front: no reallocation of a large file's text while splicing.
+    let growth: usize = replaced
+        .matches()
+        .iter()
+        .zip(replaced.inserted())
+        .map(|(found, inserted)| inserted.len().saturating_sub(found.byte_range().len()))
+        .sum();
+    let mut next = text.clone_with_capacity(growth);
     for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
         let piece = replaced.text().get(inserted.clone()).unwrap_or_default();
         next.splice(found.byte_range(), piece)

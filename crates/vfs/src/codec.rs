@@ -256,6 +256,24 @@ impl Text {
         out
     }
 
+    /// A copy with room for `additional` more bytes of text, so splices that grow it by up to
+    /// that much never reallocate (an edit of a large file then holds one copy of the new text,
+    /// not a copy and a doubled buffer).
+    ///
+    /// ```
+    /// let text = editkit_vfs::Text::decode(b"a\r\nb\r\n").unwrap();
+    /// let mut copy = text.clone_with_capacity(3);
+    /// copy.splice(0..1, "xyz").unwrap();
+    /// assert_eq!(copy.encode(), b"xyz\r\nb\r\n");
+    /// assert_eq!(text.as_str(), "a\nb\n");
+    /// ```
+    #[must_use]
+    pub fn clone_with_capacity(&self, additional: usize) -> Text {
+        let mut text = String::with_capacity(self.text.len().saturating_add(additional));
+        text.push_str(&self.text);
+        Text { text, endings: self.endings.clone(), bom: self.bom }
+    }
+
     /// Replaces `range` of the normalised text with `replacement` (normalised first).
     ///
     /// Lines wholly before or after the range keep their original terminators. The terminators
