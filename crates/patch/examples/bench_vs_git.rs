@@ -23,6 +23,18 @@ use std::time::{Duration, Instant};
 use editkit_patch::{ApplyOptions, apply};
 use editkit_vfs::{Durability, Workspace};
 
+/// CPU seconds (user + system) of this process and of its waited-for children, from
+/// `/proc/self/stat` (clock ticks; summed over many runs, so their 10 ms grain averages out).
+fn cpu() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<f64> =
+        stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().map(|f| f.parse().unwrap_or(0.0)).collect();
+    // After the `)`: state is field 3, utime 14, stime 15, cutime 16, cstime 17; ticks are 1/100 s.
+    let tick = 0.01;
+    let at = |n: usize| fields.get(n - 3).copied().unwrap_or(0.0) * tick;
+    (at(14) + at(15), at(16) + at(17))
+}
+
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -48,20 +60,25 @@ fn main() {
     std::fs::write(&diff_path, &diff).unwrap();
     let (mut git, mut ours, mut ours_begin, mut ours_dry) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut ours_atomic = Vec::new();
+    let (mut git_cpu, mut ours_cpu) = (0.0, 0.0);
     let mut reference = None;
     for run in 0..runs {
         let root = fresh(tmp.path(), "git");
+        let (_, children_before) = cpu();
         let started = Instant::now();
         let status = Command::new("git").arg("apply").arg(&diff_path).current_dir(&root).status().unwrap();
         git.push(started.elapsed());
+        git_cpu += cpu().1 - children_before;
         assert!(status.success(), "git apply failed");
         let git_tree = std::fs::read(root.join("src/mod3/file43.rs")).unwrap();
 
         let root = fresh(tmp.path(), "editkit");
+        let (self_before, _) = cpu();
         let started = Instant::now();
         let workspace = Workspace::open(&root).unwrap();
         let applied = apply(&workspace, &diff, &ApplyOptions::default()).unwrap();
         ours.push(started.elapsed());
+        ours_cpu += cpu().0 - self_before;
         assert_eq!(applied.updated.len(), workload::FILES);
         assert_eq!(std::fs::read(root.join("src/mod3/file43.rs")).unwrap(), git_tree, "editkit and git disagree");
 
@@ -111,6 +128,12 @@ fn main() {
     println!(
         "  editkit dry run (unified, no I/O)  {ours_dry:>12.2?}   ratio {:.2}x",
         ours_dry.as_secs_f64() / git.as_secs_f64()
+    );
+    println!(
+        "  CPU per apply (mean): git apply {:.1} ms, editkit {:.1} ms   ratio {:.2}x",
+        git_cpu / runs as f64 * 1e3,
+        ours_cpu / runs as f64 * 1e3,
+        ours_cpu / git_cpu.max(f64::EPSILON)
     );
     println!("  combined diff reported: {} bytes", reference.unwrap_or(0));
 }
