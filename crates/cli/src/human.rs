@@ -615,7 +615,8 @@ fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Res
         return Ok(if found == 0 { EXIT_REFUSED } else { EXIT_OK });
     }
     let style = Style::stdout();
-    let mut out = io::stdout().lock();
+    // The whole result is known: written in large blocks, not a write per line.
+    let mut out = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
     for file in result["results"].as_array().into_iter().flatten() {
         let name = file["file"].as_str().unwrap_or("?");
         for hit in file["matches"].as_array().into_iter().flatten() {
@@ -645,6 +646,11 @@ fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Res
             }
         }
     }
+    if out.flush().is_err() {
+        // The reader went away (a closed pipe): what it did not take is not an error.
+        return Ok(EXIT_OK);
+    }
+    drop(out);
     if found > 0 && result["truncated"].as_bool() == Some(true) {
         let why = if capped { "--max-results" } else { "its bound" };
         eprintln!("{}", style.dim(&format!("(results cut at {why}; narrow the search with a path or --glob)")));

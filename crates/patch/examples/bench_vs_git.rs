@@ -27,8 +27,12 @@ use editkit_vfs::{Durability, Workspace};
 /// `/proc/self/stat` (clock ticks; summed over many runs, so their 10 ms grain averages out).
 fn cpu() -> (f64, f64) {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<f64> =
-        stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().map(|f| f.parse().unwrap_or(0.0)).collect();
+    let fields: Vec<f64> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0.0))
+        .collect();
     // After the `)`: state is field 3, utime 14, stime 15, cutime 16, cstime 17; ticks are 1/100 s.
     let tick = 0.01;
     let at = |n: usize| fields.get(n - 3).copied().unwrap_or(0.0) * tick;

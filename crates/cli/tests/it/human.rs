@@ -232,6 +232,37 @@ fn a_reader_closing_the_pipe_early_ends_the_command_quietly() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
 }
 
+#[test]
+fn grep_writes_its_lines_in_blocks_and_ends_quietly_on_a_closed_pipe() {
+    use std::io::Read;
+    let many: String = (0..50_000).map(|n| format!("needle {n}\n")).collect();
+    let dir = workspace(&[("many.txt", many.as_str())]);
+    // Every line arrives, in order, though they are written in blocks.
+    let all = editkit()
+        .args(["grep", "--root", &root_arg(dir.path()), "-F", "needle", "--max-results", "1000000"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(all.status.code(), Some(0));
+    let text = String::from_utf8(all.stdout).unwrap();
+    assert_eq!(text.lines().count(), 50_000);
+    assert_eq!(text.lines().nth(49_999), Some("many.txt:50000:1: needle 49999"));
+    let mut child = editkit()
+        .args(["grep", "--root", &root_arg(dir.path()), "-F", "needle", "--max-results", "1000000"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout); // like `| head -c 64`
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The terminal command's habits: one test per item of the issue that found them.
 
