@@ -69,13 +69,7 @@ impl Txn<'_> {
     /// As [`Txn::stage`]; [`Error::InvalidPath`] for a name that is not a plain
     /// `.editkit-` file name; [`Error::Exists`] when a file of that name exists.
     pub fn stage_as(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
-        if !is_temp_name(temp_name) {
-            return Err(Error::InvalidPath {
-                path: temp_name.to_owned(),
-                reason: "a temp name must be a plain file name starting with `.editkit-`".into(),
-            });
-        }
-        self.stage_named(path, temp_name, bytes, create_dirs, true)
+        self.stage_chosen(path, temp_name, bytes, create_dirs, true)
     }
 
     /// As [`Txn::stage_as`], but the temp file is not fsynced: the caller makes it durable with
@@ -85,13 +79,18 @@ impl Txn<'_> {
     /// # Errors
     /// As [`Txn::stage_as`].
     pub fn stage_as_deferred(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
+        self.stage_chosen(path, temp_name, bytes, create_dirs, false)
+    }
+
+    /// Staging under a caller's temp name, which must be a plain `.editkit-` file name.
+    fn stage_chosen(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool, sync: bool) -> Result<Staged> {
         if !is_temp_name(temp_name) {
             return Err(Error::InvalidPath {
                 path: temp_name.to_owned(),
                 reason: "a temp name must be a plain file name starting with `.editkit-`".into(),
             });
         }
-        self.stage_named(path, temp_name, bytes, create_dirs, false)
+        self.stage_named(path, temp_name, bytes, create_dirs, sync)
     }
 
     fn stage_named(&self, path: &str, temp_file: &str, bytes: &[u8], create_dirs: bool, sync: bool) -> Result<Staged> {
@@ -133,19 +132,11 @@ impl Txn<'_> {
     /// [`Error::NotFound`], [`Error::Io`]; [`Error::Changed`] if a folder on the way was
     /// swapped for a link.
     pub fn rename_unchecked(&self, from: &str, to: &str) -> Result<()> {
-        let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
-        let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
-        let from_dir = self.dir_raw(from, from_parent)?;
-        let to_dir = if from_parent == to_parent {
-            from_dir.try_clone().map_err(|e| Error::from_io("rename", to, e))?
-        } else {
-            self.dir_raw(to, to_parent)?
-        };
-        from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
-        self.sync(&to_dir);
-        if from_parent != to_parent {
-            self.sync(&from_dir);
+        let (from_dir, to_dir) = self.rename_raw(from, to)?;
+        if let Some(to_dir) = &to_dir {
+            self.sync(to_dir);
         }
+        self.sync(&from_dir);
         Ok(())
     }
 
@@ -155,23 +146,27 @@ impl Txn<'_> {
     /// # Errors
     /// As [`Txn::rename_unchecked`].
     pub fn rename_deferred_unchecked(&self, from: &str, to: &str) -> Result<()> {
+        self.rename_raw(from, to).map(drop)
+    }
+
+    /// The rename itself; gives the source's folder and, when it differs, the target's.
+    fn rename_raw(&self, from: &str, to: &str) -> Result<(Dir, Option<Dir>)> {
         let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
         let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
         let from_dir = self.dir_raw(from, from_parent)?;
-        let renamed = if from_parent == to_parent {
-            from_dir.rename(from_name, &from_dir, to_name)
-        } else {
-            from_dir.rename(from_name, &self.dir_raw(to, to_parent)?, to_name)
-        };
-        renamed.map_err(|e| Error::from_io("rename", from, e))
+        let to_dir = if from_parent == to_parent { None } else { Some(self.dir_raw(to, to_parent)?) };
+        from_dir
+            .rename(from_name, to_dir.as_ref().unwrap_or(&from_dir), to_name)
+            .map_err(|e| Error::from_io("rename", from, e))?;
+        Ok((from_dir, to_dir))
     }
 
     /// Makes durable what was written so far to the canonical `paths` (files, and folders
     /// whose entries changed; `""` is the root), unless the durability is
-    /// [`crate::Durability::Atomic`]. Past [`SYNCFS_FROM`] paths, on Linux, this is one
-    /// `syncfs` of the root's file system, which flushes the whole batch in one journal
-    /// commit (and whatever else is pending on that file system); otherwise one fsync per
-    /// path.
+    /// [`crate::Durability::Atomic`]. Past [`SYNCFS_FROM`] paths, on Linux, the paths on the
+    /// root's file system are flushed by one `syncfs` (one journal commit for the whole batch,
+    /// and whatever else is pending on that file system); a path on another file system (a
+    /// mount inside the root) is fsynced itself. Otherwise one fsync per path.
     ///
     /// # Errors
     /// [`Error::Io`] when a path cannot be opened or the flush reports an error: the changes
@@ -183,33 +178,41 @@ impl Txn<'_> {
         let mut paths: Vec<&str> = paths.into_iter().collect();
         paths.sort_unstable();
         paths.dedup();
-        #[cfg(target_os = "linux")]
-        if paths.len() >= SYNCFS_FROM {
-            // The root handle is an `O_PATH` descriptor, which `syncfs` refuses: open the root
-            // itself, relative to the handle.
-            let root = rustix::fs::openat(
+        let open = |path: &str| {
+            crate::beneath::open(
                 self.ws.root_dir(),
-                ".",
-                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+                path,
+                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY,
                 rustix::fs::Mode::empty(),
             )
-            .map_err(|e| Error::from_io("sync", "", e.into()))?;
+            .map_err(|e| Error::from_io("sync", path, e))
+        };
+        let fsync = |path: &str, fd: &std::os::fd::OwnedFd| {
+            rustix::fs::fsync(fd).map_err(|e| Error::from_io("sync", path, e.into()))
+        };
+        #[cfg(target_os = "linux")]
+        if paths.len() >= SYNCFS_FROM {
+            // The root handle is an `O_PATH` descriptor, which `syncfs` refuses: the root itself.
+            let root = open("")?;
+            let root_dev = rustix::fs::fstat(&root).map_err(|e| Error::from_io("sync", "", e.into()))?.st_dev;
             match rustix::fs::syncfs(&root) {
-                Ok(()) => return Ok(()),
+                Ok(()) => {
+                    for path in paths {
+                        let fd = open(path)?;
+                        let on_root = rustix::fs::fstat(&fd).is_ok_and(|stat| stat.st_dev == root_dev);
+                        if !on_root {
+                            fsync(path, &fd)?;
+                        }
+                    }
+                    return Ok(());
+                }
                 // A kernel or filter without it: the paths one by one.
                 Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
                 Err(err) => return Err(Error::from_io("sync", "", err.into())),
             }
         }
         for path in paths {
-            let fd = crate::beneath::open(
-                self.ws.root_dir(),
-                path,
-                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY,
-                rustix::fs::Mode::empty(),
-            )
-            .map_err(|e| Error::from_io("sync", path, e))?;
-            rustix::fs::fsync(&fd).map_err(|e| Error::from_io("sync", path, e.into()))?;
+            fsync(path, &open(path)?)?;
         }
         Ok(())
     }

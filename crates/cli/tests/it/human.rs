@@ -213,20 +213,27 @@ fn diffs_are_coloured_on_request_and_plain_with_no_color() {
 
 #[test]
 fn a_reader_closing_the_pipe_early_ends_the_command_quietly() {
-    use std::io::Read;
     let big: String = (0..200_000).map(|n| format!("line {n}\n")).collect();
     let dir = workspace(&[("big.txt", big.as_str())]);
+    ends_quietly_when_the_reader_leaves(&["read", "--root", &root_arg(dir.path()), "big.txt"]);
+}
+
+/// Runs editkit with `args`, reads 64 bytes of its output and closes the pipe (like
+/// `| head -c 64`): the command must exit 0 without a panic.
+#[track_caller]
+fn ends_quietly_when_the_reader_leaves(args: &[&str]) {
+    use std::io::Read;
     let mut child = editkit()
-        .args(["read", "--root", &root_arg(dir.path()), "big.txt"])
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
+        .expect("editkit starts");
+    let mut stdout = child.stdout.take().expect("stdout is piped");
     let mut first = [0u8; 64];
-    stdout.read_exact(&mut first).unwrap();
-    drop(stdout); // like `| head -c 64`
-    let output = child.wait_with_output().unwrap();
+    stdout.read_exact(&mut first).expect("at least 64 bytes of output");
+    drop(stdout);
+    let output = child.wait_with_output().expect("editkit exits");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(0), "{stderr}");
@@ -234,7 +241,6 @@ fn a_reader_closing_the_pipe_early_ends_the_command_quietly() {
 
 #[test]
 fn grep_writes_its_lines_in_blocks_and_ends_quietly_on_a_closed_pipe() {
-    use std::io::Read;
     let many: String = (0..50_000).map(|n| format!("needle {n}\n")).collect();
     let dir = workspace(&[("many.txt", many.as_str())]);
     // Every line arrives, in order, though they are written in blocks.
@@ -247,20 +253,15 @@ fn grep_writes_its_lines_in_blocks_and_ends_quietly_on_a_closed_pipe() {
     let text = String::from_utf8(all.stdout).unwrap();
     assert_eq!(text.lines().count(), 50_000);
     assert_eq!(text.lines().nth(49_999), Some("many.txt:50000:1: needle 49999"));
-    let mut child = editkit()
-        .args(["grep", "--root", &root_arg(dir.path()), "-F", "needle", "--max-results", "1000000"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0u8; 64];
-    stdout.read_exact(&mut first).unwrap();
-    drop(stdout); // like `| head -c 64`
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    ends_quietly_when_the_reader_leaves(&[
+        "grep",
+        "--root",
+        &root_arg(dir.path()),
+        "-F",
+        "needle",
+        "--max-results",
+        "1000000",
+    ]);
 }
 
 // ---------------------------------------------------------------------------------------------
