@@ -259,3 +259,31 @@ fn a_folder_holding_blocked_files_is_neither_deleted_nor_moved() {
     workspace.delete("config").unwrap();
     assert!(!tmp.path().join("config").exists());
 }
+
+#[test]
+fn paths_without_links_resolve_to_themselves_and_everything_else_as_before() {
+    // The one-open path (no link on the way) and the component walk must agree.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("a/b")).unwrap();
+    std::fs::write(tmp.path().join("a/b/f.txt"), "x\n").unwrap();
+    std::os::unix::fs::symlink("a", tmp.path().join("to_a")).unwrap();
+    std::os::unix::fs::symlink("b/f.txt", tmp.path().join("a/alias")).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    for (path, resolved) in [
+        ("a/b/f.txt", "a/b/f.txt"),
+        ("a/b", "a/b"),
+        ("a/b/new.txt", "a/b/new.txt"),
+        ("a/missing/deeper.txt", "a/missing/deeper.txt"),
+        ("to_a/b/f.txt", "a/b/f.txt"),
+        ("a/alias", "a/b/f.txt"),
+        ("./a//b/../b/f.txt", "a/b/f.txt"),
+    ] {
+        assert_eq!(workspace.resolve(path).unwrap(), resolved, "{path}");
+    }
+    assert_eq!(workspace.resolve_entry("a/alias").unwrap(), "a/alias");
+    assert_eq!(workspace.metadata("a/alias").unwrap().kind, editkit_vfs::EntryKind::File);
+    // A file used as a folder is not there, whichever way it is reached.
+    for path in ["a/b/f.txt/x", "to_a/b/f.txt/x"] {
+        assert_eq!(workspace.resolve(path).unwrap_err().kind(), "not_found", "{path}");
+    }
+}
