@@ -1,0 +1,369 @@
+"""editkit: file tools AI coding agents can trust, in-process.
+
+Reads that know what they read (content plus SHA-256), writes that refuse files changed
+underneath, edits that land on the one place meant or refuse, multi-file patches that commit
+all-or-nothing, ripgrep-speed search and code awareness, all confined to workspace roots by
+capabilities. The same toolkit as the ``editkit`` binary (MCP server and JSON CLI), without a
+process in between::
+
+    import editkit
+
+    tk = editkit.Toolkit("/home/me/project")
+    read = tk.read_file("src/app.py")            # a typed result: read.content, read.sha256...
+    tk.edit_file("src/app.py", "return 1", "return 2", expected_hash=read.sha256)
+    try:
+        tk.edit_file("src/app.py", "x = 1", "x = 2")
+    except editkit.Ambiguous as refused:         # one exception class per error kind
+        print(refused.message, refused.details["lines"])
+
+    tk.call("read_file", {"path": "src/app.py"})  # the JSON contract: {"ok": True, ...}
+
+Every tool method releases the GIL while the tool runs, so threads editing different files run
+in parallel; read-modify-write on one file is serialised by the toolkit's per-file locks (also
+across processes). Drop-in adapters for the file tools of agent frameworks live in
+``editkit.compat``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import os
+from typing import Any, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
+
+from . import _editkit
+from ._errors import (
+    AlreadyApplied,
+    Ambiguous,
+    Binary,
+    Blocked,
+    EditkitError,
+    Exists,
+    InvalidArgs,
+    InvalidPatch,
+    InvalidSyntax,
+    IoError,
+    IsDirectory,
+    NoChange,
+    NotFound,
+    NotUtf8,
+    OutsideWorkspace,
+    Stale,
+    TooLarge,
+    Utf16,
+    error_class,
+    error_from,
+)
+
+__version__: str = _editkit.__version__
+ERROR_KINDS: Tuple[str, ...] = tuple(_editkit.ERROR_KINDS)
+DEFAULT_LIMITS: Dict[str, int] = dict(_editkit.DEFAULT_LIMITS)
+
+__all__ = [
+    "ERROR_KINDS",
+    "DEFAULT_LIMITS",
+    "AlreadyApplied",
+    "Ambiguous",
+    "Binary",
+    "Blocked",
+    "EditkitError",
+    "Exists",
+    "InvalidArgs",
+    "InvalidPatch",
+    "InvalidSyntax",
+    "IoError",
+    "IsDirectory",
+    "NoChange",
+    "NotFound",
+    "NotUtf8",
+    "OutsideWorkspace",
+    "Result",
+    "Stale",
+    "TooLarge",
+    "Toolkit",
+    "Utf16",
+    "error_class",
+    "error_from",
+    "python_name",
+    "result_class",
+    "specs",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+def specs() -> List[Dict[str, Any]]:
+    """Every tool's description: ``name``, ``description``, ``input_schema``, ``output_schema``,
+    ``read_only``, ``destructive`` and ``idempotent``."""
+    return list(_editkit.specs())
+
+
+class Result(Mapping[str, Any]):
+    """A tool's successful result: the contract object without ``ok``.
+
+    Fields read as attributes (``result.sha256``) or items (``result["sha256"]``); a field the
+    tool's result schema has but this result left out reads as ``None``. ``to_dict()`` gives a
+    plain ``dict``. Each tool has its own subclass (``ReadFileResult``...; ``result_class``).
+    """
+
+    __slots__ = ("_data",)
+    tool: ClassVar[str] = ""
+    fields: ClassVar[Tuple[str, ...]] = ()
+
+    def __init__(self, data: Mapping[str, Any]):
+        object.__setattr__(self, "_data", {key: value for key, value in data.items() if key != "ok"})
+
+    def __getattr__(self, name: str) -> Any:
+        data = object.__getattribute__(self, "_data")
+        if name in data:
+            return data[name]
+        if name in type(self).fields:
+            return None
+        raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __dir__(self) -> List[str]:
+        return sorted(set(super().__dir__()) | set(self._data) | set(type(self).fields))
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The result as a plain ``dict`` (a shallow copy)."""
+        return dict(self._data)
+
+    def __repr__(self) -> str:
+        def short(value: Any) -> str:
+            text = repr(value)
+            return text if len(text) <= 80 else text[:77] + "..."
+
+        fields = ", ".join(f"{key}={short(value)}" for key, value in self._data.items())
+        return f"{type(self).__name__}({fields})"
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_result, (type(self).tool, self._data))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Result):
+            return type(self) is type(other) and self._data == other._data
+        if isinstance(other, Mapping):
+            return self._data == dict(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _class_name(tool: str) -> str:
+    return "".join(part.capitalize() for part in tool.split("_")) + "Result"
+
+
+_RESULT_CLASSES: Dict[str, Type[Result]] = {}
+_SPECS: Dict[str, Dict[str, Any]] = {spec["name"]: spec for spec in _editkit.specs()}
+
+for _spec in _SPECS.values():
+    _fields = tuple(name for name in _spec["output_schema"].get("properties", {}) if name != "ok")
+    _cls = type(
+        _class_name(_spec["name"]),
+        (Result,),
+        {"__slots__": (), "tool": _spec["name"], "fields": _fields, "__module__": __name__,
+         "__doc__": f"The result of ``{_spec['name']}``: {_spec['description']}"},
+    )
+    _RESULT_CLASSES[_spec["name"]] = _cls
+    globals()[_cls.__name__] = _cls
+    __all__.append(_cls.__name__)
+
+
+def result_class(tool: str) -> Type[Result]:
+    """The result class of ``tool`` (``ReadFileResult`` for ``read_file``)."""
+    try:
+        return _RESULT_CLASSES[tool]
+    except KeyError:
+        raise error_from(
+            {"kind": "invalid_args", "field": "tool", "message": f"unknown tool `{tool}`"}
+        ) from None
+
+
+def _rebuild_result(tool: str, data: Mapping[str, Any]) -> Result:
+    return _RESULT_CLASSES.get(tool, Result)(data)
+
+
+def _positional(spec: Mapping[str, Any]) -> Tuple[str, ...]:
+    # Required arguments, in the order the tool declares them (path, old_string, new_string).
+    return tuple(spec["input_schema"].get("required", ()))
+
+
+def python_name(argument: str) -> str:
+    """The Python spelling of a tool argument: a keyword gets a trailing underscore (``from_``)."""
+    return argument + "_" if keyword.iskeyword(argument) else argument
+
+
+def _tool_name(argument: str) -> str:
+    if argument.endswith("_") and keyword.iskeyword(argument[:-1]):
+        return argument[:-1]
+    return argument
+
+
+def _defaults(spec: Mapping[str, Any]) -> Dict[str, Any]:
+    properties = spec["input_schema"].get("properties", {})
+    return {name: prop.get("default") for name, prop in properties.items()}
+
+
+class Toolkit:
+    """Every editkit tool over one or more workspace roots, in-process.
+
+    ``root`` is a folder, or a list of folders (the first is primary: relative paths resolve
+    there; an absolute path in the root that contains it). Options:
+
+    - ``read_only``: refuse every tool that writes.
+    - ``blocked``: more blocked paths, ``.gitignore`` patterns, added to the defaults (``.git``,
+      ``.env*``, private keys, credential files, ``.editkit/``).
+    - ``diagnostics``: post-write checks, ``"auto"`` (report problems), ``"on"`` (report all) or
+      ``"off"``; ``format``: run the formatter after each write.
+    - ``durability``: ``"full"`` (fsync file and folder before returning) or ``"atomic"`` (temp file
+      renamed into place: never torn, a power failure may lose the latest writes).
+    - ``absolute_paths``: ``"remap"`` (an absolute path inside a root is used, others refused),
+      ``"refuse"``, or ``"rooted"`` (any other absolute path is taken as rooted at the workspace).
+    - ``state_dir``: where locks, patch journals and undo history live (never inside a root).
+    - bounds: ``max_read_bytes``, ``read_page_bytes``, ``max_sessions``, ``max_session_bytes``,
+      ``max_patch_work``, ``history_depth``; ``tools`` selects the tool sets (``"core,editor"``).
+
+    Refused options or roots raise ``InvalidArgs`` / ``NotFound`` / ``IoError``...
+    """
+
+    def __init__(
+        self,
+        root: Union[PathLike, Sequence[PathLike]],
+        *,
+        read_only: bool = False,
+        blocked: Sequence[str] = (),
+        diagnostics: str = "auto",
+        format: bool = False,
+        durability: str = "full",
+        absolute_paths: str = "remap",
+        state_dir: Optional[PathLike] = None,
+        max_read_bytes: Optional[int] = None,
+        read_page_bytes: Optional[int] = None,
+        full_diffs: bool = False,
+        tools: Optional[str] = None,
+        history_depth: Optional[int] = None,
+        max_sessions: Optional[int] = None,
+        max_session_bytes: Optional[int] = None,
+        max_patch_work: Optional[int] = None,
+    ):
+        if isinstance(root, (str, os.PathLike)):
+            roots = [os.fspath(root)]
+        else:
+            roots = [os.fspath(item) for item in root]
+        if isinstance(blocked, str):
+            blocked = [blocked]
+        try:
+            self._inner = _editkit._Toolkit(
+                roots,
+                read_only=read_only,
+                blocked=list(blocked),
+                diagnostics=diagnostics,
+                format=format,
+                durability=durability,
+                absolute_paths=absolute_paths,
+                state_dir=None if state_dir is None else os.fspath(state_dir),
+                max_read_bytes=max_read_bytes,
+                read_page_bytes=read_page_bytes,
+                full_diffs=full_diffs,
+                tools=tools,
+                history_depth=history_depth,
+                max_sessions=max_sessions,
+                max_session_bytes=max_session_bytes,
+                max_patch_work=max_patch_work,
+            )
+        except _editkit.OpenError as refused:
+            raise error_from(refused.args[0]) from None
+        self.read_only = read_only
+
+    @property
+    def roots(self) -> List[str]:
+        """The workspace roots as absolute real paths; the first is primary."""
+        return [os.fspath(path) for path in self._inner.roots]
+
+    @property
+    def root(self) -> str:
+        """The primary workspace root."""
+        return self.roots[0]
+
+    @property
+    def notes(self) -> List[str]:
+        """Notes about the roots (a ``.editkit/`` folder a repository ships is ignored)."""
+        return list(self._inner.notes)
+
+    def tool_names(self) -> List[str]:
+        """The tools this toolkit runs."""
+        return list(self._inner.tool_names())
+
+    def call(self, name: str, args: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Runs tool ``name`` on ``args`` and returns the JSON contract object, never raising for a
+        refusal: ``{"ok": True, ...}`` or ``{"ok": False, "error": {"kind", "message", ...}}``.
+        Raises ``TypeError`` only for arguments that are not JSON values."""
+        return self._inner.call(name, None if args is None else dict(args))
+
+    def run(self, name: str, args: Optional[Mapping[str, Any]] = None) -> Result:
+        """Runs tool ``name`` on ``args``: its typed result, or the ``EditkitError`` of its kind."""
+        answer = self._inner.call(name, None if args is None else dict(args))
+        if not answer.get("ok"):
+            raise error_from(answer.get("error") or {"kind": "io", "message": "no result"})
+        cls = _RESULT_CLASSES.get(name, Result)
+        return cls(answer)
+
+    def __repr__(self) -> str:
+        flags = " read_only" if self.read_only else ""
+        return f"<editkit.Toolkit {', '.join(self.roots)}{flags}>"
+
+
+def _tool_method(spec: Mapping[str, Any]) -> Any:
+    name = spec["name"]
+    positional = _positional(spec)
+    defaults = _defaults(spec)
+
+    def method(self: Toolkit, *args: Any, **kwargs: Any) -> Result:
+        if len(args) > len(positional):
+            raise error_from({
+                "kind": "invalid_args",
+                "message": f"{name}() takes {len(positional)} positional argument(s) "
+                f"({', '.join(positional) or 'none'}), {len(args)} given; pass the others by keyword",
+            })
+        call_args = {_tool_name(key): value for key, value in kwargs.items() if value is not None}
+        for key, value in zip(positional, args):
+            if key in call_args:
+                raise error_from({
+                    "kind": "invalid_args",
+                    "field": key,
+                    "message": f"{name}() got `{key}` both by position and by keyword",
+                })
+            call_args[key] = value
+        return self.run(name, call_args)
+
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    parameters += [
+        inspect.Parameter(python_name(key), inspect.Parameter.POSITIONAL_OR_KEYWORD) for key in positional
+    ]
+    parameters += [
+        inspect.Parameter(python_name(key), inspect.Parameter.KEYWORD_ONLY, default=default)
+        for key, default in sorted(defaults.items())
+        if key not in positional
+    ]
+    method.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    method.__name__ = name
+    method.__qualname__ = f"Toolkit.{name}"
+    method.__doc__ = spec["description"]
+    return method
+
+
+for _spec in _SPECS.values():
+    setattr(Toolkit, _spec["name"], _tool_method(_spec))
+
+del _spec, _cls, _fields

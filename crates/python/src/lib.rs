@@ -1,0 +1,278 @@
+//! The native half of the `editkit` Python package: the [`editkit`] toolkit in-process.
+//!
+//! Python code imports `editkit` (the pure-Python package under `python/editkit/`), which
+//! wraps this module, `editkit._editkit`: `Toolkit` with one method per tool and typed
+//! results, an exception per error kind, and the adapters under `editkit.compat`. This module
+//! only opens a toolkit, runs tool calls on the JSON contract and describes the tools; every
+//! decision stays in the toolkit's crates.
+//!
+//! Every call releases the GIL while the tool runs, so Python threads edit different files in
+//! parallel; the toolkit's per-file locks serialise what must be serialised.
+//!
+//! A runnable example (Python; `tests/test_core.py` runs this very block):
+//!
+//! ```python
+//! import pathlib, tempfile
+//! import editkit
+//!
+//! root = pathlib.Path(tempfile.mkdtemp())
+//! (root / "app.py").write_text("def main():\n\treturn 1\n")
+//! tk = editkit.Toolkit(root)
+//! read = tk.read_file("app.py")
+//! assert read.line_count == 2
+//! # The old text drifted (spaces for the file's tab): it still lands, and says how.
+//! edit = tk.edit_file("app.py", "    return 1", "    return 2", expected_hash=read.sha256)
+//! assert edit.rung == "line_trimmed"
+//! assert (root / "app.py").read_text() == "def main():\n\treturn 2\n"
+//! try:
+//!     tk.edit_file("app.py", "return 3", "return 4")
+//! except editkit.NotFound as refused:
+//!     assert refused.kind == "not_found"
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use editkit::analyze::DiagnosticsMode;
+use editkit::vfs::AbsolutePaths;
+use editkit::{Durability, Toolkit, ToolkitOptions, tools};
+use pyo3::exceptions::{PyException, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde_json::{Value, json};
+
+pyo3::create_exception!(
+    _editkit,
+    OpenError,
+    PyException,
+    "A toolkit could not be opened; `args[0]` is the contract's error object (kind, message, details)."
+);
+
+/// How a toolkit is opened: every option of [`ToolkitOptions`] a Python caller may set.
+#[derive(Debug)]
+struct OpenArgs {
+    roots: Vec<PathBuf>,
+    read_only: bool,
+    blocked: Vec<String>,
+    diagnostics: String,
+    format: bool,
+    durability: String,
+    absolute_paths: String,
+    state_dir: Option<PathBuf>,
+    max_read_bytes: Option<u64>,
+    read_page_bytes: Option<usize>,
+    full_diffs: bool,
+    tools: Option<String>,
+    history_depth: Option<usize>,
+    max_sessions: Option<usize>,
+    max_session_bytes: Option<u64>,
+    max_patch_work: Option<u64>,
+}
+
+/// An option given a word it does not take, in the contract's shape.
+fn invalid(field: &str, message: String) -> Value {
+    json!({"kind": "invalid_args", "message": message, "field": field})
+}
+
+/// The word `given` of option `field` among `(word, value)` pairs.
+fn choose<T: Copy>(field: &str, given: &str, choices: &[(&str, T)]) -> Result<T, Value> {
+    choices.iter().find(|(word, _)| *word == given).map(|(_, value)| *value).ok_or_else(|| {
+        let words: Vec<String> = choices.iter().map(|(word, _)| format!("{word:?}")).collect();
+        invalid(field, format!("{field} must be one of {}, not {given:?}", words.join(", ")))
+    })
+}
+
+impl OpenArgs {
+    fn options(&self) -> Result<ToolkitOptions, Value> {
+        let mut options =
+            ToolkitOptions { read_only: self.read_only, full_diffs: self.full_diffs, ..Default::default() };
+        options.policy.blocked.extend(self.blocked.iter().cloned());
+        options.policy.absolute = choose(
+            "absolute_paths",
+            &self.absolute_paths,
+            &[
+                ("remap", AbsolutePaths::RemapUnderRoot),
+                ("refuse", AbsolutePaths::Refuse),
+                ("rooted", AbsolutePaths::RootedAtWorkspace),
+            ],
+        )?;
+        options.diagnostics.mode = choose(
+            "diagnostics",
+            &self.diagnostics,
+            &[("auto", DiagnosticsMode::Auto), ("on", DiagnosticsMode::On), ("off", DiagnosticsMode::Off)],
+        )?;
+        options.formatting.enabled = self.format;
+        options.durability =
+            choose("durability", &self.durability, &[("full", Durability::Full), ("atomic", Durability::Atomic)])?;
+        options.state_home =
+            self.state_dir.as_ref().map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));
+        if let Some(tools) = &self.tools {
+            options.tools = tools.parse().map_err(|err: editkit::Error| err.to_json())?;
+        }
+        let positive = |field: &str, value: u64| {
+            if value == 0 { Err(invalid(field, format!("{field} must be at least 1"))) } else { Ok(value) }
+        };
+        if let Some(bytes) = self.max_read_bytes {
+            options.max_read_bytes = positive("max_read_bytes", bytes)?;
+        }
+        if let Some(bytes) = self.read_page_bytes {
+            options.read_page_bytes = Some(positive("read_page_bytes", bytes as u64)? as usize);
+        }
+        if let Some(depth) = self.history_depth {
+            options.history_depth = depth;
+        }
+        if let Some(sessions) = self.max_sessions {
+            options.max_sessions = positive("max_sessions", sessions as u64)? as usize;
+        }
+        if let Some(bytes) = self.max_session_bytes {
+            options.max_session_bytes = positive("max_session_bytes", bytes)?;
+        }
+        if let Some(work) = self.max_patch_work {
+            options.max_patch_work = positive("max_patch_work", work)?;
+        }
+        Ok(options)
+    }
+
+    fn open(&self) -> Result<Toolkit, Value> {
+        let options = self.options()?;
+        Toolkit::open_roots(&self.roots, options).map_err(|err| err.to_json())
+    }
+}
+
+/// One open toolkit. Frozen and shared: calls from several Python threads run at once.
+#[pyclass(frozen, name = "_Toolkit", module = "editkit._editkit")]
+struct PyToolkit {
+    toolkit: Arc<Toolkit>,
+}
+
+#[pymethods]
+impl PyToolkit {
+    /// Opens a toolkit on `roots` (the first is primary). Raises `OpenError` with the contract's
+    /// error object when an option or a root is refused.
+    #[new]
+    #[pyo3(signature = (
+        roots, *, read_only=false, blocked=Vec::new(), diagnostics="auto".to_owned(), format=false,
+        durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
+        read_page_bytes=None, full_diffs=false, tools=None, history_depth=None, max_sessions=None,
+        max_session_bytes=None, max_patch_work=None,
+    ))]
+    #[expect(clippy::too_many_arguments, reason = "one keyword argument per Python option")]
+    fn new(
+        py: Python<'_>,
+        roots: Vec<PathBuf>,
+        read_only: bool,
+        blocked: Vec<String>,
+        diagnostics: String,
+        format: bool,
+        durability: String,
+        absolute_paths: String,
+        state_dir: Option<PathBuf>,
+        max_read_bytes: Option<u64>,
+        read_page_bytes: Option<usize>,
+        full_diffs: bool,
+        tools: Option<String>,
+        history_depth: Option<usize>,
+        max_sessions: Option<usize>,
+        max_session_bytes: Option<u64>,
+        max_patch_work: Option<u64>,
+    ) -> PyResult<Self> {
+        let args = OpenArgs {
+            roots,
+            read_only,
+            blocked,
+            diagnostics,
+            format,
+            durability,
+            absolute_paths,
+            state_dir,
+            max_read_bytes,
+            read_page_bytes,
+            full_diffs,
+            tools,
+            history_depth,
+            max_sessions,
+            max_session_bytes,
+            max_patch_work,
+        };
+        match py.detach(|| args.open()) {
+            Ok(toolkit) => Ok(PyToolkit { toolkit: Arc::new(toolkit) }),
+            Err(error) => Err(OpenError::new_err(pythonize::pythonize(py, &error)?.unbind())),
+        }
+    }
+
+    /// Runs tool `name` on `args` (a dict of JSON values) and returns the contract object:
+    /// `{"ok": True, ...}` or `{"ok": False, "error": {...}}`. The GIL is released while the
+    /// tool runs. Raises `TypeError` only for arguments that are not JSON values.
+    fn call<'py>(&self, py: Python<'py>, name: &str, args: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        let args: Value = match args {
+            None => Value::Object(serde_json::Map::new()),
+            Some(args) if args.is_none() => Value::Object(serde_json::Map::new()),
+            Some(args) => pythonize::depythonize(args).map_err(|err| {
+                PyTypeError::new_err(format!(
+                    "the arguments of `{name}` must be JSON values (dict, list, str, int, float, bool, None): {err}"
+                ))
+            })?,
+        };
+        let toolkit = Arc::clone(&self.toolkit);
+        let name = name.to_owned();
+        let result = py.detach(move || tools::call(&toolkit, &name, args));
+        Ok(pythonize::pythonize(py, &result)?)
+    }
+
+    /// The workspace roots, as absolute paths (the first is primary).
+    #[getter]
+    fn roots(&self) -> Vec<PathBuf> {
+        self.toolkit.workspaces().iter().map(|w| w.root_path().to_path_buf()).collect()
+    }
+
+    /// What each workspace's shipped `.editkit/` folder note says (ignored state), if any.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.toolkit.workspaces().iter().filter_map(|w| w.shipped_state()).collect()
+    }
+
+    /// The tool names this toolkit runs (its tool selection).
+    fn tool_names(&self) -> Vec<&'static str> {
+        tools::names().into_iter().filter(|name| self.toolkit.options().tools.contains(name)).collect()
+    }
+}
+
+/// Every tool's description: a list of dicts with `name`, `description`, `input_schema`,
+/// `output_schema`, `read_only`, `destructive` and `idempotent`.
+#[pyfunction]
+fn specs(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let specs: Vec<Value> = tools::specs()
+        .into_iter()
+        .map(|spec| {
+            json!({
+                "name": spec.name,
+                "description": spec.description,
+                "input_schema": spec.input_schema,
+                "output_schema": spec.output_schema,
+                "read_only": spec.read_only,
+                "destructive": spec.destructive,
+                "idempotent": spec.idempotent,
+            })
+        })
+        .collect();
+    Ok(pythonize::pythonize(py, &specs)?)
+}
+
+/// The module `editkit._editkit`.
+#[pymodule]
+fn _editkit(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
+    module.add_class::<PyToolkit>()?;
+    module.add_function(wrap_pyfunction!(specs, module)?)?;
+    module.add("OpenError", py.get_type::<OpenError>())?;
+    module.add("ERROR_KINDS", editkit::ERROR_KINDS.to_vec())?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    let limits = PyDict::new(py);
+    limits.set_item("max_read_bytes", editkit::vfs::DEFAULT_MAX_READ_BYTES)?;
+    limits.set_item("max_read_files", editkit::MAX_READ_FILES)?;
+    limits.set_item("max_sessions", editkit::DEFAULT_MAX_SESSIONS)?;
+    limits.set_item("max_session_bytes", editkit::DEFAULT_MAX_SESSION_BYTES)?;
+    limits.set_item("max_patch_work", editkit::patch::DEFAULT_MAX_WORK)?;
+    module.add("DEFAULT_LIMITS", limits)?;
+    Ok(())
+}
