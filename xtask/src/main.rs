@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 
 mod compare;
 mod fuzz;
+mod python;
 mod versus;
 
 fn main() -> Result<()> {
@@ -31,13 +32,16 @@ fn main() -> Result<()> {
 }
 
 const HELP: &str = "\
-cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests, feature builds,
-                            each library alone without default features, docs -D warnings,
-                            publish --dry-run,
+cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests, the Python
+                            package's wheel (maturin) and its pytest suite in a fresh virtualenv,
+                            feature builds, each library alone without default features,
+                            docs -D warnings, publish --dry-run,
                             cargo deny check bans licenses sources (installs cargo-deny if missing)
 cargo xtask bench [AREA] [--baseline REV]
-                            benchmarks; AREA is vfs, matcher, analyze, search, patch, toolkit or
-                            versus (all by default); versus runs editkit side by side with PraisonAI
+                            benchmarks; AREA is vfs, matcher, analyze, search, patch, toolkit,
+                            versus or python (all by default); python runs the Python package's
+                            PraisonAI-compatible edit_file against PraisonAI's own, in-process,
+                            and threads against a serial run; versus runs editkit side by side with PraisonAI
                             and Aider (edits, in virtualenvs it creates), git apply (patches) and
                             rg (search), plus memory and call throughput, and prints the ratios
                             (versus-edits, versus-patch, versus-search run one part);
@@ -94,6 +98,9 @@ fn ci() -> Result<()> {
     run("cargo", &["test", "--locked", "--workspace"])?;
     // The MCP Inspector's CLI (from npm) drives every tool of the binary the tests just built.
     run("bash", &["crates/cli/tests/mcp/inspect.sh", "target/debug/editkit"])?;
+    // The Python package: its release wheel (maturin) installed into a fresh virtual
+    // environment, and its pytest suite run against that installation.
+    python::ci()?;
     run("cargo", &["check", "--locked", "--workspace", "--all-targets", "--all-features"])?;
     run("cargo", &["check", "--locked", "--workspace", "--no-default-features"])?;
     // Each library crate builds alone without its default features, its docs have no broken
@@ -126,6 +133,8 @@ fn ci() -> Result<()> {
             "editkit-cli",
             "--exclude",
             "xtask",
+            "--exclude",
+            "editkit-python",
         ],
         &[("CARGO_TARGET_DIR", "target/publish-check")],
     )?;
@@ -165,7 +174,7 @@ fn forget_packaged_sources() -> Result<()> {
 }
 
 fn bench(args: &[String]) -> Result<()> {
-    let all = ["vfs", "matcher", "analyze", "search", "patch", "toolkit", "versus"];
+    let all = ["vfs", "matcher", "analyze", "search", "patch", "toolkit", "versus", "python"];
     let mut baseline = None;
     let mut areas = Vec::new();
     let mut args = args.iter();
@@ -179,6 +188,7 @@ fn bench(args: &[String]) -> Result<()> {
     for area in chosen {
         match area {
             "vfs" => bench_vfs()?,
+            "python" => python::bench()?,
             "toolkit" => bench_toolkit(baseline.as_deref())?,
             "versus" => versus::versus(&[])?,
             part @ ("versus-edits" | "versus-patch" | "versus-search") => {
