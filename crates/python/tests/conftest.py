@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
-
-import pytest
 
 import editkit
+import pytest
 
 
 @pytest.fixture(autouse=True)

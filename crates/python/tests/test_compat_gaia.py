@@ -5,25 +5,28 @@ First GAIA's own documented tests and the five usage examples of its specificati
 of the adapter's "safer than the original" table, then path escapes.
 """
 
-import builtins
-import os
-from pathlib import Path
-from typing import Any, Callable, Dict, Iterator
+from __future__ import annotations
 
-import pytest
+import builtins
+import inspect
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import editkit
+import pytest
 from editkit.compat import gaia
 from editkit.compat.gaia import (
+    _TOOL_REGISTRY,
     TOOL_NAMES,
     UNCONFINED_WRITE_ERROR,
     FileIOToolsMixin,
     MissingHostAttributeError,
     PathValidator,
-    _TOOL_REGISTRY,
 )
 
-ToolFn = Callable[..., Dict[str, Any]]
+ToolFn = Callable[..., dict[str, Any]]
 
 
 class FileAgent(FileIOToolsMixin):
@@ -60,7 +63,7 @@ def agent(workspace: Path) -> FileAgent:
 
 
 @pytest.fixture
-def tools(agent: FileAgent) -> Dict[str, ToolFn]:
+def tools(agent: FileAgent) -> dict[str, ToolFn]:
     """The registered tools, as GAIA's agent loop calls them."""
     return {name: _TOOL_REGISTRY[name]["function"] for name in TOOL_NAMES}
 
@@ -69,7 +72,7 @@ def tools(agent: FileAgent) -> Dict[str, ToolFn]:
 # GAIA's documented tests (tests/agents/code/test_file_io.py in its specification).
 
 
-def test_read_python_file(workspace: Path, tools: Dict[str, ToolFn]) -> None:
+def test_read_python_file(workspace: Path, tools: dict[str, ToolFn]) -> None:
     read_file = tools["read_file"]
     file_path = workspace / "test.py"
     file_path.write_text("def hello(): pass")
@@ -87,7 +90,7 @@ def test_read_python_file(workspace: Path, tools: Dict[str, ToolFn]) -> None:
     assert result["errors"] == []
 
 
-def test_write_python_with_validation(workspace: Path, tools: Dict[str, ToolFn]) -> None:
+def test_write_python_with_validation(workspace: Path, tools: dict[str, ToolFn]) -> None:
     write_python_file = tools["write_python_file"]
     file_path = workspace / "test.py"
 
@@ -99,11 +102,12 @@ def test_write_python_with_validation(workspace: Path, tools: Dict[str, ToolFn])
     assert result["status"] == "error"
     assert "syntax_errors" in result
     assert result["error"] == "Invalid Python syntax"
-    assert result["syntax_errors"] and all("line 1" in error for error in result["syntax_errors"])
+    assert result["syntax_errors"]
+    assert all("line 1" in error for error in result["syntax_errors"])
     assert file_path.read_text() == "x = 1 + 2"
 
 
-def test_search_code(workspace: Path, tools: Dict[str, ToolFn]) -> None:
+def test_search_code(workspace: Path, tools: dict[str, ToolFn]) -> None:
     search_code = tools["search_code"]
     (workspace / "file1.py").write_text("# TODO: fix this\ndef func(): pass")
     (workspace / "file2.py").write_text("x = 1")
@@ -146,7 +150,9 @@ def calculate_sum(a: int, b: int) -> int:
 
 
 def test_example_1_read_and_analyze_python_file(project: Path) -> None:
-    (project / "calculator.py").write_text(CALCULATOR + "\n\nclass Calculator:\n    def total(self):\n        return 0\n")
+    (project / "calculator.py").write_text(
+        CALCULATOR + "\n\nclass Calculator:\n    def total(self):\n        return 0\n"
+    )
     agent = MyAgent()
 
     result = agent.read_file("calculator.py")
@@ -163,7 +169,9 @@ def test_example_1_read_and_analyze_python_file(project: Path) -> None:
 def test_example_2_write_validated_python_code(project: Path) -> None:
     agent = MyAgent()
 
-    result = agent.write_python_file(file_path="src/calculator.py", content=CALCULATOR, validate=True, create_dirs=True)
+    result = agent.write_python_file(
+        file_path="src/calculator.py", content=CALCULATOR, validate=True, create_dirs=True
+    )
 
     assert result["status"] == "success"
     assert result["file_path"] == "src/calculator.py"
@@ -224,7 +232,9 @@ def test_example_5_typescript_generic_file_operations(project: Path) -> None:
     assert result["size_bytes"] == len(tsx_code.encode())
 
     result = agent.edit_file(
-        file_path="src/components/Button.tsx", old_content="export default Button", new_content="export { Button }"
+        file_path="src/components/Button.tsx",
+        old_content="export default Button",
+        new_content="export { Button }",
     )
     assert result["status"] == "success"
     assert result["file_type"] == "tsx"
@@ -250,13 +260,14 @@ def test_register_file_io_tools_fills_the_registry_in_gaias_shape(agent: FileAge
         "validate": {"type": "boolean", "required": False},
         "create_dirs": {"type": "boolean", "required": False},
     }
-    assert _TOOL_REGISTRY["search_code"]["parameters"]["max_results"] == {"type": "integer", "required": False}
+    assert _TOOL_REGISTRY["search_code"]["parameters"]["max_results"] == {
+        "type": "integer",
+        "required": False,
+    }
     assert entry["function"].__self__ is agent
 
 
 def test_the_methods_keep_gaias_signatures() -> None:
-    import inspect
-
     def signature(name: str) -> str:
         return str(inspect.signature(getattr(FileIOToolsMixin, name)))
 
@@ -275,14 +286,19 @@ def test_the_methods_keep_gaias_signatures() -> None:
     assert "old_content: str, new_content: str, project_dir: Optional[str] = None" in signature("edit_file")
     assert "function_name: str, new_implementation: str, backup: bool = True" in signature("replace_function")
     assert "file_path: str, content: str, create_dirs: bool = True" in signature("write_markdown_file")
-    assert signature("update_gaia_md").startswith("(self, project_root: str = '.', project_name: Optional[str] = None")
+    assert signature("update_gaia_md").startswith(
+        "(self, project_root: str = '.', project_name: Optional[str] = None"
+    )
 
 
 def test_a_host_without_a_validator_refuses_writes_and_raises_on_reads(workspace: Path) -> None:
     host = FileIOToolsMixin()
     target = workspace / "new.py"
 
-    assert host.write_python_file(str(target), "x = 1") == {"status": "error", "error": UNCONFINED_WRITE_ERROR}
+    assert host.write_python_file(str(target), "x = 1") == {
+        "status": "error",
+        "error": UNCONFINED_WRITE_ERROR,
+    }
     assert host.write_file(str(target), "x = 1")["error"] == UNCONFINED_WRITE_ERROR
     assert host.edit_file(str(target), "x", "y")["error"] == UNCONFINED_WRITE_ERROR
     assert not target.exists()
@@ -317,18 +333,23 @@ def test_read_file_of_other_text_names_the_extension(workspace: Path, agent: Fil
     assert agent.read_file(str(workspace / "NOTES"))["file_type"] == "text"
 
 
-def test_read_file_of_invalid_python_reports_errors_without_symbols(workspace: Path, agent: FileAgent) -> None:
+def test_read_file_of_invalid_python_reports_errors_without_symbols(
+    workspace: Path, agent: FileAgent
+) -> None:
     (workspace / "broken.py").write_text("def f(:\n    pass\n")
 
     result = agent.read_file(str(workspace / "broken.py"))
 
     assert result["status"] == "success"
     assert result["is_valid"] is False
-    assert result["errors"] and "line 1" in result["errors"][0]
+    assert result["errors"]
+    assert "line 1" in result["errors"][0]
     assert "symbols" not in result
 
 
-@pytest.mark.parametrize("data", [b"\x89PNG\r\n\x1a\n\x00\x00\x00", b"caf\xe9 latin-1\n"], ids=["nul", "not-utf8"])
+@pytest.mark.parametrize(
+    "data", [b"\x89PNG\r\n\x1a\n\x00\x00\x00", b"caf\xe9 latin-1\n"], ids=["nul", "not-utf8"]
+)
 def test_read_file_of_binary_or_undecodable_data(workspace: Path, agent: FileAgent, data: bytes) -> None:
     (workspace / "blob.bin").write_bytes(data)
 
@@ -370,7 +391,9 @@ def test_an_edit_that_changes_nothing_succeeds_changing_nothing(workspace: Path,
     real = agent.edit_file(str(workspace / "m.py"), "x = 1", "x = 1")
 
     assert dry == {"status": "success", "dry_run": True, "diff": "", "would_change": False}
-    assert real["status"] == "success" and real["diff"] == "" and real["old_size"] == real["new_size"] == 6
+    assert real["status"] == "success"
+    assert real["diff"] == ""
+    assert real["old_size"] == real["new_size"] == 6
     assert (workspace / "m.py").read_text() == "x = 1\n"
 
 
@@ -385,6 +408,40 @@ def test_an_edit_whose_text_is_missing_is_refused(workspace: Path, agent: FileAg
     assert (workspace / "m.py").read_text() == "x = 1\n"
 
 
+def test_search_code_matches_a_literal_case_sensitive_substring(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "m.py").write_text("a = x[0]\nb = xx0\nC = X[0]\n")
+
+    result = agent.search_code(str(workspace), "x[0]")
+
+    assert result["results"] == [{"file": "m.py", "matches": [{"line": 1, "content": "a = x[0]"}]}]
+
+
+def test_search_code_lists_at_most_ten_lines_per_file_and_max_results_files(
+    workspace: Path, agent: FileAgent
+) -> None:
+    for name in ("a", "b", "c"):
+        (workspace / f"{name}.py").write_text("# hit\n" * 12)
+
+    result = agent.search_code(str(workspace), "hit", max_results=2)
+
+    assert [found["file"] for found in result["results"]] == ["a.py", "b.py"]
+    assert [len(found["matches"]) for found in result["results"]] == [10, 10]
+    assert result["files_with_matches"] == 2
+
+
+def test_diffs_are_whole(workspace: Path, agent: FileAgent) -> None:
+    old = "".join(f"value_{n} = {n}\n" for n in range(1, 41))
+    new = "".join(f"value_{n} = {n * 2}\n" for n in range(1, 41))
+    (workspace / "m.py").write_text(old)
+
+    result = agent.edit_python_file(str(workspace / "m.py"), old, new)
+
+    assert result["status"] == "success"
+    for n in range(1, 41):
+        assert f"-value_{n} = {n}\n" in result["diff"]
+        assert f"+value_{n} = {n * 2}\n" in result["diff"]
+
+
 def test_generate_diff_counts_changes_without_writing(workspace: Path, agent: FileAgent) -> None:
     (workspace / "m.py").write_text("a = 1\nb = 2\n")
 
@@ -393,7 +450,8 @@ def test_generate_diff_counts_changes_without_writing(workspace: Path, agent: Fi
 
     assert result["status"] == "success"
     assert (result["additions"], result["deletions"], result["has_changes"]) == (2, 1, True)
-    assert "-b = 2" in result["diff"] and "+c = 4" in result["diff"]
+    assert "-b = 2" in result["diff"]
+    assert "+c = 4" in result["diff"]
     assert (missing["additions"], missing["deletions"], missing["has_changes"]) == (1, 0, True)
     assert (workspace / "m.py").read_text() == "a = 1\nb = 2\n"
     assert not (workspace / "new.py").exists()
@@ -453,15 +511,36 @@ def test_update_gaia_md_creates_then_updates(workspace: Path, agent: FileAgent) 
     second = agent.update_gaia_md(project_root=str(workspace), description="A better calculator.")
 
     gaia_md = workspace / "GAIA.md"
-    assert first["status"] == "success" and first["created"] is True
+    assert first["status"] == "success"
+    assert first["created"] is True
     assert first["file_path"] == os.path.join(str(workspace), "GAIA.md")
     assert first["message"] == f"GAIA.md created at {first['file_path']}"
     assert set(first["updated_sections"]) >= {"Description", "Structure", "Instructions"}
-    assert second["created"] is False and second["message"].startswith("GAIA.md updated at")
+    assert second["created"] is False
+    assert second["message"].startswith("GAIA.md updated at")
     text = gaia_md.read_text()
-    assert "Calc" in text and "A better calculator." in text and "A calculator." not in text
+    assert "Calc" in text
+    assert "A better calculator." in text
+    assert "A calculator." not in text
     assert "src\n  calculator.py - the maths\nREADME.md - docs" in text
     assert "Keep it small." in text
+
+
+def test_relative_paths_resolve_against_the_current_directory(
+    workspace: Path, agent: FileAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "sub").mkdir()
+    (workspace / "m.py").write_text("top = 1\n")
+    (workspace / "sub" / "m.py").write_text("sub = 1\n")
+    monkeypatch.chdir(workspace / "sub")
+
+    read = agent.read_file("m.py")
+    written = agent.write_file("x.ts", "export {};\n", project_dir=str(workspace / "web"))
+
+    assert read["content"] == "sub = 1\n"
+    assert read["file_path"] == "m.py"
+    assert written["file_path"] == str(workspace / "web" / "x.ts")
+    assert (workspace / "web" / "x.ts").read_text() == "export {};\n"
 
 
 def test_is_path_allowed_asks_the_toolkit(workspace: Path, tmp_path: Path) -> None:
@@ -498,9 +577,11 @@ def test_safer_ambiguous_old_content_is_refused(workspace: Path, agent: FileAgen
     python = agent.edit_python_file(str(workspace / "m.py"), "x = 1", "x = 3")
     generic = agent.edit_file(str(workspace / "m.ts"), "let a = 1;", "let a = 2;")
 
-    assert python["status"] == "error" and python["error_kind"] == "ambiguous"
+    assert python["status"] == "error"
+    assert python["error_kind"] == "ambiguous"
     assert python["details"]["lines"] == [1, 3]
-    assert generic["status"] == "error" and generic["error_kind"] == "ambiguous"
+    assert generic["status"] == "error"
+    assert generic["error_kind"] == "ambiguous"
     assert (workspace / "m.py").read_text() == text
     assert (workspace / "m.ts").read_text() == "let a = 1;\nlet a = 1;\n"
 
@@ -514,14 +595,18 @@ def test_safer_a_file_changed_since_read_is_not_overwritten(workspace: Path, age
     edit = agent.edit_python_file(str(target), "x = 1", "x = 2")
     write = agent.write_file(str(target), "x = 3\n")
 
-    assert edit["status"] == "error" and edit["error_kind"] == "stale"
-    assert write["status"] == "error" and write["error_kind"] == "stale"
+    assert edit["status"] == "error"
+    assert edit["error_kind"] == "stale"
+    assert write["status"] == "error"
+    assert write["error_kind"] == "stale"
     assert target.read_text() == "x = 1\nsomeone_else = True\n"
     assert agent.read_file(str(target))["status"] == "success"
     assert agent.edit_python_file(str(target), "x = 1", "x = 2")["status"] == "success"
 
 
-def test_safer_drifted_old_content_lands_on_the_one_matching_region(workspace: Path, agent: FileAgent) -> None:
+def test_safer_drifted_old_content_lands_on_the_one_matching_region(
+    workspace: Path, agent: FileAgent
+) -> None:
     (workspace / "m.py").write_text("def f():\n\treturn 1\n")
 
     result = agent.edit_python_file(str(workspace / "m.py"), "    return 1", "    return 2")
@@ -538,7 +623,8 @@ def test_safer_a_repeated_edit_is_refused_as_already_applied(workspace: Path, ag
     again = agent.edit_python_file(str(workspace / "m.py"), "    return 1", "    return 1 + 1")
 
     assert first["status"] == "success"
-    assert again["status"] == "error" and again["error_kind"] == "already_applied"
+    assert again["status"] == "error"
+    assert again["error_kind"] == "already_applied"
     assert (workspace / "m.py").read_text() == "def f():\n    return 1 + 1\n"
 
 
@@ -551,12 +637,15 @@ def test_safer_line_endings_and_bom_are_kept(workspace: Path, agent: FileAgent) 
     tsx.write_bytes(b"const a = 1;\r\nconst b = 2;\r\n")
     generic = agent.edit_file(str(tsx), "const b = 2;", "const b = 3;")
 
-    assert result["status"] == "success" and generic["status"] == "success"
+    assert result["status"] == "success"
+    assert generic["status"] == "success"
     assert target.read_bytes() == b"\xef\xbb\xbfa = 1\r\nb = 20\r\nb2 = 21\r\nc = 3\n"
     assert tsx.read_bytes() == b"const a = 1;\r\nconst b = 3;\r\n"
 
 
-def test_safer_paths_outside_are_refused_without_prompting(workspace: Path, tmp_path: Path, agent: FileAgent) -> None:
+def test_safer_paths_outside_are_refused_without_prompting(
+    workspace: Path, tmp_path: Path, agent: FileAgent
+) -> None:
     sibling = tmp_path / (workspace.name + "-old")
     sibling.mkdir()
     (sibling / "x.py").write_text("secret = 1\n")
@@ -570,7 +659,8 @@ def test_safer_paths_outside_are_refused_without_prompting(workspace: Path, tmp_
         "error_kind": "outside_workspace",
         "details": read["details"],
     }
-    assert write["status"] == "error" and write["error_kind"] == "outside_workspace"
+    assert write["status"] == "error"
+    assert write["error_kind"] == "outside_workspace"
     assert (sibling / "x.py").read_text() == "secret = 1\n"
     assert not agent.path_validator.is_path_allowed(str(sibling / "x.py"), prompt_user=True)
 
@@ -587,11 +677,14 @@ def test_safer_blocked_paths_and_secrets_are_refused_for_reads_too(workspace: Pa
     env = agent.read_file(str(workspace / ".env"))
     found = agent.search_code(str(workspace), "TODO")
 
-    assert read["status"] == "error" and read["error_kind"] == "blocked"
+    assert read["status"] == "error"
+    assert read["error_kind"] == "blocked"
     assert read["error"].startswith(f"Access denied: {workspace / 'secrets' / 'token.py'} is blocked")
-    assert write["status"] == "error" and write["error_kind"] == "blocked"
+    assert write["status"] == "error"
+    assert write["error_kind"] == "blocked"
     assert not (workspace / "secrets" / "new.py").exists()
-    assert env["status"] == "error" and env["error_kind"] == "blocked"
+    assert env["status"] == "error"
+    assert env["error_kind"] == "blocked"
     assert [result["file"] for result in found["results"]] == ["app.py"]
     assert not agent.path_validator.is_path_allowed(str(workspace / "secrets" / "token.py"))
 
@@ -615,7 +708,8 @@ def test_safer_backups_are_kept_outside_the_project(workspace: Path, agent: File
 
     result = agent.edit_python_file(str(target), "x = 1", "x = 2", backup=True)
 
-    assert result["status"] == "success" and result["backup_created"] is True
+    assert result["status"] == "success"
+    assert result["backup_created"] is True
     backup = Path(result["backup_path"])
     assert backup.read_text() == "x = 1\n"
     assert workspace not in backup.parents
@@ -625,7 +719,9 @@ def test_safer_backups_are_kept_outside_the_project(workspace: Path, agent: File
     assert target.read_text() == "x = 1\n"
 
 
-def test_safer_a_file_with_syntax_errors_can_be_fixed_one_edit_at_a_time(workspace: Path, agent: FileAgent) -> None:
+def test_safer_a_file_with_syntax_errors_can_be_fixed_one_edit_at_a_time(
+    workspace: Path, agent: FileAgent
+) -> None:
     target = workspace / "m.py"
     target.write_text("def f(:\n    pass\n\nx = (1,\n")
 
@@ -640,13 +736,17 @@ def test_safer_a_file_with_syntax_errors_can_be_fixed_one_edit_at_a_time(workspa
 
 
 def test_safer_replace_function_refuses_a_name_defined_twice(workspace: Path, agent: FileAgent) -> None:
-    text = "class A:\n    def run(self):\n        return 'a'\n\n\nclass B:\n    def run(self):\n        return 'b'\n"
+    text = (
+        "class A:\n    def run(self):\n        return 'a'\n\n\n"
+        "class B:\n    def run(self):\n        return 'b'\n"
+    )
     (workspace / "m.py").write_text(text)
 
     twice = agent.replace_function(str(workspace / "m.py"), "run", "def run(self):\n    return 'x'\n")
     named = agent.replace_function(str(workspace / "m.py"), "B.run", "def run(self):\n    return 'x'\n")
 
-    assert twice["status"] == "error" and twice["error_kind"] == "ambiguous"
+    assert twice["status"] == "error"
+    assert twice["error_kind"] == "ambiguous"
     assert twice["details"]["lines"] == [2, 7]
     assert named["status"] == "success"
     assert (workspace / "m.py").read_text() == text.replace("return 'b'", "return 'x'")
@@ -659,35 +759,46 @@ def test_safer_replace_function_replaces_exactly_the_definition(workspace: Path,
     )
     (workspace / "mod.py").write_text(text)
 
-    result = agent.replace_function(str(workspace / "mod.py"), "foo", "def foo():\n    return 99", backup=False)
+    result = agent.replace_function(
+        str(workspace / "mod.py"), "foo", "def foo():\n    return 99", backup=False
+    )
 
     assert result["status"] == "success"
     assert (workspace / "mod.py").read_text() == text.replace("return 1", "return 99")
 
 
-def test_safer_search_code_honours_gitignore_and_refuses_a_missing_directory(workspace: Path, agent: FileAgent) -> None:
+def test_safer_search_code_honours_gitignore_and_refuses_a_missing_directory(
+    workspace: Path, agent: FileAgent
+) -> None:
     (workspace / ".git").mkdir()
     (workspace / ".gitignore").write_text("build/\n")
     for folder in ("build", ".venv", "src"):
         (workspace / folder).mkdir()
         (workspace / folder / "m.py").write_text("# TODO here\n")
 
+    (workspace / "src" / "blob.py").write_bytes(b"\x00\x01# TODO in binary\n")
+
     found = agent.search_code(str(workspace), "TODO")
     missing = agent.search_code(str(workspace / "srcc"), "TODO")
 
     assert [result["file"] for result in found["results"]] == ["src/m.py"]
-    assert missing["status"] == "error" and missing["error_kind"] == "not_found"
+    assert missing["status"] == "error"
+    assert missing["error_kind"] == "not_found"
 
 
 def test_safer_update_gaia_md_keeps_hand_written_sections(workspace: Path, agent: FileAgent) -> None:
-    (workspace / "GAIA.md").write_text("# Calc\n\n## Description\nOld.\n\n## Team notes\nAsk Ana before releasing.\n")
+    (workspace / "GAIA.md").write_text(
+        "# Calc\n\n## Description\nOld.\n\n## Team notes\nAsk Ana before releasing.\n"
+    )
 
     result = agent.update_gaia_md(project_root=str(workspace), description="New.")
 
-    assert result["status"] == "success" and result["created"] is False
+    assert result["status"] == "success"
+    assert result["created"] is False
     assert result["updated_sections"] == ["Description"]
     text = (workspace / "GAIA.md").read_text()
-    assert "New." in text and "Old." not in text
+    assert "New." in text
+    assert "Old." not in text
     assert "## Team notes\nAsk Ana before releasing.\n" in text
 
 
@@ -697,7 +808,8 @@ def test_safer_files_over_the_read_limit_are_refused(workspace: Path) -> None:
 
     result = agent.read_file(str(workspace / "big.py"))
 
-    assert result["status"] == "error" and result["error_kind"] == "too_large"
+    assert result["status"] == "error"
+    assert result["error_kind"] == "too_large"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -712,7 +824,7 @@ def outside(tmp_path: Path) -> Path:
     return folder
 
 
-def _assert_refused(result: Dict[str, Any]) -> None:
+def _assert_refused(result: dict[str, Any]) -> None:
     assert result["status"] == "error"
     assert result["error"].startswith("Access denied: ")
     assert result["error_kind"] == "outside_workspace"
@@ -766,7 +878,8 @@ def test_escape_through_an_absolute_path_is_refused(workspace: Path, outside: Pa
 
 
 def test_the_module_names_its_interface(workspace: Path) -> None:
-    assert gaia.__all__ and set(gaia.__all__) <= set(dir(gaia))
+    assert gaia.__all__
+    assert set(gaia.__all__) <= set(dir(gaia))
     toolkit = gaia.PathValidator(allowed_paths=[workspace]).toolkit
     assert isinstance(toolkit, editkit.Toolkit)
     assert toolkit.roots == [str(workspace.resolve())]

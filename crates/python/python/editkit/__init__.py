@@ -29,7 +29,8 @@ from __future__ import annotations
 import inspect
 import keyword
 import os
-from typing import Any, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Union
 
 from . import _editkit
 from ._errors import (
@@ -56,12 +57,12 @@ from ._errors import (
 )
 
 __version__: str = _editkit.__version__
-ERROR_KINDS: Tuple[str, ...] = tuple(_editkit.ERROR_KINDS)
-DEFAULT_LIMITS: Dict[str, int] = dict(_editkit.DEFAULT_LIMITS)
+ERROR_KINDS: tuple[str, ...] = tuple(_editkit.ERROR_KINDS)
+DEFAULT_LIMITS: dict[str, int] = dict(_editkit.DEFAULT_LIMITS)
 
 __all__ = [
-    "ERROR_KINDS",
     "DEFAULT_LIMITS",
+    "ERROR_KINDS",
     "AlreadyApplied",
     "Ambiguous",
     "Binary",
@@ -91,7 +92,7 @@ __all__ = [
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-def specs() -> List[Dict[str, Any]]:
+def specs() -> list[dict[str, Any]]:
     """Every tool's description: ``name``, ``description``, ``input_schema``, ``output_schema``,
     ``read_only``, ``destructive`` and ``idempotent``."""
     return list(_editkit.specs())
@@ -107,7 +108,7 @@ class Result(Mapping[str, Any]):
 
     __slots__ = ("_data",)
     tool: ClassVar[str] = ""
-    fields: ClassVar[Tuple[str, ...]] = ()
+    fields: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, data: Mapping[str, Any]):
         object.__setattr__(self, "_data", {key: value for key, value in data.items() if key != "ok"})
@@ -132,10 +133,10 @@ class Result(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._data)
 
-    def __dir__(self) -> List[str]:
+    def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._data) | set(type(self).fields))
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The result as a plain ``dict`` (a shallow copy)."""
         return dict(self._data)
 
@@ -164,8 +165,8 @@ def _class_name(tool: str) -> str:
     return "".join(part.capitalize() for part in tool.split("_")) + "Result"
 
 
-_RESULT_CLASSES: Dict[str, Type[Result]] = {}
-_SPECS: Dict[str, Dict[str, Any]] = {spec["name"]: spec for spec in _editkit.specs()}
+_RESULT_CLASSES: dict[str, type[Result]] = {}
+_SPECS: dict[str, dict[str, Any]] = {spec["name"]: spec for spec in _editkit.specs()}
 
 for _spec in _SPECS.values():
     _fields = tuple(name for name in _spec["output_schema"].get("properties", {}) if name != "ok")
@@ -180,7 +181,7 @@ for _spec in _SPECS.values():
     __all__.append(_cls.__name__)
 
 
-def result_class(tool: str) -> Type[Result]:
+def result_class(tool: str) -> type[Result]:
     """The result class of ``tool`` (``ReadFileResult`` for ``read_file``)."""
     try:
         return _RESULT_CLASSES[tool]
@@ -194,7 +195,7 @@ def _rebuild_result(tool: str, data: Mapping[str, Any]) -> Result:
     return _RESULT_CLASSES.get(tool, Result)(data)
 
 
-def _positional(spec: Mapping[str, Any]) -> Tuple[str, ...]:
+def _positional(spec: Mapping[str, Any]) -> tuple[str, ...]:
     # Required arguments, in the order the tool declares them (path, old_string, new_string).
     return tuple(spec["input_schema"].get("required", ()))
 
@@ -210,7 +211,7 @@ def _tool_name(argument: str) -> str:
     return argument
 
 
-def _defaults(spec: Mapping[str, Any]) -> Dict[str, Any]:
+def _defaults(spec: Mapping[str, Any]) -> dict[str, Any]:
     properties = spec["input_schema"].get("properties", {})
     return {name: prop.get("default") for name, prop in properties.items()}
 
@@ -239,7 +240,7 @@ class Toolkit:
 
     def __init__(
         self,
-        root: Union[PathLike, Sequence[PathLike]],
+        root: PathLike | Sequence[PathLike],
         *,
         read_only: bool = False,
         blocked: Sequence[str] = (),
@@ -247,15 +248,15 @@ class Toolkit:
         format: bool = False,
         durability: str = "full",
         absolute_paths: str = "remap",
-        state_dir: Optional[PathLike] = None,
-        max_read_bytes: Optional[int] = None,
-        read_page_bytes: Optional[int] = None,
+        state_dir: PathLike | None = None,
+        max_read_bytes: int | None = None,
+        read_page_bytes: int | None = None,
         full_diffs: bool = False,
-        tools: Optional[str] = None,
-        history_depth: Optional[int] = None,
-        max_sessions: Optional[int] = None,
-        max_session_bytes: Optional[int] = None,
-        max_patch_work: Optional[int] = None,
+        tools: str | None = None,
+        history_depth: int | None = None,
+        max_sessions: int | None = None,
+        max_session_bytes: int | None = None,
+        max_patch_work: int | None = None,
     ):
         if isinstance(root, (str, os.PathLike)):
             roots = [os.fspath(root)]
@@ -287,7 +288,7 @@ class Toolkit:
         self.read_only = read_only
 
     @property
-    def roots(self) -> List[str]:
+    def roots(self) -> list[str]:
         """The workspace roots as absolute real paths; the first is primary."""
         return [os.fspath(path) for path in self._inner.roots]
 
@@ -297,21 +298,21 @@ class Toolkit:
         return self.roots[0]
 
     @property
-    def notes(self) -> List[str]:
+    def notes(self) -> list[str]:
         """Notes about the roots (a ``.editkit/`` folder a repository ships is ignored)."""
         return list(self._inner.notes)
 
-    def tool_names(self) -> List[str]:
+    def tool_names(self) -> list[str]:
         """The tools this toolkit runs."""
         return list(self._inner.tool_names())
 
-    def call(self, name: str, args: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    def call(self, name: str, args: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Runs tool ``name`` on ``args`` and returns the JSON contract object, never raising for a
         refusal: ``{"ok": True, ...}`` or ``{"ok": False, "error": {"kind", "message", ...}}``.
         Raises ``TypeError`` only for arguments that are not JSON values."""
         return self._inner.call(name, None if args is None else dict(args))
 
-    def run(self, name: str, args: Optional[Mapping[str, Any]] = None) -> Result:
+    def run(self, name: str, args: Mapping[str, Any] | None = None) -> Result:
         """Runs tool ``name`` on ``args``: its typed result, or the ``EditkitError`` of its kind."""
         answer = self._inner.call(name, None if args is None else dict(args))
         if not answer.get("ok"):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Type
+from collections.abc import Mapping
+from typing import Any
 
 
 class EditkitError(Exception):
@@ -20,9 +21,9 @@ class EditkitError(Exception):
         self.message = message
         if kind is not None:
             self.kind = kind
-        self.details: Dict[str, Any] = dict(details or {})
+        self.details: dict[str, Any] = dict(details or {})
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The contract's error object: ``{"kind", "message", ...details}``."""
         return {"kind": self.kind, "message": self.message, **self.details}
 
@@ -139,7 +140,7 @@ class IoError(EditkitError):
     kind = "io"
 
 
-_BY_KIND: Dict[str, Type[EditkitError]] = {
+_BY_KIND: dict[str, type[EditkitError]] = {
     cls.kind: cls
     for cls in (
         NotFound,
@@ -163,7 +164,7 @@ _BY_KIND: Dict[str, Type[EditkitError]] = {
 }
 
 
-def error_class(kind: str) -> Type[EditkitError]:
+def error_class(kind: str) -> type[EditkitError]:
     """The exception class of error ``kind`` (``EditkitError`` itself for a kind it does not know)."""
     return _BY_KIND.get(kind, EditkitError)
 

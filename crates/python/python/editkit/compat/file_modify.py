@@ -1,4 +1,4 @@
-"""The ``file_modify`` tool of workflow engines (MachinaOS / OpenCompany's ``fileModify`` node), backed by editkit.
+r"""The ``file_modify`` tool of workflow engines (MachinaOS / OpenCompany's ``fileModify`` node) on editkit.
 
 One tool, two operations, on a per-workflow workspace folder:
 
@@ -33,12 +33,22 @@ instead (open it with ``absolute_paths="rooted"`` to keep absolute paths rooted 
 
 Where this tool is deliberately safer than the original:
 
-| Situation | the original ``file_modify`` | ``editkit.compat.file_modify`` |
+| Situation | the original ``file_modify`` | here |
 |---|---|---|
-| ``edit`` of a file with CRLF or lone-CR line endings | every line ending of the file rewritten as LF | line endings kept byte for byte, the new lines take the file's ending |
-| ``.git``, ``.env*``, private keys, certificate stores, credential files (``.netrc``, ``.aws/credentials``...) | written and edited like any file | refused (``Blocked``) |
-| ``\\`` separators and drive letters (``C:\\reports\\a.md``) | rewritten (``\\`` read as ``/``, the drive dropped) into some workspace path | refused (``InvalidArgs``): the tool does not guess which file was meant |
-| Two edits of one file at the same time from threads or from several worker processes | serialised only by a per-process ``asyncio`` lock: across processes one edit can silently undo the other | a per-file lock shared by threads and processes: both edits land |
+| ``edit`` of a file with CRLF or lone-CR endings | every ending rewritten as LF | kept byte for byte |
+| ``.git``, ``.env*``, private keys, credential files | written and edited | refused (``Blocked``) |
+| ``\`` separators, drive letters (``C:\reports\a.md``) | reinterpreted | refused (``InvalidArgs``) |
+| Two edits of one file at once from several processes | one can silently undo the other | both land |
+
+In words: the original reads the file with universal newlines and writes LF back, so any ``edit``
+turns a CRLF file into an LF one; here untouched lines keep their bytes and new lines take the
+file's ending. Blocked are ``.git`` folders, ``.env`` and ``.env.*``, private keys (``*.pem``,
+``*.key``, ``id_rsa``...), certificate stores and credential files (``.netrc``, ``.npmrc``,
+``.pypirc``, ``.git-credentials``, ``.aws/credentials``). The original reads ``\`` as ``/`` and
+drops a drive (``C:\reports\a.md`` becomes ``/reports/a.md``); here such a path is refused
+rather than guessed at. The original serialises read-modify-write with one ``asyncio`` lock per
+path in each process, so two worker processes can interleave and lose an edit; here a per-file
+lock is shared by threads and processes.
 
 Also different, and said here so that nothing differs silently:
 
@@ -52,7 +62,9 @@ Also different, and said here so that nothing differs silently:
   not found``); a second line gives editkit's detail (the candidate lines, the closest region).
 - ``..`` that stays inside the workspace (``a/../b.md``) is resolved, not refused; an absolute
   path naming a file inside the workspace folder itself (``<workspace>/a.md``) names that file,
-  where the original would nest it (``<workspace>/<workspace>/a.md``).
+  where the original would nest it (``<workspace>/<workspace>/a.md``). The answer's
+  ``file_path`` is the canonical path: through a symlink inside the workspace, its target's
+  (``alias/x.md`` answers ``/real/x.md``).
 - Files over editkit's read bound (16 MiB by default), binary, UTF-16 and invalid UTF-8 files
   are refused by ``edit`` with the error of their kind (``TooLarge``, ``Binary``, ``Utf16``,
   ``NotUtf8``).
@@ -62,7 +74,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Dict, Mapping, Optional, Union
+from collections.abc import Mapping
+from typing import Any
 
 import editkit
 
@@ -78,8 +91,6 @@ __all__ = [
     "file_modify",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
-
 #: The tool's name, as models call it.
 TOOL_NAME = "file_modify"
 
@@ -94,7 +105,7 @@ TOOL_DESCRIPTION = (
 
 #: The JSON schema of the tool's arguments (the original's ``FileModifyParams``): unknown keys
 #: are ignored, ``operation`` defaults to ``write``, the strings to ``""``.
-SCHEMA: Dict[str, Any] = {
+SCHEMA: dict[str, Any] = {
     "title": "FileModifyParams",
     "type": "object",
     "properties": {
@@ -139,7 +150,7 @@ SCHEMA: Dict[str, Any] = {
 }
 
 #: The JSON schema of the tool's answers: ``occurrences`` only for ``edit``.
-OUTPUT_SCHEMA: Dict[str, Any] = {
+OUTPUT_SCHEMA: dict[str, Any] = {
     "title": "FileModifyOutput",
     "type": "object",
     "properties": {
@@ -151,7 +162,7 @@ OUTPUT_SCHEMA: Dict[str, Any] = {
 }
 
 #: The tool as a model's tool list takes it: name, description and the arguments' schema.
-TOOL_SCHEMA: Dict[str, Any] = {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": SCHEMA}
+TOOL_SCHEMA: dict[str, Any] = {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": SCHEMA}
 
 
 def _refused(kind: str, message: str, **details: Any) -> editkit.EditkitError:
@@ -174,7 +185,10 @@ class FileModify:
     description = TOOL_DESCRIPTION
     schema = SCHEMA
 
-    def __init__(self, workspace_dir: Optional[PathLike] = None, *, toolkit: Optional[editkit.Toolkit] = None):
+    def __init__(
+        self, workspace_dir: str | os.PathLike[str] | None = None, *, toolkit: editkit.Toolkit | None = None
+    ) -> None:
+        """Opens the tool on ``workspace_dir`` (created if missing) or on ``toolkit``."""
         if toolkit is not None and workspace_dir is not None:
             raise TypeError("FileModify takes workspace_dir or toolkit, not both")
         if toolkit is None:
@@ -192,11 +206,11 @@ class FileModify:
         self,
         operation: str,
         file_path: str,
-        content: Optional[str] = None,
-        old_string: Optional[str] = None,
-        new_string: Optional[str] = None,
+        content: str | None = None,
+        old_string: str | None = None,
+        new_string: str | None = None,
         replace_all: bool = False,
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """Runs one ``write`` or ``edit``; see the module's documentation."""
         if operation not in ("write", "edit"):
             raise _refused("invalid_args", f"Unknown operation: {operation}", field="operation")
@@ -208,7 +222,7 @@ class FileModify:
             raise _refused("invalid_args", "old_string is required for edit", field="old_string")
         return self._edit(file_path, old_string, new_string or "", bool(replace_all))
 
-    def invoke(self, arguments: Mapping[str, Any]) -> Dict[str, Any]:
+    def invoke(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Runs the tool on a model's JSON arguments: ``SCHEMA``'s defaults apply and unknown keys
         are ignored, as the original's parameters model does."""
         return self(
@@ -220,7 +234,7 @@ class FileModify:
             replace_all=arguments.get("replace_all", False),
         )
 
-    def _write(self, file_path: str, content: str) -> Dict[str, Any]:
+    def _write(self, file_path: str, content: str) -> dict[str, Any]:
         # `write` replaces the file whatever it holds, as documented: no staleness check (force).
         answer = self.toolkit.call(
             "write_file", {"path": file_path, "content": content, "create_dirs": True, "force": True}
@@ -229,7 +243,7 @@ class FileModify:
             raise editkit.error_from(answer["error"])
         return {"operation": "write", "file_path": "/" + str(answer["path"])}
 
-    def _edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool) -> Dict[str, Any]:
+    def _edit(self, file_path: str, old_string: str, new_string: str, replace_all: bool) -> dict[str, Any]:
         # The edit lands on the file as it is now (found and replaced under the file's lock), so
         # a change made by another tool since this one last wrote it is no reason to refuse.
         answer = self.toolkit.call(
@@ -262,8 +276,8 @@ class FileModify:
 
 
 _lock = threading.Lock()
-_configured: Optional[FileModify] = None
-_from_environment: Optional[FileModify] = None
+_configured: FileModify | None = None
+_from_environment: FileModify | None = None
 
 
 def default_workspace_dir() -> str:
@@ -281,8 +295,8 @@ def default_workspace_dir() -> str:
 
 
 def configure(
-    workspace_dir: Optional[PathLike] = None, *, toolkit: Optional[editkit.Toolkit] = None
-) -> Optional[FileModify]:
+    workspace_dir: str | os.PathLike[str] | None = None, *, toolkit: editkit.Toolkit | None = None
+) -> FileModify | None:
     """Sets the workspace the module-level ``file_modify`` works in and returns its tool; with no
     argument, forgets it (``file_modify`` goes back to ``default_workspace_dir()``)."""
     global _configured
@@ -306,11 +320,11 @@ def _default_tool() -> FileModify:
 def file_modify(
     operation: str,
     file_path: str,
-    content: Optional[str] = None,
-    old_string: Optional[str] = None,
-    new_string: Optional[str] = None,
+    content: str | None = None,
+    old_string: str | None = None,
+    new_string: str | None = None,
     replace_all: bool = False,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """Runs ``file_modify`` in the configured workspace (``configure``, else
     ``$WORKSPACE_BASE_DIR/default``); see the module's documentation."""
     return _default_tool()(operation, file_path, content, old_string, new_string, replace_all)

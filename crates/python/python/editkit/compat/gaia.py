@@ -1,4 +1,4 @@
-"""GAIA's ``FileIOToolsMixin`` (``gaia.agents.tools.file_io_tools``), backed by editkit.
+r"""GAIA's ``FileIOToolsMixin`` (``gaia.agents.tools.file_io_tools``), backed by editkit.
 
 The ten file tools of the AMD GAIA code agent, with the interface GAIA documents (its
 ``docs/spec/file-io-tools-mixin.mdx``): the same method names, parameters and defaults, the same
@@ -9,20 +9,21 @@ write, match, syntax check, diff and path decision is made by an :class:`editkit
 roots are the validator's ``allowed_paths`` and whose blocked patterns come from its
 ``blocked_paths``; this module only translates arguments and results.
 
-Usage::
+Usage, from the project folder (as in GAIA, relative paths resolve against the current
+directory, which is also the default allowed path)::
 
     from editkit.compat.gaia import FileIOToolsMixin, PathValidator, _TOOL_REGISTRY
 
-    class MyAgent(FileIOToolsMixin):                      # or (Agent, FileIOToolsMixin) in GAIA
-        def __init__(self, workspace):
-            self.path_validator = PathValidator(allowed_paths=[workspace], blocked_paths=["secrets"])
+    class MyAgent(FileIOToolsMixin):               # (Agent, FileIOToolsMixin) in GAIA
+        def __init__(self):
+            self.path_validator = PathValidator(blocked_paths=["secrets"])
             self.register_file_io_tools()
 
-    agent = MyAgent("/home/me/project")
-    agent.write_python_file("src/calculator.py", "def add(a, b):\\n    return a + b\\n")
-    agent.read_file("src/calculator.py")["symbols"]      # [{"name": "add", "type": "function", "line": 1, ...}]
+    agent = MyAgent()
+    agent.write_python_file("src/calculator.py", "def add(a, b):\n    return a + b\n")
+    agent.read_file("src/calculator.py")["symbols"]    # [{"name": "add", "type": "function", ...}]
     agent.edit_python_file("src/calculator.py", "return a + b", "return int(a) + int(b)")
-    _TOOL_REGISTRY["search_code"]["function"]("src", "TODO")    # what the agent loop calls
+    _TOOL_REGISTRY["search_code"]["function"]("src", "TODO")   # what the agent loop calls
 
 When GAIA itself is installed, ``tool`` and ``_TOOL_REGISTRY`` are GAIA's own
 (``gaia.agents.base.tools``), so a GAIA ``Agent`` finds the tools where it looks for them;
@@ -52,30 +53,36 @@ differ otherwise):
 | ``replace_function`` end of the function | guessed from indentation up to the next ``def``/``class``: code in between is lost | the definition's exact span (decorators kept unless the new code brings its own) |
 | ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included; a missing directory gives zero results | honours ``.gitignore`` (in a git repository), skips hidden and binary files; a missing directory is an error |
 | ``update_gaia_md`` | regenerates the whole ``GAIA.md`` (fixed boilerplate, timestamp), dropping hand-written sections | creates or refreshes only the title and its Description, Structure and Instructions sections |
-| Files over 16 MiB | read whole into memory | refused (``too_large``, naming the limit) |
+| Files over 16 MiB (``max_read_bytes``) | read whole into memory | refused (``too_large``, naming the limit) |
 """
 
+# The annotations stay evaluated at runtime (no ``from __future__ import annotations``, hence
+# ``Optional``/``Union`` on Python 3.9): the ``@tool`` registry reads parameter types from them.
+# ruff: noqa: FA100
+
+import inspect
 import os
 import posixpath
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Union
+from typing import Any, Optional, Union
 
 import editkit
 
 __all__ = [
-    "FileIOToolsMixin",
-    "MissingHostAttributeError",
-    "PathValidator",
     "TOOL_NAMES",
     "UNCONFINED_WRITE_ERROR",
     "_TOOL_REGISTRY",
+    "FileIOToolsMixin",
+    "MissingHostAttributeError",
+    "PathValidator",
     "tool",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 #: The tools ``register_file_io_tools`` registers, in GAIA's order.
-TOOL_NAMES: Tuple[str, ...] = (
+TOOL_NAMES: tuple[str, ...] = (
     "read_file",
     "write_python_file",
     "edit_python_file",
@@ -90,6 +97,8 @@ TOOL_NAMES: Tuple[str, ...] = (
 
 #: At most this many matching lines per file in ``search_code`` results, as in GAIA.
 MATCHES_PER_FILE = 10
+#: Most matching lines ``search_code`` asks the toolkit for while filling its files.
+SEARCH_LINES_BOUND = 100_000
 
 _HOST_HINT = "Set self.path_validator = <PathValidator instance>."
 #: What a write tool answers when the host never set ``self.path_validator`` (GAIA's wording).
@@ -109,16 +118,15 @@ class MissingHostAttributeError(AttributeError):
 try:  # pragma: no cover - depends on whether GAIA is installed
     from gaia.agents.base.tools import _TOOL_REGISTRY, tool  # type: ignore[import-not-found]
 except ImportError:
-    _TOOL_REGISTRY: Dict[str, Dict[str, Any]] = {}
+    _TOOL_REGISTRY: dict[str, dict[str, Any]] = {}
 
-    _JSON_TYPES: Dict[Any, str] = {
+    _JSON_TYPES: dict[Any, str] = {
         str: "string",
         int: "integer",
         float: "number",
         bool: "boolean",
         tuple: "array",
         dict: "object",
-        Dict: "object",
     }
 
     def tool(func: Optional[Callable[..., Any]] = None, *, atomic: bool = False, **_: Any) -> Any:
@@ -130,9 +138,7 @@ except ImportError:
         """
 
         def register(f: Callable[..., Any]) -> Callable[..., Any]:
-            import inspect
-
-            parameters: Dict[str, Dict[str, Any]] = {}
+            parameters: dict[str, dict[str, Any]] = {}
             for name, parameter in inspect.signature(f).parameters.items():
                 parameters[name] = {
                     "type": _JSON_TYPES.get(parameter.annotation, "unknown"),
@@ -172,7 +178,7 @@ def _anchored_pattern(relative: str) -> str:
     return "/" + escaped
 
 
-def _toolkit_layout(allowed: Iterable[PathLike], blocked: Iterable[PathLike]) -> Tuple[List[str], List[str]]:
+def _toolkit_layout(allowed: Iterable[PathLike], blocked: Iterable[PathLike]) -> tuple[list[str], list[str]]:
     """The roots and blocked patterns that confine a toolkit to ``allowed`` minus ``blocked``.
 
     An allowed path inside another one, or inside a blocked path, adds nothing and is left
@@ -185,7 +191,7 @@ def _toolkit_layout(allowed: Iterable[PathLike], blocked: Iterable[PathLike]) ->
     roots = [root for root in roots if not any(other != root and _inside(root, other) for other in roots)]
     if not roots:
         raise ValueError("every allowed path is inside a blocked path: nothing is left to work in")
-    patterns: List[str] = []
+    patterns: list[str] = []
     for block in blocked_real:
         for root in roots:
             if _inside(block, root):
@@ -210,8 +216,9 @@ def _absolute(path: PathLike, base: Optional[PathLike] = None) -> str:
 class PathValidator:
     """GAIA's ``PathValidator`` (``gaia.security``): the allowed and blocked paths of an agent.
 
-    ``allowed_paths`` default to the current directory; ``blocked_paths`` are folders or files
-    below them that no tool may touch (``~`` is expanded). Both are sets of resolved paths that
+    ``allowed_paths`` are folders, the current directory by default (each must exist: a missing
+    one is reported by every tool); ``blocked_paths`` are folders or files below them that no
+    tool may touch (``~`` is expanded). Both are sets of resolved paths that
     may be changed later (``add_allowed_path``, ``allowed_paths.add``); the toolkit is reopened
     on the next call when they change, which forgets what was read before (the staleness guard
     then protects writes from the next read on).
@@ -229,11 +236,11 @@ class PathValidator:
         **toolkit_options: Any,
     ) -> None:
         allowed = list(allowed_paths) if allowed_paths else [os.getcwd()]
-        self.allowed_paths: Set[Path] = {_real(path) for path in allowed}
-        self.blocked_paths: Set[Path] = {_real(path) for path in blocked_paths or ()}
-        self._options: Dict[str, Any] = {"full_diffs": True, "diagnostics": "off", **toolkit_options}
+        self.allowed_paths: set[Path] = {_real(path) for path in allowed}
+        self.blocked_paths: set[Path] = {_real(path) for path in blocked_paths or ()}
+        self._options: dict[str, Any] = {"full_diffs": True, "diagnostics": "off", **toolkit_options}
         self._toolkit: Optional[editkit.Toolkit] = None
-        self._layout_key: Optional[Tuple[FrozenSet[Any], FrozenSet[Any]]] = None
+        self._layout_key: Optional[tuple[frozenset[Any], frozenset[Any]]] = None
 
     @property
     def toolkit(self) -> editkit.Toolkit:
@@ -250,10 +257,10 @@ class PathValidator:
         return self._toolkit
 
     def add_allowed_path(self, path: PathLike) -> None:
-        """Allows ``path`` (a folder or file) from now on."""
+        """Allows the folder ``path`` from now on."""
         self.allowed_paths.add(_real(path))
 
-    def is_path_allowed(self, path: PathLike, prompt_user: bool = False) -> bool:
+    def is_path_allowed(self, path: PathLike, prompt_user: bool = True) -> bool:
         """Whether the tools may use ``path`` (relative to the current directory).
 
         Asked of the toolkit, so the answer is the one a tool call would get. ``prompt_user`` is
@@ -281,9 +288,9 @@ def _syntax_error_text(error: Mapping[str, Any]) -> str:
     return f"Syntax error at line {error.get('line')}, column {error.get('column')}: {error.get('message')}"
 
 
-def _failure(text: str, error: Optional[Mapping[str, Any]] = None, **fields: Any) -> Dict[str, Any]:
+def _failure(text: str, error: Optional[Mapping[str, Any]] = None, **fields: Any) -> dict[str, Any]:
     """GAIA's error dict, with editkit's kind and details when the toolkit refused."""
-    result: Dict[str, Any] = {"status": "error", "error": text}
+    result: dict[str, Any] = {"status": "error", "error": text}
     if error is not None:
         result["error_kind"] = error.get("kind")
         result["details"] = {key: value for key, value in error.items() if key not in ("kind", "message")}
@@ -299,7 +306,7 @@ def _refusal(
     *,
     text_missing: str = "Content to replace not found in file",
     syntax: str = "Invalid Python syntax",
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """The error dict for a toolkit refusal about ``shown`` (the path as the caller gave it)."""
     kind = error.get("kind")
     message = str(error.get("message", ""))
@@ -375,8 +382,12 @@ class FileIOToolsMixin:
 
     # -- plumbing ---------------------------------------------------------------------------------
 
-    def register_file_io_tools(self) -> List[str]:
-        """Registers every file I/O tool with the ``@tool`` registry and returns their names."""
+    def register_file_io_tools(self) -> list[str]:
+        """Registers every file I/O tool with the ``@tool`` registry and returns their names.
+
+        The registered functions are this object's bound methods. GAIA's returned list leaves
+        out ``write_file`` and ``edit_file`` although it registers them; this one names all ten.
+        """
         for name in TOOL_NAMES:
             tool(getattr(self, name))
         return list(TOOL_NAMES)
@@ -389,9 +400,12 @@ class FileIOToolsMixin:
             )
         return validator
 
-    def _call(self, tool_name: str, args: Mapping[str, Any], *, write: bool) -> Dict[str, Any]:
-        """Runs an editkit tool: the contract object, or ``{"ok": False, "gaia": <error dict>}``
-        when there is no toolkit to run it on."""
+    def _call(self, tool_name: str, args: Mapping[str, Any], *, write: bool) -> dict[str, Any]:
+        """Runs an editkit tool and returns its contract object.
+
+        Without a toolkit to run it on (no validator, nothing allowed, a root that cannot be
+        opened) the answer is ``{"ok": False, "gaia": <GAIA's error dict>}``.
+        """
         validator = getattr(self, "path_validator", None)
         if validator is None:
             if write:
@@ -406,7 +420,7 @@ class FileIOToolsMixin:
         return toolkit.call(tool_name, dict(args))
 
     @staticmethod
-    def _failed(answer: Mapping[str, Any], shown: str, **wording: str) -> Dict[str, Any]:
+    def _failed(answer: Mapping[str, Any], shown: str, **wording: str) -> dict[str, Any]:
         """The error dict for a call that did not succeed."""
         if "gaia" in answer:
             return dict(answer["gaia"])
@@ -432,7 +446,7 @@ class FileIOToolsMixin:
 
     # -- the tools --------------------------------------------------------------------------------
 
-    def read_file(self, file_path: str) -> Dict[str, Any]:
+    def read_file(self, file_path: str) -> dict[str, Any]:
         """Read any file and intelligently analyze based on file type.
 
         Automatically detects file type and provides appropriate analysis:
@@ -452,7 +466,9 @@ class FileIOToolsMixin:
         """
         path = _absolute(file_path)
         extension = _extension(file_path)
-        answer = self._call("read_file", {"path": path, "include_symbols": extension in (".py", ".md")}, write=False)
+        answer = self._call(
+            "read_file", {"path": path, "include_symbols": extension in (".py", ".md")}, write=False
+        )
         if not answer.get("ok"):
             error = answer.get("error") or {}
             if error.get("kind") in ("not_utf8", "utf16"):
@@ -462,7 +478,7 @@ class FileIOToolsMixin:
             return self._failed(answer, file_path)
         if answer["is_binary"]:
             return self._binary(file_path, int(answer["size_bytes"]))
-        result: Dict[str, Any] = {
+        result: dict[str, Any] = {
             "status": "success",
             "file_path": file_path,
             "content": answer["content"],
@@ -499,7 +515,7 @@ class FileIOToolsMixin:
         return result
 
     @staticmethod
-    def _binary(file_path: str, size: int) -> Dict[str, Any]:
+    def _binary(file_path: str, size: int) -> dict[str, Any]:
         return {
             "status": "success",
             "file_path": file_path,
@@ -515,7 +531,7 @@ class FileIOToolsMixin:
         content: str,
         validate: bool = True,
         create_dirs: bool = True,
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """Write Python code to a file.
 
         Args:
@@ -529,7 +545,12 @@ class FileIOToolsMixin:
             ``bytes_written``, ``line_count``; refused for invalid syntax with
             ``error: "Invalid Python syntax"`` and ``syntax_errors`` (nothing is written).
         """
-        args = {"path": _absolute(file_path), "content": content, "validate": validate, "create_dirs": create_dirs}
+        args = {
+            "path": _absolute(file_path),
+            "content": content,
+            "validate": validate,
+            "create_dirs": create_dirs,
+        }
         answer = self._call("write_python_file", args, write=True)
         if not answer.get("ok"):
             return self._failed(answer, file_path)
@@ -548,7 +569,7 @@ class FileIOToolsMixin:
         new_content: str,
         backup: bool = True,
         dry_run: bool = False,
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """Edit a Python file by replacing content.
 
         Args:
@@ -577,8 +598,13 @@ class FileIOToolsMixin:
                 # GAIA answers an edit that changes nothing as a success that changed nothing.
                 if dry_run:
                     return {"status": "success", "dry_run": True, "diff": "", "would_change": False}
-                return {"status": "success", "file_path": file_path, "diff": "", "backup_created": False,
-                        "backup_path": None}
+                return {
+                    "status": "success",
+                    "file_path": file_path,
+                    "diff": "",
+                    "backup_created": False,
+                    "backup_path": None,
+                }
             return self._failed(answer, file_path, syntax="Edit would result in invalid Python syntax")
         if dry_run:
             return {
@@ -604,7 +630,7 @@ class FileIOToolsMixin:
         pattern: str = "",
         file_extension: str = ".py",
         max_results: int = 100,
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """Search for patterns in code files.
 
         Args:
@@ -619,38 +645,57 @@ class FileIOToolsMixin:
             ``{"file": path relative to directory, "matches": [{"line", "content"}]}``, plus
             ``truncated`` when the result bound cut the search short.
         """
-        args: Dict[str, Any] = {
+        wanted = max(0, max_results)
+        args: dict[str, Any] = {
             "path": _absolute(directory),
             "pattern": pattern,
             "regex": False,
             "case_sensitive": True,
-            "max_results": max(0, max_results) * MATCHES_PER_FILE,
+            "max_results": wanted * MATCHES_PER_FILE,
         }
         if file_extension:
             args["file_extension"] = file_extension
         else:
             args["glob"] = "**"
-        answer = self._call("search_code", args, write=False)
-        if not answer.get("ok"):
-            return self._failed(answer, directory)
+        while True:
+            answer = self._call("search_code", args, write=False)
+            if not answer.get("ok"):
+                return self._failed(answer, directory)
+            cut_short = self._search_cut_short(answer, wanted, args["max_results"])
+            if not cut_short or args["max_results"] >= SEARCH_LINES_BOUND:
+                break
+            # A file with many matching lines used up the bound: ask for more lines.
+            args["max_results"] = min(args["max_results"] * 4, SEARCH_LINES_BOUND)
         searched = answer["directory"]
-        results: List[Dict[str, Any]] = []
-        for found in answer["results"][: max(0, max_results)]:
+        results: list[dict[str, Any]] = []
+        for found in answer["results"][:wanted]:
             relative = found["file"] if searched in (".", "") else posixpath.relpath(found["file"], searched)
             matches = [{"line": hit["line"], "content": hit["content"].strip()} for hit in found["matches"]]
             results.append({"file": relative, "matches": matches[:MATCHES_PER_FILE]})
-        cut = len(answer["results"]) > len(results)
         return {
             "status": "success",
             "pattern": pattern,
             "directory": directory,
             "files_searched": answer["files_searched"],
-            "files_with_matches": min(answer["files_with_matches"], max(0, max_results)),
+            "files_with_matches": min(answer["files_with_matches"], wanted),
             "results": results,
-            "truncated": bool(answer["truncated"]) or cut,
+            "truncated": cut_short or answer["files_with_matches"] > len(results),
         }
 
-    def generate_diff(self, file_path: str, new_content: str, context_lines: int = 3) -> Dict[str, Any]:
+    @staticmethod
+    def _search_cut_short(answer: Mapping[str, Any], wanted: int, lines: int) -> bool:
+        """Whether the bound of ``lines`` matching lines cut one of the first ``wanted`` files'
+        first ten matching lines short (so that asking for more lines shows more)."""
+        found = answer["results"]
+        if not answer["truncated"] or sum(len(file["matches"]) for file in found) < lines:
+            return False  # not cut, or cut by another bound than the lines'
+        if len(found) > wanted:
+            return False  # the files shown are followed by another: they are whole
+        if len(found) < min(wanted, answer["files_with_matches"]):
+            return True
+        return bool(found) and len(found[-1]["matches"]) < MATCHES_PER_FILE
+
+    def generate_diff(self, file_path: str, new_content: str, context_lines: int = 3) -> dict[str, Any]:
         """Generate a unified diff for a file.
 
         Args:
@@ -675,7 +720,7 @@ class FileIOToolsMixin:
             "has_changes": answer["has_changes"],
         }
 
-    def write_markdown_file(self, file_path: str, content: str, create_dirs: bool = True) -> Dict[str, Any]:
+    def write_markdown_file(self, file_path: str, content: str, create_dirs: bool = True) -> dict[str, Any]:
         """Write content to a markdown file.
 
         Args:
@@ -706,7 +751,7 @@ class FileIOToolsMixin:
         content: str,
         create_dirs: bool = True,
         project_dir: Optional[str] = None,
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """Write content to any file (TypeScript, JavaScript, JSON, etc.) without syntax validation.
 
         Use this tool for non-Python files like .tsx, .ts, .js, .json, etc.
@@ -722,7 +767,9 @@ class FileIOToolsMixin:
             suffix, or ``unknown``).
         """
         path = _absolute(file_path, project_dir)
-        answer = self._call("write_file", {"path": path, "content": content, "create_dirs": create_dirs}, write=True)
+        answer = self._call(
+            "write_file", {"path": path, "content": content, "create_dirs": create_dirs}, write=True
+        )
         if not answer.get("ok"):
             return self._failed(answer, file_path)
         resolved = str(Path(path).resolve())
@@ -741,7 +788,7 @@ class FileIOToolsMixin:
         old_content: str,
         new_content: str,
         project_dir: Optional[str] = None,
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """Edit any file by replacing old content with new content (no syntax validation).
 
         Use this tool for non-Python files like .tsx, .ts, .js, .json, etc.
@@ -764,9 +811,17 @@ class FileIOToolsMixin:
             if (answer.get("error") or {}).get("kind") == "no_change":
                 self._show_edit(resolved, "")
                 size = self._size(path)
-                return {"status": "success", "file_path": resolved, "old_size": size, "new_size": size,
-                        "file_type": _suffix_type(resolved), "diff": ""}
-            return self._failed(answer, file_path, text_missing=f"Content to replace not found in {file_path}")
+                return {
+                    "status": "success",
+                    "file_path": resolved,
+                    "old_size": size,
+                    "new_size": size,
+                    "file_type": _suffix_type(resolved),
+                    "diff": "",
+                }
+            return self._failed(
+                answer, file_path, text_missing=f"Content to replace not found in {file_path}"
+            )
         self._show_edit(resolved, answer["diff"])
         return {
             "status": "success",
@@ -789,9 +844,9 @@ class FileIOToolsMixin:
         project_root: str = ".",
         project_name: Optional[str] = None,
         description: Optional[str] = None,
-        structure: Optional[Union[Dict[str, Any], str]] = None,
+        structure: Optional[Union[dict[str, Any], str]] = None,
         instructions: Optional[str] = None,
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """Create or update GAIA.md file for project context.
 
         Args:
@@ -806,7 +861,7 @@ class FileIOToolsMixin:
             ``message`` and ``updated_sections``. At least one of the four is needed.
         """
         gaia_path = os.path.join(project_root, "GAIA.md")
-        args: Dict[str, Any] = {"project_root": _absolute(project_root), "file": "GAIA.md"}
+        args: dict[str, Any] = {"project_root": _absolute(project_root), "file": "GAIA.md"}
         if project_name:
             args["project_name"] = project_name
         if description:
@@ -833,7 +888,7 @@ class FileIOToolsMixin:
         function_name: str,
         new_implementation: str,
         backup: bool = True,
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """Replace a specific function in a Python file.
 
         Args:
@@ -856,7 +911,9 @@ class FileIOToolsMixin:
         if not answer.get("ok"):
             error = answer.get("error") or {}
             if error.get("kind") == "not_found" and "available" in error:
-                return _failure(f"Function '{function_name}' not found in file: {error.get('message')}", error)
+                return _failure(
+                    f"Function '{function_name}' not found in file: {error.get('message')}", error
+                )
             return self._failed(answer, file_path, syntax="Replacement would result in invalid syntax")
         return {
             "status": "success",

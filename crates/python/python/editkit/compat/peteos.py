@@ -1,4 +1,4 @@
-"""peteos' ``TextEditor`` (``peteos.agentic_objects.text_editor``), backed by editkit's editor sessions.
+r"""peteos' ``TextEditor`` (``peteos.agentic_objects.text_editor``) on editkit's editor sessions.
 
 A mixin that gives an agentic object the seven editor tools ``load``, ``read``, ``write``, ``edit``,
 ``store``, ``diff`` and ``clear``, with the original's signatures and return messages. The buffer
@@ -11,7 +11,7 @@ peteos registers them as tools::
     from editkit.compat.peteos import TextEditor
 
     class MyAgent(TextEditor, AgenticObjectBase):
-        \"\"\"You are an agent that can edit text files.\"\"\"
+        '''You are an agent that can edit text files.'''
 
     agent = MyAgent()                      # workspace root: the current directory
     agent.load("notes.txt")                # 'Loaded /home/me/proj/notes.txt (3 lines).'
@@ -27,14 +27,27 @@ the original does: ``"Error: <what>: <message>"``.
 
 Where this editor is deliberately safer than the original:
 
-| Situation | peteos' ``TextEditor`` | ``editkit.compat.peteos.TextEditor`` |
+| Situation | peteos' ``TextEditor`` | here |
 |---|---|---|
-| A path outside the workspace (absolute elsewhere, ``..`` above the root, ``~``), or a blocked file (``.git``, ``.env*``, private keys, credential files) | loaded, created and stored anywhere the process may write | refused, nothing created: ``Error: OutsideWorkspace: ...``, ``Error: Blocked: ...`` |
-| The file changed on disk after ``load()``, and ``read()`` or ``edit()`` ran before ``store()`` | ``read()`` (which ``edit()`` calls) re-arms the mtime check with the new mtime: ``store()`` overwrites a change the agent never saw | ``store()`` is refused until ``load()``: only loading shows the agent the file as it is now |
-| The file was rewritten without its mtime moving (same timestamp tick, or the mtime set back) | not noticed: ``store()`` overwrites it | noticed: the check compares the SHA-256 of the content loaded with the file's content now |
-| A crash or a full disk during ``store()`` | the file is truncated, then written in place: it can be left empty or torn | a temporary file renamed over the target: the file is the old or the new content, never a mix |
-| CRLF or lone-CR line endings, a UTF-8 BOM, characters ``str.splitlines`` breaks on (form feed, ``\\v``, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028, U+2029) | every line ending rewritten as LF, those characters turned into line breaks | kept byte for byte; new lines take the file's line ending |
-| ``write()`` or ``edit()`` before any ``load()`` | ``write()`` answers ``Replaced (N lines).`` for text the next ``load()`` throws away | refused: ``Error: no file loaded. Use load() first.`` |
+| A path outside the workspace, or a blocked file | loaded, created, stored | refused, nothing created |
+| The file changed on disk, ``read()`` ran, then ``store()`` | the change is overwritten | refused |
+| The file was rewritten but its mtime did not move | the change is overwritten | refused |
+| A crash or a full disk during ``store()`` | the file is left truncated or torn | old or new content, whole |
+| CRLF, lone CR, ``\f``, ``\v``, U+2028 in the file | rewritten as LF line breaks | kept byte for byte |
+| ``write()`` before any ``load()`` | ``Replaced (N lines).``, text later lost | refused: no file loaded |
+
+In words: paths are confined to the workspace root by capabilities (``..`` above the root, ``~``,
+absolute paths elsewhere and links leading out are refused with ``Error: OutsideWorkspace: ...``;
+``.git``, ``.env*``, private keys and credential files with ``Error: Blocked: ...``). The original's
+``read()``, which ``edit()`` calls, re-arms its mtime check with the file's new mtime, so a change
+the agent never saw is overwritten; here only ``load()`` shows the agent the file as it is now,
+and ``store()`` compares the SHA-256 of the content loaded with the content on disk, which also
+catches a rewrite within one mtime tick or with the mtime set back. ``store()`` writes a temporary
+file and renames it over the target, where the original truncates the file and writes in place.
+The original splits the text with ``str.splitlines`` and joins it with ``\n``, so CRLF and lone
+CR endings become LF and form feeds, vertical tabs, ``\x1c``-``\x1e``, ``\x85``, U+2028 and
+U+2029 become line breaks; here untouched lines keep their bytes and new lines take the file's
+ending.
 
 Also different, and said here so that nothing differs silently:
 
@@ -54,6 +67,10 @@ Also different, and said here so that nothing differs silently:
 - ``load()`` of a missing file creates the empty file, as the original does, but only inside the
   workspace and without creating folders; a failed ``load()`` leaves no file loaded. Files over
   the toolkit's read bound (16 MiB by default), binary, UTF-16 and invalid UTF-8 files are refused.
+- Relative paths resolve in the root fixed when the editor is made (by default the current
+  directory at that time), not in the current directory of each call; messages name the
+  canonical path, so a file reached through a symlink inside the workspace is named by its
+  target.
 - The original's private attributes (``_lines``, ``_file_mtime``, ``_trailing_newline``) do not
   exist; ``_file_path`` holds the loaded file's absolute path, or ``None``.
 """
@@ -61,13 +78,13 @@ Also different, and said here so that nothing differs silently:
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Mapping, Optional, TypeVar, Union
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import editkit
 
-__all__ = ["TextEditor"]
+__all__ = ["NO_DIFFERENCES", "NO_FILE_LOADED", "TextEditor"]
 
-PathLike = Union[str, "os.PathLike[str]"]
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 #: The answer of every tool but ``load`` and ``clear`` while no file is loaded.
@@ -110,8 +127,8 @@ class TextEditor:
     def __init__(
         self,
         *args: Any,
-        toolkit: Optional[editkit.Toolkit] = None,
-        root: Optional[PathLike] = None,
+        toolkit: editkit.Toolkit | None = None,
+        root: str | os.PathLike[str] | None = None,
         **kwargs: Any,
     ) -> None:
         """Opens the editor on ``toolkit``, or on a toolkit rooted at ``root`` (default: the
@@ -121,10 +138,10 @@ class TextEditor:
         if toolkit is None:
             toolkit = editkit.Toolkit(os.getcwd() if root is None else root, diagnostics="off")
         self._editor_toolkit: editkit.Toolkit = toolkit
-        self._editor_session: Optional[str] = None
-        self._editor_given: Optional[str] = None
+        self._editor_session: str | None = None
+        self._editor_given: str | None = None
         self._editor_lines = 0
-        self._file_path: Optional[str] = None
+        self._file_path: str | None = None
         super().__init__(*args, **kwargs)
 
     # -- the seven tools -------------------------------------------------------------------
@@ -142,7 +159,9 @@ class TextEditor:
         error = loaded.get("error") or {}
         if not loaded.get("ok") and error.get("kind") == "not_found" and not error.get("evicted"):
             # The original creates the file it was asked to load; folders are not created.
-            made = self._call("write_file", {"path": file_path, "content": "", "create_dirs": False, "force": True})
+            made = self._call(
+                "write_file", {"path": file_path, "content": "", "create_dirs": False, "force": True}
+            )
             if not made.get("ok"):
                 return _failure(made["error"])
             created = True
@@ -255,7 +274,7 @@ class TextEditor:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _call(self, tool: str, args: Dict[str, Any]) -> Dict[str, Any]:
+    def _call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         return self._editor_toolkit.call(tool, args)
 
     def _close(self) -> None:

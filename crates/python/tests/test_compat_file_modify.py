@@ -1,0 +1,356 @@
+"""editkit.compat.file_modify: the file_modify tool of workflow engines, its three documented examples,
+its refusals, where its workspace comes from, and each row of its table of deliberate differences."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import editkit
+import pytest
+from editkit.compat import file_modify as fm
+from editkit.compat.file_modify import SCHEMA, TOOL_SCHEMA, FileModify, file_modify
+
+
+@pytest.fixture
+def tool(workspace: Path) -> FileModify:
+    return FileModify(workspace)
+
+
+@pytest.fixture(autouse=True)
+def _module_default(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts with no configured workspace and no WORKSPACE_BASE_DIR, and leaves none."""
+    monkeypatch.delenv("WORKSPACE_BASE_DIR", raising=False)
+    fm.configure()
+    yield
+    fm.configure()
+
+
+# -- the three documented examples -------------------------------------------------------------
+
+WRITE_EXAMPLE = """{
+  "operation": "write",
+  "file_path": "/path/to/new_file.py",
+  "content": "print('hello world')"
+}"""
+EDIT_EXAMPLE = """{
+  "operation": "edit",
+  "file_path": "/path/to/file.py",
+  "old_string": "def old_name():",
+  "new_string": "def new_name():"
+}"""
+REPLACE_ALL_EXAMPLE = """{
+  "operation": "edit",
+  "file_path": "/path/to/file.py",
+  "old_string": "TODO",
+  "new_string": "DONE",
+  "replace_all": true
+}"""
+
+
+def test_example_write_a_new_file(tool: FileModify, workspace: Path) -> None:
+    answer = tool.invoke(json.loads(WRITE_EXAMPLE))
+    assert answer == {"operation": "write", "file_path": "/path/to/new_file.py"}
+    # The absolute path is rooted at the workspace; the folders are created.
+    assert (workspace / "path/to/new_file.py").read_text() == "print('hello world')"
+
+
+def test_example_edit_an_existing_file(tool: FileModify, workspace: Path) -> None:
+    target = workspace / "path/to/file.py"
+    target.parent.mkdir(parents=True)
+    target.write_text("def old_name():\n    return 1\n\n\nold_name()\n")
+    answer = tool.invoke(json.loads(EDIT_EXAMPLE))
+    assert answer == {"operation": "edit", "file_path": "/path/to/file.py", "occurrences": 1}
+    assert target.read_text() == "def new_name():\n    return 1\n\n\nold_name()\n"
+
+
+def test_example_replace_all_occurrences(tool: FileModify, workspace: Path) -> None:
+    target = workspace / "path/to/file.py"
+    target.parent.mkdir(parents=True)
+    target.write_text("# TODO one\nx = 1  # TODO two\n# TODO three\n")
+    answer = tool.invoke(json.loads(REPLACE_ALL_EXAMPLE))
+    assert answer == {"operation": "edit", "file_path": "/path/to/file.py", "occurrences": 3}
+    assert target.read_text() == "# DONE one\nx = 1  # DONE two\n# DONE three\n"
+
+
+# -- the rest of the documented interface -------------------------------------------------------
+
+
+def test_write_creates_or_replaces_wholesale(tool: FileModify, workspace: Path) -> None:
+    assert tool("write", "reports/summary.md", content="# Summary\n") == {
+        "operation": "write",
+        "file_path": "/reports/summary.md",
+    }
+    # Any existing file is replaced, whatever happened to it in between (no fail-if-exists).
+    (workspace / "reports/summary.md").write_text("edited by another node\n")
+    assert tool("write", "reports/summary.md", content="# Second\n")["file_path"] == "/reports/summary.md"
+    assert (workspace / "reports/summary.md").read_text() == "# Second\n"
+    # content defaults to "".
+    tool("write", "empty.txt")
+    assert (workspace / "empty.txt").read_bytes() == b""
+
+
+def test_edit_works_on_the_file_as_it_is_now(tool: FileModify, workspace: Path) -> None:
+    tool("write", "a.py", content="x = 1\ny = 2\n")
+    (workspace / "a.py").write_text("x = 1\ny = 2\nz = 3\n")  # another tool changed it
+    assert tool("edit", "a.py", old_string="z = 3", new_string="z = 4")["occurrences"] == 1
+    assert (workspace / "a.py").read_text() == "x = 1\ny = 2\nz = 4\n"
+    # new_string defaults to "": the text is removed.
+    tool("edit", "a.py", old_string="y = 2\n")
+    assert (workspace / "a.py").read_text() == "x = 1\nz = 4\n"
+
+
+def test_argument_errors_are_the_original_messages(tool: FileModify) -> None:
+    with pytest.raises(editkit.InvalidArgs, match=r"^Unknown operation: delete$"):
+        tool("delete", "a.txt")
+    with pytest.raises(editkit.InvalidArgs, match=r"^file_path is required$"):
+        tool("write", "", content="x")
+    with pytest.raises(editkit.InvalidArgs, match=r"^old_string is required for edit$"):
+        tool("edit", "a.txt", new_string="x")
+    with pytest.raises(ValueError):  # InvalidArgs is a ValueError too
+        tool.invoke({"content": "no path"})
+
+
+def test_edit_refusals_are_worded_as_the_original_and_change_nothing(
+    tool: FileModify, workspace: Path
+) -> None:
+    text = "TODO a\nTODO b\nTODO c\n"
+    (workspace / "t.txt").write_text(text)
+    with pytest.raises(editkit.Ambiguous) as many:
+        tool("edit", "t.txt", old_string="TODO", new_string="DONE")
+    assert many.value.message.splitlines()[0] == (
+        "Error: String 'TODO' appears 3 times in file. Use replace_all=True to replace all instances, "
+        "or provide a more specific string with surrounding context."
+    )
+    assert many.value.details["lines"] == [1, 2, 3]
+    with pytest.raises(editkit.NotFound) as missing:
+        tool("edit", "t.txt", old_string="FIXME", new_string="DONE")
+    assert missing.value.message.splitlines()[0] == "Error: String not found in file: 'FIXME'"
+    with pytest.raises(editkit.NotFound) as no_file:
+        tool("edit", "nope.txt", old_string="a", new_string="b")
+    assert no_file.value.message.splitlines()[0] == "Error: File 'nope.txt' not found"
+    assert (workspace / "t.txt").read_text() == text
+    assert not (workspace / "nope.txt").exists()
+
+
+def test_the_schema_is_the_original_parameters(tool: FileModify, workspace: Path) -> None:
+    assert TOOL_SCHEMA["name"] == fm.TOOL_NAME == "file_modify"
+    assert TOOL_SCHEMA["parameters"] is SCHEMA and TOOL_SCHEMA["description"] == fm.TOOL_DESCRIPTION
+    assert SCHEMA["required"] == ["file_path"]
+    properties = SCHEMA["properties"]
+    assert list(properties) == [
+        "operation",
+        "file_path",
+        "content",
+        "old_string",
+        "new_string",
+        "replace_all",
+    ]
+    assert (
+        properties["operation"]["enum"] == ["write", "edit"] and properties["operation"]["default"] == "write"
+    )
+    assert properties["replace_all"] == {**properties["replace_all"], "type": "boolean", "default": False}
+    assert all(properties[name]["default"] == "" for name in ("content", "old_string", "new_string"))
+    json.dumps(TOOL_SCHEMA)  # plain JSON
+    # As the parameters model: operation defaults to write, unknown keys are ignored.
+    answer = tool.invoke({"file_path": "d.txt", "content": "x", "working_directory": "/elsewhere"})
+    assert answer == {"operation": "write", "file_path": "/d.txt"}
+    assert (workspace / "d.txt").read_text() == "x"
+
+
+# -- paths --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "error"),
+    [
+        ("../escape.txt", editkit.OutsideWorkspace),
+        ("a/../../escape.txt", editkit.OutsideWorkspace),
+        ("/../escape.txt", editkit.OutsideWorkspace),
+        ("~/escape.txt", editkit.InvalidArgs),
+        ("~", editkit.InvalidArgs),
+        ("link/escape.txt", editkit.OutsideWorkspace),
+    ],
+)
+def test_paths_leaving_the_workspace_are_refused(
+    tool: FileModify, workspace: Path, tmp_path: Path, path: str, error: type
+) -> None:
+    (workspace / "link").symlink_to(tmp_path, target_is_directory=True)
+    with pytest.raises(error):
+        tool("write", path, content="escaped")
+    with pytest.raises(error):
+        tool("edit", path, old_string="a", new_string="b")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
+
+
+def test_absolute_paths_are_rooted_at_the_workspace(tool: FileModify, workspace: Path) -> None:
+    assert (
+        tool("write", "/etc/editkit-remapped.conf", content="x")["file_path"] == "/etc/editkit-remapped.conf"
+    )
+    assert (workspace / "etc/editkit-remapped.conf").read_text() == "x"
+    assert not Path("/etc/editkit-remapped.conf").exists()
+    # A path naming a file inside the workspace folder itself names that file.
+    inside = os.path.join(tool.workspace_dir, "here.txt")
+    assert tool("write", inside, content="y") == {"operation": "write", "file_path": "/here.txt"}
+    assert (workspace / "here.txt").read_text() == "y"
+    # `..` that stays inside the workspace is resolved.
+    assert tool("write", "a/../b.txt", content="z")["file_path"] == "/b.txt"
+    # The answer names the canonical path: through a link inside the workspace, its target's.
+    (workspace / "real").mkdir()
+    (workspace / "alias").symlink_to("real", target_is_directory=True)
+    assert tool("write", "alias/x.md", content="x")["file_path"] == "/real/x.md"
+    assert (workspace / "real/x.md").read_text() == "x"
+
+
+# -- where the workspace comes from --------------------------------------------------------------
+
+
+def test_the_module_function_needs_a_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(editkit.InvalidArgs, match="WORKSPACE_BASE_DIR"):
+        file_modify("write", "a.txt", content="x")
+    assert not (tmp_path / "a.txt").exists()  # never the current directory
+
+
+def test_the_module_function_uses_the_original_default_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WORKSPACE_BASE_DIR", str(tmp_path / "base"))
+    assert fm.default_workspace_dir() == str(tmp_path / "base" / "default")
+    assert file_modify("write", "notes/a.md", content="hi") == {
+        "operation": "write",
+        "file_path": "/notes/a.md",
+    }
+    assert (tmp_path / "base/default/notes/a.md").read_text() == "hi"
+    # A new base is followed.
+    monkeypatch.setenv("WORKSPACE_BASE_DIR", str(tmp_path / "other"))
+    file_modify("write", "b.md", content="b")
+    assert (tmp_path / "other/default/b.md").read_text() == "b"
+
+
+def test_configure_sets_and_forgets_the_workspace(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configured = fm.configure(workspace)
+    assert isinstance(configured, FileModify) and configured.workspace_dir == os.path.realpath(workspace)
+    file_modify("write", "c.txt", content="c")
+    assert (workspace / "c.txt").read_text() == "c"
+    assert file_modify("edit", "c.txt", old_string="c", new_string="d")["occurrences"] == 1
+    assert (workspace / "c.txt").read_text() == "d"
+    assert fm.configure() is None
+    with pytest.raises(editkit.InvalidArgs):
+        file_modify("write", "c.txt", content="x")
+    # A toolkit of one's own: its options (here, absolute paths refused) apply.
+    fm.configure(toolkit=editkit.Toolkit(workspace, absolute_paths="refuse", diagnostics="off"))
+    with pytest.raises(editkit.OutsideWorkspace):
+        file_modify("write", "/rooted.txt", content="x")
+    with pytest.raises(TypeError):
+        FileModify(workspace, toolkit=editkit.Toolkit(workspace))
+
+
+def test_a_missing_workspace_folder_is_created(tmp_path: Path) -> None:
+    tool = FileModify(tmp_path / "workflows" / "42")
+    tool("write", "out.txt", content="ok")
+    assert (tmp_path / "workflows/42/out.txt").read_text() == "ok"
+
+
+# -- the table of deliberate differences -------------------------------------------------------
+
+
+def test_row_edit_keeps_crlf_and_lone_cr_line_endings(tool: FileModify, workspace: Path) -> None:
+    (workspace / "win.py").write_bytes(b"def f():\r\n    return 1\r\n\r\nprint(f())\r\n")
+    tool("edit", "win.py", old_string="    return 1", new_string="    x = 1\n    return x")
+    assert (
+        workspace / "win.py"
+    ).read_bytes() == b"def f():\r\n    x = 1\r\n    return x\r\n\r\nprint(f())\r\n"
+    (workspace / "mac.txt").write_bytes(b"a\rb\rc\r")
+    tool("edit", "mac.txt", old_string="b", new_string="B")
+    assert (workspace / "mac.txt").read_bytes() == b"a\rB\rc\r"
+
+
+@pytest.mark.parametrize(
+    "path", [".env", "config/.env.local", ".git/config", "keys/id_rsa", "server.pem", ".netrc"]
+)
+def test_row_blocked_paths_are_refused(tool: FileModify, workspace: Path, path: str) -> None:
+    with pytest.raises(editkit.Blocked):
+        tool("write", path, content="SECRET=1\n")
+    assert not (workspace / path).exists()
+    (workspace / path).parent.mkdir(parents=True, exist_ok=True)
+    (workspace / path).write_text("SECRET=1\n")
+    with pytest.raises(editkit.Blocked):
+        tool("edit", path, old_string="SECRET=1", new_string="SECRET=2")
+    assert (workspace / path).read_text() == "SECRET=1\n"
+
+
+@pytest.mark.parametrize(
+    "path", ["reports\\a.md", "C:\\reports\\a.md", "C:/reports/a.md", "\\\\server\\share\\a.md"]
+)
+def test_row_backslashes_and_drive_letters_are_refused(tool: FileModify, workspace: Path, path: str) -> None:
+    with pytest.raises(editkit.InvalidArgs):
+        tool("write", path, content="x")
+    assert list(workspace.iterdir()) == []
+
+
+EDITS_PER_WORKER = 6
+
+
+def _slots(workers: int) -> str:
+    return "".join(f"slot {w}-{i} = pending\n" for w in range(workers) for i in range(EDITS_PER_WORKER))
+
+
+def test_row_concurrent_edits_from_threads_all_land(tool: FileModify, workspace: Path) -> None:
+    workers = 6
+    (workspace / "shared.txt").write_text(_slots(workers))
+    failures: list[editkit.EditkitError] = []
+
+    def work(w: int) -> None:
+        try:
+            for i in range(EDITS_PER_WORKER):
+                tool(
+                    "edit",
+                    "shared.txt",
+                    old_string=f"slot {w}-{i} = pending",
+                    new_string=f"slot {w}-{i} = done",
+                )
+        except editkit.EditkitError as error:
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert (workspace / "shared.txt").read_text() == _slots(workers).replace("pending", "done")
+
+
+WORKER = """
+import sys
+from editkit.compat.file_modify import FileModify
+tool = FileModify(sys.argv[1])
+w = int(sys.argv[2])
+for i in range(int(sys.argv[3])):
+    tool("edit", "shared.txt", old_string=f"slot {w}-{i} = pending", new_string=f"slot {w}-{i} = done")
+"""
+
+
+def test_row_concurrent_edits_from_processes_all_land(workspace: Path) -> None:
+    workers = 4
+    (workspace / "shared.txt").write_text(_slots(workers))
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(workspace), str(w), str(EDITS_PER_WORKER)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for w in range(workers)
+    ]
+    for process in processes:
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err.decode()
+    assert (workspace / "shared.txt").read_text() == _slots(workers).replace("pending", "done")

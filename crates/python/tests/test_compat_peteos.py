@@ -1,0 +1,275 @@
+"""editkit.compat.peteos: peteos' TextEditor, its documented workflow and messages, and each row of its
+table of deliberate differences."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import editkit
+import pytest
+from editkit.compat.peteos import TextEditor
+
+NO_FILE = "Error: no file loaded. Use load() first."
+TOOLS = ("load", "read", "write", "edit", "store", "diff", "clear")
+
+
+@pytest.fixture
+def editor(workspace: Path) -> TextEditor:
+    return TextEditor(root=workspace)
+
+
+def absolute(workspace: Path, name: str) -> str:
+    return os.path.join(os.path.realpath(workspace), name)
+
+
+# -- the documented interface -----------------------------------------------------------------
+
+
+def test_the_typical_workflow_of_the_documentation(editor: TextEditor, workspace: Path) -> None:
+    path = workspace / "file.txt"
+    path.write_text("hello\nold line\nfoo\n")
+    where = absolute(workspace, "file.txt")
+
+    assert editor.load("file.txt") == f"Loaded {where} (3 lines)."
+    assert editor.read() == "hello\nold line\nfoo\n"
+    assert editor.edit("old line", "new line") == "Replaced 'old line' with 'new line'."
+    assert path.read_text() == "hello\nold line\nfoo\n", "edit() must not write to disk"
+    diff = editor.diff()
+    assert "-old line" in diff and "+new line" in diff and " hello" in diff
+    assert editor.store() == f"Stored 3 lines to {where}."
+    assert path.read_text() == "hello\nnew line\nfoo\n"
+    assert editor.diff() == "No differences \u2014 internal lines match the file on disk."
+
+    # Another process changes the file: the next store is refused and the change survives.
+    assert editor.edit("new line", "newer line") == "Replaced 'new line' with 'newer line'."
+    path.write_text("changed by someone else\n")
+    refused = editor.store()
+    assert refused.startswith(f"Error: file '{where}' was modified externally. ")
+    assert refused.endswith("Use load() to refresh before storing.")
+    assert path.read_text() == "changed by someone else\n"
+    # load() shows the file as it is now, and the agent can go on from there.
+    assert editor.load("file.txt") == f"Loaded {where} (1 lines)."
+    assert editor.read() == "changed by someone else\n"
+
+
+def test_load_write_store_and_replace_all(editor: TextEditor, workspace: Path) -> None:
+    path = workspace / "f.txt"
+    path.write_text("X\nY\nX\nZ\n")
+    editor.load(str(path))  # an absolute path inside the workspace
+    assert editor.edit("X", "W", replace_all=True) == "Replaced 2 occurrence(s) of 'X'."
+    assert editor.write("new\nnew\nnew\n") == "Replaced (3 lines)."
+    assert path.read_text() == "X\nY\nX\nZ\n", "write() must not write to disk"
+    assert editor.read() == "new\nnew\nnew\n"
+    assert editor.store() == f"Stored 3 lines to {absolute(workspace, 'f.txt')}."
+    assert path.read_text() == "new\nnew\nnew\n"
+
+
+def test_load_of_a_missing_file_creates_it_empty(editor: TextEditor, workspace: Path) -> None:
+    where = absolute(workspace, "newfile.txt")
+    assert editor.load("newfile.txt") == f"File not found. Created empty file: {where}."
+    assert (workspace / "newfile.txt").read_bytes() == b""
+    assert editor.read() == ""
+    assert editor.write("first\nsecond\n") == "Replaced (2 lines)."
+    assert editor.store() == f"Stored 2 lines to {where}."
+    assert (workspace / "newfile.txt").read_text() == "first\nsecond\n"
+    # Folders are not created: the load fails and nothing is loaded.
+    assert editor.load("no/such/dir/x.txt").startswith("Error: NotFound: ")
+    assert not (workspace / "no").exists()
+    assert editor.read() == NO_FILE
+
+
+def test_every_tool_but_load_and_clear_needs_a_loaded_file(editor: TextEditor) -> None:
+    assert editor.read() == NO_FILE
+    assert editor.write("text") == NO_FILE
+    assert editor.edit("old", "new") == NO_FILE
+    assert editor.store() == NO_FILE
+    assert editor.diff() == NO_FILE
+    assert editor.clear() is None
+
+
+def test_edit_refusals_keep_the_original_words_and_change_nothing(
+    editor: TextEditor, workspace: Path
+) -> None:
+    (workspace / "f.txt").write_text("apple\nbanana\napple\n")
+    editor.load("f.txt")
+    many = editor.edit("apple", "orange")
+    assert many.splitlines()[0] == (
+        "Error: 'apple' found multiple times. Set replace_all=True to replace all occurrences."
+    )
+    assert "lines 1, 3" in many  # editkit's detail: where the candidates start
+    missing = editor.edit("cherry", "grape")
+    assert missing.splitlines()[0] == "Error: 'cherry' not found in text."
+    assert editor.read() == "apple\nbanana\napple\n"
+    assert editor.edit("banana", "orange") == "Replaced 'banana' with 'orange'."
+    assert editor.read() == "apple\norange\napple\n"
+
+
+def test_diff_and_store_when_the_file_is_gone(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("content\n")
+    editor.load("f.txt")
+    (workspace / "f.txt").unlink()
+    where = absolute(workspace, "f.txt")
+    assert editor.diff() == f"Error: file no longer exists: {where}"
+    assert editor.store() == f"Error: file '{where}' no longer exists."
+    assert not (workspace / "f.txt").exists()
+
+
+def test_clear_forgets_the_file_and_its_unstored_text(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("content\n")
+    editor.load("f.txt")
+    editor.write("unstored\n")
+    assert editor._file_path == absolute(workspace, "f.txt")
+    assert editor.clear() is None
+    assert editor._file_path is None
+    assert editor.read() == NO_FILE
+    assert (workspace / "f.txt").read_text() == "content\n"
+
+
+def test_the_default_root_is_the_current_directory(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(workspace)
+    (workspace / "a.txt").write_text("a\n")
+    editor = TextEditor()
+    assert editor.load("a.txt") == f"Loaded {absolute(workspace, 'a.txt')} (1 lines)."
+
+
+def test_a_shared_toolkit_and_its_blocked_patterns(workspace: Path) -> None:
+    (workspace / "notes.secret").write_text("s\n")
+    tk = editkit.Toolkit(workspace, blocked=["*.secret"], diagnostics="off")
+    editor = TextEditor(toolkit=tk)
+    assert editor.load("notes.secret").startswith("Error: Blocked: ")
+    with pytest.raises(TypeError):
+        TextEditor(toolkit=tk, root=workspace)
+
+
+def test_the_methods_are_tools_a_peteos_agent_registers(workspace: Path) -> None:
+    class AgenticBase:
+        """Stands for peteos' AgenticObjectBase: no arguments, tools found by ``_tool_name``."""
+
+        def __init__(self) -> None:
+            self.tools: dict[str, Any] = {}
+            for cls in type(self).__mro__:
+                for name, member in vars(cls).items():
+                    if callable(member) and hasattr(member, "_tool_name"):
+                        self.tools.setdefault(member._tool_name, getattr(self, name))
+
+    class MyAgent(TextEditor, AgenticBase):
+        """You are an agent that can edit text files."""
+
+    agent = MyAgent(root=workspace)
+    assert sorted(agent.tools) == sorted(TOOLS)
+    for name in TOOLS:
+        assert getattr(TextEditor, name)._tool_description.strip()
+    (workspace / "f.txt").write_text("one\n")
+    assert agent.tools["load"]("f.txt").startswith("Loaded ")
+    assert agent.tools["read"]() == "one\n"
+
+
+# -- the table of deliberate differences -------------------------------------------------------
+
+
+def test_row_paths_outside_the_workspace_and_blocked_files_are_refused(
+    editor: TextEditor, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    (workspace / "link").symlink_to(outside)
+    (workspace / ".env").write_text("TOKEN=1\n")
+    for path in (str(outside), "../outside.txt", "link"):
+        assert editor.load(path).startswith("Error: OutsideWorkspace: "), path
+        assert editor.read() == NO_FILE
+    assert editor.load("~/notes.txt").startswith("Error: InvalidArgs: ")
+    assert editor.load(".env").startswith("Error: Blocked: ")
+    assert editor.load(".git/config").startswith("Error: Blocked: ")
+    # A missing file outside the workspace is not created either.
+    assert editor.load("../created.txt").startswith("Error: OutsideWorkspace: ")
+    assert not (tmp_path / "created.txt").exists()
+    assert not (workspace / ".git").exists()
+    assert outside.read_text() == "secret\n"
+
+
+@pytest.mark.parametrize("between", ["read", "edit"])
+def test_row_read_does_not_bless_a_change_made_on_disk(
+    editor: TextEditor, workspace: Path, between: str
+) -> None:
+    path = workspace / "f.txt"
+    path.write_text("one\ntwo\n")
+    editor.load("f.txt")
+    path.write_text("one\ntwo\nadded outside\n")
+    if between == "read":
+        assert editor.read() == "one\ntwo\n"
+    else:
+        assert editor.edit("two", "2") == "Replaced 'two' with '2'."
+    assert "was modified externally" in editor.store()
+    assert path.read_text() == "one\ntwo\nadded outside\n"
+
+
+def test_row_a_rewrite_that_keeps_the_mtime_is_noticed(editor: TextEditor, workspace: Path) -> None:
+    path = workspace / "f.txt"
+    path.write_text("alpha\n")
+    before = path.stat()
+    editor.load("f.txt")
+    editor.write("mine\n")
+    path.write_text("bravo\n")  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    refused = editor.store()
+    assert "was modified externally" in refused and "sha256" in refused
+    assert path.read_text() == "bravo\n"
+    # The check is by content: a touch that leaves the content alone does not refuse the store.
+    editor.load("f.txt")
+    editor.write("mine\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 5_000_000_000))
+    assert editor.store().startswith("Stored 1 lines to ")
+    assert path.read_text() == "mine\n"
+    # And a second store after a successful one works.
+    editor.write("mine again\n")
+    assert editor.store().startswith("Stored 1 lines to ")
+    assert path.read_text() == "mine again\n"
+
+
+def test_row_store_replaces_the_file_whole_instead_of_writing_in_place(
+    editor: TextEditor, workspace: Path
+) -> None:
+    path = workspace / "f.txt"
+    path.write_text("old content\n")
+    twin = workspace / "twin.txt"
+    os.link(path, twin)  # a second name for the same inode shows how the file was written
+    editor.load("f.txt")
+    editor.write("new content\n")
+    assert editor.store().startswith("Stored 1 lines to ")
+    assert path.read_text() == "new content\n"
+    # Written in place, the twin would show the new content (or a torn mix); a temporary file
+    # renamed over the target leaves the old inode whole.
+    assert twin.read_text() == "old content\n"
+    assert sorted(p.name for p in workspace.iterdir()) == ["f.txt", "twin.txt"]
+
+
+def test_row_line_endings_and_odd_line_breaks_are_kept(editor: TextEditor, workspace: Path) -> None:
+    path = workspace / "f.txt"
+    original = "first\r\nsecond\r\nform\x0cfeed\r\nline\u2028separator\r\nvertical\x0btab\r\n"
+    path.write_bytes(original.encode())
+    editor.load("f.txt")
+    assert editor.edit("second", "2nd") == "Replaced 'second' with '2nd'."
+    editor.store()
+    assert path.read_bytes() == original.replace("second", "2nd").encode()
+    # New text takes the file's line ending.
+    editor.write("a\nb\n")
+    editor.store()
+    assert path.read_bytes() == b"a\r\nb\r\n"
+    # Lone CR endings too.
+    lone = workspace / "cr.txt"
+    lone.write_bytes(b"x\ry\rz\r")
+    editor.load("cr.txt")
+    editor.edit("y", "why")
+    editor.store()
+    assert lone.read_bytes() == b"x\rwhy\rz\r"
+
+
+def test_row_write_before_load_is_refused(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("on disk\n")
+    assert editor.write("typed before loading\n") == NO_FILE
+    assert editor.edit("a", "b") == NO_FILE
+    editor.load("f.txt")
+    assert editor.read() == "on disk\n"
