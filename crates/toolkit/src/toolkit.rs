@@ -655,6 +655,11 @@ impl Toolkit {
     pub fn delete(&self, request: DeleteRequest) -> Result<DeleteResponse> {
         self.writable("delete")?;
         let (_, workspace) = self.route(&request.path);
+        if workspace.resolve_entry(&request.path)?.is_empty() {
+            // The root: the vfs refuses it, before anything below is listed or kept for undo.
+            let deleted = workspace.delete(&request.path)?;
+            return Ok(DeleteResponse { path: request.path, deleted });
+        }
         if !request.recursive && workspace.entry_kind(&request.path).ok().flatten() == Some(EntryKind::Dir) {
             let entries = workspace.list_dir(&request.path)?;
             if !entries.is_empty() {

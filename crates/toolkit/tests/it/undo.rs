@@ -186,3 +186,24 @@ fn history_lists_only_entries_whose_marker_matches_their_folder() {
     let one = env.ok("history", json!({"path": "a.txt"}));
     assert_eq!(one["last_change"], "edit");
 }
+
+/// Deleting the root is refused before anything is kept for undo: the refusal says the root
+/// cannot be deleted (not that a file inside is too large or blocked), and no change is recorded.
+#[test]
+fn deleting_the_root_is_refused_before_its_files_are_kept() {
+    // A file over the read limit would refuse the undo copy of the tree as too_large.
+    let env = Env::with_options(editkit::ToolkitOptions { max_read_bytes: 1_000, ..Default::default() });
+    env.put("src/a.py", b"a = 1\n");
+    env.put("big.bin", "x".repeat(5_000).as_bytes());
+    env.put(".git/HEAD", b"ref: refs/heads/main\n");
+    for path in [".", "", "src/..", "./"] {
+        let refused = env.refused("delete", json!({"path": path, "recursive": true}), "invalid_args");
+        assert!(
+            refused["error"]["message"].as_str().unwrap().contains("workspace root cannot be deleted"),
+            "{path:?}: {refused}"
+        );
+    }
+    assert_eq!(env.get("src/a.py"), "a = 1\n");
+    let listed = env.ok("history", json!({}));
+    assert_eq!(listed["patches"], json!([]), "{listed}");
+}
