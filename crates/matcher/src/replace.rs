@@ -104,6 +104,35 @@ fn render_indent(cols: usize, tabs: bool) -> String {
     }
 }
 
+/// Two lines (0-based, counted in `matched`) whose nesting the needle gives otherwise: indented
+/// alike in one and not in the other, or in the opposite order. The needle's non-blank lines
+/// are paired with the region's in order; any consistent change of width or style (2 spaces for
+/// 4, tabs for spaces, the whole block shifted) is no mismatch. `None` when they agree, or when
+/// the two do not have as many non-blank lines (the rung pairs them otherwise).
+pub(crate) fn nesting_mismatch(needle: &str, matched: &str) -> Option<(usize, usize)> {
+    let needle_lines: Vec<usize> =
+        needle.split('\n').filter(|line| !normalise::is_blank(line)).map(normalise::indent_cols).collect();
+    let file_lines: Vec<(usize, usize)> = matched
+        .split('\n')
+        .enumerate()
+        .filter(|(_, line)| !normalise::is_blank(line))
+        .map(|(at, line)| (at, normalise::indent_cols(line)))
+        .collect();
+    if needle_lines.len() != file_lines.len() {
+        return None;
+    }
+    let pairs: Vec<(usize, usize, usize)> =
+        needle_lines.iter().zip(&file_lines).map(|(needle, (at, file))| (*at, *needle, *file)).collect();
+    for (i, &(at_a, needle_a, file_a)) in pairs.iter().enumerate() {
+        for &(at_b, needle_b, file_b) in &pairs[i + 1..] {
+            if needle_a.cmp(&needle_b) != file_a.cmp(&file_b) {
+                return Some((at_a, at_b));
+            }
+        }
+    }
+    None
+}
+
 /// `new` shifted from the needle's indentation to the file's, or `None` when nothing changes.
 pub(crate) fn reindent(new: &str, needle: &str, matched: &str) -> Option<String> {
     let needle_first = first_non_blank(needle)?;

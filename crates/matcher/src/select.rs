@@ -61,6 +61,25 @@ pub(crate) fn replace_with(
         let mut found = to_match(&region, &decided, candidate.clone(), &mut cells);
         let range = found.byte_range();
         let matched = slice(haystack, range.clone());
+        if candidate.whole_lines
+            && !matches!(decided.rung, Rung::Exact | Rung::BlockAnchor)
+            && let Some((a, b)) = replace::nesting_mismatch(&decided.needle, matched)
+        {
+            // Lines matched with their indentation ignored, but nested otherwise than the old
+            // text says: the new text's indentation would be a guess.
+            let (first, last) = (found.first_line(), found.last_line());
+            return Err(Error::Unaligned {
+                first_line: first,
+                last_line: last,
+                similarity: found.score(),
+                reason: format!(
+                    "lines {} and {} are nested differently there than in the old text (its indentation was lost \
+                     or changed), so the new text cannot be indented to fit",
+                    first + a,
+                    first + b
+                ),
+            });
+        }
         let mut replacement = replace::replacement(new, &decided.needle, matched, decided.rung, candidate.whole_lines);
         if decided.rung == Rung::BlockAnchor {
             let (merged, alignment) = merge::merge(

@@ -72,3 +72,27 @@ fn whitespace_only_needle_is_exact_only() {
 fn a_stray_cr_on_the_last_matched_line_is_kept() {
     edits_to("a = 1\r\nb\r\n", "a = 1 ", "a = 2", "a = 2\r\nb\r\n", Rung::LineTrimmed);
 }
+
+/// Old text whose lines lost their nesting (a body written at the `def`'s column) matches the
+/// file's lines trimmed, but the new text cannot be indented to fit without guessing: refused,
+/// naming the lines, instead of writing the body at column 0.
+#[test]
+fn old_text_nested_unlike_the_file_is_refused_not_flattened() {
+    let file = "def g():\n    return 2\n\nx = 1\n";
+    for (old, new) in [
+        ("def g():\nreturn 2", "def g():\nreturn 3"),
+        ("def g():\nreturn 2\n", "def h():\nreturn 2\n"),
+        ("  def g():\n  return 2", "  def g():\n  return 3"),
+    ] {
+        let err = editkit_matcher::replace(file, old, new, &MatchOptions::default()).unwrap_err();
+        assert_eq!(err.kind(), "not_found", "{old:?}: {err}");
+        let message = err.to_string();
+        assert!(message.contains("lines 1 and 2") && message.contains("indent"), "{old:?}: {message}");
+    }
+    // Nesting kept at another width or style still lands, re-indented like the file.
+    for old in ["def g():\n  return 2", "def g():\n\treturn 2", "    def g():\n        return 2"] {
+        let new = old.replace("return 2", "return 3");
+        let edited = editkit_matcher::replace(file, old, &new, &MatchOptions::default()).unwrap();
+        assert_eq!(edited.text(), "def g():\n    return 3\n\nx = 1\n", "{old:?}");
+    }
+}
