@@ -146,6 +146,28 @@ struct Window {
     next_offset: Option<usize>,
 }
 
+/// The whole file as on disk (`raw`): its bytes as text, every line ending and a BOM kept;
+/// refused with a range of lines, and past the page bound (a raw read is never cut).
+fn raw_window(request: &ReadFileRequest, bytes: &[u8], total: usize, page: Option<usize>) -> Result<Window> {
+    if request.offset.is_some() || request.limit.is_some() || request.tail.is_some() {
+        return Err(Error::invalid("raw", "raw reads the whole file; drop offset, limit and tail, or raw"));
+    }
+    // The codec accepted the bytes as UTF-8 text.
+    let content = String::from_utf8_lossy(bytes).into_owned();
+    if let Some(page) = page
+        && content.len() > page
+    {
+        return Err(Error::LimitExceeded {
+            what: format!("`{}`", request.path),
+            size: content.len() as u64,
+            limit: page as u64,
+            option: "read_page_bytes".into(),
+            advice: "read it without raw, a range of lines at a time".into(),
+        });
+    }
+    Ok(Window { content, start_line: 1, end_line: total, partial: false, next_offset: None })
+}
+
 /// The window of `text` (of `total` lines) a read asks for; an `offset` past the last line is
 /// an error naming the line count, never an empty success.
 ///
@@ -461,7 +483,11 @@ impl Toolkit {
                 return Err(Error::invalid("tail", "give tail (the last lines) or offset/limit, not both"));
             }
         };
-        let window = read_window(&request.path, decoded.as_str(), total, offset, limit, self.options.read_page_bytes)?;
+        let window = if request.raw {
+            raw_window(&request, &bytes, total, self.options.read_page_bytes)?
+        } else {
+            read_window(&request.path, decoded.as_str(), total, offset, limit, self.options.read_page_bytes)?
+        };
         let facts_included = request.include_symbols.unwrap_or(!window.partial && size_bytes <= FACTS_BY_DEFAULT_BYTES);
         let facts =
             if facts_included { self.facts_cache.facts(&rel, sha256, decoded.as_str()) } else { Default::default() };
@@ -590,6 +616,7 @@ impl Toolkit {
             create_dirs: request.create_dirs,
             force: request.force,
             expected_hash: request.expected_hash,
+            create_new: request.create_new,
             ..WriteOptions::default()
         };
         let (written, _) = self.write_kept(workspace, &lock, request.content.as_bytes(), &options, None)?;
@@ -607,7 +634,14 @@ impl Toolkit {
 
     /// write_file with the staleness guard and no expected hash: the typed writers' common path.
     fn write_guarded(&self, path: String, content: String, create_dirs: bool) -> Result<WriteFileResponse> {
-        self.write_file(WriteFileRequest { path, content, create_dirs, force: false, expected_hash: None })
+        self.write_file(WriteFileRequest {
+            path,
+            content,
+            create_dirs,
+            force: false,
+            expected_hash: None,
+            create_new: false,
+        })
     }
 
     /// Writes a Markdown file.

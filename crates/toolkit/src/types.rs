@@ -239,6 +239,10 @@ pub struct ReadFileRequest {
     /// whole file up to 256 KiB; a range of lines gets them only when this is true.
     #[serde(default)]
     pub include_symbols: Option<bool>,
+    /// Return the whole file exactly as on disk: every line ending as it stands (CRLF, lone CR,
+    /// mixed) and a BOM as U+FEFF, instead of LF text. Not with offset, limit or tail.
+    #[serde(default)]
+    pub raw: bool,
 }
 
 /// A file's content and facts.
@@ -323,6 +327,10 @@ pub struct WriteFileRequest {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
+    /// Only create: refuse (kind exists) when anything is already at the path, decided
+    /// atomically with the write (default: false).
+    #[serde(default)]
+    pub create_new: bool,
 }
 
 /// What a write did.
@@ -1442,10 +1450,14 @@ macro_rules! request {
     };
 }
 
-request!(ReadFileRequest { path: String } optional { offset: usize, limit: usize, tail: usize, include_symbols: bool });
+request!(
+    ReadFileRequest { path: String }
+    defaults { raw: bool = false }
+    optional { offset: usize, limit: usize, tail: usize, include_symbols: bool }
+);
 request!(
     WriteFileRequest { path: String, content: String }
-    defaults { create_dirs: bool = yes(), force: bool = false }
+    defaults { create_dirs: bool = yes(), force: bool = false, create_new: bool = false }
     optional { expected_hash: editkit_vfs::Sha256 }
 );
 request!(

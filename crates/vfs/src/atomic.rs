@@ -99,6 +99,20 @@ pub(crate) fn stage_and_rename(
     permissions: Option<Permissions>,
     durability: Durability,
 ) -> std::io::Result<()> {
+    stage_and_place(parent, name, bytes, permissions, durability, false)
+}
+
+/// [`stage_and_rename`], or with `no_replace` a rename that fails with `AlreadyExists` when
+/// anything stands at `name` (`RENAME_NOREPLACE`: decided by the kernel, so an entry created
+/// meanwhile by another process is never replaced).
+pub(crate) fn stage_and_place(
+    parent: &Dir,
+    name: &str,
+    bytes: &[u8],
+    permissions: Option<Permissions>,
+    durability: Durability,
+    no_replace: bool,
+) -> std::io::Result<()> {
     let temp = temp_name();
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
@@ -113,7 +127,15 @@ pub(crate) fn stage_and_rename(
             file.sync_all()?;
         }
         drop(file);
-        parent.rename(&temp, parent, name)
+        if no_replace {
+            match rustix::fs::renameat_with(parent, &temp, parent, name, rustix::fs::RenameFlags::NOREPLACE) {
+                // A file system without RENAME_NOREPLACE: the caller's existence check stands.
+                Err(rustix::io::Errno::INVAL) => parent.rename(&temp, parent, name),
+                other => other.map_err(std::io::Error::from),
+            }
+        } else {
+            parent.rename(&temp, parent, name)
+        }
     })();
     if result.is_err() {
         let _ = parent.remove_file(&temp);

@@ -5,7 +5,7 @@ use std::io::Read;
 
 use cap_std::fs::{Dir, File};
 
-use crate::atomic::{check_regular, split_parent, stage_and_rename, sync_dir};
+use crate::atomic::{check_regular, split_parent, stage_and_place, sync_dir};
 use crate::codec::Text;
 use crate::error::{Error, Result};
 use crate::hash::{Hasher, Sha256};
@@ -83,7 +83,9 @@ pub struct WriteOptions {
     /// The SHA-256 the file must have now; always honoured, even with `force`.
     /// `Some` for a file that does not exist refuses the write.
     pub expected_hash: Option<Sha256>,
-    /// Refuse if anything exists at the path. Default: `false`.
+    /// Refuse ([`Error::Exists`]) if anything exists at the path, decided by the rename itself
+    /// (`RENAME_NOREPLACE`), so an entry another process creates meanwhile is never replaced.
+    /// Default: `false`.
     pub create_new: bool,
     /// The SHA-256 of the bytes being written, when the caller computed it already (saves a
     /// pass over large files). It is recorded as the file's hash for the staleness guard, so
@@ -313,8 +315,13 @@ impl Workspace {
         self.check_fresh(given, rel, previous, options)?;
         let sha256 = options.content_sha256.unwrap_or_else(|| Sha256::of(bytes));
         debug_assert_eq!(sha256, Sha256::of(bytes), "content_sha256 must be the hash of the bytes written");
-        stage_and_rename(&parent, name, bytes, existing, self.durability)
-            .map_err(|e| Error::from_io("write", given, e))?;
+        stage_and_place(&parent, name, bytes, existing, self.durability, options.create_new).map_err(|e| {
+            if options.create_new && e.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::Exists { path: given.to_owned() }
+            } else {
+                Error::from_io("write", given, e)
+            }
+        })?;
         self.record(rel, sha256);
         Ok(Written {
             path: rel.to_owned(),

@@ -650,3 +650,51 @@ fn a_move_to_a_folder_spelling_or_onto_a_file_is_refused() {
     env.ok("undo_patch", json!({}));
     assert_eq!((env.get("a.txt"), env.get("b.txt")), ("a\n".to_owned(), "b\n".to_owned()));
 }
+
+/// `raw` answers the file exactly as on disk (mixed endings, lone CR, BOM), whole or not at all;
+/// the hash is the same as a plain read's, so either arms the guard for the same bytes.
+#[test]
+fn a_raw_read_gives_the_bytes_as_they_are() {
+    let bytes = "\u{feff}one\r\ntwo\nthree\rfour".as_bytes();
+    let env = Env::new();
+    env.put("mixed.txt", bytes);
+    let plain = env.ok("read_file", json!({"path": "mixed.txt"}));
+    assert_eq!(plain["content"], "one\ntwo\nthree\nfour");
+    let raw = env.ok("read_file", json!({"path": "mixed.txt", "raw": true}));
+    assert_eq!(raw["content"].as_str().unwrap().as_bytes(), bytes);
+    assert_eq!((raw["sha256"].clone(), raw["line_endings"].clone()), (plain["sha256"].clone(), json!("mixed")));
+    assert_eq!(
+        (raw["start_line"].clone(), raw["end_line"].clone(), raw["partial"].clone()),
+        (json!(1), json!(4), json!(false))
+    );
+    for range in [json!({"offset": 2}), json!({"limit": 1}), json!({"tail": 1})] {
+        let mut args = json!({"path": "mixed.txt", "raw": true});
+        args.as_object_mut().unwrap().extend(range.as_object().unwrap().clone());
+        let refused = env.refused("read_file", args, "invalid_args");
+        assert_eq!(refused["error"]["field"], "raw");
+    }
+    let paged = Env::with_options(editkit::ToolkitOptions { read_page_bytes: Some(8), ..Default::default() });
+    paged.put("mixed.txt", bytes);
+    let refused = paged.refused("read_file", json!({"path": "mixed.txt", "raw": true}), "too_large");
+    assert_eq!(refused["error"]["limit"], "read_page_bytes");
+}
+
+/// `create_new` writes only where nothing stands: an existing file (or link, or folder) is
+/// refused as `exists` and left as it was.
+#[test]
+fn create_new_writes_only_where_nothing_stands() {
+    let env = Env::new();
+    env.put("taken.txt", b"mine\n");
+    env.refused("write_file", json!({"path": "taken.txt", "content": "theirs\n", "create_new": true}), "exists");
+    env.refused(
+        "write_file",
+        json!({"path": "taken.txt", "content": "x", "create_new": true, "force": true}),
+        "exists",
+    );
+    assert_eq!(env.get("taken.txt"), "mine\n");
+    std::os::unix::fs::symlink("taken.txt", env.dir.path().join("link.txt")).unwrap();
+    env.refused("write_file", json!({"path": "link.txt", "content": "x", "create_new": true}), "exists");
+    assert_eq!(env.get("taken.txt"), "mine\n");
+    let created = env.ok("write_file", json!({"path": "new/fresh.txt", "content": "fresh\n", "create_new": true}));
+    assert_eq!((created["created"].clone(), env.get("new/fresh.txt")), (json!(true), "fresh\n".to_owned()));
+}
