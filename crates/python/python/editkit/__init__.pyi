@@ -395,6 +395,7 @@ class Toolkit:
         include_symbols: bool | None = ...,
         limit: int | None = ...,
         offset: int | None = ...,
+        raw: bool | None = ...,
         tail: int | None = ...,
         **aliases: Any,
     ) -> ReadFileResult:
@@ -405,6 +406,7 @@ class Toolkit:
         content: str,
         *,
         create_dirs: bool | None = ...,
+        create_new: bool | None = ...,
         expected_hash: str | None = ...,
         force: bool | None = ...,
         **aliases: Any,
