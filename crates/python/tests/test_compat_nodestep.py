@@ -381,6 +381,11 @@ def test_write_file_creates_parents_and_writes_bytes_as_given(ws: LocalWorkspace
         b"",
         b"one line",
         b"\xef\xbb\xbfbom\r\n",
+        b"one\r\ntwo\nthree\r\n",  # mixed
+        b"crlf\r\nlone cr\rlf\nend",  # all three, no final ending
+        b"\rleading cr\r\r\n\n",
+        b"\xef\xbb\xbfbom\rmixed\r\nend\n",
+        b"\xef\xbb\xbf",
     ],
 )
 def test_read_file_keeps_line_endings_and_bom(ws: LocalWorkspace, workspace: Path, raw: bytes) -> None:
@@ -388,6 +393,26 @@ def test_read_file_keeps_line_endings_and_bom(ws: LocalWorkspace, workspace: Pat
     assert ws.read_file("f.txt") == raw.decode("utf-8")
     ws.write_file("copy.txt", ws.read_file("f.txt"))
     assert (workspace / "copy.txt").read_bytes() == raw
+
+
+def test_a_mixed_file_reads_as_it_stands_and_the_read_guards_later_writes(
+    ws: LocalWorkspace, workspace: Path
+) -> None:
+    raw = b"one\r\ntwo\nthree\rfour\r\n"
+    (workspace / "mixed.txt").write_bytes(raw)
+    text = ws.read_file("mixed.txt")
+    assert text == "one\r\ntwo\nthree\rfour\r\n"
+    assert ws.grep("t").matches == {"mixed.txt": ["two", "three"]}
+    (workspace / "mixed.txt").write_bytes(b"theirs\n")
+    with pytest.raises(WorkspaceError, match="changed"):
+        ws.write_file("mixed.txt", text.upper())
+    assert (workspace / "mixed.txt").read_bytes() == b"theirs\n"
+    (workspace / "mixed.txt").write_bytes(raw)
+    ws.write_file("mixed.txt", ws.read_file("mixed.txt").upper())
+    assert (workspace / "mixed.txt").read_bytes() == raw.upper()
+    assert ws.edit("mixed.txt", "TWO", "two") == 1
+    assert ws.edit("mixed.txt", "FOUR\r\n", "four\r\n") == 1
+    assert (workspace / "mixed.txt").read_bytes() == b"ONE\r\ntwo\nTHREE\rfour\r\n"
 
 
 def test_crlf_round_trips(ws: LocalWorkspace) -> None:
@@ -667,6 +692,8 @@ def test_crlf_replace_all_with_lf_text(ws: LocalWorkspace, workspace: Path) -> N
         (b"a\r\nb\r\n", "a\rb"),  # a lone CR never stands in a CRLF file
         (b"a\nb\n", "a\r\nb"),  # CRLF text in an LF file
         (b"a\rb\r", "a\nb"),  # LF text in a CR file
+        (b"a\r\nb\nc\n", "a\nb\nc"),  # mixed: nodestep tries it as spelt, then all CRLF
+        (b"a\rb\nc\n", "a\nb"),  # mixed without CRLF: only as spelt
     ],
 )
 def test_line_endings_the_file_does_not_hold_match_nothing(
@@ -675,6 +702,23 @@ def test_line_endings_the_file_does_not_hold_match_nothing(
     (workspace / "f.txt").write_bytes(raw)
     assert ws.edit("f.txt", old, "z") == 0
     assert (workspace / "f.txt").read_bytes() == raw
+
+
+@pytest.mark.parametrize(
+    ("raw", "old", "new", "edited"),
+    [
+        (b"a\r\nb\nc\r\n", "a\nb", "x\ny", b"x\r\ny\nc\r\n"),  # found as CRLF: nodestep's retry
+        (b"a\r\nb\nc\r\n", "b\nc", "x\ny", b"a\r\nx\ny\r\n"),  # found as spelt
+        (b"a\nb\r\nc\n", "a\nb", "x\ny", b"x\ny\r\nc\n"),
+        (b"a\r\nb\nc\rd", "c\rd", "C\rD", b"a\r\nb\nC\rD"),
+    ],
+)
+def test_mixed_files_are_edited_where_nodestep_finds_old(
+    ws: LocalWorkspace, workspace: Path, raw: bytes, old: str, new: str, edited: bytes
+) -> None:
+    (workspace / "f.txt").write_bytes(raw)
+    assert ws.edit("f.txt", old, new) == 1
+    assert (workspace / "f.txt").read_bytes() == edited
 
 
 def test_cr_files_are_edited_with_cr_text(ws: LocalWorkspace, workspace: Path) -> None:
@@ -886,19 +930,36 @@ def test_row_new_text_takes_the_files_line_endings(ws: LocalWorkspace, workspace
     (workspace / "unix.txt").write_bytes(b"hello\n")
     assert ws.edit("unix.txt", "hell", "a\r\nb") == 1  # nodestep would write a CRLF into the LF file
     assert (workspace / "unix.txt").read_bytes() == b"a\nbo\n"
+    (workspace / "cut.txt").write_bytes(b"a\r\nb\r\nc\r\n")
+    assert ws.edit("cut.txt", "a\r", "x") == 1  # nodestep would leave the \n: x\nb
+    assert ws.edit("cut.txt", "\nc", "y") == 1  # nodestep would leave the \r: xb\ry
+    assert (workspace / "cut.txt").read_bytes() == b"xby\r\n"
 
 
-def test_row_mixed_line_endings_are_refused_by_read_file_and_kept_by_edit(
+def test_row_an_old_text_matching_with_other_line_endings_is_ambiguous(
     ws: LocalWorkspace, workspace: Path
 ) -> None:
-    raw = b"one\r\ntwo\nthree\r\n"
+    raw = b"x\r\ny\nx\ny\n"  # "x\ny" stands once as spelt, twice with any ending
     (workspace / "mixed.txt").write_bytes(raw)
-    with pytest.raises(WorkspaceError, match="mixes line endings"):
-        ws.read_file("mixed.txt")
-    assert ws.grep("t").matches == {"mixed.txt": ["two", "three"]}
-    assert ws.edit("mixed.txt", "two", "TWO") == 1
-    assert ws.edit("mixed.txt", "three\r\n", "THREE\r\n") == 1
-    assert (workspace / "mixed.txt").read_bytes() == b"one\r\nTWO\nTHREE\r\n"
+    with pytest.raises(WorkspaceError, match="2 places") as refused:
+        ws.edit("mixed.txt", "x\ny", "z")  # nodestep: replaces the LF one
+    assert isinstance(refused.value.__cause__, editkit.Ambiguous)
+    with pytest.raises(WorkspaceError, match="in 1 place.* as spelt, in 2 with any line endings"):
+        ws.edit("mixed.txt", "x\ny", "z", replace_all=True)  # nodestep: replaces the LF one
+    assert (workspace / "mixed.txt").read_bytes() == raw
+    assert ws.edit("mixed.txt", "y\nx\ny", "y\nz\ny") == 1  # with more context, one place
+    assert (workspace / "mixed.txt").read_bytes() == b"x\r\ny\nz\ny\n"
+
+
+def test_row_an_old_text_taking_in_the_byte_order_mark_is_refused(ws: LocalWorkspace, workspace: Path) -> None:
+    raw = b"\xef\xbb\xbfa = 1\r\nb = 2\r\n"
+    (workspace / "bom.py").write_bytes(raw)
+    assert ws.read_file("bom.py").startswith("\ufeffa = 1")
+    with pytest.raises(WorkspaceError, match="byte order mark"):
+        ws.edit("bom.py", "\ufeffa = 1", "a = 0")  # nodestep: drops the mark
+    assert (workspace / "bom.py").read_bytes() == raw
+    assert ws.edit("bom.py", "a = 1", "a = 0") == 1
+    assert (workspace / "bom.py").read_bytes() == b"\xef\xbb\xbfa = 0\r\nb = 2\r\n"
 
 
 @pytest.mark.parametrize(

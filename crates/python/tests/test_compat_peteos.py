@@ -80,6 +80,37 @@ def test_load_of_a_missing_file_creates_it_empty(editor: TextEditor, workspace: 
     assert editor.read() == NO_FILE
 
 
+def test_a_file_made_between_the_missing_check_and_the_create_is_loaded_not_emptied(
+    editor: TextEditor, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_call = editor._call
+    creates: list[dict[str, Any]] = []
+
+    def racing(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        if tool == "write_file":  # another process makes the file just before load() does
+            creates.append(args)
+            (workspace / "race.txt").write_text("theirs\nkept\n")
+        return real_call(tool, args)
+
+    monkeypatch.setattr(editor, "_call", racing)
+    where = absolute(workspace, "race.txt")
+    assert editor.load("race.txt") == f"Loaded {where} (2 lines)."
+    assert [args.get("create_new") for args in creates] == [True]
+    assert (workspace / "race.txt").read_text() == "theirs\nkept\n"
+    assert editor.read() == "theirs\nkept\n"
+    assert editor.edit("kept", "edited") == "Replaced 'kept' with 'edited'."
+    assert editor.store() == f"Stored 2 lines to {where}."
+    assert (workspace / "race.txt").read_text() == "theirs\nedited\n"
+
+
+def test_load_creates_a_file_that_went_missing_after_it_was_loaded(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("old\n")
+    editor.load("f.txt")
+    (workspace / "f.txt").unlink()
+    assert editor.load("f.txt") == f"File not found. Created empty file: {absolute(workspace, 'f.txt')}."
+    assert (workspace / "f.txt").read_bytes() == b""
+
+
 def test_every_tool_but_load_and_clear_needs_a_loaded_file(editor: TextEditor) -> None:
     assert editor.read() == NO_FILE
     assert editor.write("text") == NO_FILE

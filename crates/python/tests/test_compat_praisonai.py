@@ -277,6 +277,18 @@ def test_read_file_returns_content_and_hash_or_an_error_and_empty_hash(
     assert tools.read_file(str(workspace / "crlf.txt"))[0] == "alpha\r\nbeta\r\n"
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [b"a\r\nb\nc\rd\n", b"lone\rcr\r", b"\r\n\n\r", b"\xef\xbb\xbfbom\r\nmixed\n", b"\xef\xbb\xbf", b""],
+)
+def test_read_file_gives_the_text_as_on_disk_without_its_bom(
+    tools: praisonai.EditTools, workspace: Path, raw: bytes
+) -> None:
+    write(workspace / "f.txt", raw)
+    text = raw.removeprefix(b"\xef\xbb\xbf").decode()  # as PraisonAI decodes the bytes
+    assert tools.read_file("f.txt") == (text, SHA(raw).hexdigest())
+
+
 def test_apply_patch_refusal_messages(tools: praisonai.EditTools, workspace: Path) -> None:
     write(workspace / "a.py", "def f():\n    return 1\n\ndef g():\n    return 1\n")
     write(workspace / "b.py", "b = 1\n")
@@ -740,8 +752,9 @@ def test_safer_line_endings_and_bom_are_kept(tools: praisonai.EditTools, workspa
     assert bom.read_bytes() == b"\xef\xbb\xbfx = 1\r\ny = 3\r\nz = 4\r\n"
     assert tools.apply_patch("*** Update File: mixed.txt\n@@\nd\n===\nD\nE\n").startswith("Success")
     assert mixed.read_bytes() == b"a\r\nB\nc\rD\nE\n"
-    # A file with one kind of ending reads with it, as PraisonAI reads bytes.
+    # read_file gives the text as PraisonAI decodes the bytes: every ending as it stands.
     assert tools.read_file("bom.py")[0] == "x = 1\r\ny = 3\r\nz = 4\r\n"
+    assert tools.read_file("mixed.txt")[0] == "a\r\nB\nc\rD\nE\n"
 
 
 def test_safer_the_hash_covers_the_bytes_bom_included(tools: praisonai.EditTools, workspace: Path) -> None:

@@ -37,8 +37,9 @@ everywhere else):
 | ``edit`` sent again after it landed (``new`` stands where ``old`` would be) | returns 0, or applies it a second time | ``WorkspaceError`` (already applied); the file untouched |
 | ``edit`` whose ``new`` equals ``old`` | rewrites the file unchanged, returns the count | ``WorkspaceError`` (no change); the file untouched |
 | ``write_file`` over a file changed on disk since this workspace read it | overwrites the other writer's change | ``WorkspaceError`` (stale); the file untouched; read it again to write |
-| Line endings of the text ``edit`` puts in | as ``new`` spells them (a CRLF ``old`` with an LF ``new`` leaves lone LFs) | the file's own; every byte outside the edit stays as it was |
-| ``read_file`` of a file mixing ``\\n``, ``\\r\\n`` and ``\\r`` | the text, endings as they are | ``WorkspaceError`` (editkit reads LF text and cannot hand those endings back); ``edit`` and ``grep`` work on it |
+| Line endings of the text ``edit`` puts in | as ``new`` spells them (a CRLF ``old`` with an LF ``new`` leaves lone LFs); an ``old`` that cuts a ``\\r\\n`` in two leaves the other half | the file's own; an ``old`` that cuts a ``\\r\\n`` in two takes it whole; every byte outside the edit stays as it was |
+| ``edit`` in a file mixing line endings, where ``old`` also stands with other endings than it spells | replaces it only where it stands as spelt | ``WorkspaceError`` (ambiguous; with ``replace_all``, both counts); the file untouched |
+| ``edit`` whose ``old`` begins with the file's byte order mark (``\\ufeff``) | replaces the mark with the rest | ``WorkspaceError`` (the mark stays: leave it out of ``old``); the file untouched |
 | ``.git``, ``.env``, ``.env.*``, private keys, certificate stores, credential files, ``.editkit`` | read, written, deleted like any file | ``PathAccessError``; left out of ``list_dir``, ``glob`` and ``grep``; a folder holding one is not deleted |
 | A path with a backslash or a ``~`` segment | a file with that name (``a\\b.txt``, ``~/x``) | ``PathAccessError`` |
 | A file holding NUL bytes (binary), even valid UTF-8 | text | ``read_file``, ``edit``: ``WorkspaceError``; ``grep``: in ``skipped`` |
@@ -209,20 +210,11 @@ def _refused(error: editkit.EditkitError, path: str) -> Exception:
     return _translate(error.kind, error.message, error.details, path)
 
 
-def _old_text(old: str, line_endings: str) -> str | None:
-    """``old`` as it reads in editkit's LF text of a file with ``line_endings``, or ``None`` when
-    the file's bytes cannot hold it (nodestep then finds nothing).
-
-    nodestep matches ``old`` against the bytes as they are (in a CRLF file also with its LF turned
-    into CRLF); editkit matches it against the text with every line ending turned into LF. What
-    is left of a CR after this finds no exact match in that text, as in nodestep's bytes.
-    """
-    if line_endings == "cr_lf" and "\n" not in old.replace("\r\n", ""):
-        return old.replace("\r\n", "\n")
-    if line_endings == "cr":
-        return None if "\n" in old else old.replace("\r", "\n")
-    if line_endings == "mixed":
-        return old.replace("\r\n", "\n").replace("\r", "\n")  # any ending matches any
+def _spelt(old: str, content: str) -> str:
+    """``old`` as nodestep looks for it in ``content``, the file as on disk: as given, or, in a
+    file holding a CRLF where it is not found as given, with its LF turned into CRLF."""
+    if old not in content and "\r\n" in content and "\r\n" not in old:
+        return old.replace("\n", "\r\n")
     return old
 
 
@@ -348,15 +340,14 @@ class LocalWorkspace(_WorkspaceBase):
         return _refused(error, path)
 
     def _read(self, path: str) -> editkit.ReadFileResult:
-        """Reads a whole text file (arming editkit's guard against writes over later changes)."""
+        """Reads a whole text file exactly as on disk (every line ending as it stands, a byte
+        order mark as ``\\ufeff``), arming editkit's guard against writes over later changes."""
         try:
-            read = self._toolkit.read_file(path, include_symbols=False)
+            read = self._toolkit.read_file(path, raw=True, include_symbols=False)
         except editkit.EditkitError as error:
             raise self._refused_file(error, path) from error
         if read.is_binary:
             raise WorkspaceError(f"'{path}' is not a UTF-8 text file: it holds NUL bytes (binary)")
-        if read.partial:
-            raise WorkspaceError(f"'{path}' was read in part; the toolkit pages its reads")
         return read
 
     # -----------------------------------------------------------------------------------------
@@ -407,24 +398,13 @@ class LocalWorkspace(_WorkspaceBase):
         IsADirectoryError
             If the path is a directory.
         WorkspaceError
-            If the file is larger than ``max_file_read_bytes``, not UTF-8 text (or binary), not a
-            regular file, or mixes line endings.
+            If the file is larger than ``max_file_read_bytes``, not UTF-8 text (or binary), or not
+            a regular file.
         PathAccessError
             If the path leaves the root, is blocked, or breaks the portable path rules.
         """
         _check_path(path)
-        read = self._read(path)
-        text: str = read.content
-        if read.line_endings == "cr_lf":
-            text = text.replace("\n", "\r\n")
-        elif read.line_endings == "cr":
-            text = text.replace("\n", "\r")
-        elif read.line_endings == "mixed":
-            raise WorkspaceError(
-                f"'{path}' mixes line endings, which editkit does not hand back verbatim; "
-                "change it with edit(), which keeps each line's ending"
-            )
-        return "\ufeff" + text if read.bom else text
+        return str(self._read(path).content)
 
     def write_file(self, path: str, content: str) -> None:
         """Write a UTF-8 text file as given, creating parent directories.
@@ -579,8 +559,9 @@ class LocalWorkspace(_WorkspaceBase):
             If the file does not exist.
         WorkspaceError
             If the file is larger than ``max_file_read_bytes`` or not UTF-8 text, or the edit is
-            refused: ``old`` stands in several places, the edit is already applied or changes
-            nothing, or the file changed during the edit.
+            refused: ``old`` stands in several places (also once line endings are set aside), begins
+            with the byte order mark, the edit is already applied or changes nothing, or the file
+            changed during the edit.
         PathAccessError
             If the path leaves the root, is blocked, or breaks the portable path rules.
         """
@@ -588,25 +569,34 @@ class LocalWorkspace(_WorkspaceBase):
             raise ValueError("edit needs non-empty old text")
         _check_path(path)
         read = self._read(path)
-        wanted = _old_text(old, read.line_endings)
-        if wanted is None:
-            return 0
-        # A dry run first: editkit tolerates drift that nodestep's exact match does not. Both runs
-        # are bound to the content read.
+        spelt = _spelt(old, read.content)
+        found = read.content.count(spelt)
+        if found and read.bom and read.content.startswith(spelt):
+            raise WorkspaceError(
+                f"Old text takes in the byte order mark of '{path}', which edit keeps; leave it out"
+            )
+        # The same text in editkit's view of the file, where every line ending is an LF.
+        wanted = spelt.replace("\r\n", "\n").replace("\r", "\n")
+        # A dry run first, bound to the content read (as the edit is): where nodestep finds
+        # nothing, editkit may still match (drift, other line endings) but must not edit; and it
+        # tells an edit already made.
         try:
             planned = self._toolkit.edit_file(
                 path, wanted, new, replace_all=replace_all, expected_hash=read.sha256, dry_run=True
             )
-        except editkit.NotFound:
-            return 0
-        except editkit.Ambiguous as error:
-            if error.details.get("rung") != "exact":
-                return 0
-            raise WorkspaceError(error.message) from error
-        except editkit.EditkitError as error:
+        except editkit.AlreadyApplied as error:
             raise _refused(error, path) from error
-        if planned.rung != "exact" or planned.line_numbers_stripped:
+        except editkit.EditkitError as error:
+            if not found:
+                return 0
+            raise _refused(error, path) from error
+        if not found:
             return 0
+        if replace_all and planned.replacements != found:  # other line endings match too
+            raise WorkspaceError(
+                f"Old text stands in {found} place(s) of '{path}' as spelt, in {planned.replacements} "
+                "with any line endings; give more context"
+            )
         try:
             done = self._toolkit.edit_file(
                 path, wanted, new, replace_all=replace_all, expected_hash=read.sha256

@@ -65,8 +65,10 @@ Also different, and said here so that nothing differs silently:
 - ``diff()`` is editkit's unified diff, headed ``--- a/<path>`` / ``+++ b/<path>`` with the
   workspace-relative path; it compares the text exactly, so a missing final newline counts.
 - ``load()`` of a missing file creates the empty file, as the original does, but only inside the
-  workspace and without creating folders; a failed ``load()`` leaves no file loaded. Files over
-  the toolkit's read bound (16 MiB by default), binary, UTF-16 and invalid UTF-8 files are refused.
+  workspace and without creating folders, and only if nothing stands there when it is created
+  (decided atomically): a file another process creates in the meantime is loaded as it is, never
+  emptied. A failed ``load()`` leaves no file loaded. Files over the toolkit's read bound
+  (16 MiB by default), binary, UTF-16 and invalid UTF-8 files are refused.
 - Relative paths resolve in the root fixed when the editor is made (by default the current
   directory at that time), not in the current directory of each call; messages name the
   canonical path, so a file reached through a symlink inside the workspace is named by its
@@ -158,13 +160,17 @@ class TextEditor:
         created = False
         error = loaded.get("error") or {}
         if not loaded.get("ok") and error.get("kind") == "not_found" and not error.get("evicted"):
-            # The original creates the file it was asked to load; folders are not created.
+            # The original creates the file it was asked to load; folders are not created. Only
+            # where nothing stands, decided when the file is made: a file another process made
+            # since is loaded as it is, never emptied. (force: a read of the file before it went
+            # missing is no reason to refuse.)
             made = self._call(
-                "write_file", {"path": file_path, "content": "", "create_dirs": False, "force": True}
+                "write_file",
+                {"path": file_path, "content": "", "create_dirs": False, "create_new": True, "force": True},
             )
-            if not made.get("ok"):
+            if not made.get("ok") and made["error"].get("kind") != "exists":
                 return _failure(made["error"])
-            created = True
+            created = bool(made.get("ok"))
             loaded = self._call("editor_load", {"path": file_path})
         if not loaded.get("ok"):
             return _failure(loaded["error"])

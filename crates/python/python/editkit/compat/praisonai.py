@@ -53,7 +53,7 @@ differ otherwise):
 | ``old_string`` differs from the file by indentation or whitespace | the fuzzy ladder pastes ``new_string`` as given, unindented; a block-anchor match may rewrite lines the old text never named | the one matching region is replaced and ``new_string`` re-indented like the file; a similar block is changed line by line or refused, never guessed |
 | The same edit is sent twice (a retry) | "String not found", or applied again when the old text sits inside the new (``foo`` → ``foo bar`` twice gives ``foo bar bar``) | refused: ``Error: String not found in file: '…' - the new text is already there …``; the file is not touched |
 | ``old_string == new_string`` | ``Success: Made 1 replacement(s)`` (file rewritten, "No changes detected") | refused: ``Error: old_string and new_string are identical - the edit would change nothing`` |
-| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending (``read_file`` gives a mixed file's text with LF endings, and diffs show LF) |
+| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending (diffs show LF endings) |
 | The hash ``read_file`` returns (and ``expected_hash`` is checked against) | SHA-256 of the decoded text without its BOM | SHA-256 of the bytes on disk, BOM included (the same value for a file without BOM), so adding or dropping a BOM is a change |
 | A write is interrupted (crash, power loss, full disk) | written in place: a torn or empty file | temp file renamed over the target (and fsynced with the default durability): old or new content, never a mix; ``apply_patch`` commits all files or none through a journal |
 | A path leads out of the root (``..``, ``~``, a symlink out, an absolute path elsewhere) | ``realpath`` + ``commonpath`` check, then the open follows whatever is there at that moment | refused (``Path traversal detected: …``), checked by capabilities at the moment of use; ``..`` inside the root is fine |
@@ -302,16 +302,6 @@ def _preview(text: str, length: int) -> str:
     return text[:length] + ("..." if len(text) > length else "")
 
 
-def _with_endings(content: str, endings: str | None) -> str:
-    """The file's text with its own line endings (PraisonAI's ``read_file`` reads bytes), for a
-    file with one kind of ending; editkit's LF text otherwise."""
-    if endings == "cr_lf":
-        return content.replace("\n", "\r\n")
-    if endings == "cr":
-        return content.replace("\n", "\r")
-    return content
-
-
 def _count(error: Mapping[str, Any]) -> int:
     """How many places an ambiguous match found."""
     if isinstance(error.get("count"), int):
@@ -482,7 +472,8 @@ class EditTools(_Confined):
         Returns:
             Tuple of (content, hash) where hash can be used for staleness checking
         """
-        answer = self._call("read_file", {"path": filepath, "include_symbols": False})
+        # PraisonAI decodes the bytes: every line ending as it stands, the BOM dropped.
+        answer = self._call("read_file", {"path": filepath, "include_symbols": False, "raw": True})
         if not answer["ok"]:
             error = answer["error"]
             if error.get("kind") == "not_found":
@@ -491,7 +482,8 @@ class EditTools(_Confined):
         if answer.get("is_binary"):
             reason = f"binary file ({answer.get('size_bytes', 0)} bytes); only text files are read"
             return self._logged(f"Error reading file {filepath}: {reason}"), ""
-        return _with_endings(answer["content"], answer.get("line_endings")), answer["sha256"]
+        content = answer["content"]
+        return (content[1:] if answer.get("bom") else content), answer["sha256"]
 
     @_approval("high")
     def edit_file(
