@@ -188,8 +188,8 @@ fn not_found_hint(closest: Option<&NearMiss>) -> String {
 fn list_lines(lines: &[usize], count: usize) -> String {
     let listed: Vec<String> = lines.iter().map(usize::to_string).collect();
     match lines {
-        // Two overlapping blocks of different lengths from the same line.
-        [line] if count > 1 => format!("line {line} (overlapping places of different lengths)"),
+        // Several places starting on one line (side by side, or blocks of different lengths).
+        [line] if count > 1 => format!("line {line} ({count} places start on it)"),
         [line] => format!("line {line}"),
         _ => format!("lines {}", listed.join(", ")),
     }

@@ -426,6 +426,7 @@ fn is_cut_marker(text: &str, dialect: Dialect) -> bool {
             ADD_FILE,
             UPDATE_FILE,
             DELETE_FILE,
+            MOVE_FILE,
             "*** Move to:",
             "*** End of File",
         ],
@@ -457,6 +458,10 @@ fn heredoc_word(line: &str) -> Option<&str> {
 pub(crate) const ADD_FILE: &str = "*** Add File:";
 pub(crate) const UPDATE_FILE: &str = "*** Update File:";
 pub(crate) const DELETE_FILE: &str = "*** Delete File:";
+/// `*** Move File: FROM -> TO`, a section renaming a file (with or without hunks), as the hunk
+/// dialect of some agent frameworks writes it; the same as `*** Update File: FROM` followed by
+/// `*** Move to: TO`.
+pub(crate) const MOVE_FILE: &str = "*** Move File:";
 pub(crate) const BEGIN_PATCH: &str = "*** Begin Patch";
 pub(crate) const END_PATCH: &str = "*** End Patch";
 pub(crate) const NO_NEWLINE_MARKER: &str = "\\ No newline at end of file";
@@ -471,6 +476,7 @@ fn detect(lines: &[Line<'_>], opened: bool) -> Option<Dialect> {
             || t.starts_with(ADD_FILE)
             || t.starts_with(UPDATE_FILE)
             || t.starts_with(DELETE_FILE)
+            || t.starts_with(MOVE_FILE)
     });
     if is_star {
         return Some(if star::looks_like_hunks(lines, opened) { Dialect::Hunks } else { Dialect::BeginPatch });

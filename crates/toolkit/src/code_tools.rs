@@ -30,6 +30,7 @@ impl Toolkit {
             dry_run: request.dry_run,
             backup: request.backup,
             within: None,
+            strict: false,
         };
         let path = request.path.clone();
         // The errors already there are counted on the text the edit read under its lock.

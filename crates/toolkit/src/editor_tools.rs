@@ -122,9 +122,13 @@ impl Toolkit {
     pub fn editor_edit(&self, request: EditorEditRequest) -> Result<EditorStateResponse> {
         self.session(&request.session_id, |s| {
             let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
-            let replaced =
-                replace(s.buffer.as_str(), &request.old_string, &request.new_string, &matcher::MatchOptions::default())
-                    .map_err(|source| Error::Edit { path: s.path.clone(), source })?;
+            let replaced = replace(
+                s.buffer.as_str(),
+                &request.old_string,
+                &request.new_string,
+                &matcher::MatchOptions { strict: request.strict, ..Default::default() },
+            )
+            .map_err(|source| Error::Edit { path: s.path.clone(), source })?;
             let next = splice_replaced(&s.buffer, &replaced, "old")?;
             crate::sessions::check_fits(
                 &s.path,

@@ -774,11 +774,11 @@ impl Toolkit {
             Some(scope) => Some(analysis::scope(&rel, old_text.as_str(), scope)?),
             None => None,
         };
-        let options = matcher::MatchOptions { within, ..Default::default() };
+        let options = matcher::MatchOptions { within, strict: request.strict, ..Default::default() };
         let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
         // Text copied from a numbered view (`    12<TAB>line`) keeps its numbers only when the
         // file itself holds that text.
-        let numbered = if old_text.as_str().contains(request.old_string.as_str()) {
+        let numbered = if request.strict || old_text.as_str().contains(request.old_string.as_str()) {
             None
         } else {
             strip_view_numbers(&request.old_string)

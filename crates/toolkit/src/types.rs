@@ -453,6 +453,10 @@ pub struct EditFileRequest {
     /// Confine the search to one symbol (`Class.method`) or Markdown section (`Usage > Flags`).
     #[serde(default)]
     pub within: Option<String>,
+    /// Match old_string exactly as written (no tolerance for drift in whitespace, quotes or
+    /// indentation; default: false). Ambiguity is still refused.
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// What an edit did (or would do, on a dry run).
@@ -1278,6 +1282,9 @@ pub struct EditorEditRequest {
     /// Replace every occurrence (default: false).
     #[serde(default)]
     pub replace_all: bool,
+    /// Match old_string exactly as written, with no tolerance for drift (default: false).
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// A session id alone.
@@ -1467,7 +1474,7 @@ request!(
 request!(WriteMarkdownFileRequest { path: String, content: String } defaults { create_dirs: bool = yes() });
 request!(
     EditFileRequest { path: String, old_string: String, new_string: String }
-    defaults { replace_all: bool = false, force: bool = false, dry_run: bool = false, backup: bool = false }
+    defaults { replace_all: bool = false, force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false }
     optional { expected_hash: editkit_vfs::Sha256 }
     optional_text { within }
 );
@@ -1510,7 +1517,10 @@ request!(
 request!(EditorLoadRequest { path: String });
 request!(EditorReadRequest { session_id: String } optional { offset: usize, limit: usize });
 request!(EditorWriteRequest { session_id: String, text: String });
-request!(EditorEditRequest { session_id: String, old_string: String, new_string: String } defaults { replace_all: bool = false });
+request!(
+    EditorEditRequest { session_id: String, old_string: String, new_string: String }
+    defaults { replace_all: bool = false, strict: bool = false }
+);
 request!(SessionRequest { session_id: String });
 request!(NoArgs {});
 request!(HistoryRequest {} optional_text { path });

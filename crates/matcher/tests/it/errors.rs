@@ -159,3 +159,12 @@ fn block_anchor_retry_of_a_landed_edit_is_already_applied() {
     let err = refuses(&before, old, new, "already_applied");
     assert_eq!(err, Error::AlreadyApplied { line: 3 });
 }
+
+/// Two places side by side on one line are named as such, not as overlapping blocks.
+#[test]
+fn places_side_by_side_on_one_line_are_counted_on_it() {
+    let err =
+        editkit_matcher::replace("cat concat\n", "cat", "dog", &editkit_matcher::MatchOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), "ambiguous");
+    assert!(err.to_string().contains("line 1 (2 places start on it)"), "{err}");
+}

@@ -1,6 +1,8 @@
 //! The two `*** Update File:` dialects: `@@`/`===` hunks and the `*** Begin Patch` format.
 
-use super::{ADD_FILE, BEGIN_PATCH, DELETE_FILE, Dialect, END_PATCH, Hunk, Line, Operation, UPDATE_FILE, join_lines};
+use super::{
+    ADD_FILE, BEGIN_PATCH, DELETE_FILE, Dialect, END_PATCH, Hunk, Line, MOVE_FILE, Operation, UPDATE_FILE, join_lines,
+};
 use crate::error::{Error, Result};
 
 const MOVE_TO: &str = "*** Move to:";
@@ -19,7 +21,7 @@ pub(super) fn looks_like_hunks(lines: &[Line<'_>], opened: bool) -> bool {
         let t = line.text.trim();
         if is_section_end(t) {
             in_add = t.starts_with(ADD_FILE);
-            in_update = t.starts_with(UPDATE_FILE);
+            in_update = t.starts_with(UPDATE_FILE) || t.starts_with(MOVE_FILE);
             any_update |= in_update;
             continue;
         }
@@ -35,6 +37,7 @@ fn is_section_end(t: &str) -> bool {
     t.starts_with(ADD_FILE)
         || t.starts_with(UPDATE_FILE)
         || t.starts_with(DELETE_FILE)
+        || t.starts_with(MOVE_FILE)
         || t.starts_with(END_PATCH)
         || t.starts_with(BEGIN_PATCH)
 }
@@ -47,6 +50,24 @@ fn header_path(line: &Line<'_>, marker: &str) -> Result<Option<String>> {
         return Err(Error::InvalidPatch { line: line.number, reason: format!("`{marker}` needs a path after it") });
     }
     Ok(Some(path.to_owned()))
+}
+
+/// The path an update section changes, and where a `*** Move File: FROM -> TO` header moves it.
+fn update_header(line: &Line<'_>) -> Result<Option<(String, Option<String>)>> {
+    if let Some(path) = header_path(line, UPDATE_FILE)? {
+        return Ok(Some((path, None)));
+    }
+    let Some(both) = header_path(line, MOVE_FILE)? else { return Ok(None) };
+    let mut parts = both.split(" -> ");
+    match (parts.next().map(str::trim), parts.next().map(str::trim), parts.next()) {
+        (Some(from), Some(to), None) if !from.is_empty() && !to.is_empty() => {
+            Ok(Some((from.to_owned(), Some(to.to_owned()))))
+        }
+        _ => Err(Error::InvalidPatch {
+            line: line.number,
+            reason: format!("`{MOVE_FILE}` takes `FROM -> TO` (one ` -> ` between two paths), found `{both}`"),
+        }),
+    }
 }
 
 pub(super) fn parse(lines: &[Line<'_>], dialect: Dialect) -> Result<Vec<Operation>> {
@@ -65,10 +86,11 @@ pub(super) fn parse(lines: &[Line<'_>], dialect: Dialect) -> Result<Vec<Operatio
         } else if let Some(path) = header_path(line, DELETE_FILE)? {
             operations.push(Operation::Delete { path, content: None, line: line.number });
             i += 1;
-        } else if let Some(path) = header_path(line, UPDATE_FILE)? {
+        } else if let Some((path, move_to)) = update_header(line)? {
             i += 1;
-            let mut move_to = None;
-            if let Some(next) = lines.get(i)
+            let mut move_to = move_to;
+            if move_to.is_none()
+                && let Some(next) = lines.get(i)
                 && let Some(to) = header_path(next, MOVE_TO)?
             {
                 move_to = Some(to);
@@ -88,7 +110,8 @@ pub(super) fn parse(lines: &[Line<'_>], dialect: Dialect) -> Result<Vec<Operatio
             i = next;
         } else {
             let reason = if t.starts_with(MOVE_TO) {
-                "`*** Move to:` must directly follow an `*** Update File:` line".to_owned()
+                "`*** Move to:` must directly follow an `*** Update File:` line (or write `*** Move File: FROM -> TO`)"
+                    .to_owned()
             } else {
                 format!(
                     "expected `*** Add File:`, `*** Update File:`, `*** Delete File:` or `*** End Patch`, found `{}`",

@@ -698,3 +698,46 @@ fn create_new_writes_only_where_nothing_stands() {
     let created = env.ok("write_file", json!({"path": "new/fresh.txt", "content": "fresh\n", "create_new": true}));
     assert_eq!((created["created"].clone(), env.get("new/fresh.txt")), (json!(true), "fresh\n".to_owned()));
 }
+
+/// `strict` takes old_string exactly as written: drift that the ladder would tolerate is refused
+/// as not found, an exact match lands, and ambiguity is still refused; editor sessions alike.
+#[test]
+fn a_strict_edit_matches_only_the_text_as_written() {
+    let env = Env::new();
+    env.put("a.py", b"def f():\n\treturn 1\n\nx = 'a'\nx = 'a'\n");
+    let drifted = json!({"path": "a.py", "old_string": "    return 1", "new_string": "    return 2", "strict": true});
+    env.refused("edit_file", drifted.clone(), "not_found");
+    env.refused(
+        "edit_file",
+        json!({"path": "a.py", "old_string": "x = \u{2018}a\u{2019}", "new_string": "y", "strict": true}),
+        "not_found",
+    );
+    env.refused(
+        "edit_file",
+        json!({"path": "a.py", "old_string": "     1\t\treturn 1", "new_string": "\treturn 2", "strict": true}),
+        "not_found",
+    );
+    env.refused(
+        "edit_file",
+        json!({"path": "a.py", "old_string": "x = 'a'", "new_string": "x = 'b'", "strict": true}),
+        "ambiguous",
+    );
+    assert_eq!(env.get("a.py"), "def f():\n\treturn 1\n\nx = 'a'\nx = 'a'\n");
+    let exact = env.ok(
+        "edit_file",
+        json!({"path": "a.py", "old_string": "\treturn 1", "new_string": "\treturn 2", "strict": true}),
+    );
+    assert_eq!(exact["rung"], "exact");
+    // Without strict, the same drift lands.
+    let mut loose = drifted;
+    loose["strict"] = json!(false);
+    loose["old_string"] = json!("    return 2");
+    loose["new_string"] = json!("    return 3");
+    env.ok("edit_file", loose);
+    assert_eq!(env.get("a.py"), "def f():\n\treturn 3\n\nx = 'a'\nx = 'a'\n");
+
+    let session = env.ok("editor_load", json!({"path": "a.py"}))["session_id"].clone();
+    let edit = |old: &str, strict: bool| json!({"session_id": session, "old_string": old, "new_string": "\treturn 4", "strict": strict});
+    env.refused("editor_edit", edit("    return 3", true), "not_found");
+    env.ok("editor_edit", edit("\treturn 3", true));
+}
