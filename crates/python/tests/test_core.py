@@ -110,10 +110,15 @@ def test_positional_and_keyword_arguments_follow_the_tool(tk: editkit.Toolkit, w
     assert (workspace / "d/new.md").read_text() == "# Title\n"
     # Aliases of the contract are accepted as keywords; None means "not given".
     assert tk.read_file(file_path="d/new.md", offset=None).content == "# Title\n"
-    with pytest.raises(editkit.InvalidArgs, match="positional"):
+    with pytest.raises(TypeError, match="positional"):
         tk.exists("a", "b")
-    with pytest.raises(editkit.InvalidArgs, match="both by position and by keyword"):
+    with pytest.raises(TypeError, match="multiple values for argument 'path'"):
         tk.exists("a", path="b")
+    with pytest.raises(TypeError, match="missing 2 required argument.*'old_string', 'new_string'"):
+        tk.edit_file("d/new.md")
+    # pathlib paths are paths, alone and in lists.
+    assert tk.read_file(workspace / "d/new.md").content == "# Title\n"
+    assert tk.read_files([Path("d/new.md")]).files[0]["file"]["content"] == "# Title\n"
     import inspect
 
     signature = inspect.signature(editkit.Toolkit.edit_file)
@@ -144,6 +149,9 @@ def test_options_are_checked_and_applied(workspace: Path, tmp_path: Path) -> Non
         editkit.Toolkit(workspace, diagnostics="maybe")
     with pytest.raises(editkit.InvalidArgs, match="max_read_bytes"):
         editkit.Toolkit(workspace, max_read_bytes=0)
+    for bad in (-1, 1.5, "10", True):
+        with pytest.raises(editkit.InvalidArgs, match="max_session_bytes"):
+            editkit.Toolkit(workspace, max_session_bytes=bad)
     with pytest.raises(editkit.EditkitError):
         editkit.Toolkit(tmp_path / "missing-root")
 

@@ -264,6 +264,21 @@ class Toolkit:
             roots = [os.fspath(item) for item in root]
         if isinstance(blocked, str):
             blocked = [blocked]
+        bounds = {
+            "max_read_bytes": max_read_bytes,
+            "read_page_bytes": read_page_bytes,
+            "history_depth": history_depth,
+            "max_sessions": max_sessions,
+            "max_session_bytes": max_session_bytes,
+            "max_patch_work": max_patch_work,
+        }
+        for field, value in bounds.items():
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise error_from({
+                    "kind": "invalid_args",
+                    "field": field,
+                    "message": f"{field} must be a whole number of at least 0 (1 for a size), not {value!r}",
+                })
         try:
             self._inner = _editkit._Toolkit(
                 roots,
@@ -325,27 +340,43 @@ class Toolkit:
         return f"<editkit.Toolkit {', '.join(self.roots)}{flags}>"
 
 
+def _json_value(value: Any) -> Any:
+    """Paths as strings (``pathlib.Path`` arguments, alone or in lists); everything else as given."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (list, tuple)):
+        return [_json_value(item) for item in value]
+    return value
+
+
+def _aliases(spec: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    properties = spec["input_schema"].get("properties", {})
+    return {name: (name, *prop.get("x-aliases", ())) for name, prop in properties.items()}
+
+
 def _tool_method(spec: Mapping[str, Any]) -> Any:
     name = spec["name"]
     positional = _positional(spec)
     defaults = _defaults(spec)
+    spellings = _aliases(spec)
 
     def method(self: Toolkit, *args: Any, **kwargs: Any) -> Result:
+        # Signature mistakes are TypeErrors, as for any Python function; the tool itself judges
+        # the values (InvalidArgs).
         if len(args) > len(positional):
-            raise error_from({
-                "kind": "invalid_args",
-                "message": f"{name}() takes {len(positional)} positional argument(s) "
-                f"({', '.join(positional) or 'none'}), {len(args)} given; pass the others by keyword",
-            })
-        call_args = {_tool_name(key): value for key, value in kwargs.items() if value is not None}
+            raise TypeError(
+                f"{name}() takes {len(positional)} positional argument(s) "
+                f"({', '.join(positional) or 'none'}) but {len(args)} were given; pass the others by keyword"
+            )
+        call_args = {_tool_name(key): _json_value(value) for key, value in kwargs.items() if value is not None}
         for key, value in zip(positional, args):
             if key in call_args:
-                raise error_from({
-                    "kind": "invalid_args",
-                    "field": key,
-                    "message": f"{name}() got `{key}` both by position and by keyword",
-                })
-            call_args[key] = value
+                raise TypeError(f"{name}() got multiple values for argument '{python_name(key)}'")
+            call_args[key] = _json_value(value)
+        missing = [key for key in positional if not any(alias in call_args for alias in spellings.get(key, (key,)))]
+        if missing:
+            listed = ", ".join(f"'{python_name(key)}'" for key in missing)
+            raise TypeError(f"{name}() missing {len(missing)} required argument(s): {listed}")
         return self.run(name, call_args)
 
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]

@@ -442,6 +442,7 @@ class Toolkit:
         expected_hash: str | None = ...,
         force: bool | None = ...,
         replace_all: bool | None = ...,
+        strict: bool | None = ...,
         within: str | None = ...,
         **aliases: Any,
     ) -> EditFileResult:
@@ -583,6 +584,7 @@ class Toolkit:
         new_string: str,
         *,
         replace_all: bool | None = ...,
+        strict: bool | None = ...,
         **aliases: Any,
     ) -> EditorEditResult:
         """Replace text in an editor session's buffer with the same matching rules as edit_file (refuses ambiguous or missing text)."""
