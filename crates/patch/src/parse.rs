@@ -232,6 +232,16 @@ pub(crate) struct Line<'a> {
 /// [`Error::TooLarge`] over [`MAX_PATCH_BYTES`]; [`Error::InvalidPatch`] with the line number;
 /// [`Error::EmptyHunk`]; [`Error::NoOperations`] when the text holds no file operation.
 pub fn parse(text: &str) -> Result<Patch> {
+    parse_as(text, None)
+}
+
+/// Parses a patch as [`parse`] does, but in `dialect` when one is given instead of the dialect
+/// its markers suggest: for callers that know what wrote the patch (an `*** Add File:` body of
+/// `+ item` lines is literal text in the hunk dialect and `+`-prefixed in a Begin Patch one).
+///
+/// # Errors
+/// As [`parse`].
+pub fn parse_as(text: &str, dialect: Option<Dialect>) -> Result<Patch> {
     if text.len() > MAX_PATCH_BYTES {
         return Err(Error::TooLarge { size: text.len(), limit: MAX_PATCH_BYTES });
     }
@@ -249,14 +259,16 @@ pub fn parse(text: &str) -> Result<Patch> {
     let lines = wrapped.lines;
     let opened =
         lines.iter().find(|l| !l.text.trim().is_empty()).is_some_and(|l| l.text.trim().starts_with(BEGIN_PATCH));
-    let dialect = detect(lines, opened).ok_or_else(|| match lines.iter().find(|l| !l.text.trim().is_empty()) {
-        None => Error::NoOperations,
-        Some(first) => Error::InvalidPatch {
-            line: first.number,
-            reason: "no patch header found; start with `*** Begin Patch`, `*** Update File: <path>` or a unified \
+    let dialect = dialect.or_else(|| detect(lines, opened)).ok_or_else(|| {
+        match lines.iter().find(|l| !l.text.trim().is_empty()) {
+            None => Error::NoOperations,
+            Some(first) => Error::InvalidPatch {
+                line: first.number,
+                reason: "no patch header found; start with `*** Begin Patch`, `*** Update File: <path>` or a unified \
                      diff header `--- a/<path>` / `+++ b/<path>`"
-                .into(),
-        },
+                    .into(),
+            },
+        }
     })?;
     // The star dialects have an end marker, and nothing else can tell their last hunk or add
     // body whole: a `*** Begin Patch` patch and an `@@`/`===` patch end with `*** End Patch`.

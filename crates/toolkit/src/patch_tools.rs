@@ -65,7 +65,12 @@ impl Toolkit {
             self.writable("apply_patch")?;
         }
         let workspace = self.workspace();
-        let parsed = patch::parse(&request.patch)?;
+        let dialect = request.dialect.map(|dialect| match dialect {
+            PatchDialect::Hunks => patch::Dialect::Hunks,
+            PatchDialect::BeginPatch => patch::Dialect::BeginPatch,
+            PatchDialect::Unified => patch::Dialect::Unified,
+        });
+        let parsed = patch::parse_as(&request.patch, dialect)?;
         patch::recover(workspace)?;
         let options = patch::ApplyOptions {
             dry_run: request.dry_run,

@@ -596,6 +596,24 @@ pub struct ApplyPatchRequest {
     /// Place hunks by exact text only: no tolerant rung (default: false).
     #[serde(default)]
     pub strict: bool,
+    /// Read the patch in this dialect instead of the one its markers suggest: `hunks` (`@@`
+    /// old `===` new; added files' lines are literal), `begin_patch` (added lines start with
+    /// `+`) or `unified` (default: detected).
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["hunks", "begin_patch", "unified"]))]
+    pub dialect: Option<PatchDialect>,
+}
+
+/// The patch formats apply_patch reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PatchDialect {
+    /// `*** Update File:` sections of `@@` old `===` new hunks; added files' lines are literal.
+    Hunks,
+    /// `*** Begin Patch` with ` `/`-`/`+` lines; added files' lines start with `+`.
+    BeginPatch,
+    /// Unified diffs (`git diff`, `diff -u`).
+    Unified,
 }
 
 /// Where one hunk of a patch landed.
@@ -1486,7 +1504,11 @@ request!(
     ReplaceFunctionRequest { path: String, function_name: String, new_implementation: String }
     defaults { backup: bool = yes() }
 );
-request!(ApplyPatchRequest { patch: String } defaults { force: bool = false, dry_run: bool = false, strict: bool = false });
+request!(
+    ApplyPatchRequest { patch: String }
+    defaults { force: bool = false, dry_run: bool = false, strict: bool = false }
+    optional { dialect: PatchDialect }
+);
 request!(UndoEditRequest { path: String } defaults { force: bool = false });
 request!(UndoPatchRequest {} defaults { force: bool = false });
 request!(

@@ -741,3 +741,25 @@ fn a_strict_edit_matches_only_the_text_as_written() {
     env.refused("editor_edit", edit("    return 3", true), "not_found");
     env.ok("editor_edit", edit("\treturn 3", true));
 }
+
+/// `dialect` reads a patch as its writer meant it: an added file's `+ item` lines are literal
+/// text in the hunk dialect, `+`-prefixed lines in a Begin Patch one (what the markers suggest
+/// when no dialect is given).
+#[test]
+fn a_patch_is_read_in_the_dialect_given() {
+    let env = Env::new();
+    let patch = "*** Add File: notes.md\n+ milk\n+ eggs\n*** End Patch\n";
+    env.ok("apply_patch", json!({"patch": patch, "dialect": "hunks"}));
+    assert_eq!(env.get("notes.md"), "+ milk\n+ eggs\n");
+    env.ok("apply_patch", json!({"patch": patch.replace("notes.md", "guessed.md")}));
+    assert_eq!(env.get("guessed.md"), " milk\n eggs\n");
+    let opened = "*** Begin Patch\n*** Add File: plain.txt\none\ntwo\n*** End Patch\n";
+    env.refused("apply_patch", json!({"patch": opened}), "invalid_patch");
+    env.ok("apply_patch", json!({"patch": opened, "dialect": "hunks"}));
+    assert_eq!(env.get("plain.txt"), "one\ntwo\n");
+    let hunks = "*** Update File: plain.txt\n@@\none\n===\nONE\n*** End Patch\n";
+    env.refused("apply_patch", json!({"patch": hunks, "dialect": "begin_patch"}), "invalid_patch");
+    assert_eq!(env.get("plain.txt"), "one\ntwo\n");
+    let refused = env.refused("apply_patch", json!({"patch": hunks, "dialect": "git"}), "invalid_args");
+    assert_eq!(refused["error"]["field"], "dialect");
+}
