@@ -695,6 +695,7 @@ class Toolkit:
         self,
         patch: str,
         *,
+        dialect: Literal['hunks', 'begin_patch', 'unified'] | None = ...,
         dry_run: bool | None = ...,
         force: bool | None = ...,
         strict: bool | None = ...,
