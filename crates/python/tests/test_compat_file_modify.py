@@ -133,7 +133,7 @@ def test_edit_refusals_are_worded_as_the_original_and_change_nothing(
     assert missing.value.message.splitlines()[0] == "Error: String not found in file: 'FIXME'"
     with pytest.raises(editkit.NotFound) as no_file:
         tool("edit", "nope.txt", old_string="a", new_string="b")
-    assert no_file.value.message.splitlines()[0] == "Error: File 'nope.txt' not found"
+    assert no_file.value.message.splitlines()[0] == "Error: File '/nope.txt' not found"
     assert (workspace / "t.txt").read_text() == text
     assert not (workspace / "nope.txt").exists()
 
@@ -141,21 +141,39 @@ def test_edit_refusals_are_worded_as_the_original_and_change_nothing(
 def test_the_schema_is_the_original_parameters(tool: FileModify, workspace: Path) -> None:
     assert TOOL_SCHEMA["name"] == fm.TOOL_NAME == "file_modify"
     assert TOOL_SCHEMA["parameters"] is SCHEMA and TOOL_SCHEMA["description"] == fm.TOOL_DESCRIPTION
-    assert SCHEMA["required"] == ["file_path"]
-    properties = SCHEMA["properties"]
-    assert list(properties) == [
-        "operation",
-        "file_path",
-        "content",
-        "old_string",
-        "new_string",
-        "replace_all",
-    ]
-    assert (
-        properties["operation"]["enum"] == ["write", "edit"] and properties["operation"]["default"] == "write"
+    # The original's tool description, word for word.
+    assert fm.TOOL_DESCRIPTION == (
+        "Write a new file or edit an existing file with string replacement. Operations: write "
+        "(create/overwrite), edit (find and replace). Paths resolve inside the per-workflow workspace "
+        "\u2014 use workspace-relative paths; '..' is not allowed."
     )
-    assert properties["replace_all"] == {**properties["replace_all"], "type": "boolean", "default": False}
-    assert all(properties[name]["default"] == "" for name in ("content", "old_string", "new_string"))
+    # FileModifyParams as its model gives it.
+    edit_only = {"displayOptions": {"show": {"operation": ["edit"]}}}
+    assert SCHEMA == {
+        "title": "FileModifyParams",
+        "type": "object",
+        "properties": {
+            "operation": {
+                "title": "Operation",
+                "type": "string",
+                "enum": ["write", "edit"],
+                "default": "write",
+            },
+            "file_path": {"title": "File Path", "type": "string"},
+            "content": {
+                "title": "Content",
+                "type": "string",
+                "default": "",
+                "displayOptions": {"show": {"operation": ["write"]}},
+            },
+            "old_string": {"title": "Old String", "type": "string", "default": "", **edit_only},
+            "new_string": {"title": "New String", "type": "string", "default": "", **edit_only},
+            "replace_all": {"title": "Replace All", "type": "boolean", "default": False, **edit_only},
+        },
+        "required": ["file_path"],
+    }
+    assert set(fm.OUTPUT_SCHEMA["properties"]) == {"written", "replacements"}
+    assert fm.OUTPUT_SCHEMA["additionalProperties"] is True
     json.dumps(TOOL_SCHEMA)  # plain JSON
     # As the parameters model: operation defaults to write, unknown keys are ignored.
     answer = tool.invoke({"file_path": "d.txt", "content": "x", "working_directory": "/elsewhere"})
@@ -188,23 +206,196 @@ def test_paths_leaving_the_workspace_are_refused(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
 
 
-def test_absolute_paths_are_rooted_at_the_workspace(tool: FileModify, workspace: Path) -> None:
+def test_paths_are_the_originals_virtual_paths(tool: FileModify, workspace: Path) -> None:
     assert (
         tool("write", "/etc/editkit-remapped.conf", content="x")["file_path"] == "/etc/editkit-remapped.conf"
     )
     assert (workspace / "etc/editkit-remapped.conf").read_text() == "x"
     assert not Path("/etc/editkit-remapped.conf").exists()
-    # A path naming a file inside the workspace folder itself names that file.
+    # The answer is the normalised virtual path.
+    assert tool("write", "./notes//a.md/", content="a") == {"operation": "write", "file_path": "/notes/a.md"}
+    assert (workspace / "notes/a.md").read_text() == "a"
+    # Every path is rooted at the workspace, even one spelling the workspace folder itself.
     inside = os.path.join(tool.workspace_dir, "here.txt")
-    assert tool("write", inside, content="y") == {"operation": "write", "file_path": "/here.txt"}
-    assert (workspace / "here.txt").read_text() == "y"
-    # `..` that stays inside the workspace is resolved.
-    assert tool("write", "a/../b.txt", content="z")["file_path"] == "/b.txt"
-    # The answer names the canonical path: through a link inside the workspace, its target's.
+    assert tool("write", inside, content="y") == {"operation": "write", "file_path": inside}
+    assert (workspace / inside.lstrip("/")).read_text() == "y"
+    assert not (workspace / "here.txt").exists()
+    # Through a link inside the workspace: the target is written, the answer names the path given.
     (workspace / "real").mkdir()
     (workspace / "alias").symlink_to("real", target_is_directory=True)
-    assert tool("write", "alias/x.md", content="x")["file_path"] == "/real/x.md"
-    assert (workspace / "real/x.md").read_text() == "x"
+    assert tool("write", "alias/x.md", content="x")["file_path"] == "/alias/x.md"
+    assert tool("edit", "alias/x.md", old_string="x", new_string="z")["file_path"] == "/alias/x.md"
+    assert (workspace / "real/x.md").read_text() == "z"
+    # Names a workspace folder holds: spaces, brackets, other scripts, a `~` inside.
+    for name in ("my report (1).md", "\u00fcbersicht.md", "a/~b.md"):
+        assert tool("write", name, content="n")["file_path"] == "/" + name
+        assert (workspace / name).read_text() == "n"
+
+
+ADVICE = (
+    ". The filesystem is sandboxed to the per-workflow workspace root \u2014 use a path relative to the "
+    "workspace (e.g. 'reports/data.csv'); '..' and '~' segments are rejected. To see what exists, use "
+    "fs_search with mode='ls'."
+)
+
+
+@pytest.mark.parametrize(
+    "path", ["a\nb.txt", "esc\x1b[31m.txt", "nul\x00.txt", "tab\there.txt", "del\x7f.txt", "dir\r/x.txt"]
+)
+def test_control_characters_in_paths_are_refused_as_the_original_refuses_them(
+    tool: FileModify, workspace: Path, path: str
+) -> None:
+    expected = f"Path contains unsupported characters: {path!r}{ADVICE}"
+    with pytest.raises(editkit.InvalidArgs) as refused:
+        tool("write", path, content="x")
+    assert refused.value.message == expected
+    with pytest.raises(editkit.InvalidArgs) as refused:
+        tool("edit", path, old_string="a", new_string="b")
+    assert refused.value.message == expected
+    assert list(workspace.iterdir()) == []
+
+
+def test_a_path_over_4096_characters_is_refused_as_the_original_refuses_it(
+    tool: FileModify, workspace: Path
+) -> None:
+    longest = "/".join(["d" * 200] * 20) + "/" + "f" * 75  # 4095 characters, 4096 with the leading /
+    assert len(longest) == 4095
+    with pytest.raises(editkit.InvalidArgs, match=r"^Path contains unsupported characters: "):
+        tool("write", longest + "x", content="x")
+    assert list(workspace.iterdir()) == []
+    try:  # within the rule: the file system decides
+        tool("write", longest, content="x")
+    except editkit.EditkitError as refused:
+        assert "unsupported characters" not in refused.message
+
+
+@pytest.mark.parametrize("path", ["a/../b.txt", "../escape.txt", "~", "~/x.txt", "~user/x.txt"])
+def test_traversal_is_refused_as_the_original_refuses_it(
+    tool: FileModify, workspace: Path, path: str
+) -> None:
+    for call in (
+        lambda: tool("write", path, content="x"),
+        lambda: tool("edit", path, old_string="a", new_string="b"),
+    ):
+        with pytest.raises(editkit.EditkitError) as refused:
+            call()
+        assert refused.value.message == f"Path traversal not allowed: {path}{ADVICE}"
+    assert list(workspace.iterdir()) == []
+
+
+def test_a_path_is_checked_before_old_string_as_in_the_original(tool: FileModify) -> None:
+    with pytest.raises(editkit.OutsideWorkspace, match="^Path traversal not allowed"):
+        tool("edit", "../x.txt")
+
+
+def test_a_link_leading_out_and_a_directory_are_worded_as_the_original(
+    tool: FileModify, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / "out").symlink_to(tmp_path, target_is_directory=True)
+    with pytest.raises(editkit.OutsideWorkspace) as refused:
+        tool("write", "out/x.txt", content="x")
+    assert refused.value.message.splitlines()[0] == "Path '/out/x.txt' resolves outside workspace root"
+    (workspace / "d").mkdir()
+    with pytest.raises(editkit.IsDirectory) as refused:
+        tool("write", "d", content="x")
+    assert refused.value.message.splitlines()[0] == "Cannot write to /d: path is a directory"
+    with pytest.raises(editkit.IsDirectory) as refused:
+        tool("edit", "/d/", old_string="a", new_string="b")
+    assert refused.value.message.splitlines()[0] == "Error: File '/d' not found"
+
+
+# -- edit: the original's exact replacement ---------------------------------------------------
+
+
+EOF_ONE = (
+    "Error: old_string ends with a newline, but the file does not end with a newline. Retry with the "
+    "trailing newline removed from old_string (and from new_string if it also ends with a newline)."
+)
+
+
+def test_an_old_string_with_a_final_newline_the_file_lacks_is_refused(
+    tool: FileModify, workspace: Path
+) -> None:
+    (workspace / "x.py").write_text("x = 1")
+    with pytest.raises(editkit.NotFound) as refused:
+        tool("edit", "x.py", old_string="x = 1\n", new_string="x = 2\n")
+    assert refused.value.message.splitlines()[0] == EOF_ONE
+    assert (workspace / "x.py").read_text() == "x = 1"
+    # Without the newline the rest stands twice: the message counts them.
+    (workspace / "y.py").write_text("x = 1; x = 1")
+    with pytest.raises(editkit.NotFound) as refused:
+        tool("edit", "y.py", old_string="x = 1\n", new_string="x = 2\n", replace_all=True)
+    assert refused.value.message.splitlines()[0] == (
+        "Error: old_string ends with a newline, but the file does not end with a newline. With the trailing "
+        "newline removed, old_string would appear 2 times in the file. Retry with the trailing newline "
+        "removed and add surrounding context so the match is unique."
+    )
+    # The rest standing elsewhere but not at the end is plainly not found.
+    (workspace / "z.py").write_text("x = 1 # one\nz = 3")
+    with pytest.raises(editkit.NotFound) as refused:
+        tool("edit", "z.py", old_string="x = 1\n", new_string="x = 2\n")
+    assert refused.value.message.startswith("Error: String not found in file: 'x = 1\n'\n")
+    assert (workspace / "y.py").read_text() == "x = 1; x = 1"
+    # Where the newline stands, the edit is made.
+    (workspace / "w.py").write_text("x = 1\ny = 2\nx = 1")
+    assert tool("edit", "w.py", old_string="x = 1\n", new_string="x = 2\n")["occurrences"] == 1
+    assert (workspace / "w.py").read_text() == "x = 2\ny = 2\nx = 1"
+
+
+def test_edit_matches_exactly(tool: FileModify, workspace: Path) -> None:
+    (workspace / "f.py").write_text("def f():\n    x  =  1\n")
+    for old in ("x = 1", "    x = 1", "def f():\n  x  =  1"):
+        with pytest.raises(editkit.NotFound, match="^Error: String not found in file"):
+            tool("edit", "f.py", old_string=old, new_string="y")
+    assert (workspace / "f.py").read_text() == "def f():\n    x  =  1\n"
+
+
+def test_edit_counts_and_replaces_as_str_count_and_str_replace(tool: FileModify, workspace: Path) -> None:
+    # Overlapping places count once, and the first is replaced.
+    (workspace / "a.txt").write_text("aaa")
+    assert tool("edit", "a.txt", old_string="aa", new_string="b")["occurrences"] == 1
+    assert (workspace / "a.txt").read_text() == "ba"
+    (workspace / "b.txt").write_text("aaaa")
+    with pytest.raises(editkit.Ambiguous, match="^Error: String 'aa' appears 2 times in file"):
+        tool("edit", "b.txt", old_string="aa", new_string="b")
+    assert tool("edit", "b.txt", old_string="aa", new_string="b", replace_all=True)["occurrences"] == 2
+    assert (workspace / "b.txt").read_text() == "bb"
+    # The one place, standing inside a copy of the new text: replaced again, as the original does.
+    (workspace / "c.txt").write_text("x = 1\ny = 2\n")
+    assert tool("edit", "c.txt", old_string="y = 2", new_string="x = 1\ny = 2")["occurrences"] == 1
+    assert (workspace / "c.txt").read_text() == "x = 1\nx = 1\ny = 2\n"
+    # The new text standing where the old one is gone: not found.
+    with pytest.raises(editkit.EditkitError, match="^Error: String not found in file: 'z = 0'"):
+        tool("edit", "c.txt", old_string="z = 0", new_string="y = 2")
+    # An edit whose new text is the old one answers as the original, and changes nothing.
+    before = (workspace / "c.txt").read_bytes()
+    assert tool("edit", "c.txt", old_string="y = 2", new_string="y = 2") == {
+        "operation": "edit",
+        "file_path": "/c.txt",
+        "occurrences": 1,
+    }
+    assert tool("edit", "c.txt", old_string="x = 1", new_string="x = 1", replace_all=True)["occurrences"] == 2
+    with pytest.raises(editkit.Ambiguous, match="^Error: String 'x = 1' appears 2 times in file"):
+        tool("edit", "c.txt", old_string="x = 1", new_string="x = 1")
+    with pytest.raises(editkit.NotFound, match="^Error: String not found in file: 'w'"):
+        tool("edit", "c.txt", old_string="w", new_string="w")
+    assert (workspace / "c.txt").read_bytes() == before
+
+
+def test_edit_reads_its_strings_with_lf_endings(tool: FileModify, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("one\ntwo\nthree\n")
+    assert tool("edit", "f.txt", old_string="one\r\ntwo\r", new_string="1\r\n2\r")["occurrences"] == 1
+    assert (workspace / "f.txt").read_bytes() == b"1\n2\nthree\n"
+    with pytest.raises(editkit.NotFound) as refused:
+        tool("edit", "f.txt", old_string="nine\r\n", new_string="9")
+    assert refused.value.message.startswith("Error: String not found in file: 'nine\n'\n")
+
+
+def test_a_file_that_is_not_utf8_is_worded_as_the_original(tool: FileModify, workspace: Path) -> None:
+    (workspace / "latin1.txt").write_bytes(b"caf\xe9\n")
+    with pytest.raises(editkit.NotUtf8, match="^Error editing file '/latin1.txt': "):
+        tool("edit", "latin1.txt", old_string="caf", new_string="bar")
+    assert (workspace / "latin1.txt").read_bytes() == b"caf\xe9\n"
 
 
 # -- where the workspace comes from --------------------------------------------------------------
@@ -245,10 +436,16 @@ def test_configure_sets_and_forgets_the_workspace(
     assert fm.configure() is None
     with pytest.raises(editkit.InvalidArgs):
         file_modify("write", "c.txt", content="x")
-    # A toolkit of one's own: its options (here, absolute paths refused) apply.
-    fm.configure(toolkit=editkit.Toolkit(workspace, absolute_paths="refuse", diagnostics="off"))
-    with pytest.raises(editkit.OutsideWorkspace):
-        file_modify("write", "/rooted.txt", content="x")
+    # A toolkit of one's own: its options (here, a blocked pattern) apply, and paths are rooted at
+    # its first root whatever it does with absolute paths.
+    fm.configure(toolkit=editkit.Toolkit(workspace, blocked=["*.secret"], absolute_paths="refuse"))
+    with pytest.raises(editkit.Blocked):
+        file_modify("write", "notes.secret", content="x")
+    assert file_modify("write", "/rooted.txt", content="x") == {
+        "operation": "write",
+        "file_path": "/rooted.txt",
+    }
+    assert (workspace / "rooted.txt").read_text() == "x"
     with pytest.raises(TypeError):
         FileModify(workspace, toolkit=editkit.Toolkit(workspace))
 
@@ -288,12 +485,42 @@ def test_row_blocked_paths_are_refused(tool: FileModify, workspace: Path, path: 
 
 
 @pytest.mark.parametrize(
-    "path", ["reports\\a.md", "C:\\reports\\a.md", "C:/reports/a.md", "\\\\server\\share\\a.md"]
+    "path",
+    [
+        "reports\\a.md",
+        "C:\\reports\\a.md",
+        "C:/reports/a.md",
+        "c:a.md",
+        "\\\\server\\share\\a.md",
+        "//server/share/a.md",
+    ],
 )
 def test_row_backslashes_and_drive_letters_are_refused(tool: FileModify, workspace: Path, path: str) -> None:
     with pytest.raises(editkit.InvalidArgs):
         tool("write", path, content="x")
     assert list(workspace.iterdir()) == []
+
+
+def test_row_an_old_string_taking_in_the_byte_order_mark_is_not_found(
+    tool: FileModify, workspace: Path
+) -> None:
+    (workspace / "bom.py").write_bytes(b"\xef\xbb\xbfa = 1\nb = 2\n")
+    with pytest.raises(editkit.NotFound, match="^Error: String not found in file"):
+        tool("edit", "bom.py", old_string="\ufeffa = 1", new_string="a = 0")
+    assert tool("edit", "bom.py", old_string="a = 1", new_string="a = 0")["occurrences"] == 1
+    assert (workspace / "bom.py").read_bytes() == b"\xef\xbb\xbfa = 0\nb = 2\n"
+
+
+def test_row_binary_and_oversize_files_are_not_edited(workspace: Path) -> None:
+    tool = FileModify(toolkit=editkit.Toolkit(workspace, diagnostics="off", max_read_bytes=64))
+    (workspace / "nul.txt").write_bytes(b"a = 1\x00\n")
+    with pytest.raises(editkit.Binary):
+        tool("edit", "nul.txt", old_string="a = 1", new_string="a = 2")
+    (workspace / "big.txt").write_text("a = 1\n" * 20)
+    with pytest.raises(editkit.TooLarge):
+        tool("edit", "big.txt", old_string="a = 1\n" * 20, new_string="")
+    assert (workspace / "nul.txt").read_bytes() == b"a = 1\x00\n"
+    assert (workspace / "big.txt").read_text() == "a = 1\n" * 20
 
 
 EDITS_PER_WORKER = 6

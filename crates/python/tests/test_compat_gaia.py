@@ -1,15 +1,22 @@
 """``editkit.compat.gaia``: GAIA's ``FileIOToolsMixin`` interface, backed by editkit.
 
 First GAIA's own documented tests and the five usage examples of its specification
-(``docs/spec/file-io-tools-mixin.mdx``), then the rest of the interface, then one test per row
-of the adapter's "safer than the original" table, then path escapes.
+(``docs/spec/file-io-tools-mixin.mdx``), then the rest of the interface, then one test (or more)
+per row of the adapter's table of differences, then path escapes, then GAIA's words: its
+write-deny list, its validator, its diffs, sizes and messages, and its ``GAIA.md``. Where GAIA's
+output can be computed here (``difflib``, ``ast``, its ``GAIA.md`` builder), the tests compare
+with it exactly.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
+import datetime
+import difflib
 import inspect
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -249,7 +256,17 @@ def test_example_5_typescript_generic_file_operations(project: Path) -> None:
 
 
 def test_register_file_io_tools_fills_the_registry_in_gaias_shape(agent: FileAgent) -> None:
-    assert agent.register_file_io_tools() == list(TOOL_NAMES)
+    # GAIA's list leaves out write_file and edit_file, though it registers all ten.
+    assert agent.register_file_io_tools() == [
+        "read_file",
+        "write_python_file",
+        "edit_python_file",
+        "search_code",
+        "generate_diff",
+        "write_markdown_file",
+        "update_gaia_md",
+        "replace_function",
+    ]
     assert set(TOOL_NAMES) <= set(_TOOL_REGISTRY)
     entry = _TOOL_REGISTRY["write_python_file"]
     assert entry["name"] == "write_python_file"
@@ -294,18 +311,62 @@ def test_the_methods_keep_gaias_signatures() -> None:
 def test_a_host_without_a_validator_refuses_writes_and_raises_on_reads(workspace: Path) -> None:
     host = FileIOToolsMixin()
     target = workspace / "new.py"
+    (workspace / "old.py").write_text("def f():\n    return 1\n")
 
+    assert UNCONFINED_WRITE_ERROR == (
+        "Write blocked: path confinement is unavailable on this agent (no path_validator configured). "
+        "Refusing to write without a security check. Set self.path_validator = <PathValidator "
+        "instance>. See docs/spec/file-io-tools-mixin.mdx#host-agent-contract for a worked example."
+    )
     assert host.write_python_file(str(target), "x = 1") == {
         "status": "error",
         "error": UNCONFINED_WRITE_ERROR,
     }
-    assert host.write_file(str(target), "x = 1")["error"] == UNCONFINED_WRITE_ERROR
-    assert host.edit_file(str(target), "x", "y")["error"] == UNCONFINED_WRITE_ERROR
+    for refused in (
+        host.write_file(str(target), "x = 1"),
+        host.write_markdown_file(str(workspace / "n.md"), "# n\n"),
+        host.edit_file(str(workspace / "old.py"), "return 1", "return 2"),
+        host.edit_python_file(str(workspace / "old.py"), "return 1", "return 2"),
+        host.replace_function(str(workspace / "old.py"), "f", "def f():\n    return 2\n"),
+    ):
+        assert refused == {"status": "error", "error": UNCONFINED_WRITE_ERROR}
     assert not target.exists()
-    with pytest.raises(MissingHostAttributeError, match="path_validator"):
-        host.read_file(str(target))
-    with pytest.raises(AttributeError):
-        host.search_code(str(workspace), "x")
+    assert (workspace / "old.py").read_text() == "def f():\n    return 1\n"
+    message = (
+        "FileIOToolsMixin registers FileIOToolsMixin's tools but never binds self.path_validator. "
+        "Set self.path_validator = <PathValidator instance>. "
+        "See docs/spec/file-io-tools-mixin.mdx#host-agent-contract for a worked example."
+    )
+    assert issubclass(MissingHostAttributeError, RuntimeError)
+    for read_tool in (
+        lambda: host.read_file(str(target)),
+        lambda: host.search_code(str(workspace), "x"),
+        lambda: host.generate_diff(str(target), "x = 1\n"),
+        lambda: host.update_gaia_md(str(workspace), project_name="P"),
+    ):
+        with pytest.raises(MissingHostAttributeError) as raised:
+            read_tool()
+        assert str(raised.value) == message
+    assert not (workspace / "GAIA.md").exists()
+
+
+def test_a_validator_set_to_none_gets_gaias_answers(workspace: Path) -> None:
+    host = FileIOToolsMixin()
+    host.path_validator = None  # type: ignore[assignment]
+
+    assert host.write_file(str(workspace / "a.txt"), "x") == {
+        "status": "error",
+        "error": UNCONFINED_WRITE_ERROR,
+    }
+    # GAIA's read tools call None.is_path_allowed and answer the AttributeError's text.
+    assert host.read_file(str(workspace / "a.txt")) == {
+        "status": "error",
+        "error": "'NoneType' object has no attribute 'is_path_allowed'",
+    }
+    assert (
+        host.update_gaia_md(str(workspace))["error"] == "'NoneType' object has no attribute 'is_path_allowed'"
+    )
+    assert not (workspace / "a.txt").exists()
 
 
 def test_read_file_of_markdown_gives_headers_code_blocks_and_links(workspace: Path, agent: FileAgent) -> None:
@@ -343,7 +404,7 @@ def test_read_file_of_invalid_python_reports_errors_without_symbols(
     assert result["status"] == "success"
     assert result["is_valid"] is False
     assert result["errors"]
-    assert "line 1" in result["errors"][0]
+    assert re.fullmatch(r".+ \(<unknown>, line 1\)", result["errors"][0])
     assert "symbols" not in result
 
 
@@ -401,10 +462,18 @@ def test_an_edit_whose_text_is_missing_is_refused(workspace: Path, agent: FileAg
     (workspace / "m.py").write_text("x = 1\n")
 
     result = agent.edit_python_file(str(workspace / "m.py"), "y = 1", "y = 2")
+    generic = agent.edit_file(str(workspace / "m.py"), "y = 1", "y = 2")
+    same = agent.edit_file(str(workspace / "m.py"), "y = 1", "y = 1")
+    missing = agent.edit_file(str(workspace / "gone.py"), "y = 1", "y = 2")
 
     assert result["status"] == "error"
-    assert result["error"].startswith("Content to replace not found in file")
+    assert result["error"] == "Content to replace not found in file"
     assert result["error_kind"] == "not_found"
+    assert "old text not found" in result["detail"]
+    assert generic["error"] == f"Content to replace not found in {workspace / 'm.py'}"
+    # An edit that would change nothing still needs its text in the file, as in GAIA.
+    assert same["error"] == f"Content to replace not found in {workspace / 'm.py'}"
+    assert missing["error"] == f"File not found: {workspace / 'gone.py'}"
     assert (workspace / "m.py").read_text() == "x = 1\n"
 
 
@@ -485,8 +554,9 @@ def test_replace_function_of_an_unknown_name(workspace: Path, agent: FileAgent) 
     result = agent.replace_function(str(workspace / "m.py"), "zzz", "def zzz():\n    pass\n")
 
     assert result["status"] == "error"
-    assert result["error"].startswith("Function 'zzz' not found in file")
+    assert result["error"] == "Function 'zzz' not found in file"
     assert result["details"]["available"] == ["a"]
+    assert "available" in result["detail"]
 
 
 def test_replace_function_refuses_a_result_that_does_not_parse(workspace: Path, agent: FileAgent) -> None:
@@ -500,30 +570,136 @@ def test_replace_function_refuses_a_result_that_does_not_parse(workspace: Path, 
     assert (workspace / "m.py").read_text() == "def a():\n    return 1\n"
 
 
-def test_update_gaia_md_creates_then_updates(workspace: Path, agent: FileAgent) -> None:
-    first = agent.update_gaia_md(
-        project_root=str(workspace),
-        project_name="Calc",
-        description="A calculator.",
-        structure={"src": {"calculator.py": "the maths"}, "README.md": "docs"},
-        instructions="Keep it small.",
-    )
-    second = agent.update_gaia_md(project_root=str(workspace), description="A better calculator.")
+def gaia_md_reference(
+    project_name: Any = None, description: Any = None, structure: Any = None, instructions: Any = None
+) -> str:
+    """GAIA's ``update_gaia_md`` file (its code, with the timestamp left as ``STAMP``)."""
+    content = "# GAIA.md\n\n"
+    content += "This file provides guidance to GAIA Code Agent when working with code in this project.\n\n"
+    if project_name:
+        content += f"## Project: {project_name}\n\n"
+    if description:
+        content += f"## Description\n{description}\n\n"
+    content += "**Last Updated:** STAMP\n\n"
+    if structure:
+        content += "## Project Structure\n```\n"
 
-    gaia_md = workspace / "GAIA.md"
-    assert first["status"] == "success"
-    assert first["created"] is True
-    assert first["file_path"] == os.path.join(str(workspace), "GAIA.md")
-    assert first["message"] == f"GAIA.md created at {first['file_path']}"
-    assert set(first["updated_sections"]) >= {"Description", "Structure", "Instructions"}
+        def format_structure(struct: Any, indent: str = "") -> str:
+            result = ""
+            if isinstance(struct, dict):
+                for key, value in struct.items():
+                    if isinstance(value, dict):
+                        result += f"{indent}{key}\n"
+                        result += format_structure(value, indent + "  ")
+                    else:
+                        result += f"{indent}{key} - {value}\n"
+            return result
+
+        content += format_structure(structure)
+        content += "```\n\n"
+    if instructions:
+        content += f"## Special Instructions\n{instructions}\n\n"
+    content += "## Development Guidelines\n"
+    content += "- Follow PEP 8 style guidelines\n"
+    content += "- Add docstrings to all functions and classes\n"
+    content += "- Include type hints where appropriate\n"
+    content += "- Write unit tests for new functionality\n\n"
+    content += "## Code Quality\n"
+    content += "- All code should pass pylint checks\n"
+    content += "- Use Black formatter for consistent style\n"
+    content += "- Ensure proper error handling\n\n"
+    return content
+
+
+STAMP = re.compile(r"(?<=\*\*Last Updated:\*\* )\S+")
+
+
+def stamped(text: str) -> tuple[str, list[str]]:
+    """``text`` with its timestamps replaced by ``STAMP``, and the timestamps."""
+    return STAMP.sub("STAMP", text), STAMP.findall(text)
+
+
+FIELDS: dict[str, Any] = {
+    "project_name": "Calc",
+    "description": "A calculator.",
+    "structure": {"src": {"calculator.py": "the maths"}, "README.md": "docs"},
+    "instructions": "Keep it small.",
+}
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [FIELDS, {}, {"description": "Only this."}, {"project_name": "P", "instructions": "Be brief."}],
+    ids=["every-field", "no-field", "description", "name-and-instructions"],
+)
+def test_update_gaia_md_creates_gaias_file(workspace: Path, agent: FileAgent, fields: dict[str, Any]) -> None:
+    before = datetime.datetime.now()
+
+    result = agent.update_gaia_md(project_root=str(workspace), **fields)
+
+    gaia_md = os.path.join(str(workspace), "GAIA.md")
+    assert result == {
+        "status": "success",
+        "file_path": gaia_md,
+        "created": True,
+        "message": f"GAIA.md created at {gaia_md}",
+        "updated_sections": [
+            name
+            for key, name in (
+                ("project_name", "Project"),
+                ("description", "Description"),
+                ("structure", "Project Structure"),
+                ("instructions", "Special Instructions"),
+            )
+            if key in fields
+        ],
+    }
+    text, stamps = stamped(Path(gaia_md).read_text())
+    assert text == gaia_md_reference(**fields)
+    assert len(stamps) == 1
+    assert before <= datetime.datetime.fromisoformat(stamps[0]) <= datetime.datetime.now()
+
+
+def test_update_gaia_md_updates_gaias_sections_in_place(workspace: Path, agent: FileAgent) -> None:
+    agent.update_gaia_md(project_root=str(workspace), **FIELDS)
+
+    second = agent.update_gaia_md(
+        project_root=str(workspace), project_name="Calc 2", instructions="Keep it smaller."
+    )
+    third = agent.update_gaia_md(project_root=str(workspace), description="A better calculator.")
+
     assert second["created"] is False
-    assert second["message"].startswith("GAIA.md updated at")
-    text = gaia_md.read_text()
-    assert "Calc" in text
-    assert "A better calculator." in text
-    assert "A calculator." not in text
-    assert "src\n  calculator.py - the maths\nREADME.md - docs" in text
-    assert "Keep it small." in text
+    assert second["message"] == f"GAIA.md updated at {os.path.join(str(workspace), 'GAIA.md')}"
+    assert second["updated_sections"] == ["Project", "Special Instructions"]
+    assert third["updated_sections"] == ["Description"]
+    text, stamps = stamped((workspace / "GAIA.md").read_text())
+    # Each section once, where GAIA puts it; the ones not given this time are kept.
+    assert text == gaia_md_reference(
+        "Calc 2", "A better calculator.", FIELDS["structure"], "Keep it smaller."
+    )
+    assert len(stamps) == 1
+    assert "## Instructions" not in text
+
+
+def test_update_gaia_md_with_no_field_refreshes_only_the_timestamp(workspace: Path, agent: FileAgent) -> None:
+    agent.update_gaia_md(project_root=str(workspace), **FIELDS)
+    (workspace / "GAIA.md").write_text(STAMP.sub("2000-01-01T00:00:00", (workspace / "GAIA.md").read_text()))
+
+    result = agent.update_gaia_md(project_root=str(workspace))
+
+    assert result["status"] == "success"
+    assert result["updated_sections"] == []
+    text, stamps = stamped((workspace / "GAIA.md").read_text())
+    assert text == gaia_md_reference(**FIELDS)
+    assert not stamps[0].startswith("2000")
+
+
+def test_update_gaia_md_needs_its_folder(workspace: Path, agent: FileAgent) -> None:
+    result = agent.update_gaia_md(project_root=str(workspace / "nowhere"), project_name="P")
+
+    gaia_md = os.path.join(str(workspace / "nowhere"), "GAIA.md")
+    assert result["error"] == f"[Errno 2] No such file or directory: {gaia_md!r}"
+    assert not (workspace / "nowhere").exists()
 
 
 def test_relative_paths_resolve_against_the_current_directory(
@@ -604,16 +780,72 @@ def test_safer_a_file_changed_since_read_is_not_overwritten(workspace: Path, age
     assert agent.edit_python_file(str(target), "x = 1", "x = 2")["status"] == "success"
 
 
+@pytest.mark.parametrize(
+    ("text", "old", "new", "expected", "rung"),
+    [
+        ("def f():\n\treturn 1\n", "    return 1", "    return 2", "def f():\n\treturn 2\n", "line_trimmed"),
+        ("x = 1 +  2\n", "x = 1 + 2", "x = 3", "x = 3\n", "whitespace_normalised"),
+        (
+            "def f():\n    if x:\n        return 1\n    return 0\n",
+            "if x:\n    return 1\nreturn 0",
+            "if y:\n    return 1\nreturn 0",
+            "def f():\n    if y:\n        return 1\n    return 0\n",
+            "line_trimmed",
+        ),
+        ("s = \u201cworld\u201d\n", 's = "world"', 's = "there"', 's = "there"\n', "unicode_normalised"),
+        ('s = "it\u2019s"\n', 's = "it\'s"', 's = "it is"', 's = "it is"\n', "unicode_normalised"),
+        ("# a \u2013 b\n", "# a - b", "# a - c", "# a - c\n", "unicode_normalised"),
+        ("# a \u2014 b\n", "# a - b", "# a - c", "# a - c\n", "unicode_normalised"),
+        ("# a\u00a0b\n", "# a b", "# a c", "# a c\n", "unicode_normalised"),
+        ('s = "hi"\n', 's = \\"hi\\"', 's = \\"yo\\"', 's = "yo"\n', "escape_normalised"),
+    ],
+    ids=[
+        "indentation",
+        "whitespace",
+        "block-indentation",
+        "curly-quotes",
+        "apostrophe",
+        "en-dash",
+        "em-dash",
+        "nbsp",
+        "escaped-quotes",
+    ],
+)
 def test_safer_drifted_old_content_lands_on_the_one_matching_region(
-    workspace: Path, agent: FileAgent
+    workspace: Path, agent: FileAgent, text: str, old: str, new: str, expected: str, rung: str
 ) -> None:
-    (workspace / "m.py").write_text("def f():\n\treturn 1\n")
+    (workspace / "m.py").write_text(text, encoding="utf-8")
+    (workspace / "m.txt").write_text(text, encoding="utf-8")
+    assert old not in text  # GAIA: "Content to replace not found in file"
 
-    result = agent.edit_python_file(str(workspace / "m.py"), "    return 1", "    return 2")
+    result = agent.edit_python_file(str(workspace / "m.py"), old, new)
+    generic = agent.edit_file(str(workspace / "m.txt"), old, new)
 
     assert result["status"] == "success"
-    assert result["match_rung"] != "exact"
-    assert (workspace / "m.py").read_text() == "def f():\n\treturn 2\n"
+    assert result["match_rung"] == rung
+    assert generic["match_rung"] == rung
+    # The new text is written as given: the hyphen replaces the en dash the file had.
+    assert (workspace / "m.py").read_text(encoding="utf-8") == expected
+    assert (workspace / "m.txt").read_text(encoding="utf-8") == expected
+
+
+def test_safer_drift_matching_two_regions_is_refused(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "m.txt").write_text("# a \u2013 b\n# a \u2014 b\n", encoding="utf-8")
+
+    result = agent.edit_file(str(workspace / "m.txt"), "# a - b", "# a - c")
+
+    assert result["error_kind"] == "ambiguous"
+    assert (workspace / "m.txt").read_text(encoding="utf-8") == "# a \u2013 b\n# a \u2014 b\n"
+
+
+def test_another_ascii_quote_is_not_drift(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "q.py").write_text("name = 'world'\n")
+
+    result = agent.edit_python_file(str(workspace / "q.py"), 'name = "world"', 'name = "there"')
+
+    assert result["status"] == "error"
+    assert result["error"] == "Content to replace not found in file"
+    assert (workspace / "q.py").read_text() == "name = 'world'\n"
 
 
 def test_safer_a_repeated_edit_is_refused_as_already_applied(workspace: Path, agent: FileAgent) -> None:
@@ -657,6 +889,7 @@ def test_safer_paths_outside_are_refused_without_prompting(
         "status": "error",
         "error": f"Access denied: {sibling / 'x.py'} is not in allowed paths",
         "error_kind": "outside_workspace",
+        "detail": read["detail"],
         "details": read["details"],
     }
     assert write["status"] == "error"
@@ -777,29 +1010,52 @@ def test_safer_search_code_honours_gitignore_and_refuses_a_missing_directory(
         (workspace / folder / "m.py").write_text("# TODO here\n")
 
     (workspace / "src" / "blob.py").write_bytes(b"\x00\x01# TODO in binary\n")
+    for name in ("zeta.py", "alpha.py", "mid.py"):
+        (workspace / "src" / name).write_text("# TODO\n")
 
     found = agent.search_code(str(workspace), "TODO")
     missing = agent.search_code(str(workspace / "srcc"), "TODO")
+    one_file = agent.search_code(str(workspace / "src" / "m.py"), "TODO")
 
-    assert [result["file"] for result in found["results"]] == ["src/m.py"]
+    assert [result["file"] for result in found["results"]] == [
+        "src/alpha.py",
+        "src/m.py",
+        "src/mid.py",
+        "src/zeta.py",
+    ]
     assert missing["status"] == "error"
     assert missing["error_kind"] == "not_found"
+    assert one_file["results"] == [{"file": "m.py", "matches": [{"line": 1, "content": "# TODO here"}]}]
 
 
 def test_safer_update_gaia_md_keeps_hand_written_sections(workspace: Path, agent: FileAgent) -> None:
     (workspace / "GAIA.md").write_text(
-        "# Calc\n\n## Description\nOld.\n\n## Team notes\nAsk Ana before releasing.\n"
+        "# Calc\n\nIntro.\n\n## Description\nOld.\n\n## Team notes\nAsk Ana before releasing.\n"
     )
 
-    result = agent.update_gaia_md(project_root=str(workspace), description="New.")
+    result = agent.update_gaia_md(project_root=str(workspace), description="New.", instructions="Be kind.")
 
     assert result["status"] == "success"
     assert result["created"] is False
-    assert result["updated_sections"] == ["Description"]
-    text = (workspace / "GAIA.md").read_text()
-    assert "New." in text
-    assert "Old." not in text
-    assert "## Team notes\nAsk Ana before releasing.\n" in text
+    assert result["updated_sections"] == ["Description", "Special Instructions"]
+    text, stamps = stamped((workspace / "GAIA.md").read_text())
+    # Replaced in place; the missing Last Updated line and Special Instructions go where GAIA
+    # puts them (after the Description), and the hand-written section stays.
+    assert text == (
+        "# Calc\n\nIntro.\n\n## Description\nNew.\n\n**Last Updated:** STAMP\n\n"
+        "## Special Instructions\nBe kind.\n\n## Team notes\nAsk Ana before releasing.\n"
+    )
+    assert len(stamps) == 1
+
+
+def test_safer_update_gaia_md_structure_given_as_text(workspace: Path, agent: FileAgent) -> None:
+    result = agent.update_gaia_md(project_root=str(workspace), structure="src/\n  app.py - the app")
+
+    assert result["status"] == "success"
+    text, _ = stamped((workspace / "GAIA.md").read_text())
+    # GAIA's formatter renders only a dict: its block would be empty.
+    assert "## Project Structure\n```\n```\n" in gaia_md_reference(structure="src/\n  app.py - the app")
+    assert "## Project Structure\n```\nsrc/\n  app.py - the app\n```\n\n" in text
 
 
 def test_safer_files_over_the_read_limit_are_refused(workspace: Path) -> None:
@@ -883,3 +1139,696 @@ def test_the_module_names_its_interface(workspace: Path) -> None:
     toolkit = gaia.PathValidator(allowed_paths=[workspace]).toolkit
     assert isinstance(toolkit, editkit.Toolkit)
     assert toolkit.roots == [str(workspace.resolve())]
+
+
+@pytest.fixture(autouse=True)
+def _no_gaia_relocation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GAIA's state folder is ``~/.gaia`` in these tests, wherever the user moved theirs."""
+    monkeypatch.delenv("GAIA_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("GAIA_HOME", raising=False)
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home folder of the test's own (``~/.ssh``, ``~/.gaia``...), outside the workspace."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder.resolve()
+
+
+# ------------------------------------------------------------------------------------------------
+# GAIA's write-deny list (gaia.security.is_write_blocked), enforced by the toolkit, in GAIA's words.
+
+STARTUP_TAIL = (
+    ". Writing to it would make the agent's content run on your machine without you asking. "
+    "Edit it yourself if that is what you intended."
+)
+
+
+def startup_name(real: str) -> str:
+    name = os.path.basename(real)
+    return (
+        f"Write blocked: '{name}' is executed automatically when a shell, login session or git command starts"
+        + (STARTUP_TAIL)
+    )
+
+
+def sensitive_name(real: str) -> str:
+    name = os.path.basename(real)
+    return (
+        f"Write blocked: '{name}' is a sensitive file (credentials/keys/secrets). "
+        "Writing to it is not allowed."
+    )
+
+
+def sensitive_extension(real: str) -> str:
+    extension = os.path.splitext(real)[1].lower()
+    return (
+        f"Write blocked: files with extension '{extension}' are sensitive (certificates/keys). "
+        "Writing is not allowed."
+    )
+
+
+def startup_folder(marker: str) -> Callable[[str], str]:
+    def reason(real: str) -> str:
+        return (
+            f"Write blocked: '{real}' is inside '{marker}', whose contents are executed automatically "
+            f"at login, on a git operation, or by the session manager{STARTUP_TAIL}"
+        )
+
+    return reason
+
+
+DENIED_ANYWHERE: list[tuple[str, Callable[[str], str]]] = [
+    (".bashrc", startup_name),
+    (".profile", startup_name),
+    (".zshrc", startup_name),
+    ("src/.BASHRC", startup_name),
+    ("config.fish", startup_name),
+    (".gitconfig", startup_name),
+    ("crontab", startup_name),
+    ("scripts/Profile.ps1", startup_name),
+    ("credentials.json", sensitive_name),
+    ("secrets.json", sensitive_name),
+    ("config/service_account.json", sensitive_name),
+    ("known_hosts", sensitive_name),
+    (".pgpass", sensitive_name),
+    ("Secrets.JSON", sensitive_name),
+    ("certs/site.crt", sensitive_extension),
+    ("site.cer", sensitive_extension),
+    ("SITE.CRT", sensitive_extension),
+    ("store.pfx", sensitive_extension),
+    (".config/autostart/app.desktop", startup_folder(".config/autostart")),
+    (".config/systemd/user/x.service", startup_folder(".config/systemd/user")),
+    ("Library/LaunchAgents/x.plist", startup_folder("launchagents")),
+    ("x/WindowsPowerShell/notes.txt", startup_folder("windowspowershell")),
+    (".git/hooks/pre-commit", startup_folder(".git")),
+]
+
+
+@pytest.mark.parametrize(("relative", "reason"), DENIED_ANYWHERE, ids=[case[0] for case in DENIED_ANYWHERE])
+def test_gaias_write_deny_list_is_refused_in_its_words(
+    workspace: Path, agent: FileAgent, relative: str, reason: Callable[[str], str]
+) -> None:
+    target = workspace / relative
+    real = os.path.realpath(target)
+
+    written = agent.write_file(str(target), "x = 1\n")
+    python = agent.write_python_file(str(target), "x = 1\n")
+
+    assert written["status"] == "error"
+    assert written["error"] == reason(real)
+    assert written["error_kind"] == "blocked"
+    assert python["error"] == reason(real)
+    assert not target.exists()
+    # The toolkit enforces the list: edits are refused alike, and (safer) reads too.
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("x = 1\n")
+    assert agent.edit_file(str(target), "x = 1", "x = 2")["error"] == reason(real)
+    assert agent.edit_python_file(str(target), "x = 1", "x = 2")["error"] == reason(real)
+    assert agent.read_file(str(target))["error_kind"] == "blocked"
+    assert not agent.path_validator.is_path_allowed(str(target))
+    assert (
+        agent.path_validator.toolkit.call("write_file", {"path": str(target), "content": "y"})["ok"] is False
+    )
+    assert target.read_text() == "x = 1\n"
+
+
+DENIED_IN_HOME: list[tuple[str, str, bool]] = [
+    # (path below the home folder, the folder GAIA names, whether it is a credential folder)
+    (".ssh/config", ".ssh", False),
+    (".gnupg/pubring.kbx", ".gnupg", False),
+    ("Library/LaunchAgents/x.plist", "Library/LaunchAgents", False),
+    (".gaia/mcp_servers.json", ".gaia", False),
+    (".kube/config", ".kube", True),
+    (".docker/config.json", ".docker", True),
+    (".aws/config", ".aws", True),
+    (".azure/profile.json", ".azure", True),
+    (".config/gcloud/configurations/default", ".config/gcloud", True),
+]
+
+
+@pytest.mark.parametrize(
+    ("relative", "folder", "secret"), DENIED_IN_HOME, ids=[case[0] for case in DENIED_IN_HOME]
+)
+def test_gaias_protected_home_folders_are_refused_in_its_words(
+    home: Path, relative: str, folder: str, secret: bool
+) -> None:
+    agent = FileAgent(PathValidator(allowed_paths=[home]))
+    target = home / relative
+    real = os.path.realpath(target)
+    reason = f"Write blocked: '{real}' is inside protected directory '{home / folder}'"
+    if secret:
+        reason += ", which holds credentials and tool configuration. Edit it yourself if you need to."
+
+    assert agent.write_file(str(target), "x\n")["error"] == reason
+    assert not target.exists()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("x\n")
+    assert agent.edit_file(str(target), "x", "y")["error"] == reason
+    assert agent.read_file(str(target))["error_kind"] == "blocked"
+    assert target.read_text() == "x\n"
+
+
+def test_gaias_credential_folders_are_those_of_the_home_folder(
+    home: Path, workspace: Path, agent: FileAgent
+) -> None:
+    # As in GAIA, a project's own .kube or .ssh folder is not the user's.
+    for relative in (".kube/config", ".ssh/config", ".docker/config.json"):
+        assert agent.write_file(str(workspace / relative), "x\n")["status"] == "success"
+
+
+def test_safer_the_toolkit_blocks_more_than_gaia(workspace: Path, agent: FileAgent) -> None:
+    # editkit's own defaults, and a folder named like a denied file.
+    for relative in (".env.test", "crontab/notes.txt", "deploy/id_rsa.bak", ".git-credentials"):
+        result = agent.write_file(str(workspace / relative), "x\n")
+        assert result["error_kind"] == "blocked", relative
+        assert result["error"].startswith(f"Access denied: {workspace / relative} is blocked (")
+        assert not (workspace / relative).exists()
+
+
+def test_safer_gaias_state_folder_is_blocked_whole(home: Path) -> None:
+    documents = home / ".gaia" / "documents"
+    documents.mkdir(parents=True)
+    from_home = FileAgent(PathValidator(allowed_paths=[home]))
+    in_documents = FileAgent(PathValidator(allowed_paths=[documents]))
+
+    # GAIA lets writes into ~/.gaia/documents (its uploads), from any allowed path.
+    assert from_home.write_file(str(documents / "notes.txt"), "x\n")["error_kind"] == "blocked"
+    assert in_documents.write_file(str(documents / "notes.txt"), "x\n")["status"] == "success"
+    assert from_home.write_file(str(home / ".gaia" / "config.json"), "x\n")["error"] == (
+        f"Write blocked: '{home / '.gaia' / 'config.json'}' is inside protected directory '{home / '.gaia'}'"
+    )
+
+
+def test_safer_an_allowed_path_inside_a_write_protected_folder_is_left_out(
+    home: Path, workspace: Path
+) -> None:
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "notes.txt").write_text("n\n")
+    (workspace / "a.txt").write_text("a\n")
+    both = FileAgent(PathValidator(allowed_paths=[home / ".ssh", workspace]))
+    only = FileAgent(PathValidator(allowed_paths=[home / ".ssh"]))
+
+    assert both.read_file(str(workspace / "a.txt"))["content"] == "a\n"
+    assert both.read_file(str(home / ".ssh" / "notes.txt"))["error_kind"] == "outside_workspace"
+    assert only.read_file(str(home / ".ssh" / "notes.txt")) == {
+        "status": "error",
+        "error": "no allowed path is left to work in: each is missing, not a folder, or inside a blocked "
+        "or write-protected folder",
+    }
+
+
+def test_a_startup_folder_run_may_start_above_the_allowed_path(tmp_path: Path) -> None:
+    config = tmp_path / "project" / ".config"
+    (config / "autostart").mkdir(parents=True)
+    agent = FileAgent(PathValidator(allowed_paths=[config]))
+    inside = FileAgent(PathValidator(allowed_paths=[config / "autostart"]))
+    target = config / "autostart" / "app.desktop"
+
+    assert agent.write_file(str(target), "x\n")["error"] == startup_folder(".config/autostart")(str(target))
+    assert agent.write_file(str(config / "other.txt"), "x\n")["status"] == "success"
+    assert inside.read_file(str(target))["error"].startswith("no allowed path is left to work in")
+    assert not target.exists()
+
+
+def test_safer_a_blocked_folder_is_blocked_below_every_allowed_path(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for root in (first, second):
+        (root / "secrets").mkdir(parents=True)
+    agent = FileAgent(PathValidator(allowed_paths=[first, second], blocked_paths=[first / "secrets"]))
+
+    assert agent.write_file(str(first / "secrets" / "a.txt"), "x\n")["error_kind"] == "blocked"
+    # The toolkit's blocked patterns hold for every root: the same place below the other is blocked.
+    assert agent.write_file(str(second / "secrets" / "a.txt"), "x\n")["error_kind"] == "blocked"
+    assert agent.write_file(str(second / "open.txt"), "x\n")["status"] == "success"
+
+
+def test_safer_allowed_paths_that_are_files_or_missing_are_left_out(workspace: Path, tmp_path: Path) -> None:
+    (tmp_path / "single.txt").write_text("s\n")
+    (workspace / "a.txt").write_text("a\n")
+    agent = FileAgent(PathValidator(allowed_paths=[tmp_path / "single.txt", tmp_path / "later", workspace]))
+
+    assert agent.read_file(str(workspace / "a.txt"))["content"] == "a\n"
+    assert agent.read_file(str(tmp_path / "single.txt"))["error_kind"] == "outside_workspace"
+    assert agent.write_file(str(tmp_path / "later" / "x.txt"), "x\n")["error_kind"] == "outside_workspace"
+    assert not (tmp_path / "later").exists()
+
+
+def test_an_empty_allowed_list_allows_nothing(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(workspace)
+    agent = FileAgent(PathValidator(allowed_paths=[]))
+
+    assert agent.write_file("a.txt", "x\n")["error"].startswith("no allowed path is left to work in")
+    assert not (workspace / "a.txt").exists()
+
+
+def test_writes_outside_are_refused_in_gaias_words(workspace: Path, agent: FileAgent) -> None:
+    attach = (
+        " Attach the file to this session, or start the agent with an allowed_paths list that covers it."
+        " Do not copy, move or convert it to another location to get around this."
+    )
+
+    elsewhere = agent.write_python_file("/srv/editkit-test/app.py", "x = 1\n")
+    system = agent.write_markdown_file("/etc/editkit-test.md", "# x\n")
+    edit = agent.edit_file("/etc/editkit-test.conf", "a", "b")
+    python_edit = agent.edit_python_file("/srv/editkit-test/app.py", "a", "b")
+
+    assert elsewhere["error"] == f"Access denied: '/srv/editkit-test/app.py' is not in allowed paths.{attach}"
+    assert system["error"] == (
+        "Access denied: '/etc/editkit-test.md' is not in allowed paths. No approval can grant it: "
+        "Write blocked: '/etc/editkit-test.md' is inside protected directory '/etc'."
+    )
+    # The edit tools check GAIA's write-deny list before the allowed paths.
+    assert edit["error"] == "Write blocked: '/etc/editkit-test.conf' is inside protected directory '/etc'"
+    assert python_edit["error"] == "Access denied: /srv/editkit-test/app.py is not in allowed paths"
+
+
+# ------------------------------------------------------------------------------------------------
+# GAIA's own validator (gaia.security.PathValidator): only its allowed paths are read.
+
+
+class GaiaPathValidator:
+    """Shaped like GAIA's ``PathValidator``: resolved ``allowed_paths``, ``read_only_paths`` and
+    ``withheld_paths`` sets and GAIA's methods, and no ``toolkit``."""
+
+    def __init__(self, allowed_paths: Any = None) -> None:
+        chosen = [Path.cwd()] if allowed_paths is None else allowed_paths
+        self.allowed_paths: set[Path] = {Path(path).resolve() for path in chosen}
+        self.read_only_paths: set[Path] = set()
+        self.withheld_paths: set[Path] = set()
+
+    def add_allowed_path(self, path: str) -> None:
+        self.allowed_paths.add(Path(path).resolve())
+
+    def withhold_path(self, path: str) -> None:
+        self.withheld_paths.add(Path(path).resolve())
+
+    def is_path_allowed(self, path: str, prompt_user: bool = True) -> bool:
+        raise AssertionError("the toolkit decides, not the validator's methods")
+
+    def is_write_blocked(self, path: str) -> tuple[bool, str]:
+        raise AssertionError("the toolkit decides, not the validator's methods")
+
+
+def test_gaias_own_validator_confines_the_tools(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "m.py").write_text("x = 1\n")
+    agent = FileAgent(GaiaPathValidator(allowed_paths=[str(workspace)]))  # type: ignore[arg-type]
+
+    assert agent.read_file(str(workspace / "m.py"))["content"] == "x = 1\n"
+    assert agent.edit_python_file(str(workspace / "m.py"), "x = 1", "x = 2")["status"] == "success"
+    assert agent.write_file(str(workspace / "n.txt"), "n\n")["status"] == "success"
+    assert agent.write_file(str(workspace / ".bashrc"), "n\n")["error"] == startup_name(".bashrc")
+    assert agent.read_file(str(tmp_path / "elsewhere.py"))["error_kind"] == "outside_workspace"
+    assert (workspace / "m.py").read_text() == "x = 2\n"
+
+
+def test_gaias_own_validator_keeps_its_toolkit_until_its_paths_change(
+    workspace: Path, tmp_path: Path
+) -> None:
+    validator = GaiaPathValidator(allowed_paths=[str(workspace)])
+    agent = FileAgent(validator)  # type: ignore[arg-type]
+    target = workspace / "m.py"
+    target.write_text("x = 1\n")
+    agent.read_file(str(target))
+    target.write_text("x = 1\nchanged = True\n")
+
+    # The same toolkit remembers the read: the change made meanwhile is not overwritten.
+    assert agent.write_file(str(target), "x = 3\n")["error_kind"] == "stale"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "o.txt").write_text("o\n")
+    assert agent.read_file(str(other / "o.txt"))["error_kind"] == "outside_workspace"
+    validator.add_allowed_path(str(other))
+    assert agent.read_file(str(other / "o.txt"))["content"] == "o\n"
+    (workspace / "private").mkdir()
+    validator.withhold_path(str(workspace / "private"))
+    assert agent.write_file(str(workspace / "private" / "p.txt"), "p\n")["error_kind"] == "blocked"
+    assert not (workspace / "private" / "p.txt").exists()
+
+
+def test_a_validator_without_allowed_paths_is_an_error(workspace: Path) -> None:
+    agent = FileAgent(object())  # type: ignore[arg-type]
+
+    assert agent.read_file(str(workspace / "m.py")) == {
+        "status": "error",
+        "error": "path_validator (object) has no allowed_paths to confine the tools to",
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# GAIA's results: read_file's text and sizes, diffs, edit sizes, search filters, messages.
+
+
+def gaia_text(data: bytes) -> str:
+    """What GAIA's ``open(path, encoding="utf-8").read()`` gives: universal newlines, BOM kept."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"a\r\nb\r\n",
+        b"\xef\xbb\xbfhello\n",
+        b"\xef\xbb\xbfx\r\ny\rz",
+        "caf\u00e9\n\u2028next\n".encode(),
+        b"",
+    ],
+    ids=["crlf", "bom", "bom-mixed", "non-ascii", "empty"],
+)
+def test_read_file_gives_gaias_text_and_sizes(workspace: Path, agent: FileAgent, data: bytes) -> None:
+    (workspace / "f.txt").write_bytes(data)
+
+    result = agent.read_file(str(workspace / "f.txt"))
+
+    expected = gaia_text(data)
+    assert result["content"] == expected
+    assert result["size_bytes"] == len(expected.encode("utf-8"))
+    assert result["line_count"] == len(expected.splitlines())
+    assert (workspace / "f.txt").read_bytes() == data
+
+
+def test_safer_a_python_file_with_a_bom_parses(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "b.py").write_bytes(b"\xef\xbb\xbfdef f():\n    return 1\n")
+    with pytest.raises(SyntaxError, match="U\\+FEFF"):
+        ast.parse(gaia_text((workspace / "b.py").read_bytes()))  # what GAIA checks
+
+    read = agent.read_file(str(workspace / "b.py"))
+    replaced = agent.replace_function(str(workspace / "b.py"), "f", "def f():\n    return 2\n")
+
+    assert read["content"].startswith("\ufeffdef f")
+    assert read["is_valid"] is True
+    assert [symbol["name"] for symbol in read["symbols"]] == ["f"]
+    assert replaced["status"] == "success"
+    assert (workspace / "b.py").read_bytes() == b"\xef\xbb\xbfdef f():\n    return 2\n"
+
+
+def test_safer_nul_bytes_in_valid_utf8_read_as_binary(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "nul.txt").write_bytes(b"a\x00b\n")
+    assert gaia_text((workspace / "nul.txt").read_bytes()) == "a\x00b\n"  # GAIA reads it as text
+
+    result = agent.read_file(str(workspace / "nul.txt"))
+
+    assert result["is_binary"] is True
+    assert result["content"] == "[Binary file, 4 bytes]"
+
+
+def test_syntax_errors_take_gaias_form(workspace: Path, agent: FileAgent) -> None:
+    text = "def f(:\n    pass\n\nx = (1,\n"
+    (workspace / "bad.py").write_text(text)
+    with pytest.raises(SyntaxError) as gaia:
+        ast.parse(text)
+
+    read = agent.read_file(str(workspace / "bad.py"))
+    written = agent.write_python_file(str(workspace / "new.py"), text)
+
+    assert str(gaia.value) == "invalid syntax (<unknown>, line 1)"
+    # editkit's parser's words, in the same form, for every error rather than the first.
+    assert read["errors"][0] == "missing `)` after `(` (<unknown>, line 1)"
+    assert len(read["errors"]) >= 2
+    assert all(re.fullmatch(r".+ \(<unknown>, line \d+\)", error) for error in read["errors"])
+    assert written["syntax_errors"][0].endswith("(<unknown>, line 1)")
+
+
+SYMBOLS = """class C:
+    def m(self):
+        def inner():
+            pass
+        return 1
+
+    async def am(self):
+        pass
+
+
+def g():
+    class Local:
+        pass
+
+
+async def h():
+    pass
+"""
+
+
+def gaia_symbols(text: str) -> list[tuple[str, str, int]]:
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append((node.name, "function", node.lineno))
+        elif isinstance(node, ast.ClassDef):
+            found.append((node.name, "class", node.lineno))
+    return found
+
+
+def test_symbols_come_in_gaias_order(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "s.py").write_text(SYMBOLS)
+
+    result = agent.read_file(str(workspace / "s.py"))
+
+    assert [(s["name"], s["type"], s["line"]) for s in result["symbols"]] == gaia_symbols(SYMBOLS)
+
+
+def test_safer_symbols_inside_blocks_come_with_their_nesting(workspace: Path, agent: FileAgent) -> None:
+    text = (
+        "import typing\nif typing.TYPE_CHECKING:\n    def guarded():\n        pass\n"
+        "class C:\n    def m(self):\n        pass\n"
+    )
+    (workspace / "s.py").write_text(text)
+
+    result = agent.read_file(str(workspace / "s.py"))
+
+    names = [symbol["name"] for symbol in result["symbols"]]
+    assert [name for name, _, _ in gaia_symbols(text)] == ["C", "guarded", "m"]
+    assert names == ["guarded", "C", "m"]
+
+
+def test_safer_markdown_comes_from_a_markdown_parser(workspace: Path, agent: FileAgent) -> None:
+    text = "# Title ##\n\n```sh\n# not a heading\n```\n\nSetext\n======\n\n## See [docs](d.md)\n"
+    (workspace / "r.md").write_text(text)
+
+    result = agent.read_file(str(workspace / "r.md"))
+
+    assert re.findall(r"^#{1,6}\s+(.+)$", text, re.MULTILINE) == [  # GAIA's headers
+        "Title ##",
+        "not a heading",
+        "See [docs](d.md)",
+    ]
+    assert result["headers"] == ["Title", "Setext", "See docs"]
+    assert result["code_blocks"] == [{"language": "sh", "code": "# not a heading\n"}]
+    assert result["links"] == [{"text": "docs", "url": "d.md"}]
+
+
+def gaia_edit_diff(old: str, new: str, name: str) -> str:
+    """GAIA's ``edit_python_file`` and ``replace_function`` diff."""
+    return "\n".join(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), fromfile=name, tofile=name)
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("one\ntwo\nthree", "one\nTWO\nthree"),
+        ("a = 1\nb = 2\n", "a = 1\nb = 3\nc = 4\n"),
+        (
+            "".join(f"v{n} = {n}\n" for n in range(30)),
+            "".join(f"v{n} = {n * (n % 7 != 0)}\n" for n in range(30)),
+        ),
+    ],
+    ids=["no-final-newline", "small", "several-hunks"],
+)
+def test_diffs_are_gaias(workspace: Path, agent: FileAgent, old: str, new: str) -> None:
+    target = workspace / "t.py"
+    target.write_text(old)
+
+    generated = agent.generate_diff(str(target), new, context_lines=2)
+    dry = agent.edit_python_file(str(target), old, new, dry_run=True)
+    edited = agent.edit_python_file(str(target), old, new, backup=False)
+
+    reference = list(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), str(target), str(target), n=2)
+    )
+    assert generated["diff"] == "".join(reference)
+    assert generated["additions"] == sum(
+        1 for x in reference if x.startswith("+") and not x.startswith("+++")
+    )
+    assert generated["deletions"] == sum(
+        1 for x in reference if x.startswith("-") and not x.startswith("---")
+    )
+    assert dry["diff"] == edited["diff"] == gaia_edit_diff(old, new, str(target))
+    target.write_text(old)
+    agent.read_file(str(target))  # changed since the edit: read again
+    generic = agent.edit_file(str(target), old, new)
+    assert generic["diff"] == "\n".join(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a/t.py", "b/t.py", lineterm="")
+    )
+
+
+def test_replace_function_diff_is_gaias(workspace: Path, agent: FileAgent) -> None:
+    old = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    (workspace / "m.py").write_text(old)
+
+    result = agent.replace_function(str(workspace / "m.py"), "b", "def b():\n    return 3")
+
+    new = old.replace("return 2", "return 3")
+    assert result["diff"] == gaia_edit_diff(old, new, str(workspace / "m.py"))
+
+
+def test_safer_diff_hunks_are_editkits(workspace: Path, agent: FileAgent) -> None:
+    old = "c\nc\nd\nc\nd\nd\na\na\nc\nd\nc\n"
+    new = "b\nc\nc\nd\nc\nd\na\na\nc\nz\n"
+    (workspace / "f.txt").write_text(old)
+
+    result = agent.generate_diff(str(workspace / "f.txt"), new)
+
+    reference = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "x", "x"))
+    assert result["diff"] != reference.replace(
+        "--- x\n+++ x\n", f"--- {workspace / 'f.txt'}\n+++ {workspace / 'f.txt'}\n"
+    )
+    # The same change, shown at another of the equal lines.
+    assert (result["additions"], result["deletions"]) == (2, 3)
+    lines = reference.splitlines()[2:]
+    assert (sum(line.startswith("+") for line in lines), sum(line.startswith("-") for line in lines)) == (
+        2,
+        3,
+    )
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"alpha\nbeta\n", b"alpha\r\nbeta\r\n", b"\xef\xbb\xbfcaf\xc3\xa9\nbeta\n"],
+    ids=["lf", "crlf", "bom-non-ascii"],
+)
+def test_edit_file_sizes_are_gaias_characters(workspace: Path, agent: FileAgent, data: bytes) -> None:
+    (workspace / "e.txt").write_bytes(data)
+    before = gaia_text(data)
+
+    result = agent.edit_file(str(workspace / "e.txt"), "beta", "gamma \u00e9")
+
+    after = before.replace("beta", "gamma \u00e9", 1)
+    assert (result["old_size"], result["new_size"]) == (len(before), len(after))
+
+
+def test_safer_an_edit_that_changes_nothing_leaves_the_file_alone(workspace: Path, agent: FileAgent) -> None:
+    target = workspace / "e.txt"
+    target.write_bytes(b"\xef\xbb\xbfalpha\r\nbeta\r\n")
+    before = os.stat(target)
+
+    generic = agent.edit_file(str(target), "beta", "beta")
+    python = agent.edit_python_file(str(target), "beta", "beta")
+
+    assert generic["status"] == python["status"] == "success"
+    assert generic["diff"] == python["diff"] == ""
+    assert python["backup_path"] is None
+    # GAIA counts the BOM as a character: 12.
+    assert generic["old_size"] == generic["new_size"] == len("alpha\nbeta\n")
+    after = os.stat(target)
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_search_code_keeps_files_whose_name_ends_with_the_extension(
+    workspace: Path, agent: FileAgent
+) -> None:
+    for name in ("a.py", "numpy", "b.pyc", "c[x].py", "notes.txt"):
+        (workspace / name).write_text("hit\n")
+
+    def files(extension: str) -> list[str]:
+        return [found["file"] for found in agent.search_code(str(workspace), "hit", extension)["results"]]
+
+    assert files(".py") == ["a.py", "c[x].py"]
+    assert files("py") == ["a.py", "c[x].py", "numpy"]
+    assert files("") == ["a.py", "b.pyc", "c[x].py", "notes.txt", "numpy"]
+    assert files("].py") == ["c[x].py"]
+
+
+def test_replace_function_refuses_a_file_with_syntax_errors(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "bad.py").write_text("def f(:\n    pass\n")
+
+    result = agent.replace_function(str(workspace / "bad.py"), "f", "def f():\n    pass\n")
+    missing = agent.replace_function(str(workspace / "gone.py"), "f", "def f():\n    pass\n")
+
+    assert result == {
+        "status": "error",
+        "error": "File has syntax errors: missing `)` after `(` (<unknown>, line 1)",
+    }
+    assert (workspace / "bad.py").read_text() == "def f(:\n    pass\n"
+    assert missing["error"] == f"File not found: {workspace / 'gone.py'}"
+
+
+def test_safer_replace_function_in_typescript(workspace: Path, agent: FileAgent) -> None:
+    text = "export function add(a: number, b: number): number {\n  return a + b;\n}\n"
+    (workspace / "m.ts").write_text(text)
+    with pytest.raises(SyntaxError):
+        ast.parse(text)  # GAIA: "File has syntax errors"
+
+    result = agent.replace_function(
+        str(workspace / "m.ts"),
+        "add",
+        "export function add(a: number, b: number): number {\n  return b + a;\n}",
+    )
+
+    assert result["status"] == "success"
+    assert (workspace / "m.ts").read_text() == text.replace("a + b", "b + a")
+
+
+def test_content_over_ten_megabytes_is_refused_as_in_gaia(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "m.py").write_text("x = 1\n")
+    big = "#" * (10 * 1024 * 1024 + 1)
+
+    written = agent.write_file(str(workspace / "big.txt"), big)
+    edited = agent.edit_file(str(workspace / "m.py"), "x = 1", big)
+    blocked_first = agent.write_file(str(workspace / ".bashrc"), big)
+
+    assert written == {
+        "status": "error",
+        "error": "Write blocked: content size (10.0 MB) exceeds maximum allowed size (10 MB)",
+    }
+    assert (
+        edited["error"] == "Edit blocked: replacement content (10.0 MB) exceeds maximum allowed size (10 MB)"
+    )
+    assert blocked_first["error"] == startup_name(".bashrc")
+    assert not (workspace / "big.txt").exists()
+    assert (workspace / "m.py").read_text() == "x = 1\n"
+
+
+def test_a_directory_is_refused_in_pythons_words(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "pkg").mkdir()
+
+    assert (
+        agent.read_file(str(workspace / "pkg"))["error"]
+        == f"[Errno 21] Is a directory: {str(workspace / 'pkg')!r}"
+    )
+    assert (
+        agent.write_file(str(workspace / "pkg"), "x")["error"]
+        == f"[Errno 21] Is a directory: {str(workspace / 'pkg')!r}"
+    )
+
+
+def test_safer_whole_file_writes_are_kept_for_undo_without_a_backup_path(
+    workspace: Path, agent: FileAgent
+) -> None:
+    target = workspace / "m.py"
+    target.write_text("x = 1\n")
+
+    result = agent.write_python_file(str(target), "x = 2\n")
+
+    assert "backup_path" not in result
+    assert agent.path_validator.toolkit.call("undo_edit", {"path": str(target)})["ok"] is True
+    assert target.read_text() == "x = 1\n"
+
+
+def test_invalid_code_on_a_host_without_a_validator_is_refused_as_unconfined(workspace: Path) -> None:
+    result = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = (")
+
+    assert result == {"status": "error", "error": UNCONFINED_WRITE_ERROR}
+
+
+def test_other_failures_carry_editkits_message(workspace: Path, agent: FileAgent) -> None:
+    (workspace / "latin.txt").write_bytes(b"caf\xe9\n")
+
+    result = agent.generate_diff(str(workspace / "latin.txt"), "cafe\n")
+
+    assert result["status"] == "error"
+    assert result["error_kind"] == "not_utf8"
+    assert "codec" not in result["error"]  # GAIA: "'utf-8' codec can't decode byte 0xe9..."

@@ -622,6 +622,16 @@ def test_edit_replace_all_counts_the_replacements(ws: LocalWorkspace) -> None:
     assert ws.read_file("a.txt") == "ba"
 
 
+def test_overlapping_places_count_once_as_str_count_counts_them(ws: LocalWorkspace, workspace: Path) -> None:
+    seed(ws, {"a.txt": "aaa", "b.txt": "aaaa"})
+    assert ws.edit("a.txt", "aa", "b") == 1  # one place for str.count: the first is replaced
+    assert ws.read_file("a.txt") == "ba"
+    with pytest.raises(WorkspaceError, match="places"):  # two places without overlap: ambiguous
+        ws.edit("b.txt", "aa", "b")
+    assert ws.edit("b.txt", "aa", "b", replace_all=True) == 2
+    assert ws.read_file("b.txt") == "bb"
+
+
 @pytest.mark.parametrize("replace_all", [False, True])
 def test_edit_without_a_match_returns_zero(ws: LocalWorkspace, workspace: Path, replace_all: bool) -> None:
     seed(ws, {"f.txt": "hello"})
@@ -692,8 +702,8 @@ def test_crlf_replace_all_with_lf_text(ws: LocalWorkspace, workspace: Path) -> N
         (b"a\r\nb\r\n", "a\rb"),  # a lone CR never stands in a CRLF file
         (b"a\nb\n", "a\r\nb"),  # CRLF text in an LF file
         (b"a\rb\r", "a\nb"),  # LF text in a CR file
-        (b"a\r\nb\nc\n", "a\nb\nc"),  # mixed: nodestep tries it as spelt, then all CRLF
-        (b"a\rb\nc\n", "a\nb"),  # mixed without CRLF: only as spelt
+        (b"a\r\nb\r\n", "x\ra\r\nb"),  # a lone CR in CRLF text
+        (b"a\nb\n", "a\rb"),  # CR text in an LF file
     ],
 )
 def test_line_endings_the_file_does_not_hold_match_nothing(
@@ -936,7 +946,7 @@ def test_row_new_text_takes_the_files_line_endings(ws: LocalWorkspace, workspace
     assert (workspace / "cut.txt").read_bytes() == b"xby\r\n"
 
 
-def test_row_an_old_text_matching_with_other_line_endings_is_ambiguous(
+def test_row_in_a_mixed_file_an_old_text_matches_with_any_line_endings(
     ws: LocalWorkspace, workspace: Path
 ) -> None:
     raw = b"x\r\ny\nx\ny\n"  # "x\ny" stands once as spelt, twice with any ending
@@ -944,14 +954,22 @@ def test_row_an_old_text_matching_with_other_line_endings_is_ambiguous(
     with pytest.raises(WorkspaceError, match="2 places") as refused:
         ws.edit("mixed.txt", "x\ny", "z")  # nodestep: replaces the LF one
     assert isinstance(refused.value.__cause__, editkit.Ambiguous)
-    with pytest.raises(WorkspaceError, match="in 1 place.* as spelt, in 2 with any line endings"):
-        ws.edit("mixed.txt", "x\ny", "z", replace_all=True)  # nodestep: replaces the LF one
     assert (workspace / "mixed.txt").read_bytes() == raw
     assert ws.edit("mixed.txt", "y\nx\ny", "y\nz\ny") == 1  # with more context, one place
     assert (workspace / "mixed.txt").read_bytes() == b"x\r\ny\nz\ny\n"
+    assert ws.edit("mixed.txt", "x\ny", "w\nv", replace_all=True) == 1  # nodestep: 0 (not as spelt)
+    assert (workspace / "mixed.txt").read_bytes() == b"w\r\nv\nz\ny\n"
+    (workspace / "cr.txt").write_bytes(b"a\rb\nc\n")
+    assert ws.edit("cr.txt", "a\nb", "A\nB") == 1  # nodestep: 0
+    assert (workspace / "cr.txt").read_bytes() == b"A\rB\nc\n"
+    (workspace / "two.txt").write_bytes(b"a\r\nb\na\nb\n")
+    assert ws.edit("two.txt", "a\nb", "c\nd", replace_all=True) == 2  # nodestep: 1 (the LF one)
+    assert (workspace / "two.txt").read_bytes() == b"c\r\nd\nc\nd\n"
 
 
-def test_row_an_old_text_taking_in_the_byte_order_mark_is_refused(ws: LocalWorkspace, workspace: Path) -> None:
+def test_row_an_old_text_taking_in_the_byte_order_mark_is_refused(
+    ws: LocalWorkspace, workspace: Path
+) -> None:
     raw = b"\xef\xbb\xbfa = 1\r\nb = 2\r\n"
     (workspace / "bom.py").write_bytes(raw)
     assert ws.read_file("bom.py").startswith("\ufeffa = 1")

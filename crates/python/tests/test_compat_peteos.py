@@ -3,12 +3,16 @@ table of deliberate differences."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
 import editkit
 import pytest
+from editkit.compat import peteos
 from editkit.compat.peteos import TextEditor
 
 NO_FILE = "Error: no file loaded. Use load() first."
@@ -103,7 +107,9 @@ def test_a_file_made_between_the_missing_check_and_the_create_is_loaded_not_empt
     assert (workspace / "race.txt").read_text() == "theirs\nedited\n"
 
 
-def test_load_creates_a_file_that_went_missing_after_it_was_loaded(editor: TextEditor, workspace: Path) -> None:
+def test_load_creates_a_file_that_went_missing_after_it_was_loaded(
+    editor: TextEditor, workspace: Path
+) -> None:
     (workspace / "f.txt").write_text("old\n")
     editor.load("f.txt")
     (workspace / "f.txt").unlink()
@@ -195,6 +201,155 @@ def test_the_methods_are_tools_a_peteos_agent_registers(workspace: Path) -> None
     (workspace / "f.txt").write_text("one\n")
     assert agent.tools["load"]("f.txt").startswith("Loaded ")
     assert agent.tools["read"]() == "one\n"
+
+
+# The original's (peteos 487fbff) system prompt and tool descriptions: here kept word for word, or
+# with an editkit note where this editor is safer.
+ORIGINAL_PROMPT_LINES = [
+    "You are a text editor. You hold text as a list of lines in memory.",
+    "Use `load` to read a file into your internal representation.",
+    "Use `write` to replace all lines with new text (does not write to disk).",
+    "Use `edit` to replace exact line text with new line text (does not write to disk).",
+    "Use `store` to write the lines back to the file (safe against external changes).",
+    "Use `diff` to compare your internal lines against the file on disk.",
+    "Use `clear` to clear your internal lines.",
+]
+VERBATIM_DESCRIPTIONS = {
+    "edit": (
+        "Replace old_string with new_string in the text content. Does not write to disk. Both old_string "
+        "and new_string can span multiple lines. Like the Edit tool \u2014 find old_string, replace with "
+        "new_string, optional replace_all for replacing all occurrences."
+    ),
+    "diff": (
+        "Compare the internal lines array against the file on disk. Returns a unified-style diff of added, "
+        "removed, and unchanged lines."
+    ),
+    "clear": "Clear the internal lines array and reset file path and mtime tracking.",
+}
+NOTED_DESCRIPTIONS = {
+    "load": "Try to load a file from disk into the editor. Stores the file path and ",
+    "read": "Return the current text content as a string, joined from the internal lines array. (editkit: ",
+    "write": (
+        "Replace the internal lines array with lines split from the given text. Does not write to disk. "
+        "(editkit: "
+    ),
+    "store": (
+        "Write the internal lines array back to the file. Fails if the file was modified externally " "since "
+    ),
+}
+
+
+def test_the_system_prompt_and_tool_descriptions_are_the_originals() -> None:
+    prompt = [line.strip() for line in (TextEditor.__doc__ or "").strip().splitlines()]
+    for line in ORIGINAL_PROMPT_LINES:
+        assert line in prompt
+    assert "Use `read` to view the current text content." in prompt  # it does not refresh mtime here
+    for name, description in VERBATIM_DESCRIPTIONS.items():
+        assert getattr(TextEditor, name)._tool_description == description
+    for name, start in NOTED_DESCRIPTIONS.items():
+        assert getattr(TextEditor, name)._tool_description.startswith(start)
+
+
+def test_the_class_carries_the_oap_config_of_agentic_object() -> None:
+    assert TextEditor._oap_config == {
+        "imports": [],
+        "import_aliases": {},
+        "invoke_sub_agents": False,
+        "allow_code_execution": False,
+        "define_functions": False,
+        "role": None,
+    }
+
+
+def test_peteos_registers_it_as_its_own_when_it_is_installed(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry: dict[str, type] = {}
+
+    class FakeAgenticObject:
+        """Stands for peteos' AgenticObject: registers subclasses by name, builds the prompt from the
+        docstrings of its direct subclasses and registers the tools it finds by ``_tool_name``."""
+
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            super().__init_subclass__(**kwargs)
+            registry[cls.__name__] = cls
+
+        def __init__(self) -> None:
+            super().__init__()
+            cls = type(self)
+            self.role = getattr(cls, "_oap_config", {}).get("role") or cls.__name__
+            self.prompt = "\n\n".join(
+                (parent.__doc__ or "").strip()
+                for parent in cls.__mro__
+                if FakeAgenticObject in parent.__bases__ and (parent.__doc__ or "").strip()
+            )
+            self.tools = {
+                member._tool_name: (member._tool_description, getattr(self, name))
+                for klass in reversed(cls.__mro__)
+                for name, member in vars(klass).items()
+                if callable(member) and hasattr(member, "_tool_name")
+            }
+
+    module = types.ModuleType("peteos.oap.agentic_object")
+    module.AgenticObject = FakeAgenticObject  # type: ignore[attr-defined]
+    for name, value in {
+        "peteos": types.ModuleType("peteos"),
+        "peteos.oap": types.ModuleType("peteos.oap"),
+        "peteos.oap.agentic_object": module,
+    }.items():
+        monkeypatch.setitem(sys.modules, name, value)
+    spec = importlib.util.spec_from_file_location("peteos_adapter_copy", peteos.__file__)
+    assert spec is not None and spec.loader is not None
+    copy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copy)
+
+    assert issubclass(copy.TextEditor, FakeAgenticObject)
+    assert registry == {"TextEditor": copy.TextEditor}
+    editor = copy.TextEditor(root=workspace)
+    assert editor.role == "TextEditor"
+    assert editor.prompt == (TextEditor.__doc__ or "").strip()
+    assert sorted(editor.tools) == sorted(TOOLS)
+    (workspace / "f.txt").write_text("one\n")
+    assert editor.tools["load"][1]("f.txt").startswith("Loaded ")
+    assert editor.tools["read"][1]() == "one\n"
+
+
+def test_edit_matches_exactly_and_counts_as_str_replace(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.py").write_text("def f():\n    x  =  1\n")
+    editor.load("f.py")
+    for old in ("x = 1", "  x  =  1\n  ", "def f():\n  x  =  1"):
+        assert editor.edit(old, "y").startswith(f"Error: '{old}' not found in text.")
+    # The one place, inside a copy of the new text, is replaced again, as the original does.
+    assert editor.edit("x  =  1", "x  =  1; x  =  1") == "Replaced 'x  =  1' with 'x  =  1; x  =  1'."
+    assert editor.edit("x  =  1", "z").startswith("Error: 'x  =  1' found multiple times.")
+    assert editor.edit("x  =  1", "z", replace_all=True) == "Replaced 2 occurrence(s) of 'x  =  1'."
+    assert editor.read() == "def f():\n    z; z\n"
+    # The new text standing where the old text is gone: not found.
+    assert editor.edit("w", "z").startswith("Error: 'w' not found in text.")
+
+
+def test_an_empty_old_string_answers_as_the_original(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("abc\n")
+    editor.load("f.txt")
+    assert editor.edit("", "x") == (
+        "Error: '' found multiple times. Set replace_all=True to replace all occurrences."
+    )
+    (workspace / "empty.txt").write_text("")
+    editor.load("empty.txt")
+    assert editor.edit("", "first\n") == "Replaced '' with 'first\n'."
+    assert editor.read() == "first\n"
+
+
+def test_messages_name_the_path_as_given_from_the_root(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "real.txt").write_text("one\n")
+    (workspace / "alias.txt").symlink_to("real.txt")
+    (workspace / "sub").mkdir()
+    where = absolute(workspace, "alias.txt")
+    assert editor.load("sub/../alias.txt") == f"Loaded {where} (1 lines)."
+    assert editor._file_path == where
+    editor.write("two\n")
+    assert editor.store() == f"Stored 1 lines to {where}."
+    assert (workspace / "real.txt").read_text() == "two\n"
 
 
 # -- the table of deliberate differences -------------------------------------------------------
@@ -304,3 +459,56 @@ def test_row_write_before_load_is_refused(editor: TextEditor, workspace: Path) -
     assert editor.edit("a", "b") == NO_FILE
     editor.load("f.txt")
     assert editor.read() == "on disk\n"
+
+
+def test_row_load_of_a_missing_folder_or_a_folder_returns_the_error(
+    editor: TextEditor, workspace: Path
+) -> None:
+    (workspace / "f.txt").write_text("kept\n")
+    editor.load("f.txt")
+    assert editor.load("no/such/x.txt").startswith("Error: NotFound: ")
+    (workspace / "d").mkdir()
+    assert editor.load("d").startswith("Error: IsDirectory: ")
+    assert editor.read() == NO_FILE  # a failed load leaves no file loaded
+    assert editor._file_path is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        (b"line one\nline\x00two\nline three\n", "Binary"),
+        (b"caf\xe9\n", "NotUtf8"),
+        (b"\xff\xfea\x00\n\x00", "Utf16"),
+    ],
+)
+def test_row_files_that_are_not_utf8_text_are_refused(
+    editor: TextEditor, workspace: Path, raw: bytes, kind: str
+) -> None:
+    (workspace / "f.bin").write_bytes(raw)
+    assert editor.load("f.bin").startswith(f"Error: {kind}: ")
+    assert editor.read() == NO_FILE
+
+
+def test_row_overlapping_places_are_several(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("aaa\n")
+    editor.load("f.txt")
+    assert editor.edit("aa", "b").startswith("Error: 'aa' found multiple times.")  # the original: "ba"
+    assert editor.edit("aa", "b", replace_all=True) == "Replaced 1 occurrence(s) of 'aa'."
+    assert editor.read() == "ba\n"
+
+
+def test_row_an_edit_that_changes_nothing_is_refused(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("same\n")
+    editor.load("f.txt")
+    assert editor.edit("same", "same").startswith("Error: NoChange: ")
+    assert editor.edit("", "x", replace_all=True).startswith("Error: InvalidArgs: ")
+    assert editor.read() == "same\n"
+
+
+def test_row_diff_is_editkits_unified_diff_of_the_exact_text(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("one\ntwo")
+    editor.load("f.txt")
+    editor.write("one\ntwo\n")  # the original: the same lines, "No differences"
+    diff = editor.diff()
+    assert diff.startswith("--- a/f.txt\n+++ b/f.txt\n")
+    assert "\\ No newline at end of file" in diff

@@ -2,12 +2,20 @@ r"""GAIA's ``FileIOToolsMixin`` (``gaia.agents.tools.file_io_tools``), backed by
 
 The ten file tools of the AMD GAIA code agent, with the interface GAIA documents (its
 ``docs/spec/file-io-tools-mixin.mdx``): the same method names, parameters and defaults, the same
-``{"status": "success", ...}`` / ``{"status": "error", "error": ...}`` dicts, and the same host
-contract (a class mixes ``FileIOToolsMixin`` in, sets ``self.path_validator`` and calls
-``register_file_io_tools()``, which registers each tool with the ``@tool`` registry). Every read,
-write, match, syntax check, diff and path decision is made by an :class:`editkit.Toolkit` whose
-roots are the validator's ``allowed_paths`` and whose blocked patterns come from its
-``blocked_paths``; this module only translates arguments and results.
+``{"status": "success", ...}`` / ``{"status": "error", "error": ...}`` dicts and messages, and
+the same host contract (a class mixes ``FileIOToolsMixin`` in, sets ``self.path_validator`` and
+calls ``register_file_io_tools()``, which registers each tool with the ``@tool`` registry).
+Every read, write, match, syntax check, diff and path decision is made by an
+:class:`editkit.Toolkit` whose roots are the validator's ``allowed_paths`` and whose blocked
+patterns are GAIA's write-deny list (``gaia.security``: shell startup files, credential and key
+names and extensions, autostart and git folders, system and credential folders) plus the
+validator's ``blocked_paths``; this module only translates arguments and results, in GAIA's
+words.
+
+The validator is this module's :class:`PathValidator` or GAIA's own
+(``gaia.security.PathValidator``): of any other object only ``allowed_paths`` (and
+``blocked_paths`` or ``withheld_paths`` when it has them) is read, and the toolkit built from it
+is kept until they change.
 
 Usage, from the project folder (as in GAIA, relative paths resolve against the current
 directory, which is also the default allowed path)::
@@ -25,44 +33,62 @@ directory, which is also the default allowed path)::
     agent.edit_python_file("src/calculator.py", "return a + b", "return int(a) + int(b)")
     _TOOL_REGISTRY["search_code"]["function"]("src", "TODO")   # what the agent loop calls
 
-When GAIA itself is installed, ``tool`` and ``_TOOL_REGISTRY`` are GAIA's own
-(``gaia.agents.base.tools``), so a GAIA ``Agent`` finds the tools where it looks for them;
+When GAIA itself is installed, ``tool``, ``_TOOL_REGISTRY`` and ``MissingHostAttributeError`` are
+GAIA's own (``gaia.agents.base``), so a GAIA ``Agent`` finds the tools where it looks for them;
 otherwise this module keeps a registry of the same shape.
 
 As in GAIA, relative paths resolve against the current directory (``write_file`` and
-``edit_file``: against ``project_dir`` when given), and paths in results are echoed as given
-(``write_file`` and ``edit_file``: resolved). Results carry a few fields GAIA lacks (``sha256``,
-``error_kind``, ``details``, ``truncated``...); none of GAIA's is missing. Sizes are bytes.
+``edit_file``: against ``project_dir`` when given), paths in results are echoed as given
+(``write_file`` and ``edit_file``: resolved), ``read_file`` gives the text with LF line endings
+and a UTF-8 BOM as ``\ufeff`` (``size_bytes`` and ``line_count`` are those of that text),
+``edit_file`` sizes are characters, the write tools' sizes are the content's UTF-8 bytes, and
+diffs have GAIA's headers and layout. Results carry a few fields GAIA lacks (``sha256``,
+``match_rung``, ``truncated``, a symbol's ``end_line`` and ``parent``, ``updated_sections``; on a
+refusal ``error_kind``, ``detail``, editkit's own explanation, and ``details``); of GAIA's only
+the write tools' ``backup_path`` is missing (see Backups).
 
-Where this adapter is deliberately safer than the original (each row has a test; it does not
-differ otherwise):
+Where this adapter differs from the original, deliberately safer or for want of what GAIA's
+result is made of (each row has a test; it does not differ otherwise):
 
 | Situation | GAIA's ``FileIOToolsMixin`` | This adapter |
 |---|---|---|
 | ``old_content`` occurs several times (``edit_file``, ``edit_python_file``) | replaces the first occurrence | refuses, listing the lines of every candidate; nothing written |
 | The file changed on disk since the agent's ``read_file`` | overwrites the other change | refuses the write or edit as stale (``error_kind: "stale"``); read again |
-| ``old_content`` differs from the file only in whitespace, indentation or quote style | "Content to replace not found" | edits the one region it matches (``match_rung`` names how), refusing when more than one region matches |
+| ``old_content`` differs from the file only in whitespace or indentation, typographic quotes or dashes (``“ ” ’ – —``) or non-breaking spaces, or has its quotes backslash-escaped | "Content to replace not found" | edits the one region it matches (``match_rung``: ``line_trimmed``, ``whitespace_normalised``, ``unicode_normalised``, ``escape_normalised``...), refusing when more than one region matches; the new text is written as given, so a hyphen in it replaces the en dash the file had. Another ASCII quote (``'`` for ``"``) is not drift: not found, as in GAIA |
 | The same edit is sent twice | second call: "Content to replace not found" | refused as already applied, naming the line; the file is not touched |
-| A file with CRLF or mixed line endings or a UTF-8 BOM is edited | rewritten in text mode (line endings become the platform's) | every untouched byte kept: endings, BOM, and the edited lines take the file's endings |
-| A path leads out of the allowed paths (``..``, a symlink out, an absolute path elsewhere, a sibling sharing the prefix such as ``/work/app-old`` for ``/work/app``) | string-prefix check on the resolved path; anything else prompts on the terminal and may persist an "always" grant | refused (``Access denied``), checked by capabilities at the moment of use; never prompts |
-| Blocked paths, ``.env``, private keys, ``.git`` internals | blocked for writes only; readable | refused for reads, searches and writes |
+| A file with CRLF or mixed line endings or a UTF-8 BOM is edited | rewritten in text mode (line endings become the platform's); a ``.py`` file with a BOM cannot be edited at all (``ast`` rejects U+FEFF: every edit "would result in invalid Python syntax", ``replace_function`` "File has syntax errors") and ``read_file`` calls it invalid | every untouched byte kept: endings, BOM, and the edited lines take the file's endings; a BOM ``.py`` file parses, with its symbols |
+| A path leads out of the allowed paths (``..``, a symlink out, an absolute path elsewhere, a sibling sharing the prefix such as ``/work/app-old`` for ``/work/app``) | string-prefix check on the resolved path; anything else prompts on the terminal (as does overwriting a file) and may persist an "always" grant | refused (``Access denied``), checked by capabilities at the moment of use; never prompts |
+| GAIA's write-deny list (``.bashrc``, ``.profile``, ``.gitconfig``, ``crontab``... ``credentials.json``, ``secrets.json``, ``id_rsa``... ``*.pem``, ``*.crt``, ``*.cer``... anything in ``.git``, ``.config/autostart``, ``.config/systemd/user``, ``LaunchAgents``..., ``~/.ssh``, ``~/.aws``, ``~/.kube``, ``~/.docker``..., ``/etc``, ``/opt``..., ``~/.gaia``) | the write and edit tools refuse them; ``read_file``, ``search_code`` and ``generate_diff`` read them, and ``is_path_allowed`` allows them | the toolkit refuses them for reads, searches and writes alike (writes in GAIA's words, ``is_path_allowed`` false), as it does the validator's ``blocked_paths`` and editkit's own defaults (``.env.*``, ``.git-credentials``, ``.aws/credentials``, key backups such as ``id_rsa.bak``); a name or extension on the list blocks a folder of that name too; ``~/.gaia`` is blocked whole (GAIA lets writes into its ``documents``, ``chat``, ``screenshots`` and ``eval`` folders); an allowed path inside a write-protected folder is left out, so nothing in it can be read either; a folder blocked below one allowed path is blocked at the same place below every other allowed path |
+| An allowed path that is a file, or does not exist | that file, or whatever is created below the folder later, may be used | left out (the toolkit's roots are existing folders); with nothing left every tool answers an error |
 | A write is interrupted (crash, full disk) | file truncated, then written in place: a torn or empty file | temp file renamed over the target and fsynced: the old or the new content, never a mix |
-| Backups (``backup=True``) | ``<file>.bak`` beside the file, replacing the previous one | kept outside the project in editkit's undo history (``backup_path``; ``undo_edit`` restores) |
+| Backups (``backup=True``, and every overwrite by the write tools) | timestamped copies under ``~/.gaia/cache/backups`` (five per file), named in ``backup_path`` | kept outside the project in editkit's undo history (``undo_edit`` restores); the edit tools name the copy in ``backup_path``, the write tools do not |
+| An edit whose new text equals the old (``edit_file``, ``edit_python_file``) | rewrites the file (with a backup) | answers the same success without touching the file; ``edit_file``'s sizes then do not count a BOM |
 | ``edit_python_file`` on a file that already has syntax errors | refuses every edit that leaves any error, so errors can only be fixed all at once | refuses only edits that add syntax errors |
 | ``replace_function`` with a name defined twice (say two classes' ``run``) | replaces the first ``def`` found anywhere | refuses, listing the lines; ``Class.method`` names one |
-| ``replace_function`` end of the function | guessed from indentation up to the next ``def``/``class``: code in between is lost | the definition's exact span (decorators kept unless the new code brings its own) |
-| ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included; a missing directory gives zero results | honours ``.gitignore`` (in a git repository), skips hidden and binary files; a missing directory is an error |
-| ``update_gaia_md`` | regenerates the whole ``GAIA.md`` (fixed boilerplate, timestamp), dropping hand-written sections | creates or refreshes only the title and its Description, Structure and Instructions sections |
+| ``replace_function``: where the function ends, and the new code's indentation | end guessed from indentation up to the next ``def``/``class`` (code in between is lost); the new code pasted as given | the definition's exact span (decorators kept unless the new code brings its own); the new code re-indented to the old one's place |
+| ``replace_function`` in a TypeScript, TSX or JavaScript file | parses every file as Python: "File has syntax errors" | replaces the function |
+| ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them; a missing directory, or a file, gives zero results | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path; a missing directory is an error; a file is searched |
+| ``update_gaia_md`` on an existing ``GAIA.md`` | rewrites the whole file: boilerplate, this call's sections only, a new timestamp; hand-written sections and the sections not given this time are dropped | replaces this call's sections and the ``**Last Updated:**`` line in place (inserting a missing one where GAIA puts it) and keeps everything else; a new file is GAIA's, byte for byte |
+| ``update_gaia_md`` with ``structure`` given as text (the specification allows a string) | an empty ``Project Structure`` block | the text in the block |
 | Files over 16 MiB (``max_read_bytes``) | read whole into memory | refused (``too_large``, naming the limit) |
+| A file with NUL bytes that is valid UTF-8 | read as text | read as binary (``[Binary file, N bytes]``) |
+| Syntax errors (``errors``, ``syntax_errors``, "File has syntax errors") | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser |
+| Order of ``symbols`` | ``ast.walk``: breadth first over the syntax tree, so ``if``/``try``/``with``/``for`` blocks count as levels | breadth first over the definitions (by nesting, then line): a ``def`` inside such a block comes with the definitions of its nesting |
+| Markdown ``headers``, ``code_blocks``, ``links`` | regular expressions: a ``#`` line inside a code block is a header, a setext (``===``) heading is not, a heading's text is its raw line | editkit's CommonMark parse: headings are real headings, their text plain (link markup and closing ``#`` dropped) |
+| Diff hunks (``diff`` of the edit tools and ``generate_diff``) | ``difflib``'s matching | editkit's, laid out as GAIA's: where lines repeat, a change may be shown at another of the equal lines |
+| ``write_python_file`` of invalid code on a host without ``path_validator`` | "Invalid Python syntax" | ``UNCONFINED_WRITE_ERROR`` |
+| Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message |
 """
 
 # The annotations stay evaluated at runtime (no ``from __future__ import annotations``, hence
 # ``Optional``/``Union`` on Python 3.9): the ``@tool`` registry reads parameter types from them.
 # ruff: noqa: FA100
 
+import datetime
 import inspect
 import os
 import posixpath
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -70,6 +96,7 @@ from typing import Any, Optional, Union
 import editkit
 
 __all__ = [
+    "MAX_WRITE_SIZE_BYTES",
     "TOOL_NAMES",
     "UNCONFINED_WRITE_ERROR",
     "_TOOL_REGISTRY",
@@ -95,21 +122,42 @@ TOOL_NAMES: tuple[str, ...] = (
     "replace_function",
 )
 
+#: What ``register_file_io_tools`` returns: GAIA's list, which leaves out ``write_file`` and
+#: ``edit_file`` although it registers them.
+_REGISTERED_NAMES: tuple[str, ...] = tuple(
+    name for name in TOOL_NAMES if name not in ("write_file", "edit_file")
+)
+
 #: At most this many matching lines per file in ``search_code`` results, as in GAIA.
 MATCHES_PER_FILE = 10
 #: Most matching lines ``search_code`` asks the toolkit for while filling its files.
 SEARCH_LINES_BOUND = 100_000
+#: Largest content a write tool writes and largest new text an edit tool inserts, as in GAIA.
+MAX_WRITE_SIZE_BYTES = 10 * 1024 * 1024
 
 _HOST_HINT = "Set self.path_validator = <PathValidator instance>."
+_HOST_DOC = "docs/spec/file-io-tools-mixin.mdx#host-agent-contract"
 #: What a write tool answers when the host never set ``self.path_validator`` (GAIA's wording).
 UNCONFINED_WRITE_ERROR = (
     "Write blocked: path confinement is unavailable on this agent (no path_validator configured). "
-    f"Refusing to write without a security check. {_HOST_HINT}"
+    f"Refusing to write without a security check. {_HOST_HINT} See {_HOST_DOC} for a worked example."
 )
+#: What a read tool answers when the host set ``self.path_validator = None`` (GAIA's, from Python).
+_NONE_VALIDATOR_ERROR = "'NoneType' object has no attribute 'is_path_allowed'"
+
+try:  # pragma: no cover - depends on whether GAIA is installed
+    from gaia.agents.base.errors import MissingHostAttributeError  # type: ignore[import-not-found]
+except ImportError:
+
+    class MissingHostAttributeError(RuntimeError):  # type: ignore[no-redef]
+        """A read tool ran on a host that never bound ``self.path_validator`` (GAIA's class)."""
 
 
-class MissingHostAttributeError(AttributeError):
-    """A read tool ran on a host without ``self.path_validator`` (GAIA raises the same)."""
+def _missing_host_message(host: object) -> str:
+    return (
+        f"{type(host).__name__} registers FileIOToolsMixin's tools but never binds self.path_validator. "
+        f"{_HOST_HINT} See {_HOST_DOC} for a worked example."
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -157,7 +205,248 @@ except ImportError:
 
 
 # ------------------------------------------------------------------------------------------------
-# Paths: GAIA's allowed and blocked lists, as a toolkit's roots and blocked patterns.
+# GAIA's write-deny list (``gaia.security``, amd-gaia 0.25.1, POSIX): the data and GAIA's words
+# for a refusal. The toolkit enforces the list as blocked patterns (see ``_toolkit_layout``);
+# the functions below only word a refusal the toolkit made.
+
+_SENSITIVE_FILE_NAMES = frozenset(
+    {
+        ".env",
+        ".env.local",
+        ".env.production",
+        ".env.development",
+        "credentials.json",
+        "service_account.json",
+        "secrets.json",
+        "id_rsa",
+        "id_ed25519",
+        "id_ecdsa",
+        "id_dsa",
+        "authorized_keys",
+        "known_hosts",
+        "shadow",
+        "passwd",
+        "sudoers",
+        "htpasswd",
+        ".netrc",
+        ".pgpass",
+        ".my.cnf",
+        "wallet.dat",
+        "keystore.jks",
+        ".npmrc",
+        ".pypirc",
+    }
+)
+_SENSITIVE_EXTENSIONS = frozenset({".pem", ".key", ".crt", ".cer", ".p12", ".pfx", ".jks", ".keystore"})
+_STARTUP_EXECUTION_FILE_NAMES = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".bash_aliases",
+        ".profile",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".zlogout",
+        ".kshrc",
+        ".cshrc",
+        ".tcshrc",
+        ".login",
+        ".logout",
+        ".inputrc",
+        "config.fish",
+        ".xinitrc",
+        ".xprofile",
+        ".xsession",
+        ".xsessionrc",
+        "profile.ps1",
+        "microsoft.powershell_profile.ps1",
+        "microsoft.vscode_profile.ps1",
+        ".gitconfig",
+        "gitconfig",
+        "crontab",
+    }
+)
+#: Runs of folder names (lower case) anywhere above a file whose contents execute on their own.
+_STARTUP_EXECUTION_DIR_MARKERS: tuple[tuple[str, ...], ...] = (
+    (".git",),
+    (".config", "autostart"),
+    (".config", "systemd", "user"),
+    ("launchagents",),
+    ("launchdaemons",),
+    ("windowspowershell",),
+)
+_SYSTEM_DIRECTORIES = (
+    "/bin",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/lib",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/etc",
+    "/boot",
+    "/sys",
+    "/proc",
+    "/dev",
+    "/var/run",
+    "/var/log",
+    "/var/lib",
+    "/var/spool",
+    "/opt",
+    "/Library/LaunchDaemons",
+    "/Library/LaunchAgents",
+)
+_HOME_PROTECTED_DIRECTORIES = (".ssh", ".gnupg", "Library/LaunchAgents")
+_HOME_SECRET_DIRECTORIES = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    "AppData/Roaming/gcloud",
+)
+#: Folders of GAIA's state folder that hold the user's files; writes there are allowed.
+_GAIA_STATE_USER_CONTENT = frozenset({"documents", "chat", "screenshots", "eval"})
+
+
+def _gaia_state_dirs() -> list[str]:
+    """``~/.gaia`` and its relocations (``GAIA_CONFIG_DIR``, ``GAIA_HOME``), as GAIA spells them."""
+    found = [os.path.join(str(Path.home()), ".gaia")]
+    for variable in ("GAIA_CONFIG_DIR", "GAIA_HOME"):
+        value = os.environ.get(variable)
+        if value:
+            found.append(os.path.expandvars(os.path.expanduser(value)))
+    return sorted({os.path.normpath(path) for path in found})
+
+
+def _gaia_protected_dirs() -> list[str]:
+    """GAIA's ``BLOCKED_DIRECTORIES``: system folders, ``~/.ssh``... and its state folders."""
+    home = str(Path.home())
+    found = [*_SYSTEM_DIRECTORIES, *(os.path.join(home, name) for name in _HOME_PROTECTED_DIRECTORIES)]
+    return sorted({os.path.normpath(path) for path in found} | set(_gaia_state_dirs()))
+
+
+def _gaia_secret_dirs() -> list[str]:
+    """GAIA's ``SECRET_DIRECTORIES``: the credential folders in the home folder."""
+    home = str(Path.home())
+    return sorted({os.path.normpath(os.path.join(home, name)) for name in _HOME_SECRET_DIRECTORIES})
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or below it (both normalised strings), as GAIA compares."""
+    prefix = folder if folder.endswith(os.sep) else folder + os.sep
+    return path == folder or path.startswith(prefix)
+
+
+def _gaia_user_content(path: str, state_dir: str) -> bool:
+    """Whether ``path`` (inside GAIA's state folder ``state_dir``) is in a user-content folder."""
+    relative = path[len(state_dir) :].lstrip("\\/")
+    return bool(relative) and relative.replace("\\", "/").split("/", 1)[0].lower() in _GAIA_STATE_USER_CONTENT
+
+
+def _real_text(path: PathLike) -> str:
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+def _startup_reason(real: Path) -> Optional[str]:
+    if real.name.lower() in _STARTUP_EXECUTION_FILE_NAMES:
+        return f"'{real.name}' is executed automatically when a shell, login session or git command starts"
+    segments = [part.lower() for part in real.parts]
+    for marker in _STARTUP_EXECUTION_DIR_MARKERS:
+        for start in range(max(0, len(segments) - len(marker))):
+            if tuple(segments[start : start + len(marker)]) == marker:
+                return (
+                    f"'{real}' is inside '{'/'.join(marker)}', whose contents are executed automatically "
+                    "at login, on a git operation, or by the session manager"
+                )
+    return None
+
+
+def _gaia_write_refusal(path: PathLike) -> Optional[str]:
+    """GAIA's ``is_write_blocked`` reason for ``path``, or ``None`` when GAIA lets it be written."""
+    real_text = _real_text(path)
+    real = Path(real_text)
+    norm = os.path.normpath(real_text)
+    states = _gaia_state_dirs()
+    for folder in _gaia_protected_dirs():
+        if _within(norm, folder) and not (folder in states and _gaia_user_content(norm, folder)):
+            return f"Write blocked: '{real}' is inside protected directory '{folder}'"
+    for folder in _gaia_secret_dirs():
+        if _within(norm, folder):
+            return (
+                f"Write blocked: '{real}' is inside protected directory '{folder}', which holds "
+                "credentials and tool configuration. Edit it yourself if you need to."
+            )
+    if real.name.lower() in _SENSITIVE_FILE_NAMES:
+        return (
+            f"Write blocked: '{real.name}' is a sensitive file (credentials/keys/secrets). "
+            "Writing to it is not allowed."
+        )
+    if real.suffix.lower() in _SENSITIVE_EXTENSIONS:
+        return (
+            f"Write blocked: files with extension '{real.suffix.lower()}' are sensitive "
+            "(certificates/keys). Writing is not allowed."
+        )
+    startup = _startup_reason(real)
+    if startup:
+        return (
+            f"Write blocked: {startup}. Writing to it would make the agent's content run on your "
+            "machine without you asking. Edit it yourself if that is what you intended."
+        )
+    return None
+
+
+def _gaia_read_refusal(path: PathLike) -> Optional[str]:
+    """GAIA's ``is_read_blocked`` reason for ``path`` (part of its access-denied wording)."""
+    real = Path(_real_text(path))
+    if real.name.lower() in _SENSITIVE_FILE_NAMES:
+        return (
+            f"Read blocked: '{real.name}' holds credentials, keys or secrets. Open it yourself if you "
+            "need its contents — the agent is not allowed to read it into the conversation."
+        )
+    if real.suffix.lower() in _SENSITIVE_EXTENSIONS:
+        return (
+            f"Read blocked: files with extension '{real.suffix.lower()}' are certificates or private "
+            "keys. The agent is not allowed to read them into the conversation."
+        )
+    for folder in _gaia_secret_dirs():
+        if _within(os.path.normpath(str(real)), folder):
+            return (
+                f"Read blocked: '{real}' is inside '{folder}', which holds credentials. The agent is "
+                "not allowed to read from it."
+            )
+    return None
+
+
+def _gaia_access_denied(path: str) -> str:
+    """GAIA's ``access_denied_message`` for a write outside the allowed paths, on a host that
+    cannot prompt (the adapter never does)."""
+    real = Path(_real_text(path))
+    reason = _gaia_read_refusal(path) or _gaia_write_refusal(path)
+    if not reason:
+        for temp in sorted({tempfile.gettempdir(), "/tmp", "/var/tmp"}):
+            if _within(str(real), os.path.realpath(temp)):
+                reason = f"'{real}' is inside the system temp directory '{temp}'"
+                break
+    if reason:
+        remedy = f" No approval can grant it: {reason.rstrip('.')}."
+    else:
+        remedy = (
+            " Attach the file to this session, or start the agent with an allowed_paths list that "
+            "covers it. Do not copy, move or convert it to another location to get around this."
+        )
+    return f"Access denied: '{path}' is not in allowed paths.{remedy}"
+
+
+# ------------------------------------------------------------------------------------------------
+# Paths: the allowed and blocked lists, and GAIA's write-deny list, as a toolkit's roots and
+# blocked patterns.
 
 
 def _real(path: PathLike) -> Path:
@@ -170,33 +459,103 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def _escaped(text: str) -> str:
+    """``text`` with the ``.gitignore`` metacharacters escaped."""
+    return "".join("\\" + char if char in "\\*?[]{}!#" else char for char in text)
+
+
 def _anchored_pattern(relative: str) -> str:
     """A ``.gitignore`` pattern naming exactly ``relative`` below a root (metacharacters escaped)."""
-    escaped = "".join("\\" + char if char in "\\*?[]{}!#" else char for char in relative)
+    escaped = _escaped(relative)
     if escaped.endswith(" "):
         escaped = escaped[:-1] + "\\ "
     return "/" + escaped
 
 
-def _toolkit_layout(allowed: Iterable[PathLike], blocked: Iterable[PathLike]) -> tuple[list[str], list[str]]:
-    """The roots and blocked patterns that confine a toolkit to ``allowed`` minus ``blocked``.
+def _any_case(name: str) -> str:
+    """A ``.gitignore`` glob matching ``name`` in any letter case (GAIA compares lower-cased)."""
+    out = []
+    for char in name:
+        lower, upper = char.lower(), char.upper()
+        out.append(
+            f"[{lower}{upper}]" if lower != upper and len(lower) == len(upper) == 1 else _escaped(char)
+        )
+    return "".join(out)
 
-    An allowed path inside another one, or inside a blocked path, adds nothing and is left
-    out; a blocked path below a root becomes a pattern anchored at that root (blocked patterns
-    apply to every root); a blocked path outside every root needs none.
-    """
-    blocked_real = sorted({_real(path) for path in blocked})
-    roots = sorted({_real(path) for path in allowed})
-    roots = [root for root in roots if not any(_inside(root, block) for block in blocked_real)]
-    roots = [root for root in roots if not any(other != root and _inside(root, other) for other in roots)]
-    if not roots:
-        raise ValueError("every allowed path is inside a blocked path: nothing is left to work in")
+
+def _gaia_deny_patterns() -> list[str]:
+    """GAIA's write-deny names, extensions and folder runs, as patterns for every root."""
+    names = sorted(_SENSITIVE_FILE_NAMES | _STARTUP_EXECUTION_FILE_NAMES)
+    patterns = [f"**/{_any_case(name)}" for name in names]
+    # Path.suffix: the name must have something before the extension's dot.
+    patterns += [f"**/?*{_any_case(extension)}" for extension in sorted(_SENSITIVE_EXTENSIONS)]
+    patterns += [
+        "**/" + "/".join(map(_any_case, marker)) + "/**" for marker in _STARTUP_EXECUTION_DIR_MARKERS
+    ]
+    return patterns
+
+
+def _marker_layout(root: Path) -> tuple[bool, list[str]]:
+    """Whether GAIA's startup folder runs cover all of ``root`` (a run among its own folders), and
+    the anchored patterns for the runs that start above it and end below it."""
+    segments = [part.lower() for part in root.parts]
     patterns: list[str] = []
-    for block in blocked_real:
+    for marker in _STARTUP_EXECUTION_DIR_MARKERS:
+        span = len(marker)
+        if any(tuple(segments[start : start + span]) == marker for start in range(len(segments) - span + 1)):
+            return True, []
+        for overlap in range(1, span):
+            if len(segments) >= overlap and tuple(segments[-overlap:]) == marker[:overlap]:
+                patterns.append("/" + "/".join(map(_any_case, marker[overlap:])) + "/**")
+    return False, patterns
+
+
+def _toolkit_layout(allowed: Iterable[PathLike], blocked: Iterable[PathLike]) -> tuple[list[str], list[str]]:
+    """The roots and blocked patterns that confine a toolkit to ``allowed`` minus ``blocked`` and
+    minus GAIA's write-deny list.
+
+    An allowed path that is not an existing folder, that lies inside another one, or inside a
+    blocked or write-protected folder, is left out; a blocked folder below a root becomes a pattern
+    anchored at that root (blocked patterns apply to every root); one outside every root needs none.
+    """
+    states = {_real(path) for path in _gaia_state_dirs()}
+    walls = {_real(path) for path in blocked}
+    walls |= {_real(path) for path in (*_gaia_protected_dirs(), *_gaia_secret_dirs())} - states
+    kept = []
+    for root in sorted({_real(path) for path in allowed}):
+        if not root.is_dir() or any(_inside(root, wall) for wall in walls):
+            continue
+        if any(_inside(root, state) and not _gaia_user_content(str(root), str(state)) for state in states):
+            continue
+        if _marker_layout(root)[0]:
+            continue
+        kept.append(root)
+    roots = [root for root in kept if not any(other != root and _inside(root, other) for other in kept)]
+    if not roots:
+        raise ValueError(
+            "no allowed path is left to work in: each is missing, not a folder, or inside a blocked "
+            "or write-protected folder"
+        )
+    patterns = set(_gaia_deny_patterns())
+    for wall in walls | states:
         for root in roots:
-            if _inside(block, root):
-                patterns.append(_anchored_pattern(block.relative_to(root).as_posix()))
-    return [str(root) for root in roots], sorted(set(patterns))
+            if wall != root and _inside(wall, root):
+                patterns.add(_anchored_pattern(wall.relative_to(root).as_posix()))
+    for root in roots:
+        patterns.update(_marker_layout(root)[1])
+    return [str(root) for root in roots], sorted(patterns)
+
+
+#: Toolkit options that differ from editkit's defaults, to match GAIA's results: whole diffs,
+#: and no post-write checker runs (GAIA reports none).
+_TOOLKIT_DEFAULTS: dict[str, Any] = {"full_diffs": True, "diagnostics": "off"}
+
+
+def _open_toolkit(
+    allowed: Iterable[PathLike], blocked: Iterable[PathLike], options: Mapping[str, Any]
+) -> editkit.Toolkit:
+    roots, patterns = _toolkit_layout(allowed, blocked)
+    return editkit.Toolkit(roots, blocked=patterns, **{**_TOOLKIT_DEFAULTS, **options})
 
 
 def _absolute(path: PathLike, base: Optional[PathLike] = None) -> str:
@@ -214,14 +573,15 @@ def _absolute(path: PathLike, base: Optional[PathLike] = None) -> str:
 
 
 class PathValidator:
-    """GAIA's ``PathValidator`` (``gaia.security``): the allowed and blocked paths of an agent.
+    """GAIA's ``PathValidator`` (``gaia.security``): the allowed paths of an agent, plus the
+    blocked paths GAIA's specification shows.
 
-    ``allowed_paths`` are folders, the current directory by default (each must exist: a missing
-    one is reported by every tool); ``blocked_paths`` are folders or files below them that no
-    tool may touch (``~`` is expanded). Both are sets of resolved paths that
-    may be changed later (``add_allowed_path``, ``allowed_paths.add``); the toolkit is reopened
-    on the next call when they change, which forgets what was read before (the staleness guard
-    then protects writes from the next read on).
+    ``allowed_paths`` are folders, the current directory when not given (an explicit empty list
+    allows nothing, as in GAIA); ``blocked_paths`` are folders or files below them that no tool
+    may touch (``~`` is expanded). GAIA's write-deny list is blocked as well. Both are sets of
+    resolved paths that may be changed later (``add_allowed_path``, ``allowed_paths.add``); the
+    toolkit is reopened on the next call when they change, which forgets what was read before
+    (the staleness guard then protects writes from the next read on).
 
     Other keyword arguments are :class:`editkit.Toolkit` options (``read_only``,
     ``durability``, ``state_dir``, ``max_read_bytes``...). Defaults differ from the toolkit's
@@ -235,24 +595,22 @@ class PathValidator:
         blocked_paths: Optional[Iterable[PathLike]] = None,
         **toolkit_options: Any,
     ) -> None:
-        allowed = list(allowed_paths) if allowed_paths else [os.getcwd()]
+        allowed = [os.getcwd()] if allowed_paths is None else list(allowed_paths)
         self.allowed_paths: set[Path] = {_real(path) for path in allowed}
         self.blocked_paths: set[Path] = {_real(path) for path in blocked_paths or ()}
-        self._options: dict[str, Any] = {"full_diffs": True, "diagnostics": "off", **toolkit_options}
+        self._options: dict[str, Any] = dict(toolkit_options)
         self._toolkit: Optional[editkit.Toolkit] = None
         self._layout_key: Optional[tuple[frozenset[Any], frozenset[Any]]] = None
 
     @property
     def toolkit(self) -> editkit.Toolkit:
-        """The toolkit confined to the allowed paths minus the blocked ones.
+        """The toolkit confined to the allowed paths minus the blocked ones and GAIA's write-deny list.
 
-        Raises ``ValueError`` when nothing is left to work in and ``editkit.EditkitError`` when a
-        root cannot be opened (an allowed path that does not exist).
+        Raises ``ValueError`` when nothing is left to work in.
         """
         key = (frozenset(self.allowed_paths), frozenset(self.blocked_paths))
         if self._toolkit is None or key != self._layout_key:
-            roots, patterns = _toolkit_layout(self.allowed_paths, self.blocked_paths)
-            self._toolkit = editkit.Toolkit(roots, blocked=patterns, **self._options)
+            self._toolkit = _open_toolkit(self.allowed_paths, self.blocked_paths, self._options)
             self._layout_key = key
         return self._toolkit
 
@@ -263,8 +621,9 @@ class PathValidator:
     def is_path_allowed(self, path: PathLike, prompt_user: bool = True) -> bool:
         """Whether the tools may use ``path`` (relative to the current directory).
 
-        Asked of the toolkit, so the answer is the one a tool call would get. ``prompt_user`` is
-        accepted for GAIA's signature and ignored: a path outside is refused, never prompted for.
+        Asked of the toolkit, so the answer is the one a tool call would get (a path on GAIA's
+        write-deny list is not allowed). ``prompt_user`` is accepted for GAIA's signature and
+        ignored: a path outside is refused, never prompted for.
         """
         del prompt_user
         try:
@@ -280,19 +639,22 @@ class PathValidator:
 
 
 # ------------------------------------------------------------------------------------------------
-# Results: editkit's contract objects in GAIA's shapes.
+# Results: editkit's contract objects in GAIA's shapes and words.
 
 
 def _syntax_error_text(error: Mapping[str, Any]) -> str:
-    """One syntax error as GAIA words them (its validators answer strings)."""
-    return f"Syntax error at line {error.get('line')}, column {error.get('column')}: {error.get('message')}"
+    """One syntax error in the form of GAIA's ``str(SyntaxError)``."""
+    return f"{error.get('message')} (<unknown>, line {error.get('line')})"
 
 
 def _failure(text: str, error: Optional[Mapping[str, Any]] = None, **fields: Any) -> dict[str, Any]:
-    """GAIA's error dict, with editkit's kind and details when the toolkit refused."""
+    """GAIA's error dict, with editkit's kind, explanation and details when the toolkit refused."""
     result: dict[str, Any] = {"status": "error", "error": text}
     if error is not None:
         result["error_kind"] = error.get("kind")
+        message = str(error.get("message") or "")
+        if message and message not in text:
+            result["detail"] = message
         result["details"] = {key: value for key, value in error.items() if key not in ("kind", "message")}
         if error.get("kind") == "syntax_error":
             result["syntax_errors"] = [_syntax_error_text(item) for item in error.get("syntax_errors", ())]
@@ -303,25 +665,42 @@ def _failure(text: str, error: Optional[Mapping[str, Any]] = None, **fields: Any
 def _refusal(
     error: Mapping[str, Any],
     shown: str,
+    target: str,
+    mode: str,
     *,
     text_missing: str = "Content to replace not found in file",
     syntax: str = "Invalid Python syntax",
 ) -> dict[str, Any]:
-    """The error dict for a toolkit refusal about ``shown`` (the path as the caller gave it)."""
+    """The error dict for a toolkit refusal about ``shown`` (the path as GAIA words it; ``target``
+    is the absolute path). ``mode`` says which of GAIA's checks the tool runs: ``read`` (an
+    allowlist check), ``edit`` (write-deny list, then allowlist), ``write`` (``validate_write``)
+    or ``index`` (``update_gaia_md``: an allowlist check, then ``open(..., "w")``)."""
     kind = error.get("kind")
     message = str(error.get("message", ""))
+    denied = f"Access denied: {shown} is not in allowed paths"
     if kind == "outside_workspace":
-        text = f"Access denied: {shown} is not in allowed paths"
+        if mode == "write":
+            text = _gaia_access_denied(shown)
+        elif mode == "edit":
+            text = _gaia_write_refusal(target) or denied
+        else:
+            text = denied
     elif kind == "blocked":
-        text = f"Access denied: {shown} is blocked ({message})"
+        text = (mode in ("edit", "write") and _gaia_write_refusal(target)) or (
+            f"Access denied: {shown} is blocked ({message})"
+        )
     elif kind == "syntax_error":
         text = syntax
     elif kind == "not_found" and "closest" in error:
-        text = f"{text_missing}: {message}"
-    elif kind == "not_found" and "available" in error:
-        text = message
+        text = text_missing
     elif kind == "not_found":
-        text = f"File not found: {shown}"
+        text = (
+            f"[Errno 2] No such file or directory: {shown!r}"
+            if mode in ("write", "index")
+            else (f"File not found: {shown}")
+        )
+    elif kind == "is_directory":
+        text = f"[Errno 21] Is a directory: {shown!r}"
     else:
         text = message
     return _failure(text, error)
@@ -347,20 +726,193 @@ def _symbol_type(kind: str) -> Optional[str]:
     return None
 
 
+def _lf_lines(text: str) -> list[str]:
+    """``text`` split after each LF (and nowhere else), each line keeping its LF."""
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]]
+    if pieces[-1]:
+        lines.append(pieces[-1])
+    return lines
+
+
+def _difflib_lines(diff: str, from_name: str, to_name: str, lineterm: str) -> list[str]:
+    """The toolkit's unified diff as the list ``difflib.unified_diff`` yields for it.
+
+    File headers name ``from_name`` and ``to_name``; header and hunk lines end with
+    ``lineterm``; a line without a final newline has none (difflib writes no ``\\ No newline``
+    marker). Empty when nothing changed.
+    """
+    body = _lf_lines(diff)[2:]
+    if not body:
+        return []
+    lines = [f"--- {from_name}{lineterm}", f"+++ {to_name}{lineterm}"]
+    for line in body:
+        if line.startswith("@@"):
+            lines.append(line.rstrip("\n") + lineterm)
+        elif line.startswith("\\"):
+            lines[-1] = lines[-1].removesuffix("\n")
+        else:
+            lines.append(line)
+    return lines
+
+
+def _changed_chars(lines: Iterable[str]) -> int:
+    """Characters the change adds minus those it removes, from ``_difflib_lines``."""
+    total = 0
+    for line in list(lines)[2:]:
+        if line.startswith("+"):
+            total += len(line) - 1
+        elif line.startswith("-"):
+            total -= len(line) - 1
+    return total
+
+
 def _structure_text(structure: Union[Mapping[str, Any], str]) -> str:
-    """GAIA's rendering of a project structure: nested names indented two spaces, ``name - note``."""
+    """GAIA's rendering of a project structure: nested names indented two spaces, ``name - note``,
+    each line ending with a newline (a text structure is taken as it is)."""
     if isinstance(structure, str):
-        return structure
+        return structure if structure.endswith("\n") else structure + "\n"
 
     def lines(node: Mapping[str, Any], indent: str) -> Iterable[str]:
         for key, value in node.items():
             if isinstance(value, Mapping):
-                yield f"{indent}{key}"
+                yield f"{indent}{key}\n"
                 yield from lines(value, indent + "  ")
             else:
-                yield f"{indent}{key} - {value}"
+                yield f"{indent}{key} - {value}\n"
 
-    return "\n".join(lines(structure, ""))
+    return "".join(lines(structure, ""))
+
+
+# ------------------------------------------------------------------------------------------------
+# GAIA.md: GAIA's file as sections, and the in-place update of an existing one.
+
+_GAIA_MD_PREAMBLE = (
+    "# GAIA.md\n\nThis file provides guidance to GAIA Code Agent when working with code in this project.\n\n"
+)
+_GAIA_MD_GUIDELINES = (
+    "## Development Guidelines\n"
+    "- Follow PEP 8 style guidelines\n"
+    "- Add docstrings to all functions and classes\n"
+    "- Include type hints where appropriate\n"
+    "- Write unit tests for new functionality\n\n"
+)
+_GAIA_MD_QUALITY = (
+    "## Code Quality\n"
+    "- All code should pass pylint checks\n"
+    "- Use Black formatter for consistent style\n"
+    "- Ensure proper error handling\n\n"
+)
+_LAST_UPDATED = "**Last Updated:**"
+#: The sections of GAIA's file, in its order (``updated`` is the ``**Last Updated:**`` line).
+_GAIA_MD_ORDER = (
+    "title",
+    "project",
+    "description",
+    "updated",
+    "structure",
+    "instructions",
+    "guidelines",
+    "quality",
+)
+_GAIA_MD_HEADINGS = {
+    "Description": "description",
+    "Project Structure": "structure",
+    "Special Instructions": "instructions",
+    "Development Guidelines": "guidelines",
+    "Code Quality": "quality",
+}
+_GAIA_MD_NAMES = {
+    "project": "Project",
+    "description": "Description",
+    "structure": "Project Structure",
+    "instructions": "Special Instructions",
+}
+
+
+def _gaia_md_sections(
+    project_name: Optional[str],
+    description: Optional[str],
+    structure: Optional[Union[Mapping[str, Any], str]],
+    instructions: Optional[str],
+) -> list[tuple[str, str]]:
+    """GAIA's ``GAIA.md`` for these fields as ``(section, text)`` pairs; joined, GAIA's file."""
+    sections = [("title", _GAIA_MD_PREAMBLE)]
+    if project_name:
+        sections.append(("project", f"## Project: {project_name}\n\n"))
+    if description:
+        sections.append(("description", f"## Description\n{description}\n\n"))
+    sections.append(("updated", f"{_LAST_UPDATED} {datetime.datetime.now().isoformat()}\n\n"))
+    if structure:
+        sections.append(("structure", f"## Project Structure\n```\n{_structure_text(structure)}```\n\n"))
+    if instructions:
+        sections.append(("instructions", f"## Special Instructions\n{instructions}\n\n"))
+    sections += [("guidelines", _GAIA_MD_GUIDELINES), ("quality", _GAIA_MD_QUALITY)]
+    return sections
+
+
+def _gaia_md_split(read: Mapping[str, Any]) -> list[list[Any]]:
+    """An existing index file (a ``read_file`` answer with its Markdown outline) as
+    ``[section or None, text]`` pieces that join to its text: one per heading of level 1 or 2
+    and per ``**Last Updated:**`` line, the text before them as ``title``."""
+    lines = _lf_lines(read["content"])
+    fenced: set[int] = set()
+    for block in read.get("code_blocks", ()):
+        fenced.update(range(block["line"], block["line"] + block["code"].count("\n") + 2))
+    cuts: dict[int, Optional[str]] = {}
+    for header in read.get("headers", ()):
+        if header["level"] == 1:
+            cuts[header["line"]] = None
+        elif header["level"] == 2:
+            text = header["text"].strip()
+            cuts[header["line"]] = "project" if text.startswith("Project:") else _GAIA_MD_HEADINGS.get(text)
+    for number, line in enumerate(lines, 1):
+        if line.startswith(_LAST_UPDATED) and number not in fenced and number not in cuts:
+            cuts[number] = "updated"
+            after = number + 1
+            while after <= len(lines) and not lines[after - 1].strip():
+                after += 1
+            if after <= len(lines):
+                cuts.setdefault(after, None)
+    starts = sorted(cuts)
+    pieces: list[list[Any]] = [["title", "".join(lines[: starts[0] - 1] if starts else lines)]]
+    for index, start in enumerate(starts):
+        end = starts[index + 1] - 1 if index + 1 < len(starts) else len(lines)
+        pieces.append([cuts[start], "".join(lines[start - 1 : end])])
+    if not pieces[0][1].strip() and len(pieces) > 1 and pieces[1][0] is None:
+        # A file opening with its level-1 title: that heading's piece is the title.
+        pieces[1] = ["title", pieces[0][1] + pieces[1][1]]
+        del pieces[0]
+    return pieces
+
+
+def _gaia_md_merge(read: Mapping[str, Any], sections: Mapping[str, str]) -> str:
+    """The existing index file with ``sections`` replaced in place, or inserted after the last
+    section that comes before them in GAIA's order."""
+    pieces = _gaia_md_split(read)
+    for name in _GAIA_MD_ORDER:
+        if name not in sections:
+            continue
+        found = next((piece for piece in pieces if piece[0] == name), None)
+        if found is not None:
+            found[1] = sections[name]
+            continue
+        rank = _GAIA_MD_ORDER.index(name)
+        after = max(
+            (
+                i
+                for i, piece in enumerate(pieces)
+                if piece[0] in _GAIA_MD_ORDER and _GAIA_MD_ORDER.index(piece[0]) < rank
+            ),
+            default=0,
+        )
+        previous = pieces[after]
+        if previous[1] and not previous[1].endswith("\n"):
+            previous[1] += "\n"
+        if previous[1] and not previous[1].endswith("\n\n"):
+            previous[1] += "\n"
+        pieces.insert(after + 1, [name, sections[name]])
+    return "".join(piece[1] for piece in pieces)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -370,12 +922,13 @@ def _structure_text(structure: Union[Mapping[str, Any], str]) -> str:
 class FileIOToolsMixin:
     """GAIA's file I/O tools for code agents: read, write, edit, search and diff, backed by editkit.
 
-    The host sets ``self.path_validator`` (a :class:`PathValidator`) before the tools run and
-    calls :meth:`register_file_io_tools` to register them with the ``@tool`` registry. Each
-    tool is also a method (``agent.read_file(path)``). A host without a validator gets GAIA's
-    answers: write tools refuse (``UNCONFINED_WRITE_ERROR``), read tools raise
-    :class:`MissingHostAttributeError`. When the host has a ``console`` (GAIA's
-    ``AgentConsole``), ``write_file`` and ``edit_file`` show what they wrote there, as in GAIA.
+    The host sets ``self.path_validator`` (a :class:`PathValidator`, or GAIA's) before the tools
+    run and calls :meth:`register_file_io_tools` to register them with the ``@tool`` registry.
+    Each tool is also a method (``agent.read_file(path)``). A host without a validator gets
+    GAIA's answers: write tools refuse (``UNCONFINED_WRITE_ERROR``), read tools and
+    ``update_gaia_md`` raise :class:`MissingHostAttributeError`. When the host has a ``console``
+    (GAIA's ``AgentConsole``), ``write_file`` and ``edit_file`` show what they wrote there, as in
+    GAIA.
     """
 
     path_validator: PathValidator
@@ -383,48 +936,93 @@ class FileIOToolsMixin:
     # -- plumbing ---------------------------------------------------------------------------------
 
     def register_file_io_tools(self) -> list[str]:
-        """Registers every file I/O tool with the ``@tool`` registry and returns their names.
+        """Registers every file I/O tool with the ``@tool`` registry and returns GAIA's list of them.
 
-        The registered functions are this object's bound methods. GAIA's returned list leaves
-        out ``write_file`` and ``edit_file`` although it registers them; this one names all ten.
+        The registered functions are this object's bound methods. As in GAIA, the returned list
+        leaves out ``write_file`` and ``edit_file`` although they are registered too.
         """
         for name in TOOL_NAMES:
             tool(getattr(self, name))
-        return list(TOOL_NAMES)
+        return list(_REGISTERED_NAMES)
 
-    def _validator_for_read(self) -> PathValidator:
-        validator = getattr(self, "path_validator", None)
-        if validator is None:
-            raise MissingHostAttributeError(
-                f"{type(self).__name__} uses FileIOToolsMixin but has no path_validator. {_HOST_HINT}"
-            )
-        return validator
+    def _toolkit_for(self, *, write: bool) -> Union[editkit.Toolkit, dict[str, Any]]:
+        """The toolkit the validator confines, or GAIA's error dict when there is none to use.
 
-    def _call(self, tool_name: str, args: Mapping[str, Any], *, write: bool) -> dict[str, Any]:
-        """Runs an editkit tool and returns its contract object.
-
-        Without a toolkit to run it on (no validator, nothing allowed, a root that cannot be
-        opened) the answer is ``{"ok": False, "gaia": <GAIA's error dict>}``.
+        A host that never bound ``path_validator`` gets ``UNCONFINED_WRITE_ERROR`` from a write
+        tool and ``MissingHostAttributeError`` from the others, as in GAIA.
         """
-        validator = getattr(self, "path_validator", None)
-        if validator is None:
-            if write:
-                return {"ok": False, "gaia": _failure(UNCONFINED_WRITE_ERROR)}
-            validator = self._validator_for_read()
         try:
-            toolkit = validator.toolkit
+            validator = self.path_validator
+        except AttributeError as missing:
+            if write:
+                return _failure(UNCONFINED_WRITE_ERROR)
+            raise MissingHostAttributeError(_missing_host_message(self)) from missing
+        if validator is None:
+            return _failure(UNCONFINED_WRITE_ERROR if write else _NONE_VALIDATOR_ERROR)
+        try:
+            return self._validator_toolkit(validator)
         except ValueError as refused:
-            return {"ok": False, "gaia": _failure(str(refused))}
+            return _failure(str(refused))
         except editkit.EditkitError as refused:
-            return {"ok": False, "gaia": _failure(refused.message, refused.to_dict())}
-        return toolkit.call(tool_name, dict(args))
+            return _failure(refused.message, refused.to_dict())
+
+    def _validator_toolkit(self, validator: Any) -> editkit.Toolkit:
+        """This module's validator's toolkit, or one built (and kept) from GAIA's validator."""
+        if isinstance(validator, PathValidator):
+            return validator.toolkit
+        allowed = getattr(validator, "allowed_paths", None)
+        if allowed is None:
+            raise ValueError(
+                f"path_validator ({type(validator).__name__}) has no allowed_paths to confine the tools to"
+            )
+        blocked = [
+            *(getattr(validator, "blocked_paths", None) or ()),
+            *(getattr(validator, "withheld_paths", None) or ()),
+        ]
+        key = (frozenset(map(str, allowed)), frozenset(map(str, blocked)))
+        cache = getattr(self, "__dict__", None)
+        kept = cache.get("_editkit_toolkit") if cache is not None else None
+        if kept is None or kept[0] != key:
+            kept = (key, _open_toolkit(list(allowed), blocked, {}))
+            if cache is not None:
+                cache["_editkit_toolkit"] = kept
+        return kept[1]
 
     @staticmethod
-    def _failed(answer: Mapping[str, Any], shown: str, **wording: str) -> dict[str, Any]:
-        """The error dict for a call that did not succeed."""
-        if "gaia" in answer:
-            return dict(answer["gaia"])
-        return _refusal(answer.get("error") or {}, shown, **wording)
+    def _oversize(
+        toolkit: editkit.Toolkit, path: str, shown: str, size: int, mode: str
+    ) -> Optional[dict[str, Any]]:
+        """GAIA's refusal of content over ``MAX_WRITE_SIZE_BYTES``, after its path checks."""
+        if size <= MAX_WRITE_SIZE_BYTES:
+            return None
+        where = toolkit.call("exists", {"path": path})
+        if not where.get("ok"):
+            return _refusal(where.get("error") or {}, shown, path, mode)
+        megabytes = size / (1024 * 1024)
+        limit = MAX_WRITE_SIZE_BYTES / (1024 * 1024)
+        if mode == "write":
+            text = (
+                f"Write blocked: content size ({megabytes:.1f} MB) exceeds maximum allowed size "
+                f"({limit:.0f} MB)"
+            )
+        else:
+            text = (
+                f"Edit blocked: replacement content ({megabytes:.1f} MB) exceeds maximum allowed size "
+                f"({limit:.0f} MB)"
+            )
+        return _failure(text)
+
+    @staticmethod
+    def _text_present(toolkit: editkit.Toolkit, path: str, old: str) -> Optional[Mapping[str, Any]]:
+        """``None`` when ``old`` stands in the file, else the toolkit's refusal (asked with a dry
+        run of a replacement that changes something)."""
+        answer = toolkit.call(
+            "edit_file", {"path": path, "old_string": old, "new_string": old + "\ue000", "dry_run": True}
+        )
+        error = answer.get("error") or {}
+        if answer.get("ok") or error.get("kind") == "ambiguous":
+            return None
+        return error
 
     def _show_write(self, path: str, content: str) -> None:
         console = getattr(self, "console", None)
@@ -459,31 +1057,33 @@ class FileIOToolsMixin:
 
         Returns:
             Dictionary with file content and type-specific metadata: ``status``, ``file_path``,
-            ``content``, ``file_type``, ``line_count``, ``size_bytes`` (on disk) and ``sha256``;
-            for ``.py`` also ``is_valid``, ``errors`` and, when valid, ``symbols``; for ``.md``
-            ``headers``, ``code_blocks`` and ``links``; for binary or undecodable files
-            ``is_binary`` and a placeholder ``content``.
+            ``content`` (LF line endings, a BOM as ``\\ufeff``), ``file_type``, ``line_count``,
+            ``size_bytes`` (of that text in UTF-8) and ``sha256``; for ``.py`` also ``is_valid``,
+            ``errors`` and, when valid, ``symbols``; for ``.md`` ``headers``, ``code_blocks`` and
+            ``links``; for binary or undecodable files ``is_binary`` and a placeholder ``content``.
         """
+        toolkit = self._toolkit_for(write=False)
+        if isinstance(toolkit, dict):
+            return toolkit
         path = _absolute(file_path)
         extension = _extension(file_path)
-        answer = self._call(
-            "read_file", {"path": path, "include_symbols": extension in (".py", ".md")}, write=False
-        )
+        answer = toolkit.call("read_file", {"path": path, "include_symbols": extension in (".py", ".md")})
         if not answer.get("ok"):
             error = answer.get("error") or {}
             if error.get("kind") in ("not_utf8", "utf16"):
-                info = self._call("file_info", {"path": path}, write=False)
+                info = toolkit.call("file_info", {"path": path})
                 if info.get("ok"):
                     return self._binary(file_path, int(info["size_bytes"]))
-            return self._failed(answer, file_path)
+            return _refusal(error, file_path, path, "read")
         if answer["is_binary"]:
             return self._binary(file_path, int(answer["size_bytes"]))
+        content = ("\ufeff" if answer.get("bom") else "") + answer["content"]
         result: dict[str, Any] = {
             "status": "success",
             "file_path": file_path,
-            "content": answer["content"],
-            "line_count": answer["line_count"],
-            "size_bytes": answer["size_bytes"],
+            "content": content,
+            "line_count": len(content.splitlines()),
+            "size_bytes": len(content.encode("utf-8")),
             "sha256": answer["sha256"],
         }
         if extension == ".py":
@@ -491,6 +1091,11 @@ class FileIOToolsMixin:
             result["is_valid"] = bool(answer.get("is_valid"))
             result["errors"] = [_syntax_error_text(error) for error in answer.get("errors", ())]
             if result["is_valid"]:
+                symbols = [symbol for symbol in answer.get("symbols", ()) if _symbol_type(symbol["kind"])]
+                # Breadth first, as ast.walk: the outer definitions, then those one level in...
+                symbols.sort(
+                    key=lambda s: (0 if s.get("parent") is None else s["parent"].count(".") + 1, s["line"])
+                )
                 result["symbols"] = [
                     {
                         "name": symbol["name"],
@@ -499,8 +1104,7 @@ class FileIOToolsMixin:
                         "end_line": symbol.get("end_line"),
                         "parent": symbol.get("parent"),
                     }
-                    for symbol in answer.get("symbols", ())
-                    if _symbol_type(symbol["kind"]) is not None
+                    for symbol in symbols
                 ]
         elif extension == ".md":
             result["file_type"] = "markdown"
@@ -545,20 +1149,22 @@ class FileIOToolsMixin:
             ``bytes_written``, ``line_count``; refused for invalid syntax with
             ``error: "Invalid Python syntax"`` and ``syntax_errors`` (nothing is written).
         """
-        args = {
-            "path": _absolute(file_path),
-            "content": content,
-            "validate": validate,
-            "create_dirs": create_dirs,
-        }
-        answer = self._call("write_python_file", args, write=True)
+        toolkit = self._toolkit_for(write=True)
+        if isinstance(toolkit, dict):
+            return toolkit
+        path = _absolute(file_path)
+        refused = self._oversize(toolkit, path, file_path, len(content.encode("utf-8")), "write")
+        if refused:
+            return refused
+        args = {"path": path, "content": content, "validate": validate, "create_dirs": create_dirs}
+        answer = toolkit.call("write_python_file", args)
         if not answer.get("ok"):
-            return self._failed(answer, file_path)
+            return _refusal(answer.get("error") or {}, file_path, path, "write")
         return {
             "status": "success",
             "file_path": file_path,
             "bytes_written": answer["bytes_written"],
-            "line_count": answer["line_count"],
+            "line_count": len(content.splitlines()),
             "sha256": answer["sha256"],
         }
 
@@ -585,16 +1191,27 @@ class FileIOToolsMixin:
             ``would_change``. An edit that would add syntax errors is refused with
             ``error: "Edit would result in invalid Python syntax"`` and ``syntax_errors``.
         """
+        toolkit = self._toolkit_for(write=True)
+        if isinstance(toolkit, dict):
+            return toolkit
+        path = _absolute(file_path)
+        refused = self._oversize(toolkit, path, file_path, len(new_content.encode("utf-8")), "edit")
+        if refused:
+            return refused
         args = {
-            "path": _absolute(file_path),
+            "path": path,
             "old_string": old_content,
             "new_string": new_content,
             "backup": backup,
             "dry_run": dry_run,
         }
-        answer = self._call("edit_python_file", args, write=not dry_run)
+        answer = toolkit.call("edit_python_file", args)
         if not answer.get("ok"):
-            if (answer.get("error") or {}).get("kind") == "no_change":
+            error = answer.get("error") or {}
+            if error.get("kind") == "no_change":
+                missing = self._text_present(toolkit, path, old_content)
+                if missing is not None:
+                    return _refusal(missing, file_path, path, "edit")
                 # GAIA answers an edit that changes nothing as a success that changed nothing.
                 if dry_run:
                     return {"status": "success", "dry_run": True, "diff": "", "would_change": False}
@@ -602,22 +1219,25 @@ class FileIOToolsMixin:
                     "status": "success",
                     "file_path": file_path,
                     "diff": "",
-                    "backup_created": False,
+                    "backup_created": bool(backup),
                     "backup_path": None,
                 }
-            return self._failed(answer, file_path, syntax="Edit would result in invalid Python syntax")
+            return _refusal(
+                error, file_path, path, "edit", syntax="Edit would result in invalid Python syntax"
+            )
+        diff = "\n".join(_difflib_lines(answer["diff"], file_path, file_path, "\n"))
         if dry_run:
             return {
                 "status": "success",
                 "dry_run": True,
-                "diff": answer["diff"],
+                "diff": diff,
                 "would_change": answer["would_change"],
                 "match_rung": answer["rung"],
             }
         return {
             "status": "success",
             "file_path": file_path,
-            "diff": answer["diff"],
+            "diff": diff,
             "backup_created": bool(backup),
             "backup_path": answer.get("backup_path"),
             "match_rung": answer["rung"],
@@ -636,7 +1256,8 @@ class FileIOToolsMixin:
         Args:
             directory: Directory to search in
             pattern: Pattern to search for (a literal, case-sensitive substring)
-            file_extension: File extension to filter
+            file_extension: File extension to filter (file names ending with it: ``py`` takes
+                ``numpy`` too, ``""`` every file)
             max_results: Maximum number of results (files; each lists at most 10 lines)
 
         Returns:
@@ -645,22 +1266,24 @@ class FileIOToolsMixin:
             ``{"file": path relative to directory, "matches": [{"line", "content"}]}``, plus
             ``truncated`` when the result bound cut the search short.
         """
+        toolkit = self._toolkit_for(write=False)
+        if isinstance(toolkit, dict):
+            return toolkit
         wanted = max(0, max_results)
+        path = _absolute(directory)
         args: dict[str, Any] = {
-            "path": _absolute(directory),
+            "path": path,
             "pattern": pattern,
             "regex": False,
             "case_sensitive": True,
             "max_results": wanted * MATCHES_PER_FILE,
+            # GAIA keeps the files whose name ends with file_extension.
+            "glob": "**/*" + _escaped(file_extension or ""),
         }
-        if file_extension:
-            args["file_extension"] = file_extension
-        else:
-            args["glob"] = "**"
         while True:
-            answer = self._call("search_code", args, write=False)
+            answer = toolkit.call("search_code", args)
             if not answer.get("ok"):
-                return self._failed(answer, directory)
+                return _refusal(answer.get("error") or {}, directory, path, "read")
             cut_short = self._search_cut_short(answer, wanted, args["max_results"])
             if not cut_short or args["max_results"] >= SEARCH_LINES_BOUND:
                 break
@@ -670,6 +1293,8 @@ class FileIOToolsMixin:
         results: list[dict[str, Any]] = []
         for found in answer["results"][:wanted]:
             relative = found["file"] if searched in (".", "") else posixpath.relpath(found["file"], searched)
+            if relative == ".":  # the directory given is this file
+                relative = posixpath.basename(found["file"])
             matches = [{"line": hit["line"], "content": hit["content"].strip()} for hit in found["matches"]]
             results.append({"file": relative, "matches": matches[:MATCHES_PER_FILE]})
         return {
@@ -707,17 +1332,22 @@ class FileIOToolsMixin:
             Dictionary with diff information: ``status``, ``file_path``, ``diff``,
             ``additions``, ``deletions`` and ``has_changes``.
         """
-        args = {"path": _absolute(file_path), "new_content": new_content, "context_lines": context_lines}
-        answer = self._call("generate_diff", args, write=False)
+        toolkit = self._toolkit_for(write=False)
+        if isinstance(toolkit, dict):
+            return toolkit
+        path = _absolute(file_path)
+        args = {"path": path, "new_content": new_content, "context_lines": context_lines}
+        answer = toolkit.call("generate_diff", args)
         if not answer.get("ok"):
-            return self._failed(answer, file_path)
+            return _refusal(answer.get("error") or {}, file_path, path, "read")
+        lines = _difflib_lines(answer["diff"], file_path, file_path, "\n")
         return {
             "status": "success",
             "file_path": file_path,
-            "diff": answer["diff"],
-            "additions": answer["additions"],
-            "deletions": answer["deletions"],
-            "has_changes": answer["has_changes"],
+            "diff": "".join(lines),
+            "additions": sum(1 for line in lines if line.startswith("+") and not line.startswith("+++")),
+            "deletions": sum(1 for line in lines if line.startswith("-") and not line.startswith("---")),
+            "has_changes": bool(lines),
         }
 
     def write_markdown_file(self, file_path: str, content: str, create_dirs: bool = True) -> dict[str, Any]:
@@ -732,10 +1362,18 @@ class FileIOToolsMixin:
             Dictionary with write operation results: ``status``, ``file_path``,
             ``bytes_written`` (also as ``size_bytes``) and ``line_count``.
         """
-        args = {"path": _absolute(file_path), "content": content, "create_dirs": create_dirs}
-        answer = self._call("write_markdown_file", args, write=True)
+        toolkit = self._toolkit_for(write=True)
+        if isinstance(toolkit, dict):
+            return toolkit
+        path = _absolute(file_path)
+        refused = self._oversize(toolkit, path, file_path, len(content.encode("utf-8")), "write")
+        if refused:
+            return refused
+        answer = toolkit.call(
+            "write_markdown_file", {"path": path, "content": content, "create_dirs": create_dirs}
+        )
         if not answer.get("ok"):
-            return self._failed(answer, file_path)
+            return _refusal(answer.get("error") or {}, file_path, path, "write")
         return {
             "status": "success",
             "file_path": file_path,
@@ -766,13 +1404,17 @@ class FileIOToolsMixin:
             dict: ``status``, ``file_path`` (resolved), ``size_bytes`` and ``file_type`` (the
             suffix, or ``unknown``).
         """
+        toolkit = self._toolkit_for(write=True)
+        if isinstance(toolkit, dict):
+            return toolkit
         path = _absolute(file_path, project_dir)
-        answer = self._call(
-            "write_file", {"path": path, "content": content, "create_dirs": create_dirs}, write=True
-        )
-        if not answer.get("ok"):
-            return self._failed(answer, file_path)
         resolved = str(Path(path).resolve())
+        refused = self._oversize(toolkit, path, resolved, len(content.encode("utf-8")), "write")
+        if refused:
+            return refused
+        answer = toolkit.call("write_file", {"path": path, "content": content, "create_dirs": create_dirs})
+        if not answer.get("ok"):
+            return _refusal(answer.get("error") or {}, resolved, path, "write")
         self._show_write(resolved, content)
         return {
             "status": "success",
@@ -800,44 +1442,70 @@ class FileIOToolsMixin:
             project_dir: Project root directory for resolving relative paths
 
         Returns:
-            dict: ``status``, ``file_path`` (resolved), ``old_size``, ``new_size`` (bytes),
+            dict: ``status``, ``file_path`` (resolved), ``old_size``, ``new_size`` (characters),
             ``file_type``, ``diff`` and ``backup_path`` (the previous content, kept for undo).
         """
+        toolkit = self._toolkit_for(write=True)
+        if isinstance(toolkit, dict):
+            return toolkit
         path = _absolute(file_path, project_dir)
-        args = {"path": path, "old_string": old_content, "new_string": new_content, "backup": True}
-        answer = self._call("edit_file", args, write=True)
         resolved = str(Path(path).resolve())
+        refused = self._oversize(toolkit, path, resolved, len(new_content.encode("utf-8")), "edit")
+        if refused:
+            return refused
+        args = {"path": path, "old_string": old_content, "new_string": new_content, "backup": True}
+        answer = toolkit.call("edit_file", args)
         if not answer.get("ok"):
-            if (answer.get("error") or {}).get("kind") == "no_change":
-                self._show_edit(resolved, "")
-                size = self._size(path)
-                return {
-                    "status": "success",
-                    "file_path": resolved,
-                    "old_size": size,
-                    "new_size": size,
-                    "file_type": _suffix_type(resolved),
-                    "diff": "",
-                }
-            return self._failed(
-                answer, file_path, text_missing=f"Content to replace not found in {file_path}"
+            error = answer.get("error") or {}
+            if error.get("kind") == "no_change":
+                missing = self._text_present(toolkit, path, old_content)
+                if missing is not None:
+                    error = missing
+                else:
+                    self._show_edit(resolved, "")
+                    size = self._text_size(toolkit, path)
+                    return {
+                        "status": "success",
+                        "file_path": resolved,
+                        "old_size": size,
+                        "new_size": size,
+                        "file_type": _suffix_type(resolved),
+                        "diff": "",
+                    }
+            if error.get("kind") == "not_found" and "closest" not in error:
+                return _failure(f"File not found: {file_path}", error)
+            return _refusal(
+                error, resolved, path, "edit", text_missing=f"Content to replace not found in {file_path}"
             )
-        self._show_edit(resolved, answer["diff"])
+        name = os.path.basename(resolved)
+        lines = _difflib_lines(answer["diff"], f"a/{name}", f"b/{name}", "")
+        diff = "\n".join(lines)
+        self._show_edit(resolved, diff)
+        after = toolkit.call("read_file", {"path": path, "include_symbols": False})
+        if after.get("ok") and after.get("sha256") == answer["sha256"]:
+            new_size = len(after["content"]) + (1 if after.get("bom") else 0)
+            old_size = new_size - _changed_chars(lines)
+        else:  # changed again meanwhile: the sizes the toolkit measured, in bytes
+            old_size, new_size = answer["old_size"], answer["new_size"]
         return {
             "status": "success",
             "file_path": resolved,
-            "old_size": answer["old_size"],
-            "new_size": answer["new_size"],
+            "old_size": old_size,
+            "new_size": new_size,
             "file_type": _suffix_type(resolved),
-            "diff": answer["diff"],
+            "diff": diff,
             "backup_path": answer.get("backup_path"),
             "match_rung": answer["rung"],
             "sha256": answer["sha256"],
         }
 
-    def _size(self, path: str) -> Optional[int]:
-        info = self._call("file_info", {"path": path}, write=False)
-        return int(info["size_bytes"]) if info.get("ok") else None
+    @staticmethod
+    def _text_size(toolkit: editkit.Toolkit, path: str) -> int:
+        """Characters of the file's text (LF endings; a BOM not counted), read without arming the
+        staleness guard (the diff that would empty it)."""
+        answer = toolkit.call("generate_diff", {"path": path, "new_content": ""})
+        lines = _difflib_lines(answer.get("diff", ""), "", "", "\n") if answer.get("ok") else []
+        return -_changed_chars(lines)
 
     def update_gaia_md(
         self,
@@ -851,35 +1519,52 @@ class FileIOToolsMixin:
 
         Args:
             project_root: Root directory of the project
-            project_name: Name of the project (the title)
-            description: Project description (the Description section)
-            structure: Project structure dictionary, or its text (the Structure section)
-            instructions: Special instructions for GAIA (the Instructions section)
+            project_name: Name of the project (the ``## Project:`` heading)
+            description: Project description (the ``## Description`` section)
+            structure: Project structure dictionary, or its text (the ``## Project Structure`` block)
+            instructions: Special instructions for GAIA (the ``## Special Instructions`` section)
 
         Returns:
             Dictionary with update results: ``status``, ``file_path``, ``created``,
-            ``message`` and ``updated_sections``. At least one of the four is needed.
+            ``message`` and ``updated_sections`` (the sections given). A new file is GAIA's; in an
+            existing one these sections and the ``**Last Updated:**`` line are replaced in place.
         """
+        toolkit = self._toolkit_for(write=False)
+        if isinstance(toolkit, dict):
+            return toolkit
         gaia_path = os.path.join(project_root, "GAIA.md")
-        args: dict[str, Any] = {"project_root": _absolute(project_root), "file": "GAIA.md"}
-        if project_name:
-            args["project_name"] = project_name
-        if description:
-            args["description"] = description
-        if structure:
-            args["structure"] = f"```\n{_structure_text(structure)}\n```"
-        if instructions:
-            args["instructions"] = instructions
-        answer = self._call("update_project_index", args, write=True)
+        path = _absolute(gaia_path)
+        sections = _gaia_md_sections(project_name, description, structure, instructions)
+        given = [_GAIA_MD_NAMES[name] for name, _ in sections if name in _GAIA_MD_NAMES]
+        read = toolkit.call("read_file", {"path": path, "include_symbols": True})
+        error = read.get("error") or {}
+        whole = "".join(text for _, text in sections)
+        if read.get("ok") and not read.get("is_binary"):
+            wanted = {name: text for name, text in sections if name in _GAIA_MD_NAMES or name == "updated"}
+            args: dict[str, Any] = {
+                "path": path,
+                "content": _gaia_md_merge(read, wanted),
+                "expected_hash": read["sha256"],
+            }
+            created = False
+        elif read.get("ok") or error.get("kind") in ("not_utf8", "utf16"):
+            # Not text: GAIA writes its file over it.
+            args = {"path": path, "content": whole, "force": True}
+            created = False
+        elif error.get("kind") == "not_found":
+            args = {"path": path, "content": whole, "create_new": True, "create_dirs": False}
+            created = True
+        else:
+            return _refusal(error, gaia_path, path, "index")
+        answer = toolkit.call("write_file", args)
         if not answer.get("ok"):
-            return self._failed(answer, gaia_path)
-        created = bool(answer["created"])
+            return _refusal(answer.get("error") or {}, gaia_path, path, "index")
         return {
             "status": "success",
             "file_path": gaia_path,
             "created": created,
             "message": f"GAIA.md {'created' if created else 'updated'} at {gaia_path}",
-            "updated_sections": list(answer["updated_sections"]),
+            "updated_sections": given,
         }
 
     def replace_function(
@@ -899,27 +1584,41 @@ class FileIOToolsMixin:
 
         Returns:
             Dictionary with replacement result: ``status``, ``file_path``,
-            ``function_replaced``, ``backup_path`` (``None`` without backup) and ``diff``.
+            ``function_replaced``, ``backup_path`` (``None`` without backup) and ``diff``. A file
+            that does not parse is refused (``File has syntax errors: ...``), as is a result
+            that would not (``Replacement would result in invalid syntax``).
         """
+        toolkit = self._toolkit_for(write=True)
+        if isinstance(toolkit, dict):
+            return toolkit
+        path = _absolute(file_path)
+        refused = self._oversize(toolkit, path, file_path, len(new_implementation.encode("utf-8")), "edit")
+        if refused:
+            return refused
+        check = toolkit.call("check_syntax", {"path": path})
+        if not check.get("ok"):
+            return _refusal(check.get("error") or {}, file_path, path, "edit")
+        if not check["valid"] and check["errors"]:
+            return _failure(f"File has syntax errors: {_syntax_error_text(check['errors'][0])}")
         args = {
-            "path": _absolute(file_path),
+            "path": path,
             "function_name": function_name,
             "new_implementation": new_implementation,
             "backup": backup,
         }
-        answer = self._call("replace_function", args, write=True)
+        answer = toolkit.call("replace_function", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
             if error.get("kind") == "not_found" and "available" in error:
-                return _failure(
-                    f"Function '{function_name}' not found in file: {error.get('message')}", error
-                )
-            return self._failed(answer, file_path, syntax="Replacement would result in invalid syntax")
+                return _failure(f"Function '{function_name}' not found in file", error)
+            return _refusal(
+                error, file_path, path, "edit", syntax="Replacement would result in invalid syntax"
+            )
         return {
             "status": "success",
             "file_path": file_path,
             "function_replaced": answer["function_replaced"],
             "backup_path": answer.get("backup_path") if backup else None,
-            "diff": answer["diff"],
+            "diff": "\n".join(_difflib_lines(answer["diff"], file_path, file_path, "\n")),
             "sha256": answer["sha256"],
         }

@@ -28,7 +28,11 @@ editkit confines them, and every link on the way, to the root. ``workspace.toolk
 ``editkit.Toolkit`` underneath (its ``undo_edit`` and ``undo_patch`` reverse this class's
 writes, edits and deletes).
 
-Where this class is deliberately safer than nodestep's (each row has a test; it behaves the same
+``edit`` finds ``old`` as nodestep does, exactly (editkit's strict matching: no tolerance for
+drift), counted as ``str.count`` counts (overlapping places once), and as spelt in the file's
+line endings or, in a CRLF file, with its LFs as CRLFs.
+
+Where this class deliberately differs from nodestep's (each row has a test; it behaves the same
 everywhere else):
 
 | Case | nodestep's ``LocalWorkspace`` | this class |
@@ -38,8 +42,8 @@ everywhere else):
 | ``edit`` whose ``new`` equals ``old`` | rewrites the file unchanged, returns the count | ``WorkspaceError`` (no change); the file untouched |
 | ``write_file`` over a file changed on disk since this workspace read it | overwrites the other writer's change | ``WorkspaceError`` (stale); the file untouched; read it again to write |
 | Line endings of the text ``edit`` puts in | as ``new`` spells them (a CRLF ``old`` with an LF ``new`` leaves lone LFs); an ``old`` that cuts a ``\\r\\n`` in two leaves the other half | the file's own; an ``old`` that cuts a ``\\r\\n`` in two takes it whole; every byte outside the edit stays as it was |
-| ``edit`` in a file mixing line endings, where ``old`` also stands with other endings than it spells | replaces it only where it stands as spelt | ``WorkspaceError`` (ambiguous; with ``replace_all``, both counts); the file untouched |
-| ``edit`` whose ``old`` begins with the file's byte order mark (``\\ufeff``) | replaces the mark with the rest | ``WorkspaceError`` (the mark stays: leave it out of ``old``); the file untouched |
+| ``edit`` in a file mixing line endings, of an ``old`` holding a line break | finds ``old`` only as spelt (or, if not, with its LFs as CRLFs) | finds it with any line endings: in several places, ``WorkspaceError`` (ambiguous), or with ``replace_all`` every one replaced; in one place spelt otherwise, replaced |
+| ``edit`` whose ``old`` begins with the byte order mark (``\\ufeff``) of a file that has one | replaces the mark with the rest | ``WorkspaceError`` (the mark stays: leave it out of ``old``); the file untouched |
 | ``.git``, ``.env``, ``.env.*``, private keys, certificate stores, credential files, ``.editkit`` | read, written, deleted like any file | ``PathAccessError``; left out of ``list_dir``, ``glob`` and ``grep``; a folder holding one is not deleted |
 | A path with a backslash or a ``~`` segment | a file with that name (``a\\b.txt``, ``~/x``) | ``PathAccessError`` |
 | A file holding NUL bytes (binary), even valid UTF-8 | text | ``read_file``, ``edit``: ``WorkspaceError``; ``grep``: in ``skipped`` |
@@ -210,12 +214,26 @@ def _refused(error: editkit.EditkitError, path: str) -> Exception:
     return _translate(error.kind, error.message, error.details, path)
 
 
-def _spelt(old: str, content: str) -> str:
-    """``old`` as nodestep looks for it in ``content``, the file as on disk: as given, or, in a
-    file holding a CRLF where it is not found as given, with its LF turned into CRLF."""
-    if old not in content and "\r\n" in content and "\r\n" not in old:
-        return old.replace("\n", "\r\n")
-    return old
+_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+
+
+def _findable(old: str, endings: str) -> bool:
+    """Whether nodestep can find ``old`` in a file whose line endings are all ``endings`` (``lf``,
+    ``cr_lf`` or ``cr``, as editkit reports them): it looks for ``old`` as spelt and, in a CRLF
+    file, with its LFs as CRLFs, so the line breaks ``old`` holds must be the file's, or LFs in a
+    CRLF file (where a CRLF cut in two may begin or end ``old``). editkit matches any line ending,
+    so an ``old`` spelt otherwise is nodestep's "not found"; in a file without line endings or
+    mixing them, editkit decides (see the table)."""
+    if endings == "lf":
+        return "\r" not in old
+    if endings == "cr":
+        return "\n" not in old
+    if endings == "cr_lf":
+        core = old.removeprefix("\n")
+        core = core.removesuffix("\r")
+        breaks = set(_LINE_BREAKS.findall(core))
+        return breaks <= {"\r\n"} or breaks <= {"\n"}
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -559,48 +577,44 @@ class LocalWorkspace(_WorkspaceBase):
             If the file does not exist.
         WorkspaceError
             If the file is larger than ``max_file_read_bytes`` or not UTF-8 text, or the edit is
-            refused: ``old`` stands in several places (also once line endings are set aside), begins
-            with the byte order mark, the edit is already applied or changes nothing, or the file
-            changed during the edit.
+            refused: ``old`` stands in several places, begins with the byte order mark, the edit is
+            already applied or changes nothing, or the file changed during the edit.
         PathAccessError
             If the path leaves the root, is blocked, or breaks the portable path rules.
         """
         if not old:
             raise ValueError("edit needs non-empty old text")
         _check_path(path)
-        read = self._read(path)
-        spelt = _spelt(old, read.content)
-        found = read.content.count(spelt)
-        if found and read.bom and read.content.startswith(spelt):
+        read = self._read(path)  # the file as it is now: what the edit is bound to
+        if read.bom and old.startswith("\ufeff"):
             raise WorkspaceError(
                 f"Old text takes in the byte order mark of '{path}', which edit keeps; leave it out"
             )
-        # The same text in editkit's view of the file, where every line ending is an LF.
-        wanted = spelt.replace("\r\n", "\n").replace("\r", "\n")
-        # A dry run first, bound to the content read (as the edit is): where nodestep finds
-        # nothing, editkit may still match (drift, other line endings) but must not edit; and it
-        # tells an edit already made.
+        if not _findable(old, str(read.line_endings)):
+            return 0
+        # The same text in editkit's view of the file, where every line ending is an LF; editkit
+        # finds it exactly (strict), as str.count and str.replace do.
+        wanted = old.replace("\r\n", "\n").replace("\r", "\n")
         try:
-            planned = self._toolkit.edit_file(
-                path, wanted, new, replace_all=replace_all, expected_hash=read.sha256, dry_run=True
-            )
-        except editkit.AlreadyApplied as error:
-            raise _refused(error, path) from error
-        except editkit.EditkitError as error:
-            if not found:
+            try:
+                done = self._toolkit.edit_file(
+                    path, wanted, new, replace_all=replace_all, strict=True, expected_hash=read.sha256
+                )
+            except editkit.Ambiguous:
+                # editkit counts overlapping places as several, str.count once: where they make
+                # one place without overlaps, nodestep replaces the first, as replace_all does.
+                places = self._toolkit.edit_file(
+                    path, wanted, "", replace_all=True, strict=True, dry_run=True, expected_hash=read.sha256
+                )
+                if places.replacements != 1:
+                    raise
+                done = self._toolkit.edit_file(
+                    path, wanted, new, replace_all=True, strict=True, expected_hash=read.sha256
+                )
+        except editkit.NotFound as error:
+            if "closest" in error.details:  # the text, not the file
                 return 0
             raise _refused(error, path) from error
-        if not found:
-            return 0
-        if replace_all and planned.replacements != found:  # other line endings match too
-            raise WorkspaceError(
-                f"Old text stands in {found} place(s) of '{path}' as spelt, in {planned.replacements} "
-                "with any line endings; give more context"
-            )
-        try:
-            done = self._toolkit.edit_file(
-                path, wanted, new, replace_all=replace_all, expected_hash=read.sha256
-            )
         except editkit.EditkitError as error:
             raise _refused(error, path) from error
         return done.replacements

@@ -1,89 +1,83 @@
 r"""peteos' ``TextEditor`` (``peteos.agentic_objects.text_editor``) on editkit's editor sessions.
 
-A mixin that gives an agentic object the seven editor tools ``load``, ``read``, ``write``, ``edit``,
-``store``, ``diff`` and ``clear``, with the original's signatures and return messages. The buffer
-lives in an editkit editor session (``editor_load`` ... ``editor_clear``): matching, the diff,
-the staleness check of ``store`` and every path decision are the toolkit's. Each method carries
-the ``_tool_name`` and ``_tool_description`` attributes peteos' ``@tool`` decorator sets, so
-peteos registers them as tools::
+The agentic object with the seven editor tools ``load``, ``read``, ``write``, ``edit``, ``store``,
+``diff`` and ``clear``, with the original's signatures, return messages, system prompt and tool
+descriptions. It follows peteos' latest ``TextEditor`` (commit 487fbff): ``load()`` of a missing
+file creates it empty (``File not found. Created empty file: ...``) and ``write()`` answers
+``Replaced (N lines).``, where the earlier one (193b91a) answered ``Error: file not found: ...``
+and ``Lines replaced (N lines).``. The buffer lives in an editkit editor session
+(``editor_load`` ... ``editor_clear``): matching (exact, as ``str.replace``), the diff, the
+staleness check of ``store`` and every path decision are the toolkit's.
 
-    from peteos.oap.base import AgenticObjectBase
+When peteos is installed, ``TextEditor`` is a peteos ``AgenticObject``, as the original is: it is
+registered under its name, its ``_oap_config`` is what ``@agentic_object()`` sets, its docstring
+is the agent's system prompt and its methods carry the ``_tool_name`` and ``_tool_description``
+peteos' ``@tool`` sets, so peteos registers it as it registers its own. Without peteos it is a
+plain class with the same methods::
+
     from editkit.compat.peteos import TextEditor
 
-    class MyAgent(TextEditor, AgenticObjectBase):
-        '''You are an agent that can edit text files.'''
-
-    agent = MyAgent()                      # workspace root: the current directory
-    agent.load("notes.txt")                # 'Loaded /home/me/proj/notes.txt (3 lines).'
-    agent.edit("old line", "new line")     # "Replaced 'old line' with 'new line'."
-    print(agent.diff())                    # the unified diff against the file on disk
-    agent.store()                          # 'Stored 3 lines to /home/me/proj/notes.txt.'
+    editor = TextEditor()                  # workspace root: the current directory
+    editor.load("notes.txt")               # 'Loaded /home/me/proj/notes.txt (3 lines).'
+    editor.edit("old line", "new line")    # "Replaced 'old line' with 'new line'."
+    print(editor.diff())                   # the unified diff against the file on disk
+    editor.store()                         # 'Stored 3 lines to /home/me/proj/notes.txt.'
 
 ``TextEditor(root=...)`` confines the editor to another workspace folder and
 ``TextEditor(toolkit=...)`` shares an open ``editkit.Toolkit`` (its roots, blocked paths and
 staleness guard); both are keyword-only and every other argument goes on to the next class of
-the MRO. Relative paths resolve in the (primary) root. Failures are returned, never raised, as
-the original does: ``"Error: <what>: <message>"``.
+the MRO. Relative paths resolve in the (primary) root, and messages name the file as
+``os.path.abspath`` would from there. Failures are returned, never raised, as the original
+does: ``"Error: <what>: <message>"``.
 
-Where this editor is deliberately safer than the original:
+Where this editor differs from the original (deliberately; everywhere else it behaves the same):
 
 | Situation | peteos' ``TextEditor`` | here |
 |---|---|---|
 | A path outside the workspace, or a blocked file | loaded, created, stored | refused, nothing created |
-| The file changed on disk, ``read()`` ran, then ``store()`` | the change is overwritten | refused |
+| Relative paths | resolved in the current directory of each call | in the root fixed when the editor is made |
+| The file changed on disk, ``read()`` or ``edit()`` ran, then ``store()`` | the change is overwritten | refused |
 | The file was rewritten but its mtime did not move | the change is overwritten | refused |
+| ``store()``'s check | the mtime: a ``touch`` refuses, and so does a second ``store()`` unless ``read()`` ran | the content's SHA-256 (named in the refusal): a ``touch`` does not refuse, a second ``store()`` works |
 | A crash or a full disk during ``store()`` | the file is left truncated or torn | old or new content, whole |
-| CRLF, lone CR, ``\f``, ``\v``, U+2028 in the file | rewritten as LF line breaks | kept byte for byte |
+| CRLF, lone CR, ``\f``, ``\v``, ``\x1c``-``\x1e``, ``\x85``, U+2028, U+2029 in the file | rewritten as LF line breaks (and counted as lines) | kept byte for byte; new lines take the file's ending |
 | ``write()`` before any ``load()`` | ``Replaced (N lines).``, text later lost | refused: no file loaded |
+| ``load()`` of a missing file | created empty; in a missing folder, ``FileNotFoundError`` raised | created empty if nothing stands there when it is made (else loaded as it is); in a missing folder, ``Error: NotFound: ...`` |
+| ``load()`` of a folder, a binary file, one over the read bound (16 MiB), UTF-16, invalid UTF-8 | ``IsADirectoryError`` raised; loaded if it decodes as UTF-8; else ``Error: UnicodeDecodeError: ...`` | ``Error: IsDirectory`` / ``Binary`` / ``TooLarge`` / ``Utf16`` / ``NotUtf8: ...`` |
+| A failed ``load()`` | the new path kept, with the lines loaded before | no file loaded |
+| ``edit()`` whose ``old_string`` stands in overlapping places (``aa`` in ``aaa``) | the first replaced | ``Error: '...' found multiple times. ...`` |
+| ``edit()`` whose ``new_string`` is its ``old_string`` | ``Replaced ...``, nothing changes | ``Error: NoChange: ...`` |
+| ``edit()`` of an empty ``old_string`` with ``replace_all`` | ``new_string`` put between every two characters | ``Error: InvalidArgs: ...`` |
+| ``diff()`` | difflib's diff of the lines, headed with the absolute path; a missing final newline is no difference | editkit's unified diff, headed ``a/<path>`` / ``b/<path>`` (workspace-relative), of the exact text |
+| The private attributes ``_lines``, ``_file_mtime``, ``_trailing_newline`` | exist | do not (``_file_path`` holds the loaded file's absolute path, or ``None``) |
 
-In words: paths are confined to the workspace root by capabilities (``..`` above the root, ``~``,
-absolute paths elsewhere and links leading out are refused with ``Error: OutsideWorkspace: ...``;
-``.git``, ``.env*``, private keys and credential files with ``Error: Blocked: ...``). The original's
-``read()``, which ``edit()`` calls, re-arms its mtime check with the file's new mtime, so a change
-the agent never saw is overwritten; here only ``load()`` shows the agent the file as it is now,
-and ``store()`` compares the SHA-256 of the content loaded with the content on disk, which also
-catches a rewrite within one mtime tick or with the mtime set back. ``store()`` writes a temporary
-file and renames it over the target, where the original truncates the file and writes in place.
-The original splits the text with ``str.splitlines`` and joins it with ``\n``, so CRLF and lone
-CR endings become LF and form feeds, vertical tabs, ``\x1c``-``\x1e``, ``\x85``, U+2028 and
-U+2029 become line breaks; here untouched lines keep their bytes and new lines take the file's
-ending.
-
-Also different, and said here so that nothing differs silently:
-
-- ``edit()`` finds ``old_string`` with editkit's matcher: the exact text first, then the same
-  text with drifted whitespace, indentation, quotes or escapes, or copied with line numbers;
-  a match must still be the only one at its rung (``replace_all`` replaces every place the
-  deciding rung finds). An edit that changes nothing, or whose new text already stands where
-  the old text was, is refused (``Error: NoChange: ...``, ``Error: AlreadyApplied: ...``). The
-  two documented refusals keep the original's words on their first line (``Error: '...' found
-  multiple times. ...``, ``Error: '...' not found in text.``); a second line gives editkit's
-  detail (the candidate lines, the closest region).
-- ``store()``'s refusal names SHA-256 hashes where the original names mtimes. A ``touch`` that
-  leaves the content as it was does not refuse ``store()``; a second ``store()`` after a
-  successful one works (the session goes on from what it stored).
-- ``diff()`` is editkit's unified diff, headed ``--- a/<path>`` / ``+++ b/<path>`` with the
-  workspace-relative path; it compares the text exactly, so a missing final newline counts.
-- ``load()`` of a missing file creates the empty file, as the original does, but only inside the
-  workspace and without creating folders, and only if nothing stands there when it is created
-  (decided atomically): a file another process creates in the meantime is loaded as it is, never
-  emptied. A failed ``load()`` leaves no file loaded. Files over the toolkit's read bound
-  (16 MiB by default), binary, UTF-16 and invalid UTF-8 files are refused.
-- Relative paths resolve in the root fixed when the editor is made (by default the current
-  directory at that time), not in the current directory of each call; messages name the
-  canonical path, so a file reached through a symlink inside the workspace is named by its
-  target.
-- The original's private attributes (``_lines``, ``_file_mtime``, ``_trailing_newline``) do not
-  exist; ``_file_path`` holds the loaded file's absolute path, or ``None``.
+In words: paths are confined to the workspace root by capabilities (``..`` above the root, absolute
+paths elsewhere and links leading out are refused with ``Error: OutsideWorkspace: ...``, ``~``
+with ``Error: InvalidArgs: ...``; ``.git``, ``.env*``, private keys and credential files with
+``Error: Blocked: ...``). The original's ``read()``, which ``edit()`` calls, re-arms its mtime
+check with the file's new mtime, so a change the agent never saw is overwritten; here only
+``load()`` shows the agent the file as it is now, and ``store()`` compares the SHA-256 of the
+content loaded (or last stored) with the content on disk. ``store()`` writes a temporary file and
+renames it over the target, where the original truncates the file and writes in place. The
+original splits the text with ``str.splitlines`` and joins it with ``\n``; here untouched lines keep
+their bytes. ``edit()`` finds ``old_string`` exactly, as ``str.replace`` does, but editkit counts
+overlapping places as several. The two documented refusals of ``edit()`` keep the original's
+words on their first line (``Error: '...' found multiple times. ...``, ``Error: '...' not found in
+text.``); a second line gives editkit's detail (the candidate lines, the closest region).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import editkit
+
+try:  # peteos' own base class when it is installed, so that peteos registers this class as its own
+    from peteos.oap.agentic_object import AgenticObject as _AgenticBase
+except ImportError:
+    _AgenticBase = object  # type: ignore[assignment,misc]
 
 __all__ = ["NO_DIFFERENCES", "NO_FILE_LOADED", "TextEditor"]
 
@@ -96,8 +90,8 @@ NO_DIFFERENCES = "No differences \u2014 internal lines match the file on disk."
 
 
 def _tool(description: str) -> Callable[[_F], _F]:
-    """Marks a method as an agent tool the way peteos' ``@tool`` does (``_tool_name``,
-    ``_tool_description``), without importing peteos."""
+    """Marks a method as an agent tool the way peteos' ``@tool(description=...)`` does
+    (``_tool_name``, ``_tool_description``), without importing peteos."""
 
     def mark(method: _F) -> _F:
         method._tool_name = method.__name__  # type: ignore[attr-defined]
@@ -113,18 +107,31 @@ def _failure(error: Mapping[str, Any]) -> str:
     return f"Error: {editkit.error_class(kind).__name__}: {error.get('message', '')}"
 
 
-class TextEditor:
-    """You are a text editor. You hold the text of one file in memory.
+class TextEditor(_AgenticBase):  # type: ignore[misc,valid-type]
+    """You are a text editor. You hold text as a list of lines in memory.
 
-    Use `load` to read a file into the editor (a missing file is created empty).
-    Use `read` to view the current text.
-    Use `write` to replace all of the text (nothing is written to disk).
-    Use `edit` to replace exact text with new text (nothing is written to disk).
-    Use `diff` to compare your text with the file on disk.
-    Use `store` to write your text to the file; it is refused if the file changed on disk since
-    `load`, and then you must `load` it again.
-    Use `clear` to drop your text.
+    Use `load` to read a file into your internal representation.
+    Use `read` to view the current text content.
+    Use `write` to replace all lines with new text (does not write to disk).
+    Use `edit` to replace exact line text with new line text (does not write to disk).
+    Use `store` to write the lines back to the file (safe against external changes).
+    Use `diff` to compare your internal lines against the file on disk.
+    Use `clear` to clear your internal lines.
+
+    `store` is refused if the file changed on disk since `load` (reading does not change that):
+    then `load` it again. Paths outside the workspace and protected files (.git, .env, keys) are
+    refused.
     """
+
+    #: What peteos' ``@agentic_object()`` sets on the class it decorates, with no arguments.
+    _oap_config: ClassVar[dict[str, Any]] = {
+        "imports": [],
+        "import_aliases": {},
+        "invoke_sub_agents": False,
+        "allow_code_execution": False,
+        "define_functions": False,
+        "role": None,
+    }
 
     def __init__(
         self,
@@ -149,12 +156,12 @@ class TextEditor:
     # -- the seven tools -------------------------------------------------------------------
 
     @_tool(
-        "Load a file into the editor (a missing file is created empty). Paths are relative to "
-        "the workspace root. Remembers the file's content so that store() can refuse to "
-        "overwrite changes made on disk in the meantime."
+        "Try to load a file from disk into the editor. Stores the file path and the SHA-256 of its "
+        "content (editkit: rather than its modification time) for safe writing."
     )
     def load(self, file_path: str) -> str:
-        """Loads ``file_path`` into a new buffer, creating the file empty when it is missing."""
+        """Load a file into the editor's internal line representation (a missing file is created
+        empty)."""
         self._close()
         loaded = self._call("editor_load", {"path": file_path})
         created = False
@@ -177,14 +184,18 @@ class TextEditor:
         self._editor_session = str(loaded["session_id"])
         self._editor_given = file_path
         self._editor_lines = int(loaded["line_count"])
-        self._file_path = self._absolute(file_path, str(loaded["path"]))
+        self._file_path = self._absolute(file_path)
         if created:
             return f"File not found. Created empty file: {self._file_path}."
         return f"Loaded {self._file_path} ({self._editor_lines} lines)."
 
-    @_tool("Return the editor's current text.")
+    @_tool(
+        "Return the current text content as a string, joined from the internal lines array. "
+        "(editkit: it does not refresh what store() checks against; only load() does.)"
+    )
     def read(self) -> str:
-        """The whole buffer (LF line endings, whatever the file uses on disk)."""
+        """Return the full text content of the editor's lines (LF line endings, whatever the file
+        uses on disk)."""
         if self._editor_session is None:
             return NO_FILE_LOADED
         answer = self._call("editor_read", {"session_id": self._editor_session})
@@ -192,9 +203,12 @@ class TextEditor:
             return _failure(answer["error"])
         return str(answer["content"])
 
-    @_tool("Replace all of the editor's text with the given text. Does not write to disk.")
+    @_tool(
+        "Replace the internal lines array with lines split from the given text. Does not write to "
+        "disk. (editkit: a file must be loaded first.)"
+    )
     def write(self, text: str) -> str:
-        """Replaces the whole buffer with ``text``."""
+        """Split text into lines and replace the internal representation."""
         if self._editor_session is None:
             return NO_FILE_LOADED
         answer = self._call("editor_write", {"session_id": self._editor_session, "text": text})
@@ -204,44 +218,52 @@ class TextEditor:
         return f"Replaced ({self._editor_lines} lines)."
 
     @_tool(
-        "Replace old_string with new_string in the editor's text. Does not write to disk. Both "
-        "can span several lines. old_string must match exactly one place (copy it with a line "
-        "of context); set replace_all to replace every occurrence."
+        "Replace old_string with new_string in the text content. Does not write to disk. Both "
+        "old_string and new_string can span multiple lines. Like the Edit tool \u2014 find old_string, "
+        "replace with new_string, optional replace_all for replacing all occurrences."
     )
     def edit(self, old_string: str, new_string: str, replace_all: bool = False) -> str:
-        """Replaces the one place ``old_string`` matches (every place with ``replace_all``)."""
+        """Replace text content with new text (the exact text, in one place unless
+        ``replace_all``)."""
         if self._editor_session is None:
             return NO_FILE_LOADED
-        answer = self._call(
-            "editor_edit",
-            {
-                "session_id": self._editor_session,
-                "old_string": old_string,
-                "new_string": new_string,
-                "replace_all": replace_all,
-            },
-        )
+        if not old_string and not replace_all:
+            # The original counts the empty string once more than the text has characters.
+            if self._editor_lines:
+                return self._found_many(old_string, "")
+            answer = self._call("editor_write", {"session_id": self._editor_session, "text": new_string})
+            if not answer.get("ok"):
+                return _failure(answer["error"])
+            self._editor_lines = int(answer["line_count"])
+            return f"Replaced '{old_string}' with '{new_string}'."
+        answer = self._editor_edit(old_string, new_string, replace_all)
+        error = answer.get("error") or {}
+        if error.get("kind") == "already_applied" and not replace_all:
+            # The one place stands inside a copy of the new text (replaced again, as the original
+            # does), or the old text stands nowhere: replace_all tells which.
+            retried = self._editor_edit(old_string, new_string, True)
+            if retried.get("ok"):
+                answer = retried
         if answer.get("ok"):
             self._editor_lines = int(answer["line_count"])
             if replace_all:
                 return f"Replaced {answer['replacements']} occurrence(s) of '{old_string}'."
             return f"Replaced '{old_string}' with '{new_string}'."
-        error = answer["error"]
         if error.get("kind") == "ambiguous":
-            return (
-                f"Error: '{old_string}' found multiple times. Set replace_all=True to replace all "
-                f"occurrences.\n{error.get('message', '')}"
-            )
-        if error.get("kind") == "not_found" and "closest" in error:
+            return self._found_many(old_string, f"\n{error.get('message', '')}")
+        if error.get("kind") == "already_applied" or (
+            error.get("kind") == "not_found" and "closest" in error
+        ):
             return f"Error: '{old_string}' not found in text.\n{error.get('message', '')}"
         return _failure(error)
 
     @_tool(
-        "Write the editor's text to the loaded file. Refused if the file changed on disk since "
-        "load(); then load() it again."
+        "Write the internal lines array back to the file. Fails if the file was modified externally "
+        "since last load() (editkit: read() does not reset this)."
     )
     def store(self) -> str:
-        """Writes the buffer to the file atomically, unless the file changed since ``load()``."""
+        """Write lines to disk (atomically), protecting against external file modifications via
+        a check of the content's SHA-256."""
         if self._editor_session is None:
             return NO_FILE_LOADED
         answer = self._call("editor_store", {"session_id": self._editor_session})
@@ -258,9 +280,12 @@ class TextEditor:
             )
         return _failure(error)
 
-    @_tool("Show a unified diff from the file on disk to the editor's text.")
+    @_tool(
+        "Compare the internal lines array against the file on disk. Returns a unified-style diff of "
+        "added, removed, and unchanged lines."
+    )
     def diff(self) -> str:
-        """The unified diff from the file on disk to the buffer, or the no-differences message."""
+        """Show the difference between internal lines and the file on disk."""
         if self._editor_session is None or self._editor_given is None:
             return NO_FILE_LOADED
         there = self._call("exists", {"path": self._editor_given})
@@ -273,15 +298,35 @@ class TextEditor:
             return NO_DIFFERENCES
         return str(answer["diff"])
 
-    @_tool("Clear the editor: drop its text and forget the loaded file.")
+    @_tool("Clear the internal lines array and reset file path and mtime tracking.")
     def clear(self) -> None:
-        """Closes the session, discarding what was not stored."""
+        """Clear the editor state."""
         self._close()
 
     # -- helpers ---------------------------------------------------------------------------
 
     def _call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         return self._editor_toolkit.call(tool, args)
+
+    def _editor_edit(self, old_string: str, new_string: str, replace_all: bool) -> dict[str, Any]:
+        """The toolkit's exact replacement in the buffer (no tolerance for drift, as the original)."""
+        return self._call(
+            "editor_edit",
+            {
+                "session_id": self._editor_session,
+                "old_string": old_string,
+                "new_string": new_string,
+                "replace_all": replace_all,
+                "strict": True,
+            },
+        )
+
+    @staticmethod
+    def _found_many(old_string: str, detail: str) -> str:
+        return (
+            f"Error: '{old_string}' found multiple times. Set replace_all=True to replace all "
+            f"occurrences.{detail}"
+        )
 
     def _close(self) -> None:
         """Closes the open session, if any, and forgets the file."""
@@ -293,9 +338,6 @@ class TextEditor:
         self._editor_lines = 0
         self._file_path = None
 
-    def _absolute(self, given: str, canonical: str) -> str:
-        """The absolute path messages name: the canonical path in its root."""
-        roots = self._editor_toolkit.roots
-        if len(roots) > 1 and os.path.isabs(given):
-            return os.path.normpath(given)
-        return os.path.join(roots[0], canonical)
+    def _absolute(self, given: str) -> str:
+        """The absolute path messages name: ``os.path.abspath`` of the path given, from the root."""
+        return os.path.normpath(os.path.join(self._editor_toolkit.roots[0], given))
