@@ -1,8 +1,9 @@
 """editkit.compat.praisonai: PraisonAI's ``edit_tools`` and ``file_tools`` interface, backed by editkit.
 
 The quick-start scenarios of PraisonAI's file-editing documentation, the message formats of
-``praisonaiagents`` 1.7.17, and one test per row of the module's "deliberately safer" table.
-Nothing here imports PraisonAI: the same scenarios run against the real PraisonAI in
+``praisonaiagents`` 1.7.17, patches with the bytes PraisonAI 1.7.17 writes for them, and one test
+per row of the module's table of differences. Nothing here imports PraisonAI (the expected bytes
+and messages were taken from running it): the same scenarios run against the real PraisonAI in
 ``bench/bench_praisonai.py``.
 """
 
@@ -32,6 +33,12 @@ SHA = hashlib.sha256
 def _no_approval_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where PraisonAI is installed its approval gate wraps the writing tools: never prompt."""
     monkeypatch.setenv("PRAISONAI_AUTO_APPROVE", "true")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_read_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with an empty process-wide read-hash registry."""
+    monkeypatch.setattr(praisonai, "_READ_HASHES", praisonai.OrderedDict())
 
 
 @pytest.fixture
@@ -234,6 +241,437 @@ def test_apply_patch_success_message_for_every_operation(module: Any, workspace:
 
 
 # ---------------------------------------------------------------------------------------------
+# Patches against PraisonAI's bytes: what praisonaiagents 1.7.17 answered (its first line) and
+# the files it left, taken from running it; where a row of the module's table makes the adapter
+# differ, what the adapter does instead.
+
+OK_1 = "Success: Applied patch to 1 file(s)"
+OK_2 = "Success: Applied patch to 2 file(s)"
+_ROWS: set[str] = set()
+
+
+def _case(
+    name: str,
+    before: dict[str, str],
+    patch: str,
+    praisonai_result: tuple[str, dict[str, str]],
+    ours: tuple[str, dict[str, str]] | None = None,
+    row: str = "",
+) -> Any:
+    """One patch: the files before, PraisonAI's result, and the adapter's when the table's
+    ``row`` says it differs."""
+    assert (ours is None) == (not row), name  # a difference names its row, and only a difference
+    if row:
+        _ROWS.add(row)
+    return pytest.param(before, patch, ours or praisonai_result, id=name)
+
+
+ABC = {"u.txt": "alpha\nbeta\ngamma\n"}
+AB = {"u.txt": "alpha\nbeta\n"}
+PATCHES = [
+    # The same bytes as PraisonAI.
+    _case(
+        "update",
+        ABC,
+        "*** Update File: u.txt\n@@\nbeta\n===\nBETA\n",
+        (OK_1, {"u.txt": "alpha\nBETA\ngamma\n"}),
+    ),
+    _case(
+        "update, a blank line inside the new text",
+        ABC,
+        "*** Update File: u.txt\n@@\nbeta\n===\nBETA\n\nDELTA\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n\nDELTA\ngamma\n"}),
+    ),
+    _case(
+        "update, two hunks",
+        {"u.txt": "a\nb\nc\nd\n"},
+        "*** Update File: u.txt\n@@\nb\n===\nB\n@@\nd\n===\nD\n",
+        (OK_1, {"u.txt": "a\nB\nc\nD\n"}),
+    ),
+    _case(
+        "update, several lines",
+        {"u.txt": "a\nb\nc\nd\n"},
+        "*** Update File: u.txt\n@@\nb\nc\n===\nB\nC\nX\n",
+        (OK_1, {"u.txt": "a\nB\nC\nX\nd\n"}),
+    ),
+    _case(
+        "update, a CRLF file",
+        {"u.txt": "a\r\nb\r\nc\r\n"},
+        "*** Update File: u.txt\n@@\nb\n===\nB\n",
+        (OK_1, {"u.txt": "a\r\nB\r\nc\r\n"}),
+    ),
+    _case(
+        "update, a file without final newline",
+        {"u.txt": "a\nb"},
+        "*** Update File: u.txt\n@@\nb\n===\nB\n",
+        (OK_1, {"u.txt": "a\nB"}),
+    ),
+    _case(
+        "update, the last line into two",
+        {"u.txt": "a\nb\n"},
+        "*** Update File: u.txt\n@@\nb\n===\nB\nC\n",
+        (OK_1, {"u.txt": "a\nB\nC\n"}),
+    ),
+    _case(
+        "update, text after @@",
+        {"u.txt": "def f():\n    x = 1\n"},
+        "*** Update File: u.txt\n@@ def f\n    x = 1\n===\n    x = 2\n",
+        (OK_1, {"u.txt": "def f():\n    x = 2\n"}),
+    ),
+    _case(
+        "update, lines starting with - and +",
+        {"u.txt": "a\n-b\n+c\n"},
+        "*** Update File: u.txt\n@@\n-b\n===\n+B\n",
+        (OK_1, {"u.txt": "a\n+B\n+c\n"}),
+    ),
+    _case(
+        "update, in sentinels",
+        AB,
+        "*** Begin Patch\n*** Update File: u.txt\n@@\nbeta\n===\nBETA\n*** End Patch\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n"}),
+    ),
+    _case(
+        "update, End Patch only",
+        AB,
+        "*** Update File: u.txt\n@@\nbeta\n===\nBETA\n*** End Patch\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n"}),
+    ),
+    _case(
+        "update, indented header",
+        AB,
+        "  *** Update File: u.txt\n@@\nbeta\n===\nBETA\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n"}),
+    ),
+    _case(
+        "update, CRLF patch",
+        AB,
+        "*** Update File: u.txt\r\n@@\r\nbeta\r\n===\r\nBETA\r\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n"}),
+    ),
+    _case("move", {"m.txt": "m\r\n"}, "*** Move File: m.txt -> k.txt\n", (OK_1, {"k.txt": "m\r\n"})),
+    _case(
+        "move with a hunk",
+        {"m.txt": "a\nb\n"},
+        "*** Move File: m.txt -> d/k.txt\n@@\nb\n===\nB\n",
+        (OK_1, {"d/k.txt": "a\nB\n"}),
+    ),
+    _case("delete", {"d.txt": "d\n"}, "*** Delete File: d.txt\n", (OK_1, {})),
+    _case("delete after blank lines", {"u.txt": "a\n"}, "\n\n*** Delete File: u.txt\n", (OK_1, {})),
+    _case("add an empty file", {}, "*** Add File: a.txt\n", (OK_1, {"a.txt": ""})),
+    # "*** Add File: content": every line ends with a newline; blank or whitespace-only lines
+    # before the next section are separators.
+    _case(
+        "add",
+        {},
+        "*** Add File: a.txt\none\ntwo\n",
+        (OK_1, {"a.txt": "one\ntwo"}),
+        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add, no final newline in the patch",
+        {},
+        "*** Add File: a.txt\none\ntwo",
+        (OK_1, {"a.txt": "one\ntwo"}),
+        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add, CRLF patch",
+        {},
+        "*** Add File: a.txt\r\none\r\ntwo\r\n",
+        (OK_1, {"a.txt": "one\ntwo"}),
+        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add, a blank line inside",
+        {},
+        "*** Add File: a.txt\none\n\ntwo\n",
+        (OK_1, {"a.txt": "one\n\ntwo"}),
+        ours=(OK_1, {"a.txt": "one\n\ntwo\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add, blank lines before the next section",
+        {},
+        "*** Add File: a.txt\none\ntwo\n\n\n*** Add File: b.txt\nb\n",
+        (OK_2, {"a.txt": "one\ntwo\n\n", "b.txt": "b"}),
+        ours=(OK_2, {"a.txt": "one\ntwo\n", "b.txt": "b\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add, a whitespace-only last line",
+        {},
+        "*** Add File: a.txt\n  x  \n\t\n",
+        (OK_1, {"a.txt": "  x  \n\t"}),
+        ours=(OK_1, {"a.txt": "  x  \n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add, lines like markers",
+        {},
+        "*** Add File: a.txt\n*** not a header\n@@\nx\n===\ny\n",
+        (OK_1, {"a.txt": "*** not a header\n@@\nx\n===\ny"}),
+        ours=(OK_1, {"a.txt": "*** not a header\n@@\nx\n===\ny\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add a + line beside an update",
+        AB,
+        "*** Add File: n.md\n+ milk\n*** Update File: u.txt\n@@\nbeta\n===\nBETA\n",
+        (OK_2, {"n.md": "+ milk", "u.txt": "alpha\nBETA\n"}),
+        ours=(OK_2, {"n.md": "+ milk\n", "u.txt": "alpha\nBETA\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add beside an update, in sentinels",
+        AB,
+        "*** Begin Patch\n*** Add File: a.txt\none\n*** Update File: u.txt\n@@\nbeta\n===\nBETA\n*** End Patch\n",
+        (OK_2, {"a.txt": "one", "u.txt": "alpha\nBETA\n"}),
+        ours=(OK_2, {"a.txt": "one\n", "u.txt": "alpha\nBETA\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "paths written ./",
+        AB,
+        "*** Update File: ./u.txt\n@@\nbeta\n===\nBETA\n*** Add File: ./n.txt\nx\n",
+        (OK_2, {"n.txt": "x", "u.txt": "alpha\nBETA\n"}),
+        ours=(OK_2, {"n.txt": "x\n", "u.txt": "alpha\nBETA\n"}),
+        row="*** Add File: content",
+    ),
+    # Blank lines closing a hunk's old or new text are separators.
+    _case(
+        "update, a blank line closing the old text",
+        {"u4.txt": "alpha\nbeta\ngamma\n"},
+        "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n",
+        (OK_1, {"u4.txt": "alpha\nBETAgamma\n"}),
+        ours=(OK_1, {"u4.txt": "alpha\nBETA\ngamma\n"}),
+        row="Blank lines closing a hunk's old or new text",
+    ),
+    _case(
+        "update, a blank line closing the new text",
+        ABC,
+        "*** Update File: u.txt\n@@\nbeta\n===\nBETA\n\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n\ngamma\n"}),
+        ours=(OK_1, {"u.txt": "alpha\nBETA\ngamma\n"}),
+        row="Blank lines closing a hunk's old or new text",
+    ),
+    _case(
+        "update, a blank line before the next section",
+        ABC,
+        "*** Update File: u.txt\n@@\nbeta\n===\nBETA\n\n*** Add File: n.txt\nx\n",
+        (OK_2, {"n.txt": "x", "u.txt": "alpha\nBETA\n\ngamma\n"}),
+        ours=(OK_2, {"n.txt": "x\n", "u.txt": "alpha\nBETA\ngamma\n"}),
+        row="Blank lines closing a hunk's old or new text",
+    ),
+    _case(
+        "update, nothing after ===",
+        {"u.txt": "a\nb\nc\n"},
+        "*** Update File: u.txt\n@@\nb\n===\n",
+        (OK_1, {"u.txt": "a\n\nc\n"}),
+        ours=(OK_1, {"u.txt": "a\nc\n"}),
+        row="A patch hunk with nothing after its === line",
+    ),
+    _case(
+        "a Codex patch",
+        {"x.py": "a = 1\nb = 2\n"},
+        "*** Begin Patch\n*** Update File: x.py\n@@\n a = 1\n-b = 2\n+b = 3\n*** End Patch\n",
+        ("Error: Hunk not found in 'x.py': ' a = 1", {"x.py": "a = 1\nb = 2\n"}),
+        ours=("Error: Invalid patch: invalid patch at line 3: ", {"x.py": "a = 1\nb = 2\n"}),
+        row="A Codex patch",
+    ),
+    _case(
+        "not a patch",
+        {},
+        "hello\n",
+        ("Error: Invalid patch: Unexpected line in patch (expected a section header): 'hello'", {}),
+        ours=("Error: Invalid patch: invalid patch at line 1: ", {}),
+        row="A patch PraisonAI refuses as malformed",
+    ),
+    # PraisonAI's own dialect, read as such (``dialect="hunks"``): added lines are literal.
+    _case(
+        "add + lines",
+        {},
+        "*** Add File: notes.md\n+ milk\n+ eggs\n",
+        (OK_1, {"notes.md": "+ milk\n+ eggs"}),
+        ours=(OK_1, {"notes.md": "+ milk\n+ eggs\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add +lines",
+        {},
+        "*** Add File: a.txt\n+one\n+two\n",
+        (OK_1, {"a.txt": "+one\n+two"}),
+        ours=(OK_1, {"a.txt": "+one\n+two\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add + lines, in sentinels",
+        {},
+        "*** Begin Patch\n*** Add File: notes.md\n+ milk\n+ eggs\n*** End Patch\n",
+        (OK_1, {"notes.md": "+ milk\n+ eggs"}),
+        ours=(OK_1, {"notes.md": "+ milk\n+ eggs\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add, in sentinels",
+        {},
+        "*** Begin Patch\n*** Add File: a.txt\none\ntwo\n*** End Patch\n",
+        (OK_1, {"a.txt": "one\ntwo"}),
+        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "add beside a move",
+        {"m.txt": "m\n"},
+        "*** Add File: n.md\nmilk\n*** Move File: m.txt -> k.txt\n",
+        (OK_2, {"k.txt": "m\n", "n.md": "milk"}),
+        ours=(OK_2, {"k.txt": "m\n", "n.md": "milk\n"}),
+        row="*** Add File: content",
+    ),
+    _case(
+        "update, an indented ===",
+        AB,
+        "*** Update File: u.txt\n@@\nbeta\n  ===  \nBETA\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n"}),
+    ),
+    # Leniencies of PraisonAI's parser the toolkit does not share (a row each).
+    _case(
+        "move a->b",
+        {"m.txt": "m\n"},
+        "*** Move File: m.txt->k.txt\n",
+        (OK_1, {"k.txt": "m\n"}),
+        ours=("Error: Invalid patch: invalid patch at line 1: ", {"m.txt": "m\n"}),
+        row="A *** Move File: header without exactly one -> between two paths",
+    ),
+    _case(
+        "move a -> b -> c",
+        {"m.txt": "m\n"},
+        "*** Move File: m.txt -> k -> j.txt\n",
+        (OK_1, {"k -> j.txt": "m\n"}),
+        ours=("Error: Invalid patch: invalid patch at line 1: ", {"m.txt": "m\n"}),
+        row="A *** Move File: header without exactly one -> between two paths",
+    ),
+    _case(
+        "update, hunk lines without @@",
+        AB,
+        "*** Update File: u.txt\nbeta\n===\nBETA\n",
+        (OK_1, {"u.txt": "alpha\nbeta\n"}),
+        ours=(OK_1, {"u.txt": "alpha\nBETA\n"}),
+        row="Lines of an update section outside an @@ hunk",
+    ),
+    _case(
+        "update, a line before @@",
+        AB,
+        "*** Update File: u.txt\njunk\n@@\nbeta\n===\nBETA\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n"}),
+        ours=("Error: Invalid patch: invalid patch at line 2: ", AB),
+        row="Lines of an update section outside an @@ hunk",
+    ),
+    _case(
+        "update without hunks",
+        {"u.txt": "alpha\n"},
+        "*** Update File: u.txt\n",
+        (OK_1, {"u.txt": "alpha\n"}),
+        ours=("Error: Invalid patch: invalid patch at line 1: ", {"u.txt": "alpha\n"}),
+        row="An *** Update File: section without hunks",
+    ),
+    _case(
+        "update, a second ===",
+        AB,
+        "*** Update File: u.txt\n@@\nbeta\n===\nBETA\n===\nGAMMA\n",
+        (OK_1, {"u.txt": "alpha\nBETA\nGAMMA\n"}),
+        ours=(OK_1, {"u.txt": "alpha\nBETA\n===\nGAMMA\n"}),
+        row="A === line inside a hunk's new text",
+    ),
+    _case(
+        "update, an empty old side",
+        {"u.txt": "a\n\nb\n"},
+        "*** Update File: u.txt\n@@\n\n===\nx\n",
+        ("Error: Empty hunk in update for 'u.txt'", {"u.txt": "a\n\nb\n"}),
+        ours=(OK_1, {"u.txt": "a\nx\nb\n"}),
+        row="A hunk whose old text is a blank line",
+    ),
+    _case(
+        "update, text after @@ that is not in the file",
+        AB,
+        "*** Update File: u.txt\n@@ def main\nbeta\n===\nBETA\n",
+        (OK_1, {"u.txt": "alpha\nBETA\n"}),
+        ours=("Error: Hunk not found in 'u.txt': 'beta'", AB),
+        row="Text after @@",
+    ),
+    _case(
+        "move onto itself",
+        {"u.txt": "a\n"},
+        "*** Move File: u.txt -> u.txt\n",
+        ("Error: Cannot move 'u.txt' to 'u.txt': source and destination are the same path", {"u.txt": "a\n"}),
+        ours=(OK_1, {"u.txt": "a\n"}),
+        row="A move onto itself",
+    ),
+]
+
+
+def test_every_patch_difference_has_its_row_in_the_table() -> None:
+    doc = praisonai.__doc__ or ""
+    situations = {
+        line.split(" | ")[0].lstrip("| ").replace("``", "") for line in doc.splitlines() if line.startswith("| ")
+    }
+    missing = [row for row in sorted(_ROWS) if not any(situation.startswith(row) for situation in situations)]
+    assert _ROWS and not missing
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(root)): path.read_bytes().decode()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.mark.parametrize(("before", "patch", "expected"), PATCHES)
+def test_patches_give_praisonais_bytes(
+    tools: praisonai.EditTools,
+    workspace: Path,
+    before: dict[str, str],
+    patch: str,
+    expected: tuple[str, dict[str, str]],
+) -> None:
+    for name, text in before.items():
+        write(workspace / name, text)
+    first_line, files = expected
+    assert tools.apply_patch(patch).split("\n", 1)[0].startswith(first_line)
+    assert _tree(workspace) == files
+
+
+def test_a_patch_goes_to_editkit_as_written(
+    tools: praisonai.EditTools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The adapter parses no patch: editkit gets the text as written, with ``*** End Patch``
+    added when it has neither sentinel, to read in PraisonAI's dialect."""
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(
+        tools, "_call", lambda tool, args: sent.append(dict(args)) or {"ok": False, "error": {}}
+    )
+    patches = {
+        "*** Add File: notes.md\n+ milk\n+ eggs\n": "*** Add File: notes.md\n+ milk\n+ eggs\n*** End Patch\n",
+        "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n": "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n*** End Patch\n",
+        "*** Move File: a -> b": "*** Move File: a -> b\n*** End Patch\n",
+        "*** Begin Patch\n*** Delete File: a\n*** End Patch\n": "*** Begin Patch\n*** Delete File: a\n*** End Patch\n",
+        "*** Delete File: a\n*** End Patch": "*** Delete File: a\n*** End Patch",
+        "*** Begin Patch\n*** Delete File: a\n": "*** Begin Patch\n*** Delete File: a\n",
+        "": "",
+    }
+    for patch, text in patches.items():
+        sent.clear()
+        tools.apply_patch(patch, force=True)
+        assert sent == [{"patch": text, "dialect": "hunks", "force": True}], patch
+    sent.clear()
+    tools.apply_patch("*** Delete File: a\n")  # the guard's dry run reads it as hunks too
+    assert [args.get("dialect") for args in sent] == ["hunks"]
+
+
+# ---------------------------------------------------------------------------------------------
 # Message formats.
 
 
@@ -294,12 +732,12 @@ def test_apply_patch_refusal_messages(tools: praisonai.EditTools, workspace: Pat
     write(workspace / "b.py", "b = 1\n")
     assert tools.apply_patch("") == "Error: Patch contains no operations"
     assert tools.apply_patch("*** Begin Patch\n*** End Patch\n") == "Error: Patch contains no operations"
+    assert tools.apply_patch("\n  \n") == "Error: Patch contains no operations"
+    assert tools.apply_patch("*** End Patch\n") == "Error: Patch contains no operations"
+    assert tools.apply_patch("*** Begin Patch\n") == "Error: Patch contains no operations"
     assert tools.apply_patch("garbage").startswith("Error: Invalid patch: ")
-    assert tools.apply_patch("*** Move File: a.py\n") == (
-        "Error: Invalid patch: Malformed Move File header (expected '<old> -> <new>'): 'a.py'"
-    )
-    assert tools.apply_patch("*** Move File: a.py -> \n") == (
-        "Error: Invalid patch: Malformed Move File header (empty source or destination): 'a.py ->'"
+    assert tools.apply_patch(None) == (  # type: ignore[arg-type]
+        "Error applying patch: 'NoneType' object has no attribute 'splitlines'"
     )
     assert tools.apply_patch("*** Add File: b.py\nx\n") == "Error: Cannot add 'b.py': file already exists"
     assert (
@@ -311,11 +749,11 @@ def test_apply_patch_refusal_messages(tools: praisonai.EditTools, workspace: Pat
     assert tools.apply_patch("*** Move File: a.py -> b.py\n") == (
         "Error: Cannot move 'a.py' to 'b.py': destination already exists"
     )
-    assert tools.apply_patch("*** Update File: a.py\n@@\n    nothing here\n===\n    x\n") == (
-        "Error: Hunk not found in 'a.py': '    nothing here'"
+    assert tools.apply_patch("*** Update File: a.py\n@@\nnothing here\n===\nx\n") == (
+        "Error: Hunk not found in 'a.py': 'nothing here'"
     )
     assert tools.apply_patch("*** Update File: a.py\n@@\n    return 1\n===\n    return 2\n") == (
-        "Error: Ambiguous hunk in 'a.py': '    return 1' matches 2 locations"
+        "Error: Ambiguous hunk in 'a.py': 'return 1' matches 2 locations"  # PraisonAI: '    return 1'
     )
     assert tools.apply_patch("*** Update File: /etc/hosts\n@@\na\n===\nb\n") == (
         f"Error applying patch: Path traversal detected: /etc/hosts escapes workspace {workspace.resolve()}"
@@ -361,6 +799,102 @@ def test_search_files_messages(tools: praisonai.EditTools, workspace: Path) -> N
     assert json.loads(tools.search_files("/etc", "x")) == {
         "error": f"Error searching files: Path traversal detected: /etc escapes workspace {workspace.resolve()}"
     }
+
+
+def test_os_errors_read_as_praisonais(
+    tools: praisonai.EditTools, files: praisonai.FileTools, workspace: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where editkit's error says what Python's would, the message is PraisonAI's (its ``open``'s
+    ``OSError`` text, with the absolute real path)."""
+    write(workspace / "a.py", "x = 1\n")
+    (workspace / "folder").mkdir()
+    root = workspace.resolve()
+    assert tools.edit_file("folder", "a", "b") == (
+        f"Error editing file folder: [Errno 21] Is a directory: '{root}/folder'"
+    )
+    assert tools.read_file("folder") == (
+        f"Error reading file folder: [Errno 21] Is a directory: '{root}/folder'",
+        "",
+    )
+    assert (
+        files.read_file("folder") == f"Error reading file folder: [Errno 21] Is a directory: '{root}/folder'"
+    )
+    assert files.read_file("nope.txt") == (
+        f"Error reading file nope.txt: [Errno 2] No such file or directory: '{root}/nope.txt'"
+    )
+    assert files.list_files("missing") == [
+        {"error": f"Error listing files in missing: [Errno 2] No such file or directory: '{root}/missing'"}
+    ]
+    assert files.list_files("a.py") == [
+        {"error": f"Error listing files in a.py: [Errno 20] Not a directory: '{root}/a.py'"}
+    ]
+    # pathlib's glob finds nothing under a missing folder or a file; glob.glob nothing under a file.
+    assert files.list_files("missing", "*.py") == [] and files.list_files("a.py", "*.py") == []
+    assert json.loads(tools.search_files("a.py", "x"))["results"] == []
+    with caplog.at_level(logging.ERROR, logger="editkit.compat.praisonai"):
+        assert files.write_file("folder", "x") is False
+    assert f"Error writing to file folder: [Errno 21] Is a directory: '{root}/folder'" in caplog.text
+
+
+def test_file_tools_paths_are_checked_as_praisonai_checks_them(
+    files: praisonai.FileTools, workspace: Path
+) -> None:
+    write(workspace / "sub/a.txt", "a\n")
+    # Without a workspace PraisonAI's FileTools refuses any `..`, even one that stays inside.
+    assert files.read_file("sub/../sub/a.txt") == (
+        "Error reading file sub/../sub/a.txt: Path traversal detected: sub/../sub/a.txt"
+    )
+    assert files.write_file("sub/../b.txt", "b") is False and not (workspace / "b.txt").exists()
+    assert files.list_files("sub/..") == [
+        {"error": "Error listing files in sub/..: Path traversal detected: sub/.."}
+    ]
+    # `~` is the home folder, refused when it is outside the root.
+    home = os.path.expanduser("~/x.txt")
+    assert files.read_file("~/x.txt") == (
+        f"Error reading file ~/x.txt: Path traversal detected: {home} escapes workspace {workspace.resolve()}"
+    )
+    # Patterns leading out are refused; one ending in `**` finds folders only.
+    for pattern in ("../*.txt", "/etc/*", "sub/..x/*"):
+        assert files.list_files(".", pattern) == [
+            {"error": f"Error listing files in .: Invalid file pattern: {pattern}"}
+        ], pattern
+    assert files.list_files(".", "**") == [] and files.list_files(".", "sub/**") == []
+
+
+def test_a_read_only_workspace_refuses_writes_with_praisonais_words(
+    workspace: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    for access, reason in (
+        ("ro", "Workspace is not writable: access='ro'"),
+        ("none", "Workspace access is disabled"),
+    ):
+        files = praisonai.create_file_tools(workspace=types.SimpleNamespace(root=workspace, access=access))
+        caplog.clear()
+        with caplog.at_level(logging.ERROR, logger="editkit.compat.praisonai"):
+            assert files.write_file("a.txt", "a") is False
+        assert f"Error writing to file a.txt: {reason}" in caplog.text
+
+
+def test_dot_files_in_listings_and_searches_as_praisonai(
+    tools: praisonai.EditTools, files: praisonai.FileTools, workspace: Path
+) -> None:
+    for name in ("a.py", ".dot.py", "sub/s.py", "sub/.d2.py", ".cfg"):
+        write(workspace / name, "needle\n")
+    # list_files: pathlib's glob lists dot files; search_files: glob.glob skips them unless the
+    # pattern names a dot.
+    assert [entry["name"] for entry in files.list_files(".", "*.py")] == [".dot.py", "a.py"]
+    assert [entry["name"] for entry in files.list_files(".")] == [".cfg", ".dot.py", "a.py"]
+    assert [entry["name"] for entry in files.list_files("sub", ".*")] == [".d2.py"]
+
+    def found(file_pattern: str) -> list[str]:
+        return [
+            result["file"]
+            for result in json.loads(tools.search_files(".", "needle", file_pattern))["results"]
+        ]
+
+    assert found("*.py") == ["a.py", "sub/s.py"]
+    assert found("*") == ["a.py", "sub/s.py"]
+    assert found(".*.py") == [".dot.py", "sub/.d2.py"]
 
 
 def test_file_tools_read_file_windows_and_numbers(files: praisonai.FileTools, workspace: Path) -> None:
@@ -441,18 +975,103 @@ def test_file_tools_and_edit_tools_share_one_staleness_guard(workspace: Path) ->
     assert edits.edit_file("crlf.txt", "changed", "x").startswith("Error: File changed since it was read")
 
 
-def test_tool_sets_with_other_post_edit_settings_keep_their_own_guard(workspace: Path) -> None:
+def test_one_guard_for_the_process_across_nested_roots(workspace: Path) -> None:
+    """PraisonAI's registry is keyed by absolute path: a read through a tool set on ``src``
+    guards a write through one on the project root."""
+    app = write(workspace / "src/app.py", "DEBUG = True\n")
+    edits = praisonai.EditTools(root=str(workspace / "src"), post_edit_diagnostics="off")
+    files = praisonai.FileTools(root=str(workspace))
+    project = praisonai.EditTools(root=str(workspace), post_edit_diagnostics="off")
+    _, sha = edits.read_file("app.py")
+    app.write_text("DEBUG = True\nLEVEL = 1\n")  # another program changes it
+    assert files.write_file("src/app.py", "lost\n") is False
+    current = SHA(b"DEBUG = True\nLEVEL = 1\n").hexdigest()
+    assert project.edit_file(str(app), "DEBUG = True", "DEBUG = False") == (
+        "Error: File changed since it was read - re-read before editing (or pass force=True to override). "
+        f"Recorded hash: {sha[:8]}..., Current hash: {current[:8]}..."
+    )
+    assert project.apply_patch("*** Update File: src/app.py\n@@\nDEBUG = True\n===\nDEBUG = False\n") == (
+        "Error: Cannot update 'src/app.py': file changed since it was read - re-read before editing "
+        "(or pass force=True to override)."
+    )
+    assert app.read_text() == "DEBUG = True\nLEVEL = 1\n"
+    # A read through any of them re-arms it for all.
+    files.read_file("src/app.py")
+    assert edits.edit_file("app.py", "LEVEL = 1", "LEVEL = 2").startswith("Success")
+    # ...and each write records what it wrote: no false refusal through another tool set.
+    assert files.write_file("src/app.py", "v2\n") is True
+    assert edits.edit_file("app.py", "v2", "v3").startswith("Success")
+    assert project.apply_patch("*** Update File: src/app.py\n@@\nv3\n===\nv4\n").startswith("Success")
+    assert edits.edit_file("app.py", "v4", "v5").startswith("Success")
+    assert app.read_text() == "v5\n"
+
+
+def test_one_guard_for_the_process_across_settings(workspace: Path) -> None:
     target = write(workspace / "a.txt", "one\n")
     files = praisonai.FileTools(root=str(workspace))
     quiet = praisonai.EditTools(root=str(workspace), post_edit_diagnostics="off")
-    assert quiet.toolkit is not files.toolkit
+    loud = praisonai.EditTools(root=str(workspace), post_edit_diagnostics="on")
+    assert quiet.toolkit is not files.toolkit  # other settings, another toolkit: one registry all the same
     quiet.read_file("a.txt")
     assert files.write_file("a.txt", "two\n") is True
-    # For `quiet`, the write through the other tool set is a change like any other.
-    assert quiet.edit_file("a.txt", "two", "three").startswith("Error: File changed since it was read")
-    quiet.read_file("a.txt")
     assert quiet.edit_file("a.txt", "two", "three").startswith("Success")
-    assert target.read_text() == "three\n"
+    target.write_text("outside\n")
+    for tool_set in (quiet, loud):
+        assert tool_set.edit_file("a.txt", "outside", "x").startswith("Error: File changed since it was read")
+    assert files.write_file("a.txt", "x\n") is False
+    loud.read_file("a.txt")
+    assert quiet.edit_file("a.txt", "outside", "four").startswith("Success")
+    assert target.read_text() == "four\n"
+
+
+def test_the_guard_follows_praisonais_registry(tools: praisonai.EditTools, workspace: Path) -> None:
+    target = write(workspace / "a.txt", "one\n")
+    # A file never read is not guarded.
+    target.write_text("two\n")
+    assert tools.edit_file("a.txt", "two", "three").startswith("Success")
+    # A refused edit records the file as it stands (PraisonAI records the hash it found before
+    # looking for the old text): an outside change after it is caught.
+    target.write_text("four\n")
+    assert tools.edit_file("a.txt", "zzz", "y", force=True) == "Error: String not found in file: 'zzz'"
+    target.write_text("five\n")
+    assert tools.edit_file("a.txt", "five", "six").startswith("Error: File changed since it was read")
+    # force, then expected_hash, bypass the recorded hash; a write records its result.
+    assert tools.edit_file("a.txt", "five", "six", force=True).startswith("Success")
+    assert tools.edit_file("a.txt", "six", "seven").startswith("Success")
+    # A moved file's record goes with it; a deleted file's is forgotten.
+    assert tools.apply_patch("*** Move File: a.txt -> b.txt\n").startswith("Success")
+    write(workspace / "a.txt", "new\n")
+    assert tools.edit_file("a.txt", "new", "x").startswith("Success")
+    write(workspace / "b.txt", "changed\n")
+    assert tools.edit_file("b.txt", "changed", "x").startswith("Error: File changed since it was read")
+    tools.read_file("b.txt")
+    assert (
+        tools.apply_patch("*** Delete File: b.txt\n")
+        == "Success: Applied patch to 1 file(s)\n\nDeleted b.txt"
+    )
+    write(workspace / "b.txt", "again\n")
+    assert tools.edit_file("b.txt", "again", "x").startswith("Success")
+
+
+def test_a_write_over_a_file_deleted_since_its_read_creates_it(
+    tools: praisonai.EditTools, files: praisonai.FileTools, workspace: Path
+) -> None:
+    target = write(workspace / "a.txt", "one\n")
+    tools.read_file("a.txt")
+    target.unlink()  # PraisonAI's guard covers a file that exists
+    assert files.write_file("a.txt", "two\n") is True
+    assert target.read_text() == "two\n"
+
+
+def test_the_registry_is_bounded_like_praisonais(monkeypatch: pytest.MonkeyPatch, workspace: Path) -> None:
+    monkeypatch.setattr(praisonai, "_MAX_READ_HASHES", 2)
+    tools = praisonai.EditTools(root=str(workspace), post_edit_diagnostics="off")
+    for name in ("a", "b", "c"):
+        write(workspace / name, f"{name}\n")
+        tools.read_file(name)
+    assert list(praisonai._READ_HASHES) == [str(workspace.resolve() / "b"), str(workspace.resolve() / "c")]
+    write(workspace / "a", "changed\n")  # forgotten: no longer guarded, as in PraisonAI
+    assert tools.edit_file("a", "changed", "x").startswith("Success")
 
 
 def test_post_edit_diagnostics_modes(workspace: Path) -> None:
@@ -615,9 +1234,53 @@ def test_the_module_level_tools_work_where_the_module_was_imported(workspace: Pa
     assert (workspace / "a.py").read_text() == "x = 2\n"
 
 
-def test_the_writing_tools_carry_praisonais_approval_gate_when_praisonai_is_installed(
+def _fresh_adapter(name: str) -> types.ModuleType:
+    """A new copy of the adapter module, imported with whatever ``sys.modules`` holds now."""
+    spec = importlib.util.spec_from_file_location(name, praisonai.__file__)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _praisonai_importable() -> bool:
+    try:
+        importlib.import_module("praisonaiagents.approval")
+    except ImportError:
+        return False
+    return True
+
+
+def test_the_writing_tools_carry_praisonais_approval_gate_exactly_when_praisonai_is_installed(
     monkeypatch: pytest.MonkeyPatch, workspace: Path
 ) -> None:
+    def gates(module: types.ModuleType) -> list[bool]:
+        """Whether each decorated writing tool runs another function's code first (a wrapper's,
+        ``functools.wraps`` or not). As in PraisonAI, ``edit_tools``' functions and the
+        ``EditTools`` and ``FileTools`` methods carry the gate; ``file_tools.write_file`` calls
+        the gated method."""
+        tools = [
+            (module.edit_file, "edit_file"),
+            (module.apply_patch, "apply_patch"),
+            (module.EditTools.edit_file, "edit_file"),
+            (module.EditTools.apply_patch, "apply_patch"),
+            (module.FileTools.write_file, "write_file"),
+        ]
+        return [func.__code__.co_name != name for func, name in tools]
+
+    # The module as imported here: gated exactly when praisonaiagents imports in this environment.
+    installed = _praisonai_importable()
+    assert (praisonai._require_approval is not None) is installed
+    assert gates(praisonai) == gates(_fresh_adapter("praisonai_as_installed")) == [installed] * 5
+
+    # Without PraisonAI (its import fails): no gate, the tools are the plain functions.
+    monkeypatch.setitem(sys.modules, "praisonaiagents", None)
+    monkeypatch.setitem(sys.modules, "praisonaiagents.approval", None)
+    plain = _fresh_adapter("praisonai_without_praisonai")
+    assert plain._require_approval is None and gates(plain) == [False] * 5
+
+    # With it (a stand-in for praisonaiagents.approval): every writing tool asks, at PraisonAI's
+    # risk level, and nothing else does.
     gated: list[tuple[str, str]] = []
 
     def require_approval(risk_level: str = "high") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -635,34 +1298,48 @@ def test_the_writing_tools_carry_praisonais_approval_gate_when_praisonai_is_inst
     approval.require_approval = require_approval  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "praisonaiagents", package)
     monkeypatch.setitem(sys.modules, "praisonaiagents.approval", approval)
-    spec = importlib.util.spec_from_file_location("praisonai_gated", praisonai.__file__)
-    assert spec and spec.loader
-    gated_module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gated_module)
+    gated_module = _fresh_adapter("praisonai_gated")
+    assert gated_module._require_approval is require_approval and gates(gated_module) == [True] * 5
 
     write(workspace / "a.txt", "a\n")
     tools = gated_module.EditTools(root=str(workspace), post_edit_diagnostics="off")
     files = gated_module.FileTools(root=str(workspace))
     tools.read_file("a.txt")
+    tools.search_files(".", "a")
+    files.read_file("a.txt")
+    files.list_files(".")
     assert gated == []
     tools.edit_file("a.txt", "a", "b")
     tools.apply_patch("*** Add File: c.txt\nc\n")
     files.write_file("d.txt", "d")
     assert gated == [("edit_file", "high"), ("apply_patch", "high"), ("write_file", "high")]
-    # Without PraisonAI there is no gate (and nothing to approve with).
-    assert praisonai._require_approval is None or "praisonaiagents" in sys.modules
+    # The module-level functions: edit_tools' own gate then the method's, as PraisonAI's;
+    # file_tools.write_file is the gated method.
+    monkeypatch.setattr(gated_module, "_edit_tools", tools)
+    monkeypatch.setattr(gated_module, "_file_tools", files)
+    gated.clear()
+    gated_module.edit_file("a.txt", "b", "c")
+    gated_module.file_tools.write_file("e.txt", "e")
+    assert gated == [("edit_file", "high"), ("edit_file", "high"), ("write_file", "high")]
 
 
-def test_apply_patch_also_takes_codex_patches_and_unified_diffs(
+def test_differs_patches_are_read_in_praisonais_dialect_only(
     tools: praisonai.EditTools, workspace: Path
 ) -> None:
     target = write(workspace / "x.py", "a = 1\nb = 2\n")
     codex = "*** Begin Patch\n*** Update File: x.py\n@@\n a = 1\n-b = 2\n+b = 3\n*** Add File: y.txt\n+hi\n*** End Patch\n"
-    assert tools.apply_patch(codex).startswith("Success: Applied patch to 2 file(s)\n\nUpdated x.py\n")
-    assert (workspace / "y.txt").read_text() == "hi\n"
-    unified = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 3\n+b = 4\n"
-    assert tools.apply_patch(unified).startswith("Success: Applied patch to 1 file(s)")
-    assert target.read_text() == "a = 1\nb = 4\n"
+    assert tools.apply_patch(codex) == (
+        "Error: Invalid patch: invalid patch at line 3: hunk has no `===` line between the old and the new text"
+    )  # PraisonAI: "Error: Hunk not found in 'x.py': ' a = 1..."
+    unified = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 4\n"
+    assert tools.apply_patch(unified).startswith("Error: Invalid patch: invalid patch at line 1: ")
+    assert target.read_text() == "a = 1\nb = 2\n" and not (workspace / "y.txt").exists()
+    # PraisonAI's own patches, with or without the sentinels: an added line is written as it stands.
+    wrapped = "*** Begin Patch\n*** Add File: y.txt\n+hi\n*** Update File: x.py\n@@\nb = 2\n===\nb = 3\n*** End Patch\n"
+    assert tools.apply_patch(wrapped).startswith("Success: Applied patch to 2 file(s)")
+    assert (workspace / "y.txt").read_text() == "+hi\n" and target.read_text() == "a = 1\nb = 3\n"
+    assert tools.apply_patch("*** Add File: z.txt\n+ milk\n").startswith("Success")
+    assert (workspace / "z.txt").read_text() == "+ milk\n"
 
 
 def test_paths_may_be_path_objects_and_odd_arguments_are_messages(
@@ -674,7 +1351,7 @@ def test_paths_may_be_path_objects_and_odd_arguments_are_messages(
         "Success: Made 1 replacement(s) in a.py"
     )  # type: ignore[arg-type]
     assert tools.edit_file("a.py", b"x", "y").startswith("Error editing file a.py: ")  # type: ignore[arg-type]
-    assert tools.apply_patch(None).startswith("Error applying patch: ")  # type: ignore[arg-type]
+    assert tools.apply_patch(b"*** Delete File: a.py").startswith("Error applying patch: ")  # type: ignore[arg-type]
 
 
 def test_the_toolkit_in_use_undoes_an_edit(tools: praisonai.EditTools, workspace: Path) -> None:
@@ -693,7 +1370,7 @@ def test_a_missing_root_is_an_error_message_not_an_exception(tmp_path: Path) -> 
 
 
 # ---------------------------------------------------------------------------------------------
-# One test per row of the "deliberately safer" table.
+# One test per row of the table of differences (the patch rows also in PATCHES above).
 
 
 def test_safer_drifted_old_string_is_reindented_like_the_file(
@@ -786,18 +1463,68 @@ def test_safer_writes_replace_the_file_and_patches_are_all_or_nothing(
     assert target.read_text() == "three\n" and (workspace / "b.txt").read_text() == "b\n"
 
 
-def test_safer_paths_are_confined_by_capabilities(
-    tools: praisonai.EditTools, workspace: Path, tmp_path: Path
+def test_safer_writes_are_atomic_by_default_and_fsynced_on_request(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The adapter's toolkits write atomically (no fsync) unless ``durability="full"``; a toolkit
+    passed in keeps its own durability."""
+    opened: list[dict[str, Any]] = []
+    real = editkit.Toolkit
+
+    def recording(*args: Any, **kwargs: Any) -> editkit.Toolkit:
+        opened.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(praisonai.editkit, "Toolkit", recording)
+    write(workspace / "a.txt", "one\n")
+    made = [
+        praisonai.create_edit_tools(root=str(workspace), post_edit_diagnostics="off"),
+        praisonai.EditTools(root=str(workspace), post_edit_diagnostics="on"),
+        praisonai.create_file_tools(root=str(workspace)),
+        praisonai.create_edit_tools(root=str(workspace), post_edit_diagnostics="off", durability="full"),
+        praisonai.EditTools(root=str(workspace), post_edit_diagnostics="on", durability="full"),
+        praisonai.FileTools(root=str(workspace), durability="full"),
+    ]
+    assert [tools.durability for tools in made] == ["atomic"] * 3 + ["full"] * 3
+    for tools in made:
+        assert tools.toolkit.root == str(workspace.resolve())
+    assert [kwargs["durability"] for kwargs in opened] == ["atomic"] * 3 + ["full"] * 3
+    assert praisonai.create_file_tools(root=str(workspace)).toolkit is made[2].toolkit  # shared
+    assert praisonai.create_file_tools(root=str(workspace), durability="full").toolkit is made[5].toolkit
+    assert made[0].toolkit is not made[3].toolkit
+    # Both write, in place of the old file.
+    assert made[0].edit_file("a.txt", "one", "two").startswith("Success")
+    assert made[3].edit_file("a.txt", "two", "three").startswith("Success")
+    assert (workspace / "a.txt").read_text() == "three\n"
+    # A toolkit of one's own keeps its durability: the adapter opens none and records none.
+    opened.clear()
+    own = real(workspace, diagnostics="off", durability="full")
+    tools = praisonai.create_edit_tools(toolkit=own, durability="atomic")
+    assert tools.toolkit is own and tools.durability is None and opened == []
+    assert praisonai._edit_tools.durability == praisonai._file_tools.durability == "atomic"
+    with pytest.raises(ValueError, match="durability"):
+        praisonai.create_edit_tools(root=str(workspace), durability="fsync")
+
+
+def test_safer_paths_are_confined_by_capabilities(
+    tools: praisonai.EditTools, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
     outside = write(tmp_path / "outside.txt", "secret\n")
     os.symlink(outside, workspace / "link.txt")
     write(workspace / "sub/a.txt", "a\n")
     for path in ("link.txt", "../outside.txt", str(outside), "~/outside.txt"):
         assert tools.edit_file(path, "secret", "x").startswith(f"Error editing file {path}: "), path
         assert tools.read_file(path)[1] == "", path
+    root = workspace.resolve()
     assert tools.read_file("link.txt")[0] == (
-        f"Error reading file link.txt: Path traversal detected: link.txt escapes workspace {workspace.resolve()}"
+        f"Error reading file link.txt: Path traversal detected: link.txt escapes workspace {root}"
     )
+    # `~` is expanded as PraisonAI expands it, then confined like any other path.
+    assert tools.edit_file("~/outside.txt", "secret", "x") == (
+        f"Error editing file ~/outside.txt: Path traversal detected: {tmp_path}/outside.txt escapes workspace {root}"
+    )
+    assert tools.read_file(f"~/{workspace.name}/sub/a.txt")[0] == "a\n"  # the root is in that home
     assert tools.apply_patch("*** Delete File: link.txt\n*** Add File: ../x.txt\nx\n").startswith(
         "Error applying patch"
     )
@@ -951,3 +1678,160 @@ def test_safer_list_files_created_is_the_modification_time(
     os.utime(target, (1_700_000_000, 1_700_000_000))
     (entry,) = files.list_files(".")
     assert entry["modified"] == entry["created"] == 1_700_000_000.0
+
+
+def test_differs_diffs_end_every_line_with_a_newline(tools: praisonai.EditTools, workspace: Path) -> None:
+    write(workspace / "c.txt", b"a\r\nb\r\nc\r\n")
+    # PraisonAI: "@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n"
+    assert tools.edit_file("c.txt", "b", "B").endswith("@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
+    assert (workspace / "c.txt").read_bytes() == b"a\r\nB\r\nc\r\n"
+    write(workspace / "n.txt", "a\nb")
+    # PraisonAI: "@@ -1,2 +1,2 @@\n a\n-b+B"
+    assert tools.apply_patch("*** Update File: n.txt\n@@\nb\n===\nB\n").endswith(
+        "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n"
+    )
+
+
+def test_differs_a_file_that_is_not_utf8(
+    tools: praisonai.EditTools, files: praisonai.FileTools, workspace: Path
+) -> None:
+    write(workspace / "lat.txt", b"caf\xe9\n")
+    reason = "`lat.txt` is not valid UTF-8 (first bad byte at offset 3)"
+    # PraisonAI: "'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte"
+    assert tools.read_file("lat.txt") == (f"Error reading file lat.txt: {reason}", "")
+    assert tools.edit_file("lat.txt", "caf", "x") == f"Error editing file lat.txt: {reason}"
+    assert files.read_file("lat.txt") == f"Error reading file lat.txt: {reason}"
+    assert (
+        tools.apply_patch("*** Update File: lat.txt\n@@\na\n===\nb\n")
+        == f"Error: Cannot update 'lat.txt': {reason}"
+    )
+
+
+def test_safer_a_folder_is_not_deleted_by_a_patch(tools: praisonai.EditTools, workspace: Path) -> None:
+    write(workspace / "folder/f.txt", "f\n")
+    assert tools.apply_patch("*** Delete File: folder\n") == (
+        f"Error applying patch: [Errno 21] Is a directory: '{workspace.resolve()}/folder'"
+    )
+    assert (workspace / "folder/f.txt").read_text() == "f\n"  # PraisonAI: renamed to folder.praison_patch_tmp
+
+
+def test_differs_malformed_patches_give_editkits_reason(tools: praisonai.EditTools, workspace: Path) -> None:
+    write(workspace / "a.py", "a\n")
+    # PraisonAI: "Error: Invalid patch: Malformed Move File header (expected '<old> -> <new>'): 'a.py'"
+    assert tools.apply_patch("*** Move File: a.py\n").startswith(
+        "Error: Invalid patch: invalid patch at line 1: "
+    )
+    # PraisonAI: "... (empty source or destination): 'a.py ->'"
+    assert tools.apply_patch("*** Move File: a.py -> \n").startswith(
+        "Error: Invalid patch: invalid patch at line 1: "
+    )
+    # PraisonAI: "Error: Invalid patch: Unexpected line in patch (expected a section header): 'trailing'"
+    assert tools.apply_patch("*** Add File: b.txt\nx\n*** End Patch\ntrailing\n").startswith(
+        "Error: Invalid patch: invalid patch at line 4: "
+    )
+    assert sorted(path.name for path in workspace.iterdir()) == ["a.py"]
+
+
+def test_differs_leniencies_of_praisonais_patch_parser_not_shared(
+    tools: praisonai.EditTools, workspace: Path
+) -> None:
+    # Text after @@ anchors the hunk: PraisonAI ignores it (and finds `x = 1` twice).
+    code = write(workspace / "f.py", "def a():\n    x = 1\ndef b():\n    x = 1\n")
+    assert tools.apply_patch("*** Update File: f.py\n@@ def b\n    x = 1\n===\n    x = 2\n").startswith("Success")
+    assert code.read_text() == "def a():\n    x = 1\ndef b():\n    x = 2\n"
+    # A blank old line is found like any text: refused where the file has several.
+    blanks = write(workspace / "b.txt", "a\n\nb\n\nc\n")
+    assert tools.apply_patch("*** Update File: b.txt\n@@\n\n===\nx\n").startswith(
+        "Error: Ambiguous hunk in 'b.txt': "
+    )
+    assert blanks.read_text() == "a\n\nb\n\nc\n"
+    # A move onto itself changes nothing and writes nothing.
+    same = write(workspace / "m.txt", "m\n")
+    before = same.stat()
+    assert tools.apply_patch("*** Move File: m.txt -> m.txt\n") == (
+        "Success: Applied patch to 1 file(s)\n\nUpdated m.txt\nNo changes detected"
+    )
+    after = same.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    # A === after a hunk's first is new text (a reST underline).
+    doc = write(workspace / "d.rst", "Title\n-----\n")
+    assert tools.apply_patch("*** Update File: d.rst\n@@\n-----\n===\n=====\n").startswith("Success")
+    assert tools.apply_patch("*** Update File: d.rst\n@@\nTitle\n=====\n===\nTitle\n===\n").startswith(
+        "Success"
+    )
+    assert doc.read_text() == "Title\n===\n"  # PraisonAI drops the second `===`: "Title\n"
+    # An update without hunks, lines before the first @@: refused, nothing written.
+    assert tools.apply_patch("*** Update File: d.rst\n").startswith("Error: Invalid patch: ")
+    assert tools.apply_patch("*** Update File: d.rst\njunk\n@@\nTitle\n===\nT\n").startswith(
+        "Error: Invalid patch: "
+    )
+    assert doc.read_text() == "Title\n===\n"
+
+
+def test_differs_two_sections_on_one_path(tools: praisonai.EditTools, workspace: Path) -> None:
+    # PraisonAI: "Error: Conflicting operations target the same path 'n.txt' (also produced by 'n.txt')"
+    assert tools.apply_patch("*** Add File: n.txt\nx\n*** Add File: n.txt\ny\n") == (
+        "Error: Cannot add 'n.txt': file already exists"
+    )
+    assert not (workspace / "n.txt").exists()
+
+
+def test_differs_apply_patch_names_files_as_editkit_normalises_them(
+    tools: praisonai.EditTools, workspace: Path
+) -> None:
+    write(workspace / "a.py", "def f():\n    return 1\n")
+    # PraisonAI: "Updated ./a.py" and "Added ./n.txt"
+    assert tools.apply_patch(
+        f"*** Update File: ./a.py\n@@\n    return 1\n===\n    return 2\n*** Add File: {workspace}/n.txt\nn\n"
+    ) == (
+        "Success: Applied patch to 2 file(s)\n\n"
+        "Updated a.py\n--- a.py (before)\n+++ a.py (after)\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n\n\n"
+        "Added n.txt\n--- n.txt (before)\n+++ n.txt (after)\n@@ -0,0 +1 @@\n+n\n"
+    )
+    tools.read_file("a.py")
+    write(workspace / "a.py", "changed\n")
+    # PraisonAI: "Error: Cannot update './a.py': ..."
+    assert tools.apply_patch("*** Update File: ./a.py\n@@\nchanged\n===\nx\n").startswith(
+        "Error: Cannot update 'a.py': "
+    )
+    # A hunk is quoted by editkit's view of it (PraisonAI: "'    nothing here\n    and more'").
+    assert tools.apply_patch("*** Update File: a.py\n@@\n    nothing here\n    and more\n===\n    x\n") == (
+        "Error: Hunk not found in 'a.py': 'nothing here'"
+    )
+
+
+def test_differs_a_patch_with_a_changed_file_and_another_problem(
+    tools: praisonai.EditTools, workspace: Path
+) -> None:
+    write(workspace / "a.txt", "one\n")
+    write(workspace / "b.txt", "b\n")
+    tools.read_file("a.txt")
+    write(workspace / "a.txt", "two\n")
+    patch = "*** Update File: a.txt\n@@\ntwo\n===\nTWO\n*** Update File: b.txt\n@@\nzzz\n===\ny\n"
+    # PraisonAI: "Error: Cannot update 'a.txt': file changed since it was read - ..."
+    assert tools.apply_patch(patch) == "Error: Hunk not found in 'b.txt': 'zzz'"
+    assert tools.apply_patch(patch.split("*** Update File: b.txt")[0]).startswith(
+        "Error: Cannot update 'a.txt': file changed since it was read"
+    )
+
+
+def test_differs_search_never_enters_dot_folders_and_keeps_lone_crs(
+    tools: praisonai.EditTools, workspace: Path
+) -> None:
+    write(workspace / "sub/.hid/h.py", "needle\n")
+    write(workspace / "cr.txt", b"x\rneedle\n")
+    # PraisonAI finds sub/.hid/h.py for a pattern naming the folder.
+    assert json.loads(tools.search_files(".", "needle", "**/.hid/*.py"))["results"] == []
+    # PraisonAI: line 2, "needle", match_start 0 (universal newlines).
+    assert json.loads(tools.search_files(".", "needle"))["results"] == [
+        {"file": "cr.txt", "matches": [{"line_number": 1, "line": "x\rneedle", "match_start": 2}]}
+    ]
+
+
+def test_differs_list_files_with_a_pattern_of_several_parts(
+    files: praisonai.FileTools, workspace: Path
+) -> None:
+    for name in ("a.py", ".dot.py", "sub/s.py", "sub/.d2.py", "sub/.hid/h.py"):
+        write(workspace / name, "x\n")
+    # PraisonAI's Path.glob: .d2.py, .dot.py, a.py, h.py and s.py.
+    assert [entry["name"] for entry in files.list_files(".", "**/*.py")] == ["a.py", "s.py"]

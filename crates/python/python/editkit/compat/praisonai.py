@@ -32,49 +32,75 @@ module was imported; ``create_edit_tools(root=…)`` / ``EditTools(root=…)`` (
 ``workspace=Workspace(root=…)``) confine a tool set to another folder, and absolute paths inside
 the root work. ``edit_tools`` and ``file_tools`` are namespaces with each PraisonAI module's
 functions (``file_tools.read_file`` is the plain read, ``read_file`` here the ``(content, hash)``
-one). Tool sets on the same root share one toolkit, so one staleness guard, as PraisonAI's share
-one read-hash registry (when their post-edit settings agree, as the defaults do). ``toolkit=``
-gives a tool set a toolkit of your own (durability, blocked paths, size limits...), and the
-``toolkit`` property gives the one in use (``undo_edit``, ``undo_patch``...).
+one). As PraisonAI's, the staleness guard is one registry for the whole process: a read or write
+through any tool set, whatever its root or settings, records the file's hash, and a later
+write, edit or patch through any other is refused if the file changed since (the toolkit checks
+the recorded hash as ``expected_hash``). Writes are atomic by default (a complete temp file
+renamed into place, no fsync); ``durability="full"`` on ``create_edit_tools``, ``EditTools``,
+``create_file_tools`` or ``FileTools`` also fsyncs file and folder. Tool sets on one root with the
+same settings share one toolkit; ``toolkit=`` gives a tool set a toolkit of your own (its own
+durability, blocked paths, size limits...), and the ``toolkit`` property gives the one in use
+(``undo_edit``, ``undo_patch``...).
 
 When ``praisonaiagents`` is installed, the writing tools carry its
 ``require_approval(risk_level="high")`` gate, as the originals do. ``formatters=`` (custom
 formatter commands) is refused with ``NotImplementedError``: editkit picks the formatter itself
-(``post_edit_format="on"``). ``apply_patch`` also takes the patches PraisonAI refuses: Codex
-``*** Begin Patch`` patches (``+``/``-`` lines, ``*** Move to:``; an added file whose every line
-starts with ``+`` is read as one) and unified diffs. ``copy_file``, ``move_file``,
-``delete_file``, ``get_file_info`` and ``download_file`` are not provided.
+(``post_edit_format="on"``). ``apply_patch`` hands the patch to editkit as written (closed with
+``*** End Patch`` when it has neither sentinel), and editkit parses it in PraisonAI's own dialect
+(``dialect="hunks"``: ``@@`` hunks of old text, ``===``, new text; an added file's lines are
+literal, a leading ``+`` included; ``*** Begin Patch``/``*** End Patch`` are optional
+sentinels). ``copy_file``, ``move_file``, ``delete_file``, ``get_file_info`` and
+``download_file`` are not provided.
 
-Where this adapter is deliberately safer than the original (each row has a test; it does not
-differ otherwise):
+Where this adapter differs from the original (each row has a test; it does not differ
+otherwise):
 
 | Situation | PraisonAI 1.7.17 | This adapter |
 |---|---|---|
 | ``old_string`` differs from the file by indentation or whitespace | the fuzzy ladder pastes ``new_string`` as given, unindented; a block-anchor match may rewrite lines the old text never named | the one matching region is replaced and ``new_string`` re-indented like the file; a similar block is changed line by line or refused, never guessed |
 | The same edit is sent twice (a retry) | "String not found", or applied again when the old text sits inside the new (``foo`` → ``foo bar`` twice gives ``foo bar bar``) | refused: ``Error: String not found in file: '…' - the new text is already there …``; the file is not touched |
 | ``old_string == new_string`` | ``Success: Made 1 replacement(s)`` (file rewritten, "No changes detected") | refused: ``Error: old_string and new_string are identical - the edit would change nothing`` |
-| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending (diffs show LF endings) |
+| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending |
+| The diff in a success message | lines end as in the file (``-b\\r\\n+B\\r\\n`` for a CRLF file; a hunk's new lines end with ``\\n`` but the last); a last line without line end runs into the next (``-b+B``) | every line ends with ``\\n``; a last line without line end is marked ``\\ No newline at end of file`` |
 | The hash ``read_file`` returns (and ``expected_hash`` is checked against) | SHA-256 of the decoded text without its BOM | SHA-256 of the bytes on disk, BOM included (the same value for a file without BOM), so adding or dropping a BOM is a change |
-| A write is interrupted (crash, power loss, full disk) | written in place: a torn or empty file | temp file renamed over the target (and fsynced with the default durability): old or new content, never a mix; ``apply_patch`` commits all files or none through a journal |
-| A path leads out of the root (``..``, ``~``, a symlink out, an absolute path elsewhere) | ``realpath`` + ``commonpath`` check, then the open follows whatever is there at that moment | refused (``Path traversal detected: …``), checked by capabilities at the moment of use; ``..`` inside the root is fine |
+| A write is interrupted (crash, power loss, full disk) | written in place, never fsynced: a torn or empty file | a complete temp file renamed over the target: old or new content, never a mix; ``apply_patch`` commits all files or none through a journal. The default durability, ``"atomic"``, does not fsync (a power failure may lose the latest writes, as with PraisonAI, but never tears a file); ``durability="full"`` (``create_edit_tools``, ``EditTools``, ``FileTools``, ``create_file_tools``) fsyncs file and folder before returning; a ``toolkit=`` passed in keeps its own |
+| A path leads out of the root (``..``, ``~``, a symlink out, an absolute path elsewhere) | ``realpath`` + ``commonpath`` check, then the open follows whatever is there at that moment | refused with the same message (``Path traversal detected: …``), checked by capabilities at the moment of use |
 | ``.git`` internals, ``.env`` files, private keys, credential files | read, edited, searched, listed | refused for reads, edits, patches and writes; left out of searches and listings |
 | A ``Workspace`` with ``access="ro"`` or ``"none"`` | ``EditTools`` still edits and patches | every write refused; reads still work |
 | Binary files (NUL bytes) | read and edited when they decode as UTF-8 | refused by every tool; ``search_files`` skips them |
+| A file that is not UTF-8 | ``Error … <path>: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte`` | ``Error … <path>: `<path>` is not valid UTF-8 (first bad byte at offset 3)`` (the same in ``Error: Cannot update '<path>': …``) |
 | Files over 16 MiB | read whole into memory | refused with the limit named (``toolkit=editkit.Toolkit(..., max_read_bytes=…)`` raises it) |
+| A ``*** Delete File:`` section naming a folder | the folder is renamed aside (``<folder>.praison_patch_tmp``) and reported ``Deleted`` | refused (``Error applying patch: [Errno 21] Is a directory: '…'``) |
 | A patch opening with ``*** Begin Patch`` that does not end with ``*** End Patch`` | the part present is applied | refused as cut off; nothing is written |
 | A patch hunk without its ``===`` line | the old block is deleted | refused as an invalid patch |
 | A patch hunk's old lines stand only inside a longer line | replaced inside that line | refused (``Hunk not found``): a hunk's old lines must be whole lines of the file |
-| ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank lines before the next section are separators |
-| ``search_files``, ``list_files(directory, pattern)`` | every file the glob finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included | honour ``.gitignore`` in a git repository, like ripgrep; the search skips binary files and shows a very long line cut |
+| A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed |
+| Blank lines closing a hunk's old or new text (before ``===``, the next ``@@``, section or the end) | kept: a blank last old line takes the line break with it (``beta`` + blank → ``BETA`` gives ``BETAgamma``), a blank last new line is written | separators: left out of the hunk |
+| ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators |
+| A Codex patch (``*** Begin Patch``, update hunks of context, ``-`` and ``+`` lines) or a unified diff | refused (``Error: Hunk not found in …``, ``Error: Invalid patch: Unexpected line …``) | refused too, with editkit's reason (``Error: Invalid patch: invalid patch at line 3: hunk has no `===` line …``, ``… expected `*** Add File:` … found `--- a/x.py` ``): the patch is read in PraisonAI's dialect only, never guessed to be another (an ``*** Add File:`` line ``+ milk`` is written ``+ milk``) |
+| A patch PraisonAI refuses as malformed (``Unexpected line in patch …: 'hello'``, ``Malformed Move File header …``) | ``Error: Invalid patch: <its reason>`` | ``Error: Invalid patch: <editkit's reason, naming the patch line>`` |
+| Two sections of one patch produce the same path | ``Error: Conflicting operations target the same path '<path>' (also produced by '<path>')`` | ``Error: Cannot add '<path>': file already exists`` |
+| The files ``apply_patch`` names | as the patch writes them (``./a.txt``, ``/abs/root/a.txt``) | as editkit normalises them (``a.txt``) in success messages and the staleness refusal; hunk failures quote editkit's view of the hunk, its first line without indentation (``'nothing here'`` where PraisonAI quotes ``'    nothing here'``) |
+| A patch refused for a changed file and for another reason | the first operation's problem, in patch order | the other problem first: files are checked for changes once the whole patch is known to apply |
+| A ``*** Move File:`` header without exactly one ``->`` between two paths (``a->b``, ``a -> b -> c``) | split at its first arrow: moved to ``b``, to ``b -> c`` | refused as an invalid patch (``… takes `FROM -> TO` (one ` -> ` between two paths) …``): a path may hold ``->`` itself, so a header that does not split one way only is not guessed |
+| Lines of an update section outside an ``@@`` hunk | skipped: a section of ``old``/``===``/``new`` lines without any ``@@`` reports success and changes nothing; a line before the first ``@@`` is dropped | nothing is dropped silently: hunk lines without any ``@@`` are applied as the hunk they spell; a line before the first ``@@`` is refused as an invalid patch |
+| An ``*** Update File:`` section without hunks | success; nothing changes | refused as an invalid patch (``… has no hunks; add a change or remove the section``): a change asked for and missing is a mistake to report, not a success |
+| A ``===`` line inside a hunk's new text (a second ``===``) | dropped: the lines around it joined | written as a line: everything after a hunk's first ``===`` is new text, taken literally (a ``===`` can be content, a reST underline) |
+| A hunk whose old text is a blank line | refused: ``Error: Empty hunk in update for '<path>'`` | a blank line is text to find like any other: replaced where the file has exactly one blank line, refused as ambiguous (``Error: Ambiguous hunk …``) where it has several |
+| Text after ``@@`` (``@@ def main``) | ignored | an anchor, as in Codex patches: the hunk is looked for after the first line holding it (``@@ def b`` picks ``b``'s ``x = 1`` where PraisonAI finds two), and refused (``Error: Hunk not found …``) when the anchor is not in the file rather than applied where the patch did not point |
+| A move onto itself (``*** Move File: a -> a``) | refused: ``Error: Cannot move 'a' to 'a': source and destination are the same path`` | the file already stands where the patch wants it: reported ``Updated a`` with ``No changes detected``, nothing written (with hunks, they are applied in place) |
+| ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line |
+| ``list_files(directory, pattern)`` with a pattern of several parts (``**/*.py``) | every file ``Path.glob`` finds, dot files and files in dot folders and ``.gitignore``d ones included | honours ``.gitignore`` and leaves dot files and dot folders out (a one-part pattern, ``*.py``, lists the folder's files, dot files and ignored ones included, as PraisonAI) |
+| ``list_files`` order, ``'modified'``, ``'created'`` | directory order; ``st_mtime``, ``st_ctime`` (fractional seconds) | sorted by name; both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds |
 | ``file_tools`` with an ``encoding`` other than UTF-8 | decodes or encodes with any Python codec | refused (``Error reading file …`` / ``False``): editkit reads and writes UTF-8 (``utf-8``, ``utf-8-sig``) |
 | ``file_tools`` paths | checked against the current directory at each call | confined to the root pinned at creation (a later ``os.chdir`` cannot move it) |
-| Tool sets on one root with other ``post_edit_diagnostics``/``post_edit_format`` settings | share one read-hash registry | each settings pair keeps its own guard (the toolkit runs its checks): a write through the other counts as a change, read again |
-| ``list_files`` ``'modified'``, ``'created'`` | ``st_mtime``, ``st_ctime`` (fractional seconds) | both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds |
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
+import fnmatch
 import json
 import logging
 import os
@@ -82,7 +108,9 @@ import re
 import threading
 import types
 import weakref
+from collections import OrderedDict
 from collections.abc import Mapping
+from pathlib import PurePosixPath
 from typing import Any, Callable, TypeVar, Union, cast
 
 import editkit
@@ -136,35 +164,97 @@ _DIFF_MAX_LINES = 10
 _DIFF_MAX_LINE_CHARS = 200
 _NO_CHANGES = "No changes detected"
 _SENTINELS = ("*** Begin Patch", "*** End Patch")
+_MOVE_FILE = "*** Move File:"
 _HEADERS = (
     ("add", "*** Add File:"),
     ("update", "*** Update File:"),
     ("delete", "*** Delete File:"),
-    ("move", "*** Move File:"),
+    ("move", _MOVE_FILE),
 )
 _MOVE_TO = "*** Move to:"
+#: PraisonAI's patches are always its own dialect: ``@@`` hunks of old text, ``===``, new text,
+#: and added files' lines taken literally. editkit reads them so instead of guessing.
+_DIALECT = "hunks"
 _HASH = re.compile(r"[0-9a-f]{64}")
 _UNMATCHABLE_HASH = "0" * 64
 _MODES = ("auto", "on", "off")
+#: How the adapter's own toolkits write: ``"atomic"`` (the default: a complete temp file renamed
+#: into place, never torn, no fsync) or ``"full"`` (file and folder fsynced before returning).
+_DURABILITIES = ("atomic", "full")
+DEFAULT_DURABILITY = "atomic"
 _MAX_SEARCH_RESULTS = 1 << 31
+#: Paths whose last read hash is kept (PraisonAI's bound); the oldest is forgotten first.
+_MAX_READ_HASHES = 4096
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
 # ---------------------------------------------------------------------------------------------
-# Toolkits: one per root and settings, shared like PraisonAI's process-wide read-hash registry.
+# The read-hash registry: PraisonAI's process-wide staleness guard.
+#
+# Like PraisonAI's ``_file_locks`` registry, one map for the whole process, shared by every tool
+# set whatever its root or settings: the absolute real path of a file -> the SHA-256 editkit gave
+# for it at its last read or write through any tool set here. A guarded write or edit hands the
+# recorded hash to the toolkit as ``expected_hash`` (the toolkit hashes the file and decides);
+# a path with nothing recorded is not guarded, as in PraisonAI.
+
+_READ_HASHES: OrderedDict[str, str] = OrderedDict()
+_READ_HASHES_LOCK = threading.Lock()
+
+
+def _record_hash(key: str, sha256: Any) -> None:
+    if not isinstance(sha256, str) or not sha256:
+        return
+    with _READ_HASHES_LOCK:
+        _READ_HASHES[key] = sha256
+        _READ_HASHES.move_to_end(key)
+        while len(_READ_HASHES) > _MAX_READ_HASHES:
+            _READ_HASHES.popitem(last=False)
+
+
+def _recorded_hash(key: str) -> str | None:
+    with _READ_HASHES_LOCK:
+        sha256 = _READ_HASHES.get(key)
+        if sha256 is not None:
+            _READ_HASHES.move_to_end(key)
+        return sha256
+
+
+def _forget_hash(key: str) -> None:
+    with _READ_HASHES_LOCK:
+        _READ_HASHES.pop(key, None)
+
+
+def _guard(key: str, expected_hash: Any, force: bool) -> dict[str, Any]:
+    """The staleness arguments of a write, PraisonAI's precedence: an explicit hash, else no
+    guard with ``force``, else the hash the registry recorded for the file, else no guard (a
+    file never read here is not guarded)."""
+    if expected_hash is not None:
+        # PraisonAI compares the strings: anything but the current lower-case hex digest fails.
+        # A hash that cannot match is sent as one, to learn the current hash.
+        return {"expected_hash": expected_hash if _HASH.fullmatch(str(expected_hash)) else _UNMATCHABLE_HASH}
+    recorded = None if force else _recorded_hash(key)
+    return {"expected_hash": recorded} if recorded else {"force": True}
+
+
+# ---------------------------------------------------------------------------------------------
+# Toolkits: one per root and settings, shared by the tool sets opened with them.
 
 _TOOLKITS: weakref.WeakValueDictionary[tuple[Any, ...], editkit.Toolkit] = weakref.WeakValueDictionary()
 _TOOLKITS_LOCK = threading.Lock()
 
 
-def _shared_toolkit(root: str, *, read_only: bool, diagnostics: str, format: bool) -> editkit.Toolkit:
-    """The toolkit every tool set on ``root`` with these settings shares (so one staleness guard)."""
-    key = (root, read_only, diagnostics, format)
+def _shared_toolkit(
+    root: str, *, read_only: bool, diagnostics: str, format: bool, durability: str
+) -> editkit.Toolkit:
+    """The toolkit every tool set on ``root`` with these settings shares."""
+    key = (root, read_only, diagnostics, format, durability)
     with _TOOLKITS_LOCK:
         toolkit = _TOOLKITS.get(key)
         if toolkit is None:
-            toolkit = editkit.Toolkit(root, read_only=read_only, diagnostics=diagnostics, format=format)
+            toolkit = editkit.Toolkit(
+                root, read_only=read_only, diagnostics=diagnostics, format=format, durability=durability
+            )
             _TOOLKITS[key] = toolkit
         return toolkit
 
@@ -187,7 +277,10 @@ class _Confined:
         toolkit: editkit.Toolkit | None,
         diagnostics: str,
         format: bool,
+        durability: str = DEFAULT_DURABILITY,
     ) -> None:
+        if durability not in _DURABILITIES:
+            raise ValueError(f"durability must be 'atomic' or 'full', not {durability!r}")
         self._workspace = workspace
         if toolkit is not None:
             self._root = toolkit.root
@@ -201,6 +294,8 @@ class _Confined:
         self._read_only = workspace is not None and getattr(workspace, "access", "rw") != "rw"
         self._diagnostics_mode = diagnostics
         self._format = format
+        # A toolkit passed in keeps its own durability.
+        self._durability: str | None = None if toolkit is not None else durability
         self._toolkit: editkit.Toolkit | None = toolkit
         self._toolkit_lock = threading.Lock()
 
@@ -216,6 +311,7 @@ class _Confined:
                         read_only=self._read_only,
                         diagnostics=self._diagnostics_mode,
                         format=self._format,
+                        durability=self._durability or DEFAULT_DURABILITY,
                     )
                 toolkit = self._toolkit
         return toolkit
@@ -224,6 +320,12 @@ class _Confined:
     def root(self) -> str:
         """The folder every path is confined to."""
         return self._root
+
+    @property
+    def durability(self) -> str | None:
+        """How the toolkit these tools open writes (``"atomic"`` or ``"full"``); ``None`` when a
+        toolkit was passed in (it keeps its own)."""
+        return self._durability
 
     def _call(self, tool: str, args: Mapping[str, Any]) -> dict[str, Any]:
         """``tool`` through the toolkit: the contract object (a failure to open the toolkit, a
@@ -238,13 +340,36 @@ class _Confined:
         except TypeError as wrong:  # an argument that is not a JSON value
             return {"ok": False, "error": {"kind": "invalid_args", "message": str(wrong)}}
 
+    @staticmethod
+    def _path(path: Any) -> Any:
+        """A path argument as PraisonAI takes it: ``~`` expanded (then confined like any other)."""
+        if isinstance(path, os.PathLike):
+            path = os.fspath(path)
+        return os.path.expanduser(path) if isinstance(path, str) else path
+
+    def _key(self, path: Any) -> str:
+        """``path``'s entry in the read-hash registry: its absolute real path (PraisonAI's key)."""
+        try:
+            return os.path.realpath(os.path.join(self._root, self._path(path)))
+        except (TypeError, ValueError):
+            return ""
+
     def _traversal(self, path: str) -> str:
         return f"Path traversal detected: {path} escapes workspace {self._root}"
 
-    def _reason(self, error: Mapping[str, Any], path: str) -> str:
-        """The ``<reason>`` of PraisonAI's ``Error … <path>: <reason>`` messages."""
-        if error.get("kind") == "outside_workspace":
-            return self._traversal(path)
+    def _os_error(self, code: int, path: Any) -> str:
+        """The text of the ``OSError`` PraisonAI's ``open`` raises for ``path`` (``[Errno 21] Is a
+        directory: '/abs/path'``)."""
+        return f"[Errno {code}] {os.strerror(code)}: {self._key(path)!r}"
+
+    def _reason(self, error: Mapping[str, Any], path: Any) -> str:
+        """The ``<reason>`` of PraisonAI's ``Error … <path>: <reason>`` messages: its own words
+        where editkit's error carries what they say, else editkit's message."""
+        kind = error.get("kind")
+        if kind == "outside_workspace":
+            return self._traversal(self._path(path))
+        if kind == "is_directory":
+            return self._os_error(errno.EISDIR, path)
         return str(error.get("message", ""))
 
     @staticmethod
@@ -314,116 +439,35 @@ def _count(error: Mapping[str, Any]) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# apply_patch: PraisonAI's patch envelope, handed to editkit's `@@`/`===` hunks dialect.
+# apply_patch: the patch goes to editkit as written; editkit parses it.
 
 
-class _PatchPlan:
-    """What the adapter knows of a patch's envelope: its sections in order (to name files in
-    messages as the patch wrote them) and the text editkit applies.
-
-    The hunks are editkit's to parse; this only rewrites PraisonAI's ``*** Move File: a -> b``
-    header into ``*** Update File: a`` + ``*** Move to: b``, drops a leading ``*** Begin Patch``
-    (PraisonAI's sentinels are optional, and its add bodies are plain lines) and closes the
-    patch with ``*** End Patch`` when the patch did not open with ``*** Begin Patch``. A patch of
-    plain add bodies and moves without hunks has nothing that tells editkit its dialect (a
-    ``===`` line does): its add bodies are then given as ``+`` lines, which both dialects read
-    alike.
-    """
-
-    def __init__(self, patch: str) -> None:
-        self.sections: list[tuple[str, str, str | None]] = []  # (op, path, move destination)
-        self.error: str | None = None
-        self.text = patch
-        self.empty = not any(line.strip() and line.strip() not in _SENTINELS for line in patch.splitlines())
-        out: list[str] = []
-        add_bodies: list[list[int]] = []  # indices into `out` of each add section's body lines
-        in_add = False
-        separated = False
-        for line in patch.split("\n"):
-            stripped = line.strip()
-            op, payload = _header(stripped)
-            if op is not None or stripped in _SENTINELS:
-                in_add = op == "add"
-                if in_add:
-                    add_bodies.append([])
-            elif stripped == "===":
-                separated = True
-            if op == "move":
-                source, arrow, destination = payload.partition("->")
-                source, destination = source.strip(), destination.strip()
-                if not arrow:
-                    self.error = f"Malformed Move File header (expected '<old> -> <new>'): {payload!r}"
-                    return
-                if not source or not destination:
-                    self.error = f"Malformed Move File header (empty source or destination): {payload!r}"
-                    return
-                self.sections.append(("move", source, destination))
-                out += [f"*** Update File: {source}", f"{_MOVE_TO} {destination}"]
-                continue
-            if op is not None:
-                self.sections.append((op, payload, None))
-            elif stripped.startswith(_MOVE_TO) and self.sections and self.sections[-1][0] == "update":
-                _, path, _ = self.sections[-1]
-                self.sections[-1] = ("move", path, stripped[len(_MOVE_TO) :].strip())
-            elif in_add:
-                add_bodies[-1].append(len(out))
-            out.append(line)
-        if not self.sections:
-            return  # no star section: a unified diff, or not a patch; editkit says which
-        plain_adds = any(
-            out[i].rstrip("\r") and not out[i].startswith("+") for body in add_bodies for i in body
-        )
-        if plain_adds and not separated and any(op in ("update", "move") for op, _, _ in self.sections):
-            for body in add_bodies:
-                content = [i for i in body if out[i].strip()]
-                last = content[-1] if content else -1
-                for i in body:
-                    out[i] = "+" + out[i] if i <= last else ""
-        meaningful = [line.strip() for line in out if line.strip()]
-        opened = bool(meaningful) and meaningful[0].startswith(_SENTINELS[0])
-        closed = bool(meaningful) and meaningful[-1] == _SENTINELS[1]
-        if opened and closed:
-            # Without its opening line the dialect is told by the sections: PraisonAI's plain
-            # add bodies and `===` hunks, or the `+`/`-` lines of a Codex patch.
-            first = next(i for i, line in enumerate(out) if line.strip())
-            del out[first]
-        elif not opened and not closed:
-            out.append(_SENTINELS[1])
-        self.text = "\n".join(out)
-
-    def old_text(self, patch_line: Any) -> str | None:
-        """The old text of the ``@@``/``===`` hunk starting at 1-based ``patch_line`` of the text
-        editkit applied, as written (PraisonAI quotes it in its messages); ``None`` for a hunk
-        of another dialect."""
-        lines = self.text.split("\n")
-        if not isinstance(patch_line, int) or not 0 < patch_line <= len(lines):
-            return None
-        start = patch_line - 1
-        if lines[start].strip().startswith("@@"):
-            start += 1
-        old: list[str] = []
-        for line in lines[start:]:
-            stripped = line.strip()
-            if stripped == "===":
-                return "\n".join(old)
-            if stripped.startswith("@@") or _header(stripped)[0] is not None or stripped in _SENTINELS:
-                return None
-            old.append(line.rstrip("\r"))
-        return None
-
-    def section_of(self, path: str) -> tuple[str, str, str | None] | None:
-        """The (last) section naming ``path`` as its file or move source."""
-        for section in reversed(self.sections):
-            if section[1] == path or section[2] == path:
-                return section
-        return None
+def _toolkit_patch(patch: str) -> str:
+    """``patch`` with its end written when it has neither ``*** Begin Patch`` nor ``*** End
+    Patch``: PraisonAI's sentinels are optional and a patch without them is complete as given,
+    where editkit takes a patch without its end for one cut off. Nothing else is touched."""
+    meaningful = [line.strip() for line in patch.splitlines() if line.strip()]
+    if meaningful and meaningful[0] != _SENTINELS[0] and meaningful[-1] != _SENTINELS[1]:
+        return patch + ("" if patch.endswith("\n") else "\n") + _SENTINELS[1] + "\n"
+    return patch
 
 
-def _header(stripped: str) -> tuple[str | None, str]:
+def _section_at(text: str, patch_line: Any) -> tuple[str, str]:
+    """The operation (``add``, ``update``, ``delete``, ``move``) of the section whose header
+    editkit names by its 1-based ``patch_line`` in ``text``, and a move's destination."""
+    lines = text.splitlines()
+    if not isinstance(patch_line, int) or not 0 < patch_line <= len(lines):
+        return "update", ""
+    header = lines[patch_line - 1].strip()
+    following = lines[patch_line].strip() if patch_line < len(lines) else ""
+    if header.startswith(_MOVE_FILE):
+        return "move", header[len(_MOVE_FILE) :].split(" -> ")[-1].strip()
+    if following.startswith(_MOVE_TO):
+        return "move", following[len(_MOVE_TO) :].strip()
     for op, prefix in _HEADERS:
-        if stripped.startswith(prefix):
-            return op, stripped.split(":", 1)[1].strip()
-    return None, ""
+        if header.startswith(prefix):
+            return op, ""
+    return "update", ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,8 +482,11 @@ class EditTools(_Confined):
     makes every write refused), else ``root``, else the current directory at creation, is the
     folder every path is confined to. ``post_edit_diagnostics`` (``"auto"``, ``"on"``, ``"off"``)
     and ``post_edit_format`` (``"off"``, ``"auto"``, ``"on"``) are PraisonAI's; ``formatters`` is
-    refused (``NotImplementedError``). ``toolkit`` uses a toolkit of your own (its root, checks,
-    formatter and durability) instead of the shared one for the root.
+    refused (``NotImplementedError``). ``durability`` is how the toolkit writes: ``"atomic"``
+    (the default: a complete temp file renamed into place, never torn; a power failure may lose
+    the latest writes) or ``"full"`` (file and folder fsynced before each call returns).
+    ``toolkit`` uses a toolkit of your own (its root, checks, formatter and durability) instead of
+    the shared one for the root.
     """
 
     def __init__(
@@ -451,6 +498,7 @@ class EditTools(_Confined):
         root: str | None = None,
         *,
         toolkit: editkit.Toolkit | None = None,
+        durability: str = DEFAULT_DURABILITY,
     ) -> None:
         if formatters:
             raise NotImplementedError(
@@ -460,7 +508,7 @@ class EditTools(_Confined):
         self._post_edit_diagnostics = _mode(post_edit_diagnostics, "auto")
         self._post_edit_format = _mode(post_edit_format, "off")
         super().__init__(
-            workspace, root, toolkit, self._post_edit_diagnostics, self._post_edit_format != "off"
+            workspace, root, toolkit, self._post_edit_diagnostics, self._post_edit_format != "off", durability
         )
 
     def read_file(self, filepath: str) -> tuple[str, str]:
@@ -473,7 +521,9 @@ class EditTools(_Confined):
             Tuple of (content, hash) where hash can be used for staleness checking
         """
         # PraisonAI decodes the bytes: every line ending as it stands, the BOM dropped.
-        answer = self._call("read_file", {"path": filepath, "include_symbols": False, "raw": True})
+        answer = self._call(
+            "read_file", {"path": self._path(filepath), "include_symbols": False, "raw": True}
+        )
         if not answer["ok"]:
             error = answer["error"]
             if error.get("kind") == "not_found":
@@ -482,6 +532,7 @@ class EditTools(_Confined):
         if answer.get("is_binary"):
             reason = f"binary file ({answer.get('size_bytes', 0)} bytes); only text files are read"
             return self._logged(f"Error reading file {filepath}: {reason}"), ""
+        _record_hash(self._key(filepath), answer["sha256"])
         content = answer["content"]
         return (content[1:] if answer.get("bom") else content), answer["sha256"]
 
@@ -497,10 +548,10 @@ class EditTools(_Confined):
     ) -> str:
         """Edit a file by replacing text using precise find-and-replace.
 
-        The edit is refused when the file changed on disk since it was last read through these
-        tools (unless ``force``), when ``old_string`` matches several places (unless
-        ``replace_all``) and when it matches nowhere; an explicit ``expected_hash`` is always
-        checked and then stands in for the automatic guard.
+        The edit is refused when the file changed on disk since it was last read or written
+        through any of these tools (unless ``force``), when ``old_string`` matches several places
+        (unless ``replace_all``) and when it matches nowhere; an explicit ``expected_hash`` is
+        always checked and then stands in for the automatic guard.
 
         Args:
             filepath: Path to the file to edit
@@ -514,28 +565,40 @@ class EditTools(_Confined):
         Returns:
             Success message with diff or error description
         """
+        key = self._key(filepath)
         args: dict[str, Any] = {
-            "path": filepath,
+            "path": self._path(filepath),
             "old_string": old_string,
             "new_string": new_string,
             "replace_all": bool(replace_all),
-            "force": bool(force),
         }
-        if expected_hash is not None:
-            # PraisonAI compares the strings: anything but the current lower-case hex digest
-            # fails. A hash that cannot match is sent as one, to learn the current hash.
-            args["expected_hash"] = (
-                expected_hash if _HASH.fullmatch(str(expected_hash)) else _UNMATCHABLE_HASH
-            )
+        args.update(_guard(key, expected_hash, force))
         answer = self._call("edit_file", args)
         if answer["ok"]:
+            _record_hash(key, answer.get("sha256"))
             diff = _bound_diff(answer.get("diff", ""), filepath)
             diagnostics = _diagnostics(answer.get("diagnostics"), self._post_edit_diagnostics, filepath)
             return (
                 f"Success: Made {answer['replacements']} replacement(s) in {filepath}\n\nDiff:\n{diff}"
                 + diagnostics
             )
-        return self._edit_refusal(answer["error"], filepath, old_string, expected_hash)
+        error = answer["error"]
+        kind = error.get("kind")
+        if kind in ("ambiguous", "already_applied", "no_change") or (
+            kind == "not_found" and "closest" in error or kind == "invalid_args" and old_string == ""
+        ):
+            # PraisonAI records the hash it found before looking for the old text: a refused
+            # edit leaves the guard armed at the file as it stands.
+            self._rearm(filepath, key)
+        return self._edit_refusal(error, filepath, old_string, expected_hash)
+
+    def _rearm(self, filepath: Any, key: str) -> None:
+        """Records the file's current hash (read through the toolkit) in the registry."""
+        answer = self._call(
+            "read_file", {"path": self._path(filepath), "include_symbols": False, "raw": True}
+        )
+        if answer["ok"]:
+            _record_hash(key, answer.get("sha256"))
 
     def _edit_refusal(
         self, error: Mapping[str, Any], filepath: str, old_string: Any, expected_hash: str | None
@@ -595,67 +658,90 @@ class EditTools(_Confined):
             Combined success message with diffs, or an error description.
         """
         if not isinstance(patch, str):
+            if hasattr(patch, "splitlines"):
+                return self._logged(
+                    f"Error applying patch: the patch must be text, not {type(patch).__name__}"
+                )
             return self._logged(
-                f"Error applying patch: the patch must be a string, not {type(patch).__name__}"
+                f"Error applying patch: '{type(patch).__name__}' object has no attribute 'splitlines'"
             )
-        plan = _PatchPlan(patch)
-        if plan.error is not None:
-            return f"Error: Invalid patch: {plan.error}"
-        if plan.empty:
-            return "Error: Patch contains no operations"
-        answer = self._call("apply_patch", {"patch": plan.text, "force": bool(force)})
+        text = _toolkit_patch(patch)
+        if force:
+            answer = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True})
+        else:
+            # The guard is the registry's: editkit says which files the patch changes (a dry
+            # run), each one's recorded hash must be its current one, and the toolkit's own
+            # guard is armed at what was just checked, so the patch is refused if a file changes
+            # between this check and the commit.
+            answer = self._call(
+                "apply_patch", {"patch": text, "dialect": _DIALECT, "force": True, "dry_run": True}
+            )
+            if answer["ok"]:
+                refusal = self._patch_guard(answer.get("files") or [])
+                if refusal is not None:
+                    return refusal
+                answer = self._call("apply_patch", {"patch": text, "dialect": _DIALECT})
         if not answer["ok"]:
-            return self._patch_refusal(answer["error"], plan)
+            return self._patch_refusal(answer["error"], patch, text)
         files = answer.get("files") or []
         blocks = _diff_blocks(answer.get("diff", ""))
-        named = len(plan.sections) == len(files)
         messages = []
-        for index, file in enumerate(files):
-            action, path, source = file.get("action"), file.get("path", ""), file.get("from")
-            display_path, display_source = path, source
-            if named:
-                _, written, destination = plan.sections[index]
-                display_path, display_source = (
-                    (destination, written) if action == "move" else (written, source)
-                )
+        for file in files:
+            action, path, source = file.get("action"), str(file.get("path", "")), file.get("from")
             if action == "delete":
-                messages.append(f"Deleted {display_path}")
+                _forget_hash(self._key(path))
+                messages.append(f"Deleted {path}")
                 continue
             if action == "move":
-                display = f"{display_source} -> {display_path}"
+                _forget_hash(self._key(source))
+                display = f"{source} -> {path}"
                 block = blocks.get((f"a/{source}", f"b/{path}"), "")
                 verb = "Renamed"
             else:
-                display = display_path
+                display = path
                 names = ("/dev/null", f"b/{path}") if action == "add" else (f"a/{path}", f"b/{path}")
                 block = blocks.get(names, "")
                 verb = "Added" if action == "add" else "Updated"
+            _record_hash(self._key(path), file.get("sha256"))
             diff = _bound_diff(block, display)
-            diagnostics = _diagnostics(file.get("diagnostics"), self._post_edit_diagnostics, display_path)
+            diagnostics = _diagnostics(file.get("diagnostics"), self._post_edit_diagnostics, path)
             messages.append(f"{verb} {display}\n{diff}{diagnostics}")
         return "Success: Applied patch to {} file(s)\n\n{}".format(len(files), "\n\n".join(messages))
 
-    def _patch_refusal(self, error: Mapping[str, Any], plan: _PatchPlan) -> str:
+    def _patch_guard(self, files: list[Mapping[str, Any]]) -> str | None:
+        """PraisonAI's refusal for the first file (in patch order) an update, move or delete
+        would change although it changed since its recorded read, else ``None``."""
+        for file in files:
+            action = file.get("action")
+            if action not in ("update", "move", "delete"):
+                continue
+            source = str(file.get("from") if action == "move" else file.get("path", ""))
+            current = self._call("read_file", {"path": source, "include_symbols": False, "raw": True})
+            recorded = _recorded_hash(self._key(source))
+            if current["ok"] and recorded and current.get("sha256") not in (None, recorded):
+                return (
+                    f"Error: Cannot {action} '{source}': file changed since it was read - re-read before editing "
+                    "(or pass force=True to override)."
+                )
+        return None
+
+    def _patch_refusal(self, error: Mapping[str, Any], patch: str, text: str) -> str:
         kind = error.get("kind")
         failures = error.get("failures") or []
         if not failures:
             if kind == "invalid_patch":
+                if all(not line.strip() or line.strip() in _SENTINELS for line in patch.splitlines()):
+                    return "Error: Patch contains no operations"
                 return f"Error: Invalid patch: {error.get('message', '')}"
             path = str(error.get("path", ""))
             return self._logged(f"Error applying patch: {self._reason(error, path)}")
         failure = failures[0]
         kind = failure.get("kind")
         path = str(failure.get("path", ""))
-        preview = str(failure.get("preview", ""))
-        section = plan.section_of(path)
-        op, written, destination = section if section else ("update", path, None)
-        if op == "move" and written != path:
-            # The failure names the destination: it is in the way.
-            op, path = "move-to", written
+        message = str(failure.get("message", ""))
         if failure.get("hunk") is not None:
-            written_old = plan.old_text(failure.get("patch_line"))
-            if written_old is not None:
-                preview = written_old
+            # editkit names a hunk by its first line (PraisonAI quotes the old text's start).
+            preview = str(failure.get("preview", ""))
             if kind == "ambiguous":
                 return f"Error: Ambiguous hunk in '{path}': '{_preview(preview, 30)}' matches {_count(failure)} locations"
             if kind == "already_applied":
@@ -666,36 +752,28 @@ class EditTools(_Confined):
             if kind in ("not_found", "no_change"):
                 return f"Error: Hunk not found in '{path}': '{_preview(preview, 50)}'"
             if kind == "invalid_patch":
-                return f"Error: Invalid patch: {failure.get('message', '')}"
-            return self._logged(f"Error applying patch: {failure.get('message', '')}")
-        message = str(failure.get("message", ""))
+                return f"Error: Invalid patch: {message}"
+            return self._logged(f"Error applying patch: {self._reason(failure, path)}")
         if kind in ("outside_workspace", "blocked", "io", "too_large", "is_directory"):
-            reason = self._traversal(path) if kind == "outside_workspace" else message
-            return self._logged(f"Error applying patch: {reason}")
-        if op in ("move", "move-to"):
+            return self._logged(f"Error applying patch: {self._reason(failure, path)}")
+        op, destination = _section_at(text, failure.get("patch_line"))
+        if op == "move":
             if kind == "exists":
                 return f"Error: Cannot move '{path}' to '{destination}': destination already exists"
             if kind == "not_found":
                 return f"Error: Cannot move '{path}': file not found"
-            if kind == "stale":
-                return (
-                    f"Error: Cannot move '{path}': file changed since it was read - re-read before editing "
-                    "(or pass force=True to override)."
-                )
-            return f"Error: Cannot move '{path}': {message}"
-        if kind == "exists":
+        elif kind == "exists":
             return f"Error: Cannot add '{path}': file already exists"
-        verb = {"add": "add", "delete": "delete"}.get(op, "update")
-        if kind == "not_found":
-            return f"Error: Cannot {verb} '{path}': file not found"
+        elif kind == "not_found":
+            return f"Error: Cannot {op} '{path}': file not found"
         if kind == "stale":
             return (
-                f"Error: Cannot {verb} '{path}': file changed since it was read - re-read before editing "
+                f"Error: Cannot {op} '{path}': file changed since it was read - re-read before editing "
                 "(or pass force=True to override)."
             )
         if kind == "utf16":
-            return f"Error: Cannot {verb} '{path}': UTF-16 encoding is not supported. Please convert the file to UTF-8."
-        return f"Error: Cannot {verb} '{path}': {message}"
+            return f"Error: Cannot {op} '{path}': UTF-16 encoding is not supported. Please convert the file to UTF-8."
+        return f"Error: Cannot {op} '{path}': {message}"
 
     def search_files(self, directory: str, pattern: str, file_pattern: str = "*") -> str:
         """Search for text patterns within files (case-insensitive substring search).
@@ -709,7 +787,7 @@ class EditTools(_Confined):
             JSON string with search results
         """
         args: dict[str, Any] = {
-            "path": directory,
+            "path": self._path(directory),
             "pattern": pattern,
             "regex": False,
             "case_sensitive": False,
@@ -718,6 +796,8 @@ class EditTools(_Confined):
         if file_pattern and file_pattern not in ("*", "**", "**/*"):
             # PraisonAI globs `<directory>/**/<file_pattern>`: the pattern matches at any depth.
             args["glob"] = file_pattern if "/" not in file_pattern else "**/" + file_pattern.lstrip("/")
+        # glob.glob finds a file whose name starts with a dot only for a pattern that does.
+        dot_names = str(file_pattern or "*").rstrip("/").rsplit("/", 1)[-1].startswith(".")
         answer = self._call("search_files", args)
         if not answer["ok"]:
             error = answer["error"]
@@ -733,6 +813,8 @@ class EditTools(_Confined):
             relative = (
                 file[len(base) + 1 :] if base not in ("", ".") and file.startswith(base + "/") else file
             )
+            if file == base or not dot_names and relative.rsplit("/", 1)[-1].startswith("."):
+                continue  # glob.glob finds nothing under a file, nor dot names for most patterns
             matches = [
                 {
                     "line_number": match["line"],
@@ -784,6 +866,7 @@ def create_edit_tools(
     root: str | None = None,
     *,
     toolkit: editkit.Toolkit | None = None,
+    durability: str = DEFAULT_DURABILITY,
 ) -> EditTools:
     """Create an ``EditTools`` confined to ``workspace.root``, else ``root``, else the current
     directory; see :class:`EditTools`."""
@@ -794,6 +877,7 @@ def create_edit_tools(
         formatters=formatters,
         root=root,
         toolkit=toolkit,
+        durability=durability,
     )
 
 
@@ -826,14 +910,34 @@ class FileTools(_Confined):
     ``list_files``, confined to one root, backed by editkit.
 
     ``workspace`` (a PraisonAI ``Workspace``), else ``root``, else the current directory at
-    creation, is the folder every path is confined to; ``toolkit`` uses a toolkit of your own.
+    creation, is the folder every path is confined to; ``durability`` (``"atomic"``, the default,
+    or ``"full"``) is how it writes, as for ``EditTools``; ``toolkit`` uses a toolkit of your own.
     Tool sets on the same root share its toolkit (and staleness guard) with ``EditTools``.
     """
 
     def __init__(
-        self, workspace: Any = None, *, root: str | None = None, toolkit: editkit.Toolkit | None = None
+        self,
+        workspace: Any = None,
+        *,
+        root: str | None = None,
+        toolkit: editkit.Toolkit | None = None,
+        durability: str = DEFAULT_DURABILITY,
     ) -> None:
-        super().__init__(workspace, root, toolkit, "auto", False)
+        super().__init__(workspace, root, toolkit, "auto", False, durability)
+
+    def _refused_path(self, path: Any) -> str | None:
+        """PraisonAI's own check of a ``FileTools`` path (without a workspace): any ``..`` in it
+        is refused, even one that stays inside the folder."""
+        path = self._path(path)
+        if self._workspace is None and isinstance(path, str) and ".." in path:
+            return f"Path traversal detected: {path}"
+        return None
+
+    def _file_reason(self, error: Mapping[str, Any], path: Any) -> str:
+        """The reason of a ``FileTools`` failure: a missing file is ``open``'s ``ENOENT``."""
+        if error.get("kind") == "not_found":
+            return self._os_error(errno.ENOENT, path)
+        return self._reason(error, path)
 
     def read_file(
         self,
@@ -862,6 +966,14 @@ class FileTools(_Confined):
             str: Content of the requested window; when it stops before the end, a trailing hint
             says how to page on with ``offset``.
         """
+        refused = self._refused_path(filepath)
+        if refused is not None:
+            return self._logged(f"Error reading file {filepath}: {refused}")
+        answer = self._call("read_file", {"path": self._path(filepath), "include_symbols": False})
+        if not answer["ok"]:
+            return self._logged(
+                f"Error reading file {filepath}: {self._file_reason(answer['error'], filepath)}"
+            )
         try:
             supported, sig = _utf8(encoding)
         except LookupError as unknown:
@@ -870,14 +982,12 @@ class FileTools(_Confined):
             return self._logged(
                 f"Error reading file {filepath}: editkit reads UTF-8 text only, not {encoding!r}"
             )
-        answer = self._call("read_file", {"path": filepath, "include_symbols": False})
-        if not answer["ok"]:
-            return self._logged(f"Error reading file {filepath}: {self._reason(answer['error'], filepath)}")
         if answer.get("is_binary"):
             return self._logged(
                 f"Error reading file {filepath}: binary file ({answer.get('size_bytes', 0)} bytes); "
                 "only text files are read"
             )
+        _record_hash(self._key(filepath), answer.get("sha256"))
         # Text mode: universal newlines (editkit's LF text), and a BOM is a character unless
         # the encoding is utf-8-sig.
         data = ("\ufeff" if answer.get("bom") and not sig else "") + answer["content"]
@@ -909,8 +1019,8 @@ class FileTools(_Confined):
     def write_file(self, filepath: str, content: str, encoding: str = "utf-8", force: bool = False) -> bool:
         """Write content to a file (atomically; parent folders are created).
 
-        Refused (``False``) when the file changed on disk since it was read through these tools,
-        unless ``force=True``.
+        Refused (``False``) when the file changed on disk since it was last read or written
+        through any of these tools, unless ``force=True``.
 
         Args:
             filepath: Path to the file
@@ -921,6 +1031,17 @@ class FileTools(_Confined):
         Returns:
             bool: True if successful, False otherwise
         """
+        refused = self._refused_path(filepath)
+        if refused is None and self._read_only:
+            access = getattr(self._workspace, "access", "ro")
+            refused = (
+                "Workspace access is disabled"
+                if access == "none"
+                else f"Workspace is not writable: access={access!r}"
+            )
+        if refused is not None:
+            self._logged(f"Error writing to file {filepath}: {refused}")
+            return False
         if not isinstance(content, str):
             if isinstance(content, (dict, list)):
                 content = json.dumps(content, indent=2, ensure_ascii=False)
@@ -938,8 +1059,18 @@ class FileTools(_Confined):
             return False
         if sig:
             content = "\ufeff" + content
-        answer = self._call("write_file", {"path": filepath, "content": content, "force": bool(force)})
+        key = self._key(filepath)
+        args = {"path": self._path(filepath), "content": content, **_guard(key, None, force)}
+        answer = self._call("write_file", args)
+        error = answer.get("error") or {}
+        if error.get("kind") == "stale" and error.get("current_sha256") is None:
+            # The file is gone: PraisonAI's guard covers a file that exists. Create it, unless
+            # something stands there again.
+            answer = self._call(
+                "write_file", {**args, "expected_hash": None, "force": True, "create_new": True}
+            )
         if answer["ok"]:
+            _record_hash(key, answer.get("sha256"))
             return True
         error = answer["error"]
         if error.get("kind") == "stale":
@@ -962,28 +1093,46 @@ class FileTools(_Confined):
             List[Dict]: ``name``, ``path`` (absolute), ``size``, ``modified`` and ``created`` of
             each file, or ``[{"error": …}]``.
         """
+        refused = self._refused_path(directory)
+        if refused is None and pattern:
+            parts = PurePosixPath(pattern).parts
+            if PurePosixPath(pattern).is_absolute() or any(part.startswith("..") for part in parts):
+                refused = f"Invalid file pattern: {pattern}"
+            elif not parts:
+                refused = f"Unacceptable pattern: {pattern!r}"
+        if refused is not None:
+            return [{"error": self._logged(f"Error listing files in {directory}: {refused}")}]
         paths: list[str] = []
-        if pattern:
-            answer = self._call("glob", {"pattern": pattern, "path": directory})
+        if pattern and PurePosixPath(pattern).parts[-1] == "**":
+            return []  # pathlib's glob gives folders only for a pattern ending in `**`
+        if pattern and len(PurePosixPath(pattern).parts) > 1:
+            answer = self._call("glob", {"pattern": pattern, "path": self._path(directory)})
             if answer["ok"]:
                 paths = list(answer.get("matches") or [])
         else:
-            answer = self._call("list_dir", {"path": directory})
+            answer = self._call("list_dir", {"path": self._path(directory)})
             if answer["ok"]:
                 base = str(answer.get("path") or ".")
                 paths = [
                     name if base in ("", ".") else f"{base.rstrip('/')}/{name}"
                     for name in answer.get("entries") or []
-                    if not name.endswith("/")
+                    # A one-part pattern is matched against the folder's names, dot names too, as
+                    # pathlib's glob does.
+                    if not name.endswith("/") and (not pattern or fnmatch.fnmatchcase(name, pattern))
                 ]
         if not answer["ok"]:
-            return [
-                {
-                    "error": self._logged(
-                        f"Error listing files in {directory}: {self._reason(answer['error'], directory)}"
-                    )
-                }
-            ]
+            error = answer["error"]
+            if pattern and error.get("kind") in ("not_found", "invalid_args", "io"):
+                return []  # pathlib's glob finds nothing under a missing folder or a file
+            if error.get("kind") == "not_found":
+                reason = self._os_error(errno.ENOENT, directory)
+            elif error.get("kind") in ("invalid_args", "io") and "not a directory" in str(
+                error.get("message")
+            ):
+                reason = self._os_error(errno.ENOTDIR, directory)
+            else:
+                reason = self._reason(error, directory)
+            return [{"error": self._logged(f"Error listing files in {directory}: {reason}")}]
         result: list[dict[str, str | int]] = []
         for path in paths:
             info = self._call("file_info", {"path": path})
@@ -1003,11 +1152,15 @@ class FileTools(_Confined):
 
 
 def create_file_tools(
-    workspace: Any = None, *, root: str | None = None, toolkit: editkit.Toolkit | None = None
+    workspace: Any = None,
+    *,
+    root: str | None = None,
+    toolkit: editkit.Toolkit | None = None,
+    durability: str = DEFAULT_DURABILITY,
 ) -> FileTools:
     """Create a ``FileTools`` confined to ``workspace.root``, else ``root``, else the current
     directory; see :class:`FileTools`."""
-    return FileTools(workspace=workspace, root=root, toolkit=toolkit)
+    return FileTools(workspace=workspace, root=root, toolkit=toolkit, durability=durability)
 
 
 # ---------------------------------------------------------------------------------------------
