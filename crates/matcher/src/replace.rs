@@ -121,14 +121,27 @@ pub(crate) fn nesting_mismatch(needle: &str, matched: &str) -> Option<(usize, us
     if needle_lines.len() != file_lines.len() {
         return None;
     }
-    let pairs: Vec<(usize, usize, usize)> =
-        needle_lines.iter().zip(&file_lines).map(|(needle, (at, file))| (*at, *needle, *file)).collect();
-    for (i, &(at_a, needle_a, file_a)) in pairs.iter().enumerate() {
-        for &(at_b, needle_b, file_b) in &pairs[i + 1..] {
-            if needle_a.cmp(&needle_b) != file_a.cmp(&file_b) {
-                return Some((at_a, at_b));
+    // Alike must stay alike: each needle indentation maps to one file indentation (the first
+    // line showing it is kept to name). Then the order must hold: over the needle's distinct
+    // indentations, ascending, the file's must ascend too. O(n log n) in the lines.
+    let mut map: std::collections::BTreeMap<usize, (usize, usize)> = std::collections::BTreeMap::new();
+    for (needle, &(at, file)) in needle_lines.iter().zip(&file_lines) {
+        match map.get(needle) {
+            Some(&(mapped, first)) if mapped != file => return Some((first, at)),
+            Some(_) => {}
+            None => {
+                map.insert(*needle, (file, at));
             }
         }
+    }
+    let mut previous: Option<(usize, usize)> = None;
+    for &(file, at) in map.values() {
+        if let Some((before, before_at)) = previous
+            && file <= before
+        {
+            return Some((before_at.min(at), before_at.max(at)));
+        }
+        previous = Some((file, at));
     }
     None
 }
@@ -190,6 +203,40 @@ pub(crate) fn reindent(new: &str, needle: &str, matched: &str) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pairwise definition, quadratic: the one `nesting_mismatch` must agree with.
+    fn mismatch_by_pairs(needle: &[usize], file: &[usize]) -> bool {
+        let pairs: Vec<(usize, usize)> = needle.iter().copied().zip(file.iter().copied()).collect();
+        pairs.iter().enumerate().any(|(i, a)| pairs[i + 1..].iter().any(|b| a.0.cmp(&b.0) != a.1.cmp(&b.1)))
+    }
+
+    fn indented(indents: &[usize]) -> String {
+        indents.iter().map(|n| format!("{}x", " ".repeat(*n))).collect::<Vec<_>>().join("\n")
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn nesting_mismatch_agrees_with_every_pair(
+            pairs in proptest::collection::vec((0usize..4, 0usize..4), 0..12)
+        ) {
+            let needle: Vec<usize> = pairs.iter().map(|p| p.0 * 2).collect();
+            let file: Vec<usize> = pairs.iter().map(|p| p.1 * 4).collect();
+            let found = nesting_mismatch(&indented(&needle), &indented(&file));
+            proptest::prop_assert_eq!(found.is_some(), mismatch_by_pairs(&needle, &file));
+            if let Some((a, b)) = found {
+                proptest::prop_assert!(a < b && b < pairs.len());
+                proptest::prop_assert!(needle[a].cmp(&needle[b]) != file[a].cmp(&file[b]));
+            }
+        }
+    }
+
+    #[test]
+    fn nesting_mismatch_is_not_quadratic_in_the_lines() {
+        // 200,000 lines nested alike on both sides: a quadratic check would not finish.
+        let needle: Vec<usize> = (0..200_000).map(|i| (i % 3) * 2).collect();
+        let file: Vec<usize> = needle.iter().map(|n| n * 2).collect();
+        assert_eq!(nesting_mismatch(&indented(&needle), &indented(&file)), None);
+    }
 
     #[test]
     fn spaces_shift_by_the_delta() {
