@@ -327,8 +327,9 @@ pub struct WriteFileRequest {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Only create: refuse (kind exists) when anything is already at the path, decided
-    /// atomically with the write (default: false).
+    /// Only create: refuse (kind exists) when anything already stands where the path leads (a
+    /// link inside the root is followed, as by every write), decided atomically with the write
+    /// (default: false).
     #[serde(default)]
     pub create_new: bool,
 }

@@ -695,6 +695,13 @@ fn create_new_writes_only_where_nothing_stands() {
     std::os::unix::fs::symlink("taken.txt", env.dir.path().join("link.txt")).unwrap();
     env.refused("write_file", json!({"path": "link.txt", "content": "x", "create_new": true}), "exists");
     assert_eq!(env.get("taken.txt"), "mine\n");
+    // A link inside the root that leads nowhere yet is followed, as by every write: its target
+    // is created and the link stays.
+    std::os::unix::fs::symlink("later.txt", env.dir.path().join("dangling.txt")).unwrap();
+    let through = env.ok("write_file", json!({"path": "dangling.txt", "content": "l\n", "create_new": true}));
+    assert_eq!((through["path"].clone(), env.get("later.txt")), (json!("later.txt"), "l\n".to_owned()));
+    assert!(env.dir.path().join("dangling.txt").symlink_metadata().unwrap().file_type().is_symlink());
+    env.refused("write_file", json!({"path": "dangling.txt", "content": "again\n", "create_new": true}), "exists");
     let created = env.ok("write_file", json!({"path": "new/fresh.txt", "content": "fresh\n", "create_new": true}));
     assert_eq!((created["created"].clone(), env.get("new/fresh.txt")), (json!(true), "fresh\n".to_owned()));
 }
@@ -762,4 +769,28 @@ fn a_patch_is_read_in_the_dialect_given() {
     assert_eq!(env.get("plain.txt"), "one\ntwo\n");
     let refused = env.refused("apply_patch", json!({"patch": hunks, "dialect": "git"}), "invalid_args");
     assert_eq!(refused["error"]["field"], "dialect");
+}
+
+/// A patch cut off is refused whatever dialect it is read in, also in the middle of a
+/// `*** Move File:` header; nothing is written or moved.
+#[test]
+fn a_cut_patch_is_refused_in_every_dialect_given() {
+    let env = Env::new();
+    env.put("src/app.py", b"x = 1\n");
+    let whole = "*** Move File: src/app.py -> lib/app.py\n@@\nx = 1\n===\nx = 2\n*** End Patch\n";
+    for cut in [whole.len() - 5, whole.len() - 14, 30, 20] {
+        let text = &whole[..cut];
+        for dialect in ["hunks", "begin_patch"] {
+            let refused = env.refused("apply_patch", json!({"patch": text, "dialect": dialect}), "invalid_patch");
+            assert!(
+                refused["error"]["message"].as_str().unwrap().contains("incomplete"),
+                "{text:?} {dialect}: {refused}"
+            );
+        }
+        env.refused("apply_patch", json!({"patch": text}), "invalid_patch");
+    }
+    assert_eq!(env.get("src/app.py"), "x = 1\n");
+    assert!(!env.dir.path().join("lib").exists());
+    env.ok("apply_patch", json!({"patch": whole, "dialect": "hunks"}));
+    assert_eq!(env.get("lib/app.py"), "x = 2\n");
 }
