@@ -373,8 +373,8 @@ PATCHES = [
         {},
         "*** Add File: a.txt\none\ntwo",
         (OK_1, {"a.txt": "one\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
-        row="*** Add File: content",
+        ours=("Error: Invalid patch: invalid patch at line 3: the patch is incomplete", {}),
+        row="A patch without sentinels ending in the middle of a line",
     ),
     _case(
         "add, CRLF patch",
@@ -648,7 +648,7 @@ def test_a_patch_goes_to_editkit_as_written(
     tools: praisonai.EditTools, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The adapter parses no patch: editkit gets the text as written, with ``*** End Patch``
-    added when it has neither sentinel, to read in PraisonAI's dialect."""
+    added when it has neither sentinel and ends with a line break, to read in PraisonAI's dialect."""
     sent: list[dict[str, Any]] = []
     monkeypatch.setattr(
         tools, "_call", lambda tool, args: sent.append(dict(args)) or {"ok": False, "error": {}}
@@ -656,7 +656,9 @@ def test_a_patch_goes_to_editkit_as_written(
     patches = {
         "*** Add File: notes.md\n+ milk\n+ eggs\n": "*** Add File: notes.md\n+ milk\n+ eggs\n*** End Patch\n",
         "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n": "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n*** End Patch\n",
-        "*** Move File: a -> b": "*** Move File: a -> b\n*** End Patch\n",
+        "*** Move File: a -> b\n": "*** Move File: a -> b\n*** End Patch\n",
+        # Ending mid-line, it may be cut: editkit gets it as it is and refuses it.
+        "*** Move File: a -> b": "*** Move File: a -> b",
         "*** Begin Patch\n*** Delete File: a\n*** End Patch\n": "*** Begin Patch\n*** Delete File: a\n*** End Patch\n",
         "*** Delete File: a\n*** End Patch": "*** Delete File: a\n*** End Patch",
         "*** Begin Patch\n*** Delete File: a\n": "*** Begin Patch\n*** Delete File: a\n",
@@ -1596,6 +1598,16 @@ def test_safer_a_cut_off_patch_is_refused(tools: praisonai.EditTools, workspace:
     assert not (workspace / "a.txt").exists()
     # Without the sentinels (PraisonAI's own examples have none) a patch is complete as given.
     assert tools.apply_patch("*** Add File: a.txt\nwhole\n").startswith("Success")
+    # A patch cut in the middle of its last line is refused, with or without sentinels.
+    (workspace / "u.txt").write_text("alpha\nbeta\n")
+    cut = "*** Update File: u.txt\n@@\nbeta\n===\nBETA and mo"
+    for text in ("*** Begin Patch\n" + cut, cut):
+        refused = tools.apply_patch(text)
+        assert refused.startswith("Error: Invalid patch: ") and "incomplete" in refused, refused
+        assert (workspace / "u.txt").read_text() == "alpha\nbeta\n"
+    # Ending with a line break, a patch without sentinels is whole, as PraisonAI takes it.
+    assert tools.apply_patch(cut + "re\n").startswith("Success")
+    assert (workspace / "u.txt").read_text() == "alpha\nBETA and more\n"
 
 
 def test_safer_a_hunk_without_its_separator_is_refused(tools: praisonai.EditTools, workspace: Path) -> None:

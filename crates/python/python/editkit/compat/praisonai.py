@@ -49,7 +49,10 @@ formatter commands) is refused with ``NotImplementedError``: editkit picks the f
 ``*** End Patch`` when it has neither sentinel), and editkit parses it in PraisonAI's own dialect
 (``dialect="hunks"``: ``@@`` hunks of old text, ``===``, new text; an added file's lines are
 literal, a leading ``+`` included; ``*** Begin Patch``/``*** End Patch`` are optional
-sentinels). ``copy_file``, ``move_file``, ``delete_file``, ``get_file_info`` and
+sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
+PraisonAI takes it: nothing in it tells a patch cut off between two lines from a whole one (open
+a patch with ``*** Begin Patch`` to have that refused too: it then needs its ``*** End Patch``).
+``copy_file``, ``move_file``, ``delete_file``, ``get_file_info`` and
 ``download_file`` are not provided.
 
 Where this adapter differs from the original (each row has a test; it does not differ
@@ -72,6 +75,7 @@ otherwise):
 | Files over 16 MiB | read whole into memory | refused with the limit named (``toolkit=editkit.Toolkit(..., max_read_bytes=…)`` raises it) |
 | A ``*** Delete File:`` section naming a folder | the folder is renamed aside (``<folder>.praison_patch_tmp``) and reported ``Deleted`` | refused (``Error applying patch: [Errno 21] Is a directory: '…'``) |
 | A patch opening with ``*** Begin Patch`` that does not end with ``*** End Patch`` | the part present is applied | refused as cut off; nothing is written |
+| A patch without sentinels ending in the middle of a line (no final line break) | applied, its last line as it stands | refused as cut off (the line may be half written); nothing is written |
 | A patch hunk without its ``===`` line | the old block is deleted | refused as an invalid patch |
 | A patch hunk's old lines stand only inside a longer line | replaced inside that line | refused (``Hunk not found``): a hunk's old lines must be whole lines of the file |
 | A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed |
@@ -444,11 +448,14 @@ def _count(error: Mapping[str, Any]) -> int:
 
 def _toolkit_patch(patch: str) -> str:
     """``patch`` with its end written when it has neither ``*** Begin Patch`` nor ``*** End
-    Patch``: PraisonAI's sentinels are optional and a patch without them is complete as given,
-    where editkit takes a patch without its end for one cut off. Nothing else is touched."""
+    Patch`` and ends with a line break: PraisonAI's sentinels are optional and such a patch is
+    complete as given, where editkit takes a patch without its end for one cut off. A patch
+    ending in the middle of a line is left as it is, so editkit refuses it as cut off (its last
+    line may be half written). Nothing else is touched."""
     meaningful = [line.strip() for line in patch.splitlines() if line.strip()]
-    if meaningful and meaningful[0] != _SENTINELS[0] and meaningful[-1] != _SENTINELS[1]:
-        return patch + ("" if patch.endswith("\n") else "\n") + _SENTINELS[1] + "\n"
+    closed = meaningful and (meaningful[0] == _SENTINELS[0] or meaningful[-1] == _SENTINELS[1])
+    if meaningful and not closed and patch.endswith("\n"):
+        return patch + _SENTINELS[1] + "\n"
     return patch
 
 
