@@ -239,8 +239,7 @@ pub struct ReadFileRequest {
     /// whole file up to 256 KiB; a range of lines gets them only when this is true.
     #[serde(default)]
     pub include_symbols: Option<bool>,
-    /// Return the whole file exactly as on disk: every line ending as it stands (CRLF, lone CR,
-    /// mixed) and a BOM as U+FEFF, instead of LF text. Not with offset, limit or tail.
+    /// The whole file exactly as on disk (line endings and BOM kept); not with offset/limit/tail.
     #[serde(default)]
     pub raw: bool,
 }
@@ -327,9 +326,7 @@ pub struct WriteFileRequest {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Only create: refuse (kind exists) when anything already stands where the path leads (a
-    /// link inside the root is followed, as by every write), decided atomically with the write
-    /// (default: false).
+    /// Only create: refused (exists) if anything stands where the path leads (default: false).
     #[serde(default)]
     pub create_new: bool,
 }
@@ -454,8 +451,7 @@ pub struct EditFileRequest {
     /// Confine the search to one symbol (`Class.method`) or Markdown section (`Usage > Flags`).
     #[serde(default)]
     pub within: Option<String>,
-    /// Match old_string exactly as written (no tolerance for drift in whitespace, quotes or
-    /// indentation; default: false). Ambiguity is still refused.
+    /// Match old_string exactly as written, no drift tolerated (default: false).
     #[serde(default)]
     pub strict: bool,
 }
@@ -597,9 +593,7 @@ pub struct ApplyPatchRequest {
     /// Place hunks by exact text only: no tolerant rung (default: false).
     #[serde(default)]
     pub strict: bool,
-    /// Read the patch in this dialect instead of the one its markers suggest: `hunks` (`@@`
-    /// old `===` new; added files' lines are literal), `begin_patch` (added lines start with
-    /// `+`) or `unified` (default: detected).
+    /// Read the patch as this dialect instead of guessing from its markers.
     #[serde(default)]
     #[schemars(with = "String", extend("enum" = ["hunks", "begin_patch", "unified"]))]
     pub dialect: Option<PatchDialect>,
