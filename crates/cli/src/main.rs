@@ -35,6 +35,9 @@ macro_rules! outln {
     }};
 }
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod call;
 mod demo;
 mod framing;

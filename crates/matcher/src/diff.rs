@@ -55,17 +55,16 @@ fn trim_common_lines(old: &str, new: &str, context: usize) -> (usize, usize, usi
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let prefix = common_prefix_len(a, b);
     // Back to the start of the line the first difference is on.
-    let line_start =
-        a.get(..prefix).and_then(|head| head.iter().rposition(|&byte| byte == b'\n')).map_or(0, |at| at + 1);
+    let line_start = a.get(..prefix).and_then(|head| memchr::memrchr(b'\n', head)).map_or(0, |at| at + 1);
     // Keep `context` whole lines before it.
     let mut start = line_start;
     for _ in 0..context {
         if start == 0 {
             break;
         }
-        start = a.get(..start - 1).and_then(|head| head.iter().rposition(|&byte| byte == b'\n')).map_or(0, |at| at + 1);
+        start = a.get(..start - 1).and_then(|head| memchr::memrchr(b'\n', head)).map_or(0, |at| at + 1);
     }
-    let skipped_lines = a.get(..start).map_or(0, |head| head.iter().filter(|&&byte| byte == b'\n').count());
+    let skipped_lines = a.get(..start).map_or(0, |head| memchr::memchr_iter(b'\n', head).count());
     let (a_rest, b_rest) = (a.get(line_start..).unwrap_or_default(), b.get(line_start..).unwrap_or_default());
     let suffix = common_suffix_len(a_rest, b_rest);
     // Forward to the start of a line in both (the byte before the cut is the same in both).
@@ -80,7 +79,7 @@ fn trim_common_lines(old: &str, new: &str, context: usize) -> (usize, usize, usi
     while kept < context && end_cut > 0 {
         // Drop the first line of the shared tail from the cut.
         let tail = a_rest.get(a_rest.len() - end_cut..).unwrap_or_default();
-        end_cut -= tail.iter().position(|&byte| byte == b'\n').map_or(tail.len(), |at| at + 1);
+        end_cut -= memchr::memchr(b'\n', tail).map_or(tail.len(), |at| at + 1);
         kept += 1;
     }
     (skipped_lines, start, old.len() - end_cut, new.len() - end_cut)

@@ -54,7 +54,7 @@ mod types;
 pub use block::{BLOCK_ANCHOR_MARGIN, BLOCK_ANCHOR_THRESHOLD};
 pub use error::{Divergence, Error, ErrorKind, NearMiss, Words};
 pub use rung::Rung;
-pub use types::{Alignment, Limits, Match, MatchOptions, Replaced};
+pub use types::{Alignment, Limits, Match, MatchOptions, Planned, Replaced};
 
 /// A configured ladder: [`MatchOptions`] kept for repeated calls.
 ///
@@ -171,4 +171,28 @@ pub fn replace(haystack: &str, old: &str, new: &str, options: &MatchOptions) -> 
 /// when `old` is absent and `new` is present at least once.
 pub fn replace_all(haystack: &str, old: &str, new: &str, options: &MatchOptions) -> Result<Replaced, Error> {
     select::replace_with(haystack, old, new, options, true)
+}
+
+/// What [`replace`] would do, decided with the same checks and errors, without building the
+/// new text: for a caller that splices the pieces into its own copy.
+///
+/// ```
+/// let options = editkit_matcher::MatchOptions::default();
+/// let plan = editkit_matcher::plan_replace("a = 1\nb = 1\n", "b = 1", "b = 2", &options).unwrap();
+/// assert_eq!(plan.edits().collect::<Vec<_>>(), [(6..11, "b = 2")]);
+/// assert_eq!(plan.apply("a = 1\nb = 1\n").text(), "a = 1\nb = 2\n");
+/// ```
+///
+/// # Errors
+/// As [`replace`].
+pub fn plan_replace(haystack: &str, old: &str, new: &str, options: &MatchOptions) -> Result<Planned, Error> {
+    select::plan_with(haystack, old, new, options, false)
+}
+
+/// What [`replace_all`] would do, without building the new text (see [`plan_replace`]).
+///
+/// # Errors
+/// As [`replace_all`].
+pub fn plan_replace_all(haystack: &str, old: &str, new: &str, options: &MatchOptions) -> Result<Planned, Error> {
+    select::plan_with(haystack, old, new, options, true)
 }

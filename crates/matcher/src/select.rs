@@ -8,8 +8,8 @@ use crate::candidate::{Budget, Candidate};
 use crate::ladder::{self, Decided, Region};
 use crate::score::{SCORE_CELLS, similarity};
 use crate::{
-    Alignment, BLOCK_ANCHOR_MARGIN, Error, Limits, Match, MatchOptions, Replaced, Rung, merge, near_miss, normalise,
-    replace,
+    Alignment, BLOCK_ANCHOR_MARGIN, Error, Limits, Match, MatchOptions, Planned, Replaced, Rung, merge, near_miss,
+    normalise, replace,
 };
 
 /// Most candidate lines listed in [`Error::Ambiguous`].
@@ -40,6 +40,16 @@ pub(crate) fn replace_with(
     options: &MatchOptions,
     all: bool,
 ) -> Result<Replaced, Error> {
+    Ok(plan_with(haystack, old, new, options, all)?.apply(haystack))
+}
+
+pub(crate) fn plan_with(
+    haystack: &str,
+    old: &str,
+    new: &str,
+    options: &MatchOptions,
+    all: bool,
+) -> Result<Planned, Error> {
     if old.is_empty() {
         return Err(Error::EmptyNeedle);
     }
@@ -51,12 +61,9 @@ pub(crate) fn replace_with(
         return Err(already_applied(&region, new, all).unwrap_or_else(|| not_found(&region, old)));
     };
     let chosen = if all { choose_all(&region, &decided, options)? } else { vec![choose_one(&region, &decided)?] };
-    let mut text = String::with_capacity(haystack.len() + new.len());
     let mut matches = Vec::with_capacity(chosen.len());
-    let mut inserted = Vec::with_capacity(chosen.len());
-    let mut copied_to = 0;
+    let mut pieces = Vec::with_capacity(chosen.len());
     let mut cells = SCORE_CELLS;
-    let mut built = String::new();
     for candidate in &chosen {
         let mut found = to_match(&region, &decided, candidate.clone(), &mut cells);
         let range = found.byte_range();
@@ -99,31 +106,27 @@ pub(crate) fn replace_with(
             found.alignment = alignment;
             replacement = std::borrow::Cow::Owned(merged);
         }
-        text.push_str(slice(haystack, copied_to..range.start));
-        let at = text.len();
-        text.push_str(&replacement);
-        built = replacement.into_owned();
-        inserted.push(at..text.len());
-        copied_to = range.end;
+        pieces.push(replacement.into_owned());
         matches.push(found);
     }
-    text.push_str(slice(haystack, copied_to..haystack.len()));
-    if text == haystack {
+    let planned = Planned { matches, pieces };
+    if planned.changes_nothing(haystack) {
         // The block-anchor rung found text equal to `new` but not to `old`: the edit landed before.
         // On the normalising rungs, `old` itself equals the region: the edit changes nothing.
-        return Err(match matches.first() {
+        return Err(match planned.matches.first() {
             Some(found) if found.rung() == Rung::BlockAnchor => Error::AlreadyApplied { line: found.first_line() },
             _ => Error::NoChange,
         });
     }
     if !all
         && let [only] = chosen.as_slice()
+        && let Some(built) = planned.pieces.first()
         && let Some(err) = lands_inside_new(&region, only, old, new, decided.rung)
-            .or_else(|| (built != new).then(|| lands_inside_new(&region, only, old, &built, decided.rung)).flatten())
+            .or_else(|| (built != new).then(|| lands_inside_new(&region, only, old, built, decided.rung)).flatten())
     {
         return Err(err);
     }
-    Ok(Replaced { text, matches, inserted })
+    Ok(planned)
 }
 
 /// A slice at offsets the ladder produced: on char boundaries by construction.

@@ -140,6 +140,89 @@ impl Match {
     }
 }
 
+/// A replacement decided but not applied: each place found and the text that goes there.
+/// Applying it costs one copy of the haystack; a caller that keeps its own text (with line
+/// endings, say) splices the pieces into it instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Planned {
+    pub(crate) matches: Vec<Match>,
+    pub(crate) pieces: Vec<String>,
+}
+
+impl Planned {
+    /// The places replaced, in text order, with ranges in the haystack.
+    #[must_use]
+    pub fn matches(&self) -> &[Match] {
+        &self.matches
+    }
+
+    /// The text that replaces each match (re-indented or merged as the rung decided), one per
+    /// match.
+    #[must_use]
+    pub fn pieces(&self) -> &[String] {
+        &self.pieces
+    }
+
+    /// Each match's byte range in the haystack with the text that goes there.
+    pub fn edits(&self) -> impl Iterator<Item = (Range<usize>, &str)> {
+        self.matches.iter().zip(&self.pieces).map(|(found, piece)| (found.byte_range(), piece.as_str()))
+    }
+
+    /// The rung that decided.
+    #[must_use]
+    pub fn rung(&self) -> Rung {
+        self.matches.first().map_or(Rung::Exact, Match::rung)
+    }
+
+    /// Applies the plan to the haystack it was made for.
+    ///
+    /// # Panics
+    /// When `haystack` is not the text the plan was made for (a range past its end or off a
+    /// char boundary).
+    #[must_use]
+    pub fn apply(self, haystack: &str) -> Replaced {
+        let growth: usize = self.edits().map(|(range, piece)| piece.len().saturating_sub(range.len())).sum();
+        let mut text = String::with_capacity(haystack.len() + growth);
+        let mut inserted = Vec::with_capacity(self.pieces.len());
+        let mut copied_to = 0;
+        for (range, piece) in self.edits() {
+            text.push_str(&haystack[copied_to..range.start]);
+            inserted.push(text.len()..text.len() + piece.len());
+            text.push_str(piece);
+            copied_to = range.end;
+        }
+        text.push_str(&haystack[copied_to..]);
+        Replaced { text, matches: self.matches, inserted }
+    }
+
+    /// Whether applying the plan to `haystack` gives `haystack` back, found without building
+    /// the new text.
+    pub(crate) fn changes_nothing(&self, haystack: &str) -> bool {
+        let grown: isize = self.edits().map(|(range, piece)| piece.len() as isize - range.len() as isize).sum();
+        if grown != 0 {
+            return false;
+        }
+        let hay = haystack.as_bytes();
+        // `at`: where the new text built so far ends, compared with the haystack there.
+        let (mut at, mut copied_to) = (0, 0);
+        for (range, piece) in self.edits() {
+            let gap = &hay[copied_to..range.start];
+            if at != copied_to && hay.get(at..at + gap.len()) != Some(gap) {
+                return false;
+            }
+            at += gap.len();
+            if hay.get(at..at + piece.len()) != Some(piece.as_bytes()) {
+                return false;
+            }
+            at += piece.len();
+            copied_to = range.end;
+        }
+        // Same total length: the rest is compared at the same offset.
+        let rest = &hay[copied_to..];
+        at == copied_to || hay.get(at..at + rest.len()) == Some(rest)
+    }
+}
+
 /// The text after a replacement, with what was matched and where the new text went.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Replaced {
@@ -178,5 +261,45 @@ impl Replaced {
     #[must_use]
     pub fn rung(&self) -> Rung {
         self.matches.first().map_or(Rung::Exact, Match::rung)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{Match, Planned};
+    use crate::{Alignment, Rung};
+
+    fn planned(haystack: &str, cuts: &[(usize, usize, String)]) -> Planned {
+        let mut matches = Vec::new();
+        let mut pieces = Vec::new();
+        let mut from = 0;
+        for (start, len, piece) in cuts {
+            let start = from + start % (haystack.len() - from + 1);
+            let end = (start + len).min(haystack.len());
+            matches.push(Match {
+                byte_range: start..end,
+                line_range: 1..2,
+                rung: Rung::Exact,
+                score: 1.0,
+                alignment: Alignment::Aligned,
+            });
+            pieces.push(piece.clone());
+            from = end;
+        }
+        Planned { matches, pieces }
+    }
+
+    proptest! {
+        #[test]
+        fn a_plan_changes_nothing_exactly_when_its_text_is_the_haystack(
+            haystack in "[ab]{0,12}",
+            cuts in prop::collection::vec((0usize..6, 0usize..3, "[ab]{0,3}"), 0..4),
+        ) {
+            let plan = planned(&haystack, &cuts);
+            let nothing = plan.changes_nothing(&haystack);
+            prop_assert_eq!(nothing, plan.apply(&haystack).text() == haystack);
+        }
     }
 }

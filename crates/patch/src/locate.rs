@@ -462,13 +462,13 @@ fn place_old(
         score: 1.0,
         alignment: Alignment::Aligned,
     };
-    let placed = match editkit_matcher::replace(hay, old, &new, &confined) {
-        Ok(replaced) => {
-            let found = replaced.matches().first().cloned();
-            let inserted = replaced.inserted().first().cloned();
-            match (found, inserted) {
-                (Some(found), Some(inserted)) => {
-                    let replacement = replaced.text().get(inserted).unwrap_or(new.as_str()).to_owned();
+    let placed = match editkit_matcher::plan_replace(hay, old, &new, &confined) {
+        Ok(planned) => {
+            let found = planned.matches().first().cloned();
+            let piece = planned.pieces().first();
+            match (found, piece) {
+                (Some(found), Some(piece)) => {
+                    let replacement = piece.clone();
                     Placed {
                         range: found.byte_range(),
                         replacement,

@@ -10,7 +10,7 @@ use editkit_vfs::{Text, WriteOptions};
 
 use crate::error::{Error, Result};
 use crate::sessions::{Session, SessionUsage, Sessions};
-use crate::toolkit::{Toolkit, line_window, splice_replaced};
+use crate::toolkit::{Known, Toolkit, line_window, splice_replaced};
 use crate::types::*;
 
 impl Toolkit {
@@ -121,7 +121,7 @@ impl Toolkit {
     /// `not_found` for an unknown session or text; `ambiguous`, `no_change`...
     pub fn editor_edit(&self, request: EditorEditRequest) -> Result<EditorStateResponse> {
         self.session(&request.session_id, |s| {
-            let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
+            let replace = if request.replace_all { matcher::plan_replace_all } else { matcher::plan_replace };
             let replaced = replace(
                 s.buffer.as_str(),
                 &request.old_string,
@@ -177,7 +177,7 @@ impl Toolkit {
         let lock = workspace.lock(&path)?;
         let bytes = buffer.encode();
         let options = WriteOptions { expected_hash: Some(sha256), create_dirs: false, ..Default::default() };
-        let (written, _) = self.write_kept(workspace, &lock, &bytes, &options, None)?;
+        let (written, _) = self.write_kept(workspace, &lock, &bytes, &options, Known::default())?;
         drop(lock);
         self.session(&request.session_id, |s| {
             s.sha256 = written.sha256;

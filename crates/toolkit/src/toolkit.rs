@@ -336,13 +336,17 @@ impl Toolkit {
         lock: &editkit_vfs::FileLock<'_>,
         bytes: &[u8],
         options: &WriteOptions,
-        known: Option<editkit_vfs::Sha256>,
+        known: Known<'_>,
     ) -> Result<(editkit_vfs::Written, Option<String>)> {
         // Hashed once: the undo entry and the staleness guard both take it.
-        let after = known.unwrap_or_else(|| editkit_vfs::Sha256::of(bytes));
+        let after = known.sha256.unwrap_or_else(|| editkit_vfs::Sha256::of(bytes));
         let mut kept = history::keep(workspace, lock.path(), Some(after))?;
         let options = WriteOptions { content_sha256: Some(after), ..options.clone() };
-        match lock.write(bytes, &options) {
+        let written = match known.read {
+            Some(read) => lock.write_over(read, bytes, &options),
+            None => lock.write(bytes, &options),
+        };
+        match written {
             Ok(mut written) => {
                 history::settle(workspace, &kept, self.options.history_depth)?;
                 self.format_locked(workspace, lock, bytes, &mut kept, &mut written)?;
@@ -619,7 +623,7 @@ impl Toolkit {
             create_new: request.create_new,
             ..WriteOptions::default()
         };
-        let (written, _) = self.write_kept(workspace, &lock, request.content.as_bytes(), &options, None)?;
+        let (written, _) = self.write_kept(workspace, &lock, request.content.as_bytes(), &options, Known::default())?;
         drop(lock);
         let diagnostics = self.after_write(workspace, &rel, &request.content);
         Ok(WriteFileResponse {
@@ -767,28 +771,63 @@ impl Toolkit {
     ) -> Result<EditFileResponse> {
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
-        let file = lock.read_for_write(request.expected_hash, request.force)?;
-        let rel = file.path().to_owned();
-        let old_text = file.decoded();
+        let rel = lock.path().to_owned();
+        // The edit is worked out while the staleness guard's hash of a large file is computed.
+        let (file, prepared) = lock.read_for_write_with(request.expected_hash, request.force, |old_text| {
+            self.prepare_edit(&rel, old_text, request, &vet)
+        })?;
+        let (mut response, new_text) = prepared?;
+        response.old_size = file.size();
+        if request.dry_run {
+            return Ok(response);
+        }
+        let bytes = new_text.encoded();
+        let (written, kept, diagnostics) =
+            self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), Some(response.sha256))?;
+        drop(bytes);
+        if written.sha256 == response.sha256 && new_text.verbatim().is_some() {
+            // The next edit of this file reads these bytes back: it compares instead of hashing.
+            workspace.remember_content(&rel, written.sha256, new_text.into_string().into_bytes());
+        }
+        // A formatter may have changed the bytes on disk.
+        response.sha256 = written.sha256;
+        response.new_size = written.size;
+        if request.backup {
+            response.backup_path = kept;
+        }
+        response.diagnostics = diagnostics;
+        Ok(response)
+    }
+
+    /// An edit worked out on the file's text, nothing written: the response (without the old
+    /// size and what the write reports) and the new text.
+    fn prepare_edit(
+        &self,
+        rel: &str,
+        old_text: &Text,
+        request: &EditFileRequest,
+        vet: &impl Fn(&str, &str) -> Result<()>,
+    ) -> Result<(EditFileResponse, Text)> {
         let within = match request.within.as_deref() {
-            Some(scope) => Some(analysis::scope(&rel, old_text.as_str(), scope)?),
+            Some(scope) => Some(analysis::scope(rel, old_text.as_str(), scope)?),
             None => None,
         };
         let options = matcher::MatchOptions { within, strict: request.strict, ..Default::default() };
-        let replace = if request.replace_all { matcher::replace_all } else { matcher::replace };
+        let replace = if request.replace_all { matcher::plan_replace_all } else { matcher::plan_replace };
         // Text copied from a numbered view (`    12<TAB>line`) keeps its numbers only when the
         // file itself holds that text.
-        let numbered = if request.strict || old_text.as_str().contains(request.old_string.as_str()) {
+        let numbered = if request.strict {
             None
         } else {
-            strip_view_numbers(&request.old_string)
+            // Looked for in the file (a scan of it) only when the old text looks numbered.
+            strip_view_numbers(&request.old_string).filter(|_| !old_text.as_str().contains(request.old_string.as_str()))
         };
         let (old_string, new_string) = match &numbered {
             Some((_, old)) => (old.as_str(), strip_view_prefixes(&request.new_string)),
             None => (request.old_string.as_str(), request.new_string.clone()),
         };
         let replaced = replace(old_text.as_str(), old_string, &new_string, &options)
-            .map_err(|source| Error::Edit { path: rel.clone(), source })?;
+            .map_err(|source| Error::Edit { path: rel.to_owned(), source })?;
         // The numbers say where the copied lines stood: the match must be there.
         if let Some((line, _)) = numbered
             && !request.replace_all
@@ -808,50 +847,35 @@ impl Toolkit {
         vet(old_text.as_str(), new_text.as_str())?;
         let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
         let score = replaced.matches().iter().map(matcher::Match::score).fold(1.0_f64, f64::min);
-        let replacements = replaced.matches().len();
-        let rung = replaced.rung();
         let alignment = if replaced.matches().iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
             matcher::Alignment::Merged
         } else {
             matcher::Alignment::Aligned
         };
-        let line_ranges = replaced.matches().iter().map(|m| [m.first_line(), m.last_line()]).collect();
-        // The matcher's copy of the whole new text is spliced in: one copy fewer held while
-        // the new bytes are encoded and written.
-        drop(replaced);
-        let (diff, diff_truncated) = self.diff(&rel, old_text.as_str(), new_text.as_str());
-        let bytes = new_text.encode();
-        let mut response = EditFileResponse {
-            path: rel.clone(),
-            replacements,
-            rung,
+        let bytes = new_text.encoded();
+        // The new content's hash, beside the diff.
+        let (sha256, (diff, diff_truncated)) =
+            editkit_vfs::Sha256::of_beside(&bytes, || self.diff(rel, old_text.as_str(), new_text.as_str()));
+        let response = EditFileResponse {
+            path: rel.to_owned(),
+            replacements: replaced.matches().len(),
+            rung: replaced.rung(),
             score,
             alignment,
             line_range: first,
-            line_ranges,
+            line_ranges: replaced.matches().iter().map(|m| [m.first_line(), m.last_line()]).collect(),
             diff,
             diff_truncated,
-            old_size: file.size(),
+            old_size: 0,
             new_size: bytes.len() as u64,
-            sha256: editkit_vfs::Sha256::of(&bytes),
+            sha256,
             backup_path: None,
             dry_run: request.dry_run,
             line_numbers_stripped: numbered.is_some(),
             diagnostics: DiagnosticsInfo::default(),
         };
-        if request.dry_run {
-            return Ok(response);
-        }
-        let (written, kept, diagnostics) =
-            self.write_edited(workspace, lock, &rel, &bytes, new_text.as_str(), Some(response.sha256))?;
-        // A formatter may have changed the bytes on disk.
-        response.sha256 = written.sha256;
-        response.new_size = written.size;
-        if request.backup {
-            response.backup_path = kept;
-        }
-        response.diagnostics = diagnostics;
-        Ok(response)
+        drop(bytes);
+        Ok((response, new_text))
     }
 
     /// Inserts `text` after line `line` (0: before the first), under the same staleness guard,
@@ -908,7 +932,7 @@ impl Toolkit {
         if request.dry_run {
             return Ok(response);
         }
-        let (written, _, diagnostics) = self.write_edited(workspace, lock, &rel, &bytes, new_text.as_str(), None)?;
+        let (written, _, diagnostics) = self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), None)?;
         response.sha256 = written.sha256;
         response.diagnostics = diagnostics;
         Ok(response)
@@ -921,7 +945,7 @@ impl Toolkit {
         &self,
         workspace: &Workspace,
         lock: editkit_vfs::FileLock<'_>,
-        rel: &str,
+        read: &editkit_vfs::FileText,
         bytes: &[u8],
         text: &str,
         known: Option<editkit_vfs::Sha256>,
@@ -931,10 +955,10 @@ impl Toolkit {
             &lock,
             bytes,
             &WriteOptions { create_dirs: false, ..Default::default() },
-            known,
+            Known { sha256: known, read: Some(read) },
         )?;
         drop(lock);
-        Ok((written, kept, self.after_write(workspace, rel, text)))
+        Ok((written, kept, self.after_write(workspace, read.path(), text)))
     }
 
     /// Restores a file to its content before the last change made through editkit (the file
@@ -1037,21 +1061,18 @@ fn strip_view_prefixes(text: &str) -> String {
     text.split_inclusive('\n').map(|line| view_prefix(line).map_or(line, |(_, rest)| rest)).collect()
 }
 
-pub(crate) fn splice_replaced(text: &Text, replaced: &matcher::Replaced, field: &str) -> Result<Text> {
-    // Room for the growth up front: no reallocation of a large file's text while splicing.
-    let growth: usize = replaced
-        .matches()
-        .iter()
-        .zip(replaced.inserted())
-        .map(|(found, inserted)| inserted.len().saturating_sub(found.byte_range().len()))
-        .sum();
-    let mut next = text.clone_with_capacity(growth);
-    for (found, inserted) in replaced.matches().iter().zip(replaced.inserted()).rev() {
-        let piece = replaced.text().get(inserted.clone()).unwrap_or_default();
-        next.splice(found.byte_range(), piece)
-            .map_err(|e| Error::invalid(field, format!("internal range error: {e}")))?;
-    }
-    Ok(next)
+/// What a write already knows, to save passes over large contents: the new bytes' hash, and
+/// the file as read through the lock (its last check then compares instead of hashing).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Known<'a> {
+    pub(crate) sha256: Option<editkit_vfs::Sha256>,
+    pub(crate) read: Option<&'a editkit_vfs::FileText>,
+}
+
+/// `text` with the planned pieces in place: one copy of the text.
+pub(crate) fn splice_replaced(text: &Text, planned: &matcher::Planned, field: &str) -> Result<Text> {
+    let edits: Vec<(std::ops::Range<usize>, &str)> = planned.edits().collect();
+    text.spliced(&edits).map_err(|e| Error::invalid(field, format!("internal range error: {e}")))
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! the normalised text: lines outside the region keep their original endings, lines inside take
 //! the ending they replace or, when there are more of them, the file's dominant ending.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// How many leading bytes are scanned for a NUL when deciding that a file is binary.
@@ -79,7 +80,10 @@ pub enum DecodeError {
 
 /// A range given to [`Text::splice`] that does not fit the text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("range {start}..{end} is not a char-boundary range of a text of {len} bytes")]
+#[error(
+    "range {start}..{end} does not fit a text of {len} bytes (reversed, past the end, off a char boundary, or \
+     overlapping the range before it)"
+)]
 pub struct SpliceError {
     /// Start of the offending range.
     pub start: usize,
@@ -103,6 +107,15 @@ pub struct SpliceError {
 /// # Errors
 /// As [`Text::decode`].
 pub fn as_text(bytes: &[u8]) -> Result<&str, DecodeError> {
+    let bom = sniff(bytes)?;
+    let body = if bom { &bytes[UTF8_BOM.len()..] } else { bytes };
+    std::str::from_utf8(body)
+        .map_err(|err| DecodeError::NotUtf8 { offset: err.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 } })
+}
+
+/// Every check of [`as_text`] but the UTF-8 validation: refuses UTF-16/UTF-32 and binary
+/// data; whether the bytes start with a UTF-8 BOM.
+fn sniff(bytes: &[u8]) -> Result<bool, DecodeError> {
     if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") || bytes.starts_with(b"\x00\x00\xFE\xFF") {
         return Err(DecodeError::Utf16);
     }
@@ -117,8 +130,7 @@ pub fn as_text(bytes: &[u8]) -> Result<&str, DecodeError> {
         }
         return Err(DecodeError::Binary { offset: offset + if bom { UTF8_BOM.len() } else { 0 } });
     }
-    std::str::from_utf8(body)
-        .map_err(|err| DecodeError::NotUtf8 { offset: err.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 } })
+    Ok(bom)
 }
 
 /// Decoded text: LF-normalised content plus what is needed to write it back byte for byte.
@@ -134,9 +146,34 @@ pub fn as_text(bytes: &[u8]) -> Result<&str, DecodeError> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Text {
     text: String,
-    /// One entry per `\n` in `text`, in order.
-    endings: Vec<LineEnding>,
+    /// The terminator of each `\n` in `text`, in order.
+    endings: Endings,
     bom: bool,
+}
+
+/// The line endings of a text: a count while every one is LF (the common case needs no
+/// bookkeeping per line, so decoding, splicing and encoding a large file cost a scan or a copy
+/// of its bytes), else one entry per line. Canonical: `Each` always holds an ending other than
+/// LF, so equal texts have equal endings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Endings {
+    /// This many line endings, all LF.
+    Lf(usize),
+    /// One entry per line, at least one of them not LF.
+    Each(Vec<LineEnding>),
+}
+
+impl Endings {
+    fn from_each(each: Vec<LineEnding>) -> Endings {
+        if each.iter().all(|ending| *ending == LineEnding::Lf) { Endings::Lf(each.len()) } else { Endings::Each(each) }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Endings::Lf(count) => *count,
+            Endings::Each(each) => each.len(),
+        }
+    }
 }
 
 impl Text {
@@ -152,12 +189,51 @@ impl Text {
         Ok(Text { text, endings, bom: bytes.starts_with(UTF8_BOM) })
     }
 
+    /// Decodes file bytes it takes over: a file without BOM or CR is not copied (its bytes
+    /// become the text). The same result and errors as [`Text::decode`].
+    ///
+    /// ```
+    /// use editkit_vfs::codec::Text;
+    /// let text = Text::decode_owned(b"one\r\ntwo\n".to_vec()).unwrap();
+    /// assert_eq!(text, Text::decode(b"one\r\ntwo\n").unwrap());
+    /// assert_eq!(text.as_str(), "one\ntwo\n");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Text::decode`].
+    pub fn decode_owned(bytes: Vec<u8>) -> Result<Text, DecodeError> {
+        Text::decode_or_return(bytes).map_err(|(err, _)| err)
+    }
+
+    /// [`Text::decode_owned`], giving the bytes back with the error.
+    pub(crate) fn decode_or_return(bytes: Vec<u8>) -> Result<Text, (DecodeError, Vec<u8>)> {
+        let bom = match sniff(&bytes) {
+            Ok(bom) => bom,
+            Err(err) => return Err((err, bytes)),
+        };
+        // The BOM is valid UTF-8, so offsets of invalid bytes are already the file's.
+        let mut text = String::from_utf8(bytes)
+            .map_err(|err| (DecodeError::NotUtf8 { offset: err.utf8_error().valid_up_to() }, err.into_bytes()))?;
+        if bom {
+            text.drain(..UTF8_BOM.len());
+        }
+        if has_cr(&text) {
+            let (text, endings) = normalise(&text);
+            return Ok(Text { text, endings, bom });
+        }
+        let endings = Endings::Lf(count_newlines(&text));
+        Ok(Text { text, endings, bom })
+    }
+
     /// Builds a text from LF-normalised content (any `\r\n` or `\r` in it is normalised too)
     /// whose every line ending will be written as `ending`.
     #[must_use]
     pub fn new(content: &str, ending: LineEnding, bom: bool) -> Text {
-        let (text, mut endings) = normalise(content);
-        endings.iter_mut().for_each(|e| *e = ending);
+        let (text, endings) = normalise(content);
+        let endings = match endings.len() {
+            count if ending == LineEnding::Lf || count == 0 => Endings::Lf(count),
+            count => Endings::Each(vec![ending; count]),
+        };
         Text { text, endings, bom }
     }
 
@@ -193,15 +269,23 @@ impl Text {
 
     /// The terminator of each line, in order.
     #[must_use]
-    pub fn endings(&self) -> &[LineEnding] {
-        &self.endings
+    pub fn endings(&self) -> Cow<'_, [LineEnding]> {
+        match &self.endings {
+            Endings::Lf(count) => Cow::Owned(vec![LineEnding::Lf; *count]),
+            Endings::Each(each) => Cow::Borrowed(each),
+        }
     }
 
     /// Summary of the file's line endings.
     #[must_use]
     pub fn line_endings(&self) -> LineEndings {
+        let each = match &self.endings {
+            Endings::Lf(0) => return LineEndings::None,
+            Endings::Lf(_) => return LineEndings::Lf,
+            Endings::Each(each) => each,
+        };
         let mut seen = [false; 3];
-        for ending in &self.endings {
+        for ending in each {
             seen[*ending as usize] = true;
         }
         match seen {
@@ -216,8 +300,9 @@ impl Text {
     /// The most common line ending (`Lf` for a text without any; ties go to `Lf`, then `CrLf`).
     #[must_use]
     pub fn dominant_ending(&self) -> LineEnding {
+        let Endings::Each(each) = &self.endings else { return LineEnding::Lf };
         let mut counts = [0usize; 3];
-        for ending in &self.endings {
+        for ending in each {
             counts[*ending as usize] += 1;
         }
         let [lf, crlf, cr] = counts;
@@ -233,16 +318,38 @@ impl Text {
     /// Encodes back to bytes: BOM, original endings of untouched lines.
     #[must_use]
     pub fn encode(&self) -> Vec<u8> {
-        let extra = self.endings.iter().filter(|e| **e == LineEnding::CrLf).count();
+        self.encoded().into_owned()
+    }
+
+    /// The bytes [`Text::encode`] gives, borrowed from the text when they are the text's own
+    /// (no BOM, every line ending LF): a large file is then written without a copy.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// let text = editkit_vfs::Text::decode(b"a\nb\n").unwrap();
+    /// assert!(matches!(text.encoded(), Cow::Borrowed(b"a\nb\n")));
+    /// let text = editkit_vfs::Text::decode(b"a\r\nb\n").unwrap();
+    /// assert_eq!(text.encoded().as_ref(), b"a\r\nb\n");
+    /// ```
+    #[must_use]
+    pub fn encoded(&self) -> Cow<'_, [u8]> {
+        if let Some(bytes) = self.verbatim() {
+            return Cow::Borrowed(bytes);
+        }
+        let each = match &self.endings {
+            Endings::Each(each) => each.as_slice(),
+            Endings::Lf(_) => &[],
+        };
+        let extra = each.iter().filter(|e| **e == LineEnding::CrLf).count();
         let mut out = Vec::with_capacity(self.text.len() + extra + 3);
         if self.bom {
             out.extend_from_slice(UTF8_BOM);
         }
-        if self.endings.iter().all(|e| *e == LineEnding::Lf) {
+        if each.is_empty() {
             out.extend_from_slice(self.text.as_bytes());
-            return out;
+            return Cow::Owned(out);
         }
-        let mut endings = self.endings.iter();
+        let mut endings = each.iter();
         for piece in self.text.split_inclusive('\n') {
             match piece.strip_suffix('\n') {
                 Some(line) => {
@@ -253,7 +360,13 @@ impl Text {
                 None => out.extend_from_slice(piece.as_bytes()),
             }
         }
-        out
+        Cow::Owned(out)
+    }
+
+    /// The encoded bytes when they are exactly the text's (no BOM, only LF endings).
+    #[must_use]
+    pub fn verbatim(&self) -> Option<&[u8]> {
+        (!self.bom && matches!(self.endings, Endings::Lf(_))).then_some(self.text.as_bytes())
     }
 
     /// A copy with room for `additional` more bytes of text, so splices that grow it by up to
@@ -290,6 +403,15 @@ impl Text {
         }
         let (replacement, _) = normalise(replacement);
         let dominant = self.dominant_ending();
+        let each = match &mut self.endings {
+            Endings::Lf(count) => {
+                // Every ending reused or added is LF: only the count changes.
+                *count = *count - count_newlines(&self.text[start..end]) + count_newlines(&replacement);
+                self.text.replace_range(start..end, &replacement);
+                return Ok(());
+            }
+            Endings::Each(each) => each,
+        };
         let first_line = count_newlines(&self.text[..start]);
         let removed = count_newlines(&self.text[start..end]);
         let added = count_newlines(&replacement);
@@ -298,46 +420,93 @@ impl Text {
         let ends_at_line_start = end == 0 || self.text.as_bytes().get(end - 1) == Some(&b'\n');
         let tail_touched = !(ends_at_line_start && (replacement.is_empty() || replacement.ends_with('\n')));
         let new_endings: Vec<LineEnding> =
-            (0..added).map(|i| if i < removed { self.endings[first_line + i] } else { dominant }).collect();
-        self.endings.splice(first_line..first_line + removed, new_endings);
+            (0..added).map(|i| if i < removed { each[first_line + i] } else { dominant }).collect();
+        each.splice(first_line..first_line + removed, new_endings);
         self.text.replace_range(start..end, &replacement);
-        if self.endings.contains(&LineEnding::Cr) {
-            self.keep_lone_crs_apart(first_line, added, tail_touched);
+        if each.contains(&LineEnding::Cr) {
+            keep_lone_crs_apart(&self.text, each, first_line, added, tail_touched);
+        }
+        if each.iter().all(|ending| *ending == LineEnding::Lf) {
+            self.endings = Endings::Lf(each.len());
         }
         Ok(())
     }
 
-    /// A line ending in a lone CR followed by an empty line ending in LF would encode as one
-    /// CRLF and lose a line. Only a splice can make that pair, so one of the two is a line the
-    /// splice touched: that one's ending changes (the empty line takes a CR, or else the CR
-    /// line an LF).
-    fn keep_lone_crs_apart(&mut self, first_line: usize, added: usize, tail_touched: bool) {
-        let from = first_line.saturating_sub(1);
-        let empty: Vec<bool> = self.text.split('\n').skip(from).take(added + 2).map(str::is_empty).collect();
-        for (offset, pair) in empty.windows(2).enumerate() {
-            let (line, next) = (from + offset, from + offset + 1);
-            let lone_cr_then_blank_lf = pair[1]
-                && self.endings.get(line) == Some(&LineEnding::Cr)
-                && self.endings.get(next) == Some(&LineEnding::Lf);
-            if !lone_cr_then_blank_lf {
-                continue;
+    /// A new text with each range of this one replaced (as [`Text::splice`] would, one after
+    /// the other from the last): built in one pass for a text whose endings are all LF.
+    ///
+    /// ```
+    /// let text = editkit_vfs::Text::decode(b"a\nb\nc\n").unwrap();
+    /// let next = text.spliced(&[(0..1, "A"), (4..5, "C\nD")]).unwrap();
+    /// assert_eq!(next.as_str(), "A\nb\nC\nD\n");
+    /// assert_eq!(next.line_count(), 4);
+    /// ```
+    ///
+    /// # Errors
+    /// [`SpliceError`] for a range that is reversed, past the end, off a char boundary, or
+    /// starts before the previous range ends.
+    pub fn spliced(&self, edits: &[(Range<usize>, &str)]) -> Result<Text, SpliceError> {
+        let mut previous_end = 0;
+        for (range, _) in edits {
+            let Range { start, end } = range.clone();
+            if start < previous_end
+                || start > end
+                || !self.text.is_char_boundary(start)
+                || !self.text.is_char_boundary(end)
+            {
+                return Err(SpliceError { start, end, len: self.text.len() });
             }
-            // The lines the splice touched: its new lines, and the line its end falls in unless
-            // the splice ended exactly at that line's start.
-            let is_new = |idx: usize| {
-                idx >= first_line && (idx < first_line + added || (idx == first_line + added && tail_touched))
-            };
-            if is_new(next) {
-                self.endings[next] = LineEnding::Cr;
-            } else if is_new(line) {
-                self.endings[line] = LineEnding::Lf;
+            previous_end = end;
+        }
+        let growth: usize = edits.iter().map(|(range, piece)| piece.len().saturating_sub(range.len())).sum();
+        let Endings::Lf(count) = self.endings else {
+            let mut next = self.clone_with_capacity(growth);
+            for (range, piece) in edits.iter().rev() {
+                next.splice(range.clone(), piece)?;
             }
+            return Ok(next);
+        };
+        let mut text = String::with_capacity(self.text.len().saturating_add(growth));
+        let (mut copied_to, mut count) = (0, count);
+        for (range, piece) in edits {
+            let (piece, _) = normalise(piece);
+            text.push_str(&self.text[copied_to..range.start]);
+            text.push_str(&piece);
+            count = count - count_newlines(&self.text[range.clone()]) + count_newlines(&piece);
+            copied_to = range.end;
+        }
+        text.push_str(&self.text[copied_to..]);
+        Ok(Text { text, endings: Endings::Lf(count), bom: self.bom })
+    }
+}
+
+/// A line ending in a lone CR followed by an empty line ending in LF would encode as one CRLF
+/// and lose a line. Only a splice can make that pair, so one of the two is a line the splice
+/// touched: that one's ending changes (the empty line takes a CR, or else the CR line an LF).
+fn keep_lone_crs_apart(text: &str, endings: &mut [LineEnding], first_line: usize, added: usize, tail_touched: bool) {
+    let from = first_line.saturating_sub(1);
+    let empty: Vec<bool> = text.split('\n').skip(from).take(added + 2).map(str::is_empty).collect();
+    for (offset, pair) in empty.windows(2).enumerate() {
+        let (line, next) = (from + offset, from + offset + 1);
+        let lone_cr_then_blank_lf =
+            pair[1] && endings.get(line) == Some(&LineEnding::Cr) && endings.get(next) == Some(&LineEnding::Lf);
+        if !lone_cr_then_blank_lf {
+            continue;
+        }
+        // The lines the splice touched: its new lines, and the line its end falls in unless
+        // the splice ended exactly at that line's start.
+        let is_new =
+            |idx: usize| idx >= first_line && (idx < first_line + added || (idx == first_line + added && tail_touched));
+        if is_new(next) {
+            endings[next] = LineEnding::Cr;
+        } else if is_new(line) {
+            endings[line] = LineEnding::Lf;
         }
     }
 }
 
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|b| *b == 0)
+    memchr::memchr(0, bytes)
 }
 
 /// UTF-16 without BOM: most of the NULs sit on one parity of offsets.
@@ -358,13 +527,22 @@ fn looks_like_utf16(sniff: &[u8]) -> bool {
 }
 
 fn count_newlines(s: &str) -> usize {
-    s.bytes().filter(|b| *b == b'\n').count()
+    memchr::memchr_iter(b'\n', s.as_bytes()).count()
+}
+
+/// Whether bytes that decode at all decode to themselves: no BOM, no CR.
+pub(crate) fn is_verbatim(bytes: &[u8]) -> bool {
+    !bytes.starts_with(UTF8_BOM) && memchr::memchr(b'\r', bytes).is_none()
+}
+
+fn has_cr(s: &str) -> bool {
+    memchr::memchr(b'\r', s.as_bytes()).is_some()
 }
 
 /// LF-normalises `s`, returning the text and the original terminator of each line.
-fn normalise(s: &str) -> (String, Vec<LineEnding>) {
-    if !s.contains('\r') {
-        return (s.to_owned(), vec![LineEnding::Lf; count_newlines(s)]);
+fn normalise(s: &str) -> (String, Endings) {
+    if !has_cr(s) {
+        return (s.to_owned(), Endings::Lf(count_newlines(s)));
     }
     let mut text = String::with_capacity(s.len());
     let mut endings = Vec::new();
@@ -384,7 +562,7 @@ fn normalise(s: &str) -> (String, Vec<LineEnding>) {
         rest = &tail[len..];
     }
     text.push_str(rest);
-    (text, endings)
+    (text, Endings::from_each(endings))
 }
 
 #[cfg(test)]

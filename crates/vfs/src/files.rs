@@ -159,15 +159,53 @@ impl Workspace {
     /// [`Workspace::read`]. The check and the content are from the same read, so no writer can
     /// slip in between them.
     pub(crate) fn read_expecting(&self, path: &str, expected: Option<Sha256>) -> Result<FileText> {
+        self.read_expecting_with(path, expected, |_| ()).map(|(file, ())| file)
+    }
+
+    /// [`Workspace::read_expecting`], running `work` on the decoded text while the bytes are
+    /// hashed beside it ([`Sha256::of_beside`]). The answers do not change: when the bytes do
+    /// not hash to `expected` it is [`Error::Stale`] whatever `work` returned, and a file that
+    /// is not text is refused after that check, as before. `work` must only compute.
+    pub(crate) fn read_expecting_with<T>(
+        &self,
+        path: &str,
+        expected: Option<Sha256>,
+        work: impl FnOnce(&Text) -> T,
+    ) -> Result<(FileText, T)> {
         let (rel, bytes) = self.read_raw(path)?;
-        let sha256 = Sha256::of(&bytes);
-        if let Some(expected) = expected
-            && expected != sha256
-        {
-            return Err(Error::Stale { path: path.to_owned(), expected: Some(expected), current: Some(sha256) });
+        let size = bytes.len() as u64;
+        let vouch = |sha256: Sha256| match expected {
+            Some(expected) if expected != sha256 => {
+                Err(Error::Stale { path: path.to_owned(), expected: Some(expected), current: Some(sha256) })
+            }
+            _ => {
+                self.record(&rel, sha256);
+                Ok(())
+            }
+        };
+        if !crate::codec::is_verbatim(&bytes) {
+            // Decoding copies these bytes: hash them first and let them go, so a large file is
+            // not held twice while `work` runs.
+            let sha256 = Sha256::of(&bytes);
+            vouch(sha256)?;
+            let text = Text::decode(&bytes).map_err(|err| Error::from_decode(path, err))?;
+            drop(bytes);
+            let out = work(&text);
+            return Ok((FileText { path: rel, text, sha256, size }, out));
         }
-        self.record(&rel, sha256);
-        file_text(path, rel, &bytes, sha256)
+        let text = match Text::decode_or_return(bytes) {
+            Ok(text) => text,
+            Err((err, bytes)) => {
+                vouch(Sha256::of(&bytes))?;
+                return Err(Error::from_decode(path, err));
+            }
+        };
+        let (sha256, out) = match crate::hash::HashMemo::known(&self.memo, text.as_str().as_bytes()) {
+            Some(sha256) => (sha256, work(&text)),
+            None => Sha256::of_beside(text.as_str().as_bytes(), || work(&text)),
+        };
+        vouch(sha256)?;
+        Ok((FileText { path: rel, text, sha256, size }, out))
     }
 
     /// Reads a text file like [`Workspace::read`] but records nothing: for looking at a file
@@ -179,7 +217,7 @@ impl Workspace {
     pub fn peek(&self, path: &str) -> Result<FileText> {
         let (rel, bytes) = self.read_raw(path)?;
         let sha256 = Sha256::of(&bytes);
-        file_text(path, rel, &bytes, sha256)
+        file_text(path, rel, bytes, sha256)
     }
 
     /// Reads a file's bytes as they are and records their hash in the read ledger.
@@ -200,6 +238,38 @@ impl Workspace {
     pub fn current_hash(&self, path: &str) -> Result<Option<Sha256>> {
         let resolved = self.resolve_inner(path, true)?;
         self.hash_of(path, &resolved.rel)
+    }
+
+    /// SHA-256 of what `rel` holds now, `None` if nothing: `read`'s hash without hashing when
+    /// the file still holds exactly the bytes `read` was decoded from (compared a block at a
+    /// time, a fraction of a hash's cost), else hashed.
+    fn hash_now(&self, given: &str, rel: &str, read: Option<&FileText>) -> Result<Option<Sha256>> {
+        if let Some(read) = read
+            && read.path == rel
+            && let Some(expected) = read.text.verbatim()
+        {
+            let mut file = match self.open_regular(given, rel) {
+                Ok(file) => file,
+                Err(Error::NotFound { .. }) => return Ok(None),
+                Err(err) => return Err(err),
+            };
+            let mut buf = vec![0u8; 64 << 10];
+            let mut at = 0;
+            loop {
+                let n = file.read(&mut buf).map_err(|e| Error::from_io("read", given, e))?;
+                if n == 0 {
+                    if at == expected.len() {
+                        return Ok(Some(read.sha256));
+                    }
+                    break;
+                }
+                if expected.get(at..at + n) != buf.get(..n) {
+                    break;
+                }
+                at += n;
+            }
+        }
+        self.hash_of(given, rel)
     }
 
     fn hash_of(&self, given: &str, rel: &str) -> Result<Option<Sha256>> {
@@ -263,6 +333,28 @@ impl Workspace {
         ledger.retain(|key, _| !key.starts_with(&prefix) || rel.is_empty());
     }
 
+    /// Lets a later read of exactly `content`, just written to `path`, take its hash from
+    /// memory after comparing the bytes, instead of hashing them. `sha256` must be the hash of
+    /// `content`, the same promise as [`WriteOptions::content_sha256`]. What was remembered
+    /// for `path` before is dropped. Bounded: contents under 64 KiB or over 16 MiB are not
+    /// kept, and at most 32 MiB in all. The memo answers by content, never by path, so a file
+    /// changed since is simply hashed.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let content = "x = 1\n".repeat(20_000);
+    /// let written = workspace.write("big.py", content.as_bytes(), &Default::default())?;
+    /// workspace.remember_content("big.py", written.sha256, content.into_bytes());
+    /// assert_eq!(workspace.read("big.py")?.sha256(), written.sha256);
+    /// # Ok(()) }
+    /// ```
+    pub fn remember_content(&self, path: &str, sha256: Sha256, content: Vec<u8>) {
+        let Ok(rel) = self.resolve(path) else { return };
+        self.memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remember(&rel, sha256, content);
+    }
+
     /// The hash the read ledger holds for a path, if this workspace read or wrote it.
     ///
     /// # Errors
@@ -284,7 +376,14 @@ impl Workspace {
     }
 
     /// The write itself; the caller holds the file's lock.
-    pub(crate) fn write_locked(&self, given: &str, rel: &str, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
+    pub(crate) fn write_locked(
+        &self,
+        given: &str,
+        rel: &str,
+        bytes: &[u8],
+        options: &WriteOptions,
+        read: Option<&FileText>,
+    ) -> Result<Written> {
         if given.ends_with('/') || given.ends_with("/.") {
             // `dir/` names a directory: writing a file called `dir` would not be what was asked.
             return Err(Error::InvalidPath {
@@ -311,7 +410,7 @@ impl Workspace {
         if existing.is_some() && options.create_new {
             return Err(Error::Exists { path: given.to_owned() });
         }
-        let previous = if existing.is_some() { self.hash_of(given, rel)? } else { None };
+        let previous = if existing.is_some() { self.hash_now(given, rel, read)? } else { None };
         self.check_fresh(given, rel, previous, options)?;
         let sha256 = options.content_sha256.unwrap_or_else(|| Sha256::of(bytes));
         debug_assert_eq!(sha256, Sha256::of(bytes), "content_sha256 must be the hash of the bytes written");
@@ -621,7 +720,8 @@ fn list_names(given: &str, dir: &Dir) -> Result<Vec<(String, bool)>> {
 
 /// Splits a canonical relative path into parent and final name; `None` for the root.
 /// The decoded text of bytes read from canonical `rel` (`path` as given, for errors).
-fn file_text(path: &str, rel: String, bytes: &[u8], sha256: Sha256) -> Result<FileText> {
-    let text = Text::decode(bytes).map_err(|err| Error::from_decode(path, err))?;
-    Ok(FileText { path: rel, text, sha256, size: bytes.len() as u64 })
+fn file_text(path: &str, rel: String, bytes: Vec<u8>, sha256: Sha256) -> Result<FileText> {
+    let size = bytes.len() as u64;
+    let text = Text::decode_owned(bytes).map_err(|err| Error::from_decode(path, err))?;
+    Ok(FileText { path: rel, text, sha256, size })
 }

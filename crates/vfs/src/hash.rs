@@ -1,10 +1,16 @@
 //! SHA-256 digests: one type, one parse, one display, for every hash editkit compares, records
 //! or reports.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use sha2::Digest;
+
+/// From this many bytes [`Sha256::of_beside`] hashes on a thread of its own (about 0.3 ms of
+/// hashing here, against some 30 µs to start and join a thread).
+pub const HASH_BESIDE_FROM: usize = 512 << 10;
 
 /// A SHA-256 digest.
 ///
@@ -31,6 +37,30 @@ impl Sha256 {
         let mut hasher = Hasher::new();
         hasher.update(bytes);
         hasher.finish()
+    }
+
+    /// The digest of `bytes`, computed on another thread while `work` runs on this one when
+    /// `bytes` are large enough ([`HASH_BESIDE_FROM`]) for the hand-off to pay; else one after
+    /// the other. An edit of a large file hashes the old and the new content this way, beside
+    /// the matching and the writing it has to do anyway.
+    ///
+    /// ```
+    /// let bytes = vec![b'x'; 1 << 20];
+    /// let (digest, len) = editkit_vfs::Sha256::of_beside(&bytes, || bytes.len());
+    /// assert_eq!((digest, len), (editkit_vfs::Sha256::of(&bytes), 1 << 20));
+    /// ```
+    pub fn of_beside<T>(bytes: &[u8], work: impl FnOnce() -> T) -> (Sha256, T) {
+        if bytes.len() < HASH_BESIDE_FROM {
+            let out = work();
+            return (Sha256::of(bytes), out);
+        }
+        std::thread::scope(|scope| {
+            let hashing = std::thread::Builder::new().spawn_scoped(scope, || Sha256::of(bytes));
+            let out = work();
+            // A thread that cannot be started (or died) leaves the hash to this one.
+            let digest = hashing.ok().and_then(|handle| handle.join().ok()).unwrap_or_else(|| Sha256::of(bytes));
+            (digest, out)
+        })
     }
 
     /// The first 12 hex digits, for messages to people (never for comparing).
@@ -130,5 +160,97 @@ impl Hasher {
 
     pub(crate) fn finish(self) -> Sha256 {
         Sha256(self.0.finalize().into())
+    }
+}
+
+/// Most bytes of content a [`HashMemo`] holds.
+pub(crate) const MEMO_BYTES: usize = 32 << 20;
+/// Smallest content worth remembering: below it, hashing costs about what comparing does.
+const MEMO_FROM: usize = 64 << 10;
+/// Most contents a [`HashMemo`] holds.
+const MEMO_ENTRIES: usize = 16;
+
+/// Contents written lately with their hashes, so that reading one back costs a comparison of
+/// its bytes instead of a hash (several times cheaper on a large file). Keyed by content, not
+/// by path: an answer is the hash of exactly the bytes asked about, or nothing, so it cannot
+/// go stale whatever happens to the files.
+#[derive(Debug, Default)]
+pub(crate) struct HashMemo {
+    /// Newest first: the file a content was written to (only to replace its older content,
+    /// which no read will find again), its hash, the content.
+    entries: VecDeque<(String, Sha256, Arc<Vec<u8>>)>,
+    bytes: usize,
+}
+
+impl HashMemo {
+    /// The hash of `bytes` if they are a content remembered; compared outside the lock.
+    pub(crate) fn known(memo: &std::sync::Mutex<HashMemo>, bytes: &[u8]) -> Option<Sha256> {
+        if bytes.len() < MEMO_FROM {
+            return None;
+        }
+        let same_length: Vec<(Sha256, Arc<Vec<u8>>)> = {
+            let memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            memo.entries
+                .iter()
+                .filter(|(_, _, kept)| kept.len() == bytes.len())
+                .map(|(_, sha256, kept)| (*sha256, Arc::clone(kept)))
+                .collect()
+        };
+        same_length.into_iter().find(|(_, kept)| kept.as_slice() == bytes).map(|(sha256, _)| sha256)
+    }
+
+    /// Remembers `content`, whose hash is `sha256`, as what `path` holds now: it replaces
+    /// what was remembered for `path`, and the oldest contents go beyond [`MEMO_BYTES`].
+    /// Contents under 64 KiB or over half the bound are not kept.
+    pub(crate) fn remember(&mut self, path: &str, sha256: Sha256, content: Vec<u8>) {
+        debug_assert_eq!(Sha256::of(&content), sha256, "a remembered hash must be the content's");
+        if let Some(at) = self.entries.iter().position(|(known, _, _)| known == path)
+            && let Some((_, _, old)) = self.entries.remove(at)
+        {
+            self.bytes -= old.len();
+        }
+        if content.len() < MEMO_FROM || content.len() > MEMO_BYTES / 2 {
+            return;
+        }
+        self.bytes += content.len();
+        self.entries.push_front((path.to_owned(), sha256, Arc::new(content)));
+        while self.bytes > MEMO_BYTES || self.entries.len() > MEMO_ENTRIES {
+            let Some((_, _, old)) = self.entries.pop_back() else { break };
+            self.bytes -= old.len();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HashMemo, MEMO_BYTES, Sha256};
+
+    #[test]
+    fn the_memo_answers_for_exactly_the_bytes_it_holds_and_stays_bounded() {
+        let memo = std::sync::Mutex::new(HashMemo::default());
+        let content = vec![b'a'; 100 << 10];
+        let sha256 = Sha256::of(&content);
+        memo.lock().unwrap().remember("a", sha256, content.clone());
+        assert_eq!(HashMemo::known(&memo, &content), Some(sha256));
+        let mut other = content.clone();
+        other[70_000] = b'b';
+        assert_eq!(HashMemo::known(&memo, &other), None, "one byte differs");
+        assert_eq!(HashMemo::known(&memo, &content[1..]), None, "another length");
+        // Small contents are not kept: hashing them is as cheap.
+        memo.lock().unwrap().remember("b", Sha256::of(b"x"), b"x".to_vec());
+        assert_eq!(HashMemo::known(&memo, b"x"), None);
+        // A path's newer content replaces its older one.
+        let newer = vec![b'c'; 100 << 10];
+        memo.lock().unwrap().remember("a", Sha256::of(&newer), newer.clone());
+        assert_eq!(HashMemo::known(&memo, &content), None);
+        assert_eq!(HashMemo::known(&memo, &newer), Some(Sha256::of(&newer)));
+        // Bounded: the oldest contents go first.
+        for i in 0..40u8 {
+            let content = vec![i; 4 << 20];
+            memo.lock().unwrap().remember(&i.to_string(), Sha256::of(&content), content);
+        }
+        let memo = memo.into_inner().unwrap();
+        assert!(memo.bytes <= MEMO_BYTES && memo.entries.len() <= 8, "{} bytes", memo.bytes);
+        assert_eq!(memo.entries.front().map(|(_, _, kept)| kept[0]), Some(39));
     }
 }

@@ -149,6 +149,7 @@ impl WorkspaceBuilder {
             max_read_bytes: self.max_read_bytes,
             state: StateStore::new(state_path),
             ledger: Mutex::new(HashMap::new()),
+            memo: Mutex::new(crate::hash::HashMemo::default()),
             locks: LockTable::new(self.cross_process_locks),
             durability: self.durability,
         })
@@ -176,6 +177,8 @@ pub struct Workspace {
     state: StateStore,
     /// Canonical relative path → SHA-256 of the content last read or written.
     pub(crate) ledger: Mutex<HashMap<String, Sha256>>,
+    /// Contents written lately with their hashes: reading one back compares instead of hashing.
+    pub(crate) memo: Mutex<crate::hash::HashMemo>,
     locks: LockTable,
     pub(crate) durability: crate::Durability,
 }

@@ -81,6 +81,55 @@ proptest! {
     }
 
     #[test]
+    fn decoding_owned_bytes_gives_what_decoding_borrowed_ones_gives(
+        bytes in prop_oneof![file_bytes(), prop::collection::vec(any::<u8>(), 0..40)],
+    ) {
+        let owned = Text::decode_owned(bytes.clone());
+        prop_assert_eq!(&owned, &Text::decode(&bytes));
+        if let Ok(text) = owned {
+            let encoded = text.encoded();
+            prop_assert_eq!(encoded.as_ref(), bytes.as_slice());
+            // Borrowed exactly when the text is the bytes.
+            let verbatim = !bytes.starts_with(b"\xEF\xBB\xBF") && !bytes.contains(&b'\r');
+            prop_assert_eq!(text.verbatim().is_some(), verbatim);
+            prop_assert_eq!(matches!(text.encoded(), std::borrow::Cow::Borrowed(_)), verbatim);
+        }
+    }
+
+    #[test]
+    fn splicing_many_ranges_at_once_is_splicing_them_one_by_one_from_the_last(
+        bytes in file_bytes(),
+        cuts in prop::collection::vec((0usize..200, 0usize..8, "[a-z\r\n]{0,6}"), 0..5),
+    ) {
+        let text = Text::decode(&bytes).unwrap();
+        let s = text.as_str();
+        let boundary = |at: usize| (0..=at.min(s.len())).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
+        // Sorted, non-overlapping ranges on char boundaries.
+        let mut edits = Vec::new();
+        let mut from = 0;
+        for (start, len, piece) in &cuts {
+            let start = boundary(from + start % (s.len() - from + 1));
+            if start < from {
+                continue;
+            }
+            let end = boundary(start + len).max(start);
+            edits.push((start..end, piece.as_str()));
+            from = end;
+        }
+        let mut one_by_one = text.clone();
+        for (range, piece) in edits.iter().rev() {
+            one_by_one.splice(range.clone(), piece).unwrap();
+        }
+        let at_once = text.spliced(&edits).unwrap();
+        prop_assert_eq!(at_once.encode(), one_by_one.encode());
+        prop_assert_eq!(at_once.line_count(), one_by_one.line_count());
+        prop_assert_eq!(at_once.line_endings(), one_by_one.line_endings());
+        // Equal texts compare equal whatever splices made them.
+        prop_assert_eq!(&at_once, &Text::decode(&at_once.encode()).unwrap());
+        prop_assert_eq!(&one_by_one, &Text::decode(&one_by_one.encode()).unwrap());
+    }
+
+    #[test]
     fn splice_refuses_ranges_off_char_boundaries(at in 0usize..8) {
         let mut text = Text::decode("héllo\r\nwörld".as_bytes()).unwrap();
         let before = text.clone();
@@ -128,4 +177,17 @@ fn a_character_that_starts_like_a_bom_is_content() {
     let last_line = text.as_str().rfind('\n').unwrap() + 1;
     edited.splice(last_line..text.as_str().len(), "X").unwrap();
     assert_eq!(edited.encode(), "\u{fedf}A`\nX".as_bytes());
+}
+
+#[test]
+fn spliced_refuses_ranges_out_of_order_and_changes_nothing() {
+    let text = Text::decode(b"one\ntwo\nthree\n").unwrap();
+    let err = text.spliced(&[(4..7, "2"), (0..3, "1")]).unwrap_err();
+    assert_eq!((err.start, err.end), (0, 3));
+    assert!(text.spliced(&[(0..5, "x"), (4..6, "y")]).is_err(), "overlapping");
+    let reversed = std::ops::Range { start: 3, end: 2 };
+    assert!(text.spliced(&[(reversed, "x")]).is_err(), "reversed");
+    assert!(text.spliced(&[(0..99, "x")]).is_err(), "past the end");
+    assert_eq!(text.as_str(), "one\ntwo\nthree\n");
+    assert_eq!(text.spliced(&[]).unwrap(), text);
 }
