@@ -24,7 +24,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use editkit_vfs::{Sha256, Workspace};
+use editkit_vfs::Workspace;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Cause, Error, Failure, Result};
@@ -142,7 +142,11 @@ fn commit_with_hook(
     // The locks kept other editkit writers out; anyone else is caught here, before any write.
     let mut stale = Vec::new();
     for write in &writes {
-        let now = workspace.current_hash(&write.path)?;
+        let now = match (&write.before, write.sha256_before) {
+            // What was read when planning, compared rather than hashed again.
+            (Some(before), Some(sha256)) => workspace.current_hash_knowing(&write.path, before, sha256)?,
+            _ => workspace.current_hash(&write.path)?,
+        };
         if now != write.sha256_before {
             stale.push(Failure {
                 path: write.path.clone(),
@@ -177,7 +181,7 @@ fn commit_with_hook(
         Ok(()) => {
             clean_up(workspace, &journal);
             for write in &writes {
-                workspace.txn().record(&write.path, write.bytes.as_deref().map(Sha256::of));
+                workspace.txn().record(&write.path, write.sha256_after);
             }
             drop(locks);
             Ok(preview)

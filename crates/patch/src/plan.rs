@@ -72,6 +72,8 @@ pub(crate) struct FileWrite {
     pub(crate) sha256_before: Option<Sha256>,
     /// The new bytes; `None` to delete the file.
     pub(crate) bytes: Option<Vec<u8>>,
+    /// SHA-256 of the new bytes.
+    pub(crate) sha256_after: Option<Sha256>,
     /// The bytes on disk when planned (through a link the path names); `None` when nothing
     /// was there.
     pub(crate) before: Option<Vec<u8>>,
@@ -124,10 +126,11 @@ enum Content {
 }
 
 impl Content {
-    fn bytes(&self) -> Vec<u8> {
+    /// The bytes on disk: borrowed when the text is them (no BOM, LF only).
+    fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match self {
-            Content::Text(text) => text.encode(),
-            Content::Raw(bytes, _) => bytes.clone(),
+            Content::Text(text) => text.encoded(),
+            Content::Raw(bytes, _) => std::borrow::Cow::Borrowed(bytes),
         }
     }
 
@@ -256,7 +259,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         }
     }
     // Simulate the operations in order over the files as they would become.
-    let mut state: HashMap<String, Option<Content>> = HashMap::new();
+    // Each file's content as it would become, with its hash (each content is hashed once).
+    let mut state: HashMap<String, Option<(Content, Sha256)>> = HashMap::new();
     // Where a moved file's content came from on disk (for its permission bits).
     let mut origin: HashMap<String, String> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
@@ -276,7 +280,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         let Some((source, destination)) = paths else { continue };
         for path in std::iter::once(source).chain(destination) {
             if !state.contains_key(path) {
-                let content = disk.get(path).and_then(|d| d.content.clone());
+                let content = disk.get(path).and_then(|d| Some((d.content.clone()?, d.sha256?)));
                 state.insert(path.clone(), content);
                 order.push(path.clone());
             }
@@ -289,7 +293,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             cause,
         };
         let problem = disk.get(source.as_str()).and_then(|d| d.problem.as_ref());
-        let current = state.get(source).cloned().flatten();
+        let (current, current_sha256) = state.get(source).cloned().flatten().unzip();
         match operation {
             Operation::Add { content, .. } => {
                 if current.is_some() || problem.is_some() {
@@ -297,7 +301,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     continue;
                 }
                 let text = Text::new(content, LineEnding::Lf, false);
-                let bytes = text.encode();
+                let sha256 = Sha256::of(&text.encoded());
                 push_diff(&mut preview.diff, None, Some((source, content)));
                 preview.added.push(source.clone());
                 preview.files.push(FileReport {
@@ -305,10 +309,10 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     path: source.clone(),
                     moved_from: None,
                     sha256_before: None,
-                    sha256_after: Some(Sha256::of(&bytes)),
+                    sha256_after: Some(sha256),
                     hunks: Vec::new(),
                 });
-                state.insert(source.clone(), Some(Content::Text(text)));
+                state.insert(source.clone(), Some((Content::Text(text), sha256)));
             }
             Operation::Delete { content: expected, .. } => {
                 let Some(current) = current else {
@@ -332,7 +336,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     action: Action::Deleted,
                     path: source.clone(),
                     moved_from: None,
-                    sha256_before: Some(Sha256::of(&current.bytes())),
+                    sha256_before: current_sha256,
                     sha256_after: None,
                     hunks: Vec::new(),
                 });
@@ -394,6 +398,11 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     }
                 };
                 let moved = target != *source;
+                // A move without hunks keeps the content, and its hash.
+                let updated_sha256 = match current_sha256 {
+                    Some(sha256) if hunks.is_empty() => sha256,
+                    _ => Sha256::of(&updated.bytes()),
+                };
                 push_diff(
                     &mut preview.diff,
                     Some((source, current.diff_text())),
@@ -408,8 +417,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     action: if moved { Action::Moved } else { Action::Updated },
                     path: target.clone(),
                     moved_from: moved.then(|| source.clone()),
-                    sha256_before: Some(Sha256::of(&current.bytes())),
-                    sha256_after: Some(Sha256::of(&updated.bytes())),
+                    sha256_before: current_sha256,
+                    sha256_after: Some(updated_sha256),
                     hunks: reports,
                 });
                 if moved {
@@ -417,7 +426,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     let first = origin.remove(source).unwrap_or_else(|| source.clone());
                     origin.insert(target.clone(), first);
                 }
-                state.insert(target, Some(updated));
+                state.insert(target, Some((updated, updated_sha256)));
             }
         }
     }
@@ -448,13 +457,14 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     let mut writes = Vec::new();
     for path in order {
         let before = disk.get(&path);
-        let after = state.remove(&path).flatten().map(|content| content.bytes());
+        let after = state.remove(&path).flatten();
         let sha256_before = before.and_then(|d| d.sha256);
-        let unchanged = match (&after, before.and_then(|d| d.content.as_ref())) {
+        let unchanged = match (&after, sha256_before) {
             (None, None) => true,
-            (Some(bytes), Some(content)) => *bytes == content.bytes(),
+            (Some((_, sha256_after)), Some(sha256_before)) => *sha256_after == sha256_before,
             _ => false,
         };
+        let (after, sha256_after) = after.map(|(content, sha256)| (content.bytes().into_owned(), sha256)).unzip();
         if !unchanged {
             let permissions_from = match (&sha256_before, &after) {
                 (None, Some(_)) => {
@@ -462,8 +472,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 }
                 _ => None,
             };
-            let before = before.and_then(|d| d.content.as_ref()).map(Content::bytes);
-            writes.push(FileWrite { path, sha256_before, bytes: after, before, permissions_from });
+            let before = before.and_then(|d| d.content.as_ref()).map(|content| content.bytes().into_owned());
+            writes.push(FileWrite { path, sha256_before, bytes: after, sha256_after, before, permissions_from });
         }
     }
     Ok(Plan { locks, writes, preview })

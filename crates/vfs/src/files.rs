@@ -240,14 +240,42 @@ impl Workspace {
         self.hash_of(path, &resolved.rel)
     }
 
-    /// SHA-256 of what `rel` holds now, `None` if nothing: `read`'s hash without hashing when
-    /// the file still holds exactly the bytes `read` was decoded from (compared a block at a
-    /// time, a fraction of a hash's cost), else hashed.
+    /// SHA-256 of what `path` holds now (`None` when nothing does), like
+    /// [`Workspace::current_hash`], taking `known_sha256` without hashing when the file holds
+    /// exactly the bytes `known` (compared a block at a time, a fraction of a hash's cost).
+    /// `known_sha256` must be the hash of `known`. For the last check before a write of a file
+    /// read earlier under its lock.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let sha = editkit_vfs::Sha256::of(b"one\n");
+    /// assert_eq!(workspace.current_hash_knowing("a.txt", b"one\n", sha)?, Some(sha));
+    /// std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
+    /// assert_eq!(workspace.current_hash_knowing("a.txt", b"one\n", sha)?, Some(editkit_vfs::Sha256::of(b"two\n")));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Workspace::current_hash`].
+    pub fn current_hash_knowing(&self, path: &str, known: &[u8], known_sha256: Sha256) -> Result<Option<Sha256>> {
+        let resolved = self.resolve_inner(path, true)?;
+        self.hash_unless(path, &resolved.rel, Some((known, known_sha256)))
+    }
+
+    /// SHA-256 of what `rel` holds now, `None` if nothing: `read`'s hash when the file still
+    /// holds exactly the bytes `read` was decoded from.
     fn hash_now(&self, given: &str, rel: &str, read: Option<&FileText>) -> Result<Option<Sha256>> {
-        if let Some(read) = read
-            && read.path == rel
-            && let Some(expected) = read.text.verbatim()
-        {
+        let known = read.filter(|read| read.path == rel).and_then(|read| Some((read.text.verbatim()?, read.sha256)));
+        self.hash_unless(given, rel, known)
+    }
+
+    /// SHA-256 of what `rel` holds now, `None` if nothing; `known`'s hash without hashing when
+    /// the file holds exactly its bytes.
+    fn hash_unless(&self, given: &str, rel: &str, known: Option<(&[u8], Sha256)>) -> Result<Option<Sha256>> {
+        if let Some((expected, sha256)) = known {
             let mut file = match self.open_regular(given, rel) {
                 Ok(file) => file,
                 Err(Error::NotFound { .. }) => return Ok(None),
@@ -259,7 +287,7 @@ impl Workspace {
                 let n = file.read(&mut buf).map_err(|e| Error::from_io("read", given, e))?;
                 if n == 0 {
                     if at == expected.len() {
-                        return Ok(Some(read.sha256));
+                        return Ok(Some(sha256));
                     }
                     break;
                 }
