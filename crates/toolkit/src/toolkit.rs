@@ -950,15 +950,33 @@ impl Toolkit {
         text: &str,
         known: Option<editkit_vfs::Sha256>,
     ) -> Result<(editkit_vfs::Written, Option<String>, DiagnosticsInfo)> {
-        let (written, kept) = self.write_kept(
-            workspace,
-            &lock,
-            bytes,
-            &WriteOptions { create_dirs: false, ..Default::default() },
-            Known { sha256: known, read: Some(read) },
-        )?;
-        drop(lock);
-        Ok((written, kept, self.after_write(workspace, read.path(), text)))
+        let write = || {
+            let written = self.write_kept(
+                workspace,
+                &lock,
+                bytes,
+                &WriteOptions { create_dirs: false, ..Default::default() },
+                Known { sha256: known, read: Some(read) },
+            );
+            drop(lock);
+            written
+        };
+        if text.len() < editkit_vfs::HASH_BESIDE_FROM {
+            let (written, kept) = write()?;
+            return Ok((written, kept, self.after_write(workspace, read.path(), text)));
+        }
+        // The checks read the new text, not the file: on a large file they run while it is
+        // written and flushed.
+        let (written, diagnostics) = std::thread::scope(|scope| {
+            let checks =
+                std::thread::Builder::new().spawn_scoped(scope, || self.after_write(workspace, read.path(), text)).ok();
+            let written = write();
+            let diagnostics = checks.and_then(|handle| handle.join().ok());
+            (written, diagnostics)
+        });
+        let (written, kept) = written?;
+        let diagnostics = diagnostics.unwrap_or_else(|| self.after_write(workspace, read.path(), text));
+        Ok((written, kept, diagnostics))
     }
 
     /// Restores a file to its content before the last change made through editkit (the file
