@@ -596,11 +596,13 @@ fn a_search_over_30000_files_reports_progress_and_stops_on_cancel() {
         }
         late.push((cancelled.elapsed(), message["params"]["progress"].as_f64().unwrap_or(0.0)));
     }
+    // Stopped: at most the two notifications already in flight, for files visited before the
+    // cancel was seen (counted, not timed: on a loaded machine one may be written late).
     assert!(late.len() <= 2, "the search went on after the cancel: {late:?}");
     for (elapsed, progress) in &late {
         assert!(
-            *elapsed < std::time::Duration::from_millis(100),
-            "progress {progress} came {elapsed:?} after the cancel"
+            *progress <= at_cancel + 3_000.0,
+            "progress {progress} came {elapsed:?} after the cancel at {at_cancel}: the search went on"
         );
     }
     // The session goes on: a search with nothing to cancel answers in full.
