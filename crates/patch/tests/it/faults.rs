@@ -189,6 +189,34 @@ fn commit_refuses_a_file_changed_behind_the_plan() {
     assert_eq!(snapshot(tmp.path()), expected);
 }
 
+#[test]
+fn commit_refuses_a_same_size_change_behind_the_plan_and_takes_the_same_bytes_rewritten() {
+    let (before, patch) = ten_file_case();
+    // f0 is LF (compared with the planned bytes), f1 is CRLF and f5 has a BOM (hashed).
+    for path in ["src/m0/f0.txt", "src/m1/f1.txt", "src/m5/f5.txt"] {
+        let tmp = fresh(&before);
+        let workspace = Workspace::open(tmp.path()).unwrap();
+        let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
+        let mut changed = before[path].clone();
+        let at = changed.iter().position(|b| *b == b'l').unwrap();
+        changed[at] = b'L';
+        std::fs::write(tmp.path().join(path), &changed).unwrap();
+        let err = commit(&workspace, planned).unwrap_err();
+        assert_eq!(err.kind(), "stale", "{path}");
+        let mut expected = before.clone();
+        expected.insert(path.into(), changed);
+        assert_eq!(snapshot(tmp.path()), expected, "{path}");
+        // Rewritten with the very bytes planned against (a new inode): not a change.
+        let tmp = fresh(&before);
+        let workspace = Workspace::open(tmp.path()).unwrap();
+        let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
+        std::fs::remove_file(tmp.path().join(path)).unwrap();
+        std::fs::write(tmp.path().join(path), &before[path]).unwrap();
+        let applied = commit(&workspace, planned).unwrap();
+        assert!(applied.updated.iter().any(|updated| updated == path), "{path}: {:?}", applied.updated);
+    }
+}
+
 /// Where each entry of `root` points if it is a symlink, beside the regular files' bytes.
 fn links(root: &Path) -> BTreeMap<String, String> {
     let mut found = BTreeMap::new();

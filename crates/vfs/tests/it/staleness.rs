@@ -95,3 +95,32 @@ fn a_malformed_hash_names_itself_and_what_to_give() {
     // Multi-byte text of 64 bytes is not cut inside a character, and not accepted.
     assert!("é".repeat(32).parse::<editkit_vfs::Sha256>().is_err());
 }
+
+#[test]
+fn a_write_over_what_was_read_still_sees_a_same_size_change_from_outside() {
+    for (name, before, changed) in [
+        // The text is the file's bytes: the last check compares them.
+        ("lf.txt", "alpha\nbeta\n".repeat(40_000), "alpha\nbeTa\n".repeat(40_000)),
+        // CRLF and a BOM: the text is not the file's bytes, the last check hashes.
+        ("crlf.txt", format!("\u{feff}{}", "alpha\r\nbeta\r\n".repeat(40_000)), "alpha\r\nbeTa\r\n".repeat(40_000)),
+    ] {
+        let tree = Tree::new();
+        fs::write(tree.root.join(name), &before).unwrap();
+        let workspace = tree.workspace();
+        let lock = workspace.lock(name).unwrap();
+        let read = lock.read_for_write(None, false).unwrap();
+        let changed = if name == "crlf.txt" { format!("\u{feff}{changed}") } else { changed };
+        assert_eq!(changed.len(), before.len());
+        fs::write(tree.root.join(name), &changed).unwrap();
+        let err = lock.write_over(&read, b"mine\n", &WriteOptions::default()).unwrap_err();
+        assert_eq!(err.kind(), "stale", "{name}");
+        assert_eq!(fs::read_to_string(tree.root.join(name)).unwrap(), changed, "{name}");
+        // Read again (forced past the ledger, which still holds the first read), then the same
+        // bytes written again by someone else (a new inode): not a change.
+        let read = lock.read_for_write(None, true).unwrap();
+        fs::remove_file(tree.root.join(name)).unwrap();
+        fs::write(tree.root.join(name), &changed).unwrap();
+        let written = lock.write_over(&read, b"mine\n", &WriteOptions::default()).unwrap();
+        assert_eq!(written.previous_sha256, Some(read.sha256()), "{name}");
+    }
+}
