@@ -183,6 +183,10 @@ fn commit_with_hook(
             for write in &writes {
                 workspace.txn().record(&write.path, write.sha256_after);
             }
+            // Their lock files stay for the next writer of these files.
+            for lock in &locks {
+                lock.mark_written();
+            }
             drop(locks);
             Ok(preview)
         }

@@ -373,6 +373,17 @@ fn place_old(
 ) -> Result<Placed, Cause> {
     let (from, until) = (range.start, range.end);
     let expected = hunk.old_start.map(|start| (start as isize - 1 + delta).max(0) as usize);
+    // A line number that names the place: when the old lines stand exactly there, the scan
+    // below would choose them too (the candidate nearest the number, at distance 0), so they
+    // are taken without scanning the rest of the file for others.
+    if let Some(start) = expected.map(|line| line_start(hay, line))
+        && start >= from
+        && start + old.len() <= until
+        && (!hunk.end_of_file || start + old.len() == hay.len())
+        && hay.as_bytes().get(start..).is_some_and(|rest| rest.starts_with(old.as_bytes()))
+    {
+        return Ok(Placed::exact(start..start + old.len(), new));
+    }
     // Exact candidates at line starts.
     let mut whole = Vec::new();
     let mut lines = Vec::new();
@@ -589,5 +600,5 @@ fn line_start(hay: &str, index: usize) -> usize {
     if index == 0 {
         return 0;
     }
-    hay.match_indices('\n').nth(index - 1).map_or(hay.len(), |(at, _)| at + 1)
+    memchr::memchr_iter(b'\n', hay.as_bytes()).nth(index - 1).map_or(hay.len(), |at| at + 1)
 }

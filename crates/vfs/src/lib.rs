@@ -73,7 +73,7 @@ pub use codec::{LineEnding, LineEndings, Text};
 pub use error::{Error, ErrorKind, Result};
 pub use files::{FileText, MAX_TREE_DEPTH, RenameOptions, WriteOptions, Written};
 pub use hash::{HASH_BESIDE_FROM, ParseSha256Error, Sha256};
-pub use lock::FileLock;
+pub use lock::{FileLock, LOCK_FILES_KEPT, SWEEP_EVERY};
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
 pub use state::default_state_home;
 pub use txn::{SYNCFS_FROM, Staged, Txn};

@@ -2,9 +2,15 @@
 //! advisory lock files in the state folder (outside the workspace, so a repository cannot
 //! plant a lock file that is a link or a FIFO).
 //!
-//! A lock file exists only while its lock is held: the holder removes it before releasing, so
-//! `locks/` does not grow with every path ever written. A process that was waiting on
-//! the removed file notices (the path no longer names the inode it locked) and tries again.
+//! A lock file outlives a lock under which its file was written, so taking the lock of a file
+//! written before opens a file instead of creating and removing one (on a file system without
+//! a journal, creating files where many were just removed is what costs most). A lock that
+//! created its lock file and wrote nothing (a refusal, a dry run) removes it again, so a
+//! refusal leaves no state behind. The folder stays small: after every
+//! [`SWEEP_EVERY`] lock files this workspace creates, if `locks/` holds more than
+//! [`LOCK_FILES_KEPT`], the ones nobody holds are removed. A remover holds the file's lock
+//! while removing it, and a locker checks after `flock` that the name still leads to the inode
+//! it locked (else it starts over), so a removal never lets two holders in.
 
 use crate::error::{Error, Result};
 use crate::files::{FileText, WriteOptions, Written};
@@ -35,9 +41,20 @@ pub struct FileLock<'ws> {
     workspace: &'ws Workspace,
     given: String,
     rel: String,
-    /// The advisory lock file (its name in the state folder's `locks/`, the folder and the
-    /// open file) while held.
-    cross: Option<(String, cap_std::fs::Dir, cap_std::fs::File)>,
+    /// The advisory lock file, locked, while held.
+    cross: Option<Cross>,
+    /// Whether the locked file was written under this lock: its lock file then stays.
+    wrote: std::sync::atomic::AtomicBool,
+}
+
+/// A held cross-process lock: the open, `flock`ed lock file.
+#[derive(Debug)]
+struct Cross {
+    file: cap_std::fs::File,
+    /// Its name in `locks/`.
+    name: String,
+    /// Whether this lock created it (else an earlier lock left it).
+    created: bool,
 }
 
 impl<'ws> FileLock<'ws> {
@@ -55,7 +72,7 @@ impl<'ws> FileLock<'ws> {
         } else {
             None
         };
-        Ok(FileLock { workspace, given, rel, cross })
+        Ok(FileLock { workspace, given, rel, cross, wrote: std::sync::atomic::AtomicBool::new(false) })
     }
 
     /// The canonical path relative to the root.
@@ -175,7 +192,9 @@ impl<'ws> FileLock<'ws> {
     /// # Errors
     /// As [`Workspace::write`].
     pub fn write(&self, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
-        self.workspace.write_locked(&self.given, &self.rel, bytes, options, None)
+        let written = self.workspace.write_locked(&self.given, &self.rel, bytes, options, None)?;
+        self.mark_written();
+        Ok(written)
     }
 
     /// Writes like [`FileLock::write`] the new content of a file read through this lock as
@@ -203,52 +222,84 @@ impl<'ws> FileLock<'ws> {
     /// # Errors
     /// As [`Workspace::write`].
     pub fn write_over(&self, read: &FileText, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
-        self.workspace.write_locked(&self.given, &self.rel, bytes, options, Some(read))
+        let written = self.workspace.write_locked(&self.given, &self.rel, bytes, options, Some(read))?;
+        self.mark_written();
+        Ok(written)
+    }
+
+    /// Says the locked file was written under this lock by other means than the guard's own
+    /// writes (a transaction's renames): its lock file then stays for the next lock of the
+    /// file instead of being removed on release. [`FileLock::write`] and
+    /// [`FileLock::write_over`] say it themselves.
+    pub fn mark_written(&self) {
+        self.wrote.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
 impl Drop for FileLock<'_> {
     fn drop(&mut self) {
-        // Remove the lock file while still holding it (a waiter on this inode will see it is
-        // gone and start over), close it, then let the next thread in.
-        if let Some((name, dir, file)) = self.cross.take() {
-            let _ = dir.remove_file(&name);
-            drop(file);
+        if let Some(cross) = self.cross.take() {
+            // A lock file this lock created for nothing goes again, removed while still held
+            // (a process waiting on it finds the name gone and starts over); closing it
+            // releases the `flock`.
+            if cross.created
+                && !self.wrote.load(std::sync::atomic::Ordering::Relaxed)
+                && let Some(dir) = self.workspace.lock_table().dir.get()
+            {
+                let _ = dir.remove_file(&cross.name);
+            }
+            drop(cross.file);
         }
+        // Then the next thread of this process.
         self.workspace.lock_table().release(&self.rel);
     }
 }
 
 /// Most attempts at a lock file before giving up (each failed attempt means another process
-/// released and removed the file while this one waited for it).
+/// removed the file while this one waited for it).
 const LOCK_ATTEMPTS: usize = 10_000;
 
-fn cross_process_lock(
-    workspace: &Workspace,
-    given: &str,
-    rel: &str,
-) -> Result<(String, cap_std::fs::Dir, cap_std::fs::File)> {
+/// Lock files `locks/` may hold before the ones nobody holds are removed.
+pub const LOCK_FILES_KEPT: usize = 1024;
+
+/// How many lock files a workspace creates between two looks at the size of `locks/`.
+pub const SWEEP_EVERY: usize = 256;
+
+fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<Cross> {
     let io = |e| Error::from_io("lock", given, e);
-    let state = workspace.state_store().ensure()?;
-    crate::beneath::create_dirs(state, "locks").map_err(io)?;
-    let dir = crate::beneath::dir(state, "locks").map_err(io)?;
+    let dir = locks_dir(workspace, given)?;
     let name = format!("{}.lock", &Sha256::of(rel.as_bytes()).to_string()[..32]);
+    let flags = rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NONBLOCK;
     for _ in 0..LOCK_ATTEMPTS {
-        let fd = crate::beneath::open(
-            &dir,
-            &name,
-            rustix::fs::OFlags::RDWR | rustix::fs::OFlags::CREATE | rustix::fs::OFlags::NONBLOCK,
-            rustix::fs::Mode::from_raw_mode(0o600),
-        )
-        .map_err(io)?;
+        // Usually the file is there from an earlier lock; else it is created here.
+        let mut created = false;
+        let fd = match crate::beneath::open(dir, &name, flags, rustix::fs::Mode::empty()) {
+            Ok(fd) => fd,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                let create = flags | rustix::fs::OFlags::CREATE | rustix::fs::OFlags::EXCL;
+                match crate::beneath::open(dir, &name, create, rustix::fs::Mode::from_raw_mode(0o600)) {
+                    Ok(fd) => {
+                        created = true;
+                        created_one(workspace, dir);
+                        fd
+                    }
+                    // Another process created it meanwhile: open that one.
+                    Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                    Err(err) => return Err(io(err)),
+                }
+            }
+            Err(err) => return Err(io(err)),
+        };
         let file = cap_std::fs::File::from_std(std::fs::File::from(fd));
         crate::atomic::check_regular(given, &file)?;
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
-        // The lock counts only if the name still leads to the locked inode: the previous
-        // holder may have removed it (and a third process created a new one) meanwhile.
         let locked = rustix::fs::fstat(&file).map_err(|e| io(e.into()))?;
-        match rustix::fs::statat(&dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(now) if now.st_dev == locked.st_dev && now.st_ino == locked.st_ino => return Ok((name, dir, file)),
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
+        // The lock counts only if the name still leads to the locked inode: a sweep may have
+        // removed it (and another process created a new one) while this one waited.
+        match rustix::fs::statat(dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(now) if now.st_dev == locked.st_dev && now.st_ino == locked.st_ino => {
+                return Ok(Cross { file, name, created });
+            }
             Ok(_) | Err(rustix::io::Errno::NOENT) => {}
             Err(err) => return Err(io(err.into())),
         }
@@ -257,6 +308,57 @@ fn cross_process_lock(
         "the lock file {name} in {} kept being replaced; is another process looping on it?",
         workspace.state_dir().display()
     ))))
+}
+
+/// The state folder's `locks/`, created and opened on first use.
+fn locks_dir<'ws>(workspace: &'ws Workspace, given: &str) -> Result<&'ws cap_std::fs::Dir> {
+    let table = workspace.lock_table();
+    if let Some(dir) = table.dir.get() {
+        return Ok(dir);
+    }
+    let io = |e| Error::from_io("lock", given, e);
+    let state = workspace.state_store().ensure()?;
+    crate::beneath::create_dirs(state, "locks").map_err(io)?;
+    let dir = crate::beneath::dir(state, "locks").map_err(io)?;
+    Ok(table.dir.get_or_init(|| dir))
+}
+
+/// Counts a lock file this workspace created; every [`SWEEP_EVERY`], sweeps `locks/`.
+fn created_one(workspace: &Workspace, dir: &cap_std::fs::Dir) {
+    let created = workspace.lock_table().created.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    if created.is_multiple_of(SWEEP_EVERY) {
+        sweep(dir);
+    }
+}
+
+/// When `locks/` holds more than [`LOCK_FILES_KEPT`] files, removes every lock file nobody
+/// holds, each while holding its lock (a process waiting on it then finds the name gone and
+/// starts over). Best effort: a file that cannot be opened or locked at once is left.
+fn sweep(dir: &cap_std::fs::Dir) {
+    let Ok(entries) = dir.entries() else { return };
+    let names: Vec<String> = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".lock"))
+        .collect();
+    if names.len() <= LOCK_FILES_KEPT {
+        return;
+    }
+    for name in names {
+        let flags = rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NONBLOCK;
+        let Ok(fd) = crate::beneath::open(dir, &name, flags, rustix::fs::Mode::empty()) else { continue };
+        let Ok(locked) = rustix::fs::fstat(&fd) else { continue };
+        if rustix::fs::FileType::from_raw_mode(locked.st_mode) != rustix::fs::FileType::RegularFile
+            || rustix::fs::flock(&fd, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err()
+        {
+            continue;
+        }
+        if let Ok(now) = rustix::fs::statat(dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+            && now.st_dev == locked.st_dev
+            && now.st_ino == locked.st_ino
+        {
+            let _ = dir.remove_file(&name);
+        }
+    }
 }
 
 impl Workspace {

@@ -9,11 +9,21 @@ pub(crate) struct LockTable {
     held: Mutex<HashSet<String>>,
     freed: Condvar,
     pub(crate) cross_process: bool,
+    /// The state folder's `locks/`, once opened.
+    pub(crate) dir: std::sync::OnceLock<cap_std::fs::Dir>,
+    /// Lock files this workspace created (the lock module sweeps the folder every so many).
+    pub(crate) created: std::sync::atomic::AtomicUsize,
 }
 
 impl LockTable {
     pub(crate) fn new(cross_process: bool) -> Self {
-        LockTable { held: Mutex::new(HashSet::new()), freed: Condvar::new(), cross_process }
+        LockTable {
+            held: Mutex::new(HashSet::new()),
+            freed: Condvar::new(),
+            cross_process,
+            dir: std::sync::OnceLock::new(),
+            created: std::sync::atomic::AtomicUsize::new(0),
+        }
     }
 
     pub(crate) fn acquire(&self, rel: &str) {

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use editkit_vfs::{Workspace, WriteOptions};
+use editkit_vfs::{Durability, LOCK_FILES_KEPT, SWEEP_EVERY, Workspace, WriteOptions};
 
 const CHILD_ENV: &str = "EDITKIT_VFS_LOCK_CHILD";
 
@@ -31,7 +31,7 @@ fn eight_threads_increment_one_counter_without_losing_an_update() {
         }
     });
     assert_eq!(std::fs::read_to_string(tmp.path().join("counter.txt")).unwrap(), "8000\n");
-    assert_eq!(lock_files(tmp.path()), 0);
+    assert_eq!(lock_files(tmp.path()), 1, "one lock file, kept for the next lock of that file");
 }
 
 #[test]
@@ -49,12 +49,21 @@ fn different_files_do_not_block_each_other() {
     assert_eq!(many.iter().map(|l| l.path()).collect::<Vec<_>>(), ["a.txt", "b.txt"]);
 }
 
-/// Runs only as a child process of the test below.
+/// Runs only as a child process of the test below: increments the counter 250 times and,
+/// between increments, writes 12 files never written before, so that every process creates
+/// lock files enough to sweep `locks/` (the counter's lock file included, whenever nobody
+/// holds it) many times while the others wait for the counter.
 #[test]
 fn child_increments() {
     let Ok(root) = std::env::var(CHILD_ENV) else { return };
-    let workspace = Workspace::open(Path::new(&root)).unwrap();
-    increment(&workspace, "counter.txt", 250);
+    let workspace = Workspace::builder(Path::new(&root)).durability(Durability::Atomic).open().unwrap();
+    let me = std::process::id();
+    for round in 0..250 {
+        increment(&workspace, "counter.txt", 1);
+        for other in 0..12 {
+            workspace.write(&format!("other/{me}-{round}-{other}.txt"), b"x\n", &WriteOptions::default()).unwrap();
+        }
+    }
 }
 
 #[test]
@@ -75,7 +84,9 @@ fn four_processes_increment_one_counter_without_losing_an_update() {
         assert!(child.wait().unwrap().success());
     }
     assert_eq!(std::fs::read_to_string(tmp.path().join("counter.txt")).unwrap(), "1000\n");
-    assert_eq!(lock_files(tmp.path()), 0, "every lock file is removed by its last holder");
+    // Each process created 3,000 lock files; sweeps kept the folder near its bound.
+    let left = lock_files(tmp.path());
+    assert!(left <= LOCK_FILES_KEPT + 4 * SWEEP_EVERY, "{left} lock files left");
 }
 
 /// Lock files left under the default state folder.
@@ -86,14 +97,39 @@ fn lock_files(root: &Path) -> usize {
 }
 
 #[test]
-fn lock_files_do_not_outlive_their_locks() {
+fn lock_files_are_reused_and_stay_few_however_many_files_are_written() {
     let tmp = tempfile::tempdir().unwrap();
-    let workspace = Workspace::open(tmp.path()).unwrap();
-    for n in 0..200 {
+    let workspace = Workspace::builder(tmp.path()).durability(Durability::Atomic).open().unwrap();
+    for _ in 0..3 {
+        workspace.write("again.txt", b"x\n", &WriteOptions::default()).unwrap();
+    }
+    assert_eq!(lock_files(tmp.path()), 1, "one file's lock file serves all its writes");
+    // A lock that wrote nothing leaves no lock file behind.
+    drop(workspace.lock("looked-at.txt").unwrap());
+    assert_eq!(lock_files(tmp.path()), 1, "a lock without a write left its file");
+    let held = workspace.lock("held.txt").unwrap();
+    let many = LOCK_FILES_KEPT + 3 * SWEEP_EVERY;
+    for n in 0..many {
         workspace.write(&format!("f{n}.txt"), b"x\n", &WriteOptions::default()).unwrap();
     }
-    let held = workspace.lock("f1.txt").unwrap();
-    assert_eq!(lock_files(tmp.path()), 1, "a held lock has its file");
-    drop(held);
-    assert_eq!(lock_files(tmp.path()), 0);
+    let left = lock_files(tmp.path());
+    assert!(left <= LOCK_FILES_KEPT + SWEEP_EVERY, "{left} lock files left after writing {many} files");
+    // A sweep removes only lock files nobody holds.
+    let state = workspace.state_dir().join("locks");
+    let name = format!("{}.lock", &editkit_vfs::Sha256::of(b"held.txt").to_string()[..32]);
+    assert!(state.join(&name).is_file(), "the held lock's file survived the sweeps");
+    // And the held lock still excludes: another workspace's locker waits for it.
+    let second = Workspace::open(tmp.path()).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let lock = second.lock("held.txt").unwrap();
+            tx.send(()).unwrap();
+            drop(lock);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(rx.try_recv().is_err(), "the second locker got in while the lock was held");
+        drop(held);
+        rx.recv().unwrap();
+    });
 }
