@@ -559,11 +559,18 @@ fn journal_name(id: &str) -> String {
 }
 
 /// Removes the journal's backups (best effort: a leftover is a hidden `.editkit-` file).
+/// Removes the backups, by a few threads when there are many: removing a backup frees the
+/// original's blocks, which on a file system that discards freed blocks at once (`discard`
+/// without a journal) waits for the device each time, and those waits overlap.
 fn remove_backups(workspace: &Workspace, journal: &Journal) {
-    for backup in journal.entries.iter().filter_map(|entry| entry.backup.as_deref()) {
+    let backups: Vec<&str> = journal.entries.iter().filter_map(|entry| entry.backup.as_deref()).collect();
+    crate::par::map(&backups, BACKUPS_PER_THREAD, crate::par::IO_THREADS, |backup| {
         let _ = workspace.txn().remove_unchecked(backup);
-    }
+    });
 }
+
+/// Fewest backups worth a removal thread of their own.
+const BACKUPS_PER_THREAD: usize = 8;
 
 /// After the commit point: the backups go, then the journal (so a crash in between leaves a
 /// committed journal that the next recovery cleans up).

@@ -49,6 +49,7 @@
 mod commit;
 mod error;
 mod locate;
+mod par;
 mod parse;
 mod plan;
 mod report;

@@ -4,6 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use editkit_vfs::codec::DecodeError;
+use std::sync::Arc;
+
 use editkit_vfs::{EntryKind, FileLock, LineEnding, Metadata, Sha256, Text, Workspace};
 
 use crate::error::{Cause, Error, Failure, Result};
@@ -142,10 +144,68 @@ impl Content {
     }
 }
 
+/// One content a file has or will have, with its SHA-256 computed once, when first asked for
+/// (a read's hash is known; a new content's is computed with its diff, on a few threads).
+#[derive(Debug)]
+struct Version {
+    content: Content,
+    sha256: std::sync::OnceLock<Sha256>,
+}
+
+impl Version {
+    fn new(content: Content) -> Arc<Self> {
+        Arc::new(Version { content, sha256: std::sync::OnceLock::new() })
+    }
+
+    fn hashed(content: Content, sha256: Sha256) -> Arc<Self> {
+        Arc::new(Version { content, sha256: std::sync::OnceLock::from(sha256) })
+    }
+
+    fn sha256(&self) -> Sha256 {
+        *self.sha256.get_or_init(|| Sha256::of(&self.content.bytes()))
+    }
+}
+
+/// A file's unified diff for the report, computed once the whole plan has succeeded.
+struct DiffJob {
+    /// The old side: path and content (`None`: `/dev/null`).
+    old: Option<(String, Arc<Version>)>,
+    /// The new side: path and text (`None`: `/dev/null`).
+    new: Option<(String, NewSide)>,
+}
+
+/// The new side of a diff.
+enum NewSide {
+    /// A content of the plan (its hash is taken beside the diff).
+    Version(Arc<Version>),
+    /// An added file's text as the patch gave it.
+    Added(String),
+}
+
+impl DiffJob {
+    /// The diff, hashing the new content too (so that the hashes are taken on a few threads).
+    fn run(&self) -> String {
+        let mut out = String::new();
+        let old = self.old.as_ref().map(|(path, version)| (path, version.content.diff_text()));
+        let new = self.new.as_ref().map(|(path, side)| match side {
+            NewSide::Version(version) => {
+                version.sha256();
+                (path, version.content.diff_text().unwrap_or(""))
+            }
+            NewSide::Added(text) => (path, text.as_str()),
+        });
+        push_diff(&mut out, old, new);
+        out
+    }
+}
+
+/// Fewest files worth a reading (or hashing and diffing) thread of their own.
+const FILES_PER_THREAD: usize = 16;
+
 /// What is on disk at a canonical path when planning.
 #[derive(Debug)]
 struct Disk {
-    content: Option<Content>,
+    content: Option<Arc<Version>>,
     sha256: Option<Sha256>,
     problem: Option<editkit_vfs::Error>,
 }
@@ -223,13 +283,18 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     // dry run writes nothing, so it takes no lock (and creates no lock file).
     let locks = if options.dry_run { Vec::new() } else { workspace.lock_entries(all_paths.iter().copied())? };
     // What is on disk now (read without arming the staleness guard).
-    let mut disk: HashMap<String, Disk> = HashMap::new();
+    // Each file once, read and hashed by a few threads when there are many.
+    let mut unique: Vec<&str> = Vec::with_capacity(all_paths.len());
+    let mut seen: HashSet<&str> = HashSet::with_capacity(all_paths.len());
     for path in &all_paths {
-        if !disk.contains_key(*path) {
-            let from = read_through.get(*path).map_or(*path, String::as_str);
-            disk.insert((*path).to_owned(), read_disk(workspace, from));
+        if seen.insert(*path) {
+            unique.push(*path);
         }
     }
+    let read = crate::par::map(&unique, FILES_PER_THREAD, crate::par::compute_threads(), |path| {
+        read_disk(workspace, read_through.get(*path).map_or(*path, String::as_str))
+    });
+    let disk: HashMap<String, Disk> = unique.iter().map(|path| (*path).to_owned()).zip(read).collect();
     // Staleness, once per existing file an operation reads.
     let mut checked: HashSet<&str> = HashSet::new();
     for (operation, paths) in patch.operations().iter().zip(&resolved) {
@@ -259,8 +324,11 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         }
     }
     // Simulate the operations in order over the files as they would become.
-    // Each file's content as it would become, with its hash (each content is hashed once).
-    let mut state: HashMap<String, Option<(Content, Sha256)>> = HashMap::new();
+    // Each file's content as it would become (each content is hashed once).
+    let mut state: HashMap<String, Option<Arc<Version>>> = HashMap::new();
+    // The report's diffs, in operation order, and the reports whose new hash they give.
+    let mut diffs: Vec<DiffJob> = Vec::new();
+    let mut new_hashes: Vec<(usize, Arc<Version>)> = Vec::new();
     // Where a moved file's content came from on disk (for its permission bits).
     let mut origin: HashMap<String, String> = HashMap::new();
     let mut order: Vec<String> = Vec::new();
@@ -280,7 +348,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         let Some((source, destination)) = paths else { continue };
         for path in std::iter::once(source).chain(destination) {
             if !state.contains_key(path) {
-                let content = disk.get(path).and_then(|d| Some((d.content.clone()?, d.sha256?)));
+                let content = disk.get(path).and_then(|d| d.content.clone());
                 state.insert(path.clone(), content);
                 order.push(path.clone());
             }
@@ -293,26 +361,27 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             cause,
         };
         let problem = disk.get(source.as_str()).and_then(|d| d.problem.as_ref());
-        let (current, current_sha256) = state.get(source).cloned().flatten().unzip();
+        let current = state.get(source).cloned().flatten();
+        let current_sha256 = current.as_ref().map(|version| version.sha256());
         match operation {
             Operation::Add { content, .. } => {
                 if current.is_some() || problem.is_some() {
                     failures.push(file_failure(Cause::AddTargetExists));
                     continue;
                 }
-                let text = Text::new(content, LineEnding::Lf, false);
-                let sha256 = Sha256::of(&text.encoded());
-                push_diff(&mut preview.diff, None, Some((source, content)));
+                let added = Version::new(Content::Text(Text::new(content, LineEnding::Lf, false)));
+                diffs.push(DiffJob { old: None, new: Some((source.clone(), NewSide::Added(content.clone()))) });
                 preview.added.push(source.clone());
+                new_hashes.push((preview.files.len(), Arc::clone(&added)));
                 preview.files.push(FileReport {
                     action: Action::Added,
                     path: source.clone(),
                     moved_from: None,
                     sha256_before: None,
-                    sha256_after: Some(sha256),
+                    sha256_after: None,
                     hunks: Vec::new(),
                 });
-                state.insert(source.clone(), Some((Content::Text(text), sha256)));
+                state.insert(source.clone(), Some(added));
             }
             Operation::Delete { content: expected, .. } => {
                 let Some(current) = current else {
@@ -324,13 +393,13 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     ));
                     continue;
                 };
-                if let (Some(expected), Some(actual)) = (expected, current.diff_text())
+                if let (Some(expected), Some(actual)) = (expected, current.content.diff_text())
                     && let Some(line) = first_difference(expected, actual)
                 {
                     failures.push(file_failure(Cause::DeleteMismatch { line }));
                     continue;
                 }
-                push_diff(&mut preview.diff, Some((source, current.diff_text())), None);
+                diffs.push(DiffJob { old: Some((source.clone(), current)), new: None });
                 preview.deleted.push(source.clone());
                 preview.files.push(FileReport {
                     action: Action::Deleted,
@@ -370,8 +439,9 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     failures.push(file_failure(Cause::Vfs(err)));
                     continue;
                 }
-                let (updated, reports): (Content, Vec<HunkReport>) = match (&current, hunks.is_empty()) {
-                    (_, true) => (current.clone(), Vec::new()),
+                let (updated, reports): (Arc<Version>, Vec<HunkReport>) = match (&current.content, hunks.is_empty()) {
+                    // A move without hunks keeps the content, and its hash.
+                    (_, true) => (Arc::clone(&current), Vec::new()),
                     (Content::Raw(_, err), false) => {
                         failures
                             .push(file_failure(Cause::Vfs(editkit_vfs::Error::from_decode(operation.path(), *err))));
@@ -380,7 +450,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     (Content::Text(text), false) => {
                         charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
                         match apply_hunks(text, hunks, options.strict) {
-                            Ok((text, reports)) => (Content::Text(text), reports),
+                            Ok((text, reports)) => (Version::new(Content::Text(text)), reports),
                             Err(hunk_failures) => {
                                 for (idx, cause) in hunk_failures {
                                     let hunk = hunks.get(idx);
@@ -398,27 +468,22 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     }
                 };
                 let moved = target != *source;
-                // A move without hunks keeps the content, and its hash.
-                let updated_sha256 = match current_sha256 {
-                    Some(sha256) if hunks.is_empty() => sha256,
-                    _ => Sha256::of(&updated.bytes()),
-                };
-                push_diff(
-                    &mut preview.diff,
-                    Some((source, current.diff_text())),
-                    updated.diff_text().map(|text| (&target, text)).or(Some((&target, ""))),
-                );
+                diffs.push(DiffJob {
+                    old: Some((source.clone(), current)),
+                    new: Some((target.clone(), NewSide::Version(Arc::clone(&updated)))),
+                });
                 if moved {
                     preview.moved.push(Moved { from: source.clone(), to: target.clone() });
                 } else {
                     preview.updated.push(source.clone());
                 }
+                new_hashes.push((preview.files.len(), Arc::clone(&updated)));
                 preview.files.push(FileReport {
                     action: if moved { Action::Moved } else { Action::Updated },
                     path: target.clone(),
                     moved_from: moved.then(|| source.clone()),
                     sha256_before: current_sha256,
-                    sha256_after: Some(updated_sha256),
+                    sha256_after: None,
                     hunks: reports,
                 });
                 if moved {
@@ -426,7 +491,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     let first = origin.remove(source).unwrap_or_else(|| source.clone());
                     origin.insert(target.clone(), first);
                 }
-                state.insert(target, Some((updated, updated_sha256)));
+                state.insert(target, Some(updated));
             }
         }
     }
@@ -454,6 +519,14 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     if !failures.is_empty() {
         return Err(Error::Plan { failures });
     }
+    // The report's diffs, and the new contents' hashes with them, on a few threads.
+    let pieces = crate::par::map(&diffs, FILES_PER_THREAD, crate::par::compute_threads(), DiffJob::run);
+    preview.diff = pieces.concat();
+    for (index, version) in new_hashes {
+        if let Some(file) = preview.files.get_mut(index) {
+            file.sha256_after = Some(version.sha256());
+        }
+    }
     let mut writes = Vec::new();
     for path in order {
         let before = disk.get(&path);
@@ -461,10 +534,11 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         let sha256_before = before.and_then(|d| d.sha256);
         let unchanged = match (&after, sha256_before) {
             (None, None) => true,
-            (Some((_, sha256_after)), Some(sha256_before)) => *sha256_after == sha256_before,
+            (Some(after), Some(sha256_before)) => after.sha256() == sha256_before,
             _ => false,
         };
-        let (after, sha256_after) = after.map(|(content, sha256)| (content.bytes().into_owned(), sha256)).unzip();
+        let (after, sha256_after) =
+            after.map(|version| (version.content.bytes().into_owned(), version.sha256())).unzip();
         if !unchanged {
             let permissions_from = match (&sha256_before, &after) {
                 (None, Some(_)) => {
@@ -472,7 +546,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 }
                 _ => None,
             };
-            let before = before.and_then(|d| d.content.as_ref()).map(|content| content.bytes().into_owned());
+            let before = before.and_then(|d| d.content.as_ref()).map(|version| version.content.bytes().into_owned());
             writes.push(FileWrite { path, sha256_before, bytes: after, sha256_after, before, permissions_from });
         }
     }
@@ -525,7 +599,7 @@ fn read_disk(workspace: &Workspace, path: &str) -> Disk {
                 Ok(text) => Content::Text(text),
                 Err(err) => Content::Raw(bytes, err),
             };
-            Disk { content: Some(content), sha256: Some(sha256), problem: None }
+            Disk { content: Some(Version::hashed(content, sha256)), sha256: Some(sha256), problem: None }
         }
         Ok(None) => Disk { content: None, sha256: None, problem: None },
         Err(err) => problem(err),
