@@ -589,12 +589,14 @@ fn remove_dirs(workspace: &Workspace, dirs: &[String]) {
 /// Parent folders of `paths` that do not exist yet, shallowest first.
 fn missing_parents<'a>(workspace: &Workspace, paths: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut missing: Vec<String> = Vec::new();
+    // Each folder is looked at once, however many files are in it.
+    let mut checked: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for path in paths {
         let mut end = 0;
         while let Some(slash) = path.get(end..).and_then(|rest| rest.find('/')) {
             let dir = path.get(..end + slash).unwrap_or_default();
             end += slash + 1;
-            if !missing.iter().any(|m| m == dir) && !workspace.exists(dir).unwrap_or(true) {
+            if checked.insert(dir) && !workspace.exists(dir).unwrap_or(true) {
                 missing.push(dir.to_owned());
             }
         }

@@ -307,7 +307,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             match options.expected_hashes.get(operation.path()).or_else(|| options.expected_hashes.get(source)) {
                 Some(hash) => Some(*hash),
                 None if options.force => None,
-                None => workspace.recorded_hash(source).ok().flatten(),
+                None => workspace.txn().recorded_unchecked(source),
             };
         if let Some(expected) = expected.filter(|expected| *expected != current) {
             failures.push(Failure {
@@ -570,6 +570,10 @@ fn first_difference(expected: &str, actual: &str) -> Option<usize> {
 }
 
 fn read_disk(workspace: &Workspace, path: &str) -> Disk {
+    // The common case in one open; anything else is looked at step by step below.
+    if let Some(bytes) = workspace.txn().read_plain_unchecked(path, workspace.max_read_bytes()) {
+        return disk_of(bytes);
+    }
     let problem = |err| Disk { content: None, sha256: None, problem: Some(err) };
     match workspace.metadata(path) {
         Err(editkit_vfs::Error::NotFound { .. }) => return Disk { content: None, sha256: None, problem: None },
@@ -593,17 +597,20 @@ fn read_disk(workspace: &Workspace, path: &str) -> Disk {
         }
     }
     match workspace.txn().read_unchecked(path) {
-        Ok(Some(bytes)) => {
-            let sha256 = Sha256::of(&bytes);
-            let content = match Text::decode(&bytes) {
-                Ok(text) => Content::Text(text),
-                Err(err) => Content::Raw(bytes, err),
-            };
-            Disk { content: Some(Version::hashed(content, sha256)), sha256: Some(sha256), problem: None }
-        }
+        Ok(Some(bytes)) => disk_of(bytes),
         Ok(None) => Disk { content: None, sha256: None, problem: None },
         Err(err) => problem(err),
     }
+}
+
+/// A file read: its content, decoded when it is text, and its hash.
+fn disk_of(bytes: Vec<u8>) -> Disk {
+    let sha256 = Sha256::of(&bytes);
+    let content = match Text::decode(&bytes) {
+        Ok(text) => Content::Text(text),
+        Err(err) => Content::Raw(bytes, err),
+    };
+    Disk { content: Some(Version::hashed(content, sha256)), sha256: Some(sha256), problem: None }
 }
 
 /// The disk problem of a path (directory, too large...), rebuilt for a failure.

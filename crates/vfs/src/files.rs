@@ -350,6 +350,11 @@ impl Workspace {
         Ok(file)
     }
 
+    /// The ledger's hash of canonical `rel`.
+    pub(crate) fn recorded(&self, rel: &str) -> Option<Sha256> {
+        self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).copied()
+    }
+
     pub(crate) fn record(&self, rel: &str, sha256: Sha256) {
         self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel.to_owned(), sha256);
     }
@@ -388,8 +393,7 @@ impl Workspace {
     /// # Errors
     /// Policy errors.
     pub fn recorded_hash(&self, path: &str) -> Result<Option<Sha256>> {
-        let rel = self.resolve(path)?;
-        Ok(self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&rel).copied())
+        Ok(self.recorded(&self.resolve(path)?))
     }
 
     /// Writes `bytes` atomically: a temp file in the same directory, fsync, rename over the

@@ -301,6 +301,49 @@ impl Txn<'_> {
         read_regular(self.ws.root_dir(), path)
     }
 
+    /// Reads the file at canonical `path` in one open, when it is a regular file of at most
+    /// `limit` bytes: `None` for anything else (missing, a folder, a link, a FIFO or device,
+    /// larger, unreadable), which the caller then looks at with the checked calls
+    /// ([`Workspace::metadata`] and friends) to say why. For a transaction's many reads of
+    /// paths it resolved already.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// std::fs::create_dir(dir.path().join("folder")).unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.txn().read_plain_unchecked("a.txt", 100).as_deref(), Some(&b"one\n"[..]));
+    /// assert_eq!(workspace.txn().read_plain_unchecked("a.txt", 3), None);
+    /// assert_eq!(workspace.txn().read_plain_unchecked("folder", 100), None);
+    /// assert_eq!(workspace.txn().read_plain_unchecked("missing.txt", 100), None);
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn read_plain_unchecked(&self, path: &str, limit: u64) -> Option<Vec<u8>> {
+        if path.is_empty() {
+            return None;
+        }
+        let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        let fd = crate::beneath::open(self.ws.root_dir(), path, flags, rustix::fs::Mode::empty()).ok()?;
+        let stat = rustix::fs::fstat(&fd).ok()?;
+        let size = u64::try_from(stat.st_size).ok()?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile || size > limit {
+            return None;
+        }
+        let mut file = std::fs::File::from(fd);
+        // One read of the whole file, then one that finds its end (or what grew meanwhile).
+        let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?.saturating_add(1));
+        (&mut file).take(limit.saturating_add(1)).read_to_end(&mut bytes).ok()?;
+        (bytes.len() as u64 <= limit).then_some(bytes)
+    }
+
+    /// The ledger's hash of canonical `path`: what this workspace last read or wrote there.
+    #[must_use]
+    pub fn recorded_unchecked(&self, path: &str) -> Option<crate::Sha256> {
+        self.ws.recorded(path)
+    }
+
     /// Records `sha256` as the ledger's hash of canonical `path` (after a transaction wrote
     /// it), or forgets the path with `None` (after it was deleted or moved away).
     pub fn record(&self, path: &str, sha256: Option<crate::Sha256>) {
