@@ -48,6 +48,161 @@ pub fn unified(old_name: &str, new_name: &str, old: &str, new: &str, context: us
     if skipped_lines == 0 { diff } else { shift_hunks(&diff, skipped_lines) }
 }
 
+/// A pair of line ranges (0-based, end exclusive): lines of the old text and the lines of the
+/// new text that stand in their place.
+pub type Window = (std::ops::Range<usize>, std::ops::Range<usize>);
+
+/// The unified diff of `old` → `new` when the two differ only inside `windows` (in order, not
+/// overlapping): outside them the lines are the same, one to one. Each window is diffed on its
+/// own, so a change of a few places in a large file costs a diff of those places, not of the
+/// file; the lines between are compared, not hashed. `None` when a window is out of order or
+/// out of range, or the lines outside the windows differ: the caller then diffs the whole
+/// texts with [`unified`]. The format is [`unified`]'s (same headers, hunks merged when their
+/// context touches, `\ No newline at end of file`); where a line repeats nearby, the lines a
+/// change is drawn against may differ from a whole-text diff's, and applying either gives `new`.
+///
+/// ```
+/// use editkit_matcher::diff;
+/// let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n";
+/// let new = "a\nB\nc\nd\ne\nf\ng\nh\nI\nj\n";
+/// let windows = [(1..2, 1..2), (8..9, 8..9)];
+/// let text = diff::unified_windows("a/x", "b/x", old, new, &windows, 3).unwrap();
+/// assert_eq!(text, diff::unified("a/x", "b/x", old, new, 3));
+/// // A difference outside the windows: not this function's to diff.
+/// assert_eq!(diff::unified_windows("a/x", "b/x", old, new, &windows[..1], 3), None);
+/// ```
+#[must_use]
+pub fn unified_windows(
+    old_name: &str,
+    new_name: &str,
+    old: &str,
+    new: &str,
+    windows: &[Window],
+    context: usize,
+) -> Option<String> {
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let mut all: Vec<DiffOp> = Vec::new();
+    // Neighbouring operations of one kind become one, as a whole-text diff gives them: one run
+    // of equal lines (hunks are split by its length), one change (its `-` lines, then its `+`).
+    let mut push = |op: DiffOp| match (all.last_mut(), op) {
+        (Some(DiffOp::Equal { len, .. }), DiffOp::Equal { len: more, .. }) => *len += more,
+        (Some(last), op) if !matches!(last, DiffOp::Equal { .. }) && !matches!(op, DiffOp::Equal { .. }) => {
+            *last = change(last.old_range().start..op.old_range().end, last.new_range().start..op.new_range().end);
+        }
+        _ => all.push(op),
+    };
+    let widened = widen(windows, context, old_lines.len(), new_lines.len())?;
+    let (mut at_old, mut at_new) = (0, 0);
+    let ends = [(old_lines.len()..old_lines.len(), new_lines.len()..new_lines.len())];
+    for (index, (in_old, in_new)) in widened.iter().chain(&ends).enumerate() {
+        let last = index == widened.len();
+        if in_old.start < at_old || in_new.start < at_new || in_old.end < in_old.start || in_new.end < in_new.start {
+            return None;
+        }
+        let between = in_old.start - at_old;
+        if in_new.start - at_new != between
+            || old_lines.get(at_old..in_old.start)? != new_lines.get(at_new..in_new.start)?
+        {
+            return None;
+        }
+        if between > 0 {
+            push(DiffOp::Equal { old_index: at_old, new_index: at_new, len: between });
+        }
+        if last {
+            break;
+        }
+        let (old_part, new_part) = (old_lines.get(in_old.clone())?, new_lines.get(in_new.clone())?);
+        for op in ops(old_part, new_part) {
+            push(shifted(op, in_old.start, in_new.start));
+        }
+        (at_old, at_new) = (in_old.end, in_new.end);
+    }
+    let mut out = String::new();
+    for group in similar::group_diff_ops(all, context) {
+        if group.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
+            continue;
+        }
+        if out.is_empty() {
+            out.push_str(&format!("--- {old_name}\n+++ {new_name}\n"));
+        }
+        out.push_str(&format!("{}\n", similar::udiff::UnifiedHunkHeader::new(&group)));
+        for op in &group {
+            let (tag, lines): (char, &[&str]) = match *op {
+                DiffOp::Equal { old_index, len, .. } => (' ', old_lines.get(old_index..old_index + len)?),
+                DiffOp::Delete { old_index, old_len, .. } => ('-', old_lines.get(old_index..old_index + old_len)?),
+                DiffOp::Insert { new_index, new_len, .. } => ('+', new_lines.get(new_index..new_index + new_len)?),
+                DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                    push_lines(&mut out, '-', old_lines.get(old_index..old_index + old_len)?);
+                    ('+', new_lines.get(new_index..new_index + new_len)?)
+                }
+            };
+            push_lines(&mut out, tag, lines);
+        }
+    }
+    Some(out)
+}
+
+/// `windows` each widened by up to `lines` of the (equal) lines around it, not past its
+/// neighbours or the texts' ends, so that a change at a window's edge is drawn against the
+/// lines beside it as a whole-text diff draws it (an inserted blank line next to a blank
+/// line, say). `None` when the windows are out of order.
+fn widen(windows: &[Window], lines: usize, old_len: usize, new_len: usize) -> Option<Vec<Window>> {
+    let mut widened: Vec<Window> = Vec::with_capacity(windows.len());
+    for (index, (old, new)) in windows.iter().enumerate() {
+        if old.end < old.start || new.end < new.start || old.end > old_len || new.end > new_len {
+            return None;
+        }
+        let (floor_old, floor_new) = widened.last().map_or((0, 0), |(o, n)| (o.end, n.end));
+        if old.start < floor_old || new.start < floor_new {
+            return None;
+        }
+        let (ceil_old, ceil_new) = windows.get(index + 1).map_or((old_len, new_len), |(o, n)| (o.start, n.start));
+        let before = lines.min(old.start - floor_old).min(new.start - floor_new);
+        let after = lines.min(ceil_old.saturating_sub(old.end)).min(ceil_new.saturating_sub(new.end));
+        widened.push((old.start - before..old.end + after, new.start - before..new.end + after));
+    }
+    Some(widened)
+}
+
+/// The change turning old lines `old` into new lines `new`.
+fn change(old: std::ops::Range<usize>, new: std::ops::Range<usize>) -> DiffOp {
+    match (old.is_empty(), new.is_empty()) {
+        (false, true) => DiffOp::Delete { old_index: old.start, old_len: old.len(), new_index: new.start },
+        (true, false) => DiffOp::Insert { old_index: old.start, new_index: new.start, new_len: new.len() },
+        _ => DiffOp::Replace { old_index: old.start, old_len: old.len(), new_index: new.start, new_len: new.len() },
+    }
+}
+
+/// `op` with its line indices moved by `old` and `new`.
+fn shifted(op: DiffOp, old: usize, new: usize) -> DiffOp {
+    match op {
+        DiffOp::Equal { old_index, new_index, len } => {
+            DiffOp::Equal { old_index: old_index + old, new_index: new_index + new, len }
+        }
+        DiffOp::Delete { old_index, old_len, new_index } => {
+            DiffOp::Delete { old_index: old_index + old, old_len, new_index: new_index + new }
+        }
+        DiffOp::Insert { old_index, new_index, new_len } => {
+            DiffOp::Insert { old_index: old_index + old, new_index: new_index + new, new_len }
+        }
+        DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+            DiffOp::Replace { old_index: old_index + old, old_len, new_index: new_index + new, new_len }
+        }
+    }
+}
+
+/// Lines of a hunk body under one tag, as `similar` writes them.
+fn push_lines(out: &mut String, tag: char, lines: &[&str]) {
+    for line in lines {
+        out.push(tag);
+        out.push_str(line);
+        if !line.ends_with('\n') {
+            out.push_str("\n\\ No newline at end of file\n");
+        }
+    }
+}
+
 /// Where the middle of two texts starts and ends once the lines they share at both ends are
 /// cut, keeping `context` of them on each side: the lines cut at the start, the middle's start
 /// (the same in both) and its end in `old` and in `new`. Cuts fall on line starts only.

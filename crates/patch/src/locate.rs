@@ -49,12 +49,13 @@ impl HunkReport {
 /// A hunk that could not be placed: its 0-based index and why.
 pub(crate) type HunkFailure = (usize, Cause);
 
+/// A file's text after its hunks: the new text, where each hunk landed, and the line windows
+/// (old lines, new lines) outside which the text did not change, when every hunk replaced
+/// whole lines (for a diff of the windows alone; `None` otherwise).
+pub(crate) type Applied = (Text, Vec<HunkReport>, Option<Vec<editkit_matcher::diff::Window>>);
+
 /// Applies `hunks` to `original`, keeping untouched lines' endings, BOM and final-newline state.
-pub(crate) fn apply_hunks(
-    original: &Text,
-    hunks: &[Hunk],
-    strict: bool,
-) -> Result<(Text, Vec<HunkReport>), Vec<HunkFailure>> {
+pub(crate) fn apply_hunks(original: &Text, hunks: &[Hunk], strict: bool) -> Result<Applied, Vec<HunkFailure>> {
     let mut text = original.clone();
     let had_newline = text.as_str().is_empty() || text.trailing_newline();
     if !had_newline {
@@ -67,6 +68,9 @@ pub(crate) fn apply_hunks(
     let mut delta: isize = 0;
     let mut reports = Vec::with_capacity(hunks.len());
     let mut failures = Vec::new();
+    let mut windows = Some(Vec::with_capacity(hunks.len()));
+    // New lines minus old lines so far: where a hunk's lines were in the old text.
+    let mut line_delta: isize = 0;
     for (idx, hunk) in hunks.iter().enumerate() {
         match place(text.as_str(), cursor, delta, hunk, strict) {
             Ok(placed) => {
@@ -75,12 +79,29 @@ pub(crate) fn apply_hunks(
                 let last_line =
                     line + matched.trim_end_matches('\n').matches('\n').count() - usize::from(matched.is_empty());
                 let before_len = text.as_str().len();
-                let range_end = placed.range.end;
+                let (range_start, range_end) = (placed.range.start, placed.range.end);
+                let whole_lines = |text: &str, end: usize| {
+                    end == range_start || text.as_bytes().get(end.wrapping_sub(1)) == Some(&b'\n')
+                };
+                let starts_line = range_start == 0 || text.as_str().as_bytes().get(range_start - 1) == Some(&b'\n');
+                let old_whole = starts_line && whole_lines(text.as_str(), range_end);
+                let old_count = count_lines(matched);
                 splice_changed_lines(&mut text, placed.range, &placed.replacement);
                 // The codec normalises `\r\n` and `\r` in the replacement, so measure what was
                 // inserted in the text rather than in the replacement.
                 let after_len = text.as_str().len();
                 cursor = (range_end + after_len).saturating_sub(before_len).min(after_len);
+                let inserted = text.as_str().get(range_start..cursor).unwrap_or_default();
+                let new_count = count_lines(inserted);
+                match windows.as_mut() {
+                    Some(found) if old_whole && whole_lines(text.as_str(), cursor) => {
+                        let new_start = line - 1;
+                        let old_start = (new_start as isize - line_delta).max(0) as usize;
+                        found.push((old_start..old_start + old_count, new_start..new_start + new_count));
+                    }
+                    _ => windows = None,
+                }
+                line_delta += new_count as isize - old_count as isize;
                 delta += hunk.new.len() as isize - hunk.old.len() as isize;
                 reports.push(HunkReport {
                     hunk: idx + 1,
@@ -112,7 +133,12 @@ pub(crate) fn apply_hunks(
     if !want_newline && text.as_str().ends_with('\n') {
         text.splice(len - 1..len, "").expect("a final newline is one byte on a char boundary");
     }
-    Ok((text, reports))
+    Ok((text, reports, windows))
+}
+
+/// Newlines in `text`: its lines, when it holds whole lines.
+fn count_lines(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
 }
 
 /// `OutOfOrder` when a hunk that was not found after the previous one stands before it.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use editkit_vfs::{EntryKind, FileLock, LineEnding, Metadata, Sha256, Text, Workspace};
 
 use crate::error::{Cause, Error, Failure, Result};
-use crate::locate::{HunkReport, apply_hunks};
+use crate::locate::apply_hunks;
 use crate::parse::{Operation, Patch};
 use crate::report::{Action, Applied, FileReport, Moved};
 
@@ -172,6 +172,8 @@ struct DiffJob {
     old: Option<(String, Arc<Version>)>,
     /// The new side: path and text (`None`: `/dev/null`).
     new: Option<(String, NewSide)>,
+    /// The line windows the hunks changed, when known: only they are diffed.
+    windows: Option<Vec<editkit_matcher::diff::Window>>,
 }
 
 /// The new side of a diff.
@@ -194,7 +196,7 @@ impl DiffJob {
             }
             NewSide::Added(text) => (path, text.as_str()),
         });
-        push_diff(&mut out, old, new);
+        push_diff(&mut out, old, new, self.windows.as_deref());
         out
     }
 }
@@ -370,7 +372,11 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     continue;
                 }
                 let added = Version::new(Content::Text(Text::new(content, LineEnding::Lf, false)));
-                diffs.push(DiffJob { old: None, new: Some((source.clone(), NewSide::Added(content.clone()))) });
+                diffs.push(DiffJob {
+                    old: None,
+                    new: Some((source.clone(), NewSide::Added(content.clone()))),
+                    windows: None,
+                });
                 preview.added.push(source.clone());
                 new_hashes.push((preview.files.len(), Arc::clone(&added)));
                 preview.files.push(FileReport {
@@ -399,7 +405,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     failures.push(file_failure(Cause::DeleteMismatch { line }));
                     continue;
                 }
-                diffs.push(DiffJob { old: Some((source.clone(), current)), new: None });
+                diffs.push(DiffJob { old: Some((source.clone(), current)), new: None, windows: None });
                 preview.deleted.push(source.clone());
                 preview.files.push(FileReport {
                     action: Action::Deleted,
@@ -439,9 +445,9 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     failures.push(file_failure(Cause::Vfs(err)));
                     continue;
                 }
-                let (updated, reports): (Arc<Version>, Vec<HunkReport>) = match (&current.content, hunks.is_empty()) {
+                let (updated, reports, windows) = match (&current.content, hunks.is_empty()) {
                     // A move without hunks keeps the content, and its hash.
-                    (_, true) => (Arc::clone(&current), Vec::new()),
+                    (_, true) => (Arc::clone(&current), Vec::new(), None),
                     (Content::Raw(_, err), false) => {
                         failures
                             .push(file_failure(Cause::Vfs(editkit_vfs::Error::from_decode(operation.path(), *err))));
@@ -450,7 +456,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     (Content::Text(text), false) => {
                         charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
                         match apply_hunks(text, hunks, options.strict) {
-                            Ok((text, reports)) => (Version::new(Content::Text(text)), reports),
+                            Ok((text, reports, windows)) => (Version::new(Content::Text(text)), reports, windows),
                             Err(hunk_failures) => {
                                 for (idx, cause) in hunk_failures {
                                     let hunk = hunks.get(idx);
@@ -471,6 +477,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 diffs.push(DiffJob {
                     old: Some((source.clone(), current)),
                     new: Some((target.clone(), NewSide::Version(Arc::clone(&updated)))),
+                    windows,
                 });
                 if moved {
                     preview.moved.push(Moved { from: source.clone(), to: target.clone() });
@@ -621,7 +628,15 @@ fn disk_problem(workspace: &Workspace, path: &str, problem: Option<&editkit_vfs:
 }
 
 /// Appends one file's unified diff (`None` side = `/dev/null`; `None` text = not text).
-fn push_diff(out: &mut String, old: Option<(&String, Option<&str>)>, new: Option<(&String, &str)>) {
+/// With `windows`, the lines outside them are compared rather than diffed (see
+/// [`editkit_matcher::diff::unified_windows`]), and the whole texts are diffed only when they
+/// differ there.
+fn push_diff(
+    out: &mut String,
+    old: Option<(&String, Option<&str>)>,
+    new: Option<(&String, &str)>,
+    windows: Option<&[editkit_matcher::diff::Window]>,
+) {
     let old_name = old.map_or_else(|| "/dev/null".to_owned(), |(path, _)| format!("a/{path}"));
     let new_name = new.map_or_else(|| "/dev/null".to_owned(), |(path, _)| format!("b/{path}"));
     let Some(old_text) = old.map_or(Some(""), |(_, text)| text) else {
@@ -637,5 +652,11 @@ fn push_diff(out: &mut String, old: Option<(&String, Option<&str>)>, new: Option
         }
         return;
     }
-    out.push_str(&editkit_matcher::diff::unified(&old_name, &new_name, old_text, new_text, 3));
+    let windowed = windows.and_then(|windows| {
+        editkit_matcher::diff::unified_windows(&old_name, &new_name, old_text, new_text, windows, 3)
+    });
+    match windowed {
+        Some(diff) => out.push_str(&diff),
+        None => out.push_str(&editkit_matcher::diff::unified(&old_name, &new_name, old_text, new_text, 3)),
+    }
 }

@@ -144,6 +144,57 @@ mod trimmed {
             prop_assert_eq!(applied.as_deref().map(|text| text.trim_end_matches('\n')), Ok(new.trim_end_matches('\n')), "{}", trimmed);
         }
 
+        /// Whatever the changes, a diff of the windows they touched turns `old` into `new`, and
+        /// one more change outside the windows makes it refuse (`None`), never misreport.
+        #[test]
+        fn a_diff_of_the_changed_windows_turns_old_into_new(
+            old in text(),
+            edits in prop::collection::vec((0usize..40, 0usize..4, prop::collection::vec(prop::sample::select(vec!["a", "b", "", "z"]), 0..4)), 0..5),
+            context in 0usize..5,
+        ) {
+            let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+            let mut edits = edits;
+            edits.sort_by_key(|edit| edit.0);
+            let (mut new, mut windows, mut at) = (String::new(), Vec::new(), 0usize);
+            let mut new_count = 0usize;
+            for (start, len, lines) in edits {
+                // (Lines put after a last line without a newline would join it: not an edit of lines.)
+                let after_unterminated = start == old_lines.len() && !old.is_empty() && !old.ends_with('\n');
+                if start < at || start + len > old_lines.len() || after_unterminated {
+                    continue;
+                }
+                for line in &old_lines[at..start] {
+                    new.push_str(line);
+                }
+                new_count += start - at;
+                for line in &lines {
+                    new.push_str(line);
+                    new.push('\n');
+                }
+                windows.push((start..start + len, new_count..new_count + lines.len()));
+                new_count += lines.len();
+                at = start + len;
+            }
+            for line in &old_lines[at..] {
+                new.push_str(line);
+            }
+            let windowed = diff::unified_windows("a/x", "b/x", &old, &new, &windows, context);
+            prop_assert!(windowed.is_some(), "refused windows that hold every change: {:?}", windows);
+            let windowed = windowed.unwrap();
+            let applied = apply(&old, &windowed);
+            prop_assert_eq!(applied.as_deref().map(|text| text.trim_end_matches('\n')), Ok(new.trim_end_matches('\n')), "{}", windowed);
+            if old == new {
+                prop_assert_eq!(windowed, "");
+            }
+            // A change the windows do not hold: refused.
+            if let Some(first) = windows.first().cloned() && first.0.start > 0 && first.1.start > 0 {
+                let mut changed = new.clone();
+                changed.insert_str(0, "not in any window\n");
+                let shifted: Vec<diff::Window> = windows.iter().map(|(o, n)| (o.clone(), n.start + 1..n.end + 1)).collect();
+                prop_assert_eq!(diff::unified_windows("a/x", "b/x", &old, &changed, &shifted, context), None);
+            }
+        }
+
         #[test]
         fn one_edit_in_a_long_text_diffs_as_the_whole_text(lines in 30usize..200, at in 0usize..200, context in 0usize..5) {
             let old: String = (0..lines).map(|n| format!("line {}\n", n % 7)).collect();

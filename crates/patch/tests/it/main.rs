@@ -9,6 +9,7 @@ mod crash;
 mod dialect;
 mod faults;
 mod placement;
+mod report;
 mod review;
 mod robustness;
 mod support;
