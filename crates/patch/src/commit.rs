@@ -140,13 +140,17 @@ fn commit_with_hook(
     let Plan { locks, writes, mut preview } = plan;
     preview.dry_run = false;
     // The locks kept other editkit writers out; anyone else is caught here, before any write.
+    // Each file is compared with what was read when planning (rather than hashed again), by
+    // a few threads when there are many.
+    let now = crate::par::map(&writes, RECHECKS_PER_THREAD, crate::par::compute_threads(), |write| {
+        match (write.before(), write.sha256_before) {
+            (Some(before), Some(sha256)) => workspace.current_hash_knowing(&write.path, before, sha256),
+            _ => workspace.current_hash(&write.path),
+        }
+    });
     let mut stale = Vec::new();
-    for write in &writes {
-        let now = match (&write.before, write.sha256_before) {
-            // What was read when planning, compared rather than hashed again.
-            (Some(before), Some(sha256)) => workspace.current_hash_knowing(&write.path, before, sha256)?,
-            _ => workspace.current_hash(&write.path)?,
-        };
+    for (write, now) in writes.iter().zip(now) {
+        let now = now?;
         if now != write.sha256_before {
             stale.push(Failure {
                 path: write.path.clone(),
@@ -172,7 +176,7 @@ fn commit_with_hook(
         version: JOURNAL_VERSION,
         id: id.clone(),
         entries: Vec::with_capacity(writes.len()),
-        created_dirs: missing_parents(workspace, writes.iter().filter(|w| w.bytes.is_some()).map(|w| w.path.as_str())),
+        created_dirs: missing_parents(workspace, writes.iter().filter(|w| w.after.is_some()).map(|w| w.path.as_str())),
         committed: false,
     };
     let mut journal_written = false;
@@ -248,7 +252,7 @@ fn execute(
     let id = journal.id.clone();
     // Every name is chosen before the journal is written, so recovery knows them all.
     for (idx, write) in writes.iter().enumerate() {
-        let temp = write.bytes.as_ref().map(|_| {
+        let temp = write.after.as_ref().map(|_| {
             let name = temp_name(&id, idx);
             match write.path.rsplit_once('/') {
                 Some((parent, _)) => format!("{parent}/{name}"),
@@ -326,6 +330,9 @@ fn execute(
     )
 }
 
+/// Fewest files worth a thread of their own for the last staleness check.
+const RECHECKS_PER_THREAD: usize = 16;
+
 /// Most threads staging temp files at once.
 const STAGING_THREADS: usize = 8;
 
@@ -341,7 +348,7 @@ fn stage_all(
     let mut todo: Vec<(usize, &crate::plan::FileWrite, &[u8])> = Vec::new();
     let mut fault = None;
     for (idx, write) in writes.iter().enumerate() {
-        let Some(bytes) = &write.bytes else { continue };
+        let Some(bytes) = write.bytes() else { continue };
         match hook(&Step::Stage(idx)) {
             None => todo.push((idx, write, bytes)),
             Some(found) => {

@@ -65,6 +65,8 @@ pub(crate) fn apply_hunks(original: &Text, hunks: &[Hunk], strict: bool) -> Resu
     }
     let mut want_newline = had_newline;
     let mut cursor = 0usize;
+    // Newlines before `cursor`: line numbers are counted from the previous hunk, not the start.
+    let mut cursor_line = 0usize;
     let mut delta: isize = 0;
     let mut reports = Vec::with_capacity(hunks.len());
     let mut failures = Vec::new();
@@ -72,9 +74,12 @@ pub(crate) fn apply_hunks(original: &Text, hunks: &[Hunk], strict: bool) -> Resu
     // New lines minus old lines so far: where a hunk's lines were in the old text.
     let mut line_delta: isize = 0;
     for (idx, hunk) in hunks.iter().enumerate() {
-        match place(text.as_str(), cursor, delta, hunk, strict) {
+        match place(text.as_str(), (cursor, cursor_line), delta, hunk, strict) {
             Ok(placed) => {
-                let line = line_of(text.as_str(), placed.range.start) + 1;
+                let line = match text.as_str().get(cursor..placed.range.start) {
+                    Some(between) => cursor_line + count_lines(between),
+                    None => line_of(text.as_str(), placed.range.start),
+                } + 1;
                 let matched = text.as_str().get(placed.range.clone()).unwrap_or_default();
                 let last_line =
                     line + matched.trim_end_matches('\n').matches('\n').count() - usize::from(matched.is_empty());
@@ -93,6 +98,7 @@ pub(crate) fn apply_hunks(original: &Text, hunks: &[Hunk], strict: bool) -> Resu
                 cursor = (range_end + after_len).saturating_sub(before_len).min(after_len);
                 let inserted = text.as_str().get(range_start..cursor).unwrap_or_default();
                 let new_count = count_lines(inserted);
+                cursor_line = line - 1 + new_count;
                 match windows.as_mut() {
                     Some(found) if old_whole && whole_lines(text.as_str(), cursor) => {
                         let new_start = line - 1;
@@ -195,10 +201,12 @@ impl Placed {
     }
 }
 
-fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> Result<Placed, Cause> {
+/// Places one hunk at or after `known.0`, the cursor (`known.1` newlines stand before it).
+fn place(hay: &str, known: (usize, usize), delta: isize, hunk: &Hunk, strict: bool) -> Result<Placed, Cause> {
+    let cursor = known.0;
     if !hunk.anchors.is_empty()
         && !hunk.end_of_file
-        && let Some(placed) = place_in_anchor_scopes(hay, cursor, delta, hunk, strict)?
+        && let Some(placed) = place_in_anchor_scopes(hay, known, delta, hunk, strict)?
     {
         return Ok(placed);
     }
@@ -215,11 +223,11 @@ fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> R
     if !old.is_empty() && !hunk.anchors.is_empty() {
         // Agents often repeat the anchor as the first context line: search from the anchor
         // line itself when nothing is found after it.
-        return match place_old(hay, from..hay.len(), delta, hunk, &old, new.clone(), strict) {
+        return match place_old(hay, from..hay.len(), known, delta, hunk, &old, new.clone(), strict) {
             Err(Cause::Matcher(editkit_matcher::Error::NotFound { .. }) | Cause::InsideLine { .. })
                 if anchor_line < from =>
             {
-                place_old(hay, anchor_line..hay.len(), delta, hunk, &old, new, strict)
+                place_old(hay, anchor_line..hay.len(), known, delta, hunk, &old, new, strict)
             }
             result => result,
         };
@@ -248,7 +256,7 @@ fn place(hay: &str, cursor: usize, delta: isize, hunk: &Hunk, strict: bool) -> R
         };
         return Ok(Placed::exact(at..at, new));
     }
-    place_old(hay, from..hay.len(), delta, hunk, &old, new, strict)
+    place_old(hay, from..hay.len(), known, delta, hunk, &old, new, strict)
 }
 
 /// The lines an occurrence of a hunk's `@@` anchors governs: the anchor line, then the lines
@@ -269,11 +277,12 @@ struct Scope {
 /// after the first occurrence of the anchors to the end of the file, as before.
 fn place_in_anchor_scopes(
     hay: &str,
-    cursor: usize,
+    known: (usize, usize),
     delta: isize,
     hunk: &Hunk,
     strict: bool,
 ) -> Result<Option<Placed>, Cause> {
+    let cursor = known.0;
     let mut scopes = vec![Scope { anchor: cursor, after: cursor, end: hay.len() }];
     for anchor in &hunk.anchors {
         let mut narrowed = Vec::new();
@@ -301,10 +310,10 @@ fn place_in_anchor_scopes(
     let mut ambiguous_lines: Vec<usize> = Vec::new();
     let mut rung = Rung::Exact;
     for scope in &scopes {
-        let mut attempt = place_old(hay, scope.after..scope.end, delta, hunk, &old, new.clone(), strict);
+        let mut attempt = place_old(hay, scope.after..scope.end, known, delta, hunk, &old, new.clone(), strict);
         if matches!(attempt, Err(Cause::Matcher(editkit_matcher::Error::NotFound { .. }) | Cause::InsideLine { .. })) {
             // The anchor repeated as the chunk's first context line.
-            attempt = place_old(hay, scope.anchor..scope.end, delta, hunk, &old, new.clone(), strict);
+            attempt = place_old(hay, scope.anchor..scope.end, known, delta, hunk, &old, new.clone(), strict);
         }
         match attempt {
             Ok(found) => placed.push(found),
@@ -388,9 +397,11 @@ fn block_end(hay: &str, start: usize, after: usize) -> usize {
 }
 
 /// Places a hunk with old lines, searching in `range` of the text (to its end, usually).
+#[allow(clippy::too_many_arguments)]
 fn place_old(
     hay: &str,
     range: Range<usize>,
+    known: (usize, usize),
     delta: isize,
     hunk: &Hunk,
     old: &str,
@@ -402,7 +413,7 @@ fn place_old(
     // A line number that names the place: when the old lines stand exactly there, the scan
     // below would choose them too (the candidate nearest the number, at distance 0), so they
     // are taken without scanning the rest of the file for others.
-    if let Some(start) = expected.map(|line| line_start(hay, line))
+    if let Some(start) = expected.map(|line| line_start_from(hay, known, line))
         && start >= from
         && start + old.len() <= until
         && (!hunk.end_of_file || start + old.len() == hay.len())
@@ -621,10 +632,44 @@ fn line_count(hay: &str) -> usize {
     newlines + usize::from(!hay.is_empty() && !hay.ends_with('\n'))
 }
 
+/// [`line_start`], counting from `known`: an offset of `hay` and the newlines before it (the
+/// previous hunk's end), so that hunks in file order scan the file once, not once each.
+fn line_start_from(hay: &str, known: (usize, usize), index: usize) -> usize {
+    let (at, newlines) = known;
+    let Some(before) = hay.as_bytes().get(..at) else { return line_start(hay, index) };
+    if index < newlines {
+        return line_start(hay, index);
+    }
+    if index == newlines {
+        return memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+    }
+    let after = hay.as_bytes().get(at..).unwrap_or_default();
+    memchr::memchr_iter(b'\n', after).nth(index - newlines - 1).map_or(hay.len(), |p| at + p + 1)
+}
+
 /// Byte offset where 0-based line `index` starts (the end for the line after the last).
 fn line_start(hay: &str, index: usize) -> usize {
     if index == 0 {
         return 0;
     }
     memchr::memchr_iter(b'\n', hay.as_bytes()).nth(index - 1).map_or(hay.len(), |at| at + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Counting from a known offset finds the line start counting from the beginning finds.
+        #[test]
+        fn line_starts_counted_from_a_known_offset_are_those_counted_from_the_start(
+            hay in "[a\n]{0,40}",
+            at in 0usize..50,
+            index in 0usize..50,
+        ) {
+            let at = at.min(hay.len());
+            let known = (at, super::line_of(&hay, at));
+            prop_assert_eq!(super::line_start_from(&hay, known, index), super::line_start(&hay, index));
+        }
+    }
 }

@@ -72,16 +72,28 @@ pub(crate) struct FileWrite {
     pub(crate) path: String,
     /// SHA-256 of the file on disk when planned; `None` when it did not exist.
     pub(crate) sha256_before: Option<Sha256>,
-    /// The new bytes; `None` to delete the file.
-    pub(crate) bytes: Option<Vec<u8>>,
+    /// The new content; `None` to delete the file.
+    pub(crate) after: Option<Arc<Version>>,
     /// SHA-256 of the new bytes.
     pub(crate) sha256_after: Option<Sha256>,
-    /// The bytes on disk when planned (through a link the path names); `None` when nothing
+    /// What was on disk when planned (through a link the path names); `None` when nothing
     /// was there.
-    pub(crate) before: Option<Vec<u8>>,
+    pub(crate) before: Option<Arc<Version>>,
     /// For a new path holding a moved file: the canonical path it came from, whose permission
     /// bits the new file takes.
     pub(crate) permissions_from: Option<String>,
+}
+
+impl FileWrite {
+    /// The new bytes; `None` to delete the file.
+    pub(crate) fn bytes(&self) -> Option<&[u8]> {
+        self.after.as_deref().map(Version::bytes)
+    }
+
+    /// The bytes on disk when planned.
+    pub(crate) fn before(&self) -> Option<&[u8]> {
+        self.before.as_deref().map(Version::bytes)
+    }
 }
 
 /// A checked patch: every new content computed, every file locked. Nothing is written until
@@ -115,7 +127,7 @@ impl Plan<'_> {
     /// when nothing was there), in commit order: what an undo needs to put back. A deleted
     /// or moved symlink is named by the link's own path and carries its target's bytes.
     pub fn previous(&self) -> impl Iterator<Item = (&str, Option<&[u8]>)> {
-        self.writes.iter().map(|w| (w.path.as_str(), w.before.as_deref()))
+        self.writes.iter().map(|w| (w.path.as_str(), w.before()))
     }
 }
 
@@ -128,14 +140,6 @@ enum Content {
 }
 
 impl Content {
-    /// The bytes on disk: borrowed when the text is them (no BOM, LF only).
-    fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
-        match self {
-            Content::Text(text) => text.encoded(),
-            Content::Raw(bytes, _) => std::borrow::Cow::Borrowed(bytes),
-        }
-    }
-
     fn diff_text(&self) -> Option<&str> {
         match self {
             Content::Text(text) => Some(text.as_str()),
@@ -147,22 +151,35 @@ impl Content {
 /// One content a file has or will have, with its SHA-256 computed once, when first asked for
 /// (a read's hash is known; a new content's is computed with its diff, on a few threads).
 #[derive(Debug)]
-struct Version {
+pub(crate) struct Version {
     content: Content,
     sha256: std::sync::OnceLock<Sha256>,
+    /// The bytes of a text that are not the text's own (a BOM, CRLF endings), once encoded.
+    encoded: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl Version {
     fn new(content: Content) -> Arc<Self> {
-        Arc::new(Version { content, sha256: std::sync::OnceLock::new() })
+        Arc::new(Version { content, sha256: std::sync::OnceLock::new(), encoded: std::sync::OnceLock::new() })
     }
 
     fn hashed(content: Content, sha256: Sha256) -> Arc<Self> {
-        Arc::new(Version { content, sha256: std::sync::OnceLock::from(sha256) })
+        Arc::new(Version { content, sha256: std::sync::OnceLock::from(sha256), encoded: std::sync::OnceLock::new() })
     }
 
     fn sha256(&self) -> Sha256 {
-        *self.sha256.get_or_init(|| Sha256::of(&self.content.bytes()))
+        *self.sha256.get_or_init(|| Sha256::of(self.bytes()))
+    }
+
+    /// The bytes on disk: the text's own when it is them (no BOM, LF only), else encoded once.
+    fn bytes(&self) -> &[u8] {
+        match &self.content {
+            Content::Text(text) => match text.verbatim() {
+                Some(bytes) => bytes,
+                None => self.encoded.get_or_init(|| text.encoded().into_owned()),
+            },
+            Content::Raw(bytes, _) => bytes,
+        }
     }
 }
 
@@ -345,8 +362,9 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         diff: String::new(),
         recovered: None,
     };
+    let mut ahead = place_ahead(patch, &resolved, &disk, options);
     let mut work = 0u64;
-    for (operation, paths) in patch.operations().iter().zip(&resolved) {
+    for (index, (operation, paths)) in patch.operations().iter().zip(&resolved).enumerate() {
         let Some((source, destination)) = paths else { continue };
         for path in std::iter::once(source).chain(destination) {
             if !state.contains_key(path) {
@@ -455,7 +473,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     }
                     (Content::Text(text), false) => {
                         charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
-                        match apply_hunks(text, hunks, options.strict) {
+                        let placed = ahead.remove(&index).unwrap_or_else(|| apply_hunks(text, hunks, options.strict));
+                        match placed {
                             Ok((text, reports, windows)) => (Version::new(Content::Text(text)), reports, windows),
                             Err(hunk_failures) => {
                                 for (idx, cause) in hunk_failures {
@@ -544,8 +563,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             (Some(after), Some(sha256_before)) => after.sha256() == sha256_before,
             _ => false,
         };
-        let (after, sha256_after) =
-            after.map(|version| (version.content.bytes().into_owned(), version.sha256())).unzip();
+        let sha256_after = after.as_ref().map(|version| version.sha256());
         if !unchanged {
             let permissions_from = match (&sha256_before, &after) {
                 (None, Some(_)) => {
@@ -553,11 +571,51 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 }
                 _ => None,
             };
-            let before = before.and_then(|d| d.content.as_ref()).map(|version| version.content.bytes().into_owned());
-            writes.push(FileWrite { path, sha256_before, bytes: after, sha256_after, before, permissions_from });
+            let before = before.and_then(|d| d.content.clone());
+            writes.push(FileWrite { path, sha256_before, after, sha256_after, before, permissions_from });
         }
     }
     Ok(Plan { locks, writes, preview })
+}
+
+/// The hunks of every update no other operation touches (its file's content is then what is
+/// on disk, whatever the order), placed on a few threads before the operations are simulated
+/// in order; keyed by operation. Only as much as the work budget allows: past it the
+/// simulation refuses at the operation that crosses it, as it would without this.
+fn place_ahead(
+    patch: &Patch,
+    resolved: &[Option<(String, Option<String>)>],
+    disk: &HashMap<String, Disk>,
+    options: &ApplyOptions,
+) -> HashMap<usize, Result<crate::locate::Applied, Vec<crate::locate::HunkFailure>>> {
+    let mut touches: HashMap<&str, usize> = HashMap::new();
+    for (source, destination) in resolved.iter().flatten() {
+        for path in std::iter::once(source).chain(destination) {
+            *touches.entry(path.as_str()).or_default() += 1;
+        }
+    }
+    let mut work = 0u64;
+    let mut ahead: Vec<(usize, &Text, &[crate::parse::Hunk])> = Vec::new();
+    for (index, (operation, paths)) in patch.operations().iter().zip(resolved).enumerate() {
+        let (Operation::Update { hunks, move_to: None, .. }, Some((source, None))) = (operation, paths) else {
+            continue;
+        };
+        if hunks.is_empty() || touches.get(source.as_str()) != Some(&1) {
+            continue;
+        }
+        let Some(Content::Text(text)) = disk.get(source).and_then(|d| d.content.as_deref()).map(|v| &v.content) else {
+            continue;
+        };
+        if charge_work(&mut work, source, text, hunks, options.max_work).is_err() {
+            break;
+        }
+        ahead.push((index, text, hunks));
+    }
+    crate::par::map(&ahead, FILES_PER_THREAD, crate::par::compute_threads(), |(index, text, hunks)| {
+        (*index, apply_hunks(text, hunks, options.strict))
+    })
+    .into_iter()
+    .collect()
 }
 
 /// The first 1-based line where the content a deletion expects differs from the file
