@@ -113,32 +113,65 @@ pub(crate) fn stage_and_place(
     durability: Durability,
     no_replace: bool,
 ) -> std::io::Result<()> {
+    let temp = stage(parent, bytes, permissions, durability)?;
+    place(parent, &temp, name, durability, no_replace)
+}
+
+/// The first half of [`stage_and_place`]: `bytes` in a fresh temp file in `parent` (mode set
+/// first, flushed unless `durability` says not), whose name is returned. Nothing visible
+/// changes; on an error the temp file is gone.
+pub(crate) fn stage(
+    parent: &Dir,
+    bytes: &[u8],
+    permissions: Option<Permissions>,
+    durability: Durability,
+) -> std::io::Result<String> {
     let temp = temp_name();
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
+    let mut created = false;
     let result = (|| {
         let mut file = parent.open_with(&temp, &options)?;
+        created = true;
         // The mode first: the new content is never readable more widely than the old.
         if let Some(permissions) = permissions {
             file.set_permissions(permissions)?;
         }
         file.write_all(bytes)?;
-        if durability.syncs() {
-            file.sync_all()?;
-        }
-        drop(file);
-        if no_replace {
-            match rustix::fs::renameat_with(parent, &temp, parent, name, rustix::fs::RenameFlags::NOREPLACE) {
-                // A file system without RENAME_NOREPLACE: the caller's existence check stands.
-                Err(rustix::io::Errno::INVAL) => parent.rename(&temp, parent, name),
-                other => other.map_err(std::io::Error::from),
-            }
-        } else {
-            parent.rename(&temp, parent, name)
-        }
+        if durability.syncs() { file.sync_all() } else { Ok(()) }
     })();
+    match result {
+        Ok(()) => Ok(temp),
+        Err(err) => {
+            if created {
+                let _ = parent.remove_file(&temp);
+            }
+            Err(err)
+        }
+    }
+}
+
+/// The second half of [`stage_and_place`]: the staged `temp` renamed to `name` (with
+/// `no_replace`, never over an entry), then the folder flushed unless `durability` says not.
+/// On an error the temp file is removed.
+pub(crate) fn place(
+    parent: &Dir,
+    temp: &str,
+    name: &str,
+    durability: Durability,
+    no_replace: bool,
+) -> std::io::Result<()> {
+    let result = if no_replace {
+        match rustix::fs::renameat_with(parent, temp, parent, name, rustix::fs::RenameFlags::NOREPLACE) {
+            // A file system without RENAME_NOREPLACE: the caller's existence check stands.
+            Err(rustix::io::Errno::INVAL) => parent.rename(temp, parent, name),
+            other => other.map_err(std::io::Error::from),
+        }
+    } else {
+        parent.rename(temp, parent, name)
+    };
     if result.is_err() {
-        let _ = parent.remove_file(&temp);
+        let _ = parent.remove_file(temp);
     }
     result?;
     if durability.syncs() {

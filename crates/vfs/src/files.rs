@@ -442,10 +442,54 @@ impl Workspace {
         if existing.is_some() && options.create_new {
             return Err(Error::Exists { path: given.to_owned() });
         }
-        let previous = if existing.is_some() { self.hash_now(given, rel, read)? } else { None };
-        self.check_fresh(given, rel, previous, options)?;
         let sha256 = options.content_sha256.unwrap_or_else(|| Sha256::of(bytes));
         debug_assert_eq!(sha256, Sha256::of(bytes), "content_sha256 must be the hash of the bytes written");
+        let previous = if existing.is_some() && bytes.len() >= crate::HASH_BESIDE_FROM {
+            // A large file: its new content is written and flushed to a temp file while the
+            // last check (the file still holds what the guard vouched for) reads the old one.
+            // Nothing is renamed unless the check passes.
+            let (staged, checked) = std::thread::scope(|scope| {
+                let staging = std::thread::Builder::new()
+                    .spawn_scoped(scope, || crate::atomic::stage(&parent, bytes, existing.clone(), self.durability))
+                    .ok();
+                let checked = self.fresh_hash(given, rel, read, options);
+                let staged = match staging {
+                    Some(handle) => {
+                        handle.join().unwrap_or_else(|_| Err(std::io::Error::other("staging thread panicked")))
+                    }
+                    None => crate::atomic::stage(&parent, bytes, existing.clone(), self.durability),
+                };
+                (staged, checked)
+            });
+            let staged = staged.map_err(|e| Error::from_io("write", given, e));
+            let previous = match (checked, staged) {
+                (Ok(previous), Ok(temp)) => {
+                    crate::atomic::place(&parent, &temp, name, self.durability, false)
+                        .map_err(|e| Error::from_io("write", given, e))?;
+                    previous
+                }
+                (Err(err), staged) => {
+                    if let Ok(temp) = staged {
+                        let _ = parent.remove_file(&temp);
+                    }
+                    return Err(err);
+                }
+                (Ok(_), Err(err)) => return Err(err),
+            };
+            self.record(rel, sha256);
+            return Ok(Written {
+                path: rel.to_owned(),
+                sha256,
+                size: bytes.len() as u64,
+                created: previous.is_none(),
+                previous_sha256: previous,
+            });
+        } else if existing.is_some() {
+            self.fresh_hash(given, rel, read, options)?
+        } else {
+            self.check_fresh(given, rel, None, options)?;
+            None
+        };
         stage_and_place(&parent, name, bytes, existing, self.durability, options.create_new).map_err(|e| {
             if options.create_new && e.kind() == std::io::ErrorKind::AlreadyExists {
                 Error::Exists { path: given.to_owned() }
@@ -472,6 +516,20 @@ impl Workspace {
             None if force => None,
             None => self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).copied(),
         }
+    }
+
+    /// The last check of a write: the hash of what `rel` holds now (`None` when nothing), if
+    /// it is what the staleness guard expects; else [`Error::Stale`].
+    fn fresh_hash(
+        &self,
+        given: &str,
+        rel: &str,
+        read: Option<&FileText>,
+        options: &WriteOptions,
+    ) -> Result<Option<Sha256>> {
+        let previous = self.hash_now(given, rel, read)?;
+        self.check_fresh(given, rel, previous, options)?;
+        Ok(previous)
     }
 
     /// The staleness guard of a write (see [`Workspace::expected_hash`]).

@@ -280,7 +280,6 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<C
                 match crate::beneath::open(dir, &name, create, rustix::fs::Mode::from_raw_mode(0o600)) {
                     Ok(fd) => {
                         created = true;
-                        created_one(workspace, dir);
                         fd
                     }
                     // Another process created it meanwhile: open that one.
@@ -298,6 +297,10 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<C
         // removed it (and another process created a new one) while this one waited.
         match rustix::fs::statat(dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
             Ok(now) if now.st_dev == locked.st_dev && now.st_ino == locked.st_ino => {
+                if created {
+                    // After the lock is held, so the sweep passes over this file.
+                    created_one(workspace, dir);
+                }
                 return Ok(Cross { file, name, created });
             }
             Ok(_) | Err(rustix::io::Errno::NOENT) => {}

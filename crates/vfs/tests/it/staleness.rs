@@ -124,3 +124,32 @@ fn a_write_over_what_was_read_still_sees_a_same_size_change_from_outside() {
         assert_eq!(written.previous_sha256, Some(read.sha256()), "{name}");
     }
 }
+
+#[test]
+fn a_large_write_is_flushed_beside_its_last_check_and_never_renamed_when_stale() {
+    let tree = Tree::new();
+    let before = "alpha\nbeta\n".repeat(60_000);
+    fs::write(tree.root.join("big.txt"), &before).unwrap();
+    let workspace = tree.workspace();
+    let lock = workspace.lock("big.txt").unwrap();
+    let read = lock.read_for_write(None, false).unwrap();
+    // Large enough that its temp file is written while the last check reads the old file.
+    let mine = "gamma\n".repeat(200_000);
+    assert!(mine.len() >= editkit_vfs::HASH_BESIDE_FROM);
+    let changed = "alpha\nbeTa\n".repeat(60_000);
+    fs::write(tree.root.join("big.txt"), &changed).unwrap();
+    let err = lock.write_over(&read, mine.as_bytes(), &WriteOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), "stale");
+    assert_eq!(fs::read_to_string(tree.root.join("big.txt")).unwrap(), changed);
+    let left: Vec<String> = fs::read_dir(&tree.root)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".editkit-"))
+        .collect();
+    assert!(left.is_empty(), "a temp file was left: {left:?}");
+    // Read again (forced past the ledger): now it lands, and says what it replaced.
+    let read = lock.read_for_write(None, true).unwrap();
+    let written = lock.write_over(&read, mine.as_bytes(), &WriteOptions::default()).unwrap();
+    assert_eq!(written.previous_sha256, Some(read.sha256()));
+    assert_eq!(fs::read_to_string(tree.root.join("big.txt")).unwrap(), mine);
+}
