@@ -254,14 +254,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     let mut resolved: Vec<Option<(String, Option<String>)>> = Vec::with_capacity(patch.operations().len());
     // Symlinks a deletion or move names: the link's canonical path → where its content lives.
     let mut read_through: HashMap<String, String> = HashMap::new();
-    for operation in patch.operations() {
-        let file_failure = |path: &str, cause| Failure {
-            path: path.to_owned(),
-            hunk: None,
-            patch_line: operation.line(),
-            preview: String::new(),
-            cause,
-        };
+    // Each operation's paths, resolved by a few threads when there are many.
+    let found = crate::par::map(patch.operations(), FILES_PER_THREAD, crate::par::compute_threads(), |operation| {
         // A deletion or a move removes the directory entry the patch names: a symlink is
         // removed itself, never the file it points to (whose content is still what the
         // operation checks and carries).
@@ -269,26 +263,38 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         let source = if unlinks {
             workspace.resolve_entry(operation.path()).and_then(|entry| {
                 let followed = workspace.resolve(operation.path())?;
-                if followed != entry {
-                    read_through.insert(entry.clone(), followed);
-                }
-                Ok(entry)
+                Ok((entry, Some(followed)))
             })
         } else {
-            workspace.resolve(operation.path())
+            workspace.resolve(operation.path()).map(|followed| (followed, None))
         };
         let destination = match operation {
-            Operation::Update { move_to: Some(to), .. } => Some(workspace.resolve(to).map_err(|e| (to.as_str(), e))),
+            Operation::Update { move_to: Some(to), .. } => Some(workspace.resolve(to).map_err(|e| (to.clone(), e))),
             _ => None,
         };
-        match (source, destination.transpose()) {
-            (Ok(source), Ok(destination)) => resolved.push(Some((source, destination))),
+        (source, destination.transpose())
+    });
+    for (operation, (source, destination)) in patch.operations().iter().zip(found) {
+        let file_failure = |path: &str, cause| Failure {
+            path: path.to_owned(),
+            hunk: None,
+            patch_line: operation.line(),
+            preview: String::new(),
+            cause,
+        };
+        match (source, destination) {
+            (Ok((source, followed)), Ok(destination)) => {
+                if let Some(followed) = followed.filter(|followed| *followed != source) {
+                    read_through.insert(source.clone(), followed);
+                }
+                resolved.push(Some((source, destination)));
+            }
             (Err(err), _) => {
                 failures.push(file_failure(operation.path(), Cause::Vfs(err)));
                 resolved.push(None);
             }
             (_, Err((to, err))) => {
-                failures.push(file_failure(to, Cause::Vfs(err)));
+                failures.push(file_failure(&to, Cause::Vfs(err)));
                 resolved.push(None);
             }
         }
@@ -300,7 +306,8 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         .collect();
     // Keyed by entry, as recovery keys them: a deleted link keeps its key once it is gone. A
     // dry run writes nothing, so it takes no lock (and creates no lock file).
-    let locks = if options.dry_run { Vec::new() } else { workspace.lock_entries(all_paths.iter().copied())? };
+    let locks =
+        if options.dry_run { Vec::new() } else { workspace.txn().lock_entries_unchecked(all_paths.iter().copied())? };
     // What is on disk now (read without arming the staleness guard).
     // Each file once, read and hashed by a few threads when there are many.
     let mut unique: Vec<&str> = Vec::with_capacity(all_paths.len());

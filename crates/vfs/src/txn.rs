@@ -581,3 +581,33 @@ impl Txn<'_> {
         }
     }
 }
+
+impl<'ws> Txn<'ws> {
+    /// Takes the locks of canonical `paths` (from [`Workspace::resolve`] or
+    /// [`Workspace::resolve_entry`], resolved already) in the one fixed order
+    /// [`Workspace::lock_entries`] uses, each once, without resolving them again. The keys are
+    /// the paths as given: a path that is not canonical would be locked under another key than
+    /// its other spellings, so give only what resolution returned.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let a = workspace.resolve("./x/../a.txt")?;
+    /// let locks = workspace.txn().lock_entries_unchecked([a.as_str(), "b.txt", a.as_str()])?;
+    /// assert_eq!(locks.iter().map(|lock| lock.path()).collect::<Vec<_>>(), ["a.txt", "b.txt"]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Io`] if a cross-process lock file cannot be opened or created.
+    pub fn lock_entries_unchecked<'a>(
+        &self,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<crate::FileLock<'ws>>> {
+        let mut paths: Vec<&str> = paths.into_iter().collect();
+        paths.sort_unstable();
+        paths.dedup();
+        paths.into_iter().map(|rel| crate::FileLock::acquire(self.ws, rel.to_owned(), rel.to_owned())).collect()
+    }
+}
