@@ -359,30 +359,31 @@ fn stage_all(
     }
     let threads = todo.len().clamp(1, STAGING_THREADS);
     let chunk = todo.len().div_ceil(threads).max(1);
+    let stage_part = |part: &[(usize, &crate::plan::FileWrite, &[u8])]| {
+        for (idx, write, bytes) in part {
+            let staged =
+                workspace.txn().stage_as_deferred(&write.path, &temp_name(id, *idx), bytes, true).and_then(|staged| {
+                    match &write.permissions_from {
+                        Some(from) => workspace.txn().copy_permissions_unchecked(from, &staged.temp),
+                        None => Ok(()),
+                    }
+                });
+            if let Err(err) = staged {
+                return Some((format!("stage {}", write.path), err));
+            }
+        }
+        None
+    };
     let failed: Option<(String, editkit_vfs::Error)> = std::thread::scope(|scope| {
+        let stage_part = &stage_part;
+        // A part whose thread cannot be started (a thread or memory limit) is staged here.
         let handles: Vec<_> = todo
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    for (idx, write, bytes) in part {
-                        let staged = workspace
-                            .txn()
-                            .stage_as_deferred(&write.path, &temp_name(id, *idx), bytes, true)
-                            .and_then(|staged| match &write.permissions_from {
-                                Some(from) => workspace.txn().copy_permissions_unchecked(from, &staged.temp),
-                                None => Ok(()),
-                            });
-                        if let Err(err) = staged {
-                            return Some((format!("stage {}", write.path), err));
-                        }
-                    }
-                    None
-                })
-            })
+            .map(|part| std::thread::Builder::new().spawn_scoped(scope, move || stage_part(part)).map_err(|_| part))
             .collect();
         // A panicking stager cannot happen short of a bug; it is reported as a failed step.
-        handles.into_iter().find_map(|handle| {
-            handle.join().unwrap_or_else(|_| {
+        handles.into_iter().find_map(|handle| match handle {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
                 Some((
                     "stage".to_owned(),
                     editkit_vfs::Error::Io {
@@ -391,7 +392,8 @@ fn stage_all(
                         source: std::io::Error::other("staging thread panicked"),
                     },
                 ))
-            })
+            }),
+            Err(part) => stage_part(part),
         })
     });
     if let Some((name, err)) = failed {

@@ -240,7 +240,7 @@ fn place(hay: &str, known: (usize, usize), delta: isize, hunk: &Hunk, strict: bo
             from
         } else if let Some(start) = hunk.old_start {
             // `@@ -l,0 ...` inserts after line l.
-            let index = start as isize + delta;
+            let index = isize::try_from(start).unwrap_or(isize::MAX).saturating_add(delta);
             let lines = line_count(hay);
             if index < 0 || index as usize > lines {
                 return Err(Cause::LineOutOfRange { line: index.max(0) as usize, lines });
@@ -409,7 +409,9 @@ fn place_old(
     strict: bool,
 ) -> Result<Placed, Cause> {
     let (from, until) = (range.start, range.end);
-    let expected = hunk.old_start.map(|start| (start as isize - 1 + delta).max(0) as usize);
+    let expected = hunk.old_start.map(|start| {
+        isize::try_from(start).unwrap_or(isize::MAX).saturating_sub(1).saturating_add(delta).max(0) as usize
+    });
     // A line number that names the place: when the old lines stand exactly there, the scan
     // below would choose them too (the candidate nearest the number, at distance 0), so they
     // are taken without scanning the rest of the file for others.

@@ -27,12 +27,22 @@ pub(crate) fn map<T: Sync, R: Send>(
     let chunk = items.len().div_ceil(threads);
     let f = &f;
     std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>())).collect();
+        // A run whose thread cannot be started (a thread or memory limit) is done here.
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<R>>())
+                    .map_err(|_| part)
+            })
+            .collect();
         // A worker panics only on a bug; the panic goes on in the caller.
         handles
             .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .flat_map(|handle| match handle {
+                Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(part) => part.iter().map(f).collect(),
+            })
             .collect()
     })
 }

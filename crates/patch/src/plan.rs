@@ -601,22 +601,27 @@ fn place_ahead(
             *touches.entry(path.as_str()).or_default() += 1;
         }
     }
+    // Charged as the simulation charges, every update in order (a file's content on disk
+    // standing for what earlier operations made of it), so nothing past the operation that
+    // crosses the budget is placed ahead: the work stays within the budget.
     let mut work = 0u64;
     let mut ahead: Vec<(usize, &Text, &[crate::parse::Hunk])> = Vec::new();
     for (index, (operation, paths)) in patch.operations().iter().zip(resolved).enumerate() {
-        let (Operation::Update { hunks, move_to: None, .. }, Some((source, None))) = (operation, paths) else {
+        let (Operation::Update { hunks, move_to, .. }, Some((source, destination))) = (operation, paths) else {
             continue;
         };
-        if hunks.is_empty() || touches.get(source.as_str()) != Some(&1) {
-            continue;
-        }
         let Some(Content::Text(text)) = disk.get(source).and_then(|d| d.content.as_deref()).map(|v| &v.content) else {
             continue;
         };
+        if hunks.is_empty() {
+            continue;
+        }
         if charge_work(&mut work, source, text, hunks, options.max_work).is_err() {
             break;
         }
-        ahead.push((index, text, hunks));
+        if move_to.is_none() && destination.is_none() && touches.get(source.as_str()) == Some(&1) {
+            ahead.push((index, text, hunks));
+        }
     }
     crate::par::map(&ahead, FILES_PER_THREAD, crate::par::compute_threads(), |(index, text, hunks)| {
         (*index, apply_hunks(text, hunks, options.strict))

@@ -6,11 +6,12 @@
 //! written before opens a file instead of creating and removing one (on a file system without
 //! a journal, creating files where many were just removed is what costs most). A lock that
 //! created its lock file and wrote nothing (a refusal, a dry run) removes it again, so a
-//! refusal leaves no state behind. The folder stays small: after every
-//! [`SWEEP_EVERY`] lock files this workspace creates, if `locks/` holds more than
+//! refusal leaves no state behind. The folder stays small: after the first lock file a
+//! workspace creates, and after every [`SWEEP_EVERY`] more, if `locks/` holds more than
 //! [`LOCK_FILES_KEPT`], the ones nobody holds are removed. A remover holds the file's lock
 //! while removing it, and a locker checks after `flock` that the name still leads to the inode
-//! it locked (else it starts over), so a removal never lets two holders in.
+//! it locked (else it starts over), so a removal never lets two holders in. The folder is
+//! opened once and opened again if its name stops leading to it (removed or moved meanwhile).
 
 use crate::error::{Error, Result};
 use crate::files::{FileText, WriteOptions, Written};
@@ -51,6 +52,8 @@ pub struct FileLock<'ws> {
 #[derive(Debug)]
 struct Cross {
     file: cap_std::fs::File,
+    /// The folder it is in.
+    dir: std::sync::Arc<LocksDir>,
     /// Its name in `locks/`.
     name: String,
     /// Whether this lock created it (else an earlier lock left it).
@@ -242,11 +245,8 @@ impl Drop for FileLock<'_> {
             // A lock file this lock created for nothing goes again, removed while still held
             // (a process waiting on it finds the name gone and starts over); closing it
             // releases the `flock`.
-            if cross.created
-                && !self.wrote.load(std::sync::atomic::Ordering::Relaxed)
-                && let Some(dir) = self.workspace.lock_table().dir.get()
-            {
-                let _ = dir.remove_file(&cross.name);
+            if cross.created && !self.wrote.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = cross.dir.dir.remove_file(&cross.name);
             }
             drop(cross.file);
         }
@@ -267,7 +267,8 @@ pub const SWEEP_EVERY: usize = 256;
 
 fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<Cross> {
     let io = |e| Error::from_io("lock", given, e);
-    let dir = locks_dir(workspace, given)?;
+    let locks = locks_dir(workspace, given)?;
+    let dir = &locks.dir;
     let name = format!("{}.lock", &Sha256::of(rel.as_bytes()).to_string()[..32]);
     let flags = rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NONBLOCK;
     for _ in 0..LOCK_ATTEMPTS {
@@ -301,7 +302,7 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<C
                     // After the lock is held, so the sweep passes over this file.
                     created_one(workspace, dir);
                 }
-                return Ok(Cross { file, name, created });
+                return Ok(Cross { file, dir: locks, name, created });
             }
             Ok(_) | Err(rustix::io::Errno::NOENT) => {}
             Err(err) => return Err(io(err.into())),
@@ -313,23 +314,43 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<C
     ))))
 }
 
-/// The state folder's `locks/`, created and opened on first use.
-fn locks_dir<'ws>(workspace: &'ws Workspace, given: &str) -> Result<&'ws cap_std::fs::Dir> {
-    let table = workspace.lock_table();
-    if let Some(dir) = table.dir.get() {
-        return Ok(dir);
-    }
-    let io = |e| Error::from_io("lock", given, e);
-    let state = workspace.state_store().ensure()?;
-    crate::beneath::create_dirs(state, "locks").map_err(io)?;
-    let dir = crate::beneath::dir(state, "locks").map_err(io)?;
-    Ok(table.dir.get_or_init(|| dir))
+/// The state folder's `locks/`, open, with the identity it had when opened.
+#[derive(Debug)]
+pub(crate) struct LocksDir {
+    dir: cap_std::fs::Dir,
+    dev: u64,
+    ino: u64,
 }
 
-/// Counts a lock file this workspace created; every [`SWEEP_EVERY`], sweeps `locks/`.
+/// The state folder's `locks/`, created and opened on first use, and opened again when the
+/// name no longer leads to the folder held open (removed or moved while this process ran:
+/// locks taken in a folder others no longer see would exclude nobody).
+fn locks_dir(workspace: &Workspace, given: &str) -> Result<std::sync::Arc<LocksDir>> {
+    let io = |e| Error::from_io("lock", given, e);
+    let state = workspace.state_store().ensure()?;
+    let table = workspace.lock_table();
+    let cached = table.dir.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    if let Some(cached) = cached
+        && let Ok(now) = rustix::fs::statat(state, "locks", rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+        && now.st_dev == cached.dev
+        && now.st_ino == cached.ino
+    {
+        return Ok(cached);
+    }
+    crate::beneath::create_dirs(state, "locks").map_err(io)?;
+    let dir = crate::beneath::dir(state, "locks").map_err(io)?;
+    let stat = rustix::fs::fstat(&dir).map_err(|e| io(e.into()))?;
+    let fresh = std::sync::Arc::new(LocksDir { dir, dev: stat.st_dev, ino: stat.st_ino });
+    *table.dir.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(std::sync::Arc::clone(&fresh));
+    Ok(fresh)
+}
+
+/// Counts a lock file this workspace created; on its first and every [`SWEEP_EVERY`] after,
+/// sweeps `locks/` (the first, so that processes that each create a few, such as one
+/// `editkit edit` after another, keep the folder small too).
 fn created_one(workspace: &Workspace, dir: &cap_std::fs::Dir) {
     let created = workspace.lock_table().created.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-    if created.is_multiple_of(SWEEP_EVERY) {
+    if created == 1 || created.is_multiple_of(SWEEP_EVERY) {
         sweep(dir);
     }
 }

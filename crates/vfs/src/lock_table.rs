@@ -9,8 +9,8 @@ pub(crate) struct LockTable {
     held: Mutex<HashSet<String>>,
     freed: Condvar,
     pub(crate) cross_process: bool,
-    /// The state folder's `locks/`, once opened.
-    pub(crate) dir: std::sync::OnceLock<cap_std::fs::Dir>,
+    /// The state folder's `locks/` as last opened (reopened when the name no longer leads to it).
+    pub(crate) dir: Mutex<Option<std::sync::Arc<crate::lock::LocksDir>>>,
     /// Lock files this workspace created (the lock module sweeps the folder every so many).
     pub(crate) created: std::sync::atomic::AtomicUsize,
 }
@@ -21,7 +21,7 @@ impl LockTable {
             held: Mutex::new(HashSet::new()),
             freed: Condvar::new(),
             cross_process,
-            dir: std::sync::OnceLock::new(),
+            dir: Mutex::new(None),
             created: std::sync::atomic::AtomicUsize::new(0),
         }
     }

@@ -133,3 +133,45 @@ fn lock_files_are_reused_and_stay_few_however_many_files_are_written() {
         rx.recv().unwrap();
     });
 }
+
+#[test]
+fn lock_files_stay_few_when_every_writer_is_a_short_process() {
+    // Each workspace stands for one `editkit edit` run: it writes one file never written before.
+    let tmp = tempfile::tempdir().unwrap();
+    let many = LOCK_FILES_KEPT + SWEEP_EVERY;
+    for n in 0..many {
+        let workspace = Workspace::builder(tmp.path()).durability(Durability::Atomic).open().unwrap();
+        workspace.write(&format!("f{n}.txt"), b"x\n", &WriteOptions::default()).unwrap();
+    }
+    let left = lock_files(tmp.path());
+    assert!(left <= LOCK_FILES_KEPT + 1, "{left} lock files left after {many} one-write workspaces");
+}
+
+#[test]
+fn a_locks_folder_removed_or_moved_while_a_workspace_runs_is_made_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let workspace = Workspace::builder(tmp.path()).durability(Durability::Atomic).open().unwrap();
+    workspace.write("a.txt", b"a\n", &WriteOptions::default()).unwrap();
+    let locks = workspace.state_dir().join("locks");
+    std::fs::remove_dir_all(&locks).unwrap();
+    workspace.write("b.txt", b"b\n", &WriteOptions::default()).unwrap();
+    assert_eq!(lock_files(tmp.path()), 1, "the lock went to a new `locks/`");
+    // Moved away: the next lock is taken where other processes look for it, not in the old one.
+    std::fs::rename(&locks, workspace.state_dir().join("locks.old")).unwrap();
+    workspace.write("c.txt", b"c\n", &WriteOptions::default()).unwrap();
+    assert_eq!(lock_files(tmp.path()), 1, "c's lock file is in `locks/`");
+    let other = Workspace::open(tmp.path()).unwrap();
+    let held = workspace.lock("c.txt").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let lock = other.lock("c.txt").unwrap();
+            tx.send(()).unwrap();
+            drop(lock);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(rx.try_recv().is_err(), "another workspace got in while the lock was held");
+        drop(held);
+        rx.recv().unwrap();
+    });
+}
