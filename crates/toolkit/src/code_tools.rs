@@ -82,7 +82,7 @@ impl Toolkit {
         text.splice(prefix..old_end, new.get(prefix..new_end).unwrap_or_default())
             .map_err(|e| Error::invalid("new_implementation", e.to_string()))?;
         let bytes = text.encode();
-        let (written, kept) = self.write_kept(
+        let crate::toolkit::KeptWrite { written, kept, .. } = self.write_kept(
             workspace,
             &lock,
             &bytes,

@@ -177,7 +177,7 @@ impl Toolkit {
         let lock = workspace.lock(&path)?;
         let bytes = buffer.encode();
         let options = WriteOptions { expected_hash: Some(sha256), create_dirs: false, ..Default::default() };
-        let (written, _) = self.write_kept(workspace, &lock, &bytes, &options, Known::default())?;
+        let written = self.write_kept(workspace, &lock, &bytes, &options, Known::default())?.written;
         drop(lock);
         self.session(&request.session_id, |s| {
             s.sha256 = written.sha256;

@@ -118,11 +118,12 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
 }
 
 /// The change was made: drops the oldest entries beyond `depth` (a failed change never costs
-/// an undo step).
+/// an undo step). They are gone for every reader at once; freeing their blocks, which can
+/// make an unlink wait, happens off the caller's path ([`editkit_vfs::Txn::state_remove_soon`]).
 pub(crate) fn settle(workspace: &Workspace, kept: &Kept, depth: usize) -> Result<()> {
     let excess = (kept.older.len() + 1).saturating_sub(depth.max(1));
     for (_, old) in kept.older.iter().take(excess) {
-        workspace.txn().state_remove(&format!("{}/{old}", kept.dir))?;
+        workspace.txn().state_remove_soon(&format!("{}/{old}", kept.dir))?;
     }
     Ok(())
 }

@@ -329,7 +329,8 @@ impl Toolkit {
     }
 
     /// Writes through `lock`, first keeping the previous content for undo; returns where it
-    /// is kept.
+    /// is kept. The new content is hashed and the undo entry made while a large content is
+    /// written and flushed ([`editkit_vfs::FileLock::write_beside`]).
     pub(crate) fn write_kept(
         &self,
         workspace: &Workspace,
@@ -337,24 +338,23 @@ impl Toolkit {
         bytes: &[u8],
         options: &WriteOptions,
         known: Known<'_>,
-    ) -> Result<(editkit_vfs::Written, Option<String>)> {
+    ) -> Result<KeptWrite> {
         // Hashed once: the undo entry and the staleness guard both take it.
-        let after = known.sha256.unwrap_or_else(|| editkit_vfs::Sha256::of(bytes));
-        let mut kept = history::keep(workspace, lock.path(), Some(after))?;
-        let options = WriteOptions { content_sha256: Some(after), ..options.clone() };
-        let written = match known.read {
-            Some(read) => lock.write_over(read, bytes, &options),
-            None => lock.write(bytes, &options),
+        let beside = || -> Result<_> {
+            let after = known.sha256.unwrap_or_else(|| lock.sha256_of_new(bytes));
+            Ok((after, history::keep(workspace, lock.path(), Some(after))?))
         };
-        match written {
-            Ok(mut written) => {
+        match lock.write_beside(known.read, bytes, options, beside) {
+            Ok((mut written, mut kept)) => {
                 history::settle(workspace, &kept, self.options.history_depth)?;
-                self.format_locked(workspace, lock, bytes, &mut kept, &mut written)?;
-                Ok((written, kept.path))
+                let reformatted = self.format_locked(workspace, lock, bytes, &mut kept, &mut written)?;
+                Ok(KeptWrite { written, kept: kept.path, reformatted })
             }
-            Err(err) => {
-                history::discard(workspace, &kept);
-                Err(err.into())
+            Err((err, kept)) => {
+                if let Some(kept) = kept {
+                    history::discard(workspace, &kept);
+                }
+                Err(err)
             }
         }
     }
@@ -362,7 +362,7 @@ impl Toolkit {
     /// Runs the formatter (when enabled) on the content just written, still under the file's
     /// lock, so no other editkit writer can interleave; the formatted text is written through
     /// the lock (guarded by the hash just written), and the staleness guard, the undo entry and
-    /// the write's report all take the formatted content's hash.
+    /// the write's report all take the formatted content's hash. `true` when it rewrote it.
     fn format_locked(
         &self,
         workspace: &Workspace,
@@ -370,13 +370,12 @@ impl Toolkit {
         bytes: &[u8],
         kept: &mut history::Kept,
         written: &mut editkit_vfs::Written,
-    ) -> Result<()> {
-        if let Some(reformatted) = self.reformat(lock, bytes, written.sha256)? {
-            history::retag(workspace, kept, reformatted.sha256)?;
-            written.sha256 = reformatted.sha256;
-            written.size = reformatted.size;
-        }
-        Ok(())
+    ) -> Result<bool> {
+        let Some(reformatted) = self.reformat(lock, bytes, written.sha256)? else { return Ok(false) };
+        history::retag(workspace, kept, reformatted.sha256)?;
+        written.sha256 = reformatted.sha256;
+        written.size = reformatted.size;
+        Ok(true)
     }
 
     /// The one formatting step of every write (`write_file`, the edits, each file a patch
@@ -623,7 +622,8 @@ impl Toolkit {
             create_new: request.create_new,
             ..WriteOptions::default()
         };
-        let (written, _) = self.write_kept(workspace, &lock, request.content.as_bytes(), &options, Known::default())?;
+        let written =
+            self.write_kept(workspace, &lock, request.content.as_bytes(), &options, Known::default())?.written;
         drop(lock);
         let diagnostics = self.after_write(workspace, &rel, &request.content);
         Ok(WriteFileResponse {
@@ -776,22 +776,27 @@ impl Toolkit {
         let (file, prepared) = lock.read_for_write_with(request.expected_hash, request.force, |old_text| {
             self.prepare_edit(&rel, old_text, request, &vet)
         })?;
-        let (mut response, new_text) = prepared?;
-        response.old_size = file.size();
+        let prepared = prepared?;
+        let bytes = prepared.new_text.encoded();
+        let (old, new) = (file.decoded().as_str(), prepared.new_text.as_str());
         if request.dry_run {
-            return Ok(response);
+            let (sha256, diff) = editkit_vfs::Sha256::of_beside(&bytes, || self.diff(&rel, old, new));
+            let new_size = bytes.len() as u64;
+            drop(bytes);
+            return Ok(prepared.into_response(request, diff, file.size(), new_size, sha256).0);
         }
-        let bytes = new_text.encoded();
-        let (written, kept, diagnostics) =
-            self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), Some(response.sha256))?;
+        // The new content is hashed while it is written; on a large file the diff, which only
+        // the response needs, is drawn meanwhile too.
+        let (wrote, diagnostics, diff) =
+            self.write_edited(workspace, lock, &file, &bytes, new, || self.diff(&rel, old, new))?;
         drop(bytes);
-        if written.sha256 == response.sha256 && new_text.verbatim().is_some() {
+        // A formatter may have changed the bytes on disk.
+        let KeptWrite { written, kept, reformatted } = wrote;
+        let (mut response, new_text) = prepared.into_response(request, diff, file.size(), written.size, written.sha256);
+        if !reformatted && new_text.verbatim().is_some() {
             // The next edit of this file reads these bytes back: it compares instead of hashing.
             workspace.remember_content(&rel, written.sha256, new_text.into_string().into_bytes());
         }
-        // A formatter may have changed the bytes on disk.
-        response.sha256 = written.sha256;
-        response.new_size = written.size;
         if request.backup {
             response.backup_path = kept;
         }
@@ -799,15 +804,15 @@ impl Toolkit {
         Ok(response)
     }
 
-    /// An edit worked out on the file's text, nothing written: the response (without the old
-    /// size and what the write reports) and the new text.
+    /// An edit worked out on the file's text, nothing written: the new text and what the
+    /// response says of the match and the change.
     fn prepare_edit(
         &self,
         rel: &str,
         old_text: &Text,
         request: &EditFileRequest,
         vet: &impl Fn(&str, &str) -> Result<()>,
-    ) -> Result<(EditFileResponse, Text)> {
+    ) -> Result<PreparedEdit> {
         let within = match request.within.as_deref() {
             Some(scope) => Some(analysis::scope(rel, old_text.as_str(), scope)?),
             None => None,
@@ -852,11 +857,7 @@ impl Toolkit {
         } else {
             matcher::Alignment::Aligned
         };
-        let bytes = new_text.encoded();
-        // The new content's hash, beside the diff.
-        let (sha256, (diff, diff_truncated)) =
-            editkit_vfs::Sha256::of_beside(&bytes, || self.diff(rel, old_text.as_str(), new_text.as_str()));
-        let response = EditFileResponse {
+        Ok(PreparedEdit {
             path: rel.to_owned(),
             replacements: replaced.matches().len(),
             rung: replaced.rung(),
@@ -864,18 +865,9 @@ impl Toolkit {
             alignment,
             line_range: first,
             line_ranges: replaced.matches().iter().map(|m| [m.first_line(), m.last_line()]).collect(),
-            diff,
-            diff_truncated,
-            old_size: 0,
-            new_size: bytes.len() as u64,
-            sha256,
-            backup_path: None,
-            dry_run: request.dry_run,
             line_numbers_stripped: numbered.is_some(),
-            diagnostics: DiagnosticsInfo::default(),
-        };
-        drop(bytes);
-        Ok((response, new_text))
+            new_text,
+        })
     }
 
     /// Inserts `text` after line `line` (0: before the first), under the same staleness guard,
@@ -920,63 +912,69 @@ impl Toolkit {
         let inserted = body.split('\n').count();
         let (diff, diff_truncated) = self.diff(&rel, old_text.as_str(), new_text.as_str());
         let bytes = new_text.encode();
-        let mut response = InsertLinesResponse {
+        let response = |sha256, diagnostics| InsertLinesResponse {
             path: rel.clone(),
             line_range: [request.line + 1, request.line + inserted],
             diff,
             diff_truncated,
-            sha256: editkit_vfs::Sha256::of(&bytes),
+            sha256,
             dry_run: request.dry_run,
-            diagnostics: DiagnosticsInfo::default(),
+            diagnostics,
         };
         if request.dry_run {
-            return Ok(response);
+            return Ok(response(editkit_vfs::Sha256::of(&bytes), DiagnosticsInfo::default()));
         }
-        let (written, _, diagnostics) = self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), None)?;
-        response.sha256 = written.sha256;
-        response.diagnostics = diagnostics;
-        Ok(response)
+        // The new content is hashed while it is written.
+        let (wrote, diagnostics, ()) = self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), || ())?;
+        Ok(response(wrote.written.sha256, diagnostics))
     }
 
     /// Writes the edited `bytes` of an existing file through its `lock` (undo entry, formatter),
-    /// releases the lock, then runs the post-write diagnostics on `text`: the write step every
-    /// in-place edit shares. Returns what was written, the undo entry's path and the diagnostics.
-    fn write_edited(
+    /// releases the lock, then runs the post-write diagnostics on `text` and `also`: the write
+    /// step every in-place edit shares. On a large file the diagnostics and `also` run on
+    /// another thread while the file is written. Returns what was written (with the undo
+    /// entry's path), the diagnostics and what `also` gave.
+    fn write_edited<T: Send>(
         &self,
         workspace: &Workspace,
         lock: editkit_vfs::FileLock<'_>,
         read: &editkit_vfs::FileText,
         bytes: &[u8],
         text: &str,
-        known: Option<editkit_vfs::Sha256>,
-    ) -> Result<(editkit_vfs::Written, Option<String>, DiagnosticsInfo)> {
+        also: impl FnOnce() -> T + Send,
+    ) -> Result<(KeptWrite, DiagnosticsInfo, T)> {
         let write = || {
             let written = self.write_kept(
                 workspace,
                 &lock,
                 bytes,
                 &WriteOptions { create_dirs: false, ..Default::default() },
-                Known { sha256: known, read: Some(read) },
+                Known { sha256: None, read: Some(read) },
             );
             drop(lock);
             written
         };
         if text.len() < editkit_vfs::HASH_BESIDE_FROM {
-            let (written, kept) = write()?;
-            return Ok((written, kept, self.after_write(workspace, read.path(), text)));
+            let wrote = write()?;
+            return Ok((wrote, self.after_write(workspace, read.path(), text), also()));
         }
         // The checks read the new text, not the file: on a large file they run while it is
-        // written and flushed.
-        let (written, diagnostics) = std::thread::scope(|scope| {
-            let checks =
-                std::thread::Builder::new().spawn_scoped(scope, || self.after_write(workspace, read.path(), text)).ok();
+        // written and flushed. A thread that cannot start leaves them to this one.
+        let also = std::sync::Mutex::new(Some(also));
+        let beside = || {
+            let also = also.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            (self.after_write(workspace, read.path(), text), also.map(|also| also()))
+        };
+        let (written, checked) = std::thread::scope(|scope| {
+            let checks = std::thread::Builder::new().spawn_scoped(scope, beside).ok();
             let written = write();
-            let diagnostics = checks.and_then(|handle| handle.join().ok());
-            (written, diagnostics)
+            // A panic there is one here, as if it had run on this thread.
+            (written, checks.map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))))
         });
-        let (written, kept) = written?;
-        let diagnostics = diagnostics.unwrap_or_else(|| self.after_write(workspace, read.path(), text));
-        Ok((written, kept, diagnostics))
+        let wrote = written?;
+        let (diagnostics, done) = checked.unwrap_or_else(beside);
+        let done = done.expect("`also` runs exactly once: on the thread, or here when none started");
+        Ok((wrote, diagnostics, done))
     }
 
     /// Restores a file to its content before the last change made through editkit (the file
@@ -1077,6 +1075,65 @@ fn strip_view_numbers(text: &str) -> Option<(u64, String)> {
 /// around lines it copied from a numbered view).
 fn strip_view_prefixes(text: &str) -> String {
     text.split_inclusive('\n').map(|line| view_prefix(line).map_or(line, |(_, rest)| rest)).collect()
+}
+
+/// An edit worked out, before anything is written ([`Toolkit::edit`]).
+#[derive(Debug)]
+struct PreparedEdit {
+    /// The file's canonical path.
+    path: String,
+    replacements: usize,
+    rung: matcher::Rung,
+    score: f64,
+    alignment: matcher::Alignment,
+    line_range: [usize; 2],
+    line_ranges: Vec<[usize; 2]>,
+    line_numbers_stripped: bool,
+    new_text: Text,
+}
+
+impl PreparedEdit {
+    /// The response to `request`, given the diff (and whether it was cut), the sizes and the
+    /// hash of what the file holds (no diagnostics or backup path yet), and the new text.
+    fn into_response(
+        self,
+        request: &EditFileRequest,
+        diff: (String, bool),
+        old_size: u64,
+        new_size: u64,
+        sha256: editkit_vfs::Sha256,
+    ) -> (EditFileResponse, Text) {
+        let response = EditFileResponse {
+            path: self.path,
+            replacements: self.replacements,
+            rung: self.rung,
+            score: self.score,
+            alignment: self.alignment,
+            line_range: self.line_range,
+            line_ranges: self.line_ranges,
+            diff: diff.0,
+            diff_truncated: diff.1,
+            old_size,
+            new_size,
+            sha256,
+            backup_path: None,
+            dry_run: request.dry_run,
+            line_numbers_stripped: self.line_numbers_stripped,
+            diagnostics: DiagnosticsInfo::default(),
+        };
+        (response, self.new_text)
+    }
+}
+
+/// What [`Toolkit::write_kept`] did.
+#[derive(Debug)]
+pub(crate) struct KeptWrite {
+    /// The write; the formatter's, when it rewrote the content.
+    pub(crate) written: editkit_vfs::Written,
+    /// Where the previous content is kept for undo, when the file existed.
+    pub(crate) kept: Option<String>,
+    /// The formatter rewrote the content given.
+    pub(crate) reformatted: bool,
 }
 
 /// What a write already knows, to save passes over large contents: the new bytes' hash, and

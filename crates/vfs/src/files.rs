@@ -416,95 +416,128 @@ impl Workspace {
         options: &WriteOptions,
         read: Option<&FileText>,
     ) -> Result<Written> {
+        let hash = || Ok::<_, Error>((options.content_sha256.unwrap_or_else(|| Sha256::of(bytes)), ()));
+        self.write_locked_beside(given, rel, bytes, options, read, hash)
+            .map(|(written, ())| written)
+            .map_err(|(err, _)| err)
+    }
+
+    /// The write itself, with `beside` run while a large content is staged (see
+    /// [`crate::FileLock::write_beside`]); the caller holds the file's lock.
+    pub(crate) fn write_locked_beside<R, E>(
+        &self,
+        given: &str,
+        rel: &str,
+        bytes: &[u8],
+        options: &WriteOptions,
+        read: Option<&FileText>,
+        beside: impl FnOnce() -> std::result::Result<(Sha256, R), E> + Send,
+    ) -> std::result::Result<(Written, R), (E, Option<R>)>
+    where
+        R: Send,
+        E: From<Error> + Send,
+    {
+        let refused = |err: Error| (E::from(err), None);
         if given.ends_with('/') || given.ends_with("/.") {
             // `dir/` names a directory: writing a file called `dir` would not be what was asked.
-            return Err(Error::InvalidPath {
+            return Err(refused(Error::InvalidPath {
                 path: given.to_owned(),
                 reason: "a path ending in `/` names a directory; give the file's name after it".into(),
-            });
+            }));
         }
-        let (parent_rel, name) = split_parent(rel).ok_or_else(|| Error::IsDirectory { path: given.to_owned() })?;
-        let parent = self.parent_dir(given, parent_rel, options.create_dirs)?;
+        let (parent_rel, name) =
+            split_parent(rel).ok_or_else(|| refused(Error::IsDirectory { path: given.to_owned() }))?;
+        let parent = self.parent_dir(given, parent_rel, options.create_dirs).map_err(refused)?;
         let existing = match parent.symlink_metadata(name) {
-            Ok(meta) if meta.is_dir() => return Err(Error::IsDirectory { path: given.to_owned() }),
+            Ok(meta) if meta.is_dir() => return Err(refused(Error::IsDirectory { path: given.to_owned() })),
             Ok(meta) if meta.is_symlink() => {
                 // Resolution saw no link here: the tree changed under us. Never replace a link.
-                return Err(Error::Io {
+                return Err(refused(Error::Io {
                     op: "write",
                     path: given.to_owned(),
                     source: std::io::Error::other("the path changed to a symlink during the write; retry"),
-                });
+                }));
             }
             Ok(meta) => Some(meta.permissions()),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => return Err(Error::from_io("write", given, err)),
+            Err(err) => return Err(refused(Error::from_io("write", given, err))),
         };
         if existing.is_some() && options.create_new {
-            return Err(Error::Exists { path: given.to_owned() });
+            return Err(refused(Error::Exists { path: given.to_owned() }));
         }
-        let sha256 = options.content_sha256.unwrap_or_else(|| Sha256::of(bytes));
-        debug_assert_eq!(sha256, Sha256::of(bytes), "content_sha256 must be the hash of the bytes written");
-        let previous = if existing.is_some() && bytes.len() >= crate::HASH_BESIDE_FROM {
-            // A large file: its new content is written and flushed to a temp file while the
-            // last check (the file still holds what the guard vouched for) reads the old one.
-            // Nothing is renamed unless the check passes.
+        let placed = |e: std::io::Error| {
+            if options.create_new && e.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::Exists { path: given.to_owned() }
+            } else {
+                Error::from_io("write", given, e)
+            }
+        };
+        // The last check: the file still holds what the staleness guard vouched for.
+        let check = || match existing {
+            Some(_) => self.fresh_hash(given, rel, read, options),
+            None => self.check_fresh(given, rel, None, options).map(|()| None),
+        };
+        let (sha256, out, previous, temp) = if bytes.len() >= crate::HASH_BESIDE_FROM {
+            // A large content is written and flushed to a temp file while `beside` runs and the
+            // last check reads the old file on another thread. The flush stays on this thread,
+            // which holds a core now; the other gets one at the latest when this one waits for
+            // the disk. Nothing is renamed unless all of it succeeds.
+            let work = std::sync::Mutex::new(Some(|| {
+                beside().map_err(|err| (err, None)).and_then(|(sha256, out)| match check() {
+                    Ok(previous) => Ok((sha256, out, previous)),
+                    Err(err) => Err((E::from(err), Some(out))),
+                })
+            }));
+            let run = || work.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().map(|work| work());
             let (staged, checked) = std::thread::scope(|scope| {
-                let staging = std::thread::Builder::new()
-                    .spawn_scoped(scope, || crate::atomic::stage(&parent, bytes, existing.clone(), self.durability))
-                    .ok();
-                let checked = self.fresh_hash(given, rel, read, options);
-                let staged = match staging {
-                    Some(handle) => {
-                        handle.join().unwrap_or_else(|_| Err(std::io::Error::other("staging thread panicked")))
-                    }
-                    None => crate::atomic::stage(&parent, bytes, existing.clone(), self.durability),
+                let working = std::thread::Builder::new().spawn_scoped(scope, run).ok();
+                let staged = crate::atomic::stage(&parent, bytes, existing.clone(), self.durability);
+                // A thread that could not start left the work to this one.
+                let checked = match working {
+                    Some(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    None => run(),
                 };
                 (staged, checked)
             });
-            let staged = staged.map_err(|e| Error::from_io("write", given, e));
-            let previous = match (checked, staged) {
-                (Ok(previous), Ok(temp)) => {
-                    crate::atomic::place(&parent, &temp, name, self.durability, false)
-                        .map_err(|e| Error::from_io("write", given, e))?;
-                    previous
-                }
+            // The work runs once, on the thread or here, so it is always there.
+            let checked = checked.unwrap_or_else(|| {
+                let lost = std::io::Error::other("the write's work did not run; retry");
+                Err((E::from(Error::from_io("write", given, lost)), None))
+            });
+            match (checked, staged) {
+                (Ok((sha256, out, previous)), Ok(temp)) => (sha256, out, previous, Some(temp)),
                 (Err(err), staged) => {
                     if let Ok(temp) = staged {
                         let _ = parent.remove_file(&temp);
                     }
                     return Err(err);
                 }
-                (Ok(_), Err(err)) => return Err(err),
-            };
-            self.record(rel, sha256);
-            return Ok(Written {
-                path: rel.to_owned(),
-                sha256,
-                size: bytes.len() as u64,
-                created: previous.is_none(),
-                previous_sha256: previous,
-            });
-        } else if existing.is_some() {
-            self.fresh_hash(given, rel, read, options)?
-        } else {
-            self.check_fresh(given, rel, None, options)?;
-            None
-        };
-        stage_and_place(&parent, name, bytes, existing, self.durability, options.create_new).map_err(|e| {
-            if options.create_new && e.kind() == std::io::ErrorKind::AlreadyExists {
-                Error::Exists { path: given.to_owned() }
-            } else {
-                Error::from_io("write", given, e)
+                (Ok((_, out, _)), Err(err)) => return Err((E::from(placed(err)), Some(out))),
             }
-        })?;
+        } else {
+            let (sha256, out) = beside().map_err(|err| (err, None))?;
+            match check() {
+                Ok(previous) => (sha256, out, previous, None),
+                Err(err) => return Err((E::from(err), Some(out))),
+            }
+        };
+        debug_assert_eq!(sha256, Sha256::of(bytes), "the hash given for a write must be the hash of its bytes");
+        let done = match &temp {
+            Some(temp) => crate::atomic::place(&parent, temp, name, self.durability, options.create_new),
+            None => stage_and_place(&parent, name, bytes, existing, self.durability, options.create_new),
+        };
+        if let Err(err) = done {
+            return Err((E::from(placed(err)), Some(out)));
+        }
         self.record(rel, sha256);
-        Ok(Written {
+        let written = Written {
             path: rel.to_owned(),
             sha256,
             size: bytes.len() as u64,
             created: previous.is_none(),
             previous_sha256: previous,
-        })
+        };
+        Ok((written, out))
     }
 
     /// The staleness decision, made here only: the hash a read-modify-write of `rel` must find.

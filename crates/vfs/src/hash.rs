@@ -163,23 +163,76 @@ impl Hasher {
     }
 }
 
+/// Bytes between two hasher states kept with a remembered content: a new content that starts
+/// with the same whole blocks of this size is hashed from the state after them.
+pub(crate) const STATE_EVERY: usize = 64 << 10;
+
+/// SHA-256 states of a content: at `i`, the state after its first `(i + 1) * STATE_EVERY` bytes.
+pub(crate) type States = Vec<sha2::Sha256>;
+
+/// The digest of `bytes` and its [`States`], resumed when `base` (a content and its states)
+/// starts with the same whole [`STATE_EVERY`]-byte blocks: those are compared, not hashed. The
+/// digest is always `Sha256::of(bytes)`; `base` only saves work.
+pub(crate) fn digest_resuming(base: Option<(&[u8], &[sha2::Sha256])>, bytes: &[u8]) -> (Sha256, States) {
+    let mut states = Vec::with_capacity(bytes.len() / STATE_EVERY);
+    let mut hasher = sha2::Sha256::new();
+    let mut at = 0;
+    if let Some((base, base_states)) = base {
+        let shared = base
+            .chunks_exact(STATE_EVERY)
+            .zip(bytes.chunks_exact(STATE_EVERY))
+            .zip(base_states)
+            .take_while(|((old, new), _)| old == new)
+            .count();
+        if let Some(state) = shared.checked_sub(1).and_then(|last| base_states.get(last)) {
+            hasher = state.clone();
+            states.extend_from_slice(base_states.get(..shared).unwrap_or_default());
+            at = shared * STATE_EVERY;
+        }
+    }
+    for block in bytes.get(at..).unwrap_or_default().chunks(STATE_EVERY) {
+        hasher.update(block);
+        if block.len() == STATE_EVERY {
+            states.push(hasher.clone());
+        }
+    }
+    (Sha256(hasher.finalize().into()), states)
+}
+
 /// Most bytes of content a [`HashMemo`] holds.
 pub(crate) const MEMO_BYTES: usize = 32 << 20;
 /// Smallest content worth remembering: below it, hashing costs about what comparing does.
 const MEMO_FROM: usize = 64 << 10;
 /// Most contents a [`HashMemo`] holds.
 const MEMO_ENTRIES: usize = 16;
+/// Most new contents' states a [`HashMemo`] holds until they are remembered.
+const PENDING_ENTRIES: usize = 4;
+
+/// A content remembered: the file it was written to, its hash, its bytes and its [`States`].
+#[derive(Debug)]
+struct Remembered {
+    path: String,
+    sha256: Sha256,
+    content: Arc<Vec<u8>>,
+    states: Arc<States>,
+}
 
 /// Contents written lately with their hashes, so that reading one back costs a comparison of
 /// its bytes instead of a hash (several times cheaper on a large file). Keyed by content, not
 /// by path: an answer is the hash of exactly the bytes asked about, or nothing, so it cannot
 /// go stale whatever happens to the files.
+///
+/// Each content keeps its hasher's [`States`], so the next content of the same file is hashed
+/// from the state after the blocks it shares with it ([`HashMemo::digest_new`]).
 #[derive(Debug, Default)]
 pub(crate) struct HashMemo {
-    /// Newest first: the file a content was written to (only to replace its older content,
-    /// which no read will find again), its hash, the content.
-    entries: VecDeque<(String, Sha256, Arc<Vec<u8>>)>,
+    /// Newest first. The path is only used to replace a file's older content, which no read
+    /// will find again, and to find the states a file's next content can resume from.
+    entries: VecDeque<Remembered>,
     bytes: usize,
+    /// States of new contents hashed by [`HashMemo::digest_new`], until they are remembered:
+    /// the path, the content's hash, its states.
+    pending: VecDeque<(String, Sha256, States)>,
 }
 
 impl HashMemo {
@@ -192,8 +245,8 @@ impl HashMemo {
             let memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             memo.entries
                 .iter()
-                .filter(|(_, _, kept)| kept.len() == bytes.len())
-                .map(|(_, sha256, kept)| (*sha256, Arc::clone(kept)))
+                .filter(|kept| kept.content.len() == bytes.len())
+                .map(|kept| (kept.sha256, Arc::clone(&kept.content)))
                 .collect()
         };
         same_length.into_iter().find(|(_, kept)| kept.as_slice() == bytes).map(|(sha256, _)| sha256)
@@ -204,20 +257,51 @@ impl HashMemo {
     /// Contents under 64 KiB or over half the bound are not kept.
     pub(crate) fn remember(&mut self, path: &str, sha256: Sha256, content: Vec<u8>) {
         debug_assert_eq!(Sha256::of(&content), sha256, "a remembered hash must be the content's");
-        if let Some(at) = self.entries.iter().position(|(known, _, _)| known == path)
-            && let Some((_, _, old)) = self.entries.remove(at)
+        if let Some(at) = self.entries.iter().position(|kept| kept.path == path)
+            && let Some(old) = self.entries.remove(at)
         {
-            self.bytes -= old.len();
+            self.bytes -= old.content.len();
         }
+        // The states [`HashMemo::digest_new`] computed for exactly this content, if any.
+        let states = match self.pending.iter().position(|(known, hash, _)| known == path && *hash == sha256) {
+            Some(at) => self.pending.remove(at).map(|(_, _, states)| states).unwrap_or_default(),
+            None => States::new(),
+        };
         if content.len() < MEMO_FROM || content.len() > MEMO_BYTES / 2 {
             return;
         }
         self.bytes += content.len();
-        self.entries.push_front((path.to_owned(), sha256, Arc::new(content)));
+        let kept = Remembered { path: path.to_owned(), sha256, content: Arc::new(content), states: Arc::new(states) };
+        self.entries.push_front(kept);
         while self.bytes > MEMO_BYTES || self.entries.len() > MEMO_ENTRIES {
-            let Some((_, _, old)) = self.entries.pop_back() else { break };
-            self.bytes -= old.len();
+            let Some(old) = self.entries.pop_back() else { break };
+            self.bytes -= old.content.len();
         }
+    }
+
+    /// The SHA-256 of `bytes`, a new content for `path`: resumed from the states of `path`'s
+    /// remembered content after the whole blocks both start with ([`digest_resuming`]), so an
+    /// edit late in a large file hashes little more than what follows it. The new content's
+    /// states wait for [`HashMemo::remember`]. Compared and hashed outside the lock.
+    pub(crate) fn digest_new(memo: &std::sync::Mutex<HashMemo>, path: &str, bytes: &[u8]) -> Sha256 {
+        if bytes.len() < MEMO_FROM || bytes.len() > MEMO_BYTES / 2 {
+            return Sha256::of(bytes);
+        }
+        let base = {
+            let memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            memo.entries
+                .iter()
+                .find(|kept| kept.path == path)
+                .map(|kept| (Arc::clone(&kept.content), Arc::clone(&kept.states)))
+        };
+        let (sha256, states) =
+            digest_resuming(base.as_ref().map(|(content, states)| (content.as_slice(), states.as_slice())), bytes);
+        debug_assert_eq!(sha256, Sha256::of(bytes), "a resumed hash must be the content's");
+        let mut memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        memo.pending.retain(|(known, _, _)| known != path);
+        memo.pending.push_front((path.to_owned(), sha256, states));
+        memo.pending.truncate(PENDING_ENTRIES);
+        sha256
     }
 }
 
@@ -251,6 +335,42 @@ mod tests {
         }
         let memo = memo.into_inner().unwrap();
         assert!(memo.bytes <= MEMO_BYTES && memo.entries.len() <= 8, "{} bytes", memo.bytes);
-        assert_eq!(memo.entries.front().map(|(_, _, kept)| kept[0]), Some(39));
+        assert_eq!(memo.entries.front().map(|kept| kept.content[0]), Some(39));
+    }
+
+    #[test]
+    fn a_resumed_digest_is_the_digest_whatever_the_contents_share() {
+        use super::{STATE_EVERY, digest_resuming};
+        use sha2::Digest;
+        let base: Vec<u8> = (0..STATE_EVERY * 5 + 100).map(|i| (i % 251) as u8).collect();
+        let (base_digest, base_states) = digest_resuming(None, &base);
+        assert_eq!((base_digest, base_states.len()), (Sha256::of(&base), 5));
+        // A change at the start, inside each block, on each block's edges and past the end;
+        // shorter and longer contents; the same content.
+        let mut cases: Vec<Vec<u8>> = vec![base.clone(), base[..STATE_EVERY * 3].to_vec(), Vec::new()];
+        for at in [0, 1, STATE_EVERY - 1, STATE_EVERY, STATE_EVERY + 1, STATE_EVERY * 3 + 7, STATE_EVERY * 5 + 99] {
+            let mut changed = base.clone();
+            changed[at] ^= 1;
+            cases.push(changed);
+            let mut grown = base.clone();
+            grown.splice(at..at, b"inserted".iter().copied());
+            cases.push(grown);
+        }
+        let mut longer = base.clone();
+        longer.extend(std::iter::repeat_n(7u8, STATE_EVERY * 2));
+        cases.push(longer);
+        for new in cases {
+            let (digest, states) = digest_resuming(Some((&base, &base_states)), &new);
+            assert_eq!(digest, Sha256::of(&new));
+            // Its states are the ones hashing it from scratch gives.
+            let (_, fresh) = digest_resuming(None, &new);
+            assert_eq!(states.len(), fresh.len());
+            for (resumed, fresh) in states.into_iter().zip(fresh) {
+                assert_eq!(resumed.finalize(), fresh.finalize());
+            }
+        }
+        // Fewer states than shared blocks: it resumes from the last state it has.
+        let (digest, states) = digest_resuming(Some((&base, &base_states[..2])), &base);
+        assert_eq!((digest, states.len()), (Sha256::of(&base), 5));
     }
 }

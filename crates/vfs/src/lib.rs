@@ -62,6 +62,7 @@ mod hash;
 mod lock;
 mod lock_table;
 mod policy;
+mod reap;
 mod resolve;
 mod state;
 mod txn;

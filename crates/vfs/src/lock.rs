@@ -230,6 +230,87 @@ impl<'ws> FileLock<'ws> {
         Ok(written)
     }
 
+    /// The SHA-256 of `bytes`, a new content for the locked file. On a large content the
+    /// hashing resumes after the whole 64 KiB blocks it shares with the file's content last
+    /// given to [`Workspace::remember_content`], which are compared instead: an edit late in a
+    /// large file hashes little more than what follows it. Once `bytes` are written, remembering
+    /// them lets the next content resume in turn. The digest is always `Sha256::of(bytes)`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// use editkit_vfs::Sha256;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let lock = workspace.lock("big.py")?;
+    /// let mut content = "x = 1\n".repeat(100_000);
+    /// for round in 0..3 {
+    ///     content.push_str(&format!("y = {round}\n"));
+    ///     let sha256 = lock.sha256_of_new(content.as_bytes());
+    ///     assert_eq!(sha256, Sha256::of(content.as_bytes()));
+    ///     let options = editkit_vfs::WriteOptions { content_sha256: Some(sha256), ..Default::default() };
+    ///     lock.write(content.as_bytes(), &options)?;
+    ///     workspace.remember_content("big.py", sha256, content.clone().into_bytes());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn sha256_of_new(&self, bytes: &[u8]) -> Sha256 {
+        crate::hash::HashMemo::digest_new(&self.workspace.memo, &self.rel, bytes)
+    }
+
+    /// Writes like [`FileLock::write_over`] (or [`FileLock::write`] without `read`) while
+    /// `beside` works out what the write needs: the content's SHA-256, which it returns, and
+    /// anything the caller must do before the file changes (an undo entry, say). On a large
+    /// content ([`crate::HASH_BESIDE_FROM`] bytes and more) `beside` and the last check run on
+    /// another thread while this one writes and flushes the temp file, so the flush costs no
+    /// time of its own.
+    /// [`WriteOptions::content_sha256`] is not read: `beside` gives the hash.
+    ///
+    /// The file is replaced only once `beside` succeeded and the last staleness check passed;
+    /// otherwise the temp file is removed and nothing changes. The error comes back with what
+    /// `beside` returned, when it ran, so the caller can take back what it did.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// use editkit_vfs::Sha256;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let lock = workspace.lock("a.txt")?;
+    /// let read = lock.read_for_write(None, false)?;
+    /// let new = b"two\n";
+    /// let beside = || Ok::<_, editkit_vfs::Error>((Sha256::of(new), "kept"));
+    /// let (written, kept) = lock.write_beside(Some(&read), new, &Default::default(), beside).map_err(|(e, _)| e)?;
+    /// assert_eq!((written.sha256, kept), (Sha256::of(new), "kept"));
+    /// // Changed from outside after the read: refused, and `beside`'s value comes back.
+    /// let read = lock.read_for_write(None, false)?;
+    /// std::fs::write(dir.path().join("a.txt"), "six\n").unwrap();
+    /// let beside = || Ok::<_, editkit_vfs::Error>((Sha256::of(b"ten\n"), "kept"));
+    /// let (err, kept) = lock.write_beside(Some(&read), b"ten\n", &Default::default(), beside).unwrap_err();
+    /// assert_eq!((err.kind(), kept), ("stale", Some("kept")));
+    /// assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"six\n");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Workspace::write`], or `beside`'s own error; with `beside`'s value when it ran.
+    #[allow(clippy::type_complexity)]
+    pub fn write_beside<R, E>(
+        &self,
+        read: Option<&FileText>,
+        bytes: &[u8],
+        options: &WriteOptions,
+        beside: impl FnOnce() -> std::result::Result<(Sha256, R), E> + Send,
+    ) -> std::result::Result<(Written, R), (E, Option<R>)>
+    where
+        R: Send,
+        E: From<Error> + Send,
+    {
+        let written = self.workspace.write_locked_beside(&self.given, &self.rel, bytes, options, read, beside)?;
+        self.mark_written();
+        Ok(written)
+    }
+
     /// Says the locked file was written under this lock by other means than the guard's own
     /// writes (a transaction's renames): its lock file then stays for the next lock of the
     /// file instead of being removed on release. [`FileLock::write`] and

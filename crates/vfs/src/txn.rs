@@ -401,7 +401,57 @@ impl Txn<'_> {
         remove_entry(&parent, file_name).map_err(|err| Error::from_io("remove", name, err))
     }
 
-    /// Sorted names in the folder `dir` of the state folder (empty when missing).
+    /// Removes the file `name` in the state folder off the caller's path. It is renamed at
+    /// once to a hidden name in its folder, which [`Txn::state_list`] never shows, and unlinked
+    /// by a thread of the workspace: where freeing a large file's blocks waits for the device
+    /// (a file system mounted `discard`), the caller does not wait. A workspace dropped waits
+    /// for the removals handed over; a hidden name left by a killed process is removed when a
+    /// listing of its folder finds it. A missing `name` is not an error.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let state = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::builder(dir.path()).state_dir(state.path()).open()?;
+    /// workspace.txn().state_write("undo/old.keep", &vec![b'x'; 1 << 20])?;
+    /// workspace.txn().state_remove_soon("undo/old.keep")?;
+    /// assert!(workspace.txn().state_list("undo")?.is_empty());
+    /// drop(workspace);
+    /// assert_eq!(std::fs::read_dir(state.path().join("undo")).unwrap().count(), 0);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Txn::state_write`].
+    pub fn state_remove_soon(&self, name: &str) -> Result<()> {
+        crate::state::check_name(name)?;
+        let Some(state) = self.ws.state_store().existing()? else { return Ok(()) };
+        let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
+        let parent = match crate::beneath::dir(state, parent_rel) {
+            Ok(parent) => parent,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(err) => return Err(Error::from_io("remove", name, err)),
+        };
+        let hidden = crate::reap::hidden_name();
+        match parent.symlink_metadata(file_name) {
+            Ok(meta) if meta.is_dir() => {
+                return remove_entry(&parent, file_name).map_err(|e| Error::from_io("remove", name, e));
+            }
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(err) => return Err(Error::from_io("remove", name, err)),
+        }
+        match parent.rename(file_name, &parent, &hidden) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(err) => return Err(Error::from_io("remove", name, err)),
+        }
+        self.ws.reaper.remove(parent, hidden);
+        Ok(())
+    }
+
+    /// Sorted names in the folder `dir` of the state folder (empty when missing). Names handed
+    /// over by [`Txn::state_remove_soon`] are not shown.
     ///
     /// # Errors
     /// As [`Txn::state_write`].
@@ -414,10 +464,20 @@ impl Txn<'_> {
             Err(err) => return Err(Error::from_io("list", dir, err)),
         };
         let mut names = Vec::new();
+        let mut left = Vec::new();
         for entry in folder.entries().map_err(|e| Error::from_io("list", dir, e))? {
             let entry = entry.map_err(|e| Error::from_io("list", dir, e))?;
-            if let Ok(name) = entry.file_name().into_string() {
-                names.push(name);
+            match entry.file_name().into_string() {
+                Ok(name) if name.starts_with(crate::reap::HIDDEN_PREFIX) => left.push(name),
+                Ok(name) => names.push(name),
+                Err(_) => {}
+            }
+        }
+        // Hidden names no thread of this process removes yet: left by a killed process (or
+        // being removed now, which makes a second attempt harmless).
+        for name in left {
+            if let Ok(folder) = folder.try_clone() {
+                self.ws.reaper.remove(folder, name);
             }
         }
         names.sort();

@@ -152,6 +152,7 @@ impl WorkspaceBuilder {
             memo: Mutex::new(crate::hash::HashMemo::default()),
             locks: LockTable::new(self.cross_process_locks),
             durability: self.durability,
+            reaper: crate::reap::Reaper::default(),
         })
     }
 }
@@ -181,6 +182,8 @@ pub struct Workspace {
     pub(crate) memo: Mutex<crate::hash::HashMemo>,
     locks: LockTable,
     pub(crate) durability: crate::Durability,
+    /// Unlinks state entries handed over by [`crate::Txn::state_remove_soon`].
+    pub(crate) reaper: crate::reap::Reaper,
 }
 
 /// What a path names.

@@ -124,7 +124,12 @@ fn mutations_of(path: &Path, kind: FileKind, rounds: usize, rng: &mut Rng) -> (u
 
 #[test]
 fn sloppy_edits_of_real_files_check_as_a_full_parse_does() {
-    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    // Seeded per run; `EDITKIT_TEST_SEED` replays the seed a failure printed.
+    let seed = match std::env::var("EDITKIT_TEST_SEED") {
+        Ok(seed) => seed.parse::<u64>().expect("EDITKIT_TEST_SEED is a number") | 1,
+        Err(_) => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1,
+    };
+    eprintln!("incremental check: seed {seed} (EDITKIT_TEST_SEED={seed} replays this run)");
     let mut rng = Rng(seed);
     let (mut checks, mut broken, mut files) = (0, 0, 0);
     for (folder, extension, kind) in [("python", "py", FileKind::Python), ("typescript", "ts", FileKind::Typescript)] {

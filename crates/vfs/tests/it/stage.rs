@@ -120,3 +120,37 @@ fn deferred_staging_and_renames_land_the_same_bytes_and_a_batch_is_made_durable(
     // A deferred stage refuses the names `stage_as` refuses.
     assert_eq!(txn.stage_as_deferred("a/x.txt", "plain.tmp", b"x", false).unwrap_err().kind(), "invalid_args");
 }
+
+#[test]
+fn state_entries_removed_soon_are_gone_at_once_and_unlinked_before_the_workspace_is() {
+    let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let open = || Workspace::builder(root.path()).state_dir(state.path()).open().unwrap();
+    let workspace = open();
+    let txn = workspace.txn();
+    for n in 0..5 {
+        txn.state_write(&format!("undo/{n}.keep"), &vec![b'x'; 300_000]).unwrap();
+    }
+    // A hidden name left by a killed process, and a hostile folder of such a name.
+    std::fs::write(state.path().join("undo/.reap-1-1"), b"left").unwrap();
+    std::fs::create_dir(state.path().join("undo/.reap-1-2")).unwrap();
+    for n in 0..3 {
+        txn.state_remove_soon(&format!("undo/{n}.keep")).unwrap();
+        // Gone for every reader as soon as the call returns.
+        assert!(txn.state_read(&format!("undo/{n}.keep")).unwrap().is_none());
+    }
+    // Missing names, and a name that is a folder, are no error.
+    txn.state_remove_soon("undo/0.keep").unwrap();
+    txn.state_remove_soon("nothing/here").unwrap();
+    assert_eq!(txn.state_list("undo").unwrap(), ["3.keep", "4.keep"]);
+    drop(workspace);
+    let mut left: Vec<String> = std::fs::read_dir(state.path().join("undo"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    // Every hidden file was unlinked, the left one included; a folder is never removed.
+    assert_eq!(left, [".reap-1-2", "3.keep", "4.keep"]);
+    // A name outside the state folder is refused as by every state call.
+    assert_eq!(open().txn().state_remove_soon("../escape").unwrap_err().kind(), "invalid_args");
+}

@@ -153,3 +153,98 @@ fn a_large_write_is_flushed_beside_its_last_check_and_never_renamed_when_stale()
     assert_eq!(written.previous_sha256, Some(read.sha256()));
     assert_eq!(fs::read_to_string(tree.root.join("big.txt")).unwrap(), mine);
 }
+
+/// Names of the temp files left in `dir`.
+fn temp_files(dir: &std::path::Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".editkit-"))
+        .collect()
+}
+
+#[test]
+fn a_write_beside_work_lands_only_when_the_work_and_the_last_check_succeed() {
+    for size in [100, 300_000] {
+        let tree = Tree::new();
+        let before = "alpha\nbeta\n".repeat(size / 11 + 1);
+        fs::write(tree.root.join("f.txt"), &before).unwrap();
+        let workspace = tree.workspace();
+        let lock = workspace.lock("f.txt").unwrap();
+        let read = lock.read_for_write(None, false).unwrap();
+        let mine = "gamma\n".repeat(size / 6 + 1);
+        let sha256 = editkit_vfs::Sha256::of(mine.as_bytes());
+
+        // The work fails: its error comes back, with no value, and nothing changes.
+        let failed = lock.write_beside(Some(&read), mine.as_bytes(), &WriteOptions::default(), || {
+            Err::<(editkit_vfs::Sha256, ()), _>(editkit_vfs::Error::NotFound { path: "the work's own".into() })
+        });
+        let (err, out) = failed.unwrap_err();
+        assert_eq!((err.kind(), out), ("not_found", None), "size {size}");
+        assert_eq!(fs::read_to_string(tree.root.join("f.txt")).unwrap(), before);
+        assert!(temp_files(&tree.root).is_empty(), "size {size}: {:?}", temp_files(&tree.root));
+
+        // The file changes while the work runs: refused as stale, the work's value comes back
+        // (so the caller can take back what it did), and the outside change stays.
+        let changed = "alpha\nbeTa\n".repeat(size / 11 + 1);
+        let stale = lock.write_beside(Some(&read), mine.as_bytes(), &WriteOptions::default(), || {
+            fs::write(tree.root.join("f.txt"), &changed).unwrap();
+            Ok::<_, editkit_vfs::Error>((sha256, "undo entry"))
+        });
+        let (err, out) = stale.unwrap_err();
+        assert_eq!((err.kind(), out), ("stale", Some("undo entry")), "size {size}");
+        assert_eq!(fs::read_to_string(tree.root.join("f.txt")).unwrap(), changed);
+        assert!(temp_files(&tree.root).is_empty(), "size {size}: {:?}", temp_files(&tree.root));
+
+        // Read again: it lands, records the hash the work gave, and says what it replaced.
+        let read = lock.read_for_write(None, true).unwrap();
+        let (written, out) = lock
+            .write_beside(Some(&read), mine.as_bytes(), &WriteOptions::default(), || {
+                Ok::<_, editkit_vfs::Error>((sha256, 7))
+            })
+            .unwrap();
+        assert_eq!((written.sha256, written.previous_sha256, out), (sha256, Some(read.sha256()), 7));
+        assert_eq!(fs::read_to_string(tree.root.join("f.txt")).unwrap(), mine);
+        assert!(temp_files(&tree.root).is_empty(), "size {size}: {:?}", temp_files(&tree.root));
+        // The guard now vouches for what was written: a write expecting it passes.
+        let options = WriteOptions { expected_hash: Some(sha256), ..WriteOptions::default() };
+        lock.write(b"last\n", &options).unwrap();
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// A file edited again and again, each content remembered once written: the hash of every
+    /// new content, resumed from the last one's, is the content's hash, wherever the edits
+    /// fall and whatever they do to its length. A file edited outside meanwhile changes
+    /// nothing either.
+    #[test]
+    fn a_new_content_hashed_after_what_it_shares_with_the_last_has_its_own_hash(
+        size in 60_000usize..400_000,
+        edits in proptest::collection::vec((0.0f64..=1.0, 0usize..3, proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40)), 1..8),
+        outside in proptest::prelude::any::<bool>(),
+    ) {
+        let tree = Tree::new();
+        let workspace = tree.workspace();
+        let lock = workspace.lock("big.bin").unwrap();
+        let mut content: Vec<u8> = (0..size).map(|i| (i % 97) as u8 + b' ').collect();
+        for (round, (at, cut, inserted)) in edits.into_iter().enumerate() {
+            let at = ((content.len() as f64 * at) as usize).min(content.len());
+            let end = (at + cut).min(content.len());
+            content.splice(at..end, inserted);
+            let sha256 = lock.sha256_of_new(&content);
+            proptest::prop_assert_eq!(sha256, editkit_vfs::Sha256::of(&content));
+            let options = WriteOptions { content_sha256: Some(sha256), force: true, ..WriteOptions::default() };
+            lock.write(&content, &options).unwrap();
+            if outside && round == 1 {
+                // Remembered content is keyed by its bytes: a change from outside is hashed.
+                content[0] ^= 1;
+                fs::write(tree.root.join("big.bin"), &content).unwrap();
+                let read = workspace.read_bytes("big.bin").unwrap();
+                proptest::prop_assert_eq!(&read, &content);
+            } else {
+                workspace.remember_content("big.bin", sha256, content.clone());
+            }
+        }
+    }
+}
