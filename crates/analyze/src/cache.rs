@@ -130,11 +130,9 @@ impl CheckCache {
             None => full(kind, source)?,
         };
         let report = syntax::report(&parsed, &blocks);
-        let statements = (kind == FileKind::Python && report.valid && parsed.base() == 0).then(|| {
-            let root = parsed.tree.root_node();
-            let mut cursor = root.walk();
-            root.children(&mut cursor).map(|node| node.start_byte()..node.end_byte()).collect()
-        });
+        let statements = (kind == FileKind::Python && report.valid && parsed.base() == 0)
+            .then(|| top_level_statements(parsed.tree.root_node(), 0))
+            .flatten();
         self.keep(Entry {
             key: key.to_owned(),
             kind,
@@ -285,10 +283,9 @@ fn python_statements(entry: &Entry, source: &str) -> Result<Option<Statements>, 
     if parsed.tree.root_node().has_error() || !syntax::empty_blocks(&parsed, None).is_empty() {
         return Ok(None);
     }
-    let root = parsed.tree.root_node();
-    let mut cursor = root.walk();
+    let Some(part_statements) = top_level_statements(parsed.tree.root_node(), lo) else { return Ok(None) };
     let mut ranges: Vec<Range<usize>> = statements.iter().filter(|range| range.end <= lo).cloned().collect();
-    ranges.extend(root.children(&mut cursor).map(|node| node.start_byte() + lo..node.end_byte() + lo));
+    ranges.extend(part_statements);
     ranges.extend(
         statements
             .iter()
@@ -297,6 +294,22 @@ fn python_statements(entry: &Entry, source: &str) -> Result<Option<Statements>, 
     );
     let first_line = old.as_bytes().get(..lo).map_or(0, |head| head.iter().filter(|&&byte| byte == b'\n').count());
     Ok(Some((ranges, (lo..new_hi, first_line))))
+}
+
+/// The source ranges (shifted by `offset`) of the top-level statements and comments under a
+/// Python tree's `root`, when every statement starts at column 0; `None` otherwise.
+/// tree-sitter takes an unexpected indent at the top level without an error (an indented
+/// `if` after a dedent becomes a top-level statement), and text cut at such a statement does
+/// not parse alone as it does in place, so a file like that is never checked by parts.
+/// Comments may be indented: they do not open or close blocks.
+fn top_level_statements(root: tree_sitter::Node<'_>, offset: usize) -> Option<Vec<Range<usize>>> {
+    let mut cursor = root.walk();
+    root.children(&mut cursor)
+        .map(|node| {
+            (node.kind() == "comment" || node.start_position().column == 0)
+                .then(|| node.start_byte() + offset..node.end_byte() + offset)
+        })
+        .collect()
 }
 
 /// The source range of whole lines an edit touched, and the 0-based line it starts on.

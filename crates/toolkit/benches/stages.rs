@@ -1,5 +1,5 @@
 //! The edit path stage by stage, at 10 KB, 1 MB and 10 MB of Python, so a regression names its
-//! stage: read+decode, hash, match, splice, encode, write (full and atomic durability), diff,
+//! stage: read+decode, hash (from scratch, and resumed from the file's last content), match, splice, encode, write (full and atomic durability), diff,
 //! and the post-write syntax check (from scratch, and incremental through a `CheckCache` that
 //! holds the file's previous tree), then the whole `edit_file` call with checks off and on.
 //! `cargo xtask bench toolkit` runs it with `calls`.
@@ -47,6 +47,22 @@ fn read_decode(bencher: divan::Bencher<'_, '_>, size: usize) {
 fn hash(bencher: divan::Bencher<'_, '_>, size: usize) {
     let bytes = source(size).into_bytes();
     bencher.bench(|| Sha256::of(&bytes));
+}
+
+/// The new content of an edit in the middle, hashed from the states of the file's remembered
+/// content (`FileLock::sha256_of_new`): about half of `hash`.
+#[divan::bench(args = SIZES)]
+fn hash_resumed(bencher: divan::Bencher<'_, '_>, size: usize) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let workspace = Workspace::open(dir.path()).expect("workspace");
+    let text = source(size);
+    let (old, new) = target(&text);
+    let edited = text.replacen(&old, &new, 1).into_bytes();
+    let lock = workspace.lock("a.py").expect("lock");
+    let sha256 = lock.sha256_of_new(text.as_bytes());
+    lock.write(text.as_bytes(), &WriteOptions { content_sha256: Some(sha256), ..Default::default() }).expect("write");
+    workspace.remember_content("a.py", sha256, text.into_bytes());
+    bencher.bench(|| lock.sha256_of_new(&edited));
 }
 
 #[divan::bench(args = SIZES)]

@@ -148,3 +148,23 @@ fn sloppy_edits_of_real_files_check_as_a_full_parse_does() {
         "the edits must break some files and not all: {broken} of {checks}"
     );
 }
+
+/// Found by the test above (seed 1796274595325244871): a line break inside a comment leaves
+/// `r` at column 0, so tree-sitter ends the class there and takes the indented lines after it
+/// as top-level statements, without an error. Text cut at such a statement does not parse
+/// alone as it does in place: the next edit, which leaves a method without a body, must still
+/// be reported as a full parse reports it.
+#[test]
+fn an_unexpected_indent_at_the_top_level_is_never_checked_by_parts() {
+    let path = crate::fixtures().join("code/python/fractions.py");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let broken_comment = original.replacen("best upper or lower\n", "best upper or lowe\nr\n", 1);
+    let empty_method = broken_comment.replacen("    def __floor__(a):\n", "        def __floor__(a):\n", 1);
+    assert!(broken_comment != original && empty_method != broken_comment);
+    let cache = CheckCache::default();
+    for (step, text) in [("original", &original), ("comment", &broken_comment), ("method", &empty_method)] {
+        same_as_full(&cache, "fractions.py", FileKind::Python, text, step);
+    }
+    let report = cache.check("fractions.py", FileKind::Python, &empty_method).unwrap();
+    assert!(!report.valid, "{report:?}");
+}
