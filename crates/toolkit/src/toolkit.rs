@@ -622,12 +622,17 @@ impl Toolkit {
             create_new: request.create_new,
             ..WriteOptions::default()
         };
-        let written =
-            self.write_kept(workspace, &lock, request.content.as_bytes(), &options, Known::default())?.written;
+        let KeptWrite { written, reformatted, .. } =
+            self.write_kept(workspace, &lock, request.content.as_bytes(), &options, Known::default())?;
         drop(lock);
         let diagnostics = self.after_write(workspace, &rel, &request.content);
+        let file_type = analysis::file_type(&rel, request.content.as_bytes());
+        if !reformatted {
+            // The next edit of this file reads these bytes back: it compares instead of hashing.
+            workspace.remember_content(&rel, written.sha256, request.content.into_bytes());
+        }
         Ok(WriteFileResponse {
-            file_type: analysis::file_type(&rel, request.content.as_bytes()),
+            file_type,
             path: rel,
             size_bytes: written.size,
             sha256: written.sha256,

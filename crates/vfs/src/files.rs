@@ -370,7 +370,7 @@ impl Workspace {
     /// memory after comparing the bytes, instead of hashing them. `sha256` must be the hash of
     /// `content`, the same promise as [`WriteOptions::content_sha256`]. What was remembered
     /// for `path` before is dropped. Bounded: contents under 64 KiB or over 16 MiB are not
-    /// kept, and at most 32 MiB in all. The memo answers by content, never by path, so a file
+    /// kept (and change nothing, not even what `path` had), and at most 32 MiB in all. The memo answers by content, never by path, so a file
     /// changed since is simply hashed.
     ///
     /// ```
@@ -384,6 +384,9 @@ impl Workspace {
     /// # Ok(()) }
     /// ```
     pub fn remember_content(&self, path: &str, sha256: Sha256, content: Vec<u8>) {
+        if !crate::hash::HashMemo::worth_keeping(content.len()) {
+            return;
+        }
         let Ok(rel) = self.resolve(path) else { return };
         self.memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remember(&rel, sha256, content);
     }

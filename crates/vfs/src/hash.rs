@@ -267,7 +267,7 @@ impl HashMemo {
             Some(at) => self.pending.remove(at).map(|(_, _, states)| states).unwrap_or_default(),
             None => States::new(),
         };
-        if content.len() < MEMO_FROM || content.len() > MEMO_BYTES / 2 {
+        if !HashMemo::worth_keeping(content.len()) {
             return;
         }
         self.bytes += content.len();
@@ -279,12 +279,18 @@ impl HashMemo {
         }
     }
 
+    /// Whether a content of `len` bytes is kept (a smaller one hashes about as fast as it
+    /// compares; a larger one would crowd out the rest).
+    pub(crate) fn worth_keeping(len: usize) -> bool {
+        (MEMO_FROM..=MEMO_BYTES / 2).contains(&len)
+    }
+
     /// The SHA-256 of `bytes`, a new content for `path`: resumed from the states of `path`'s
     /// remembered content after the whole blocks both start with ([`digest_resuming`]), so an
     /// edit late in a large file hashes little more than what follows it. The new content's
     /// states wait for [`HashMemo::remember`]. Compared and hashed outside the lock.
     pub(crate) fn digest_new(memo: &std::sync::Mutex<HashMemo>, path: &str, bytes: &[u8]) -> Sha256 {
-        if bytes.len() < MEMO_FROM || bytes.len() > MEMO_BYTES / 2 {
+        if !HashMemo::worth_keeping(bytes.len()) {
             return Sha256::of(bytes);
         }
         let base = {
