@@ -297,17 +297,21 @@ fn python_statements(entry: &Entry, source: &str) -> Result<Option<Statements>, 
 }
 
 /// The source ranges (shifted by `offset`) of the top-level statements and comments under a
-/// Python tree's `root`, when every statement starts at column 0; `None` otherwise.
-/// tree-sitter takes an unexpected indent at the top level without an error (an indented
-/// `if` after a dedent becomes a top-level statement), and text cut at such a statement does
-/// not parse alone as it does in place, so a file like that is never checked by parts.
-/// Comments may be indented: they do not open or close blocks.
+/// Python tree's `root`, when every statement starts at column 0 or on the line the one before
+/// it ends on (`a = 1; b = 2`); `None` otherwise. tree-sitter takes an unexpected indent at
+/// the top level without an error (an indented `if` after a dedent becomes a top-level
+/// statement), and text cut at such a statement does not parse alone as it does in place, so
+/// a file like that is never checked by parts. Comments may be indented: they do not open or
+/// close blocks.
 fn top_level_statements(root: tree_sitter::Node<'_>, offset: usize) -> Option<Vec<Range<usize>>> {
     let mut cursor = root.walk();
+    let mut last_row = None;
     root.children(&mut cursor)
         .map(|node| {
-            (node.kind() == "comment" || node.start_position().column == 0)
-                .then(|| node.start_byte() + offset..node.end_byte() + offset)
+            let start = node.start_position();
+            let placed = node.kind() == "comment" || start.column == 0 || last_row == Some(start.row);
+            last_row = Some(node.end_position().row);
+            placed.then(|| node.start_byte() + offset..node.end_byte() + offset)
         })
         .collect()
 }

@@ -4,7 +4,7 @@ use editkit_vfs::WriteOptions;
 
 use crate::analysis;
 use crate::error::{Error, Result};
-use crate::toolkit::{Known, Toolkit};
+use crate::toolkit::Toolkit;
 use crate::types::*;
 
 /// Sections update_project_index manages, in the order they are created.
@@ -87,7 +87,7 @@ impl Toolkit {
             &lock,
             &bytes,
             &WriteOptions { create_dirs: false, ..Default::default() },
-            Known { sha256: None, read: Some(&file) },
+            Some(&file),
         )?;
         drop(lock);
         let (diff, _) = self.diff(&rel, old, text.as_str());
@@ -166,7 +166,7 @@ impl Toolkit {
             text.splice(splice.range, &splice.text).map_err(|e| Error::invalid(section, e.to_string()))?;
             updated.push((*section).to_owned());
         }
-        self.write_kept(workspace, &lock, &text.encode(), &WriteOptions::default(), Known::default())?;
+        self.write_kept(workspace, &lock, &text.encode(), &WriteOptions::default(), None)?;
         Ok(UpdateProjectIndexResponse { path: lock.path().to_owned(), updated_sections: updated, created })
     }
 }

@@ -10,7 +10,7 @@ use editkit_vfs::{Text, WriteOptions};
 
 use crate::error::{Error, Result};
 use crate::sessions::{Session, SessionUsage, Sessions};
-use crate::toolkit::{Known, Toolkit, line_window, splice_replaced};
+use crate::toolkit::{Toolkit, line_window, splice_replaced};
 use crate::types::*;
 
 impl Toolkit {
@@ -177,7 +177,7 @@ impl Toolkit {
         let lock = workspace.lock(&path)?;
         let bytes = buffer.encode();
         let options = WriteOptions { expected_hash: Some(sha256), create_dirs: false, ..Default::default() };
-        let written = self.write_kept(workspace, &lock, &bytes, &options, Known::default())?.written;
+        let written = self.write_kept(workspace, &lock, &bytes, &options, None)?.written;
         drop(lock);
         self.session(&request.session_id, |s| {
             s.sha256 = written.sha256;

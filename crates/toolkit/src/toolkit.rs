@@ -330,21 +330,22 @@ impl Toolkit {
 
     /// Writes through `lock`, first keeping the previous content for undo; returns where it
     /// is kept. The new content is hashed and the undo entry made while a large content is
-    /// written and flushed ([`editkit_vfs::FileLock::write_beside`]).
+    /// written and flushed ([`editkit_vfs::FileLock::write_beside`]). `read` is the file as
+    /// read through the lock, when it was: the last check then compares instead of hashing.
     pub(crate) fn write_kept(
         &self,
         workspace: &Workspace,
         lock: &editkit_vfs::FileLock<'_>,
         bytes: &[u8],
         options: &WriteOptions,
-        known: Known<'_>,
+        read: Option<&editkit_vfs::FileText>,
     ) -> Result<KeptWrite> {
         // Hashed once: the undo entry and the staleness guard both take it.
         let beside = || -> Result<_> {
-            let after = known.sha256.unwrap_or_else(|| lock.sha256_of_new(bytes));
+            let after = lock.sha256_of_new(bytes);
             Ok((after, history::keep(workspace, lock.path(), Some(after))?))
         };
-        match lock.write_beside(known.read, bytes, options, beside) {
+        match lock.write_beside(read, bytes, options, beside) {
             Ok((mut written, mut kept)) => {
                 history::settle(workspace, &kept, self.options.history_depth)?;
                 let reformatted = self.format_locked(workspace, lock, bytes, &mut kept, &mut written)?;
@@ -623,7 +624,7 @@ impl Toolkit {
             ..WriteOptions::default()
         };
         let KeptWrite { written, reformatted, .. } =
-            self.write_kept(workspace, &lock, request.content.as_bytes(), &options, Known::default())?;
+            self.write_kept(workspace, &lock, request.content.as_bytes(), &options, None)?;
         drop(lock);
         let diagnostics = self.after_write(workspace, &rel, &request.content);
         let file_type = analysis::file_type(&rel, request.content.as_bytes());
@@ -954,7 +955,7 @@ impl Toolkit {
                 &lock,
                 bytes,
                 &WriteOptions { create_dirs: false, ..Default::default() },
-                Known { sha256: None, read: Some(read) },
+                Some(read),
             );
             drop(lock);
             written
@@ -1139,14 +1140,6 @@ pub(crate) struct KeptWrite {
     pub(crate) kept: Option<String>,
     /// The formatter rewrote the content given.
     pub(crate) reformatted: bool,
-}
-
-/// What a write already knows, to save passes over large contents: the new bytes' hash, and
-/// the file as read through the lock (its last check then compares instead of hashing).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Known<'a> {
-    pub(crate) sha256: Option<editkit_vfs::Sha256>,
-    pub(crate) read: Option<&'a editkit_vfs::FileText>,
 }
 
 /// `text` with the planned pieces in place: one copy of the text.

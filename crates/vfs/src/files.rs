@@ -497,11 +497,22 @@ impl Workspace {
                 let staged = crate::atomic::stage(&parent, bytes, existing.clone(), self.durability);
                 // A thread that could not start left the work to this one.
                 let checked = match working {
-                    Some(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    None => run(),
+                    Some(handle) => handle.join(),
+                    None => Ok(run()),
                 };
                 (staged, checked)
             });
+            let checked = match checked {
+                Ok(checked) => checked,
+                Err(panic) => {
+                    // A panic in the work is one here, as if it had run on this thread, once
+                    // the temp file is gone.
+                    if let Ok(temp) = &staged {
+                        let _ = parent.remove_file(temp);
+                    }
+                    std::panic::resume_unwind(panic)
+                }
+            };
             // The work runs once, on the thread or here, so it is always there.
             let checked = checked.unwrap_or_else(|| {
                 let lost = std::io::Error::other("the write's work did not run; retry");

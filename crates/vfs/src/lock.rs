@@ -264,7 +264,8 @@ impl<'ws> FileLock<'ws> {
     /// content ([`crate::HASH_BESIDE_FROM`] bytes and more) `beside` and the last check run on
     /// another thread while this one writes and flushes the temp file, so the flush costs no
     /// time of its own.
-    /// [`WriteOptions::content_sha256`] is not read: `beside` gives the hash.
+    /// [`WriteOptions::content_sha256`] is not read: `beside` gives the hash, with the same
+    /// promise (it is recorded for the staleness guard as given; debug builds check it).
     ///
     /// The file is replaced only once `beside` succeeded and the last staleness check passed;
     /// otherwise the temp file is removed and nothing changes. The error comes back with what

@@ -23,7 +23,12 @@ static HIDDEN_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// A hidden name unique within this process and across processes.
 pub(crate) fn hidden_name() -> String {
     let n = HIDDEN_COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("{HIDDEN_PREFIX}{}-{n}", std::process::id())
+    format!("{}{n}", own_prefix())
+}
+
+/// How this process's hidden names start.
+pub(crate) fn own_prefix() -> String {
+    format!("{HIDDEN_PREFIX}{}-", std::process::id())
 }
 
 /// One removal: the folder and the hidden name in it.

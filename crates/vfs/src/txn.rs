@@ -451,7 +451,8 @@ impl Txn<'_> {
     }
 
     /// Sorted names in the folder `dir` of the state folder (empty when missing). Names handed
-    /// over by [`Txn::state_remove_soon`] are not shown.
+    /// over by [`Txn::state_remove_soon`] are not shown, and hidden files another process left
+    /// there are handed over for removal.
     ///
     /// # Errors
     /// As [`Txn::state_write`].
@@ -465,16 +466,23 @@ impl Txn<'_> {
         };
         let mut names = Vec::new();
         let mut left = Vec::new();
+        let own = crate::reap::own_prefix();
         for entry in folder.entries().map_err(|e| Error::from_io("list", dir, e))? {
             let entry = entry.map_err(|e| Error::from_io("list", dir, e))?;
             match entry.file_name().into_string() {
-                Ok(name) if name.starts_with(crate::reap::HIDDEN_PREFIX) => left.push(name),
+                // This process's own are on their way out already.
+                Ok(name) if name.starts_with(&own) => {}
+                Ok(name) if name.starts_with(crate::reap::HIDDEN_PREFIX) => {
+                    if entry.file_type().is_ok_and(|kind| kind.is_file()) {
+                        left.push(name);
+                    }
+                }
                 Ok(name) => names.push(name),
                 Err(_) => {}
             }
         }
-        // Hidden names no thread of this process removes yet: left by a killed process (or
-        // being removed now, which makes a second attempt harmless).
+        // Hidden files left by another process (killed before it removed them, or removing
+        // them now, which makes a second attempt harmless).
         for name in left {
             if let Ok(folder) = folder.try_clone() {
                 self.ws.reaper.remove(folder, name);

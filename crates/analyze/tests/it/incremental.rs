@@ -167,4 +167,16 @@ fn an_unexpected_indent_at_the_top_level_is_never_checked_by_parts() {
     }
     let report = cache.check("fractions.py", FileKind::Python, &empty_method).unwrap();
     assert!(!report.valid, "{report:?}");
+    // Statements sharing a line (`a = 1; b = 2`) still start where they may: edits around
+    // them, and one that leaves a method without a body, check as a full parse does.
+    let shared = original.replacen("import numbers\n", "import numbers; import array\n", 1);
+    assert!(shared != original);
+    let cache = CheckCache::default();
+    for (step, text) in [
+        ("shared", &shared),
+        ("edited", &shared.replacen("import array", "import array as a", 1)),
+        ("method", &shared.replacen("    def __floor__(a):\n", "        def __floor__(a):\n", 1)),
+    ] {
+        same_as_full(&cache, "fractions.py", FileKind::Python, text, step);
+    }
 }

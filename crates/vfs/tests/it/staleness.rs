@@ -165,7 +165,8 @@ fn temp_files(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn a_write_beside_work_lands_only_when_the_work_and_the_last_check_succeed() {
-    for size in [100, 300_000] {
+    // One after the other, and on two threads (from HASH_BESIDE_FROM bytes).
+    for size in [100, editkit_vfs::HASH_BESIDE_FROM + 1000] {
         let tree = Tree::new();
         let before = "alpha\nbeta\n".repeat(size / 11 + 1);
         fs::write(tree.root.join("f.txt"), &before).unwrap();
@@ -173,6 +174,7 @@ fn a_write_beside_work_lands_only_when_the_work_and_the_last_check_succeed() {
         let lock = workspace.lock("f.txt").unwrap();
         let read = lock.read_for_write(None, false).unwrap();
         let mine = "gamma\n".repeat(size / 6 + 1);
+        assert_eq!(mine.len() >= editkit_vfs::HASH_BESIDE_FROM, size > 100);
         let sha256 = editkit_vfs::Sha256::of(mine.as_bytes());
 
         // The work fails: its error comes back, with no value, and nothing changes.
@@ -247,4 +249,27 @@ proptest::proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_panic_beside_a_large_write_leaves_no_temp_file_and_the_file_as_it_was() {
+    let tree = Tree::new();
+    let before = "alpha\n".repeat(100_000);
+    fs::write(tree.root.join("f.txt"), &before).unwrap();
+    let workspace = tree.workspace();
+    let lock = workspace.lock("f.txt").unwrap();
+    let read = lock.read_for_write(None, false).unwrap();
+    let mine = "gamma\n".repeat(100_000);
+    assert!(mine.len() >= editkit_vfs::HASH_BESIDE_FROM);
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = lock.write_beside(Some(&read), mine.as_bytes(), &WriteOptions::default(), || {
+            if mine.len() > 1 {
+                panic!("the caller's work failed");
+            }
+            Ok::<_, editkit_vfs::Error>((editkit_vfs::Sha256::of(mine.as_bytes()), ()))
+        });
+    }));
+    assert!(panicked.is_err(), "the panic reaches the caller");
+    assert_eq!(fs::read_to_string(tree.root.join("f.txt")).unwrap(), before);
+    assert!(temp_files(&tree.root).is_empty(), "{:?}", temp_files(&tree.root));
 }
