@@ -207,3 +207,39 @@ fn deleting_the_root_is_refused_before_its_files_are_kept() {
     let listed = env.ok("history", json!({}));
     assert_eq!(listed["patches"], json!([]), "{listed}");
 }
+
+#[test]
+fn steps_past_the_depth_leave_no_file_behind_once_the_toolkit_is_dropped() {
+    let filler = "y = 1\n".repeat(120_000);
+    let env = env_with_depth(2, &[("big.py", &format!("x = 0\n{filler}"))]);
+    for n in 1..=6 {
+        // Large writes and edits: the kept versions are megabytes, removed off the reply's path.
+        if n % 2 == 0 {
+            env.ok(
+                "edit_file",
+                json!({"path": "big.py", "old_string": format!("x = {}\n", n - 1), "new_string": format!("x = {n}\n")}),
+            );
+        } else {
+            env.ok("write_file", json!({"path": "big.py", "content": format!("x = {n}\n{filler}")}));
+        }
+        // Gone for the history at once: never more versions than the depth.
+        let history = env.ok("history", json!({"path": "big.py"}));
+        let versions = history["files"][0]["versions"].as_array().map(Vec::len);
+        assert_eq!(versions, Some(n.min(2)), "{history}");
+    }
+    let state = env.toolkit.workspace().state_dir().to_owned();
+    let Env { dir, toolkit, .. } = env;
+    drop(toolkit);
+    let mut left = Vec::new();
+    for folder in std::fs::read_dir(state.join("undo/files")).unwrap().flatten() {
+        for entry in std::fs::read_dir(folder.path()).unwrap().flatten() {
+            left.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    left.sort();
+    // The folder's `path` marker and the two steps kept; nothing hidden waiting for removal.
+    assert_eq!(left.len(), 3, "{left:?}");
+    assert!(left.iter().all(|name| !name.starts_with('.')), "{left:?}");
+    assert_eq!(left.last().map(String::as_str), Some("path"));
+    drop(dir);
+}
