@@ -370,8 +370,8 @@ impl Workspace {
     /// memory after comparing the bytes, instead of hashing them. `sha256` must be the hash of
     /// `content`, the same promise as [`WriteOptions::content_sha256`]. What was remembered
     /// for `path` before is dropped. Bounded: contents under 64 KiB or over 16 MiB are not
-    /// kept (and change nothing, not even what `path` had), and at most 32 MiB in all. The memo answers by content, never by path, so a file
-    /// changed since is simply hashed.
+    /// kept (and change nothing, not even what `path` had), and at most 32 MiB in all. The
+    /// memo answers by content, never by path, so a file changed since is simply hashed.
     ///
     /// ```
     /// # fn main() -> Result<(), editkit_vfs::Error> {

@@ -390,15 +390,22 @@ impl Txn<'_> {
     /// # Errors
     /// As [`Txn::state_write`].
     pub fn state_remove(&self, name: &str) -> Result<()> {
+        let Some((parent, file_name)) = self.state_parent_for_removal(name)? else { return Ok(()) };
+        remove_entry(&parent, file_name).map_err(|err| Error::from_io("remove", name, err))
+    }
+
+    /// The folder holding state entry `name` and the entry's own name, for removing it;
+    /// `None` when the state folder or that folder does not exist (nothing to remove).
+    fn state_parent_for_removal<'n>(&self, name: &'n str) -> Result<Option<(Dir, &'n str)>> {
         crate::state::check_name(name)?;
-        let Some(state) = self.ws.state_store().existing()? else { return Ok(()) };
+        let Some(state) = self.ws.state_store().existing()? else { return Ok(None) };
         let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
         let parent = match crate::beneath::dir(state, parent_rel) {
             Ok(parent) => parent,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(err) => return Err(Error::from_io("remove", name, err)),
         };
-        remove_entry(&parent, file_name).map_err(|err| Error::from_io("remove", name, err))
+        Ok(Some((parent, file_name)))
     }
 
     /// Removes the file `name` in the state folder off the caller's path. It is renamed at
@@ -424,14 +431,7 @@ impl Txn<'_> {
     /// # Errors
     /// As [`Txn::state_write`].
     pub fn state_remove_soon(&self, name: &str) -> Result<()> {
-        crate::state::check_name(name)?;
-        let Some(state) = self.ws.state_store().existing()? else { return Ok(()) };
-        let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
-        let parent = match crate::beneath::dir(state, parent_rel) {
-            Ok(parent) => parent,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(err) => return Err(Error::from_io("remove", name, err)),
-        };
+        let Some((parent, file_name)) = self.state_parent_for_removal(name)? else { return Ok(()) };
         let hidden = crate::reap::hidden_name();
         match parent.symlink_metadata(file_name) {
             Ok(meta) if meta.is_dir() => {

@@ -141,11 +141,7 @@ fn a_large_write_is_flushed_beside_its_last_check_and_never_renamed_when_stale()
     let err = lock.write_over(&read, mine.as_bytes(), &WriteOptions::default()).unwrap_err();
     assert_eq!(err.kind(), "stale");
     assert_eq!(fs::read_to_string(tree.root.join("big.txt")).unwrap(), changed);
-    let left: Vec<String> = fs::read_dir(&tree.root)
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with(".editkit-"))
-        .collect();
+    let left = temp_files(&tree.root);
     assert!(left.is_empty(), "a temp file was left: {left:?}");
     // Read again (forced past the ledger): now it lands, and says what it replaced.
     let read = lock.read_for_write(None, true).unwrap();
