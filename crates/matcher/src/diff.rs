@@ -28,10 +28,40 @@ fn lines<'a>(old: &'a str, new: &'a str) -> TextDiff<'a, 'a, str> {
     similar::TextDiffConfig::default().timeout(DIFF_TIMEOUT).diff_lines(old, new)
 }
 
+/// Up to how many items, old and new together, a diff runs without a deadline: Myers' work is
+/// at most the square of it (a few microseconds), less than reading the clock as it goes.
+const UNTIMED_ITEMS: usize = 128;
+
 /// The line operations turning `old` into `new` (any hashable items), bounded in time.
 #[must_use]
 pub fn ops<T: Eq + std::hash::Hash>(old: &[T], new: &[T]) -> Vec<DiffOp> {
-    similar::capture_diff_slices_deadline(Algorithm::Myers, old, new, Some(Instant::now() + DIFF_TIMEOUT))
+    let deadline = (old.len() + new.len() > UNTIMED_ITEMS).then(|| Instant::now() + DIFF_TIMEOUT);
+    similar::capture_diff_slices_deadline(Algorithm::Myers, old, new, deadline)
+}
+
+/// The lines of `text`, each with its `\n` (the last one without, when the text does not end
+/// with one): `str::split_inclusive('\n')`, found a block at a time.
+fn split_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        lines.push(text.get(start..=end).unwrap_or_default());
+        start = end + 1;
+    }
+    if start < text.len() {
+        lines.push(text.get(start..).unwrap_or_default());
+    }
+    lines
+}
+
+/// The bytes of `lines[range]`, lines cut from `text` by [`split_lines`]: one slice, compared at
+/// once rather than line by line. `None` when the range is out of bounds.
+fn span<'a>(text: &'a str, lines: &[&'a str], range: std::ops::Range<usize>) -> Option<&'a str> {
+    let offset = |index: usize| match lines.get(index) {
+        Some(line) => Some(line.as_ptr() as usize - text.as_ptr() as usize),
+        None => (index == lines.len()).then_some(text.len()),
+    };
+    text.get(offset(range.start)?..offset(range.end)?)
 }
 
 /// The unified diff of `old` → `new` under the given `---`/`+++` names (`a/x`, `/dev/null`).
@@ -80,8 +110,8 @@ pub fn unified_windows(
     windows: &[Window],
     context: usize,
 ) -> Option<String> {
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let old_lines = split_lines(old);
+    let new_lines = split_lines(new);
     let mut all: Vec<DiffOp> = Vec::new();
     // Neighbouring operations of one kind become one, as a whole-text diff gives them: one run
     // of equal lines (hunks are split by its length), one change (its `-` lines, then its `+`).
@@ -102,7 +132,7 @@ pub fn unified_windows(
         }
         let between = in_old.start - at_old;
         if in_new.start - at_new != between
-            || old_lines.get(at_old..in_old.start)? != new_lines.get(at_new..in_new.start)?
+            || span(old, &old_lines, at_old..in_old.start)? != span(new, &new_lines, at_new..in_new.start)?
         {
             return None;
         }

@@ -265,14 +265,16 @@ fn execute(
     let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
     step(hook, Step::Journal, || "journal".to_owned(), || workspace.txn().state_write(&journal_name(&id), &bytes))?;
     *journal_written = true;
-    stage_all(workspace, writes, &id, hook)?;
+    // Each folder of the batch is opened once, for all its steps.
+    let folders = workspace.txn().folders();
+    stage_all(workspace, &folders, writes, &id, hook)?;
     for (idx, entry) in journal.entries.iter().enumerate() {
         if let Some(backup) = &entry.backup {
             step(
                 hook,
                 Step::Backup(idx),
                 || format!("back up {}", entry.target),
-                || workspace.txn().hard_link_unchecked(&entry.target, backup),
+                || folders.hard_link_unchecked(&entry.target, backup),
             )?;
         }
     }
@@ -291,7 +293,7 @@ fn execute(
         hook,
         Step::Sync,
         || "sync staged files and backups".to_owned(),
-        || workspace.txn().make_durable(before_renames.iter().map(String::as_str)),
+        || folders.make_durable(before_renames.iter().map(String::as_str)),
     )?;
     for (idx, entry) in journal.entries.iter().enumerate() {
         match &entry.temp {
@@ -300,7 +302,7 @@ fn execute(
                     hook,
                     Step::Replace(idx),
                     || format!("rename {}", entry.target),
-                    || workspace.txn().rename_deferred_unchecked(temp, &entry.target),
+                    || folders.rename_unchecked(temp, &entry.target),
                 )?;
             }
             None => {
@@ -324,7 +326,7 @@ fn execute(
         Step::Finish,
         || "finish".to_owned(),
         || {
-            workspace.txn().make_durable(renamed.iter().map(String::as_str))?;
+            folders.make_durable(renamed.iter().map(String::as_str))?;
             workspace.txn().state_write(&journal_name(&id), &bytes)
         },
     )
@@ -333,7 +335,9 @@ fn execute(
 /// Fewest files worth a thread of their own for the last staleness check.
 const RECHECKS_PER_THREAD: usize = 16;
 
-/// Most threads staging temp files at once.
+/// Most threads staging temp files at once. Fewer run where there are fewer cores: creating a
+/// file is work for the CPU (the file system's inode allocation) more than a wait, and on two
+/// cores eight stagers took a third more CPU than two for the same wall time.
 const STAGING_THREADS: usize = 8;
 
 /// Stages every new content, not yet durable (the [`Step::Sync`] after the backups flushes the
@@ -341,6 +345,7 @@ const STAGING_THREADS: usize = 8;
 /// in order, and a fault at step n lets exactly the steps before it happen.
 fn stage_all(
     workspace: &Workspace,
+    folders: &editkit_vfs::Folders<'_>,
     writes: &[crate::plan::FileWrite],
     id: &str,
     hook: &mut dyn FnMut(&Step) -> Option<Fault>,
@@ -357,12 +362,12 @@ fn stage_all(
             }
         }
     }
-    let threads = todo.len().clamp(1, STAGING_THREADS);
+    let threads = todo.len().clamp(1, crate::par::compute_threads().min(STAGING_THREADS));
     let chunk = todo.len().div_ceil(threads).max(1);
     let stage_part = |part: &[(usize, &crate::plan::FileWrite, &[u8])]| {
         for (idx, write, bytes) in part {
             let staged =
-                workspace.txn().stage_as_deferred(&write.path, &temp_name(id, *idx), bytes, true).and_then(|staged| {
+                folders.stage_deferred_unchecked(&write.path, &temp_name(id, *idx), bytes, true).and_then(|staged| {
                     match &write.permissions_from {
                         Some(from) => workspace.txn().copy_permissions_unchecked(from, &staged.temp),
                         None => Ok(()),
@@ -374,27 +379,34 @@ fn stage_all(
         }
         None
     };
+    let panicked = || {
+        Some((
+            "stage".to_owned(),
+            editkit_vfs::Error::Io {
+                op: "stage",
+                path: String::new(),
+                source: std::io::Error::other("staging thread panicked"),
+            },
+        ))
+    };
+    let mut parts = todo.chunks(chunk);
+    // The last part is this thread's own.
+    let own = parts.next_back().unwrap_or_default();
     let failed: Option<(String, editkit_vfs::Error)> = std::thread::scope(|scope| {
         let stage_part = &stage_part;
         // A part whose thread cannot be started (a thread or memory limit) is staged here.
-        let handles: Vec<_> = todo
-            .chunks(chunk)
+        let handles: Vec<_> = parts
             .map(|part| std::thread::Builder::new().spawn_scoped(scope, move || stage_part(part)).map_err(|_| part))
             .collect();
-        // A panicking stager cannot happen short of a bug; it is reported as a failed step.
-        handles.into_iter().find_map(|handle| match handle {
-            Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Some((
-                    "stage".to_owned(),
-                    editkit_vfs::Error::Io {
-                        op: "stage",
-                        path: String::new(),
-                        source: std::io::Error::other("staging thread panicked"),
-                    },
-                ))
-            }),
+        // A panicking stager cannot happen short of a bug; it is reported as a failed step, so
+        // the commit still rolls back.
+        let own =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stage_part(own))).unwrap_or_else(|_| panicked());
+        let others = handles.into_iter().find_map(|handle| match handle {
+            Ok(handle) => handle.join().unwrap_or_else(|_| panicked()),
             Err(part) => stage_part(part),
-        })
+        });
+        others.or(own)
     });
     if let Some((name, err)) = failed {
         return Err(Stop::Failed(name, err));
@@ -573,8 +585,10 @@ fn journal_name(id: &str) -> String {
 /// without a journal) waits for the device each time, and those waits overlap.
 fn remove_backups(workspace: &Workspace, journal: &Journal) {
     let backups: Vec<&str> = journal.entries.iter().filter_map(|entry| entry.backup.as_deref()).collect();
+    // A backup is a hard link to a file or link, never a folder.
+    let folders = workspace.txn().folders();
     crate::par::map(&backups, BACKUPS_PER_THREAD, crate::par::IO_THREADS, |backup| {
-        let _ = workspace.txn().remove_unchecked(backup);
+        let _ = folders.remove_file_unchecked(backup);
     });
 }
 

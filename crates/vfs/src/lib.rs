@@ -77,6 +77,6 @@ pub use hash::{HASH_BESIDE_FROM, ParseSha256Error, Sha256};
 pub use lock::{FileLock, LOCK_FILES_KEPT, SWEEP_EVERY};
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
 pub use state::default_state_home;
-pub use txn::{SYNCFS_FROM, Staged, Txn};
+pub use txn::{Folders, SYNCFS_FROM, Staged, Txn};
 pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
 pub use workspace::{DEFAULT_MAX_READ_BYTES, EntryKind, LEGACY_STATE_DIR, Metadata, Workspace, WorkspaceBuilder};

@@ -95,8 +95,24 @@ impl Txn<'_> {
 
     fn stage_named(&self, path: &str, temp_file: &str, bytes: &[u8], create_dirs: bool, sync: bool) -> Result<Staged> {
         let target = self.ws.resolve(path)?;
-        let (parent_rel, name) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
+        let (parent_rel, _) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
         let parent = if create_dirs { self.dir_created(path, parent_rel)? } else { self.dir_raw(path, parent_rel)? };
+        self.stage_in(&parent, path, target, temp_file, bytes, sync)
+    }
+
+    /// Writes `bytes` to the new file `temp_file` of `parent`, the folder of canonical `target`
+    /// (`path` as the caller gave it, for errors), with the target's permission bits when it
+    /// exists.
+    fn stage_in(
+        &self,
+        parent: &Dir,
+        path: &str,
+        target: String,
+        temp_file: &str,
+        bytes: &[u8],
+        sync: bool,
+    ) -> Result<Staged> {
+        let (parent_rel, name) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
         let permissions = match parent.symlink_metadata(name) {
             Ok(meta) if meta.is_dir() => return Err(Error::IsDirectory { path: path.to_owned() }),
             Ok(meta) => Some(meta.permissions()),
@@ -651,6 +667,30 @@ impl Txn<'_> {
 }
 
 impl<'ws> Txn<'ws> {
+    /// Folder handles for a batch of steps on canonical paths (a patch's commit): each folder
+    /// is opened once, however many files of the batch are in it. See [`Folders`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join("src")).unwrap();
+    /// std::fs::write(dir.path().join("src/a.txt"), "old\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let folders = workspace.txn().folders();
+    /// let staged = folders.stage_deferred_unchecked("src/a.txt", ".editkit-new", b"new\n", false)?;
+    /// folders.hard_link_unchecked("src/a.txt", "src/.editkit-old")?;
+    /// folders.make_durable([staged.temp.as_str(), "src"])?;
+    /// folders.rename_unchecked(&staged.temp, "src/a.txt")?;
+    /// folders.remove_file_unchecked("src/.editkit-old")?;
+    /// assert_eq!(std::fs::read_to_string(dir.path().join("src/a.txt")).unwrap(), "new\n");
+    /// assert_eq!(std::fs::read_dir(dir.path().join("src")).unwrap().count(), 1);
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn folders(&self) -> Folders<'ws> {
+        Folders { txn: *self, open: std::sync::Mutex::new(std::collections::HashMap::new()) }
+    }
+
     /// Takes the locks of canonical `paths` (from [`Workspace::resolve`] or
     /// [`Workspace::resolve_entry`], resolved already) in the one fixed order
     /// [`Workspace::lock_entries`] uses, each once, without resolving them again. The keys are
@@ -677,5 +717,188 @@ impl<'ws> Txn<'ws> {
         paths.sort_unstable();
         paths.dedup();
         paths.into_iter().map(|rel| crate::FileLock::acquire(self.ws, rel.to_owned(), rel.to_owned())).collect()
+    }
+}
+
+/// Folder handles shared by the steps of one batch ([`Txn::folders`]): staging, backups,
+/// renames, removals and the flush of many files in a few folders open each folder once
+/// instead of once per step. The steps are those of [`Txn`] on canonical paths, without the
+/// blocked-path check (give them only paths the policy allowed, or that a journal of this
+/// workspace named); each acts on one name in a folder handle, so no link is followed.
+///
+/// A folder is opened beneath the root, following no link, when a step first needs it, and
+/// the handle is kept for the batch: a folder moved meanwhile is followed by its handle, so
+/// the batch's steps stay in the folders as they were when it first reached them. Safe to
+/// share between threads.
+#[derive(Debug)]
+pub struct Folders<'ws> {
+    txn: Txn<'ws>,
+    open: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<Dir>>>,
+}
+
+impl Folders<'_> {
+    /// The folder at canonical `rel` (created with its missing parents when `create`).
+    fn folder(&self, given: &str, rel: &str, create: bool) -> Result<std::sync::Arc<Dir>> {
+        let cached = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).cloned();
+        if let Some(dir) = cached {
+            return Ok(dir);
+        }
+        let dir = std::sync::Arc::new(if create {
+            self.txn.dir_created(given, rel)?
+        } else {
+            self.txn.dir_raw(given, rel)?
+        });
+        self.open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(rel.to_owned(), std::sync::Arc::clone(&dir));
+        Ok(dir)
+    }
+
+    /// As [`Txn::stage_as_deferred`] for canonical `target`, which is not resolved again: a new
+    /// temp file `temp_name` beside it, with its permission bits, not fsynced.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPath`] for a temp name that is not a plain `.editkit-` file name or a
+    /// target naming the root; [`Error::IsDirectory`]; [`Error::NotFound`] for a missing folder
+    /// without `create_dirs`; [`Error::Io`] ([`std::io::ErrorKind::AlreadyExists`] when the
+    /// temp name is taken).
+    pub fn stage_deferred_unchecked(
+        &self,
+        target: &str,
+        temp_name: &str,
+        bytes: &[u8],
+        create_dirs: bool,
+    ) -> Result<Staged> {
+        if !is_temp_name(temp_name) {
+            return Err(Error::InvalidPath {
+                path: temp_name.to_owned(),
+                reason: "a temp name must be a plain file name starting with `.editkit-`".into(),
+            });
+        }
+        let (parent_rel, _) = split_parent(target).ok_or_else(|| root_refused(target))?;
+        let parent = self.folder(target, parent_rel, create_dirs)?;
+        self.txn.stage_in(&parent, target, target.to_owned(), temp_name, bytes, false)
+    }
+
+    /// As [`Txn::hard_link_unchecked`], through the batch's folder handles.
+    ///
+    /// # Errors
+    /// As [`Txn::hard_link_unchecked`].
+    pub fn hard_link_unchecked(&self, original: &str, backup: &str) -> Result<()> {
+        let (original_parent, original_name) = split_parent(original).ok_or_else(|| root_refused(original))?;
+        let (backup_parent, backup_name) = split_parent(backup).ok_or_else(|| root_refused(backup))?;
+        let to = self.folder(backup, backup_parent, true)?;
+        let from = if original_parent == backup_parent {
+            std::sync::Arc::clone(&to)
+        } else {
+            self.folder(original, original_parent, false)?
+        };
+        rustix::fs::linkat(&*from, original_name, &*to, backup_name, rustix::fs::AtFlags::empty())
+            .map_err(|e| Error::from_io("link", original, e.into()))
+    }
+
+    /// As [`Txn::rename_deferred_unchecked`] (no folder fsync), through the batch's handles.
+    ///
+    /// # Errors
+    /// As [`Txn::rename_deferred_unchecked`].
+    pub fn rename_unchecked(&self, from: &str, to: &str) -> Result<()> {
+        let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
+        let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
+        let from_dir = self.folder(from, from_parent, false)?;
+        let to_dir = if from_parent == to_parent {
+            std::sync::Arc::clone(&from_dir)
+        } else {
+            self.folder(to, to_parent, false)?
+        };
+        from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))
+    }
+
+    /// Removes the file or link (never a folder) at canonical `path`; a missing one, or a
+    /// missing folder, is not an error.
+    ///
+    /// # Errors
+    /// [`Error::Io`], for a folder too.
+    pub fn remove_file_unchecked(&self, path: &str) -> Result<()> {
+        let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
+        let parent = match self.folder(path, parent_rel, false) {
+            Ok(parent) => parent,
+            Err(Error::NotFound { .. }) => return Ok(()),
+            Err(err) => return Err(err),
+        };
+        match rustix::fs::unlinkat(&*parent, name, rustix::fs::AtFlags::empty()) {
+            Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+            Err(err) => Err(Error::from_io("remove", path, err.into())),
+        }
+    }
+
+    /// As [`Txn::make_durable`], through the batch's handles: after a `syncfs`, a path's file
+    /// system is read from its folder's handle (one `fstatat`, no open); a folder the batch
+    /// holds is fsynced through its handle.
+    ///
+    /// # Errors
+    /// As [`Txn::make_durable`].
+    pub fn make_durable<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Result<()> {
+        if !self.txn.ws.durability.syncs() {
+            return Ok(());
+        }
+        let mut paths: Vec<&str> = paths.into_iter().collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let fsync = |path: &str, fd: &dyn std::os::fd::AsFd| {
+            rustix::fs::fsync(fd).map_err(|e| Error::from_io("sync", path, e.into()))
+        };
+        let held = |path: &str| self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(path).cloned();
+        #[cfg(target_os = "linux")]
+        if paths.len() >= SYNCFS_FROM {
+            let root = self.folder("", "", false)?;
+            let root_dev = rustix::fs::fstat(&*root).map_err(|e| Error::from_io("sync", "", e.into()))?.st_dev;
+            match rustix::fs::syncfs(&*root) {
+                Ok(()) => {
+                    for path in paths {
+                        let dev = match (held(path), split_parent(path)) {
+                            (Some(dir), _) => rustix::fs::fstat(&*dir),
+                            (None, Some((parent_rel, name))) => {
+                                let parent = self.folder(path, parent_rel, false)?;
+                                rustix::fs::statat(&*parent, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                            }
+                            (None, None) => rustix::fs::fstat(&*root),
+                        }
+                        .map_err(|e| Error::from_io("sync", path, e.into()))?
+                        .st_dev;
+                        if dev != root_dev {
+                            // A mount inside the root: its own flush.
+                            let fd = crate::beneath::open(
+                                self.txn.ws.root_dir(),
+                                path,
+                                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY,
+                                rustix::fs::Mode::empty(),
+                            )
+                            .map_err(|e| Error::from_io("sync", path, e))?;
+                            fsync(path, &fd)?;
+                        }
+                    }
+                    return Ok(());
+                }
+                Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+                Err(err) => return Err(Error::from_io("sync", "", err.into())),
+            }
+        }
+        for path in paths {
+            match held(path) {
+                Some(dir) => fsync(path, &*dir)?,
+                None => {
+                    let fd = crate::beneath::open(
+                        self.txn.ws.root_dir(),
+                        path,
+                        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY,
+                        rustix::fs::Mode::empty(),
+                    )
+                    .map_err(|e| Error::from_io("sync", path, e))?;
+                    fsync(path, &fd)?;
+                }
+            }
+        }
+        Ok(())
     }
 }

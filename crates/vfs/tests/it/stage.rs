@@ -154,3 +154,89 @@ fn state_entries_removed_soon_are_gone_at_once_and_unlinked_before_the_workspace
     // A name outside the state folder is refused as by every state call.
     assert_eq!(open().txn().state_remove_soon("../escape").unwrap_err().kind(), "invalid_args");
 }
+
+/// `Txn::folders`: a batch's steps through folder handles opened once. They land what the
+/// per-step calls land, keep the target's mode, refuse what those refuse, and never follow a
+/// link, whether a folder of the path is one when the batch first reaches it or not.
+#[test]
+fn folder_handles_land_a_batch_and_never_follow_a_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("x.txt"), "outside\n").unwrap();
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join("src/deep")).unwrap();
+    std::fs::write(root.join("src/a.txt"), "a\n").unwrap();
+    std::fs::set_permissions(root.join("src/a.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::write(root.join("src/deep/b.txt"), "b\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+    let workspace = Workspace::open(root).unwrap();
+    let folders = workspace.txn().folders();
+
+    // A batch: stage both, back both up, flush, rename, remove the backups.
+    let a = folders.stage_deferred_unchecked("src/a.txt", ".editkit-t-0.tmp", b"A\n", false).unwrap();
+    let b = folders.stage_deferred_unchecked("src/deep/b.txt", ".editkit-t-1.tmp", b"B\n", false).unwrap();
+    assert_eq!((a.temp.as_str(), b.temp.as_str()), ("src/.editkit-t-0.tmp", "src/deep/.editkit-t-1.tmp"));
+    let mode = std::fs::metadata(root.join(&a.temp)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640, "the staged file has the target's mode");
+    folders.hard_link_unchecked("src/a.txt", "src/.editkit-t-0.bak").unwrap();
+    folders.hard_link_unchecked("src/deep/b.txt", "src/deep/.editkit-t-1.bak").unwrap();
+    // Past `SYNCFS_FROM` paths one flush of the file system (each path's is checked), and
+    // below it one fsync each.
+    let flushed = [
+        a.temp.as_str(),
+        b.temp.as_str(),
+        "src",
+        "src/deep",
+        "",
+        "src/a.txt",
+        "src/deep/b.txt",
+        "src/.editkit-t-0.bak",
+        "src/deep/.editkit-t-1.bak",
+    ];
+    assert!(flushed.len() >= editkit_vfs::SYNCFS_FROM);
+    folders.make_durable(flushed).unwrap();
+    folders.make_durable(["src", "src/deep", "src/a.txt"]).unwrap();
+    assert!(folders.make_durable(["src/missing.txt"]).is_err(), "a path that is not there is not flushed");
+    folders.rename_unchecked(&a.temp, "src/a.txt").unwrap();
+    folders.rename_unchecked(&b.temp, "src/deep/b.txt").unwrap();
+    assert_eq!(std::fs::read_to_string(root.join("src/.editkit-t-0.bak")).unwrap(), "a\n");
+    folders.remove_file_unchecked("src/.editkit-t-0.bak").unwrap();
+    folders.remove_file_unchecked("src/deep/.editkit-t-1.bak").unwrap();
+    assert_eq!(std::fs::read_to_string(root.join("src/a.txt")).unwrap(), "A\n");
+    assert_eq!(std::fs::read_to_string(root.join("src/deep/b.txt")).unwrap(), "B\n");
+    assert_eq!(workspace.list_dir("src").unwrap(), ["a.txt", "deep/"]);
+    assert_eq!(std::fs::read_dir(root.join("src")).unwrap().count(), 2, "no backup or temp is left");
+
+    // What is gone already, or never was, is not an error to remove.
+    folders.remove_file_unchecked("src/.editkit-t-0.bak").unwrap();
+    folders.remove_file_unchecked("missing/folder/x.txt").unwrap();
+    // A folder is never removed as a file.
+    assert!(folders.remove_file_unchecked("src/deep").is_err());
+    assert!(root.join("src/deep").is_dir());
+    // Names that are not plain hidden names are refused before anything is opened.
+    for name in ["plain.tmp", ".editkit-a/b.tmp", "../.editkit-x", ""] {
+        let err = folders.stage_deferred_unchecked("src/a.txt", name, b"x", false).unwrap_err();
+        assert_eq!(err.kind(), "invalid_args", "{name:?}");
+    }
+    // A taken temp name is never overwritten.
+    std::fs::write(root.join("src/.editkit-taken"), "mine\n").unwrap();
+    assert!(folders.stage_deferred_unchecked("src/a.txt", ".editkit-taken", b"x", false).is_err());
+    assert_eq!(std::fs::read_to_string(root.join("src/.editkit-taken")).unwrap(), "mine\n");
+
+    // A link on the way is never followed, for any step.
+    assert!(folders.stage_deferred_unchecked("out/x.txt", ".editkit-t-2.tmp", b"x", true).is_err());
+    assert!(folders.hard_link_unchecked("out/x.txt", "src/.editkit-t-3.bak").is_err());
+    assert!(folders.rename_unchecked("out/x.txt", "src/stolen.txt").is_err());
+    // (A removal through a link finds nothing to remove: the link is no folder of the root.)
+    let _ = folders.remove_file_unchecked("out/x.txt");
+    assert!(outside.path().join("x.txt").exists());
+    // A folder swapped for a link after another batch opened it: a new batch refuses it.
+    std::fs::rename(root.join("src/deep"), root.join("src/deep-moved")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("src/deep")).unwrap();
+    let fresh = workspace.txn().folders();
+    assert!(fresh.stage_deferred_unchecked("src/deep/x.txt", ".editkit-t-4.tmp", b"x", false).is_err());
+    let _ = fresh.remove_file_unchecked("src/deep/x.txt");
+    assert_eq!(std::fs::read_to_string(outside.path().join("x.txt")).unwrap(), "outside\n");
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1, "nothing was written outside");
+}
