@@ -42,7 +42,7 @@ pub fn ops<T: Eq + std::hash::Hash>(old: &[T], new: &[T]) -> Vec<DiffOp> {
 /// The lines of `text`, each with its `\n` (the last one without, when the text does not end
 /// with one): `str::split_inclusive('\n')`, found a block at a time.
 fn split_lines(text: &str) -> Vec<&str> {
-    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+    let mut lines = Vec::with_capacity(text.len() / 32 + 1);
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
         lines.push(text.get(start..=end).unwrap_or_default());
@@ -87,7 +87,8 @@ pub type Window = (std::ops::Range<usize>, std::ops::Range<usize>);
 /// own, so a change of a few places in a large file costs a diff of those places, not of the
 /// file; the lines between are compared, not hashed. `None` when a window is out of order or
 /// out of range, or the lines outside the windows differ: the caller then diffs the whole
-/// texts with [`unified`]. The format is [`unified`]'s (same headers, hunks merged when their
+/// texts with [`unified`]. Equal texts give an empty diff, whatever the windows (changes in
+/// two windows may undo each other). The format is [`unified`]'s (same headers, hunks merged when their
 /// context touches, `\ No newline at end of file`); where a line repeats nearby, the lines a
 /// change is drawn against may differ from a whole-text diff's, and applying either gives `new`.
 ///
@@ -110,18 +111,16 @@ pub fn unified_windows(
     windows: &[Window],
     context: usize,
 ) -> Option<String> {
+    if old == new {
+        // Windows may hold changes that undo each other; equal texts have no diff.
+        return Some(String::new());
+    }
     let old_lines = split_lines(old);
     let new_lines = split_lines(new);
-    let mut all: Vec<DiffOp> = Vec::new();
-    // Neighbouring operations of one kind become one, as a whole-text diff gives them: one run
-    // of equal lines (hunks are split by its length), one change (its `-` lines, then its `+`).
-    let mut push = |op: DiffOp| match (all.last_mut(), op) {
-        (Some(DiffOp::Equal { len, .. }), DiffOp::Equal { len: more, .. }) => *len += more,
-        (Some(last), op) if !matches!(last, DiffOp::Equal { .. }) && !matches!(op, DiffOp::Equal { .. }) => {
-            *last = change(last.old_range().start..op.old_range().end, last.new_range().start..op.new_range().end);
-        }
-        _ => all.push(op),
-    };
+    // Each operation, and whether it joins changes of two windows (whose lines may then share
+    // more than each window's diff saw: a line one window inserts and the next deletes).
+    let mut all: Vec<(DiffOp, bool)> = Vec::new();
+    let mut push = |op: DiffOp| join(&mut all, op);
     let widened = widen(windows, context, old_lines.len(), new_lines.len())?;
     let (mut at_old, mut at_new) = (0, 0);
     let ends = [(old_lines.len()..old_lines.len(), new_lines.len()..new_lines.len())];
@@ -148,6 +147,19 @@ pub fn unified_windows(
         }
         (at_old, at_new) = (in_old.end, in_new.end);
     }
+    // A change joined across windows is diffed again as one, as a whole-text diff sees it.
+    let mut minimal: Vec<(DiffOp, bool)> = Vec::with_capacity(all.len());
+    for (op, joined) in all {
+        if !joined {
+            join(&mut minimal, op);
+            continue;
+        }
+        let (old_part, new_part) = (old_lines.get(op.old_range())?, new_lines.get(op.new_range())?);
+        for part in ops(old_part, new_part) {
+            join(&mut minimal, shifted(part, op.old_range().start, op.new_range().start));
+        }
+    }
+    let all: Vec<DiffOp> = minimal.into_iter().map(|(op, _)| op).collect();
     let mut out = String::new();
     for group in similar::group_diff_ops(all, context) {
         if group.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
@@ -171,6 +183,20 @@ pub fn unified_windows(
         }
     }
     Some(out)
+}
+
+/// Appends `op` to `all`, joining it with the last operation when both are equal lines (one run)
+/// or both changes (one change: its `-` lines, then its `+`), as a whole-text diff gives them;
+/// a change joined so is marked.
+fn join(all: &mut Vec<(DiffOp, bool)>, op: DiffOp) {
+    match (all.last_mut(), op) {
+        (Some((DiffOp::Equal { len, .. }, _)), DiffOp::Equal { len: more, .. }) => *len += more,
+        (Some((last, joined)), op) if !matches!(last, DiffOp::Equal { .. }) && !matches!(op, DiffOp::Equal { .. }) => {
+            *last = change(last.old_range().start..op.old_range().end, last.new_range().start..op.new_range().end);
+            *joined = true;
+        }
+        _ => all.push((op, false)),
+    }
 }
 
 /// `windows` each widened by up to `lines` of the (equal) lines around it, not past its

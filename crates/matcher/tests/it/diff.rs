@@ -49,6 +49,23 @@ fn a_diff_past_its_deadline_is_still_exact() {
     assert_eq!(apply("a\nb\nc\n", &small), "a\nB\nc\nd\n");
 }
 
+/// A line one window inserts and the next window takes away is no change: the two windows'
+/// changes, joined into one, are diffed again as one, so the diff shows only the real change.
+#[test]
+fn changes_of_two_windows_that_undo_each_other_are_not_shown() {
+    let old = "\na\nq\n";
+    let new = "\na\nQ\n";
+    // An empty line inserted at the top, the old empty line removed after it, `q` changed.
+    let windows = [(0..0, 0..1), (0..1, 1..1), (2..3, 2..3)];
+    let diff = editkit_matcher::diff::unified_windows("a/x", "b/x", old, new, &windows, 0).unwrap();
+    assert_eq!(diff, "--- a/x\n+++ b/x\n@@ -3 +3 @@\n-q\n+Q\n");
+    assert_eq!(apply(old, &diff), new);
+    // And texts that end up equal have no diff at all, even with windows far apart.
+    let same = "a\nb\na\nb\n";
+    let windows = [(0..2, 0..0), (4..4, 2..4)];
+    assert_eq!(editkit_matcher::diff::unified_windows("a/x", "b/x", same, same, &windows, 3).unwrap(), "");
+}
+
 mod trimmed {
     use editkit_matcher::diff;
     use proptest::prelude::*;
