@@ -799,9 +799,10 @@ impl Toolkit {
         // A formatter may have changed the bytes on disk.
         let KeptWrite { written, kept, reformatted } = wrote;
         let (mut response, new_text) = prepared.into_response(request, diff, file.size(), written.size, written.sha256);
-        if !reformatted && new_text.verbatim().is_some() {
-            // The next edit of this file reads these bytes back: it compares instead of hashing.
-            workspace.remember_content(&rel, written.sha256, new_text.into_string().into_bytes());
+        if !reformatted {
+            // The next edit of this file takes this text back after comparing the file with it,
+            // instead of reading, decoding and hashing the file.
+            workspace.remember_text(&rel, written.sha256, new_text);
         }
         if request.backup {
             response.backup_path = kept;

@@ -15,7 +15,8 @@ use crate::workspace::{EntryKind, Metadata, Workspace};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileText {
     path: String,
-    text: Text,
+    /// Shared with the hash memo when the read took a remembered text.
+    text: std::sync::Arc<Text>,
     sha256: Sha256,
     size: u64,
 }
@@ -39,7 +40,7 @@ impl FileText {
     /// Consumes the value, returning the decoded text.
     #[must_use]
     pub fn into_decoded(self) -> Text {
-        self.text
+        std::sync::Arc::try_unwrap(self.text).unwrap_or_else(|shared| (*shared).clone())
     }
     /// SHA-256 of the bytes on disk.
     #[must_use]
@@ -172,8 +173,7 @@ impl Workspace {
         expected: Option<Sha256>,
         work: impl FnOnce(&Text) -> T,
     ) -> Result<(FileText, T)> {
-        let (rel, bytes) = self.read_raw(path)?;
-        let size = bytes.len() as u64;
+        let (rel, mut file, size) = self.open_sized(path)?;
         let vouch = |sha256: Sha256| match expected {
             Some(expected) if expected != sha256 => {
                 Err(Error::Stale { path: path.to_owned(), expected: Some(expected), current: Some(sha256) })
@@ -183,6 +183,18 @@ impl Workspace {
                 Ok(())
             }
         };
+        // The text this workspace last wrote to the file, when the file still holds exactly its
+        // bytes: taken as it is, without reading the file into memory, decoding or hashing it.
+        if let Some((sha256, text)) = crate::hash::HashMemo::text_of(&self.memo, &rel, size) {
+            if holds(&mut file, text.as_str().as_bytes()).map_err(|e| Error::from_io("read", path, e))? {
+                vouch(sha256)?;
+                let out = work(&text);
+                return Ok((FileText { path: rel, text, sha256, size }, out));
+            }
+            std::io::Seek::rewind(&mut file).map_err(|e| Error::from_io("read", path, e))?;
+        }
+        let bytes = self.read_sized(path, file, size)?;
+        let size = bytes.len() as u64;
         if !crate::codec::is_verbatim(&bytes) {
             // Decoding copies these bytes: hash them first and let them go, so a large file is
             // not held twice while `work` runs.
@@ -191,7 +203,7 @@ impl Workspace {
             let text = Text::decode(&bytes).map_err(|err| Error::from_decode(path, err))?;
             drop(bytes);
             let out = work(&text);
-            return Ok((FileText { path: rel, text, sha256, size }, out));
+            return Ok((FileText { path: rel, text: text.into(), sha256, size }, out));
         }
         let text = match Text::decode_or_return(bytes) {
             Ok(text) => text,
@@ -205,7 +217,7 @@ impl Workspace {
             None => Sha256::of_beside(text.as_str().as_bytes(), || work(&text)),
         };
         vouch(sha256)?;
-        Ok((FileText { path: rel, text, sha256, size }, out))
+        Ok((FileText { path: rel, text: text.into(), sha256, size }, out))
     }
 
     /// Reads a text file like [`Workspace::read`] but records nothing: for looking at a file
@@ -319,12 +331,25 @@ impl Workspace {
     }
 
     fn read_raw(&self, path: &str) -> Result<(String, Vec<u8>)> {
+        let (rel, file, size) = self.open_sized(path)?;
+        Ok((rel, self.read_sized(path, file, size)?))
+    }
+
+    /// The regular file at `path` opened for reading, with its canonical path and its size,
+    /// refused when larger than the read limit.
+    fn open_sized(&self, path: &str) -> Result<(String, File, u64)> {
         let resolved = self.resolve_inner(path, true)?;
         let file = self.open_regular(path, &resolved.rel)?;
         let size = file.metadata().map_err(|e| Error::from_io("read", path, e))?.len();
         if size > self.max_read_bytes {
             return Err(Error::TooLarge { path: path.to_owned(), size, limit: self.max_read_bytes });
         }
+        Ok((resolved.rel, file, size))
+    }
+
+    /// The bytes of `file`, opened by [`Workspace::open_sized`] at `size` bytes, from where it
+    /// stands; refused when it grew past the read limit meanwhile.
+    fn read_sized(&self, path: &str, file: File, size: u64) -> Result<Vec<u8>> {
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
         // Read one byte past the limit to notice a file that grew after the size check.
         file.take(self.max_read_bytes + 1).read_to_end(&mut bytes).map_err(|e| Error::from_io("read", path, e))?;
@@ -335,7 +360,7 @@ impl Workspace {
                 limit: self.max_read_bytes,
             });
         }
-        Ok((resolved.rel, bytes))
+        Ok(bytes)
     }
 
     /// Opens the regular file at canonical `rel` for reading.
@@ -387,6 +412,37 @@ impl Workspace {
         if !crate::hash::HashMemo::worth_keeping(content.len()) {
             return;
         }
+        self.remember(path, sha256, crate::hash::Kept::Bytes(std::sync::Arc::new(content)));
+    }
+
+    /// As [`Workspace::remember_content`] for a text just written to `path` as its own bytes
+    /// (no BOM, LF endings: [`Text::verbatim`]; any other text is not kept). The next read of
+    /// the file, while it holds exactly those bytes, takes this text as it is: the file is
+    /// compared with it, a block at a time, instead of being read into memory, decoded and
+    /// hashed. `sha256` must be the hash of the text's bytes.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let text = editkit_vfs::Text::decode("x = 1\n".repeat(20_000).as_bytes()).unwrap();
+    /// let written = workspace.write("big.py", text.as_str().as_bytes(), &Default::default())?;
+    /// workspace.remember_text("big.py", written.sha256, text.clone());
+    /// let read = workspace.read("big.py")?;
+    /// assert_eq!((read.decoded(), read.sha256()), (&text, written.sha256));
+    /// // Changed from outside: read as usual.
+    /// std::fs::write(dir.path().join("big.py"), "x = 2\n".repeat(20_000)).unwrap();
+    /// assert_eq!(workspace.read("big.py")?.text(), "x = 2\n".repeat(20_000));
+    /// # Ok(()) }
+    /// ```
+    pub fn remember_text(&self, path: &str, sha256: Sha256, text: Text) {
+        if text.verbatim().is_none() || !crate::hash::HashMemo::worth_keeping(text.as_str().len()) {
+            return;
+        }
+        self.remember(path, sha256, crate::hash::Kept::Text(std::sync::Arc::new(text)));
+    }
+
+    fn remember(&self, path: &str, sha256: Sha256, content: crate::hash::Kept) {
         let Ok(rel) = self.resolve(path) else { return };
         self.memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remember(&rel, sha256, content);
     }
@@ -857,8 +913,29 @@ fn list_names(given: &str, dir: &Dir) -> Result<Vec<(String, bool)>> {
 
 /// Splits a canonical relative path into parent and final name; `None` for the root.
 /// The decoded text of bytes read from canonical `rel` (`path` as given, for errors).
+/// Whether `file` holds exactly `expected` from where it stands to its end, read and compared
+/// a block at a time.
+fn holds(file: &mut File, expected: &[u8]) -> std::io::Result<bool> {
+    let mut buf = vec![0u8; 64 << 10];
+    let mut at = 0;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if n == 0 {
+            return Ok(at == expected.len());
+        }
+        if expected.get(at..at + n) != buf.get(..n) {
+            return Ok(false);
+        }
+        at += n;
+    }
+}
+
 fn file_text(path: &str, rel: String, bytes: Vec<u8>, sha256: Sha256) -> Result<FileText> {
     let size = bytes.len() as u64;
     let text = Text::decode_owned(bytes).map_err(|err| Error::from_decode(path, err))?;
-    Ok(FileText { path: rel, text, sha256, size })
+    Ok(FileText { path: rel, text: text.into(), sha256, size })
 }

@@ -208,12 +208,32 @@ const MEMO_ENTRIES: usize = 16;
 /// Most new contents' states a [`HashMemo`] holds until they are remembered.
 const PENDING_ENTRIES: usize = 4;
 
+/// A content remembered: as it was written, or as the text it was encoded from when that
+/// text is its bytes (no BOM, LF endings), which a read of the file can then take as it is.
+#[derive(Debug, Clone)]
+pub(crate) enum Kept {
+    /// The bytes written.
+    Bytes(Arc<Vec<u8>>),
+    /// A text whose bytes are its own ([`crate::Text::verbatim`]).
+    Text(Arc<crate::Text>),
+}
+
+impl Kept {
+    /// The bytes on disk.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Kept::Bytes(bytes) => bytes,
+            Kept::Text(text) => text.as_str().as_bytes(),
+        }
+    }
+}
+
 /// A content remembered: the file it was written to, its hash, its bytes and its [`States`].
 #[derive(Debug)]
 struct Remembered {
     path: String,
     sha256: Sha256,
-    content: Arc<Vec<u8>>,
+    content: Kept,
     states: Arc<States>,
 }
 
@@ -241,41 +261,60 @@ impl HashMemo {
         if bytes.len() < MEMO_FROM {
             return None;
         }
-        let same_length: Vec<(Sha256, Arc<Vec<u8>>)> = {
+        let same_length: Vec<(Sha256, Kept)> = {
             let memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             memo.entries
                 .iter()
-                .filter(|kept| kept.content.len() == bytes.len())
-                .map(|kept| (kept.sha256, Arc::clone(&kept.content)))
+                .filter(|kept| kept.content.bytes().len() == bytes.len())
+                .map(|kept| (kept.sha256, kept.content.clone()))
                 .collect()
         };
-        same_length.into_iter().find(|(_, kept)| kept.as_slice() == bytes).map(|(sha256, _)| sha256)
+        same_length.into_iter().find(|(_, kept)| kept.bytes() == bytes).map(|(sha256, _)| sha256)
+    }
+
+    /// The text remembered for `path` as its own bytes, when it is `len` bytes long, with its
+    /// hash: what the file holds if its bytes compare equal to the text's.
+    pub(crate) fn text_of(
+        memo: &std::sync::Mutex<HashMemo>,
+        path: &str,
+        len: u64,
+    ) -> Option<(Sha256, Arc<crate::Text>)> {
+        let memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        memo.entries.iter().find(|kept| kept.path == path).and_then(|kept| match &kept.content {
+            Kept::Text(text) if text.as_str().len() as u64 == len => Some((kept.sha256, Arc::clone(text))),
+            _ => None,
+        })
     }
 
     /// Remembers `content`, whose hash is `sha256`, as what `path` holds now: it replaces
     /// what was remembered for `path`, and the oldest contents go beyond [`MEMO_BYTES`].
     /// Contents under 64 KiB or over half the bound are not kept.
-    pub(crate) fn remember(&mut self, path: &str, sha256: Sha256, content: Vec<u8>) {
-        debug_assert_eq!(Sha256::of(&content), sha256, "a remembered hash must be the content's");
+    pub(crate) fn remember(&mut self, path: &str, sha256: Sha256, content: Kept) {
+        debug_assert_eq!(Sha256::of(content.bytes()), sha256, "a remembered hash must be the content's");
+        debug_assert!(
+            !matches!(&content, Kept::Text(text) if text.verbatim().is_none()),
+            "a text is remembered only when it is its own bytes"
+        );
         if let Some(at) = self.entries.iter().position(|kept| kept.path == path)
             && let Some(old) = self.entries.remove(at)
         {
-            self.bytes -= old.content.len();
+            self.bytes -= old.content.bytes().len();
         }
         // The states [`HashMemo::digest_new`] computed for exactly this content, if any.
         let states = match self.pending.iter().position(|(known, hash, _)| known == path && *hash == sha256) {
             Some(at) => self.pending.remove(at).map(|(_, _, states)| states).unwrap_or_default(),
             None => States::new(),
         };
-        if !HashMemo::worth_keeping(content.len()) {
+        let len = content.bytes().len();
+        if !HashMemo::worth_keeping(len) {
             return;
         }
-        self.bytes += content.len();
-        let kept = Remembered { path: path.to_owned(), sha256, content: Arc::new(content), states: Arc::new(states) };
+        self.bytes += len;
+        let kept = Remembered { path: path.to_owned(), sha256, content, states: Arc::new(states) };
         self.entries.push_front(kept);
         while self.bytes > MEMO_BYTES || self.entries.len() > MEMO_ENTRIES {
             let Some(old) = self.entries.pop_back() else { break };
-            self.bytes -= old.content.len();
+            self.bytes -= old.content.bytes().len();
         }
     }
 
@@ -298,10 +337,10 @@ impl HashMemo {
             memo.entries
                 .iter()
                 .find(|kept| kept.path == path)
-                .map(|kept| (Arc::clone(&kept.content), Arc::clone(&kept.states)))
+                .map(|kept| (kept.content.clone(), Arc::clone(&kept.states)))
         };
         let (sha256, states) =
-            digest_resuming(base.as_ref().map(|(content, states)| (content.as_slice(), states.as_slice())), bytes);
+            digest_resuming(base.as_ref().map(|(content, states)| (content.bytes(), states.as_slice())), bytes);
         debug_assert_eq!(sha256, Sha256::of(bytes), "a resumed hash must be the content's");
         let mut memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         memo.pending.retain(|(known, _, _)| known != path);
@@ -313,35 +352,40 @@ impl HashMemo {
 
 #[cfg(test)]
 mod tests {
-    use super::{HashMemo, MEMO_BYTES, Sha256};
+    use super::{HashMemo, Kept, MEMO_BYTES, Sha256};
+    use std::sync::Arc;
+
+    fn bytes(content: Vec<u8>) -> Kept {
+        Kept::Bytes(Arc::new(content))
+    }
 
     #[test]
     fn the_memo_answers_for_exactly_the_bytes_it_holds_and_stays_bounded() {
         let memo = std::sync::Mutex::new(HashMemo::default());
         let content = vec![b'a'; 100 << 10];
         let sha256 = Sha256::of(&content);
-        memo.lock().unwrap().remember("a", sha256, content.clone());
+        memo.lock().unwrap().remember("a", sha256, bytes(content.clone()));
         assert_eq!(HashMemo::known(&memo, &content), Some(sha256));
         let mut other = content.clone();
         other[70_000] = b'b';
         assert_eq!(HashMemo::known(&memo, &other), None, "one byte differs");
         assert_eq!(HashMemo::known(&memo, &content[1..]), None, "another length");
         // Small contents are not kept: hashing them is as cheap.
-        memo.lock().unwrap().remember("b", Sha256::of(b"x"), b"x".to_vec());
+        memo.lock().unwrap().remember("b", Sha256::of(b"x"), bytes(b"x".to_vec()));
         assert_eq!(HashMemo::known(&memo, b"x"), None);
         // A path's newer content replaces its older one.
         let newer = vec![b'c'; 100 << 10];
-        memo.lock().unwrap().remember("a", Sha256::of(&newer), newer.clone());
+        memo.lock().unwrap().remember("a", Sha256::of(&newer), bytes(newer.clone()));
         assert_eq!(HashMemo::known(&memo, &content), None);
         assert_eq!(HashMemo::known(&memo, &newer), Some(Sha256::of(&newer)));
         // Bounded: the oldest contents go first.
         for i in 0..40u8 {
             let content = vec![i; 4 << 20];
-            memo.lock().unwrap().remember(&i.to_string(), Sha256::of(&content), content);
+            memo.lock().unwrap().remember(&i.to_string(), Sha256::of(&content), bytes(content));
         }
         let memo = memo.into_inner().unwrap();
         assert!(memo.bytes <= MEMO_BYTES && memo.entries.len() <= 8, "{} bytes", memo.bytes);
-        assert_eq!(memo.entries.front().map(|kept| kept.content[0]), Some(39));
+        assert_eq!(memo.entries.front().map(|kept| kept.content.bytes()[0]), Some(39));
     }
 
     #[test]

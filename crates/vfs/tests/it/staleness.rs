@@ -269,3 +269,58 @@ fn a_panic_beside_a_large_write_leaves_no_temp_file_and_the_file_as_it_was() {
     assert_eq!(fs::read_to_string(tree.root.join("f.txt")).unwrap(), before);
     assert!(temp_files(&tree.root).is_empty(), "{:?}", temp_files(&tree.root));
 }
+
+/// A text remembered after a write is taken back by the next read only while the file holds
+/// exactly its bytes: any change from outside (the same size, a byte at either end, longer,
+/// shorter, another file renamed over it) is read from the file, with its own hash, and a read
+/// expecting the remembered hash is then refused as stale.
+#[test]
+fn a_remembered_text_is_read_back_only_while_the_file_holds_its_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let content = "value = 1\n".repeat(20_000);
+    let text = editkit_vfs::Text::decode(content.as_bytes()).unwrap();
+    let written = workspace.write("big.py", content.as_bytes(), &Default::default()).unwrap();
+    let remember = || workspace.remember_text("big.py", written.sha256, text.clone());
+    remember();
+    let read = workspace.read("big.py").unwrap();
+    assert_eq!((read.text(), read.sha256(), read.size()), (content.as_str(), written.sha256, content.len() as u64));
+    assert_eq!(read.line_count(), 20_000);
+
+    let first = content.replacen('v', "V", 1);
+    let last = format!("{}2\n", &content[..content.len() - 2]);
+    let longer = format!("{content}x\n");
+    let shorter = content[..content.len() - 10].to_owned();
+    for changed in [first, last, longer, shorter] {
+        remember();
+        std::fs::write(tmp.path().join("big.py"), &changed).unwrap();
+        let read = workspace.read("big.py").unwrap();
+        assert_eq!(read.text(), changed);
+        assert_eq!(read.sha256(), editkit_vfs::Sha256::of(changed.as_bytes()));
+        // Written back as it was, the remembered text is taken again.
+        std::fs::write(tmp.path().join("big.py"), &content).unwrap();
+        assert_eq!(workspace.read("big.py").unwrap().sha256(), written.sha256);
+    }
+    // Another file renamed over it.
+    remember();
+    let other = content.replace("1\n", "3\n");
+    std::fs::write(tmp.path().join("other.py"), &other).unwrap();
+    std::fs::rename(tmp.path().join("other.py"), tmp.path().join("big.py")).unwrap();
+    assert_eq!(workspace.read("big.py").unwrap().text(), other);
+    // The staleness guard sees the change: a write over what was remembered is refused.
+    remember();
+    std::fs::write(tmp.path().join("big.py"), &content).unwrap();
+    workspace.read("big.py").unwrap();
+    std::fs::write(tmp.path().join("big.py"), content.replace("1\n", "4\n")).unwrap();
+    let err = workspace.write("big.py", b"mine\n", &Default::default()).unwrap_err();
+    assert_eq!(err.kind(), "stale");
+    // A text that is not its own bytes (CRLF endings) is never kept: read as usual.
+    let crlf = editkit_vfs::Text::decode("value = 1\r\n".repeat(20_000).as_bytes()).unwrap();
+    std::fs::write(tmp.path().join("crlf.py"), "value = 1\r\n".repeat(20_000)).unwrap();
+    workspace.remember_text(
+        "crlf.py",
+        editkit_vfs::Sha256::of("value = 1\r\n".repeat(20_000).as_bytes()),
+        crlf.clone(),
+    );
+    assert_eq!(workspace.read("crlf.py").unwrap().decoded(), &crlf);
+}
