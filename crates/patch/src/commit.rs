@@ -293,7 +293,12 @@ fn execute(
         hook,
         Step::Sync,
         || "sync staged files and backups".to_owned(),
-        || folders.make_durable(before_renames.iter().map(String::as_str)),
+        || {
+            folders.make_durable(before_renames.iter().map(String::as_str))?;
+            // Every folder renamed into is still where the plan resolved it, beneath the root
+            // (another process may have moved one while the batch held its handle).
+            folders.check_unmoved()
+        },
     )?;
     for (idx, entry) in journal.entries.iter().enumerate() {
         match &entry.temp {
@@ -400,13 +405,20 @@ fn stage_all(
             .collect();
         // A panicking stager cannot happen short of a bug; it is reported as a failed step, so
         // the commit still rolls back.
-        let own =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stage_part(own))).unwrap_or_else(|_| panicked());
-        let others = handles.into_iter().find_map(|handle| match handle {
-            Ok(handle) => handle.join().unwrap_or_else(|_| panicked()),
-            Err(part) => stage_part(part),
-        });
-        others.or(own)
+        let guarded = |part| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stage_part(part))).unwrap_or_else(|_| panicked())
+        };
+        let own = guarded(own);
+        // Every thread is joined (a panic left unjoined would go on past the rollback), then
+        // the first failure in order is the step's.
+        let others: Vec<_> = handles
+            .into_iter()
+            .map(|handle| match handle {
+                Ok(handle) => handle.join().unwrap_or_else(|_| panicked()),
+                Err(part) => guarded(part),
+            })
+            .collect();
+        others.into_iter().flatten().next().or(own)
     });
     if let Some((name, err)) = failed {
         return Err(Stop::Failed(name, err));

@@ -1,5 +1,5 @@
 //! The edit path stage by stage, at 10 KB, 1 MB and 10 MB of Python, so a regression names its
-//! stage: read+decode, hash (from scratch, and resumed from the file's last content), match, splice, encode, write (full and atomic durability), diff,
+//! stage: read+decode (and a read of a remembered text), hash (from scratch, and resumed from the file's last content), match, splice, encode, write (full and atomic durability), diff,
 //! and the post-write syntax check (from scratch, and incremental through a `CheckCache` that
 //! holds the file's previous tree), then the whole `edit_file` call with checks off and on.
 //! `cargo xtask bench toolkit` runs it with `calls`.
@@ -41,6 +41,20 @@ fn read_decode(bencher: divan::Bencher<'_, '_>, size: usize) {
         let bytes = workspace.read_bytes("a.py").expect("read");
         Text::decode_owned(bytes).expect("text").line_count()
     });
+}
+
+/// A read of a file that holds the text this workspace last wrote to it
+/// (`Workspace::remember_text`, as an edit leaves it): compared with the file a block at a time
+/// and taken as it is, where `read_decode` reads, decodes and hashes. Contents under 64 KiB are
+/// not kept, so at 10 KB this is a plain read.
+#[divan::bench(args = SIZES)]
+fn read_remembered(bencher: divan::Bencher<'_, '_>, size: usize) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let workspace = Workspace::open(dir.path()).expect("workspace");
+    let text = Text::decode(source(size).as_bytes()).expect("text");
+    let written = workspace.write("a.py", text.as_str().as_bytes(), &WriteOptions::default()).expect("write");
+    workspace.remember_text("a.py", written.sha256, text);
+    bencher.bench(|| workspace.read("a.py").expect("read").line_count());
 }
 
 #[divan::bench(args = SIZES)]

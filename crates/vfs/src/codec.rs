@@ -369,6 +369,13 @@ impl Text {
         (!self.bom && matches!(self.endings, Endings::Lf(_))).then_some(self.text.as_bytes())
     }
 
+    /// Whether decoding this text's bytes gives this text back, as it is: its bytes are its
+    /// own ([`Text::verbatim`]) and they do not read as anything else (a leading U+FEFF would be
+    /// taken for a BOM, a NUL near the start for a binary file).
+    pub(crate) fn decodes_to_itself(&self) -> bool {
+        self.verbatim().is_some_and(|bytes| sniff(bytes) == Ok(false))
+    }
+
     /// A copy with room for `additional` more bytes of text, so splices that grow it by up to
     /// that much never reallocate (an edit of a large file then holds one copy of the new text,
     /// not a copy and a doubled buffer).

@@ -416,7 +416,8 @@ impl Workspace {
     }
 
     /// As [`Workspace::remember_content`] for a text just written to `path` as its own bytes
-    /// (no BOM, LF endings: [`Text::verbatim`]; any other text is not kept). The next read of
+    /// (no BOM, LF endings: [`Text::verbatim`]), which read back decode to this very text (no
+    /// leading U+FEFF, no NUL near the start); any other text is not kept. The next read of
     /// the file, while it holds exactly those bytes, takes this text as it is: the file is
     /// compared with it, a block at a time, instead of being read into memory, decoded and
     /// hashed. `sha256` must be the hash of the text's bytes.
@@ -436,7 +437,7 @@ impl Workspace {
     /// # Ok(()) }
     /// ```
     pub fn remember_text(&self, path: &str, sha256: Sha256, text: Text) {
-        if text.verbatim().is_none() || !crate::hash::HashMemo::worth_keeping(text.as_str().len()) {
+        if !text.decodes_to_itself() || !crate::hash::HashMemo::worth_keeping(text.as_str().len()) {
             return;
         }
         self.remember(path, sha256, crate::hash::Kept::Text(std::sync::Arc::new(text)));
@@ -911,8 +912,6 @@ fn list_names(given: &str, dir: &Dir) -> Result<Vec<(String, bool)>> {
     Ok(names)
 }
 
-/// Splits a canonical relative path into parent and final name; `None` for the root.
-/// The decoded text of bytes read from canonical `rel` (`path` as given, for errors).
 /// Whether `file` holds exactly `expected` from where it stands to its end, read and compared
 /// a block at a time.
 fn holds(file: &mut File, expected: &[u8]) -> std::io::Result<bool> {
@@ -934,6 +933,7 @@ fn holds(file: &mut File, expected: &[u8]) -> std::io::Result<bool> {
     }
 }
 
+/// The decoded text of bytes read from canonical `rel` (`path` as given, for errors).
 fn file_text(path: &str, rel: String, bytes: Vec<u8>, sha256: Sha256) -> Result<FileText> {
     let size = bytes.len() as u64;
     let text = Text::decode_owned(bytes).map_err(|err| Error::from_decode(path, err))?;

@@ -727,9 +727,11 @@ impl<'ws> Txn<'ws> {
 /// workspace named); each acts on one name in a folder handle, so no link is followed.
 ///
 /// A folder is opened beneath the root, following no link, when a step first needs it, and
-/// the handle is kept for the batch: a folder moved meanwhile is followed by its handle, so
-/// the batch's steps stay in the folders as they were when it first reached them. Safe to
-/// share between threads.
+/// the handle is kept for the batch: a folder moved meanwhile (by another process) is followed
+/// by its handle. [`Folders::check_unmoved`] tells whether every folder held is still where it
+/// was opened, beneath the root; a batch calls it before the steps that change what the
+/// workspace shows (a patch's renames), so a folder moved away, out of the root or under a
+/// blocked name, is never renamed into. Safe to share between threads.
 #[derive(Debug)]
 pub struct Folders<'ws> {
     txn: Txn<'ws>,
@@ -755,14 +757,66 @@ impl Folders<'_> {
         Ok(dir)
     }
 
+    /// The entry at canonical `path` opened to be flushed: relative to its folder's handle
+    /// when the batch holds it (one name, no link followed), else beneath the root.
+    fn open_to_sync(&self, path: &str) -> Result<std::os::fd::OwnedFd> {
+        let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        let held = split_parent(path).and_then(|(parent_rel, name)| {
+            let parent =
+                self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(parent_rel).cloned()?;
+            Some((parent, name))
+        });
+        match held {
+            Some((parent, name)) => rustix::fs::openat(
+                &*parent,
+                name,
+                flags | rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(|e| Error::from_io("sync", path, e.into())),
+            None => crate::beneath::open(self.txn.ws.root_dir(), path, flags, rustix::fs::Mode::empty())
+                .map_err(|e| Error::from_io("sync", path, e)),
+        }
+    }
+
+    /// Whether every folder the batch holds is still the one its path names beneath the root:
+    /// each is opened again by its path (following no link) and compared with its handle
+    /// (device and inode).
+    ///
+    /// # Errors
+    /// [`Error::Changed`] naming a folder that was moved or replaced since the batch opened it
+    /// (or is gone); [`Error::Io`] when a handle cannot be looked at.
+    pub fn check_unmoved(&self) -> Result<()> {
+        let held: Vec<(String, std::sync::Arc<Dir>)> = self
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|(rel, dir)| (rel.clone(), std::sync::Arc::clone(dir)))
+            .collect();
+        for (rel, dir) in held {
+            let identity = |fd: &dyn std::os::fd::AsFd| {
+                rustix::fs::fstat(fd)
+                    .map(|stat| (stat.st_dev, stat.st_ino))
+                    .map_err(|e| Error::from_io("stat", &rel, e.into()))
+            };
+            let Ok(now) = crate::beneath::dir(self.txn.ws.root_dir(), &rel) else {
+                return Err(Error::Changed { path: rel.clone() });
+            };
+            if identity(&now)? != identity(&*dir)? {
+                return Err(Error::Changed { path: rel.clone() });
+            }
+        }
+        Ok(())
+    }
+
     /// As [`Txn::stage_as_deferred`] for canonical `target`, which is not resolved again: a new
     /// temp file `temp_name` beside it, with its permission bits, not fsynced.
     ///
     /// # Errors
     /// [`Error::InvalidPath`] for a temp name that is not a plain `.editkit-` file name or a
     /// target naming the root; [`Error::IsDirectory`]; [`Error::NotFound`] for a missing folder
-    /// without `create_dirs`; [`Error::Io`] ([`std::io::ErrorKind::AlreadyExists`] when the
-    /// temp name is taken).
+    /// without `create_dirs`; [`Error::Exists`] when the temp name is taken; [`Error::Io`].
     pub fn stage_deferred_unchecked(
         &self,
         target: &str,
@@ -867,15 +921,12 @@ impl Folders<'_> {
                         .map_err(|e| Error::from_io("sync", path, e.into()))?
                         .st_dev;
                         if dev != root_dev {
-                            // A mount inside the root: its own flush.
-                            let fd = crate::beneath::open(
-                                self.txn.ws.root_dir(),
-                                path,
-                                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY,
-                                rustix::fs::Mode::empty(),
-                            )
-                            .map_err(|e| Error::from_io("sync", path, e))?;
-                            fsync(path, &fd)?;
+                            // A mount inside the root: its own flush, through the handle the
+                            // batch wrote through when it holds one.
+                            match held(path) {
+                                Some(dir) => fsync(path, &*dir)?,
+                                None => fsync(path, &self.open_to_sync(path)?)?,
+                            }
                         }
                     }
                     return Ok(());
@@ -887,16 +938,7 @@ impl Folders<'_> {
         for path in paths {
             match held(path) {
                 Some(dir) => fsync(path, &*dir)?,
-                None => {
-                    let fd = crate::beneath::open(
-                        self.txn.ws.root_dir(),
-                        path,
-                        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY,
-                        rustix::fs::Mode::empty(),
-                    )
-                    .map_err(|e| Error::from_io("sync", path, e))?;
-                    fsync(path, &fd)?;
-                }
+                None => fsync(path, &self.open_to_sync(path)?)?,
             }
         }
         Ok(())

@@ -61,9 +61,11 @@ fn changes_of_two_windows_that_undo_each_other_are_not_shown() {
     assert_eq!(diff, "--- a/x\n+++ b/x\n@@ -3 +3 @@\n-q\n+Q\n");
     assert_eq!(apply(old, &diff), new);
     // And texts that end up equal have no diff at all, even with windows far apart.
-    let same = "a\nb\na\nb\n";
-    let windows = [(0..2, 0..0), (4..4, 2..4)];
-    assert_eq!(editkit_matcher::diff::unified_windows("a/x", "b/x", same, same, &windows, 3).unwrap(), "");
+    // (Without context the two changes are not neighbours, so only the texts' equality can
+    // tell.)
+    let same = "a\nb\nc\na\nb\n";
+    let windows = [(0..2, 0..0), (5..5, 3..5)];
+    assert_eq!(editkit_matcher::diff::unified_windows("a/x", "b/x", same, same, &windows, 0).unwrap(), "");
 }
 
 mod trimmed {

@@ -263,3 +263,34 @@ fn a_deleted_symlink_comes_back_as_a_link_after_a_failure_or_a_crash_at_every_st
         }
     }
 }
+
+/// Another process moves a folder of the patch out of the root (and puts a copy of it in its
+/// place) after the temp files and backups are written: the commit keeps folder handles, so it
+/// checks before any rename that every folder is still where it was resolved, and rolls back.
+/// Nothing is renamed into the folder that left the root.
+#[test]
+fn a_folder_moved_away_during_the_commit_is_never_renamed_into() {
+    let (before, patch) = ten_file_case();
+    let tmp = fresh(&before);
+    let outside = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_owned();
+    let workspace = Workspace::open(&root).unwrap();
+    let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
+    let result = commit_with_failpoint(&workspace, planned, &mut |step| {
+        if *step == Step::Sync {
+            std::fs::rename(root.join("src/m0"), outside.path().join("m0")).unwrap();
+            std::fs::create_dir(root.join("src/m0")).unwrap();
+            std::fs::write(root.join("src/m0/f0.txt"), &before["src/m0/f0.txt"]).unwrap();
+        }
+        None
+    });
+    match result {
+        Err(Error::Commit { rolled_back: true, source, .. }) => {
+            assert!(matches!(&*source, editkit_vfs::Error::Changed { path } if path == "src/m0"), "{source}");
+        }
+        other => panic!("expected a rolled-back commit, got {other:?}"),
+    }
+    assert_eq!(snapshot(&root), before, "the tree is as it was");
+    assert_eq!(std::fs::read(outside.path().join("m0/f0.txt")).unwrap(), before["src/m0/f0.txt"]);
+    assert!(state_is_clean(&root));
+}

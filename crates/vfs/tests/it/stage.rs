@@ -231,6 +231,19 @@ fn folder_handles_land_a_batch_and_never_follow_a_link() {
     // (A removal through a link finds nothing to remove: the link is no folder of the root.)
     let _ = folders.remove_file_unchecked("out/x.txt");
     assert!(outside.path().join("x.txt").exists());
+    // A folder the batch holds, moved away by another process and replaced: the batch says so
+    // before anything is renamed into it; an untouched batch says nothing.
+    let held = workspace.txn().folders();
+    held.stage_deferred_unchecked("src/deep/b.txt", ".editkit-t-5.tmp", b"x", false).unwrap();
+    held.check_unmoved().unwrap();
+    std::fs::rename(root.join("src/deep"), outside.path().join("deep")).unwrap();
+    std::fs::create_dir(root.join("src/deep")).unwrap();
+    let err = held.check_unmoved().unwrap_err();
+    assert!(matches!(&err, editkit_vfs::Error::Changed { path } if path == "src/deep"), "{err}");
+    std::fs::remove_dir(root.join("src/deep")).unwrap();
+    std::fs::rename(outside.path().join("deep"), root.join("src/deep")).unwrap();
+    held.check_unmoved().unwrap();
+    std::fs::remove_file(root.join("src/deep/.editkit-t-5.tmp")).unwrap();
     // A folder swapped for a link after another batch opened it: a new batch refuses it.
     std::fs::rename(root.join("src/deep"), root.join("src/deep-moved")).unwrap();
     std::os::unix::fs::symlink(outside.path(), root.join("src/deep")).unwrap();

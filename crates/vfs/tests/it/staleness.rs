@@ -314,13 +314,28 @@ fn a_remembered_text_is_read_back_only_while_the_file_holds_its_bytes() {
     std::fs::write(tmp.path().join("big.py"), content.replace("1\n", "4\n")).unwrap();
     let err = workspace.write("big.py", b"mine\n", &Default::default()).unwrap_err();
     assert_eq!(err.kind(), "stale");
-    // A text that is not its own bytes (CRLF endings) is never kept: read as usual.
+    // A text that would not read back as itself is never kept, whatever the file holds: one
+    // with CRLF endings (its LF form on disk is another text), one starting with U+FEFF (read
+    // back as a BOM) and one with a NUL near the start (read back as binary).
+    let lf = "value = 1\n".repeat(20_000);
     let crlf = editkit_vfs::Text::decode("value = 1\r\n".repeat(20_000).as_bytes()).unwrap();
-    std::fs::write(tmp.path().join("crlf.py"), "value = 1\r\n".repeat(20_000)).unwrap();
-    workspace.remember_text(
-        "crlf.py",
-        editkit_vfs::Sha256::of("value = 1\r\n".repeat(20_000).as_bytes()),
-        crlf.clone(),
-    );
-    assert_eq!(workspace.read("crlf.py").unwrap().decoded(), &crlf);
+    std::fs::write(tmp.path().join("crlf.py"), &lf).unwrap();
+    workspace.remember_text("crlf.py", editkit_vfs::Sha256::of(lf.as_bytes()), crlf);
+    let read = workspace.read("crlf.py").unwrap();
+    assert_eq!(read.decoded(), &editkit_vfs::Text::decode(lf.as_bytes()).unwrap());
+    assert_eq!(read.line_endings(), editkit_vfs::LineEndings::Lf);
+    let mut feff = editkit_vfs::Text::decode(lf.as_bytes()).unwrap();
+    feff.splice(0..0, "\u{feff}").unwrap();
+    let feff_bytes = feff.verbatim().unwrap().to_vec();
+    std::fs::write(tmp.path().join("feff.py"), &feff_bytes).unwrap();
+    workspace.remember_text("feff.py", editkit_vfs::Sha256::of(&feff_bytes), feff);
+    let read = workspace.read("feff.py").unwrap();
+    assert!(read.bom(), "the leading U+FEFF reads back as a BOM");
+    assert_eq!(read.text(), lf);
+    let mut nul = editkit_vfs::Text::decode(lf.as_bytes()).unwrap();
+    nul.splice(5..5, "\0").unwrap();
+    let nul_bytes = nul.verbatim().unwrap().to_vec();
+    std::fs::write(tmp.path().join("nul.py"), &nul_bytes).unwrap();
+    workspace.remember_text("nul.py", editkit_vfs::Sha256::of(&nul_bytes), nul);
+    assert_eq!(workspace.read("nul.py").unwrap_err().kind(), "binary");
 }
