@@ -340,9 +340,7 @@ fn execute(
 /// Fewest files worth a thread of their own for the last staleness check.
 const RECHECKS_PER_THREAD: usize = 16;
 
-/// Most threads staging temp files at once. Fewer run where there are fewer cores: creating a
-/// file is work for the CPU (the file system's inode allocation) more than a wait, and on two
-/// cores eight stagers took a third more CPU than two for the same wall time.
+/// Most threads staging temp files at once.
 const STAGING_THREADS: usize = 8;
 
 /// Stages every new content, not yet durable (the [`Step::Sync`] after the backups flushes the
@@ -367,7 +365,7 @@ fn stage_all(
             }
         }
     }
-    let threads = todo.len().clamp(1, crate::par::compute_threads().min(STAGING_THREADS));
+    let threads = todo.len().clamp(1, STAGING_THREADS);
     let chunk = todo.len().div_ceil(threads).max(1);
     let stage_part = |part: &[(usize, &crate::plan::FileWrite, &[u8])]| {
         for (idx, write, bytes) in part {
@@ -394,13 +392,11 @@ fn stage_all(
             },
         ))
     };
-    let mut parts = todo.chunks(chunk);
-    // The last part is this thread's own.
-    let own = parts.next_back().unwrap_or_default();
     let failed: Option<(String, editkit_vfs::Error)> = std::thread::scope(|scope| {
         let stage_part = &stage_part;
         // A part whose thread cannot be started (a thread or memory limit) is staged here.
-        let handles: Vec<_> = parts
+        let handles: Vec<_> = todo
+            .chunks(chunk)
             .map(|part| std::thread::Builder::new().spawn_scoped(scope, move || stage_part(part)).map_err(|_| part))
             .collect();
         // A panicking stager cannot happen short of a bug; it is reported as a failed step, so
@@ -408,17 +404,16 @@ fn stage_all(
         let guarded = |part| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stage_part(part))).unwrap_or_else(|_| panicked())
         };
-        let own = guarded(own);
         // Every thread is joined (a panic left unjoined would go on past the rollback), then
         // the first failure in order is the step's.
-        let others: Vec<_> = handles
+        let outcomes: Vec<_> = handles
             .into_iter()
             .map(|handle| match handle {
                 Ok(handle) => handle.join().unwrap_or_else(|_| panicked()),
                 Err(part) => guarded(part),
             })
             .collect();
-        others.into_iter().flatten().next().or(own)
+        outcomes.into_iter().flatten().next()
     });
     if let Some((name, err)) = failed {
         return Err(Stop::Failed(name, err));

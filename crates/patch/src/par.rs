@@ -26,29 +26,24 @@ pub(crate) fn map<T: Sync, R: Send>(
     }
     let chunk = items.len().div_ceil(threads);
     let f = &f;
-    let mut parts = items.chunks(chunk);
-    // The last run is this thread's own: one thread fewer to start, and this one does not idle.
-    let own = parts.next_back().unwrap_or_default();
     std::thread::scope(|scope| {
         // A run whose thread cannot be started (a thread or memory limit) is done here.
-        let handles: Vec<_> = parts
+        let handles: Vec<_> = items
+            .chunks(chunk)
             .map(|part| {
                 std::thread::Builder::new()
                     .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<R>>())
                     .map_err(|_| part)
             })
             .collect();
-        let own: Vec<R> = own.iter().map(f).collect();
         // A worker panics only on a bug; the panic goes on in the caller.
-        let mut all: Vec<R> = Vec::with_capacity(items.len());
-        for handle in handles {
-            match handle {
-                Ok(handle) => all.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
-                Err(part) => all.extend(part.iter().map(f)),
-            }
-        }
-        all.extend(own);
-        all
+        handles
+            .into_iter()
+            .flat_map(|handle| match handle {
+                Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(part) => part.iter().map(f).collect(),
+            })
+            .collect()
     })
 }
 
