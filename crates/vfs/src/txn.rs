@@ -738,6 +738,9 @@ pub struct Folders<'ws> {
     open: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<Dir>>>,
 }
 
+/// A name in a folder the batch holds.
+type InFolder<'p> = (std::sync::Arc<Dir>, &'p str);
+
 impl Folders<'_> {
     /// The folder at canonical `rel` (created with its missing parents when `create`).
     fn folder(&self, given: &str, rel: &str, create: bool) -> Result<std::sync::Arc<Dir>> {
@@ -835,19 +838,30 @@ impl Folders<'_> {
         self.txn.stage_in(&parent, target, target.to_owned(), temp_name, bytes, false)
     }
 
+    /// The folders of two canonical paths (each created with its parents when its flag says
+    /// so), with each path's final name; one handle when both are in the same folder.
+    fn two_folders<'p>(
+        &self,
+        (first, create_first): (&'p str, bool),
+        (second, create_second): (&'p str, bool),
+    ) -> Result<(InFolder<'p>, InFolder<'p>)> {
+        let (first_parent, first_name) = split_parent(first).ok_or_else(|| root_refused(first))?;
+        let (second_parent, second_name) = split_parent(second).ok_or_else(|| root_refused(second))?;
+        let first_dir = self.folder(first, first_parent, create_first)?;
+        let second_dir = if first_parent == second_parent {
+            std::sync::Arc::clone(&first_dir)
+        } else {
+            self.folder(second, second_parent, create_second)?
+        };
+        Ok(((first_dir, first_name), (second_dir, second_name)))
+    }
+
     /// As [`Txn::hard_link_unchecked`], through the batch's folder handles.
     ///
     /// # Errors
     /// As [`Txn::hard_link_unchecked`].
     pub fn hard_link_unchecked(&self, original: &str, backup: &str) -> Result<()> {
-        let (original_parent, original_name) = split_parent(original).ok_or_else(|| root_refused(original))?;
-        let (backup_parent, backup_name) = split_parent(backup).ok_or_else(|| root_refused(backup))?;
-        let to = self.folder(backup, backup_parent, true)?;
-        let from = if original_parent == backup_parent {
-            std::sync::Arc::clone(&to)
-        } else {
-            self.folder(original, original_parent, false)?
-        };
+        let ((to, backup_name), (from, original_name)) = self.two_folders((backup, true), (original, false))?;
         rustix::fs::linkat(&*from, original_name, &*to, backup_name, rustix::fs::AtFlags::empty())
             .map_err(|e| Error::from_io("link", original, e.into()))
     }
@@ -857,14 +871,7 @@ impl Folders<'_> {
     /// # Errors
     /// As [`Txn::rename_deferred_unchecked`].
     pub fn rename_unchecked(&self, from: &str, to: &str) -> Result<()> {
-        let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
-        let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
-        let from_dir = self.folder(from, from_parent, false)?;
-        let to_dir = if from_parent == to_parent {
-            std::sync::Arc::clone(&from_dir)
-        } else {
-            self.folder(to, to_parent, false)?
-        };
+        let ((from_dir, from_name), (to_dir, to_name)) = self.two_folders((from, false), (to, false))?;
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))
     }
 
