@@ -141,9 +141,13 @@ fn commit_with_hook(
     preview.dry_run = false;
     // The locks kept other editkit writers out; anyone else is caught here, before any write.
     // Each file is compared with what was read when planning (rather than hashed again), by
-    // a few threads when there are many.
+    // a few threads when there are many, through the handles of the folders the commit then
+    // writes in (each opened once); what differs is looked at again the slow way, to say what
+    // is there now.
+    let folders = workspace.txn().folders();
     let now = crate::par::map(&writes, RECHECKS_PER_THREAD, crate::par::compute_threads(), |write| {
         match (write.before(), write.sha256_before) {
+            (Some(before), Some(sha256)) if folders.holds_unchecked(&write.path, before) => Ok(Some(sha256)),
             (Some(before), Some(sha256)) => workspace.current_hash_knowing(&write.path, before, sha256),
             _ => workspace.current_hash(&write.path),
         }
@@ -180,7 +184,7 @@ fn commit_with_hook(
         committed: false,
     };
     let mut journal_written = false;
-    let outcome = execute(workspace, &writes, hook, &mut journal, &mut journal_written);
+    let outcome = execute(workspace, &folders, &writes, hook, &mut journal, &mut journal_written);
     match outcome {
         Ok(()) => {
             clean_up(workspace, &journal);
@@ -244,6 +248,7 @@ fn step<T>(
 
 fn execute(
     workspace: &Workspace,
+    folders: &editkit_vfs::Folders<'_>,
     writes: &[crate::plan::FileWrite],
     hook: &mut dyn FnMut(&Step) -> Option<Fault>,
     journal: &mut Journal,
@@ -265,9 +270,7 @@ fn execute(
     let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
     step(hook, Step::Journal, || "journal".to_owned(), || workspace.txn().state_write(&journal_name(&id), &bytes))?;
     *journal_written = true;
-    // Each folder of the batch is opened once, for all its steps.
-    let folders = workspace.txn().folders();
-    stage_all(workspace, &folders, writes, &id, hook)?;
+    stage_all(workspace, folders, writes, &id, hook)?;
     for (idx, entry) in journal.entries.iter().enumerate() {
         if let Some(backup) = &entry.backup {
             step(
@@ -344,8 +347,10 @@ const RECHECKS_PER_THREAD: usize = 16;
 const STAGING_THREADS: usize = 8;
 
 /// Stages every new content, not yet durable (the [`Step::Sync`] after the backups flushes the
-/// batch at once). The temp files are written by a few threads; the hook still sees the steps
-/// in order, and a fault at step n lets exactly the steps before it happen.
+/// batch at once). The temp files are written on this thread, or by a few threads when the
+/// first ones show that each create is slow (see [`crate::par::parts_if_slow`]); the hook
+/// still sees the steps in order, and a fault at step n lets exactly the steps before it
+/// happen.
 fn stage_all(
     workspace: &Workspace,
     folders: &editkit_vfs::Folders<'_>,
@@ -365,8 +370,6 @@ fn stage_all(
             }
         }
     }
-    let threads = todo.len().clamp(1, STAGING_THREADS);
-    let chunk = todo.len().div_ceil(threads).max(1);
     let stage_part = |part: &[(usize, &crate::plan::FileWrite, &[u8])]| {
         for (idx, write, bytes) in part {
             let staged =
@@ -382,39 +385,12 @@ fn stage_all(
         }
         None
     };
-    let panicked = || {
-        Some((
-            "stage".to_owned(),
-            editkit_vfs::Error::Io {
-                op: "stage",
-                path: String::new(),
-                source: std::io::Error::other("staging thread panicked"),
-            },
-        ))
-    };
-    let failed: Option<(String, editkit_vfs::Error)> = std::thread::scope(|scope| {
-        let stage_part = &stage_part;
-        // A part whose thread cannot be started (a thread or memory limit) is staged here.
-        let handles: Vec<_> = todo
-            .chunks(chunk)
-            .map(|part| std::thread::Builder::new().spawn_scoped(scope, move || stage_part(part)).map_err(|_| part))
-            .collect();
-        // A panicking stager cannot happen short of a bug; it is reported as a failed step, so
-        // the commit still rolls back.
-        let guarded = |part| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| stage_part(part))).unwrap_or_else(|_| panicked())
-        };
-        // Every thread is joined (a panic left unjoined would go on past the rollback), then
-        // the first failure in order is the step's.
-        let outcomes: Vec<_> = handles
-            .into_iter()
-            .map(|handle| match handle {
-                Ok(handle) => handle.join().unwrap_or_else(|_| panicked()),
-                Err(part) => guarded(part),
-            })
-            .collect();
-        outcomes.into_iter().flatten().next()
-    });
+    // Every part has finished when `parts` returns (a thread left running would go on past
+    // the rollback); the first failure in order is the step's. A panicking stager cannot
+    // happen short of a bug: it is reported as a failed step, so the commit still rolls back.
+    let failed = crate::par::parts_if_slow(&todo, PROBED_FILES, SLOW_FILE, STAGING_THREADS, stage_part)
+        .into_iter()
+        .find_map(|outcome| outcome.unwrap_or_else(|_| Some(panicked("stage"))));
     if let Some((name, err)) = failed {
         return Err(Stop::Failed(name, err));
     }
@@ -582,25 +558,46 @@ fn check_journal(workspace: &Workspace, name: &str, id: &str, journal: &Journal)
     Ok(())
 }
 
+/// A step whose thread panicked (a bug), as a failed step: the commit still rolls back.
+fn panicked(op: &'static str) -> (String, editkit_vfs::Error) {
+    (
+        op.to_owned(),
+        editkit_vfs::Error::Io {
+            op,
+            path: String::new(),
+            source: std::io::Error::other(format!("a {op} thread panicked")),
+        },
+    )
+}
+
 fn journal_name(id: &str) -> String {
     format!("{JOURNAL_DIR}/{id}.json")
 }
 
-/// Removes the journal's backups (best effort: a leftover is a hidden `.editkit-` file).
-/// Removes the backups, by a few threads when there are many: removing a backup frees the
+/// Removes the journal's backups (best effort: a leftover is a hidden `.editkit-` file), by a
+/// few threads when the first removals show they are slow: removing a backup frees the
 /// original's blocks, which on a file system that discards freed blocks at once (`discard`
 /// without a journal) waits for the device each time, and those waits overlap.
 fn remove_backups(workspace: &Workspace, journal: &Journal) {
     let backups: Vec<&str> = journal.entries.iter().filter_map(|entry| entry.backup.as_deref()).collect();
     // A backup is a hard link to a file or link, never a folder.
     let folders = workspace.txn().folders();
-    crate::par::map(&backups, BACKUPS_PER_THREAD, crate::par::IO_THREADS, |backup| {
-        let _ = folders.remove_file_unchecked(backup);
+    crate::par::parts_if_slow(&backups, PROBED_FILES, SLOW_FILE, crate::par::IO_THREADS, |part| {
+        for backup in part {
+            let _ = folders.remove_file_unchecked(backup);
+        }
     });
 }
 
-/// Fewest backups worth a removal thread of their own.
-const BACKUPS_PER_THREAD: usize = 8;
+/// Files staged (or backups removed) on the calling thread, timed, before the rest are
+/// spread over threads or not.
+const PROBED_FILES: usize = 8;
+
+/// What a file's staging (or a backup's removal) costs on a file system where threads pay:
+/// on a journaled ext4 it takes about 20 µs, less than a thread's start, while ext4 without a
+/// journal searching past recently freed inodes, or discarding freed blocks at once, takes
+/// 100 µs and more.
+const SLOW_FILE: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// After the commit point: the backups go, then the journal (so a crash in between leaves a
 /// committed journal that the next recovery cleans up).

@@ -12,39 +12,81 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
-/// `f` of every item, in order, computed by up to `threads` scoped threads taking contiguous
-/// runs of at least `per_thread` items (on this thread alone when there are few).
+/// `f` of each contiguous part of `items` (at most `threads` parts of at least `per_thread`
+/// items each), each part on a scoped thread of its own while the caller waits (on the caller
+/// alone when there is one part), in order. Every part has finished when this returns; a
+/// part that panicked gives its panic (caught), so the caller decides what it means.
+pub(crate) fn parts<T: Sync, R: Send>(
+    items: &[T],
+    per_thread: usize,
+    threads: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<std::thread::Result<R>> {
+    let threads = items.len().div_ceil(per_thread.max(1)).clamp(1, threads.clamp(1, MAX_THREADS));
+    let guarded = |part: &[T]| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(part)));
+    if threads == 1 {
+        return vec![guarded(items)];
+    }
+    let chunk = items.len().div_ceil(threads);
+    let guarded = &guarded;
+    std::thread::scope(|scope| {
+        // A part whose thread cannot be started (a thread or memory limit) is done here.
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| std::thread::Builder::new().spawn_scoped(scope, move || guarded(part)).map_err(|_| part))
+            .collect();
+        // Every thread is joined before any outcome is looked at.
+        handles
+            .into_iter()
+            .map(|handle| match handle {
+                Ok(handle) => handle.join().unwrap_or_else(Err),
+                Err(part) => guarded(part),
+            })
+            .collect()
+    })
+}
+
+/// As [`parts`] for work whose cost is the file system's: the first `probe` items are done on
+/// this thread, timed, and the rest are spread over up to `threads` threads only when those
+/// took at least `slow` each (a file system that makes every create or removal search or wait,
+/// where many threads overlap that cost); otherwise over one thread per core at most, since
+/// more would cost more in starts than they save. The first outcome is the probe's.
+pub(crate) fn parts_if_slow<T: Sync, R: Send>(
+    items: &[T],
+    probe: usize,
+    slow: std::time::Duration,
+    threads: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<std::thread::Result<R>> {
+    let (first, rest) = items.split_at(probe.min(items.len()));
+    let started = std::time::Instant::now();
+    let mut outcomes = vec![std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(first)))];
+    if rest.is_empty() {
+        return outcomes;
+    }
+    let per_item = started.elapsed() / u32::try_from(first.len().max(1)).unwrap_or(u32::MAX);
+    let threads = if per_item >= slow { threads } else { threads.min(cores()) };
+    outcomes.extend(parts(rest, 1, threads, f));
+    outcomes
+}
+
+/// `f` of every item, in order, computed by up to `threads` threads taking contiguous runs of
+/// at least `per_thread` items (on this thread alone when there are few). A panic in `f` (a
+/// bug) goes on in the caller once every part has finished.
 pub(crate) fn map<T: Sync, R: Send>(
     items: &[T],
     per_thread: usize,
     threads: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let threads = items.len().div_ceil(per_thread.max(1)).clamp(1, threads.clamp(1, MAX_THREADS));
-    if threads == 1 {
-        return items.iter().map(f).collect();
+    let mut out = Vec::with_capacity(items.len());
+    for part in parts(items, per_thread, threads, |part| part.iter().map(&f).collect::<Vec<R>>()) {
+        match part {
+            Ok(results) => out.extend(results),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        // A run whose thread cannot be started (a thread or memory limit) is done here.
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| {
-                std::thread::Builder::new()
-                    .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<R>>())
-                    .map_err(|_| part)
-            })
-            .collect();
-        // A worker panics only on a bug; the panic goes on in the caller.
-        handles
-            .into_iter()
-            .flat_map(|handle| match handle {
-                Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(part) => part.iter().map(f).collect(),
-            })
-            .collect()
-    })
+    out
 }
 
 /// Threads for work that mostly computes: one per core.
@@ -66,5 +108,43 @@ mod tests {
             assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
         }
         assert!(super::map(&[] as &[usize], 1, 8, |n| *n).is_empty());
+    }
+
+    #[test]
+    fn a_panicking_part_is_caught_after_every_part_has_run() {
+        let items: Vec<usize> = (0..64).collect();
+        let ran = std::sync::atomic::AtomicUsize::new(0);
+        let outcomes = super::parts(&items, 1, 8, |part| {
+            ran.fetch_add(part.len(), std::sync::atomic::Ordering::SeqCst);
+            assert!(!part.contains(&9), "a bug in one part");
+            part.len()
+        });
+        assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), items.len());
+        assert_eq!(outcomes.len(), 8);
+        assert_eq!(outcomes.iter().filter(|outcome| outcome.is_err()).count(), 1);
+        assert!(outcomes[1].is_err(), "items 8..16 hold the 9");
+        let caught = std::panic::catch_unwind(|| super::map(&items, 1, 8, |n| assert_ne!(*n, 40)));
+        assert!(caught.is_err(), "map goes on with the panic");
+    }
+
+    #[test]
+    fn slow_items_are_spread_over_many_threads_and_quick_ones_over_the_cores() {
+        let items: Vec<usize> = (0..40).collect();
+        let caller = std::thread::current().id();
+        let on_caller = |part: &[usize]| (part.to_vec(), std::thread::current().id() == caller);
+        let quick = super::parts_if_slow(&items, 4, std::time::Duration::from_secs(3600), 8, on_caller);
+        let quick: Vec<(Vec<usize>, bool)> = quick.into_iter().map(Result::unwrap).collect();
+        assert_eq!(quick.len(), 1 + super::cores().min(8), "the probe, then one part per core");
+        assert!(quick[0].1, "the probe runs on the caller");
+        assert_eq!(quick.iter().flat_map(|(part, _)| part.clone()).collect::<Vec<_>>(), items);
+        let slow = super::parts_if_slow(&items, 4, std::time::Duration::ZERO, 8, on_caller);
+        let slow: Vec<(Vec<usize>, bool)> = slow.into_iter().map(Result::unwrap).collect();
+        assert_eq!(slow.len(), 1 + 8, "the probe, then the rest in eight parts");
+        assert!(slow[0].1, "the probe runs on the caller");
+        assert!(slow[1..].iter().all(|(_, here)| !here), "the rest on threads of their own");
+        assert_eq!(slow.iter().flat_map(|(part, _)| part.clone()).collect::<Vec<_>>(), items);
+        let panicking =
+            super::parts_if_slow(&items, 4, std::time::Duration::ZERO, 8, |part| assert!(!part.contains(&2)));
+        assert!(panicking[0].is_err() && panicking[1..].iter().all(Result::is_ok), "a panic in the probe is caught");
     }
 }

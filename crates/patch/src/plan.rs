@@ -191,6 +191,8 @@ struct DiffJob {
     new: Option<(String, NewSide)>,
     /// The line windows the hunks changed, when known: only they are diffed.
     windows: Option<Vec<editkit_matcher::diff::Window>>,
+    /// The diff, when it was made with the new content (see [`place_ahead`]).
+    done: Option<String>,
 }
 
 /// The new side of a diff.
@@ -204,6 +206,9 @@ enum NewSide {
 impl DiffJob {
     /// The diff, hashing the new content too (so that the hashes are taken on a few threads).
     fn run(&self) -> String {
+        if let Some(done) = &self.done {
+            return done.clone();
+        }
         let mut out = String::new();
         let old = self.old.as_ref().map(|(path, version)| (path, version.content.diff_text()));
         let new = self.new.as_ref().map(|(path, side)| match side {
@@ -401,6 +406,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     old: None,
                     new: Some((source.clone(), NewSide::Added(content.clone()))),
                     windows: None,
+                    done: None,
                 });
                 preview.added.push(source.clone());
                 new_hashes.push((preview.files.len(), Arc::clone(&added)));
@@ -430,7 +436,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     failures.push(file_failure(Cause::DeleteMismatch { line }));
                     continue;
                 }
-                diffs.push(DiffJob { old: Some((source.clone(), current)), new: None, windows: None });
+                diffs.push(DiffJob { old: Some((source.clone(), current)), new: None, windows: None, done: None });
                 preview.deleted.push(source.clone());
                 preview.files.push(FileReport {
                     action: Action::Deleted,
@@ -470,9 +476,11 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     failures.push(file_failure(Cause::Vfs(err)));
                     continue;
                 }
-                let (updated, reports, windows) = match (&current.content, hunks.is_empty()) {
+                let Placed { version: updated, reports, windows, diff } = match (&current.content, hunks.is_empty()) {
                     // A move without hunks keeps the content, and its hash.
-                    (_, true) => (Arc::clone(&current), Vec::new(), None),
+                    (_, true) => {
+                        Placed { version: Arc::clone(&current), reports: Vec::new(), windows: None, diff: None }
+                    }
                     (Content::Raw(_, err), false) => {
                         failures
                             .push(file_failure(Cause::Vfs(editkit_vfs::Error::from_decode(operation.path(), *err))));
@@ -480,9 +488,16 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     }
                     (Content::Text(text), false) => {
                         charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
-                        let placed = ahead.remove(&index).unwrap_or_else(|| apply_hunks(text, hunks, options.strict));
+                        let placed = ahead.remove(&index).unwrap_or_else(|| {
+                            apply_hunks(text, hunks, options.strict).map(|(text, reports, windows)| Placed {
+                                version: Version::new(Content::Text(text)),
+                                reports,
+                                windows,
+                                diff: None,
+                            })
+                        });
                         match placed {
-                            Ok((text, reports, windows)) => (Version::new(Content::Text(text)), reports, windows),
+                            Ok(placed) => placed,
                             Err(hunk_failures) => {
                                 for (idx, cause) in hunk_failures {
                                     let hunk = hunks.get(idx);
@@ -504,6 +519,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     old: Some((source.clone(), current)),
                     new: Some((target.clone(), NewSide::Version(Arc::clone(&updated)))),
                     windows,
+                    done: diff,
                 });
                 if moved {
                     preview.moved.push(Moved { from: source.clone(), to: target.clone() });
@@ -553,8 +569,14 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         return Err(Error::Plan { failures });
     }
     // The report's diffs, and the new contents' hashes with them, on a few threads.
-    let pieces = crate::par::map(&diffs, FILES_PER_THREAD, crate::par::compute_threads(), DiffJob::run);
-    preview.diff = pieces.concat();
+    let todo: Vec<&DiffJob> = diffs.iter().filter(|job| job.done.is_none()).collect();
+    let mut made = crate::par::map(&todo, FILES_PER_THREAD, crate::par::compute_threads(), |job| job.run()).into_iter();
+    for job in diffs {
+        match job.done {
+            Some(done) => preview.diff.push_str(&done),
+            None => preview.diff.push_str(&made.next().unwrap_or_default()),
+        }
+    }
     for (index, version) in new_hashes {
         if let Some(file) = preview.files.get_mut(index) {
             file.sha256_after = Some(version.sha256());
@@ -585,16 +607,27 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     Ok(Plan { locks, writes, preview })
 }
 
+/// An update's hunks placed: the new content, each hunk's report, the line windows changed
+/// and, when it was made with them, the report's diff.
+struct Placed {
+    version: Arc<Version>,
+    reports: Vec<crate::locate::HunkReport>,
+    windows: Option<Vec<editkit_matcher::diff::Window>>,
+    diff: Option<String>,
+}
+
 /// The hunks of every update no other operation touches (its file's content is then what is
 /// on disk, whatever the order), placed on a few threads before the operations are simulated
-/// in order; keyed by operation. Only as much as the work budget allows: past it the
-/// simulation refuses at the operation that crosses it, as it would without this.
+/// in order; keyed by operation. The same thread hashes the new content and makes the
+/// report's diff while both texts are in its cache: nothing else changes that file, so they
+/// are final. Only as much as the work budget allows: past it the simulation refuses at the
+/// operation that crosses it, as it would without this.
 fn place_ahead(
     patch: &Patch,
     resolved: &[Option<(String, Option<String>)>],
     disk: &HashMap<String, Disk>,
     options: &ApplyOptions,
-) -> HashMap<usize, Result<crate::locate::Applied, Vec<crate::locate::HunkFailure>>> {
+) -> HashMap<usize, Result<Placed, Vec<crate::locate::HunkFailure>>> {
     let mut touches: HashMap<&str, usize> = HashMap::new();
     for (source, destination) in resolved.iter().flatten() {
         for path in std::iter::once(source).chain(destination) {
@@ -605,7 +638,7 @@ fn place_ahead(
     // standing for what earlier operations made of it), so nothing past the operation that
     // crosses the budget is placed ahead: the work stays within the budget.
     let mut work = 0u64;
-    let mut ahead: Vec<(usize, &Text, &[crate::parse::Hunk])> = Vec::new();
+    let mut ahead: Vec<(usize, &String, &Text, &[crate::parse::Hunk])> = Vec::new();
     for (index, (operation, paths)) in patch.operations().iter().zip(resolved).enumerate() {
         let (Operation::Update { hunks, move_to, .. }, Some((source, destination))) = (operation, paths) else {
             continue;
@@ -620,11 +653,18 @@ fn place_ahead(
             break;
         }
         if move_to.is_none() && destination.is_none() && touches.get(source.as_str()) == Some(&1) {
-            ahead.push((index, text, hunks));
+            ahead.push((index, source, text, hunks));
         }
     }
-    crate::par::map(&ahead, FILES_PER_THREAD, crate::par::compute_threads(), |(index, text, hunks)| {
-        (*index, apply_hunks(text, hunks, options.strict))
+    crate::par::map(&ahead, FILES_PER_THREAD, crate::par::compute_threads(), |(index, source, text, hunks)| {
+        let placed = apply_hunks(text, hunks, options.strict).map(|(new, reports, windows)| {
+            let mut diff = String::new();
+            push_diff(&mut diff, Some((source, Some(text.as_str()))), Some((source, new.as_str())), windows.as_deref());
+            let version = Version::new(Content::Text(new));
+            version.sha256();
+            Placed { version, reports, windows, diff: Some(diff) }
+        });
+        (*index, placed)
     })
     .into_iter()
     .collect()

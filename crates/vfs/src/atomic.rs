@@ -66,17 +66,20 @@ impl std::str::FromStr for Durability {
 
 /// Refuses anything but a regular file, judged on the open handle; gives its size.
 pub(crate) fn check_regular(given: &str, file: &File) -> Result<u64> {
-    let meta = file.metadata().map_err(|e| Error::from_io("read", given, e))?;
-    if meta.is_dir() {
-        return Err(Error::IsDirectory { path: given.to_owned() });
-    }
-    if !meta.is_file() {
-        return Err(Error::InvalidPath {
+    Ok(u64::try_from(regular_stat(given, file)?.st_size).unwrap_or(0))
+}
+
+/// The `fstat` of an open file, refused unless it is a regular file (as [`check_regular`]).
+pub(crate) fn regular_stat(given: &str, file: &impl std::os::fd::AsFd) -> Result<rustix::fs::Stat> {
+    let stat = rustix::fs::fstat(file).map_err(|e| Error::from_io("read", given, e.into()))?;
+    match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+        rustix::fs::FileType::RegularFile => Ok(stat),
+        rustix::fs::FileType::Directory => Err(Error::IsDirectory { path: given.to_owned() }),
+        _ => Err(Error::InvalidPath {
             path: given.to_owned(),
             reason: "not a regular file (a FIFO, socket or device); editkit reads only regular files".into(),
-        });
+        }),
     }
-    Ok(meta.len())
 }
 
 pub(crate) fn split_parent(rel: &str) -> Option<(&str, &str)> {

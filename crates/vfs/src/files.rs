@@ -293,20 +293,8 @@ impl Workspace {
                 Err(Error::NotFound { .. }) => return Ok(None),
                 Err(err) => return Err(err),
             };
-            let mut buf = vec![0u8; 64 << 10];
-            let mut at = 0;
-            loop {
-                let n = file.read(&mut buf).map_err(|e| Error::from_io("read", given, e))?;
-                if n == 0 {
-                    if at == expected.len() {
-                        return Ok(Some(sha256));
-                    }
-                    break;
-                }
-                if expected.get(at..at + n) != buf.get(..n) {
-                    break;
-                }
-                at += n;
+            if holds(&mut file, expected).map_err(|e| Error::from_io("read", given, e))? {
+                return Ok(Some(sha256));
             }
         }
         self.hash_of(given, rel)
@@ -319,7 +307,11 @@ impl Workspace {
             Err(err) => return Err(err),
         };
         let mut hasher = Hasher::new();
-        let mut buf = vec![0u8; 256 << 10];
+        // Sized to the file (a small file's hash would otherwise cost more in zeroing the
+        // buffer than in hashing), up to 256 KiB; a file that grows is read on all the same.
+        let size = file.metadata().map_or(0, |m| m.len());
+        let mut buf =
+            vec![0u8; usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1).clamp(4 << 10, 256 << 10)];
         loop {
             let n = file.read(&mut buf).map_err(|e| Error::from_io("read", given, e))?;
             if n == 0 {
@@ -914,8 +906,10 @@ fn list_names(given: &str, dir: &Dir) -> Result<Vec<(String, bool)>> {
 
 /// Whether `file` holds exactly `expected` from where it stands to its end, read and compared
 /// a block at a time.
-fn holds(file: &mut File, expected: &[u8]) -> std::io::Result<bool> {
-    let mut buf = vec![0u8; 64 << 10];
+pub(crate) fn holds(file: &mut impl Read, expected: &[u8]) -> std::io::Result<bool> {
+    // No bigger than needed to see the end after `expected` (a small file's compare would
+    // otherwise cost more in zeroing the buffer than in reading).
+    let mut buf = vec![0u8; expected.len().saturating_add(1).min(64 << 10)];
     let mut at = 0;
     loop {
         let n = match file.read(&mut buf) {

@@ -373,8 +373,7 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<C
             Err(err) => return Err(io(err)),
         };
         let file = cap_std::fs::File::from_std(std::fs::File::from(fd));
-        crate::atomic::check_regular(given, &file)?;
-        let locked = rustix::fs::fstat(&file).map_err(|e| io(e.into()))?;
+        let locked = crate::atomic::regular_stat(given, &file)?;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
         // The lock counts only if the name still leads to the locked inode: a sweep may have
         // removed it (and another process created a new one) while this one waited.

@@ -813,6 +813,30 @@ impl Folders<'_> {
         Ok(())
     }
 
+    /// Whether the regular file at canonical `path` holds exactly `bytes`, looked at through
+    /// its folder's handle: its name is opened without following a link and without blocking
+    /// (a FIFO or device is not read), its size compared, then its content a block at a time.
+    /// `false` for anything else: gone, a link, a folder, another size or content, or an error
+    /// (the caller then looks again the slow way, to say what is there).
+    #[must_use]
+    pub fn holds_unchecked(&self, path: &str, bytes: &[u8]) -> bool {
+        let Some((parent_rel, name)) = split_parent(path) else { return false };
+        let Ok(parent) = self.folder(path, parent_rel, false) else { return false };
+        let flags = rustix::fs::OFlags::RDONLY
+            | rustix::fs::OFlags::NONBLOCK
+            | rustix::fs::OFlags::NOCTTY
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::CLOEXEC;
+        let Ok(fd) = rustix::fs::openat(&*parent, name, flags, rustix::fs::Mode::empty()) else { return false };
+        let Ok(stat) = rustix::fs::fstat(&fd) else { return false };
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile
+            || u64::try_from(stat.st_size).ok() != u64::try_from(bytes.len()).ok()
+        {
+            return false;
+        }
+        crate::files::holds(&mut std::fs::File::from(fd), bytes).unwrap_or(false)
+    }
+
     /// As [`Txn::stage_as_deferred`] for canonical `target`, which is not resolved again: a new
     /// temp file `temp_name` beside it, with its permission bits, not fsynced.
     ///

@@ -189,6 +189,47 @@ fn commit_refuses_a_file_changed_behind_the_plan() {
     assert_eq!(snapshot(tmp.path()), expected);
 }
 
+/// Swapped behind the plan for a link to a file with the planned bytes, or for a FIFO: the
+/// commit's last look (through the folder handles it then writes in) never follows the link
+/// to call it unchanged without saying so, never blocks on the FIFO, and writes nothing.
+#[test]
+fn commit_refuses_a_fifo_behind_the_plan_without_blocking_and_judges_a_link_the_slow_way() {
+    let (before, patch) = ten_file_case();
+    let tmp = fresh(&before);
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
+    let target = tmp.path().join("src/m3/f3.txt");
+    std::fs::remove_file(&target).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&target).status().expect("mkfifo runs");
+    assert!(made.success(), "mkfifo made the FIFO");
+    let err = commit(&workspace, planned).unwrap_err();
+    assert_eq!(err.kind(), "invalid_args", "{err}");
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+    let fifo = std::fs::symlink_metadata(&target).unwrap().file_type();
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&fifo), "the FIFO is left as it was");
+    // (Removed before the tree is read back: reading a FIFO would wait for a writer.)
+    std::fs::remove_file(&target).unwrap();
+    let mut expected = before.clone();
+    expected.remove("src/m3/f3.txt");
+    assert_eq!(snapshot(tmp.path()), expected, "nothing else was written");
+
+    // A link inside the root to the very bytes planned against: read through, as before the
+    // commit looked through folder handles, so the patch lands and the link is replaced.
+    let tmp = fresh(&before);
+    let workspace = Workspace::open(tmp.path()).unwrap();
+    let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
+    std::fs::write(tmp.path().join("copy.txt"), &before["src/m3/f3.txt"]).unwrap();
+    std::fs::remove_file(tmp.path().join("src/m3/f3.txt")).unwrap();
+    std::os::unix::fs::symlink("../../copy.txt", tmp.path().join("src/m3/f3.txt")).unwrap();
+    commit(&workspace, planned).unwrap();
+    assert!(!std::fs::symlink_metadata(tmp.path().join("src/m3/f3.txt")).unwrap().file_type().is_symlink());
+    assert_eq!(
+        std::fs::read(tmp.path().join("copy.txt")).unwrap(),
+        before["src/m3/f3.txt"],
+        "the link's target is untouched"
+    );
+}
+
 #[test]
 fn commit_refuses_a_same_size_change_behind_the_plan_and_takes_the_same_bytes_rewritten() {
     let (before, patch) = ten_file_case();

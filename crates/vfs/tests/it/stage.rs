@@ -253,3 +253,51 @@ fn folder_handles_land_a_batch_and_never_follow_a_link() {
     assert_eq!(std::fs::read_to_string(outside.path().join("x.txt")).unwrap(), "outside\n");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1, "nothing was written outside");
 }
+
+/// A batch's last look at a file before it replaces it: `true` only for a regular file with
+/// exactly the bytes planned against, reached through the folder handle without following a
+/// link or blocking on a FIFO.
+#[test]
+fn folder_handles_say_whether_a_file_still_holds_the_bytes_planned_against() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join("src/dir")).unwrap();
+    let planned = b"one\ntwo\nthree\n";
+    std::fs::write(root.join("src/a.txt"), planned).unwrap();
+    std::fs::write(root.join("src/same.txt"), planned).unwrap();
+    let big: Vec<u8> = (0..200_000u32).flat_map(|n| n.to_le_bytes()).collect();
+    std::fs::write(root.join("src/big.bin"), &big).unwrap();
+    let workspace = Workspace::open(root).unwrap();
+    let folders = workspace.txn().folders();
+    assert!(folders.holds_unchecked("src/a.txt", planned));
+    assert!(folders.holds_unchecked("src/big.bin", &big), "compared a block at a time past 64 KiB");
+    let mut last_differs = big.clone();
+    *last_differs.last_mut().unwrap() ^= 1;
+    assert!(!folders.holds_unchecked("src/big.bin", &last_differs));
+    assert!(!folders.holds_unchecked("src/a.txt", b"one\ntwo\nthreE\n"), "same size, another byte");
+    assert!(!folders.holds_unchecked("src/a.txt", b"one\ntwo\n"), "the file is longer");
+    assert!(!folders.holds_unchecked("src/a.txt", b"one\ntwo\nthree\nfour\n"), "the file is shorter");
+    assert!(!folders.holds_unchecked("src/missing.txt", planned));
+    assert!(!folders.holds_unchecked("src/dir", b""), "a folder holds no bytes");
+    assert!(!folders.holds_unchecked("nowhere/a.txt", planned), "a missing folder");
+
+    // Swapped for a link to a file with the very bytes: not the file planned against.
+    std::fs::remove_file(root.join("src/a.txt")).unwrap();
+    std::os::unix::fs::symlink("same.txt", root.join("src/a.txt")).unwrap();
+    assert!(!folders.holds_unchecked("src/a.txt", planned), "a link is never followed");
+    // A FIFO is judged on its handle, never read (a blocking open would hang here).
+    std::fs::remove_file(root.join("src/a.txt")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        root.join("src/a.txt"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    assert!(!folders.holds_unchecked("src/a.txt", b""));
+    // Put back by another process (a new inode) with the same bytes: it holds them.
+    std::fs::remove_file(root.join("src/a.txt")).unwrap();
+    std::fs::write(root.join("src/a.txt"), planned).unwrap();
+    assert!(folders.holds_unchecked("src/a.txt", planned));
+}
