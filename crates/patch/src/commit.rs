@@ -184,7 +184,9 @@ fn commit_with_hook(
         committed: false,
     };
     let mut journal_written = false;
-    let outcome = execute(workspace, &folders, &writes, hook, &mut journal, &mut journal_written);
+    // How many entries, in order, had their target replaced (renamed over or deleted).
+    let mut replaced = 0;
+    let outcome = execute(workspace, &folders, &writes, hook, &mut journal, &mut journal_written, &mut replaced);
     match outcome {
         Ok(()) => {
             clean_up(workspace, &journal);
@@ -210,9 +212,18 @@ fn commit_with_hook(
         Err(Stop::Failed(step, source)) => {
             // Before the journal nothing was written at all.
             let rolled_back = !journal_written
-                || (rollback(workspace, &journal).is_ok() && workspace.txn().state_remove(&journal_name(&id)).is_ok());
+                || (rollback(workspace, &journal, Some(replaced)).is_ok()
+                    && workspace.txn().state_remove(&journal_name(&id)).is_ok());
             if rolled_back {
                 remove_backups(workspace, &journal);
+                // A folder moved away while the batch held it (refused by `check_unmoved`
+                // before any rename) keeps what was staged or linked in it, out of reach of
+                // the paths above: removed through the handles the batch wrote through.
+                for entry in &journal.entries {
+                    for name in entry.temp.iter().chain(&entry.backup) {
+                        let _ = folders.remove_file_unchecked(name);
+                    }
+                }
             }
             drop(locks);
             Err(Error::Commit { step, rolled_back, source: Box::new(source) })
@@ -253,6 +264,7 @@ fn execute(
     hook: &mut dyn FnMut(&Step) -> Option<Fault>,
     journal: &mut Journal,
     journal_written: &mut bool,
+    replaced: &mut usize,
 ) -> Result<(), Stop> {
     let id = journal.id.clone();
     // Every name is chosen before the journal is written, so recovery knows them all.
@@ -270,6 +282,9 @@ fn execute(
     let bytes = serde_json::to_vec_pretty(&*journal).expect("a journal of strings serialises");
     step(hook, Step::Journal, || "journal".to_owned(), || workspace.txn().state_write(&journal_name(&id), &bytes))?;
     *journal_written = true;
+    // The folders the last staleness check opened are written in next: one moved away since
+    // (another process) is refused before anything is staged or linked in it.
+    folders.check_unmoved().map_err(|err| Stop::Failed("journal".to_owned(), err))?;
     stage_all(workspace, folders, writes, &id, hook)?;
     for (idx, entry) in journal.entries.iter().enumerate() {
         if let Some(backup) = &entry.backup {
@@ -322,6 +337,7 @@ fn execute(
                 )?;
             }
         }
+        *replaced = idx + 1;
     }
     // Every rename and removal is on disk before the journal says committed, or a power loss
     // after the commit point could keep some files old with their backups gone.
@@ -423,9 +439,22 @@ fn beside(target: &str, file: &str) -> String {
 }
 
 /// Undoes a journal's renames, newest first; returns the paths put back. Idempotent.
-fn rollback(workspace: &Workspace, journal: &Journal) -> editkit_vfs::Result<Vec<String>> {
+///
+/// `replaced`: how many entries, in order, the commit that failed here replaced (renamed over
+/// or deleted); the others' targets are never touched, only their temp files and backups
+/// removed. `None` (a recovery after a crash) judges each entry by what is on disk: a missing
+/// temp file means it was renamed.
+fn rollback(workspace: &Workspace, journal: &Journal, replaced: Option<usize>) -> editkit_vfs::Result<Vec<String>> {
     let mut restored = Vec::new();
-    for entry in journal.entries.iter().rev() {
+    for (index, entry) in journal.entries.iter().enumerate().rev() {
+        if replaced.is_some_and(|replaced| index >= replaced) {
+            // Never replaced (a failure before its step): the target holds its original, or
+            // what someone else put there since; only what this commit made goes.
+            for made in entry.temp.iter().chain(&entry.backup) {
+                workspace.txn().remove_unchecked(made)?;
+            }
+            continue;
+        }
         if let Some(temp) = &entry.temp
             && workspace.txn().entry_exists_unchecked(temp)?
         {
@@ -490,7 +519,7 @@ pub fn recover(workspace: &Workspace) -> Result<Recovery> {
             recovery.cleaned += 1;
             continue;
         }
-        let restored = rollback(workspace, &journal)?;
+        let restored = rollback(workspace, &journal, None)?;
         workspace.txn().state_remove(&journal_name)?;
         remove_backups(workspace, &journal);
         for entry in &journal.entries {

@@ -27,12 +27,10 @@ pub(crate) fn parts<T: Sync, R: Send>(
     if threads == 1 {
         return vec![guarded(items)];
     }
-    let chunk = items.len().div_ceil(threads);
     let guarded = &guarded;
     std::thread::scope(|scope| {
         // A part whose thread cannot be started (a thread or memory limit) is done here.
-        let handles: Vec<_> = items
-            .chunks(chunk)
+        let handles: Vec<_> = balanced(items, threads)
             .map(|part| std::thread::Builder::new().spawn_scoped(scope, move || guarded(part)).map_err(|_| part))
             .collect();
         // Every thread is joined before any outcome is looked at.
@@ -46,11 +44,19 @@ pub(crate) fn parts<T: Sync, R: Send>(
     })
 }
 
+/// `items` cut into `parts` contiguous runs whose lengths differ by one at most (none empty
+/// when there are at least as many items).
+fn balanced<T>(items: &[T], parts: usize) -> impl Iterator<Item = &[T]> {
+    let parts = parts.max(1);
+    (0..parts).filter_map(move |n| items.get(n * items.len() / parts..(n + 1) * items.len() / parts))
+}
+
 /// As [`parts`] for work whose cost is the file system's: the first `probe` items are done on
 /// this thread, timed, and the rest are spread over up to `threads` threads only when those
-/// took at least `slow` each (a file system that makes every create or removal search or wait,
-/// where many threads overlap that cost); otherwise over one thread per core at most, since
-/// more would cost more in starts than they save. The first outcome is the probe's.
+/// took at least `slow` on average (a file system that makes every create or removal search
+/// or wait, where many threads overlap that cost); otherwise over one thread per core at most,
+/// each with at least `probe` items, since more would cost more in starts than they save. The
+/// first outcome is the probe's.
 pub(crate) fn parts_if_slow<T: Sync, R: Send>(
     items: &[T],
     probe: usize,
@@ -65,8 +71,8 @@ pub(crate) fn parts_if_slow<T: Sync, R: Send>(
         return outcomes;
     }
     let per_item = started.elapsed() / u32::try_from(first.len().max(1)).unwrap_or(u32::MAX);
-    let threads = if per_item >= slow { threads } else { threads.min(cores()) };
-    outcomes.extend(parts(rest, 1, threads, f));
+    let (per_thread, threads) = if per_item >= slow { (1, threads) } else { (probe, threads.min(cores())) };
+    outcomes.extend(parts(rest, per_thread, threads, f));
     outcomes
 }
 
@@ -108,6 +114,23 @@ mod tests {
             assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
         }
         assert!(super::map(&[] as &[usize], 1, 8, |n| *n).is_empty());
+        // As many parts as threads asked for, whatever the count (10 items over 8 threads too).
+        for (len, threads) in [(10, 8), (36, 7), (100, 3), (5, 8)] {
+            let items: Vec<usize> = (0..len).collect();
+            let sizes: Vec<usize> =
+                super::parts(&items, 1, threads, <[usize]>::len).into_iter().map(Result::unwrap).collect();
+            assert_eq!(sizes.len(), threads.min(len), "{len} items over {threads}");
+            assert_eq!(sizes.iter().sum::<usize>(), len);
+            assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1, "{sizes:?}");
+        }
+        let few = super::parts_if_slow(
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+            8,
+            std::time::Duration::from_secs(3600),
+            8,
+            <[i32]>::len,
+        );
+        assert_eq!(few.len(), 2, "two quick items left are not worth a thread each");
     }
 
     #[test]
@@ -134,7 +157,11 @@ mod tests {
         let on_caller = |part: &[usize]| (part.to_vec(), std::thread::current().id() == caller);
         let quick = super::parts_if_slow(&items, 4, std::time::Duration::from_secs(3600), 8, on_caller);
         let quick: Vec<(Vec<usize>, bool)> = quick.into_iter().map(Result::unwrap).collect();
-        assert_eq!(quick.len(), 1 + super::cores().min(8), "the probe, then one part per core");
+        assert_eq!(
+            quick.len(),
+            1 + super::cores().min(8).min(36_usize.div_ceil(4)),
+            "the probe, then one part per core"
+        );
         assert!(quick[0].1, "the probe runs on the caller");
         assert_eq!(quick.iter().flat_map(|(part, _)| part.clone()).collect::<Vec<_>>(), items);
         let slow = super::parts_if_slow(&items, 4, std::time::Duration::ZERO, 8, on_caller);

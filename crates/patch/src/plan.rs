@@ -191,7 +191,8 @@ struct DiffJob {
     new: Option<(String, NewSide)>,
     /// The line windows the hunks changed, when known: only they are diffed.
     windows: Option<Vec<editkit_matcher::diff::Window>>,
-    /// The diff, when it was made with the new content (see [`place_ahead`]).
+    /// The diff, when it was made with the new content (see [`place_ahead`]); `run` is then
+    /// not called.
     done: Option<String>,
 }
 
@@ -206,9 +207,6 @@ enum NewSide {
 impl DiffJob {
     /// The diff, hashing the new content too (so that the hashes are taken on a few threads).
     fn run(&self) -> String {
-        if let Some(done) = &self.done {
-            return done.clone();
-        }
         let mut out = String::new();
         let old = self.old.as_ref().map(|(path, version)| (path, version.content.diff_text()));
         let new = self.new.as_ref().map(|(path, side)| match side {

@@ -753,11 +753,10 @@ impl Folders<'_> {
         } else {
             self.txn.dir_raw(given, rel)?
         });
-        self.open
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(rel.to_owned(), std::sync::Arc::clone(&dir));
-        Ok(dir)
+        // Two threads may open the same folder at once: every step uses the first handle kept,
+        // so what one step looked at is what the others write in.
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(std::sync::Arc::clone(open.entry(rel.to_owned()).or_insert(dir)))
     }
 
     /// The entry at canonical `path` opened to be flushed: relative to its folder's handle

@@ -333,5 +333,82 @@ fn a_folder_moved_away_during_the_commit_is_never_renamed_into() {
     }
     assert_eq!(snapshot(&root), before, "the tree is as it was");
     assert_eq!(std::fs::read(outside.path().join("m0/f0.txt")).unwrap(), before["src/m0/f0.txt"]);
+    assert_eq!(
+        names_in(&outside.path().join("m0")),
+        ["f0.txt"],
+        "nothing staged or linked is left in the moved folder"
+    );
     assert!(state_is_clean(&root));
+}
+
+/// A commit that fails before an added file's step never removes what stands at that path:
+/// here another process created it meanwhile, and the rollback leaves it.
+#[test]
+fn a_rollback_never_removes_a_file_the_commit_did_not_write() {
+    let (before, patch) = ten_file_case();
+    let tmp = fresh(&before);
+    let root = tmp.path().to_owned();
+    let workspace = Workspace::open(&root).unwrap();
+    let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
+    let result = commit_with_failpoint(&workspace, planned, &mut |step| match step {
+        Step::Stage(0) => {
+            std::fs::write(root.join("g7.txt"), "someone else's\n").unwrap();
+            None
+        }
+        Step::Stage(1) => Some(Fault::Fail),
+        _ => None,
+    });
+    assert!(matches!(result, Err(Error::Commit { rolled_back: true, .. })), "{result:?}");
+    let mut expected = before.clone();
+    expected.insert("g7.txt".into(), b"someone else's\n".to_vec());
+    assert_eq!(snapshot(&root), expected, "the other process's file stays; nothing else changed");
+    assert!(state_is_clean(&root));
+}
+
+/// The file names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The last staleness check opens the folders the commit then writes in; one moved away
+/// between that check and the staging (while the journal is written), with or without a copy
+/// put back at its path, is refused before anything is staged or linked in it.
+#[test]
+fn a_folder_moved_away_after_the_last_check_gets_nothing_written_in_it() {
+    for put_back in [false, true] {
+        let (before, patch) = ten_file_case();
+        let tmp = fresh(&before);
+        let outside = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_owned();
+        let workspace = Workspace::open(&root).unwrap();
+        let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
+        let result = commit_with_failpoint(&workspace, planned, &mut |step| {
+            if *step == Step::Journal {
+                std::fs::rename(root.join("src/m0"), outside.path().join("m0")).unwrap();
+                if put_back {
+                    std::fs::create_dir(root.join("src/m0")).unwrap();
+                    std::fs::write(root.join("src/m0/f0.txt"), &before["src/m0/f0.txt"]).unwrap();
+                }
+            }
+            None
+        });
+        match result {
+            Err(Error::Commit { rolled_back: true, source, .. }) => {
+                assert!(matches!(&*source, editkit_vfs::Error::Changed { path } if path == "src/m0"), "{source}");
+            }
+            other => panic!("expected a rolled-back commit, got {other:?}"),
+        }
+        assert_eq!(names_in(&outside.path().join("m0")), ["f0.txt"], "nothing written in the moved folder");
+        let mut expected = before.clone();
+        if !put_back {
+            expected.remove("src/m0/f0.txt");
+        }
+        assert_eq!(snapshot(&root), expected, "put back {put_back}: nothing else changed");
+        assert!(state_is_clean(&root));
+    }
 }
