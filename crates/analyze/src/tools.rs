@@ -555,11 +555,52 @@ fn substitute(arg: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// A fresh private directory in the system's temporary folder (`/tmp` if that one lies in a
-/// workspace root).
+/// workspace root), named `editkit-tool-<pid>-<random>`. The first one a process makes
+/// removes those left by editkit processes that are gone (a process killed while a tool ran
+/// never removed its own).
 fn private_dir(roots: &Roots) -> std::io::Result<tempfile::TempDir> {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
     let mut base = std::env::temp_dir();
     if !base.is_absolute() || roots.contain(&base) {
         base = PathBuf::from("/tmp");
     }
-    tempfile::Builder::new().prefix("editkit-tool-").tempdir_in(base)
+    SWEPT.call_once(|| remove_orphans(&base));
+    tempfile::Builder::new().prefix(&format!("{PRIVATE_PREFIX}{}-", std::process::id())).tempdir_in(base)
+}
+
+/// The name every private directory starts with, before its process id.
+const PRIVATE_PREFIX: &str = "editkit-tool-";
+
+/// At most this many entries of the temporary folder are looked at for orphans.
+const ORPHAN_SCAN_LIMIT: usize = 100_000;
+
+/// Removes the private directories in `base` whose process is gone: directories (never a
+/// link) owned by this user, named `editkit-tool-<pid>-…` for a process id no process has. A
+/// process id taken by another process since is left alone, as is anything of another user.
+fn remove_orphans(base: &Path) {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    let uid = rustix::process::geteuid().as_raw();
+    for entry in entries.take(ORPHAN_SCAN_LIMIT).flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(PRIVATE_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            continue;
+        };
+        let Ok(meta) = entry.path().symlink_metadata() else { continue };
+        if !meta.is_dir() || meta.uid() != uid {
+            continue;
+        }
+        // `ESRCH`: no such process; `EPERM` means one exists (another user's).
+        if rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH) {
+            // Removes entries without following links; the folder is 0700, so only this user
+            // could have put anything in it.
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
