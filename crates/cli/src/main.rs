@@ -83,6 +83,12 @@ struct WorkspaceArgs {
     /// `/a.txt` and `docs/private` only from the root, `secrets/` a directory and all it holds.
     #[arg(long = "block", value_name = "PATTERN")]
     blocked: Vec<String>,
+    /// Serve files with several names (hard links) under this folder (repeatable; `.gitignore`
+    /// syntax), such as `node_modules/` where pnpm, Bun or Yarn link files from their store.
+    /// Elsewhere they are refused: another name of the file may be `.env` or a file outside the
+    /// workspace.
+    #[arg(long = "hard-links", value_name = "FOLDER")]
+    hard_links: Vec<String>,
     /// Folder for editkit's own state (locks, patch journals, undo history), one sub-folder per
     /// root; never inside a workspace. Default: $XDG_STATE_HOME/editkit, else ~/.local/state/editkit.
     #[arg(long = "state-dir", value_name = "DIR")]
@@ -455,6 +461,7 @@ impl WorkspaceArgs {
     ) -> Result<editkit::Toolkit, editkit::Error> {
         let roots = if self.roots.is_empty() { vec![PathBuf::from(".")] } else { self.roots.clone() };
         options.policy.blocked.extend(self.blocked.iter().cloned());
+        options.policy.hard_links_under.extend(self.hard_links.iter().cloned());
         if let Some(limits) = limits {
             options.max_patch_work = limits.max_patch_work;
             options.max_sessions = limits.max_sessions;

@@ -417,6 +417,9 @@ fn vfs_details(err: &editkit_vfs::Error, map: &mut Map<String, Value>) {
         E::Blocked { pattern, .. } => {
             map.insert("pattern".into(), json!(pattern));
         }
+        E::HardLinked { links, .. } => {
+            map.insert("links".into(), json!(links));
+        }
         E::NotUtf8 { offset, .. } | E::Binary { offset, .. } => {
             map.insert("offset".into(), json!(offset));
         }

@@ -93,8 +93,8 @@ fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
 
 /// Keeps the current state of canonical `rel` as the newest undo entry, before a change whose
 /// result hashes to `after_sha256` (`None`: the change deletes the file). An existing file is
-/// kept by hard link: editkit replaces files by rename, so the old inode stays as it was,
-/// with no copy and no extra fsync.
+/// kept as a copy of its own (a reflink where the file system clones), never a link to its
+/// inode, which a process holding the file open could still change.
 pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256>) -> Result<Kept> {
     let dir = file_dir(rel);
     let existing = entries(workspace, &dir)?;
@@ -107,7 +107,6 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
     }
     let name = format!("{dir}/{seq:010}-{after}-t{}.{}", now_unix(), if exists { "keep" } else { "absent" });
     let path = if exists {
-        // A hard link where the state folder shares the file system, else a copy.
         workspace.txn().state_keep(rel, &name)?;
         Some(workspace.state_dir().join(&name).display().to_string())
     } else {

@@ -129,6 +129,16 @@ pub(crate) fn stage(
     permissions: Option<Permissions>,
     durability: Durability,
 ) -> std::io::Result<String> {
+    stage_with(parent, permissions, durability, |file| file.write_all(bytes))
+}
+
+/// [`stage`] with the content written by `fill` into the fresh temp file.
+pub(crate) fn stage_with(
+    parent: &Dir,
+    permissions: Option<Permissions>,
+    durability: Durability,
+    fill: impl FnOnce(&mut cap_std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<String> {
     let temp = temp_name();
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
@@ -140,7 +150,7 @@ pub(crate) fn stage(
         if let Some(permissions) = permissions {
             file.set_permissions(permissions)?;
         }
-        file.write_all(bytes)?;
+        fill(&mut file)?;
         if durability.syncs() { file.sync_all() } else { Ok(()) }
     })();
     match result {

@@ -41,6 +41,20 @@ pub enum Error {
         /// The pattern that blocks it.
         pattern: String,
     },
+    /// The file has more than one name (hard links) and lies outside the folders where the
+    /// policy serves such files ([`crate::Policy::hard_links_under`]): another of its names may
+    /// be a blocked file or a file outside the root, so it is neither read nor written.
+    #[error(
+        "`{path}` has {links} names (hard links); another of them may be a blocked file or a file outside \
+         the workspace, so editkit neither reads nor writes it; replace it with a copy of its own \
+         (`cp --remove-destination`), or have the user allow its folder (`--hard-links FOLDER`)"
+    )]
+    HardLinked {
+        /// The path as given.
+        path: String,
+        /// How many names the file has.
+        links: u64,
+    },
     /// Nothing exists at the path.
     #[error("`{path}` does not exist")]
     NotFound {
@@ -182,7 +196,7 @@ impl Error {
                 ErrorKind::InvalidArgs
             }
             Error::OutsideWorkspace { .. } => ErrorKind::OutsideWorkspace,
-            Error::Blocked { .. } => ErrorKind::Blocked,
+            Error::Blocked { .. } | Error::HardLinked { .. } => ErrorKind::Blocked,
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::IsDirectory { .. } => ErrorKind::IsDirectory,
             Error::Exists { .. } => ErrorKind::Exists,
@@ -203,6 +217,7 @@ impl Error {
             | Error::OutsideWorkspace { path }
             | Error::SymlinkLoop { path, .. }
             | Error::Blocked { path, .. }
+            | Error::HardLinked { path, .. }
             | Error::NotFound { path }
             | Error::IsDirectory { path }
             | Error::NotADirectory { path }

@@ -5,7 +5,7 @@ use std::io::Read;
 
 use cap_std::fs::{Dir, File};
 
-use crate::atomic::{check_regular, split_parent, stage_and_place, sync_dir};
+use crate::atomic::{split_parent, stage_and_place, sync_dir};
 use crate::codec::Text;
 use crate::error::{Error, Result};
 use crate::hash::{Hasher, Sha256};
@@ -363,8 +363,19 @@ impl Workspace {
         // No link is followed (the canonical path has none; one that appears is a race), and
         // the open never blocks: a FIFO or device is judged on the handle and refused.
         let file = crate::beneath::file(&self.root, rel).map_err(|e| Error::from_io("read", given, e))?;
-        check_regular(given, &file)?;
+        let stat = crate::atomic::regular_stat(given, &file)?;
+        self.check_links(given, rel, stat.st_nlink)?;
         Ok(file)
+    }
+
+    /// Refuses a file with more than one name (`links`, from the handle's `fstat`) at canonical
+    /// `rel`, unless the policy serves such files there ([`crate::Policy::hard_links_under`]):
+    /// another of its names may be `.env` or a file outside the root.
+    pub(crate) fn check_links(&self, given: &str, rel: &str, links: u64) -> Result<()> {
+        if links > 1 && !self.policy.hard_links_allowed(rel) {
+            return Err(Error::HardLinked { path: given.to_owned(), links });
+        }
+        Ok(())
     }
 
     /// The ledger's hash of canonical `rel`.

@@ -92,8 +92,16 @@ pub struct Policy {
     /// How absolute paths are treated. Default: [`AbsolutePaths::RemapUnderRoot`].
     pub absolute: AbsolutePaths,
     /// Patterns in `.gitignore` syntax (see [`Policy`]) naming what no operation may touch.
-    /// Default: [`DEFAULT_BLOCKED`].
+    /// Matched without regard to case, since a case-insensitive or case-folding file system
+    /// opens `.env` for `.ENV`. Default: [`DEFAULT_BLOCKED`].
     pub blocked: Vec<String>,
+    /// Folders, in `.gitignore` syntax, where a file with more than one name (a hard link) is
+    /// read and written like any other: a package manager's links into its store, such as
+    /// `node_modules/` with pnpm, Bun or Yarn's `hardlinks-global`. Everywhere else such a
+    /// file is refused ([`crate::Error::HardLinked`]): another of its names may be a blocked
+    /// file (`.env`) or a file outside the root, and nothing on the file says which. Blocked
+    /// patterns still apply inside these folders. Default: none.
+    pub hard_links_under: Vec<String>,
 }
 
 impl Default for Policy {
@@ -101,6 +109,7 @@ impl Default for Policy {
         Policy {
             absolute: AbsolutePaths::default(),
             blocked: DEFAULT_BLOCKED.iter().map(|s| (*s).to_owned()).collect(),
+            hard_links_under: Vec::new(),
         }
     }
 }
@@ -114,12 +123,48 @@ pub(crate) struct CompiledPolicy {
     blocked: Gitignore,
     /// The patterns as the user wrote them.
     patterns: Vec<String>,
+    /// Where files with several names are served ([`Policy::hard_links_under`]).
+    hard_links: Gitignore,
     roots: Vec<PathBuf>,
 }
 
 /// Compiles one glob with the workspace's conventions.
 pub(crate) fn compile_glob(pattern: &str) -> std::result::Result<Glob, globset::Error> {
     GlobBuilder::new(pattern).literal_separator(true).backslash_escape(true).build()
+}
+
+/// Compiles `.gitignore`-style patterns, matched without regard to case; each glob's `from`
+/// holds the index of the pattern it was written for. `what` names them in errors.
+fn compile_patterns(patterns: &[String], what: &str) -> Result<Gitignore> {
+    // `.` makes the matcher take paths as they are (relative to the root).
+    let mut builder = GitignoreBuilder::new(".");
+    builder.allow_unclosed_class(false);
+    // `.ENV`, `ID_RSA` and `.GIT/config` open the real files on a case-insensitive or
+    // case-folding file system.
+    builder.case_insensitive(true).map_err(|err| Error::InvalidPath {
+        path: patterns.join(", "),
+        reason: format!("{what} patterns do not compile: {err}"),
+    })?;
+    for (idx, pattern) in patterns.iter().enumerate() {
+        let invalid = |reason: String| Error::InvalidPath {
+            path: pattern.clone(),
+            reason: format!("not a usable {what} pattern: {reason}"),
+        };
+        if let Some(reason) = never_matches(pattern) {
+            return Err(invalid(reason.to_owned()));
+        }
+        let from = Some(PathBuf::from(idx.to_string()));
+        builder.add_line(from.clone(), pattern).map_err(|err| invalid(err.to_string()))?;
+        // `dir/**` matches what is inside `dir`; match `dir` itself too, keeping the anchor.
+        if let Some(dir) = pattern.strip_suffix("/**") {
+            let anchored = if dir.contains('/') { dir.to_owned() } else { format!("/{dir}") };
+            builder.add_line(from, &anchored).map_err(|err| invalid(err.to_string()))?;
+        }
+    }
+    builder.build().map_err(|err| Error::InvalidPath {
+        path: patterns.join(", "),
+        reason: format!("{what} patterns do not compile: {err}"),
+    })
 }
 
 /// Why a blocked pattern can never match a normalised relative path, if it cannot.
@@ -154,30 +199,16 @@ impl CompiledPolicy {
     pub(crate) fn new(policy: &Policy, state_dir: &str, roots: Vec<PathBuf>) -> Result<Self> {
         let mut patterns: Vec<String> = policy.blocked.clone();
         patterns.push(format!("{state_dir}/**"));
-        // `.` makes the matcher take paths as they are (relative to the root).
-        let mut builder = GitignoreBuilder::new(".");
-        builder.allow_unclosed_class(false);
-        for (idx, pattern) in patterns.iter().enumerate() {
-            let invalid = |reason: String| Error::InvalidPath {
-                path: pattern.clone(),
-                reason: format!("not a usable blocked pattern: {reason}"),
-            };
-            if let Some(reason) = never_matches(pattern) {
-                return Err(invalid(reason.to_owned()));
-            }
-            let from = Some(PathBuf::from(idx.to_string()));
-            builder.add_line(from.clone(), pattern).map_err(|err| invalid(err.to_string()))?;
-            // `dir/**` matches what is inside `dir`; block `dir` itself too, keeping the anchor.
-            if let Some(dir) = pattern.strip_suffix("/**") {
-                let anchored = if dir.contains('/') { dir.to_owned() } else { format!("/{dir}") };
-                builder.add_line(from, &anchored).map_err(|err| invalid(err.to_string()))?;
-            }
-        }
-        let blocked = builder.build().map_err(|err| Error::InvalidPath {
-            path: policy.blocked.join(", "),
-            reason: format!("blocked patterns do not compile: {err}"),
-        })?;
-        Ok(CompiledPolicy { absolute: policy.absolute, blocked, patterns, roots })
+        let blocked = compile_patterns(&patterns, "blocked")?;
+        let hard_links = compile_patterns(&policy.hard_links_under, "hard-link folder")?;
+        Ok(CompiledPolicy { absolute: policy.absolute, blocked, patterns, hard_links, roots })
+    }
+
+    /// Whether a file with several names may be served at canonical `rel`: under a folder of
+    /// [`Policy::hard_links_under`].
+    pub(crate) fn hard_links_allowed(&self, rel: &str) -> bool {
+        // Each ancestor checked as a directory, as blocked patterns are.
+        !rel.is_empty() && prefixes(rel).any(|prefix| self.hard_links.matched(prefix, true).is_ignore())
     }
 
     /// The pattern blocking exactly `rel` (ancestors not checked), as the user wrote it.
@@ -198,18 +229,7 @@ impl CompiledPolicy {
         if rel.is_empty() {
             return None;
         }
-        let mut end = 0;
-        loop {
-            let next = rel[end..].find('/').map(|i| end + i);
-            let prefix = &rel[..next.unwrap_or(rel.len())];
-            if let Some(pattern) = self.pattern_for(prefix) {
-                return Some(pattern);
-            }
-            match next {
-                Some(i) => end = i + 1,
-                None => return None,
-            }
-        }
+        prefixes(rel).find_map(|prefix| self.pattern_for(prefix))
     }
 
     /// Whether `rel` itself matches a blocked glob, ancestors not checked: for walkers that
@@ -284,6 +304,11 @@ impl CompiledPolicy {
             _ => Err(outside()),
         }
     }
+}
+
+/// `a`, `a/b`, `a/b/c` for `a/b/c`: the path and its ancestors, shortest first.
+fn prefixes(rel: &str) -> impl Iterator<Item = &str> {
+    rel.match_indices('/').map(|(i, _)| &rel[..i]).chain(std::iter::once(rel))
 }
 
 /// Normalises an absolute path lexically (`..` above `/` stays at `/`).

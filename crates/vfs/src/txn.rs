@@ -314,7 +314,17 @@ impl Txn<'_> {
     /// # Errors
     /// [`Error::Io`]; [`Error::InvalidPath`] for a FIFO, socket or device.
     pub fn read_unchecked(&self, path: &str) -> Result<Option<Vec<u8>>> {
-        read_regular(self.ws.root_dir(), path)
+        match crate::beneath::file(self.ws.root_dir(), path) {
+            Ok(mut file) => {
+                let stat = crate::atomic::regular_stat(path, &file)?;
+                self.ws.check_links(path, path, stat.st_nlink)?;
+                let mut bytes = Vec::new();
+                file.read_to_end(&mut bytes).map_err(|e| Error::from_io("read", path, e))?;
+                Ok(Some(bytes))
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(err) => Err(Error::from_io("read", path, err)),
+        }
     }
 
     /// Reads the file at canonical `path` in one open, when it is a regular file of at most
@@ -344,7 +354,10 @@ impl Txn<'_> {
         let fd = crate::beneath::open(self.ws.root_dir(), path, flags, rustix::fs::Mode::empty()).ok()?;
         let stat = rustix::fs::fstat(&fd).ok()?;
         let size = u64::try_from(stat.st_size).ok()?;
-        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile || size > limit {
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile
+            || size > limit
+            || self.ws.check_links(path, path, stat.st_nlink).is_err()
+        {
             return None;
         }
         let mut file = std::fs::File::from(fd);
@@ -526,44 +539,46 @@ impl Txn<'_> {
     }
 
     /// Keeps the regular file at canonical `rel` (in the workspace) as `name` in the state
-    /// folder: a hard link when both are on one file system (editkit replaces files by rename,
-    /// so the kept inode stays as it was), else a copy with the same permission bits.
-    /// Returns whether it was linked.
+    /// folder: a copy of its own, with the same permission bits, never a link to the file's
+    /// inode (an outside process holding the file open, or another name of it, could change
+    /// what an undo restores). The copy is a reflink where the file system clones (Btrfs, XFS),
+    /// else the kernel copies the bytes (`copy_file_range`). A file with several names is
+    /// refused as every read refuses it. Returns whether the copy was a reflink.
     ///
     /// # Errors
-    /// As [`Txn::state_write`]; [`Error::NotFound`] when `rel` does not exist.
+    /// As [`Txn::state_write`]; [`Error::NotFound`] when `rel` does not exist;
+    /// [`Error::HardLinked`]; [`Error::InvalidPath`] for anything but a regular file.
     pub fn state_keep(&self, rel: &str, name: &str) -> Result<bool> {
         crate::state::check_name(name)?;
         let state = self.ws.state_store().ensure()?;
-        let (parent_rel, file_name) = split_parent(rel).ok_or_else(|| root_refused(rel))?;
         let (name_parent, name_file) = split_parent(name).ok_or_else(|| root_refused(name))?;
+        if rel.is_empty() {
+            return Err(root_refused(rel));
+        }
+        // Only a regular file is kept: opened without following a link, judged on the handle.
+        let source = crate::beneath::file(self.ws.root_dir(), rel).map_err(|e| Error::from_io("keep", rel, e))?;
+        let stat = crate::atomic::regular_stat(rel, &source)?;
+        self.ws.check_links(rel, rel, stat.st_nlink)?;
         if !name_parent.is_empty() {
             crate::beneath::create_dirs(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
         }
         let to = crate::beneath::dir(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
-        let from = self.dir_raw(rel, parent_rel)?;
-        // Only a regular file is kept: judged on the entry itself, never through a link.
-        match from.symlink_metadata(file_name) {
-            Ok(meta) if meta.is_file() => {}
-            Ok(_) => {
-                return Err(Error::InvalidPath { path: rel.to_owned(), reason: "not a regular file".into() });
+        let permissions =
+            cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(stat.st_mode & 0o7777));
+        // Bounded like a read: a file another process keeps appending to cannot fill the disk.
+        let limit = self.ws.max_read_bytes().max(u64::try_from(stat.st_size).unwrap_or(0));
+        let mut cloned = None;
+        let temp = crate::atomic::stage_with(&to, Some(permissions), self.ws.durability, |file| {
+            cloned = copy_contents(&source, file, limit)?;
+            match cloned {
+                Some(_) => Ok(()),
+                None => Err(std::io::Error::other("it grew past the read limit while it was copied")),
             }
-            Err(err) => return Err(Error::from_io("keep", rel, err)),
-        }
-        match rustix::fs::linkat(&from, file_name, &to, name_file, rustix::fs::AtFlags::empty()) {
-            Ok(()) => Ok(true),
-            Err(rustix::io::Errno::XDEV | rustix::io::Errno::PERM | rustix::io::Errno::MLINK) => {
-                let bytes =
-                    read_regular(self.ws.root_dir(), rel)?.ok_or_else(|| Error::NotFound { path: rel.to_owned() })?;
-                let permissions = cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(
-                    mode_of(self.ws.root_dir(), rel)?,
-                ));
-                crate::atomic::stage_and_rename(&to, name_file, &bytes, Some(permissions), self.ws.durability)
-                    .map_err(|e| Error::from_io("keep", name, e))?;
-                Ok(false)
-            }
-            Err(err) => Err(Error::from_io("keep", rel, err.into())),
-        }
+        })
+        .map_err(|e| Error::from_io("keep", rel, e))?;
+        crate::atomic::place(&to, &temp, name_file, self.ws.durability, false)
+            .map_err(|e| Error::from_io("keep", name, e))?;
+        Ok(cloned == Some(true))
     }
 
     /// Gives the file at canonical `rel` the permission bits of `name` in the state folder
@@ -607,6 +622,41 @@ fn remove_entry(parent: &Dir, name: &str) -> std::io::Result<()> {
     match result {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
         other => other,
+    }
+}
+
+/// Copies `source` into the empty `target`, at most `limit` bytes (`Ok(None)` past it): a
+/// reflink where the file system clones, else `copy_file_range` (the kernel copies, or clones
+/// where it can), else a read and a write. Returns whether it was a reflink.
+fn copy_contents(source: &cap_std::fs::File, target: &cap_std::fs::File, limit: u64) -> std::io::Result<Option<bool>> {
+    if rustix::fs::ioctl_ficlone(target, source).is_ok() {
+        return Ok(Some(true));
+    }
+    let mut copied: u64 = 0;
+    loop {
+        let chunk = usize::try_from((limit + 1).saturating_sub(copied).min(1 << 30)).unwrap_or(1 << 30);
+        match rustix::fs::copy_file_range(source, None, target, None, chunk) {
+            Ok(0) => return Ok(Some(false)),
+            Ok(n) => {
+                copied += n as u64;
+                if copied > limit {
+                    return Ok(None);
+                }
+            }
+            // No in-kernel copy between these two (another file system on an old kernel, or
+            // none at all): read and write.
+            Err(
+                rustix::io::Errno::XDEV
+                | rustix::io::Errno::NOSYS
+                | rustix::io::Errno::INVAL
+                | rustix::io::Errno::OPNOTSUPP,
+            ) if copied == 0 => {
+                let mut reader = std::io::Read::take(source, limit + 1);
+                let copied = std::io::copy(&mut reader, &mut &*target)?;
+                return Ok((copied <= limit).then_some(false));
+            }
+            Err(err) => return Err(err.into()),
+        }
     }
 }
 

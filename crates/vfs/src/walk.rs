@@ -249,16 +249,18 @@ impl<'ws> WorkspaceDir<'ws> {
         // The common case in one open that follows no link; only a link (`ELOOP`: one is
         // there, or was swapped in) is resolved through the policy, which keeps it inside and
         // away from blocked paths, and opened at its canonical path.
+        let mut canonical = None;
         let file = match crate::beneath::file(&self.dir, name) {
             Err(err) if crate::beneath::is_swapped(&err) => match self.link_target(name, &rel)? {
-                Some(canonical) => crate::beneath::file(self.workspace.root_dir(), &canonical),
+                Some(target) => crate::beneath::file(self.workspace.root_dir(), canonical.insert(target)),
                 None => Err(err),
             },
             opened => opened,
         }
         .map_err(|e| Error::from_io("read", &rel, e))?;
-        let size = crate::atomic::check_regular(&rel, &file)?;
-        Ok((file, size))
+        let stat = crate::atomic::regular_stat(&rel, &file)?;
+        self.workspace.check_links(&rel, canonical.as_deref().unwrap_or(&rel), stat.st_nlink)?;
+        Ok((file, u64::try_from(stat.st_size).unwrap_or(0)))
     }
 
     /// Reads the bytes of the file `name` (up to the workspace's read limit).

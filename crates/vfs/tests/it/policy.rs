@@ -147,3 +147,30 @@ fn patterns_that_cannot_match_anything_are_refused() {
     assert!(blocked_by(&workspace, "#notes").is_some());
     assert!(blocked_by(&workspace, "x/!bang").is_some());
 }
+
+/// A case-insensitive or case-folding file system (macOS, Windows, ext4 with `casefold`, a
+/// mounted FAT stick) opens the real `.env` for `.ENV`: blocked patterns ignore case.
+#[test]
+fn blocked_patterns_match_without_regard_to_case() {
+    let (tmp, workspace) = open(&["secrets/", "/Private.txt"]);
+    for (rel, pattern) in [
+        (".ENV", "**/.env"),
+        ("app/.Env.Local", "**/.env.*"),
+        ("ID_RSA", "**/id_rsa"),
+        ("keys/Id_Ed25519", "**/id_ed25519"),
+        ("SERVER.PEM", "**/*.pem"),
+        (".GIT/config", "**/.git/**"),
+        ("vendor/x/.Git/HEAD", "**/.git/**"),
+        (".NETRC", "**/.netrc"),
+        ("SECRETS/x", "secrets/"),
+        ("private.TXT", "/Private.txt"),
+    ] {
+        write(&tmp, rel);
+        assert_eq!(blocked_by(&workspace, rel).as_deref(), Some(pattern), "{rel}");
+    }
+    // Listings and walks leave them out too.
+    assert!(!workspace.list_dir("").unwrap().iter().any(|name| name.eq_ignore_ascii_case(".env")));
+    // Public keys stay readable whatever their case.
+    write(&tmp, "ID_RSA.PUB");
+    assert_eq!(blocked_by(&workspace, "ID_RSA.PUB"), None);
+}
