@@ -16,9 +16,10 @@
 //! - The endpoint is `/mcp`; a message may be up to the stdio limit (65 MiB).
 //!
 //! What a peer can hold is bounded ([`HttpLimits`]): the soft descriptor limit is raised to
-//! the hard one at start; at most `--max-connections` connections are served (past it new
-//! ones wait in the kernel's backlog), of which at most `--max-unauthenticated-connections`
-//! have not yet sent a request with the token (a new one closes the oldest of those); a
+//! the hard one at start; at most `--max-connections` connections are served, of which at most
+//! `--max-unauthenticated-connections` have not yet sent a request with the token (a new
+//! connection past either limit closes the oldest of those; when every connection has sent the
+//! token, new ones wait in the kernel's backlog); a
 //! request head must arrive within `--header-timeout` (which also closes idle keep-alive
 //! connections) and its body within `--body-timeout` (408); at most `--max-http-sessions`
 //! sessions are open (an `initialize` past it gets 503 naming the flag) and one idle for
@@ -65,8 +66,8 @@ pub(crate) struct HttpOptions {
 /// The bounds on what HTTP peers hold: connections, read times and sessions.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct HttpLimits {
-    /// With --http: most connections served at once; past it new ones wait in the kernel's
-    /// backlog until one closes. Lowered at start when the descriptor limit (raised to the hard
+    /// With --http: most connections served at once; past it a new one closes the oldest that
+    /// has not sent the token, or waits until one closes. Lowered at start when the descriptor limit (raised to the hard
     /// one, `ulimit -Hn`) cannot hold them and the sessions.
     #[arg(long, value_name = "N", requires = "http", default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..))]
     pub(crate) max_connections: u32,
@@ -214,8 +215,6 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
         });
         let mut backoff = ACCEPT_BACKOFF.0;
         loop {
-            // A place first: while every place is taken, connections wait in the backlog.
-            let place = Arc::clone(&connections).acquire_owned().await.expect("the semaphore is never closed");
             let stream = match listener.accept().await {
                 Ok((stream, _)) => stream,
                 Err(err) => {
@@ -227,6 +226,16 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
                 }
             };
             backoff = ACCEPT_BACKOFF.0;
+            // A place for it: when every place is taken, the oldest connection without the
+            // token makes room; when all hold it, this one waits for a place (and the next ones
+            // in the kernel's backlog).
+            let place = match Arc::clone(&connections).try_acquire_owned() {
+                Ok(place) => place,
+                Err(_) => {
+                    shared.close_oldest_unauthenticated();
+                    Arc::clone(&connections).acquire_owned().await.expect("the semaphore is never closed")
+                }
+            };
             let (id, closed) = shared.arrived();
             let shared = Arc::clone(&shared);
             tokio::spawn(async move {
@@ -293,6 +302,14 @@ impl Shared {
         }
         waiting.waiting.push_back((id, sender));
         (id, receiver)
+    }
+
+    /// Closes the oldest connection that has not sent the token, if there is one.
+    fn close_oldest_unauthenticated(&self) {
+        let mut waiting = self.unauthenticated.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, oldest)) = waiting.waiting.pop_front() {
+            let _ = oldest.send(());
+        }
     }
 
     /// Takes connection `id` off the unauthenticated ones (dropping its sender).

@@ -186,6 +186,28 @@ impl Server {
         Ok(session)
     }
 
+    /// A session's standalone SSE stream (GET), held open: an authenticated connection.
+    #[track_caller]
+    fn open_stream(&self, session: &str) -> TcpStream {
+        let mut stream = self.connect();
+        let head = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\nAccept: text/event-stream\r\n\
+             Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: {PROTOCOL}\r\n\r\n",
+            self.addr
+        );
+        stream.write_all(head.as_bytes()).expect("the request head is sent");
+        let mut seen = Vec::new();
+        let mut byte = [0u8; 1];
+        while !seen.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => seen.push(byte[0]),
+                other => panic!("the stream's head did not arrive ({other:?}): {}", String::from_utf8_lossy(&seen)),
+            }
+        }
+        assert!(seen.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&seen));
+        stream
+    }
+
     /// A new session reads `a.txt`: the server serves a new client end to end.
     #[track_caller]
     fn serves_a_new_client(&self) {
@@ -256,6 +278,14 @@ fn idle_connection(server: &Server) -> TcpStream {
     stream
 }
 
+/// How many sockets the server process holds, from /proc.
+fn sockets(server: &Server) -> usize {
+    let fds = std::fs::read_dir(format!("/proc/{}/fd", server.child.id())).expect("/proc/PID/fd");
+    fds.filter_map(Result::ok)
+        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.to_string_lossy().starts_with("socket:")))
+        .count()
+}
+
 /// The server process's soft and hard descriptor limits, from /proc.
 fn nofile_limits(server: &Server) -> (String, String) {
     let limits = std::fs::read_to_string(format!("/proc/{}/limits", server.child.id())).expect("/proc/PID/limits");
@@ -284,8 +314,73 @@ fn a_low_soft_descriptor_limit_and_300_idle_connections_leave_new_clients_served
     let idle: Vec<TcpStream> = (0..300).map(|_| idle_connection(&server)).collect();
     server.serves_a_new_client();
     server.serves_a_new_client();
+    // The server holds at most 16 of them (and its listening socket): older ones were closed.
+    let mut held = usize::MAX;
+    for _ in 0..200 {
+        held = sockets(&server);
+        if held <= 17 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(held <= 17, "the server holds {held} sockets with --max-unauthenticated-connections 16");
     drop(idle);
     server.serves_a_new_client();
+}
+
+#[test]
+fn connections_past_the_total_are_not_served_and_never_crowd_out_a_client_with_the_token() {
+    let server = Server::start(Start {
+        args: &["--max-connections", "3", "--max-unauthenticated-connections", "1"],
+        ..Start::default()
+    });
+    let auth = format!("Bearer {TOKEN}");
+    let sessions: Vec<String> = (0..3).map(|_| server.initialize(&auth).expect("a session opens")).collect();
+    // Two places held by clients with the token; idle connections take turns in the third.
+    let first = server.open_stream(&sessions[0]);
+    let _second = server.open_stream(&sessions[1]);
+    let idle: Vec<TcpStream> = (0..20).map(|_| idle_connection(&server)).collect();
+    server.serves_a_new_client();
+    // All three places held by clients with the token: a fourth connection waits.
+    let _third = server.open_stream(&sessions[2]);
+    let extra: Vec<TcpStream> = (0..10).map(|_| idle_connection(&server)).collect();
+    let waiting = {
+        let server_addr = server.addr;
+        std::thread::spawn(move || {
+            let mut stream = TcpStream::connect(server_addr).expect("a connection");
+            stream.set_read_timeout(Some(READ_WAIT * 3)).expect("a read timeout is set");
+            let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {server_addr}\r\nAuthorization: Bearer {TOKEN}\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(request.as_bytes()).expect("the request is sent");
+            let mut raw = Vec::new();
+            let _ = stream.read_to_end(&mut raw);
+            raw
+        })
+    };
+    // The server holds its listener, the three streams and one accepted connection waiting
+    // for a place; the others stay in the backlog.
+    for _ in 0..200 {
+        if sockets(&server) >= 5 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let held = sockets(&server);
+    assert!(held <= 5, "the server holds {held} sockets with --max-connections 3");
+    // A stream ends: the waiting connections are served in turn, the ping among them.
+    drop(first);
+    drop(extra);
+    let raw = waiting.join().expect("the waiting client finishes");
+    let answer = Answer::parse(&raw).unwrap_or_else(|| panic!("no answer: {}", String::from_utf8_lossy(&raw)));
+    // A ping without a session is refused by rmcp, but it was answered.
+    assert!(answer.status >= 200, "{answer:?}");
+    drop(idle);
 }
 
 #[test]
