@@ -481,6 +481,38 @@ fn a_stderr_nobody_reads_never_stops_the_server() {
 }
 
 #[test]
+fn log_lines_of_a_kind_are_rate_limited_and_the_rest_counted() {
+    let server = Server::start(Start::default());
+    let started = std::time::Instant::now();
+    let bad_connection = || {
+        let mut stream = server.connect();
+        let _ = stream.write_all(b"NOT HTTP AT ALL\r\n\r\n");
+        let mut sink = Vec::new();
+        let _ = stream.read_to_end(&mut sink);
+    };
+    for _ in 0..300 {
+        bad_connection();
+    }
+    let seconds = started.elapsed().as_secs() + 1;
+    // One more after the window has passed carries the count of those left out.
+    std::thread::sleep(Duration::from_millis(1100));
+    bad_connection();
+    let mut log = String::new();
+    for _ in 0..200 {
+        log = server.log();
+        if log.contains("more like it were left out") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let lines = log.lines().filter(|line| line.contains("connection ended")).count();
+    assert!(log.contains("more like it were left out"), "no count of the lines left out:\n{log}");
+    // At most 5 a second (plus the window the last one opened).
+    assert!(lines as u64 <= 5 * (seconds + 2), "{lines} lines in about {seconds} s:\n{log}");
+    server.serves_a_new_client();
+}
+
+#[test]
 fn a_lowercase_bearer_scheme_is_accepted() {
     let server = Server::start(Start::default());
     for scheme in ["bearer", "BEARER", "Bearer"] {
