@@ -170,6 +170,21 @@ impl Server {
         Answer::parse(&raw).unwrap_or_else(|| panic!("not an HTTP answer: {}", String::from_utf8_lossy(&raw)))
     }
 
+    /// A DELETE of `session`: the client ends it.
+    #[track_caller]
+    fn delete(&self, auth: &str, session: &str) -> Answer {
+        let head = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: {auth}\r\nMcp-Session-Id: {session}\r\n\
+             Mcp-Protocol-Version: {PROTOCOL}\r\nConnection: close\r\n\r\n",
+            self.addr
+        );
+        let mut stream = self.connect();
+        stream.write_all(head.as_bytes()).expect("the request is sent");
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).expect("the DELETE is answered");
+        Answer::parse(&raw).unwrap_or_else(|| panic!("not an HTTP answer: {}", String::from_utf8_lossy(&raw)))
+    }
+
     /// `initialize` then `notifications/initialized`: the new session's id, or the refusal.
     #[track_caller]
     fn initialize(&self, auth: &str) -> Result<String, Answer> {
@@ -417,16 +432,25 @@ fn a_body_that_never_arrives_is_answered_408_after_the_body_timeout() {
 
 #[test]
 fn sessions_past_the_cap_are_refused_and_idle_ones_expire() {
-    let server =
-        Server::start(Start { args: &["--max-http-sessions", "2", "--session-idle-timeout", "2"], ..Start::default() });
     let auth = format!("Bearer {TOKEN}");
-    let first = server.initialize(&auth).expect("the first session opens");
-    server.initialize(&auth).expect("the second session opens");
+    // The cap: sessions that cannot expire during the test.
+    let server = Server::start(Start { args: &["--max-http-sessions", "2"], ..Start::default() });
+    server.initialize(&auth).expect("the first session opens");
+    let second = server.initialize(&auth).expect("the second session opens");
     let refused = server.initialize(&auth).expect_err("a third session is refused");
     assert_eq!(refused.status, 503, "{refused:?}");
     assert!(refused.body.contains("--max-http-sessions"), "{refused:?}");
     assert!(refused.header("retry-after").is_some(), "{refused:?}");
-    // Once the two are idle past the timeout they are gone and a new session opens.
+    // A session ended by its client makes room.
+    let ended = server.delete(&auth, &second);
+    assert!(ended.status == 200 || ended.status == 204, "{ended:?}");
+    server.initialize(&auth).expect("a session opens in the room made");
+    drop(server);
+
+    // Expiry: a session idle past the timeout is gone, and its place with it.
+    let server =
+        Server::start(Start { args: &["--max-http-sessions", "1", "--session-idle-timeout", "1"], ..Start::default() });
+    let first = server.initialize(&auth).expect("the session opens");
     let mut opened = None;
     for _ in 0..60 {
         std::thread::sleep(Duration::from_millis(500));
@@ -435,7 +459,7 @@ fn sessions_past_the_cap_are_refused_and_idle_ones_expire() {
             break;
         }
     }
-    assert!(opened.is_some(), "no idle session expired:\n{}", server.log());
+    assert!(opened.is_some(), "the idle session did not expire:\n{}", server.log());
     let ping = server.post(&auth, Some(&first), &json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}));
     assert_eq!(ping.status, 404, "an expired session still answers: {ping:?}");
 }
