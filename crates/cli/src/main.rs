@@ -43,6 +43,7 @@ mod demo;
 mod framing;
 mod http;
 mod human;
+mod log;
 mod mcp;
 mod render;
 mod result;
@@ -178,6 +179,12 @@ enum Command {
     /// Without --root, the roots are the client's (asked with roots/list; a client without
     /// roots gets the current directory). Name an absolute root in a client's configuration:
     /// a relative one resolves against wherever the client starts the server.
+    ///
+    /// With --http, what clients hold is bounded: the soft descriptor limit is raised to the
+    /// hard one at start; connections in total and before they send the token, the time a
+    /// request's head and body may take, and the MCP sessions open and how long one may idle
+    /// each have a flag (--max-connections ... --session-idle-timeout) and a default shown
+    /// below. Log lines are rate-limited and never hold up serving.
     #[command(
         after_help = "Examples:\n  editkit mcp --root /home/me/project\n  editkit mcp --root \"$PWD\" --tools core,editor\n  EDITKIT_MCP_TOKEN=... editkit mcp --root /home/me/project --http 127.0.0.1:8765"
     )]
@@ -227,6 +234,8 @@ enum Command {
         /// Allow --http on an address other than loopback.
         #[arg(long, requires = "http")]
         allow_remote: bool,
+        #[command(flatten)]
+        http_limits: http::HttpLimits,
     },
     /// Run JSON tool calls: `{"tool": NAME, "args": {...}}` on stdin, one result on stdout.
     ///
@@ -520,6 +529,7 @@ fn main() -> anyhow::Result<ExitCode> {
             token,
             allow_origin,
             allow_remote,
+            http_limits,
         } => {
             if http.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
                 eprintln!(
@@ -540,6 +550,7 @@ fn main() -> anyhow::Result<ExitCode> {
                     token: token.or_else(|| std::env::var("EDITKIT_MCP_TOKEN").ok().filter(|t| !t.is_empty())),
                     allowed_origins: allow_origin,
                     allow_remote,
+                    limits: http_limits,
                 }),
             };
             let base = editkit::ToolkitOptions {

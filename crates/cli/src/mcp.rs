@@ -228,9 +228,12 @@ impl Server {
                         .map(|r| r.uri.as_str())
                         .collect();
                     if !refused.is_empty() {
-                        eprintln!(
-                            "editkit mcp: roots that are not local file:// URIs are left out: {}",
-                            refused.join(", ")
+                        crate::log::line(
+                            "roots",
+                            format_args!(
+                                "editkit mcp: roots that are not local file:// URIs are left out: {}",
+                                refused.join(", ")
+                            ),
                         );
                     }
                     let current: Vec<PathBuf> =
@@ -246,7 +249,10 @@ impl Server {
                         match Toolkit::open_roots(&paths, options.as_ref().clone()) {
                             Ok(toolkit) => {
                                 let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-                                eprintln!("editkit mcp: the client's roots: {}", shown.join(", "));
+                                crate::log::line(
+                                    "roots",
+                                    format_args!("editkit mcp: the client's roots: {}", shown.join(", ")),
+                                );
                                 *self.toolkit.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
                                     Arc::new(toolkit);
                                 None
@@ -257,18 +263,27 @@ impl Server {
                 }
                 // A client that declares roots but cannot list them keeps the fallback.
                 Ok(Err(err)) => {
-                    eprintln!("editkit mcp: roots/list failed ({err}); the roots stay as they were");
+                    crate::log::line(
+                        "roots",
+                        format_args!("editkit mcp: roots/list failed ({err}); the roots stay as they were"),
+                    );
                     None
                 }
                 Err(_) => {
-                    eprintln!(
-                        "editkit mcp: the client did not answer roots/list in {ROOTS_WAIT:?}; the roots stay as they were"
+                    crate::log::line(
+                        "roots",
+                        format_args!(
+                            "editkit mcp: the client did not answer roots/list in {ROOTS_WAIT:?}; the roots stay as they were"
+                        ),
                     );
                     None
                 }
             };
             if let Some(problem) = &problem {
-                eprintln!("editkit mcp: {problem}; tool calls are refused until the client names usable roots");
+                crate::log::line(
+                    "roots",
+                    format_args!("editkit mcp: {problem}; tool calls are refused until the client names usable roots"),
+                );
             }
             *self.roots_problem.write().unwrap_or_else(std::sync::PoisonError::into_inner) = problem;
         }

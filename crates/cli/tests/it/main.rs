@@ -4,6 +4,7 @@ mod bulk;
 mod call;
 mod demo;
 mod hostile;
+mod http;
 mod human;
 mod mcp;
 mod orphans;

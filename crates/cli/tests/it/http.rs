@@ -1,0 +1,566 @@
+//! `editkit mcp --http`: what holds when connections, sessions and stderr are used against the
+//! server. Every test drives the real binary over loopback with a raw HTTP/1.1 client whose
+//! reads give up after [`READ_WAIT`], so a server that stops answering fails the test instead
+//! of hanging it.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{root_arg, workspace};
+
+/// The token every test server is started with.
+const TOKEN: &str = "http-test-token-0123456789";
+
+/// How long a read waits for the server before the test fails.
+const READ_WAIT: Duration = Duration::from_secs(20);
+
+/// How long a started server has to say where it listens.
+const START_WAIT: Duration = Duration::from_secs(60);
+
+/// The protocol version the raw client speaks (a revision with sessions).
+const PROTOCOL: &str = "2025-06-18";
+
+/// A running `editkit mcp --http 127.0.0.1:0` on a temporary workspace, killed on drop.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    /// The last stderr lines, for failure messages.
+    log: Arc<Mutex<Vec<String>>>,
+    _dir: tempfile::TempDir,
+}
+
+/// How a test server is started.
+#[derive(Default)]
+struct Start<'a> {
+    /// Extra `editkit mcp` arguments.
+    args: &'a [&'a str],
+    /// Run under `sh -c 'ulimit -Sn N; exec …'`: a soft descriptor limit of N.
+    soft_nofile: Option<u64>,
+    /// Where stderr goes; `None` is a pipe the test drains.
+    stderr: Option<std::io::PipeWriter>,
+    /// With `stderr`, a clone of the reading end: read up to the address line, then dropped.
+    stderr_reader: Option<std::io::PipeReader>,
+}
+
+impl Server {
+    #[track_caller]
+    fn start(start: Start<'_>) -> Server {
+        let dir = workspace(&[("a.txt", "alpha\n")]);
+        let root = root_arg(dir.path());
+        let mut args: Vec<String> = ["mcp", "--root", &root, "--http", "127.0.0.1:0", "--token", TOKEN]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        args.extend(start.args.iter().map(|s| (*s).to_owned()));
+        let binary = env!("CARGO_BIN_EXE_editkit");
+        let mut command = match start.soft_nofile {
+            Some(soft) => {
+                let mut command = Command::new("sh");
+                command.arg("-c").arg(format!("ulimit -Sn {soft} && exec \"$0\" \"$@\"")).arg(binary).args(&args);
+                command
+            }
+            None => {
+                let mut command = Command::new(binary);
+                command.args(&args);
+                command
+            }
+        };
+        command.stdin(Stdio::null()).stdout(Stdio::null());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (found, address) = mpsc::channel();
+        // A drained pipe keeps being read (the last lines kept); one the test holds is read
+        // only up to the address line.
+        let drain = start.stderr_reader.is_none();
+        let (child, reader): (Child, Box<dyn std::io::Read + Send>) = match (start.stderr, start.stderr_reader) {
+            (Some(writer), Some(reader)) => {
+                let child = command.stderr(writer).spawn().expect("editkit starts");
+                (child, Box::new(reader))
+            }
+            _ => {
+                let mut child = command.stderr(Stdio::piped()).spawn().expect("editkit starts");
+                let stderr = child.stderr.take().expect("stderr is piped");
+                (child, Box::new(stderr))
+            }
+        };
+        let keep = Arc::clone(&log);
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(reader);
+            let mut line = String::new();
+            let mut sent = false;
+            loop {
+                line.clear();
+                match lines.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                {
+                    let mut kept = keep.lock().expect("the log lock is never poisoned");
+                    if kept.len() >= 200 {
+                        kept.remove(0);
+                    }
+                    kept.push(line.trim_end().to_owned());
+                }
+                if !sent && let Some((_, rest)) = line.split_once(" at http://") {
+                    let addr = rest.split('/').next().unwrap_or_default().to_owned();
+                    let _ = found.send(addr);
+                    sent = true;
+                    if !drain {
+                        break;
+                    }
+                }
+            }
+        });
+        let addr = match address.recv_timeout(START_WAIT) {
+            Ok(addr) => addr.parse().unwrap_or_else(|e| panic!("not an address ({e}): {addr}")),
+            Err(_) => panic!(
+                "the server did not say where it listens: {:?}",
+                log.lock().expect("the log lock is never poisoned")
+            ),
+        };
+        Server { child, addr, log, _dir: dir }
+    }
+
+    /// The last stderr lines (for failure messages).
+    fn log(&self) -> String {
+        self.log.lock().expect("the log lock is never poisoned").join("\n")
+    }
+
+    /// A connection to the server.
+    #[track_caller]
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect_timeout(&self.addr, READ_WAIT).expect("the server's port takes connections");
+        stream.set_read_timeout(Some(READ_WAIT)).expect("a read timeout is set");
+        stream.set_write_timeout(Some(READ_WAIT)).expect("a write timeout is set");
+        stream
+    }
+
+    /// A POST to `/mcp` with `auth` as the Authorization header and `session` as the
+    /// session; the answer's status, head and (de-chunked) body.
+    #[track_caller]
+    fn post(&self, auth: &str, session: Option<&str>, body: &Value) -> Answer {
+        let body = body.to_string();
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: {auth}\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.addr,
+            body.len()
+        );
+        if let Some(session) = session {
+            head.push_str(&format!("Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: {PROTOCOL}\r\n"));
+        }
+        head.push_str("\r\n");
+        let mut stream = self.connect();
+        stream.write_all(head.as_bytes()).expect("the request head is sent");
+        stream.write_all(body.as_bytes()).expect("the request body is sent");
+        let mut raw = Vec::new();
+        if let Err(err) = stream.read_to_end(&mut raw) {
+            panic!(
+                "no answer from the server ({err}) after {}:\n{}\nserver log:\n{}",
+                String::from_utf8_lossy(&raw),
+                body,
+                self.log()
+            );
+        }
+        Answer::parse(&raw).unwrap_or_else(|| panic!("not an HTTP answer: {}", String::from_utf8_lossy(&raw)))
+    }
+
+    /// A DELETE of `session`: the client ends it.
+    #[track_caller]
+    fn delete(&self, auth: &str, session: &str) -> Answer {
+        let head = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: {auth}\r\nMcp-Session-Id: {session}\r\n\
+             Mcp-Protocol-Version: {PROTOCOL}\r\nConnection: close\r\n\r\n",
+            self.addr
+        );
+        let mut stream = self.connect();
+        stream.write_all(head.as_bytes()).expect("the request is sent");
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).expect("the DELETE is answered");
+        Answer::parse(&raw).unwrap_or_else(|| panic!("not an HTTP answer: {}", String::from_utf8_lossy(&raw)))
+    }
+
+    /// `initialize` then `notifications/initialized`: the new session's id, or the refusal.
+    #[track_caller]
+    fn initialize(&self, auth: &str) -> Result<String, Answer> {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+        let answer = self.post(auth, None, &init);
+        if answer.status != 200 {
+            return Err(answer);
+        }
+        assert!(answer.body.contains("\"protocolVersion\""), "{answer:?}");
+        let session = answer.header("mcp-session-id").unwrap_or_else(|| panic!("no session id: {answer:?}"));
+        let done = self.post(auth, Some(&session), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(done.status, 202, "{done:?}");
+        Ok(session)
+    }
+
+    /// A session's standalone SSE stream (GET), held open: an authenticated connection.
+    #[track_caller]
+    fn open_stream(&self, session: &str) -> TcpStream {
+        let mut stream = self.connect();
+        let head = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\nAccept: text/event-stream\r\n\
+             Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: {PROTOCOL}\r\n\r\n",
+            self.addr
+        );
+        stream.write_all(head.as_bytes()).expect("the request head is sent");
+        let mut seen = Vec::new();
+        let mut byte = [0u8; 1];
+        while !seen.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => seen.push(byte[0]),
+                other => panic!("the stream's head did not arrive ({other:?}): {}", String::from_utf8_lossy(&seen)),
+            }
+        }
+        assert!(seen.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&seen));
+        stream
+    }
+
+    /// A new session reads `a.txt`: the server serves a new client end to end.
+    #[track_caller]
+    fn serves_a_new_client(&self) {
+        let auth = format!("Bearer {TOKEN}");
+        let session = self.initialize(&auth).unwrap_or_else(|a| panic!("initialize refused: {a:?}\n{}", self.log()));
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "read_file", "arguments": {"path": "a.txt"}}});
+        let answer = self.post(&auth, Some(&session), &call);
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert!(answer.body.contains("alpha"), "{answer:?}\n{}", self.log());
+        assert!(answer.body.contains("\"isError\":false"), "{answer:?}\n{}", self.log());
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP answer.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Answer {
+    fn parse(raw: &[u8]) -> Option<Answer> {
+        let text = String::from_utf8_lossy(raw);
+        let (head, body) = text.split_once("\r\n\r\n")?;
+        let status = head.split(' ').nth(1)?.parse().ok()?;
+        let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
+        let body = if chunked { dechunk(body)? } else { body.to_owned() };
+        Some(Answer { status, head: head.to_owned(), body })
+    }
+
+    /// A header's value (names compared without case).
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name).then(|| value.trim().to_owned())
+        })
+    }
+}
+
+/// A chunked body put together.
+fn dechunk(mut rest: &str) -> Option<String> {
+    let mut body = String::new();
+    loop {
+        let (size, after) = rest.split_once("\r\n")?;
+        let size = usize::from_str_radix(size.trim(), 16).ok()?;
+        if size == 0 {
+            return Some(body);
+        }
+        body.push_str(after.get(..size)?);
+        rest = after.get(size + 2..)?;
+    }
+}
+
+/// A connection that sent part of a request head and nothing more.
+#[track_caller]
+fn idle_connection(server: &Server) -> TcpStream {
+    let mut stream = server.connect();
+    stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n").expect("a partial head is sent");
+    stream
+}
+
+/// How many sockets the server process holds, from /proc.
+fn sockets(server: &Server) -> usize {
+    let fds = std::fs::read_dir(format!("/proc/{}/fd", server.child.id())).expect("/proc/PID/fd");
+    fds.filter_map(Result::ok)
+        .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.to_string_lossy().starts_with("socket:")))
+        .count()
+}
+
+/// The server process's soft and hard descriptor limits, from /proc.
+fn nofile_limits(server: &Server) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", server.child.id())).expect("/proc/PID/limits");
+    let line = limits.lines().find(|line| line.starts_with("Max open files")).expect("a Max open files line");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    (fields[3].to_owned(), fields[4].to_owned())
+}
+
+#[test]
+fn a_low_soft_descriptor_limit_and_300_idle_connections_leave_new_clients_served() {
+    let hard = rustix::process::getrlimit(rustix::process::Resource::Nofile).maximum;
+    assert!(
+        hard.is_none_or(|hard| hard >= 1024),
+        "this test needs a hard descriptor limit of at least 1024 (ulimit -Hn), not {hard:?}"
+    );
+    let server = Server::start(Start {
+        args: &["--max-connections", "48", "--max-unauthenticated-connections", "16"],
+        soft_nofile: Some(256),
+        ..Start::default()
+    });
+    // The soft limit the server was started with was raised to the hard one.
+    let (soft, hard) = nofile_limits(&server);
+    assert_eq!(soft, hard, "the soft descriptor limit stayed below the hard one");
+    assert_ne!(soft, "256");
+    // More connections that never finish their heads than the old soft limit.
+    let idle: Vec<TcpStream> = (0..300).map(|_| idle_connection(&server)).collect();
+    server.serves_a_new_client();
+    server.serves_a_new_client();
+    // The server holds at most 16 of them (and its listening socket): older ones were closed.
+    let mut held = usize::MAX;
+    for _ in 0..200 {
+        held = sockets(&server);
+        if held <= 17 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(held <= 17, "the server holds {held} sockets with --max-unauthenticated-connections 16");
+    drop(idle);
+    server.serves_a_new_client();
+}
+
+#[test]
+fn connections_past_the_total_are_not_served_and_never_crowd_out_a_client_with_the_token() {
+    let server = Server::start(Start {
+        args: &["--max-connections", "3", "--max-unauthenticated-connections", "1"],
+        ..Start::default()
+    });
+    let auth = format!("Bearer {TOKEN}");
+    let sessions: Vec<String> = (0..3).map(|_| server.initialize(&auth).expect("a session opens")).collect();
+    // Two places held by clients with the token; idle connections take turns in the third.
+    let first = server.open_stream(&sessions[0]);
+    let _second = server.open_stream(&sessions[1]);
+    let idle: Vec<TcpStream> = (0..20).map(|_| idle_connection(&server)).collect();
+    server.serves_a_new_client();
+    // All three places held by clients with the token: a fourth connection waits.
+    let _third = server.open_stream(&sessions[2]);
+    let extra: Vec<TcpStream> = (0..10).map(|_| idle_connection(&server)).collect();
+    let waiting = {
+        let server_addr = server.addr;
+        std::thread::spawn(move || {
+            let mut stream = TcpStream::connect(server_addr).expect("a connection");
+            stream.set_read_timeout(Some(READ_WAIT * 3)).expect("a read timeout is set");
+            let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {server_addr}\r\nAuthorization: Bearer {TOKEN}\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            stream.write_all(request.as_bytes()).expect("the request is sent");
+            let mut raw = Vec::new();
+            let _ = stream.read_to_end(&mut raw);
+            raw
+        })
+    };
+    // The server holds its listener, the three streams and one accepted connection waiting
+    // for a place; the others stay in the backlog.
+    for _ in 0..200 {
+        if sockets(&server) >= 5 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let held = sockets(&server);
+    assert!(held <= 5, "the server holds {held} sockets with --max-connections 3");
+    // A stream ends: the waiting connections are served in turn, the ping among them.
+    drop(first);
+    drop(extra);
+    let raw = waiting.join().expect("the waiting client finishes");
+    let answer = Answer::parse(&raw).unwrap_or_else(|| panic!("no answer: {}", String::from_utf8_lossy(&raw)));
+    // A ping without a session is refused by rmcp, but it was answered.
+    assert!(answer.status >= 200, "{answer:?}");
+    drop(idle);
+}
+
+#[test]
+fn a_connection_that_never_finishes_its_head_is_closed_after_the_header_timeout() {
+    let server = Server::start(Start { args: &["--header-timeout", "1"], ..Start::default() });
+    let mut stream = idle_connection(&server);
+    let mut rest = Vec::new();
+    // The server closes the connection (perhaps after a 408); the read ends instead of waiting.
+    match stream.read_to_end(&mut rest) {
+        Ok(_) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::ConnectionReset => {}
+        Err(err) => panic!("the connection was held open ({err}): {}", String::from_utf8_lossy(&rest)),
+    }
+    server.serves_a_new_client();
+}
+
+#[test]
+fn a_body_that_never_arrives_is_answered_408_after_the_body_timeout() {
+    let server = Server::start(Start { args: &["--body-timeout", "1"], ..Start::default() });
+    let mut stream = server.connect();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\"",
+        server.addr
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let answer = Answer::parse(&raw).unwrap_or_else(|| panic!("no answer: {}", String::from_utf8_lossy(&raw)));
+    assert_eq!(answer.status, 408, "{answer:?}");
+    assert!(answer.body.contains("--body-timeout"), "{answer:?}");
+    server.serves_a_new_client();
+}
+
+#[test]
+fn sessions_past_the_cap_are_refused_and_idle_ones_expire() {
+    let auth = format!("Bearer {TOKEN}");
+    // The cap: sessions that cannot expire during the test.
+    let server = Server::start(Start { args: &["--max-http-sessions", "2"], ..Start::default() });
+    server.initialize(&auth).expect("the first session opens");
+    let second = server.initialize(&auth).expect("the second session opens");
+    let refused = server.initialize(&auth).expect_err("a third session is refused");
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert!(refused.body.contains("--max-http-sessions"), "{refused:?}");
+    assert!(refused.header("retry-after").is_some(), "{refused:?}");
+    // A session ended by its client makes room.
+    let ended = server.delete(&auth, &second);
+    assert!(ended.status == 200 || ended.status == 204, "{ended:?}");
+    server.initialize(&auth).expect("a session opens in the room made");
+    drop(server);
+
+    // Expiry: a session idle past the timeout is gone, and its place with it.
+    let server =
+        Server::start(Start { args: &["--max-http-sessions", "1", "--session-idle-timeout", "1"], ..Start::default() });
+    let first = server.initialize(&auth).expect("the session opens");
+    let mut opened = None;
+    for _ in 0..60 {
+        std::thread::sleep(Duration::from_millis(500));
+        if let Ok(session) = server.initialize(&auth) {
+            opened = Some(session);
+            break;
+        }
+    }
+    assert!(opened.is_some(), "the idle session did not expire:\n{}", server.log());
+    let ping = server.post(&auth, Some(&first), &json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}));
+    assert_eq!(ping.status, 404, "an expired session still answers: {ping:?}");
+}
+
+#[test]
+fn a_stderr_nobody_reads_never_stops_the_server() {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    let filler = writer.try_clone().expect("the pipe's writing end cloned");
+    let server = Server::start(Start {
+        stderr: Some(writer),
+        stderr_reader: Some(reader.try_clone().expect("the pipe's reading end cloned")),
+        ..Start::default()
+    });
+    // Fill the pipe: from now on every write the server makes to stderr would block.
+    std::thread::spawn(move || {
+        let mut filler = filler;
+        let _ = filler.write_all(&vec![b'.'; 4 << 20]);
+    });
+    let capacity = rustix::pipe::fcntl_getpipe_size(&reader).expect("the pipe's size");
+    let mut full = false;
+    for _ in 0..400 {
+        if rustix::io::ioctl_fionread(&reader).expect("bytes in the pipe") as usize >= capacity {
+            full = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(full, "the stderr pipe did not fill");
+    // Connections that end in errors the server reports, many of them.
+    for n in 0..200 {
+        let mut stream = server.connect();
+        let _ = stream.write_all(b"NOT HTTP AT ALL\r\n\r\n");
+        let mut sink = Vec::new();
+        if let Err(err) = stream.read_to_end(&mut sink) {
+            assert!(
+                !matches!(err.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+                "connection {n} was not answered: the server stopped"
+            );
+        }
+    }
+    server.serves_a_new_client();
+    drop(reader);
+}
+
+#[test]
+fn log_lines_of_a_kind_are_rate_limited_and_the_rest_counted() {
+    let server = Server::start(Start::default());
+    let started = std::time::Instant::now();
+    let bad_connection = || {
+        let mut stream = server.connect();
+        let _ = stream.write_all(b"NOT HTTP AT ALL\r\n\r\n");
+        let mut sink = Vec::new();
+        let _ = stream.read_to_end(&mut sink);
+    };
+    for _ in 0..300 {
+        bad_connection();
+    }
+    let seconds = started.elapsed().as_secs() + 1;
+    // One more after the window has passed carries the count of those left out.
+    std::thread::sleep(Duration::from_millis(1100));
+    bad_connection();
+    let mut log = String::new();
+    for _ in 0..200 {
+        log = server.log();
+        if log.contains("more like it were left out") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let lines = log.lines().filter(|line| line.contains("connection ended")).count();
+    assert!(log.contains("more like it were left out"), "no count of the lines left out:\n{log}");
+    // At most 5 a second (plus the window the last one opened).
+    assert!(lines as u64 <= 5 * (seconds + 2), "{lines} lines in about {seconds} s:\n{log}");
+    server.serves_a_new_client();
+}
+
+#[test]
+fn a_lowercase_bearer_scheme_is_accepted() {
+    let server = Server::start(Start::default());
+    for scheme in ["bearer", "BEARER", "Bearer"] {
+        let session = server.initialize(&format!("{scheme} {TOKEN}"));
+        assert!(session.is_ok(), "`{scheme}` refused: {session:?}");
+    }
+    let refused = server.initialize(&format!("bearer {TOKEN}x")).expect_err("a wrong token is refused");
+    assert_eq!(refused.status, 401, "{refused:?}");
+}
+
+#[test]
+fn http_limits_that_cannot_hold_are_usage_errors() {
+    let dir = workspace(&[]);
+    let root = root_arg(dir.path());
+    let base = ["mcp", "--root", &root, "--http", "127.0.0.1:0", "--token", TOKEN];
+    let output =
+        super::run(&[&base[..], &["--max-connections", "8", "--max-unauthenticated-connections", "8"]].concat(), "");
+    assert_eq!(output.status.code(), Some(2), "{}", super::stderr(&output));
+    assert!(super::stderr(&output).contains("must be below --max-connections"), "{}", super::stderr(&output));
+    for flag in ["--header-timeout", "--body-timeout", "--session-idle-timeout", "--max-http-sessions"] {
+        let output = super::run(&[&base[..], &[flag, "0"]].concat(), "");
+        assert_eq!(output.status.code(), Some(2), "{flag} 0: {}", super::stderr(&output));
+    }
+    // The limits need --http.
+    let output = super::run(&["mcp", "--root", &root, "--max-http-sessions", "4"], "");
+    assert_eq!(output.status.code(), Some(2), "{}", super::stderr(&output));
+}
