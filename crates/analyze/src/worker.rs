@@ -51,12 +51,16 @@ pub(crate) struct Worker {
     /// How it was confined.
     pub(crate) confinement: String,
     /// Its private working directory, removed with the worker.
-    _dir: tempfile::TempDir,
+    _dir: crate::tools::PrivateDir,
 }
 
 impl Worker {
     /// Starts `program` on the worker script, contained as every external tool is.
-    pub(crate) fn start(program: PathBuf, path: std::ffi::OsString, dir: tempfile::TempDir) -> Result<Worker, String> {
+    pub(crate) fn start(
+        program: PathBuf,
+        path: std::ffi::OsString,
+        dir: crate::tools::PrivateDir,
+    ) -> Result<Worker, String> {
         std::fs::create_dir(dir.path().join("cache")).map_err(|e| format!("could not prepare its directory: {e}"))?;
         let invocation = Invocation {
             program: program.clone(),

@@ -100,7 +100,9 @@ impl Toolkit {
             }
             let mut files = Vec::new();
             for (path, bytes) in before {
-                let after = workspace.txn().read_unchecked(&path)?.map(|b| editkit_vfs::Sha256::of(&b));
+                // The patch is applied: a file that cannot be read again now (changed or linked
+                // meanwhile) is recorded without an expected hash, never turned into an error.
+                let after = workspace.txn().read_unchecked(&path).ok().flatten().map(|b| editkit_vfs::Sha256::of(&b));
                 files.push((path, bytes, after));
             }
             history::record_patch(workspace, &files, self.options().history_depth)?;

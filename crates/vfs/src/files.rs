@@ -794,6 +794,17 @@ impl Workspace {
         let from_dir = self.parent_dir(from, from_parent, false)?;
         if source.kind == Some(EntryKind::Dir) {
             self.refuse_blocked_inside(from, &from_dir, from_name, &source.rel)?;
+            // Files with several names are served in those folders: a folder moved in from
+            // elsewhere could bring a second name of `.env` or of a file outside the root.
+            if self.policy.hard_links_allowed(&target.rel) && !self.policy.hard_links_allowed(&source.rel) {
+                return Err(Error::InvalidPath {
+                    path: to.to_owned(),
+                    reason: "a folder is not moved into a folder where files with several names (hard links) are \
+                             served (`--hard-links`), since it could bring another name of a blocked file or of \
+                             a file outside the workspace; move its files one by one"
+                        .into(),
+                });
+            }
         }
         let to_dir = self.parent_dir(to, to_parent, options.create_dirs)?;
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;

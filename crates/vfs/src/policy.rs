@@ -133,15 +133,14 @@ pub(crate) fn compile_glob(pattern: &str) -> std::result::Result<Glob, globset::
     GlobBuilder::new(pattern).literal_separator(true).backslash_escape(true).build()
 }
 
-/// Compiles `.gitignore`-style patterns, matched without regard to case; each glob's `from`
-/// holds the index of the pattern it was written for. `what` names them in errors.
-fn compile_patterns(patterns: &[String], what: &str) -> Result<Gitignore> {
+/// Compiles `.gitignore`-style patterns (matched without regard to ASCII case when
+/// `case_insensitive`); each glob's `from` holds the index of the pattern it was written for.
+/// `what` names them in errors.
+fn compile_patterns(patterns: &[String], what: &str, case_insensitive: bool) -> Result<Gitignore> {
     // `.` makes the matcher take paths as they are (relative to the root).
     let mut builder = GitignoreBuilder::new(".");
     builder.allow_unclosed_class(false);
-    // `.ENV`, `ID_RSA` and `.GIT/config` open the real files on a case-insensitive or
-    // case-folding file system.
-    builder.case_insensitive(true).map_err(|err| Error::InvalidPath {
+    builder.case_insensitive(case_insensitive).map_err(|err| Error::InvalidPath {
         path: patterns.join(", "),
         reason: format!("{what} patterns do not compile: {err}"),
     })?;
@@ -199,8 +198,10 @@ impl CompiledPolicy {
     pub(crate) fn new(policy: &Policy, state_dir: &str, roots: Vec<PathBuf>) -> Result<Self> {
         let mut patterns: Vec<String> = policy.blocked.clone();
         patterns.push(format!("{state_dir}/**"));
-        let blocked = compile_patterns(&patterns, "blocked")?;
-        let hard_links = compile_patterns(&policy.hard_links_under, "hard-link folder")?;
+        // `.ENV`, `ID_RSA` and `.GIT/config` open the real files on a case-insensitive or
+        // case-folding file system. The hard-link folders are an allowance: exactly as written.
+        let blocked = compile_patterns(&patterns, "blocked", true)?;
+        let hard_links = compile_patterns(&policy.hard_links_under, "hard-link folder", false)?;
         Ok(CompiledPolicy { absolute: policy.absolute, blocked, patterns, hard_links, roots })
     }
 
@@ -211,8 +212,22 @@ impl CompiledPolicy {
         !rel.is_empty() && prefixes(rel).any(|prefix| self.hard_links.matched(prefix, true).is_ignore())
     }
 
-    /// The pattern blocking exactly `rel` (ancestors not checked), as the user wrote it.
+    /// The pattern blocking exactly `rel` (ancestors not checked), as the user wrote it. The
+    /// matcher folds ASCII case only; a name with other letters is also checked case-folded,
+    /// since a file system that folds Unicode case (ext4 or f2fs `casefold`, APFS) opens
+    /// `id_rsa` for `id_r\u{17f}a` (long s) and `x.key` for `x.\u{212a}ey` (Kelvin sign).
     fn pattern_for(&self, rel: &str) -> Option<&str> {
+        if let Some(pattern) = self.pattern_for_spelling(rel) {
+            return Some(pattern);
+        }
+        if rel.is_ascii() {
+            return None;
+        }
+        let folded = case_folded(rel);
+        (folded != rel).then(|| self.pattern_for_spelling(&folded)).flatten()
+    }
+
+    fn pattern_for_spelling(&self, rel: &str) -> Option<&str> {
         // Checked as a directory: the check is by name, so `secrets/` blocks a file named
         // `secrets` too.
         match self.blocked.matched(rel, true) {
@@ -304,6 +319,13 @@ impl CompiledPolicy {
             _ => Err(outside()),
         }
     }
+}
+
+/// `text` with its letters case-folded as far as the standard library can (upper then lower
+/// case: the long s becomes `s`, the Kelvin sign `k`), for matching against patterns that
+/// ignore ASCII case.
+fn case_folded(text: &str) -> String {
+    text.chars().flat_map(char::to_uppercase).flat_map(char::to_lowercase).collect()
 }
 
 /// `a`, `a/b`, `a/b/c` for `a/b/c`: the path and its ancestors, shortest first.

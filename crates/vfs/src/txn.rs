@@ -563,8 +563,10 @@ impl Txn<'_> {
             crate::beneath::create_dirs(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
         }
         let to = crate::beneath::dir(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
+        // The permission bits without set-user-ID, set-group-ID and sticky: the copy belongs
+        // to whoever runs editkit (root, perhaps), not to the file's owner.
         let permissions =
-            cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(stat.st_mode & 0o7777));
+            cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(stat.st_mode & 0o777));
         // Bounded like a read: a file another process keeps appending to cannot fill the disk.
         let limit = self.ws.max_read_bytes().max(u64::try_from(stat.st_size).unwrap_or(0));
         let mut cloned = None;

@@ -1,6 +1,6 @@
 //! A process killed while an external tool ran never removed the tool's private folder in the
 //! temporary folder; the next editkit process that runs a tool removes the folders of
-//! processes that are gone, and nothing else.
+//! processes that are gone (older than a minute, their lock free), and nothing else.
 
 #![allow(clippy::unwrap_used)]
 
@@ -51,6 +51,11 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
         "the check worker's folder is not there: {:?}",
         tool_folders(tmp.path())
     );
+    for name in tool_folders(tmp.path()) {
+        let mode =
+            std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(tmp.path().join(&name)).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o700, "{name} is readable by others");
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     drop(stdin);
@@ -70,6 +75,23 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
     std::os::unix::fs::symlink(outside.path(), &link).unwrap();
     let file = tmp.path().join(format!("editkit-tool-{gone_pid}-file"));
     std::fs::write(&file, "x").unwrap();
+    // A folder whose process lives in another PID namespace: its id looks gone from here, but
+    // the process still holds the folder's lock.
+    let elsewhere = tmp.path().join(format!("editkit-tool-{gone_pid}-namespace"));
+    std::fs::create_dir(&elsewhere).unwrap();
+    let held = std::fs::File::open(&elsewhere).unwrap();
+    held.lock_shared().unwrap();
+    // A folder of a gone process made a moment ago: its process may not have locked it yet.
+    let young = tmp.path().join(format!("editkit-tool-{gone_pid}-young"));
+    std::fs::create_dir(&young).unwrap();
+    // Everything but the young one is older than a minute.
+    let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    for name in tool_folders(tmp.path()) {
+        let path = tmp.path().join(&name);
+        if path != young && !path.symlink_metadata().unwrap().is_symlink() {
+            std::fs::File::open(&path).unwrap().set_modified(long_ago).unwrap();
+        }
+    }
 
     // The next process that runs a tool sweeps.
     let output = editkit()
@@ -94,4 +116,7 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
     assert!(link.symlink_metadata().unwrap().is_symlink(), "a link was removed");
     assert_eq!(std::fs::read_to_string(outside.path().join("keep.txt")).unwrap(), "keep");
     assert!(file.is_file(), "a file was removed");
+    assert!(elsewhere.is_dir(), "a folder whose lock is held was removed");
+    assert!(young.is_dir(), "a folder made a moment ago was removed");
+    drop(held);
 }

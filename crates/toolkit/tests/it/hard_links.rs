@@ -252,4 +252,53 @@ fn a_package_store_links_are_served_under_the_folders_the_user_allows() {
     assert_eq!(env["error"]["kind"], "blocked", "{env:#}");
     let outside = editkit::tools::call(&allowed, "read_file", json!({"path": "x.txt"}));
     assert_eq!(outside["error"]["kind"], "blocked", "{outside:#}");
+    // The allowance is exactly as written: another case is another folder.
+    fs::create_dir_all(tree.root.join("NODE_MODULES")).unwrap();
+    fs::hard_link(store.join("abc123"), tree.root.join("NODE_MODULES/index.js")).unwrap();
+    let cased = editkit::tools::call(&allowed, "read_file", json!({"path": "NODE_MODULES/index.js"}));
+    assert_eq!(cased["error"]["kind"], "blocked", "{cased:#}");
+    // A folder of linked files is not moved into an allowed folder, where they would be served.
+    fs::create_dir_all(tree.root.join("vendor")).unwrap();
+    fs::hard_link(tree.root.join(".env"), tree.root.join("vendor/b")).unwrap();
+    for to in ["node_modules/vendor", "node_modules"] {
+        if to == "node_modules" {
+            fs::rename(tree.root.join("node_modules"), tree.root.join("modules.old")).unwrap();
+        }
+        let moved = editkit::tools::call(&allowed, "move", json!({"from": "vendor", "to": to}));
+        assert_eq!(moved["ok"], false, "{moved:#}");
+        assert!(moved["error"]["message"].as_str().unwrap().contains("hard links"), "{moved:#}");
+        assert!(tree.root.join("vendor/b").exists());
+    }
+    let read = editkit::tools::call(&allowed, "read_file", json!({"path": "vendor/b"}));
+    assert_eq!(read["error"]["kind"], "blocked", "{read:#}");
+}
+
+#[test]
+fn undo_copies_never_carry_set_user_id_bits() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tree = Linked::new();
+    let toolkit = tree.toolkit(ToolkitOptions::default());
+    let path = tree.root.join("src/app.py");
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o6755)).unwrap();
+    let written = editkit::tools::call(
+        &toolkit,
+        "write_file",
+        json!({"path": "src/app.py", "content": "x = 1\n", "force": true}),
+    );
+    assert_eq!(written["ok"], true, "{written:#}");
+    let mut stack = vec![tree.state.clone()];
+    let mut kept = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let meta = fs::symlink_metadata(entry.path()).unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else if entry.path().extension().is_some_and(|ext| ext == "keep") {
+                kept += 1;
+                assert_eq!(meta.permissions().mode() & 0o7000, 0, "{} keeps set-id bits", entry.path().display());
+            }
+        }
+    }
+    assert_eq!(kept, 1);
 }

@@ -170,7 +170,18 @@ fn blocked_patterns_match_without_regard_to_case() {
     }
     // Listings and walks leave them out too.
     assert!(!workspace.list_dir("").unwrap().iter().any(|name| name.eq_ignore_ascii_case(".env")));
+    // Letters a Unicode case-folding file system folds to ASCII: the long s and the Kelvin sign.
+    for (rel, pattern) in [
+        ("id_r\u{17f}a", "**/id_rsa"),
+        ("x.\u{212a}EY", "**/*.key"),
+        (".\u{212a}eystore/a.\u{212a}eystore", "**/*.keystore"),
+    ] {
+        write(&tmp, rel);
+        assert_eq!(blocked_by(&workspace, rel).as_deref(), Some(pattern), "{rel}");
+    }
     // Public keys stay readable whatever their case.
-    write(&tmp, "ID_RSA.PUB");
-    assert_eq!(blocked_by(&workspace, "ID_RSA.PUB"), None);
+    for rel in ["ID_RSA.PUB", "id_ecdsa.pUB", "caf\u{e9}.txt"] {
+        write(&tmp, rel);
+        assert_eq!(blocked_by(&workspace, rel), None, "{rel}");
+    }
 }
