@@ -8,8 +8,8 @@
 //!   control character, for the Unicode line and paragraph separators and bidi controls, and
 //!   for bytes that are not UTF-8 (`\303`). The structured JSON keeps the exact name; every
 //!   text block written for a model and every line printed for a person shows it through this.
-//! - [`line`]: a message that embeds a name or an agent's input, as one line: the same
-//!   characters escaped, no quotes added ([`lines`] keeps the line breaks a message of the
+//! - [`line()`]: a message that embeds a name or an agent's input, as one line: the same
+//!   characters escaped, no quotes added ([`lines()`] keeps the line breaks a message of the
 //!   contract was built with: [`crate::Error::message`] escapes everything else).
 //! - [`terminal`]: a file's content for a terminal: tabs and line ends kept, every other
 //!   control character (ESC, BEL, a lone CR, C1 controls), the separators and bidi controls
@@ -212,7 +212,7 @@ pub fn line(text: &str) -> Cow<'_, str> {
 }
 
 /// A message whose line breaks are its own (a contract error's message, built by
-/// [`crate::Error::message`]): each line escaped as [`line`] escapes it, the `\n` between
+/// [`crate::Error::message`]): each line escaped as [`line()`] escapes it, the `\n` between
 /// lines kept.
 #[must_use]
 pub fn lines(text: &str) -> Cow<'_, str> {
