@@ -135,9 +135,12 @@ fn call(toolkit: &Toolkit, tool: &str, args: Value, output: OutputArgs) -> Resul
     }
 }
 
-/// The result object, pretty-printed.
+/// The result object, pretty-printed; DEL, C1, separators and bidi controls escaped as
+/// `\uXXXX` (serde_json escapes the C0 controls), so the JSON is the same and nothing in it
+/// drives a terminal.
 fn print_json(result: &Value) {
-    outln!("{}", serde_json::to_string_pretty(result).unwrap_or_else(|_| result.to_string()));
+    let text = serde_json::to_string_pretty(result).unwrap_or_else(|_| result.to_string());
+    outln!("{}", crate::result::json_text(text));
 }
 
 /// Reads a local input file (outside the workspace is fine: it is the user's own input), or

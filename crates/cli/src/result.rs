@@ -358,7 +358,7 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
             if let Some(map) = copy.as_object_mut() {
                 map.remove("ok");
             }
-            out = json_text(&copy);
+            out = json_text(copy.to_string());
         }
     }
     out
@@ -409,14 +409,15 @@ fn read(out: &mut String, file: &Value, style: TextStyle) {
 /// A result's JSON as text: serde_json escapes the C0 controls, `"` and `\`; DEL, the C1
 /// controls, the line and paragraph separators and the bidi controls are escaped here too
 /// (`\u202e`), so the text holds none of them raw and still reads as the same JSON.
-fn json_text(value: &Value) -> String {
-    let text = value.to_string();
-    if !text.chars().any(shown::is_misleading) {
+pub(crate) fn json_text(text: String) -> String {
+    // A raw newline is the layout of pretty-printed JSON: serde_json escapes those in strings.
+    let escaped = |c: char| c != '\n' && shown::is_misleading(c);
+    if !text.chars().any(escaped) {
         return text;
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if shown::is_misleading(c) {
+        if escaped(c) {
             let _ = write!(out, "\\u{:04x}", u32::from(c));
         } else {
             out.push(c);

@@ -355,6 +355,8 @@ fn terminal_commands_print_no_raw_control_from_a_name_or_a_content() {
         vec!["history", BIDI],
         vec!["undo", BIDI],
         vec!["history", missing],
+        vec!["read", "--json", "payload.py"],
+        vec!["grep", "--json", "PWN"],
     ];
     for args in &commands {
         let seen = at_terminal(args, dir.path());
