@@ -355,6 +355,7 @@ fn terminal_commands_print_no_raw_control_from_a_name_or_a_content() {
         vec!["history", BIDI],
         vec!["undo", BIDI],
         vec!["history", missing],
+        vec!["grep", "--max-results", "\x1b]0;PWN\x07\nb.py", "needle"],
         vec!["read", "--json", "payload.py"],
         vec!["grep", "--json", "PWN"],
     ];
