@@ -6,12 +6,17 @@
 //! terminal a long one goes through `$PAGER`), then the problems the write left (syntax errors
 //! and checkers' reports), and exits 1 when it left a syntax error the file did not have
 //! before (`--allow-broken` exits 0).
+//!
+//! Every name printed goes through [`ShownPath`] (quoted as git quotes names), every message
+//! through [`editkit::shown::line`]; a file's content is shown with its control characters
+//! made visible at a terminal ([`Style::content`]) and byte-exact when piped.
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
 use clap::Args;
 use editkit::Toolkit;
+use editkit::shown::{self, ShownPath};
 use serde_json::{Value, json};
 
 use crate::render::{self, Style};
@@ -130,9 +135,12 @@ fn call(toolkit: &Toolkit, tool: &str, args: Value, output: OutputArgs) -> Resul
     }
 }
 
-/// The result object, pretty-printed.
+/// The result object, pretty-printed; DEL, C1, separators and bidi controls escaped as
+/// `\uXXXX` (serde_json escapes the C0 controls), so the JSON is the same and nothing in it
+/// drives a terminal.
 fn print_json(result: &Value) {
-    outln!("{}", serde_json::to_string_pretty(result).unwrap_or_else(|_| result.to_string()));
+    let text = serde_json::to_string_pretty(result).unwrap_or_else(|_| result.to_string());
+    outln!("{}", crate::result::json_text(text));
 }
 
 /// Reads a local input file (outside the workspace is fine: it is the user's own input), or
@@ -145,7 +153,12 @@ fn read_input(path: &str, what: &str) -> Result<String, u8> {
         std::fs::read_to_string(Path::new(path)).map(|t| text = t)
     };
     read.map(|()| text).map_err(|err| {
-        eprintln!("{} cannot read {what} `{path}`: {err}", Style::stderr().red("error:"));
+        eprintln!(
+            "{} cannot read {what} `{}`: {}",
+            Style::stderr().red("error:"),
+            ShownPath::new(path),
+            shown::line(&err.to_string())
+        );
         EXIT_USAGE
     })
 }
@@ -184,7 +197,7 @@ fn read(
 
 /// The facts of a read: path, type, lines, size, hash, validity and symbols.
 pub(crate) fn read_summary(style: Style, result: &Value) -> String {
-    let path = style.bold(result["path"].as_str().unwrap_or("?"));
+    let path = style.bold(&ShownPath::new(result["path"].as_str().unwrap_or("?")).to_string());
     let size = plural(result["size_bytes"].as_u64().unwrap_or(0), "byte");
     if result["is_binary"].as_bool() == Some(true) {
         return format!(
@@ -247,8 +260,8 @@ pub(crate) fn symbol_lines(symbols: &[Value]) -> Vec<String> {
             format!(
                 "{}{} {}  lines {}-{}",
                 "  ".repeat(depth),
-                symbol["kind"].as_str().unwrap_or("?"),
-                symbol["name"].as_str().unwrap_or("?"),
+                shown::line(symbol["kind"].as_str().unwrap_or("?")),
+                shown::line(symbol["name"].as_str().unwrap_or("?")),
                 symbol["line"],
                 symbol["end_line"],
             )
@@ -265,7 +278,7 @@ fn outline_lines(style: Style, headers: &[Value]) -> Vec<String> {
             format!(
                 "{}{} {}",
                 "  ".repeat(level.saturating_sub(1)),
-                header["text"].as_str().unwrap_or(""),
+                shown::line(header["text"].as_str().unwrap_or("")),
                 style.dim(&format!("(line {})", header["line"])),
             )
         })
@@ -322,7 +335,7 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         // formatter (`--format`) may have changed more.
         let written = before.and_then(|before| {
             current_text(toolkit, &args.file)
-                .map(|after| editkit::diff::file(result["path"].as_str().unwrap_or(&args.file), &before, &after, 3))
+                .map(|after| shown::diff_file(result["path"].as_str().unwrap_or(&args.file), &before, &after, 3))
         });
         show_diff(
             toolkit,
@@ -395,6 +408,7 @@ fn broken_note(file: &str, broken: bool, allowed: bool) {
     if broken {
         let style = Style::stderr();
         let what = if allowed { style.yellow("warning:") } else { style.red("error:") };
+        let file = ShownPath::new(file);
         eprintln!(
             "{what} {file} now has a syntax error it did not have before; the change is written: fix it, or undo it with \
              `editkit undo {file}`{}",
@@ -413,11 +427,12 @@ fn problems(style: Style, diagnostics: &Value) -> String {
         if checker["ok"].as_bool() != Some(false) {
             continue;
         }
-        out.push_str(&format!("{}\n", style.yellow(&format!("{} reports:", checker["name"].as_str().unwrap_or("?")))));
+        let name = shown::line(checker["name"].as_str().unwrap_or("?"));
+        out.push_str(&format!("{}\n", style.yellow(&format!("{name} reports:"))));
         let output = checker["output"].as_str().unwrap_or("");
         let lines: Vec<&str> = output.lines().collect();
         for line in lines.iter().take(CHECKER_LINES) {
-            out.push_str(&format!("  {line}\n"));
+            out.push_str(&format!("  {}\n", style.content(line)));
         }
         if lines.len() > CHECKER_LINES {
             out.push_str(&format!("  {}\n", style.dim(&format!("… {} more lines", lines.len() - CHECKER_LINES))));
@@ -478,7 +493,7 @@ pub(crate) fn edit_summary(style: Style, result: &Value) -> String {
     format!(
         "{} {}{count} {} ({how}{merged})",
         style.green(verb),
-        style.bold(result["path"].as_str().unwrap_or("?")),
+        style.bold(&ShownPath::new(result["path"].as_str().unwrap_or("?")).to_string()),
         line_list(&ranges),
     )
 }
@@ -492,7 +507,7 @@ pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Va
     let mut out = String::new();
     for line in lines.iter().filter_map(Value::as_u64) {
         let text = usize::try_from(line).ok().and_then(|l| all.get(l.checked_sub(1)?)).copied().unwrap_or("");
-        out.push_str(&format!("    {} {text}\n", style.dim(&format!("{line:>4} │"))));
+        out.push_str(&format!("    {} {}\n", style.dim(&format!("{line:>4} │")), style.content(text)));
     }
     out
 }
@@ -548,9 +563,13 @@ fn apply(
                 .map(|(path, old, _)| {
                     let new = current_text(toolkit, path);
                     match (old, new) {
-                        (Some(old), Some(new)) => editkit::diff::file(path, old, &new, 3),
-                        (None, Some(new)) => editkit::diff::unified("/dev/null", &format!("b/{path}"), "", &new, 3),
-                        (Some(old), None) => editkit::diff::unified(&format!("a/{path}"), "/dev/null", old, "", 3),
+                        (Some(old), Some(new)) => shown::diff_file(path, old, &new, 3),
+                        (None, Some(new)) => {
+                            editkit::diff::unified("/dev/null", &shown::diff_label("b/", path), "", &new, 3)
+                        }
+                        (Some(old), None) => {
+                            editkit::diff::unified(&shown::diff_label("a/", path), "/dev/null", old, "", 3)
+                        }
                         (None, None) => String::new(),
                     }
                 })
@@ -573,10 +592,14 @@ pub(crate) fn patch_summary(style: Style, result: &Value) -> String {
     let verb = if result["dry_run"].as_bool() == Some(true) { "would patch" } else { "patched" };
     let mut out = format!("{} {}\n", style.green(verb), plural(files.len() as u64, "file"));
     for file in files {
-        let action = file["action"].as_str().unwrap_or("?");
-        let from = file["from"].as_str().map(|f| format!(" (from {f})")).unwrap_or_default();
+        let action = shown::line(file["action"].as_str().unwrap_or("?"));
+        let from = file["from"].as_str().map(|f| format!(" (from {})", ShownPath::new(f))).unwrap_or_default();
         let formatted = if file["formatted"].as_bool() == Some(true) { ", then formatted" } else { "" };
-        out.push_str(&format!("  {:<7} {}{from}{formatted}\n", action, file["path"].as_str().unwrap_or("?")));
+        out.push_str(&format!(
+            "  {:<7} {}{from}{formatted}\n",
+            action,
+            ShownPath::new(file["path"].as_str().unwrap_or("?"))
+        ));
         // A hunk placed by anything but an exact match is shown, so a person can check it.
         for hunk in file["hunks"].as_array().into_iter().flatten() {
             let rung = hunk["rung"].as_str().unwrap_or("?");
@@ -618,14 +641,15 @@ fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Res
     // The whole result is known: written in large blocks, not a write per line.
     let mut out = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
     for file in result["results"].as_array().into_iter().flatten() {
-        let name = file["file"].as_str().unwrap_or("?");
+        let name = ShownPath::new(file["file"].as_str().unwrap_or("?")).to_string();
+        let name = name.as_str();
         for hit in file["matches"].as_array().into_iter().flatten() {
             let line_no = hit["line"].as_u64().unwrap_or(0);
             let before = hit["before"].as_array().map(Vec::as_slice).unwrap_or_default();
             let mut lines = Vec::new();
             for (n, text) in before.iter().enumerate() {
                 let number = line_no.saturating_sub((before.len() - n) as u64);
-                lines.push(format!("{}-{number}-{}", style.bold(name), text.as_str().unwrap_or("")));
+                lines.push(format!("{}-{number}-{}", style.bold(name), style.content(text.as_str().unwrap_or(""))));
             }
             let content = hit["content"].as_str().unwrap_or("").trim_end_matches(['\n', '\r']);
             let column = hit["column"].as_u64().unwrap_or(1) as usize;
@@ -637,7 +661,12 @@ fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Res
                 highlight(style, content, column, end_column)
             ));
             for (n, text) in hit["after"].as_array().into_iter().flatten().enumerate() {
-                lines.push(format!("{}-{}-{}", style.bold(name), line_no + 1 + n as u64, text.as_str().unwrap_or("")));
+                lines.push(format!(
+                    "{}-{}-{}",
+                    style.bold(name),
+                    line_no + 1 + n as u64,
+                    style.content(text.as_str().unwrap_or(""))
+                ));
             }
             for line in lines {
                 if writeln!(out, "{line}").is_err() {
@@ -659,8 +688,13 @@ fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Res
 }
 
 /// The line with its match (`column..end_column`, in characters) highlighted. A line cut
-/// around its match is shown as it is.
+/// around its match is shown as it is, and so is a line whose control characters were made
+/// visible for the terminal (its columns moved).
 fn highlight(style: Style, content: &str, column: usize, end_column: usize) -> String {
+    let shown = style.content(content);
+    if matches!(shown, std::borrow::Cow::Owned(_)) {
+        return shown.into_owned();
+    }
     if content.contains(editkit::search::CUT_MARKER) || content.contains('\n') {
         return content.to_owned();
     }
@@ -685,7 +719,7 @@ fn symbols(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> 
         }
         let headers = result["headers"].as_array().map(Vec::as_slice).unwrap_or_default();
         if headers.is_empty() {
-            outln!("{file}: no headings (markdown)");
+            outln!("{}: no headings (markdown)", ShownPath::new(file));
         }
         for line in outline_lines(Style::stdout(), headers) {
             outln!("{line}");
@@ -699,7 +733,7 @@ fn symbols(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> 
     }
     let symbols = symbol_lines(result["symbols"].as_array().map(Vec::as_slice).unwrap_or_default());
     if symbols.is_empty() {
-        outln!("{}: no symbols ({})", file, result["file_type"].as_str().unwrap_or("?"));
+        outln!("{}: no symbols ({})", ShownPath::new(file), shown::line(result["file_type"].as_str().unwrap_or("?")));
     }
     for line in symbols {
         outln!("{line}");
@@ -715,7 +749,8 @@ fn check(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> {
         return Ok(if valid { EXIT_OK } else { EXIT_REFUSED });
     }
     let style = Style::stdout();
-    let kind = result["file_type"].as_str().unwrap_or("?");
+    let kind = shown::line(result["file_type"].as_str().unwrap_or("?"));
+    let file = ShownPath::new(file);
     if valid {
         outln!("{file}: {} ({kind})", style.green("ok"));
         return Ok(EXIT_OK);
@@ -738,7 +773,7 @@ fn diff(toolkit: &Toolkit, file: &str, new_file: &str, output: OutputArgs) -> Re
         out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
         outln!("{}", style.dim(&format!("+{} -{}", result["additions"], result["deletions"])));
     } else {
-        outln!("{file}: no changes");
+        outln!("{}: no changes", ShownPath::new(file));
     }
     // As diff(1): 0 when the same, 1 when they differ.
     Ok(if changed { EXIT_REFUSED } else { EXIT_OK })
@@ -760,11 +795,17 @@ fn undo(
             let history = editkit::tools::call(toolkit, "history", json!({"path": file}));
             let last_is_patch = history["last_change"].as_str() == Some("patch");
             if last_is_patch {
-                let files: Vec<&str> =
-                    history["patches"][0]["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                let files: Vec<String> = history["patches"][0]["files"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(|f| ShownPath::new(f).to_string())
+                    .collect();
                 if !confirm(
                     &format!(
-                        "the last change to {file} was a patch; undoing it undoes the whole patch ({})",
+                        "the last change to {} was a patch; undoing it undoes the whole patch ({})",
+                        ShownPath::new(file),
                         files.join(", ")
                     ),
                     yes,
@@ -787,7 +828,7 @@ fn undo(
     }
     let remaining = result["remaining"].as_u64().unwrap_or(0);
     for path in result["restored"].as_array().into_iter().flatten() {
-        outln!("restored {}", path.as_str().unwrap_or("?"));
+        outln!("restored {}", ShownPath::new(path.as_str().unwrap_or("?")));
     }
     let left = match (whole_patch, remaining) {
         (true, 1) => "1 patch".to_owned(),
@@ -823,11 +864,11 @@ fn history(toolkit: &Toolkit, file: Option<&str>, output: OutputArgs) -> Result<
     let files = result["files"].as_array().map(Vec::as_slice).unwrap_or_default();
     let patches = result["patches"].as_array().map(Vec::as_slice).unwrap_or_default();
     if files.is_empty() && patches.is_empty() {
-        outln!("no undo history{}", file.map(|f| format!(" for {f}")).unwrap_or_default());
+        outln!("no undo history{}", file.map(|f| format!(" for {}", ShownPath::new(f))).unwrap_or_default());
         return Ok(EXIT_OK);
     }
     for entry in files {
-        outln!("{}", style.bold(entry["path"].as_str().unwrap_or("?")));
+        outln!("{}", style.bold(&ShownPath::new(entry["path"].as_str().unwrap_or("?")).to_string()));
         for version in entry["versions"].as_array().into_iter().flatten() {
             let kept = match version["size_bytes"].as_u64() {
                 Some(size) => format!("the version before, {}", plural(size, "byte")),
@@ -837,7 +878,13 @@ fn history(toolkit: &Toolkit, file: Option<&str>, output: OutputArgs) -> Result<
         }
     }
     for patch in patches {
-        let files: Vec<&str> = patch["files"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let files: Vec<String> = patch["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|f| ShownPath::new(f).to_string())
+            .collect();
         outln!("{} {}  {}", style.bold("change"), when(patch["time_unix"].as_i64()), files.join(", "));
     }
     Ok(EXIT_OK)
@@ -868,7 +915,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 fn recover(toolkit: &Toolkit) -> Result<u8, u8> {
     let style = Style::stdout();
     for workspace in toolkit.workspaces() {
-        let root = workspace.root_path().display().to_string();
+        let root = ShownPath::from_path(workspace.root_path()).to_string();
         match editkit::patch::recover(workspace) {
             Ok(recovery) if recovery.is_empty() => outln!("{root}: nothing to recover"),
             Ok(recovery) => {
@@ -879,7 +926,7 @@ fn recover(toolkit: &Toolkit) -> Result<u8, u8> {
                     plural(recovery.cleaned as u64, "leftover backup")
                 );
                 for path in &recovery.restored {
-                    outln!("  {} {path}", style.green("restored"));
+                    outln!("  {} {}", style.green("restored"), ShownPath::new(path));
                 }
             }
             Err(err) => {

@@ -496,15 +496,40 @@ impl WorkspaceArgs {
         let toolkit = editkit::Toolkit::open_roots(&roots, options)?;
         for workspace in toolkit.workspaces() {
             if let Some(note) = workspace.shipped_state() {
-                eprintln!("editkit: {note}");
+                eprintln!("editkit: {}", editkit::shown::line(&note.to_string()));
             }
         }
         Ok(toolkit)
     }
 }
 
+/// The command line, or the exit code of a usage error already printed. clap's message quotes
+/// the arguments it refuses as they are: when one holds a control character (an escape
+/// sequence typed or pasted into a file name), the message is printed plain, escaped line by
+/// line, so it cannot drive the terminal.
+fn parse() -> Result<Cli, u8> {
+    let err = match Cli::try_parse() {
+        Ok(cli) => return Ok(cli),
+        Err(err) => err,
+    };
+    let hostile = std::env::args_os().any(|arg| {
+        let bytes = arg.as_encoded_bytes();
+        std::str::from_utf8(bytes).map_or(true, |arg| arg.chars().any(editkit::shown::is_misleading))
+    });
+    if !hostile || !err.use_stderr() {
+        err.exit();
+    }
+    for line in err.render().to_string().lines() {
+        eprintln!("{}", editkit::shown::line(line));
+    }
+    Err(u8::try_from(err.exit_code()).unwrap_or(EXIT_USAGE))
+}
+
 fn main() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return Ok(ExitCode::from(code)),
+    };
     let code = match cli.command {
         Command::Demo => demo::run()?,
         Command::Completions { shell } => {

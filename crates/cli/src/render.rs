@@ -1,8 +1,14 @@
 //! Printing for people: colours when the stream is a terminal (never with `NO_COLOR`),
 //! coloured unified diffs, and refusals with the details an agent's error carries.
+//!
+//! Names are printed through [`editkit::shown::ShownPath`] (quoted as git quotes them) and
+//! messages through [`editkit::shown::line`], on a terminal or not; a file's content is
+//! neutralised ([`Style::content`]) only on a terminal, so piped output stays byte-exact.
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 
+use editkit::shown::{self, ShownPath};
 use serde_json::Value;
 
 use crate::{EXIT_REFUSED, EXIT_USAGE};
@@ -11,29 +17,41 @@ use crate::{EXIT_REFUSED, EXIT_USAGE};
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Style {
     color: bool,
+    /// The stream is a terminal: a file's content is shown with its control characters made
+    /// visible, so it cannot drive the terminal.
+    terminal: bool,
 }
 
 impl Style {
     /// Colours for stdout: on a terminal without `NO_COLOR`, or with `CLICOLOR_FORCE`.
     pub(crate) fn stdout() -> Style {
-        Style { color: wants_color(std::io::stdout().is_terminal()) }
+        let terminal = std::io::stdout().is_terminal();
+        Style { color: wants_color(terminal), terminal }
     }
 
     /// Colours for stderr, by the same rules.
     pub(crate) fn stderr() -> Style {
-        Style { color: wants_color(std::io::stderr().is_terminal()) }
+        let terminal = std::io::stderr().is_terminal();
+        Style { color: wants_color(terminal), terminal }
     }
 
     /// No colours.
     #[cfg(test)]
     pub(crate) fn plain() -> Style {
-        Style { color: false }
+        Style { color: false, terminal: false }
     }
 
     /// Colours, whatever the stream.
     #[cfg(test)]
     pub(crate) fn coloured() -> Style {
-        Style { color: true }
+        Style { color: true, terminal: false }
+    }
+
+    /// A file's content (or a checker's report, an agent's text) for this stream: on a
+    /// terminal its escape sequences and other control characters are shown, not run
+    /// ([`shown::terminal`]); piped, it is left as it is.
+    pub(crate) fn content(self, text: &str) -> Cow<'_, str> {
+        if self.terminal { shown::terminal(text) } else { Cow::Borrowed(text) }
     }
 
     fn paint(self, code: &str, text: &str) -> String {
@@ -76,6 +94,8 @@ pub(crate) fn diff(style: Style, diff: &str) -> String {
             Some(body) => (body, "\n"),
             None => (line, ""),
         };
+        let content = style.content(body);
+        let body = content.as_ref();
         let painted = if body.starts_with("+++") || body.starts_with("---") {
             style.bold(body)
         } else if body.starts_with('+') {
@@ -115,17 +135,17 @@ pub(crate) fn refusal(style: Style, error: &Value) -> String {
     // A safety refusal (the input was fine, acting on it was not) reads differently from an
     // error in the input or a missing file.
     let head = if is_refusal(kind) { format!("refused ({kind}):") } else { format!("error ({kind}):") };
-    let mut out = format!("{} {}\n", style.red(&style.bold(&head)), message);
+    let mut out = format!("{} {}\n", style.red(&style.bold(&head)), shown::lines(message));
     if let Some(closest) = error.get("closest").filter(|c| c.is_object()) {
         out.push_str(&closest_region(style, closest));
     }
     if let Some(failures) = failures {
         for failure in failures {
-            let path = failure.get("path").and_then(Value::as_str).unwrap_or("?");
+            let path = ShownPath::new(failure.get("path").and_then(Value::as_str).unwrap_or("?"));
             let hunk = failure.get("hunk").and_then(Value::as_u64).map(|h| format!(" hunk {h}")).unwrap_or_default();
             let line = failure.get("patch_line").and_then(Value::as_u64).unwrap_or(0);
-            let kind = failure.get("kind").and_then(Value::as_str).unwrap_or("?");
-            let why = failure.get("message").and_then(Value::as_str).unwrap_or("");
+            let kind = shown::line(failure.get("kind").and_then(Value::as_str).unwrap_or("?"));
+            let why = shown::line(failure.get("message").and_then(Value::as_str).unwrap_or(""));
             out.push_str(&format!(
                 "  {} {path}{hunk} (patch line {line}): {why}\n",
                 style.yellow(&format!("[{kind}]"))
@@ -140,7 +160,7 @@ pub(crate) fn refusal(style: Style, error: &Value) -> String {
     if let Some(field) = error.get("field").and_then(Value::as_str)
         && !message.contains(&format!("`{field}`"))
     {
-        out.push_str(&format!("  field: {field}\n"));
+        out.push_str(&format!("  field: {}\n", shown::line(field)));
     }
     out
 }
@@ -166,7 +186,7 @@ pub(crate) fn syntax_error(error: &Value) -> String {
     let line = error.get("line").and_then(Value::as_u64).unwrap_or(0);
     let column = error.get("column").and_then(Value::as_u64).unwrap_or(0);
     let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    format!("line {line}:{column} {message}")
+    format!("line {line}:{column} {}", shown::line(message))
 }
 
 fn closest_region(style: Style, closest: &Value) -> String {
@@ -179,8 +199,8 @@ fn closest_region(style: Style, closest: &Value) -> String {
         let expected = divergence.get("expected").and_then(Value::as_str).unwrap_or("");
         let found = divergence.get("found").and_then(Value::as_str).unwrap_or("");
         out.push_str(&format!("  first difference at line {line}:\n"));
-        out.push_str(&format!("    {} {expected}\n", style.red("you gave:")));
-        out.push_str(&format!("    {} {found}\n", style.green("file has:")));
+        out.push_str(&format!("    {} {}\n", style.red("you gave:"), shown::line(expected)));
+        out.push_str(&format!("    {} {}\n", style.green("file has:"), shown::line(found)));
     }
     out
 }
@@ -193,7 +213,7 @@ pub(crate) fn numbered(style: Style, text: &str, first: usize) -> String {
     for (idx, line) in text.lines().enumerate() {
         out.push_str(&style.dim(&format!("{:>width$} │", first + idx)));
         out.push(' ');
-        out.push_str(line);
+        out.push_str(&style.content(line));
         out.push('\n');
     }
     out
@@ -207,11 +227,14 @@ pub(crate) fn cannot_open(err: &editkit::Error, roots: &[std::path::PathBuf]) ->
     let path = error.get("path").and_then(Value::as_str).unwrap_or("");
     let message = error.get("message").and_then(Value::as_str).unwrap_or("");
     let given_root = roots.iter().any(|root| root.as_os_str() == path) || (roots.is_empty() && path == ".");
+    let shown_path = ShownPath::new(path);
     let text = match error.get("kind").and_then(Value::as_str) {
-        Some("not_found") if given_root => format!("the workspace root `{path}` does not exist (--root {path})"),
+        Some("not_found") if given_root => {
+            format!("the workspace root `{shown_path}` does not exist (--root {shown_path})")
+        }
         Some("invalid_args") if message.contains("blocked pattern") => {
             let why = message.rsplit_once("blocked pattern: ").map_or(message, |(_, why)| why);
-            format!("--block `{path}` is not a usable pattern: {why}")
+            format!("--block `{shown_path}` is not a usable pattern: {}", shown::line(why))
         }
         _ => {
             eprint!("{}", refusal(style, &error));

@@ -9,9 +9,15 @@
 //! `old_string`. Writes, edits and patches answer what changed, the diff and any post-write
 //! problems; searches answer `path:line:column: text` lines; listings one path per line. A
 //! refusal answers `kind: message`. Other results answer their JSON.
+//!
+//! Every name in the text goes through [`ShownPath`] (quoted as git quotes names when it holds
+//! a control character, a separator, a bidi control or a quote) and every message and pattern
+//! through [`shown::line`], so a name is one line and cannot forge another; the structured
+//! content keeps the exact names.
 
 use std::fmt::Write as _;
 
+use editkit::shown::{self, ShownPath};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
@@ -41,7 +47,7 @@ pub(crate) fn tool_result(tool: &str, result: Value, style: TextStyle) -> CallTo
         .and_then(|e| {
             let kind = e.get("kind").and_then(Value::as_str)?;
             let message = e.get("message").and_then(Value::as_str)?;
-            Some(format!("{kind}: {message}"))
+            Some(format!("{}: {}", shown::line(kind), shown::lines(message)))
         })
         .unwrap_or_else(|| result.to_string());
     let mut answer = CallToolResult::error(vec![ContentBlock::text(message)]);
@@ -55,6 +61,16 @@ fn str_of<'a>(value: &'a Value, key: &str) -> &'a str {
 
 fn num(value: &Value, key: &str) -> u64 {
     value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// The name at `key`, as a reader is shown it.
+fn name(value: &Value, key: &str) -> String {
+    ShownPath::new(str_of(value, key)).to_string()
+}
+
+/// The text at `key` (a message, a pattern, a word), as one line.
+fn said<'a>(value: &'a Value, key: &str) -> std::borrow::Cow<'a, str> {
+    shown::line(str_of(value, key))
 }
 
 fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {
@@ -82,9 +98,9 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
                         let _ = writeln!(
                             out,
                             "{}: refused ({}): {}",
-                            str_of(item, "path"),
-                            str_of(error, "kind"),
-                            str_of(error, "message")
+                            name(item, "path"),
+                            said(error, "kind"),
+                            shown::lines(str_of(error, "message"))
                         );
                     }
                 }
@@ -96,7 +112,7 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
             let _ = writeln!(
                 out,
                 "{verb} {} ({}) · sha256 {}",
-                str_of(result, "path"),
+                name(result, "path"),
                 plural(size, "byte"),
                 str_of(result, "sha256")
             );
@@ -109,7 +125,7 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
                 ("insert_lines", false) => "inserted into",
                 _ => "edited",
             };
-            let mut line = format!("{verb} {}", str_of(result, "path"));
+            let mut line = format!("{verb} {}", name(result, "path"));
             if let Some([first, last]) = result.get("line_range").and_then(Value::as_array).map(|r| {
                 [r.first().and_then(Value::as_u64).unwrap_or(0), r.get(1).and_then(Value::as_u64).unwrap_or(0)]
             }) {
@@ -144,8 +160,12 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
                 plural(files.len() as u64, "file")
             );
             for file in files {
-                let from = file.get("from").and_then(Value::as_str).map(|f| format!(" (from {f})")).unwrap_or_default();
-                let _ = writeln!(out, "  {} {}{from}", str_of(file, "action"), str_of(file, "path"));
+                let from = file
+                    .get("from")
+                    .and_then(Value::as_str)
+                    .map(|f| format!(" (from {})", ShownPath::new(f)))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "  {} {}{from}", said(file, "action"), name(file, "path"));
             }
             diff(&mut out, result);
             for file in files {
@@ -166,46 +186,46 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
                 }
             );
             for file in items(result, "results") {
+                let path = name(file, "file");
                 for m in items(file, "matches") {
                     for before in items(m, "before") {
-                        let _ = writeln!(out, "{}-{}", str_of(file, "file"), before.as_str().unwrap_or(""));
+                        let _ = writeln!(out, "{path}-{}", before.as_str().unwrap_or(""));
                     }
                     let _ = writeln!(
                         out,
-                        "{}:{}:{}: {}",
-                        str_of(file, "file"),
+                        "{path}:{}:{}: {}",
                         num(m, "line"),
                         num(m, "column"),
                         str_of(m, "content").trim_end_matches(['\n', '\r'])
                     );
                     for after in items(m, "after") {
-                        let _ = writeln!(out, "{}-{}", str_of(file, "file"), after.as_str().unwrap_or(""));
+                        let _ = writeln!(out, "{path}-{}", after.as_str().unwrap_or(""));
                     }
                 }
             }
         }
         "glob" => {
             let matches = items(result, "matches");
-            let _ = writeln!(out, "{} matching {}", plural(matches.len() as u64, "file"), str_of(result, "pattern"));
+            let _ = writeln!(out, "{} matching {}", plural(matches.len() as u64, "file"), said(result, "pattern"));
             for path in matches {
-                let _ = writeln!(out, "{}", path.as_str().unwrap_or(""));
+                let _ = writeln!(out, "{}", ShownPath::new(path.as_str().unwrap_or("")));
             }
             truncated(&mut out, result);
         }
         "list_dir" => {
-            let _ = writeln!(out, "{}:", str_of(result, "path"));
-            for name in items(result, "entries") {
-                let _ = writeln!(out, "{}", name.as_str().unwrap_or(""));
+            let _ = writeln!(out, "{}:", name(result, "path"));
+            for entry in items(result, "entries") {
+                let _ = writeln!(out, "{}", ShownPath::new(entry.as_str().unwrap_or("")));
             }
         }
         "tree" => {
-            let _ = writeln!(out, "{} ({})", str_of(result, "path"), plural(num(result, "total_files"), "file"));
+            let _ = writeln!(out, "{} ({})", name(result, "path"), plural(num(result, "total_files"), "file"));
             for entry in items(result, "entries") {
                 let depth = num(entry, "depth").max(1) as usize;
                 let path = str_of(entry, "path");
-                let name = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
+                let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
                 let slash = if path.ends_with('/') { "/" } else { "" };
-                let _ = write!(out, "{}{name}{slash}", "  ".repeat(depth - 1));
+                let _ = write!(out, "{}{}{slash}", "  ".repeat(depth - 1), ShownPath::new(last));
                 let mut notes = Vec::new();
                 if let Some(files) = entry.get("files").and_then(Value::as_u64) {
                     notes.push(plural(files, "file"));
@@ -224,17 +244,21 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
             let _ = writeln!(
                 out,
                 "moved {} {} to {}{}",
-                str_of(result, "kind"),
-                str_of(result, "from"),
-                str_of(result, "to"),
+                said(result, "kind"),
+                name(result, "from"),
+                name(result, "to"),
                 if result.get("overwritten").and_then(Value::as_bool) == Some(true) { " (replacing it)" } else { "" }
             );
         }
         "delete" => {
-            let _ = writeln!(out, "deleted {} {}", str_of(result, "deleted"), str_of(result, "path"));
+            let _ = writeln!(out, "deleted {} {}", said(result, "deleted"), name(result, "path"));
         }
         "undo_edit" | "undo_patch" => {
-            let restored: Vec<&str> = items(result, "restored").iter().filter_map(Value::as_str).collect();
+            let restored: Vec<String> = items(result, "restored")
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|p| ShownPath::new(p).to_string())
+                .collect();
             let _ = writeln!(
                 out,
                 "restored {} · {} left in the history",
@@ -248,7 +272,7 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
                 out,
                 "{} {}",
                 if created { "created directory" } else { "directory exists:" },
-                str_of(result, "path")
+                name(result, "path")
             );
         }
         "list_roots" => {
@@ -262,7 +286,7 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
                 let _ = writeln!(
                     out,
                     "{}{}",
-                    str_of(root, "path"),
+                    name(root, "path"),
                     if primary { " (primary: relative paths resolve here)" } else { "" }
                 );
             }
@@ -275,22 +299,22 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
         }
         "exists" => {
             let _ = match result.get("kind").and_then(Value::as_str) {
-                Some(kind) => writeln!(out, "{} exists ({kind})", str_of(result, "path")),
-                None => writeln!(out, "{} does not exist", str_of(result, "path")),
+                Some(kind) => writeln!(out, "{} exists ({})", name(result, "path"), shown::line(kind)),
+                None => writeln!(out, "{} does not exist", name(result, "path")),
             };
         }
         "file_info" => {
             let _ = write!(
                 out,
                 "{} · {} · {} · permissions {} · modified {} (Unix time)",
-                str_of(result, "path"),
-                str_of(result, "kind"),
+                name(result, "path"),
+                said(result, "kind"),
                 plural(num(result, "size_bytes"), "byte"),
-                str_of(result, "permissions"),
+                said(result, "permissions"),
                 result.get("modified_unix").and_then(Value::as_i64).unwrap_or(0)
             );
             if let Some(kind) = result.get("file_type").and_then(Value::as_str) {
-                let _ = write!(out, " · {kind}");
+                let _ = write!(out, " · {}", shown::line(kind));
             }
             if let Some(lines) = result.get("line_count").and_then(Value::as_u64) {
                 let _ = write!(out, " · {}", plural(lines, "line"));
@@ -300,30 +324,30 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
         "check_syntax" => {
             let errors = items(result, "errors");
             if errors.is_empty() {
-                let _ = writeln!(out, "{}: no syntax errors", str_of(result, "path"));
+                let _ = writeln!(out, "{}: no syntax errors", name(result, "path"));
             } else {
-                let _ = writeln!(out, "{}: {}", str_of(result, "path"), plural(errors.len() as u64, "syntax error"));
+                let _ = writeln!(out, "{}: {}", name(result, "path"), plural(errors.len() as u64, "syntax error"));
                 for error in errors {
                     let _ = writeln!(
                         out,
                         "  line {}, column {}: {}",
                         num(error, "line"),
                         num(error, "column"),
-                        str_of(error, "message")
+                        said(error, "message")
                     );
                 }
             }
         }
         "file_symbols" => {
             let symbols = items(result, "symbols");
-            let _ = writeln!(out, "{}: {}", str_of(result, "path"), plural(symbols.len() as u64, "symbol"));
+            let _ = writeln!(out, "{}: {}", name(result, "path"), plural(symbols.len() as u64, "symbol"));
             for symbol in symbols {
                 let indent = if symbol.get("parent").is_some_and(|p| !p.is_null()) { "    " } else { "  " };
                 let _ = writeln!(
                     out,
                     "{indent}{} {} (lines {}-{})",
-                    str_of(symbol, "kind"),
-                    str_of(symbol, "name"),
+                    said(symbol, "kind"),
+                    said(symbol, "name"),
                     num(symbol, "line"),
                     num(symbol, "end_line")
                 );
@@ -334,7 +358,7 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
             if let Some(map) = copy.as_object_mut() {
                 map.remove("ok");
             }
-            out = copy.to_string();
+            out = json_text(copy.to_string());
         }
     }
     out
@@ -342,8 +366,8 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
 
 /// A read: its header line and its lines.
 fn read(out: &mut String, file: &Value, style: TextStyle) {
-    let path = str_of(file, "path");
-    let sha = str_of(file, "sha256");
+    let path = name(file, "path");
+    let sha = said(file, "sha256");
     if file.get("is_binary").and_then(Value::as_bool) == Some(true) {
         let _ = writeln!(
             out,
@@ -382,6 +406,26 @@ fn read(out: &mut String, file: &Value, style: TextStyle) {
     }
 }
 
+/// A result's JSON as text: serde_json escapes the C0 controls, `"` and `\`; DEL, the C1
+/// controls, the line and paragraph separators and the bidi controls are escaped here too
+/// (`\u202e`), so the text holds none of them raw and still reads as the same JSON.
+pub(crate) fn json_text(text: String) -> String {
+    // A raw newline is the layout of pretty-printed JSON: serde_json escapes those in strings.
+    let escaped = |c: char| c != '\n' && shown::is_misleading(c);
+    if !text.chars().any(escaped) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escaped(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn diff(out: &mut String, result: &Value) {
     let diff = str_of(result, "diff");
     if !diff.is_empty() {
@@ -410,12 +454,12 @@ fn problems(out: &mut String, diagnostics: Option<&Value>) {
             "syntax error at line {}, column {}: {}",
             num(error, "line"),
             num(error, "column"),
-            str_of(error, "message")
+            said(error, "message")
         );
     }
     for checker in items(diagnostics, "checkers") {
         if checker.get("ok").and_then(Value::as_bool) == Some(false) {
-            let _ = writeln!(out, "{} reports:\n{}", str_of(checker, "name"), str_of(checker, "output").trim_end());
+            let _ = writeln!(out, "{} reports:\n{}", said(checker, "name"), str_of(checker, "output").trim_end());
         }
     }
 }

@@ -159,7 +159,7 @@ impl Toolkit {
             Err(editkit_vfs::Error::NotFound { .. }) => String::new(),
             Err(err) => return Err(err.into()),
         };
-        let diff = diff::file(&path, &disk, buffer.as_str(), 3);
+        let diff = crate::shown::diff_file(&path, &disk, buffer.as_str(), 3);
         let (additions, deletions) = diff::counts(&disk, buffer.as_str());
         Ok(GenerateDiffResponse { has_changes: disk != buffer.as_str(), diff, additions, deletions })
     }

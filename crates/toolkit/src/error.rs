@@ -346,7 +346,14 @@ impl Error {
                 // Every failing hunk with its path, number, preview, kind and closest region.
                 let failures = err.failures();
                 if !failures.is_empty() {
-                    map.insert("failures".into(), json!(failures));
+                    let mut failures = json!(failures);
+                    // Each failure's message is text a reader sees: one line, as the error's.
+                    for failure in failures.as_array_mut().into_iter().flatten() {
+                        if let Some(Value::String(message)) = failure.get_mut("message") {
+                            *message = crate::shown::line(message).into_owned();
+                        }
+                    }
+                    map.insert("failures".into(), failures);
                 }
             }
             Error::SyntaxError { path, errors } => {
@@ -392,9 +399,39 @@ impl Error {
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("kind".into(), json!(self.kind()));
-        map.insert("message".into(), json!(self.to_string()));
+        map.insert("message".into(), json!(self.message()));
         map.extend(self.details());
         Value::Object(map)
+    }
+
+    /// The message for a reader: [`Display`](std::fmt::Display)'s text with every control
+    /// character, separator and bidi control escaped ([`crate::shown::line`]), so a name or an
+    /// agent's input inside it cannot add a line or drive a terminal. A patch's failures stay
+    /// one line each, and a regex engine's explanation of a pattern keeps its lines.
+    #[must_use]
+    pub fn message(&self) -> String {
+        let text = self.to_string();
+        #[cfg(feature = "patch")]
+        if let Error::Patch(err) = self
+            && !err.failures().is_empty()
+        {
+            let head = text.split_once('\n').map_or(text.as_str(), |(head, _)| head);
+            let mut message = crate::shown::line(head).into_owned();
+            for failure in err.failures() {
+                message.push_str("\n- ");
+                message.push_str(&crate::shown::line(&failure.to_string()));
+            }
+            return message;
+        }
+        // A regex engine's explanation points at the pattern on lines of its own: they stay
+        // when the pattern holds nothing to escape (so the lines are the engine's).
+        #[cfg(feature = "search")]
+        if let Error::Search(editkit_search::Error::InvalidPattern { pattern, .. }) = self
+            && !pattern.chars().any(crate::shown::is_misleading)
+        {
+            return crate::shown::lines(&text).into_owned();
+        }
+        crate::shown::line(&text).into_owned()
     }
 
     pub(crate) fn invalid(field: &str, message: impl Into<String>) -> Error {

@@ -60,7 +60,7 @@ impl Toolkit {
                 Err(err) => ReadFilesItem {
                     path,
                     file: None,
-                    error: Some(ItemError { kind: err.kind().to_owned(), message: err.to_string() }),
+                    error: Some(ItemError { kind: err.kind().to_owned(), message: err.message() }),
                 },
             });
         }

@@ -7,6 +7,10 @@
 //! calls following the tool-call contract: `{"ok": true, ...}` or
 //! `{"ok": false, "error": {"kind", "message", ...}}`.
 //!
+//! Names and messages in text a reader sees (a model's text block, a terminal) go through
+//! [`shown`]: a name is one quoted line with its control characters escaped, while the JSON
+//! keeps it exact.
+//!
 //! JSON text from outside goes through [`json::parse`] (or [`tools::call_json_text`]), which
 //! refuses a key given twice anywhere in a call. Editor sessions are bounded in number and
 //! bytes ([`ToolkitOptions::max_sessions`], [`ToolkitOptions::max_session_bytes`]; the least recently used
@@ -54,6 +58,7 @@ mod patch_tools;
 #[cfg(feature = "search")]
 mod search_tools;
 mod sessions;
+pub mod shown;
 mod toolkit;
 pub mod tools;
 mod types;

@@ -132,9 +132,13 @@ impl Toolkit {
                     diagnostics: DiagnosticsInfo::default(),
                 })
                 .collect(),
-            diff: applied.diff,
+            diff: String::new(),
             dry_run: applied.dry_run,
         };
+        // The patch crate writes names in the diff's headers as they are: quoted here, as git
+        // quotes them, so each header stays one line.
+        let names = response.files.iter().flat_map(|file| std::iter::once(&file.path).chain(file.from.as_ref()));
+        response.diff = crate::shown::quote_diff_headers(applied.diff, names);
         if !response.dry_run {
             // Diagnostics per written file, after every lock is released (they only read).
             for file in &mut response.files {

@@ -321,7 +321,12 @@ impl Toolkit {
     /// An edit's diff: whole with [`ToolkitOptions::full_diffs`], else bounded; and whether
     /// anything was cut.
     pub(crate) fn diff(&self, path: &str, old: &str, new: &str) -> (String, bool) {
-        if self.options.full_diffs { (diff::file(path, old, new, 3), false) } else { diff::bounded(path, old, new) }
+        // Names in a diff's header are quoted, as git quotes them, so a header stays two lines.
+        if self.options.full_diffs {
+            (crate::shown::diff_file(path, old, new, 3), false)
+        } else {
+            crate::shown::diff_bounded(path, old, new)
+        }
     }
 
     pub(crate) fn writable(&self, tool: &str) -> Result<()> {
@@ -1022,7 +1027,7 @@ impl Toolkit {
         };
         let new = Text::new(&request.new_content, editkit_vfs::LineEnding::Lf, false).into_string();
         let rel = workspace.resolve(&request.path)?;
-        let diff = diff::file(&rel, &old, &new, request.context_lines);
+        let diff = crate::shown::diff_file(&rel, &old, &new, request.context_lines);
         let (additions, deletions) = diff::counts(&old, &new);
         Ok(GenerateDiffResponse { has_changes: old != new, diff, additions, deletions })
     }

@@ -903,11 +903,17 @@ fn refusal(toolkit: &Toolkit, err: &Error) -> Value {
         && let Some(map) = error.as_object_mut()
     {
         let roots: Vec<String> = toolkit.workspaces().iter().map(|w| w.root_path().display().to_string()).collect();
+        // The message names each root as a reader sees it; `roots` keeps them exact.
+        let shown: Vec<String> = toolkit
+            .workspaces()
+            .iter()
+            .map(|w| crate::shown::ShownPath::from_path(w.root_path()).to_string())
+            .collect();
         if let Some(Value::String(message)) = map.get_mut("message") {
             message.push_str(&format!(
                 " (the workspace root{}: {})",
                 if roots.len() == 1 { " is" } else { "s are" },
-                roots.join(", ")
+                shown.join(", ")
             ));
         }
         map.insert("roots".into(), json!(roots));

@@ -8,6 +8,7 @@ mod http;
 mod human;
 mod mcp;
 mod orphans;
+mod shown;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -43,7 +43,7 @@ fn official_python_sdk_end_to_end() {
 }
 
 /// A raw JSON-RPC session over the server's stdio.
-struct Session {
+pub(super) struct Session {
     child: std::process::Child,
     stdin: std::process::ChildStdin,
     /// The server's stdout lines, read by a thread so a dropped reply fails the test instead
@@ -56,7 +56,7 @@ struct Session {
 const NO_REPLY: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl Session {
-    fn start(args: &[&str]) -> Session {
+    pub(super) fn start(args: &[&str]) -> Session {
         let mut session = Session::spawn(args);
         session.initialize();
         session
@@ -110,7 +110,7 @@ impl Session {
     }
 
     /// Sends a request and returns the reply with its id; every stdout line must be JSON-RPC.
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+    pub(super) fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
         loop {
             let message = self.next_message();
@@ -121,7 +121,7 @@ impl Session {
         }
     }
 
-    fn finish(mut self) {
+    pub(super) fn finish(mut self) {
         drop(self.stdin);
         let status = self.child.wait().expect("the server exits");
         assert!(status.success(), "editkit mcp exited with {status}");
