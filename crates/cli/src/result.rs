@@ -197,6 +197,7 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
             for name in items(result, "entries") {
                 let _ = writeln!(out, "{}", name.as_str().unwrap_or(""));
             }
+            truncated(&mut out, result);
         }
         "tree" => {
             let _ = writeln!(out, "{} ({})", str_of(result, "path"), plural(num(result, "total_files"), "file"));
