@@ -456,6 +456,21 @@ struct Collected {
     truncated: bool,
 }
 
+impl Collected {
+    /// Drops the last kept match in (path, line) order; `false` when none is left.
+    fn drop_last(&mut self) -> bool {
+        let Some(mut last) = self.files.last_entry() else { return false };
+        if let Some(dropped) = last.get_mut().pop() {
+            self.bytes -= dropped.held_bytes();
+            self.total -= 1;
+        }
+        if last.get().is_empty() {
+            last.remove();
+        }
+        true
+    }
+}
+
 struct SearchVisitor<'s, 'ws> {
     search: &'s Search,
     workspace: &'ws Workspace,
@@ -523,38 +538,22 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         collected.total += matches.len();
         collected.bytes += matches.iter().map(Match::held_bytes).sum::<usize>();
         collected.files.insert(rel.to_owned(), matches);
-        // Past the byte bound, the last matches in (path, line) order go first.
-        let mut full = false;
-        while collected.bytes > builder.max_bytes {
-            full = true;
+        // Past a bound, the last matches in (path, line) order go first: what stays is the
+        // longest run of first matches within every bound.
+        while collected.total > builder.max_results && collected.drop_last() {
             collected.truncated = true;
-            let Some(mut last) = collected.files.last_entry() else { break };
-            if let Some(dropped) = last.get_mut().pop() {
-                collected.bytes -= dropped.held_bytes();
-                collected.total -= 1;
-            }
-            if last.get().is_empty() {
-                last.remove();
-            }
-        }
-        while collected.total > builder.max_results {
-            let excess = collected.total - builder.max_results;
-            collected.truncated = true;
-            let Some(mut last) = collected.files.last_entry() else { break };
-            let keep = last.get().len().saturating_sub(excess);
-            let dropped = last.get().len() - keep;
-            if keep == 0 {
-                last.remove();
-            } else {
-                last.get_mut().truncate(keep);
-            }
-            collected.total -= dropped;
         }
         while collected.files.len() > builder.max_files {
             collected.truncated = true;
             if let Some((_, dropped)) = collected.files.pop_last() {
                 collected.total -= dropped.len();
+                collected.bytes -= dropped.iter().map(Match::held_bytes).sum::<usize>();
             }
+        }
+        let mut full = false;
+        while collected.bytes > builder.max_bytes && collected.drop_last() {
+            full = true;
+            collected.truncated = true;
         }
         if full || collected.total >= builder.max_results || collected.files.len() >= builder.max_files {
             self.capped.store(true, Ordering::Release);

@@ -221,3 +221,20 @@ fn a_long_bad_pattern_is_named_by_place_not_repeated() {
     assert!(message.len() < 300, "{message}");
     assert!(message.contains("unclosed group") && message.contains("at byte"), "{message}");
 }
+
+/// The bounds hold together: matches cut by `max_results` no longer count against
+/// `max_bytes`, so exactly the first `max_results` stay when they fit the bytes.
+#[test]
+fn matches_cut_by_count_free_their_bytes() {
+    let tree = fifty_matches();
+    let held = 3 + editkit_search::LINE_COST_BYTES;
+    for threads in [1, 2, 4] {
+        let found = search(&tree, "hit", ".", |b| {
+            b.max_results(7).max_bytes(7 * held).threads(threads);
+        });
+        let lines: usize = found.results.iter().map(|r| r.matches.len()).sum();
+        assert_eq!(lines, 7, "{threads} threads");
+        assert_eq!(files_of(&found), ["f0.txt", "f1.txt"]);
+        assert!(found.truncated);
+    }
+}
