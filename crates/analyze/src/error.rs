@@ -26,6 +26,13 @@ pub enum Error {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The input has more tokens than the parser accepts (a syntax tree holds up to a few
+    /// hundred bytes per token).
+    #[error("input has more than {limit} tokens, the limit for parsing")]
+    TooManyTokens {
+        /// The limit in tokens ([`crate::MAX_PARSE_TOKENS`]).
+        limit: usize,
+    },
     /// Parsing took longer than the time limit.
     #[error("parsing gave up after {millis} ms; the input is too large or too deeply nested")]
     Timeout {
@@ -82,7 +89,7 @@ impl Error {
     pub fn error_kind(&self) -> ErrorKind {
         match self {
             Error::Unsupported { .. } | Error::InvalidArgs { .. } => ErrorKind::InvalidArgs,
-            Error::TooLarge { .. } | Error::Timeout { .. } => ErrorKind::TooLarge,
+            Error::TooLarge { .. } | Error::TooManyTokens { .. } | Error::Timeout { .. } => ErrorKind::TooLarge,
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::Ambiguous { .. } => ErrorKind::Ambiguous,
             Error::SyntaxError { .. } => ErrorKind::SyntaxError,

@@ -91,7 +91,7 @@ pub use edit::{replace_function, symbol_range};
 pub use error::{Error, ErrorKind};
 pub use kind::{FileKind, detect};
 pub use markdown::{CodeBlock, Header, Link, Outline, Splice, outline, section_range, set_section, set_title};
-pub use parse::{MAX_PARSE_BYTES, PARSE_TIME_LIMIT};
+pub use parse::{MAX_PARSE_BYTES, MAX_PARSE_TOKENS, PARSE_TIME_LIMIT};
 pub use process::{MAX_FORMATTED_BYTES, MAX_OUTPUT_CHARS, MAX_TOOL_INPUT_BYTES, TOOL_TIMEOUT};
 pub use symbols::{Symbol, SymbolKind, symbols};
 pub use syntax::{SyntaxError, SyntaxReport, check_syntax};

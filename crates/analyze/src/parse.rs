@@ -10,6 +10,33 @@ use crate::{Error, FileKind};
 /// The largest input parsed, in bytes; larger sources give [`Error::TooLarge`].
 pub const MAX_PARSE_BYTES: usize = 16 * 1024 * 1024;
 
+/// The most tokens parsed, counted roughly before parsing (a run of word characters, each
+/// other visible character, each line end); more give [`Error::TooManyTokens`]. A syntax tree
+/// holds up to a few hundred bytes per token: a 4 MiB file of one-letter lines, 4 Mi tokens,
+/// took 1.2 GB to parse, while code of this many tokens is some 5 MiB.
+pub const MAX_PARSE_TOKENS: usize = 1 << 20;
+
+/// The tokens of `text` as [`MAX_PARSE_TOKENS`] counts them, stopping past `limit`.
+fn count_tokens(text: &[u8], limit: usize) -> usize {
+    let mut tokens = 0;
+    let mut in_word = false;
+    for &byte in text {
+        let word = byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80;
+        if word {
+            if !in_word {
+                tokens += 1;
+            }
+        } else if byte == b'\n' || !byte.is_ascii_whitespace() {
+            tokens += 1;
+        }
+        in_word = word;
+        if tokens > limit {
+            break;
+        }
+    }
+    tokens
+}
+
 /// The longest a single parse may take before it is abandoned with [`Error::Timeout`].
 pub const PARSE_TIME_LIMIT: Duration = Duration::from_secs(5);
 
@@ -59,6 +86,10 @@ impl<'s> Parsed<'s> {
         }
         let base = bom_len(source);
         let text = source.get(base..).unwrap_or(source).as_bytes();
+        let tokens = count_tokens(text, MAX_PARSE_TOKENS);
+        if tokens > MAX_PARSE_TOKENS {
+            return Err(Error::TooManyTokens { limit: MAX_PARSE_TOKENS });
+        }
         let mut parser = Parser::new();
         parser.set_language(&language).expect("bundled grammars match the tree-sitter ABI they were built for");
         let started = Instant::now();

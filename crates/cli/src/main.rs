@@ -131,6 +131,11 @@ struct LimitArgs {
     /// file of this size holds a few copies of it in memory.
     #[arg(long, value_name = "BYTES", default_value_t = editkit::vfs::DEFAULT_MAX_READ_BYTES)]
     max_read_bytes: u64,
+    /// Most bytes of text one call gathers from many places: the files of read_files together,
+    /// a search's matches with their context. Past it the rest is left out (`truncated`, or
+    /// `too_large` for the files not read).
+    #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_MAX_CALL_BYTES)]
+    max_call_bytes: u64,
 }
 
 /// How a terminal command prints.
@@ -476,6 +481,7 @@ impl WorkspaceArgs {
             options.max_sessions = limits.max_sessions;
             options.max_session_bytes = limits.max_session_bytes;
             options.max_read_bytes = limits.max_read_bytes;
+            options.max_call_bytes = limits.max_call_bytes;
         }
         if let Some(write) = write {
             options.diagnostics.mode = match write.diagnostics {

@@ -217,6 +217,7 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
             for entry in items(result, "entries") {
                 let _ = writeln!(out, "{}", ShownPath::new(entry.as_str().unwrap_or("")));
             }
+            truncated(&mut out, result);
         }
         "tree" => {
             let _ = writeln!(out, "{} ({})", name(result, "path"), plural(num(result, "total_files"), "file"));

@@ -57,6 +57,16 @@ pub enum Error {
         /// What to do about it.
         advice: &'static str,
     },
+    /// The text after the replacement would be larger than [`crate::Limits::max_output_bytes`];
+    /// found before it was built. Its kind is `limit_exceeded`.
+    OutputTooLarge {
+        /// The size the text would have, in bytes: exact when the last replacement was
+        /// counted, else what was counted so far plus, for each match left, the last
+        /// replacement's growth.
+        size: u64,
+        /// The limit in force.
+        limit: u64,
+    },
     /// The byte range given to confine the search is outside the text or not on char boundaries.
     InvalidRange {
         /// Start of the range given.
@@ -116,6 +126,10 @@ impl Error {
             ),
             Error::NoChange => "the replacement leaves the text unchanged; old and new text are the same".to_owned(),
             Error::LimitExceeded { what, limit, advice } => format!("{what} exceeds the limit of {limit}; {advice}"),
+            Error::OutputTooLarge { size, limit } => format!(
+                "the text after the replacement would be {size} bytes, over the limit of {limit} bytes; replace fewer \
+                 places or with shorter text"
+            ),
             Error::InvalidRange { start, end, len } => {
                 format!("search range {start}..{end} is not a range of the {len}-byte text on character boundaries")
             }
@@ -153,7 +167,7 @@ impl Error {
             Error::Ambiguous { .. } => ErrorKind::Ambiguous,
             Error::AlreadyApplied { .. } => ErrorKind::AlreadyApplied,
             Error::NoChange => ErrorKind::NoChange,
-            Error::LimitExceeded { .. } => ErrorKind::LimitExceeded,
+            Error::LimitExceeded { .. } | Error::OutputTooLarge { .. } => ErrorKind::LimitExceeded,
             Error::InvalidRange { .. } => ErrorKind::InvalidRange,
         }
     }

@@ -64,7 +64,11 @@ pub(crate) fn plan_with(
     let mut matches = Vec::with_capacity(chosen.len());
     let mut pieces = Vec::with_capacity(chosen.len());
     let mut cells = SCORE_CELLS;
-    for candidate in &chosen {
+    // The size of the text the plan makes, counted before each piece is built: a plan past
+    // the output limit is refused having built at most that much.
+    let limit = options.limits.max_output_bytes;
+    let mut output = haystack.len();
+    for (done, candidate) in chosen.iter().enumerate() {
         let mut found = to_match(&region, &decided, candidate.clone(), &mut cells);
         let range = found.byte_range();
         let matched = slice(haystack, range.clone());
@@ -105,6 +109,13 @@ pub(crate) fn plan_with(
             })?;
             found.alignment = alignment;
             replacement = std::borrow::Cow::Owned(merged);
+        }
+        output = (output - range.len()).saturating_add(replacement.len());
+        if output > limit {
+            let left = (chosen.len() - done - 1) as u64;
+            let growth = replacement.len().saturating_sub(range.len()) as u64;
+            let size = (output as u64).saturating_add(left.saturating_mul(growth));
+            return Err(Error::OutputTooLarge { size, limit: limit as u64 });
         }
         pieces.push(replacement.into_owned());
         matches.push(found);

@@ -18,6 +18,11 @@ pub struct Limits {
     /// verified for overlapping exact occurrences, lines compared after a candidate's first one
     /// (16 each), and similarity scoring on the block-anchor rung. Default: 50 000 000.
     pub max_fuzzy_work: u64,
+    /// Largest text a replacement may produce, in bytes: the haystack's length plus, for each
+    /// match, what its replacement adds. It is counted before each replacement is built, so a
+    /// `replace_all` of many places by a long text is refused
+    /// ([`crate::Error::OutputTooLarge`]) having built at most this much. Default: 256 MiB.
+    pub max_output_bytes: usize,
 }
 
 impl Default for Limits {
@@ -27,6 +32,7 @@ impl Default for Limits {
             max_needle_bytes: 1 << 20,
             max_matches: 100_000,
             max_fuzzy_work: 50_000_000,
+            max_output_bytes: 256 << 20,
         }
     }
 }

@@ -119,16 +119,17 @@ impl Files {
         drop(workspace.open_dir(path)?);
         let filter = Filter::new(options.clone(), &[], &[], &[])?;
         let (start, listing, rules) = open_start(workspace, &rel, options)?;
-        let visitor = ListVisitor { matcher, start_rel: &rel };
+        let visitor = ListVisitor { matcher, start_rel: &rel, max_files };
         let outputs = walk(start, listing, rules, &filter, &visitor, options.worker_count(), control);
         let mut files = Vec::new();
         let mut skipped: Vec<Skipped> = Vec::new();
+        let mut truncated = control.is_cancelled();
         for output in outputs {
-            files.extend(output.state);
+            truncated |= output.state.left_out;
+            files.extend(output.state.kept);
             skipped.extend(output.skipped);
         }
         files.sort_unstable();
-        let mut truncated = control.is_cancelled();
         if files.len() > max_files {
             files.truncate(max_files);
             truncated = true;
@@ -169,18 +170,32 @@ fn compile(glob: &str) -> Result<GlobMatcher> {
 struct ListVisitor<'a> {
     matcher: GlobMatcher,
     start_rel: &'a str,
+    max_files: usize,
+}
+
+/// One worker's matching files: the first `max_files` by path it found (the first of all are
+/// among the workers' firsts), so a listing holds at most that many per worker.
+struct Firsts {
+    /// A max-heap: the last path leaves when one more comes in.
+    kept: std::collections::BinaryHeap<String>,
+    /// Whether a matching file was left out.
+    left_out: bool,
 }
 
 impl Visitor for ListVisitor<'_> {
-    type State = Vec<String>;
+    type State = Firsts;
 
-    fn state(&self) -> Vec<String> {
-        Vec::new()
+    fn state(&self) -> Firsts {
+        Firsts { kept: std::collections::BinaryHeap::new(), left_out: false }
     }
 
-    fn file(&self, state: &mut Vec<String>, file: &FileRef<'_, '_>) {
+    fn file(&self, state: &mut Firsts, file: &FileRef<'_, '_>) {
         if self.matcher.is_match(below(self.start_rel, file.rel)) {
-            state.push(file.rel.to_owned());
+            state.kept.push(file.rel.to_owned());
+            if state.kept.len() > self.max_files {
+                state.kept.pop();
+                state.left_out = true;
+            }
         }
     }
 }

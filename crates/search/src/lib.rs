@@ -51,10 +51,10 @@ mod walk;
 pub use control::Control;
 pub use error::{Error, Result};
 pub use files::{DEFAULT_MAX_FILES, Files, FilesBuilder};
-pub use output::{FileList, FileMatches, Match, SearchResults, SkipReason, Skipped};
+pub use output::{FileList, FileMatches, LINE_COST_BYTES, Match, SearchResults, SkipReason, Skipped};
 pub use rules::WalkOptions;
 pub use search::{
-    Case, DEFAULT_MAX_LINE_CHARS, DEFAULT_MAX_RESULTS, MAX_CONTEXT_LINES, MAX_PATTERN_BYTES, MAX_SKIPPED, Search,
-    SearchBuilder,
+    Case, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_CHARS, DEFAULT_MAX_RESULTS, MAX_CONTEXT_LINES, MAX_PATTERN_BYTES,
+    MAX_RESULTS, MAX_SKIPPED, Search, SearchBuilder,
 };
 pub use sink::CUT_MARKER;

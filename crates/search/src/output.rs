@@ -59,6 +59,21 @@ pub struct Match {
     pub after: Vec<String>,
 }
 
+/// What one line of a match costs beyond its text, counted by [`Match::held_bytes`]: the
+/// string that holds it and its place in the answer.
+pub const LINE_COST_BYTES: usize = 64;
+
+impl Match {
+    /// Bytes the match is counted as holding: its content and context lines, each with
+    /// [`LINE_COST_BYTES`] (so a budget of bytes bounds a search of one-letter lines too).
+    #[must_use]
+    pub fn held_bytes(&self) -> usize {
+        let lines = 1 + self.before.len() + self.after.len();
+        let text = self.content.len() + self.before.iter().chain(&self.after).map(String::len).sum::<usize>();
+        text + lines * LINE_COST_BYTES
+    }
+}
+
 /// A file or link the search did not read, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]

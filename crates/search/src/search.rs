@@ -17,6 +17,11 @@ use crate::walk::{FileRef, Listing, Visitor, WorkerOutput, walk, walk_error};
 
 /// Default for [`SearchBuilder::max_results`].
 pub const DEFAULT_MAX_RESULTS: usize = 200;
+/// Most matching lines a search returns, whatever [`SearchBuilder::max_results`] asks: more set
+/// `truncated`.
+pub const MAX_RESULTS: usize = 100_000;
+/// Default for [`SearchBuilder::max_bytes`].
+pub const DEFAULT_MAX_BYTES: usize = 32 << 20;
 /// Default for [`SearchBuilder::max_line_chars`].
 pub const DEFAULT_MAX_LINE_CHARS: usize = 300;
 /// Most context lines accepted on either side of a match.
@@ -25,6 +30,9 @@ pub const MAX_CONTEXT_LINES: usize = 100;
 pub const MAX_PATTERN_BYTES: usize = 64 << 10;
 /// At most this many skipped files are listed (the first by path); more set `truncated`.
 pub const MAX_SKIPPED: usize = 200;
+/// A regex error for a pattern longer than this names the place instead of showing the
+/// pattern again.
+const MAX_SHOWN_PATTERN_BYTES: usize = 200;
 /// Memory the regex compiler may use; bigger patterns are refused rather than slow.
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
 
@@ -58,6 +66,7 @@ pub struct SearchBuilder {
     max_matches_per_file: usize,
     max_file_size: Option<u64>,
     max_line_chars: usize,
+    max_bytes: usize,
     before: usize,
     after: usize,
     lossy: bool,
@@ -114,7 +123,8 @@ impl SearchBuilder {
     }
 
     /// Most matching lines returned in total; more set `truncated`. `0` returns no lines but
-    /// still counts the files with matches. Default: [`DEFAULT_MAX_RESULTS`].
+    /// still counts the files with matches. At most [`MAX_RESULTS`], whatever is asked.
+    /// Default: [`DEFAULT_MAX_RESULTS`].
     pub fn max_results(&mut self, limit: usize) -> &mut Self {
         self.max_results = limit;
         self
@@ -146,6 +156,16 @@ impl SearchBuilder {
     /// [`crate::CUT_MARKER`] where text was left out. Default: [`DEFAULT_MAX_LINE_CHARS`].
     pub fn max_line_chars(&mut self, limit: usize) -> &mut Self {
         self.max_line_chars = limit;
+        self
+    }
+
+    /// Most bytes the returned matches hold together (their lines and context lines, counted
+    /// by [`Match::held_bytes`]);
+    /// the matches past it are left out and set `truncated`, the first in (path, line) order
+    /// kept. Each file's matches are collected up to this bound too, so a search holds at most
+    /// about this much per worker thread. Default: [`DEFAULT_MAX_BYTES`].
+    pub fn max_bytes(&mut self, bytes: usize) -> &mut Self {
+        self.max_bytes = bytes;
         self
     }
 
@@ -260,14 +280,26 @@ impl SearchBuilder {
             };
             // grep-regex reports the pattern as it rewrote it (`(?:()`); the parser's own
             // error shows the pattern as given.
+            // A long pattern is not shown again: the error's kind and where it is.
             let detail = match regex_syntax::Parser::new().parse(&self.pattern) {
+                Err(parse) if !self.literal && self.pattern.len() > MAX_SHOWN_PATTERN_BYTES => match &parse {
+                    regex_syntax::Error::Parse(ast) => {
+                        format!("regex parse error at byte {}: {}", ast.span().start.offset, ast.kind())
+                    }
+                    regex_syntax::Error::Translate(hir) => {
+                        format!("regex parse error at byte {}: {}", hir.span().start.offset, hir.kind())
+                    }
+                    _ => "regex parse error".to_owned(),
+                },
                 Err(parse) if !self.literal => parse.to_string(),
                 _ => err.to_string(),
             };
             invalid(format!("{detail}{hint}"))
         })?;
         let filter = Filter::new(self.walk.clone(), &self.include, &self.exclude, &self.extensions)?;
-        Ok(Search { builder: self.clone(), matcher, filter: Arc::new(filter) })
+        let mut builder = self.clone();
+        builder.max_results = builder.max_results.min(MAX_RESULTS);
+        Ok(Search { builder, matcher, filter: Arc::new(filter) })
     }
 
     /// Builds the search and runs it once; see [`Search::run`].
@@ -319,6 +351,7 @@ impl Search {
             max_matches_per_file: usize::MAX,
             max_file_size: None,
             max_line_chars: DEFAULT_MAX_LINE_CHARS,
+            max_bytes: DEFAULT_MAX_BYTES,
             before: 0,
             after: 0,
             lossy: false,
@@ -411,13 +444,31 @@ pub(crate) fn display_dir(rel: &str) -> String {
     if rel.is_empty() { ".".to_owned() } else { rel.to_owned() }
 }
 
-/// Matches kept so far: the first `max_results` matching lines in (path, line) order.
+/// Matches kept so far: the first `max_results` matching lines in (path, line) order, within
+/// `max_bytes`.
 #[derive(Debug, Default)]
 struct Collected {
     files: BTreeMap<String, Vec<Match>>,
     total: usize,
+    /// Bytes of text the kept matches hold ([`Match::held_bytes`]).
+    bytes: usize,
     files_with_matches: usize,
     truncated: bool,
+}
+
+impl Collected {
+    /// Drops the last kept match in (path, line) order; `false` when none is left.
+    fn drop_last(&mut self) -> bool {
+        let Some(mut last) = self.files.last_entry() else { return false };
+        if let Some(dropped) = last.get_mut().pop() {
+            self.bytes -= dropped.held_bytes();
+            self.total -= 1;
+        }
+        if last.get().is_empty() {
+            last.remove();
+        }
+        true
+    }
 }
 
 struct SearchVisitor<'s, 'ws> {
@@ -447,7 +498,12 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
             search,
             workspace,
             max_file_size: builder.max_file_size.unwrap_or_else(|| workspace.max_read_bytes()),
-            sink: SinkConfig { before: builder.before, after: builder.after, max_line_chars: builder.max_line_chars },
+            sink: SinkConfig {
+                before: builder.before,
+                after: builder.after,
+                max_line_chars: builder.max_line_chars,
+                max_bytes: builder.max_bytes,
+            },
             collected: Mutex::new(Collected::default()),
             capped: AtomicBool::new(builder.max_results == 0 || builder.max_files == 0),
         }
@@ -471,34 +527,35 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
 
     fn add(&self, rel: &str, matches: Vec<Match>, cut: bool) {
         let builder = &self.search.builder;
-        let mut collected = self.lock();
+        let mut guard = self.lock();
+        // Through the guard once, so fields borrow apart.
+        let collected = &mut *guard;
         collected.files_with_matches += 1;
         collected.truncated |= cut;
         if matches.is_empty() {
             return;
         }
         collected.total += matches.len();
+        collected.bytes += matches.iter().map(Match::held_bytes).sum::<usize>();
         collected.files.insert(rel.to_owned(), matches);
-        while collected.total > builder.max_results {
-            let excess = collected.total - builder.max_results;
+        // Past a bound, the last matches in (path, line) order go first: what stays is the
+        // longest run of first matches within every bound.
+        while collected.total > builder.max_results && collected.drop_last() {
             collected.truncated = true;
-            let Some(mut last) = collected.files.last_entry() else { break };
-            let keep = last.get().len().saturating_sub(excess);
-            let dropped = last.get().len() - keep;
-            if keep == 0 {
-                last.remove();
-            } else {
-                last.get_mut().truncate(keep);
-            }
-            collected.total -= dropped;
         }
         while collected.files.len() > builder.max_files {
             collected.truncated = true;
             if let Some((_, dropped)) = collected.files.pop_last() {
                 collected.total -= dropped.len();
+                collected.bytes -= dropped.iter().map(Match::held_bytes).sum::<usize>();
             }
         }
-        if collected.total >= builder.max_results || collected.files.len() >= builder.max_files {
+        let mut full = false;
+        while collected.bytes > builder.max_bytes && collected.drop_last() {
+            full = true;
+            collected.truncated = true;
+        }
+        if full || collected.total >= builder.max_results || collected.files.len() >= builder.max_files {
             self.capped.store(true, Ordering::Release);
         }
     }
@@ -594,6 +651,7 @@ impl Visitor for SearchVisitor<'_, '_> {
             let mut matches = sink.matches;
             let cut = match keep {
                 None => true,
+                Some(_) if sink.full => true,
                 Some(n) if matches.len() > n => {
                     matches.truncate(n);
                     true

@@ -21,6 +21,8 @@ pub(crate) struct SinkConfig {
     pub(crate) before: usize,
     pub(crate) after: usize,
     pub(crate) max_line_chars: usize,
+    /// Most bytes of text the kept matches may hold (see [`Match::held_bytes`]).
+    pub(crate) max_bytes: usize,
 }
 
 /// Collects matches of one file. Stops the search after `limit` matches; with `limit == 0`
@@ -39,6 +41,10 @@ pub(crate) struct FileSink<'a> {
     pub(crate) n_matches: usize,
     /// Offset of the first NUL byte, when the file is binary.
     pub(crate) binary: Option<u64>,
+    /// Bytes of text the kept matches hold.
+    bytes: usize,
+    /// The kept matches reached `max_bytes`: the search of the file stopped there.
+    pub(crate) full: bool,
 }
 
 impl<'a> FileSink<'a> {
@@ -53,6 +59,8 @@ impl<'a> FileSink<'a> {
             recent: VecDeque::new(),
             n_matches: 0,
             binary: None,
+            bytes: 0,
+            full: false,
         }
     }
 
@@ -65,6 +73,7 @@ impl<'a> FileSink<'a> {
             }
             for (found, &last) in self.matches[self.open..].iter_mut().zip(&self.last_lines[self.open..]) {
                 if number > last && number <= last + after && found.after.len() < self.config.after {
+                    self.bytes += text.len() + crate::output::LINE_COST_BYTES;
                     found.after.push(text.to_owned());
                 }
             }
@@ -79,6 +88,14 @@ impl<'a> FileSink<'a> {
 }
 
 impl FileSink<'_> {
+    /// Whether the kept matches passed the byte bound (then the file's search stops).
+    fn over_budget(&mut self) -> bool {
+        if self.bytes > self.config.max_bytes {
+            self.full = true;
+        }
+        self.full
+    }
+
     /// With the cap reached (one match past what is kept, to know lines were left out), whether
     /// lines after `number` still belong to the after-context of the last kept match.
     fn wants_more(&self, number: u64) -> bool {
@@ -107,7 +124,7 @@ impl Sink for FileSink<'_> {
                 self.observe(number, &cut_line(line, None, self.config.max_line_chars));
                 number += 1;
             }
-            return Ok(self.wants_more(number - 1));
+            return Ok(!self.over_budget() && self.wants_more(number - 1));
         }
         let bytes = found.bytes();
         let span = self.matcher.find(bytes).ok().flatten();
@@ -142,8 +159,13 @@ impl Sink for FileSink<'_> {
             }
             self.observe(last, &text);
         }
-        self.matches.push(Match { line: first, column, end_column, content, before, after: Vec::new() });
+        let found = Match { line: first, column, end_column, content, before, after: Vec::new() };
+        self.bytes += found.held_bytes();
+        self.matches.push(found);
         self.last_lines.push(last);
+        if self.over_budget() {
+            return Ok(false);
+        }
         if self.matches.len() >= self.limit {
             return Ok(self.wants_more(last));
         }
@@ -155,6 +177,9 @@ impl Sink for FileSink<'_> {
             let (line, _) = strip_bom(number, context.bytes());
             let text = cut_line(line, None, self.config.max_line_chars);
             self.observe(number, &text);
+            if self.over_budget() {
+                return Ok(false);
+            }
             if self.matches.len() >= self.limit {
                 return Ok(self.wants_more(number));
             }

@@ -8,7 +8,7 @@ use editkit_matcher as matcher;
 use editkit_matcher::diff;
 use editkit_vfs::{Text, WriteOptions};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::sessions::{Session, SessionUsage, Sessions};
 use crate::toolkit::{Toolkit, line_window, splice_replaced};
 use crate::types::*;
@@ -102,6 +102,7 @@ impl Toolkit {
     /// `not_found` for an unknown session.
     pub fn editor_write(&self, request: EditorWriteRequest) -> Result<EditorStateResponse> {
         self.session(&request.session_id, |s| {
+            self.check_readable(&s.path, request.text.len())?;
             let size = crate::sessions::cost(request.text.len(), s.loaded.as_str().len());
             crate::sessions::check_fits(&s.path, size, self.options.max_session_bytes)?;
             s.buffer = Text::new(&request.text, s.loaded.dominant_ending(), s.loaded.bom());
@@ -126,9 +127,9 @@ impl Toolkit {
                 s.buffer.as_str(),
                 &request.old_string,
                 &request.new_string,
-                &matcher::MatchOptions { strict: request.strict, ..Default::default() },
+                &matcher::MatchOptions { strict: request.strict, limits: self.output_limits(), ..Default::default() },
             )
-            .map_err(|source| Error::Edit { path: s.path.clone(), source })?;
+            .map_err(|source| self.edit_error(&s.path, source))?;
             let next = splice_replaced(&s.buffer, &replaced, "old")?;
             crate::sessions::check_fits(
                 &s.path,

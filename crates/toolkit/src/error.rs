@@ -394,22 +394,47 @@ impl Error {
         map
     }
 
-    /// `{"kind": ..., "message": ..., ...details}`, the error object of the contract.
+    /// The message of the contract's error object: [`Error`]'s `Display` written for a reader
+    /// (every control character, separator and bidi control escaped by [`crate::shown::line`],
+    /// so a name or an agent's input inside it cannot add a line or drive a terminal; a
+    /// patch's failures stay one line each, and a regex engine's explanation of a pattern
+    /// keeps its lines), with every quote of input (a path, a pattern, a name between
+    /// backticks) longer than [`MAX_QUOTE_BYTES`] cut to its start and end, and the whole kept
+    /// within [`MAX_MESSAGE_BYTES`], so a call never gets its own large input back.
+    ///
+    /// ```
+    /// let path = "a/".repeat(2_500);
+    /// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: path.clone() });
+    /// assert!(err.to_string().len() > 5_000);
+    /// assert!(err.message().len() < 400, "{}", err.message());
+    /// ```
+    #[must_use]
+    pub fn message(&self) -> String {
+        cut_message(&self.shown())
+    }
+
+    /// `{"kind": ..., "message": ..., ...details}`, the error object of the contract. The
+    /// message is [`Error::message`]; details that repeat input (`path`, `tool`, `field`,
+    /// `session_id`) are cut like its quotes.
     #[must_use]
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("kind".into(), json!(self.kind()));
         map.insert("message".into(), json!(self.message()));
-        map.extend(self.details());
+        let mut details = self.details();
+        for key in ["path", "tool", "field", "session_id"] {
+            if let Some(Value::String(text)) = details.get_mut(key)
+                && text.len() > MAX_QUOTE_BYTES
+            {
+                *text = cut_middle(text, MAX_QUOTE_BYTES);
+            }
+        }
+        map.extend(details);
         Value::Object(map)
     }
 
-    /// The message for a reader: [`Display`](std::fmt::Display)'s text with every control
-    /// character, separator and bidi control escaped ([`crate::shown::line`]), so a name or an
-    /// agent's input inside it cannot add a line or drive a terminal. A patch's failures stay
-    /// one line each, and a regex engine's explanation of a pattern keeps its lines.
-    #[must_use]
-    pub fn message(&self) -> String {
+    /// [`Display`](std::fmt::Display)'s text escaped for a reader (see [`Error::message`]).
+    fn shown(&self) -> String {
         let text = self.to_string();
         #[cfg(feature = "patch")]
         if let Error::Patch(err) = self
@@ -437,6 +462,41 @@ impl Error {
     pub(crate) fn invalid(field: &str, message: impl Into<String>) -> Error {
         Error::InvalidArgs { field: Some(field.to_owned()), message: message.into() }
     }
+}
+
+/// Longest quote of input an error message keeps whole, in bytes; a longer one keeps its
+/// start and end around a note of how much was left out.
+pub const MAX_QUOTE_BYTES: usize = 200;
+/// Longest line of an error message, in bytes (a regex error shows the pattern on a line of
+/// its own); cut like a quote.
+const MAX_MESSAGE_LINE_BYTES: usize = 500;
+/// Longest error message, in bytes.
+pub const MAX_MESSAGE_BYTES: usize = 4_000;
+
+/// `message` with its long quotes, long lines and its length cut (see [`Error::message`]).
+pub(crate) fn cut_message(message: &str) -> String {
+    if message.len() <= MAX_QUOTE_BYTES {
+        return message.to_owned();
+    }
+    // Between backticks at odd positions: the quotes.
+    let quoted: Vec<String> = message
+        .split('`')
+        .enumerate()
+        .map(|(at, part)| if at % 2 == 1 { cut_middle(part, MAX_QUOTE_BYTES) } else { part.to_owned() })
+        .collect();
+    let lines: Vec<String> =
+        quoted.join("`").split('\n').map(|line| cut_middle(line, MAX_MESSAGE_LINE_BYTES)).collect();
+    cut_middle(&lines.join("\n"), MAX_MESSAGE_BYTES)
+}
+
+/// `text` within about `max` bytes: its start and end around `…[N bytes left out]…`.
+pub(crate) fn cut_middle(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let head = text.floor_char_boundary(max * 2 / 3);
+    let tail = text.ceil_char_boundary(text.len() - max / 3);
+    format!("{}…[{} bytes left out]…{}", &text[..head], tail - head, &text[tail..])
 }
 
 fn vfs_details(err: &editkit_vfs::Error, map: &mut Map<String, Value>) {

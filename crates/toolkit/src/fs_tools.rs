@@ -38,7 +38,8 @@ impl Toolkit {
     /// ```
     ///
     /// # Errors
-    /// `invalid_args` for no paths or more than [`MAX_READ_FILES`].
+    /// `invalid_args` for no paths or more than [`MAX_READ_FILES`]. The files past the call's
+    /// budget ([`crate::ToolkitOptions::max_call_bytes`]) together answer `too_large` unread.
     pub fn read_files(&self, request: ReadFilesRequest) -> Result<ReadFilesResponse> {
         if request.paths.is_empty() {
             return Err(Error::invalid("paths", "give at least one path to read"));
@@ -53,8 +54,26 @@ impl Toolkit {
             ));
         }
         let mut files = Vec::with_capacity(request.paths.len());
+        // The files together stay within the call's budget: each is sized before it is read.
+        let budget = self.options().max_call_bytes;
+        let mut used: u64 = 0;
         for path in request.paths {
-            let read = self.read_file(ReadFileRequest::new(path.clone()).include_symbols(request.include_symbols));
+            let size = self.route(&path).1.metadata(&path).map_or(0, |m| m.size);
+            // A file over the read limit is refused by read_file without being read.
+            let readable = size <= self.options().max_read_bytes;
+            let read = if readable && used.saturating_add(size) > budget {
+                Err(Error::LimitExceeded {
+                    what: format!("`{path}` with the files read before it in this call"),
+                    size: used.saturating_add(size),
+                    limit: budget,
+                    option: "max_call_bytes (--max-call-bytes)".into(),
+                    advice: "it was not read; read it in another call (read_file reads one file up to the read limit)"
+                        .into(),
+                })
+            } else {
+                used = used.saturating_add(if readable { size } else { 0 });
+                self.read_file(ReadFileRequest::new(path.clone()).include_symbols(request.include_symbols))
+            };
             files.push(match read {
                 Ok(file) => ReadFilesItem { path, file: Some(Box::new(file)), error: None },
                 Err(err) => ReadFilesItem {

@@ -51,6 +51,7 @@ impl Toolkit {
                 None => search::Case::Smart,
             })
             .max_results(request.max_results)
+            .max_bytes(usize::try_from(self.options().max_call_bytes).unwrap_or(usize::MAX))
             .context(request.context_lines);
         if let Some(lines) = request.before_context {
             builder.before_context(lines);

@@ -59,6 +59,13 @@ pub struct ToolkitOptions {
     /// Default: [`editkit_patch::DEFAULT_MAX_WORK`] (256 Mi).
     #[cfg(feature = "patch")]
     pub max_patch_work: u64,
+    /// Most bytes of text one call gathers into its answer from many places: the files of
+    /// `read_files` together (the files past it answer `too_large` unread), the matches of a
+    /// search with their context lines (the rest are left out, `truncated`). One file within
+    /// `max_read_bytes` is always read whole by `read_file`. A call's memory stays within a
+    /// small multiple of this and of `max_read_bytes`.
+    /// Default: [`DEFAULT_MAX_CALL_BYTES`] (32 MiB).
+    pub max_call_bytes: u64,
     /// Post-write diagnostics. Default: auto (report only problems). External checkers are
     /// contained (content on stdin, private working directory, scrubbed environment, no
     /// program from a PATH entry inside a root, Landlock): see `editkit_analyze`'s `# Security`.
@@ -86,6 +93,7 @@ impl Default for ToolkitOptions {
             max_session_bytes: crate::sessions::DEFAULT_MAX_SESSION_BYTES,
             #[cfg(feature = "patch")]
             max_patch_work: editkit_patch::DEFAULT_MAX_WORK,
+            max_call_bytes: DEFAULT_MAX_CALL_BYTES,
             #[cfg(feature = "analyze")]
             diagnostics: editkit_analyze::DiagnosticsOptions::default(),
             #[cfg(feature = "analyze")]
@@ -93,6 +101,12 @@ impl Default for ToolkitOptions {
         }
     }
 }
+
+/// Most names list_dir answers (the first in its order; more set `truncated`).
+pub const MAX_LIST_ENTRIES: usize = 10_000;
+
+/// Default for [`ToolkitOptions::max_call_bytes`]: 32 MiB.
+pub const DEFAULT_MAX_CALL_BYTES: u64 = 32 << 20;
 
 /// Every editkit tool over one or more workspace roots.
 ///
@@ -345,6 +359,8 @@ impl Toolkit {
         options: &WriteOptions,
         read: Option<&editkit_vfs::FileText>,
     ) -> Result<KeptWrite> {
+        // A file editkit could not read back is not written.
+        self.check_readable(lock.path(), bytes.len())?;
         // Hashed once: the undo entry and the staleness guard both take it.
         let beside = || -> Result<_> {
             let after = lock.sha256_of_new(bytes);
@@ -531,8 +547,13 @@ impl Toolkit {
     /// Path errors, `not_found`, `invalid_args` for a file.
     pub fn list_dir(&self, request: ListDirRequest) -> Result<ListDirResponse> {
         let (_, workspace) = self.route(&request.path);
-        let entries = workspace.list_dir(&request.path)?;
-        Ok(ListDirResponse { path: workspace.resolve(&request.path)?, entries })
+        let (entries, total_entries) = workspace.list_dir_first(&request.path, MAX_LIST_ENTRIES)?;
+        Ok(ListDirResponse {
+            path: workspace.resolve(&request.path)?,
+            truncated: total_entries > entries.len(),
+            entries,
+            total_entries,
+        })
     }
 
     /// Whether a path exists, and what it is.
@@ -675,6 +696,7 @@ impl Toolkit {
     /// `syntax_error` with the errors; as [`Toolkit::write_file`].
     pub fn write_python_file(&self, request: WritePythonFileRequest) -> Result<WritePythonFileResponse> {
         self.writable("write_python_file")?;
+        self.check_readable(&request.path, request.content.len())?;
         #[cfg(feature = "analyze")]
         if request.validate {
             let errors = analysis::python_syntax_errors(&request.content);
@@ -710,19 +732,18 @@ impl Toolkit {
             return Ok(DeleteResponse { path: request.path, deleted });
         }
         if !request.recursive && workspace.entry_kind(&request.path).ok().flatten() == Some(EntryKind::Dir) {
-            let entries = workspace.list_dir(&request.path)?;
-            if !entries.is_empty() {
-                let shown: Vec<&str> = entries.iter().take(5).map(String::as_str).collect();
+            let (shown, total) = workspace.list_dir_first(&request.path, 5)?;
+            if total > 0 {
                 return Err(Error::invalid(
                     "recursive",
                     format!(
                         "`{}` is a directory with {} entr{} ({}{}); pass recursive: true to delete it with everything \
                          in it (undo_patch restores its files), or delete the entries one by one",
                         request.path,
-                        entries.len(),
-                        if entries.len() == 1 { "y" } else { "ies" },
+                        total,
+                        if total == 1 { "y" } else { "ies" },
                         shown.join(", "),
-                        if entries.len() > shown.len() { ", ..." } else { "" }
+                        if total > shown.len() { ", ..." } else { "" }
                     ),
                 ));
             }
@@ -739,7 +760,7 @@ impl Toolkit {
         // A directory's files are kept as one change, which undo_patch reverses; a delete that
         // fails (a blocked file inside) leaves no entry behind.
         if workspace.entry_kind(&request.path).ok().flatten() == Some(EntryKind::Dir)
-            && !workspace.list_dir(&request.path)?.is_empty()
+            && workspace.list_dir_first(&request.path, 0)?.1 > 0
         {
             let (kept, files) = self.keep_tree(workspace, &request.path)?;
             let deleted = workspace.delete(&request.path).inspect_err(|_| {
@@ -829,7 +850,12 @@ impl Toolkit {
             Some(scope) => Some(analysis::scope(rel, old_text.as_str(), scope)?),
             None => None,
         };
-        let options = matcher::MatchOptions { within, strict: request.strict, ..Default::default() };
+        let options = matcher::MatchOptions {
+            within,
+            strict: request.strict,
+            limits: self.output_limits(),
+            ..Default::default()
+        };
         let replace = if request.replace_all { matcher::plan_replace_all } else { matcher::plan_replace };
         // Text copied from a numbered view (`    12<TAB>line`) keeps its numbers only when the
         // file itself holds that text.
@@ -844,7 +870,7 @@ impl Toolkit {
             None => (request.old_string.as_str(), request.new_string.clone()),
         };
         let replaced = replace(old_text.as_str(), old_string, &new_string, &options)
-            .map_err(|source| Error::Edit { path: rel.to_owned(), source })?;
+            .map_err(|source| self.edit_error(rel, source))?;
         // The numbers say where the copied lines stood: the match must be there.
         if let Some((line, _)) = numbered
             && !request.replace_all
@@ -1146,6 +1172,47 @@ pub(crate) struct KeptWrite {
     pub(crate) kept: Option<String>,
     /// The formatter rewrote the content given.
     pub(crate) reformatted: bool,
+}
+
+impl Toolkit {
+    /// The matcher's bounds for an edit: its text may not grow past the read limit, which no
+    /// tool could read back.
+    pub(crate) fn output_limits(&self) -> matcher::Limits {
+        let max_output_bytes = usize::try_from(self.options.max_read_bytes).unwrap_or(usize::MAX);
+        matcher::Limits { max_output_bytes, ..Default::default() }
+    }
+
+    /// The matcher's refusal of an edit of `path`; an edit whose text would pass the read limit
+    /// names the limit and its option.
+    pub(crate) fn edit_error(&self, path: &str, source: matcher::Error) -> Error {
+        match source {
+            matcher::Error::OutputTooLarge { size, limit } => too_large_to_read(path, size, limit),
+            source => Error::Edit { path: path.to_owned(), source },
+        }
+    }
+
+    /// Refuses text of `size` bytes for `path` that would be larger than the read limit (the
+    /// check before it is encoded and written).
+    pub(crate) fn check_readable(&self, path: &str, size: usize) -> Result<()> {
+        let limit = self.options.max_read_bytes;
+        if size as u64 > limit {
+            return Err(too_large_to_read(path, size as u64, limit));
+        }
+        Ok(())
+    }
+}
+
+/// `path` would hold `size` bytes, more than the read limit `limit`.
+fn too_large_to_read(path: &str, size: u64, limit: u64) -> Error {
+    Error::LimitExceeded {
+        what: format!("`{path}` after this change"),
+        size,
+        limit,
+        option: "max_read_bytes (--max-read-bytes)".into(),
+        advice: "no tool could read the file back, so nothing was changed; replace fewer places or with shorter text, \
+                 or write less"
+            .into(),
+    }
 }
 
 /// `text` with the planned pieces in place: one copy of the text.

@@ -727,7 +727,8 @@ pub struct SearchFilesRequest {
     /// Case sensitivity; default smart (insensitive unless the pattern has an uppercase letter).
     #[serde(default)]
     pub case_sensitive: Option<bool>,
-    /// Most matching lines to return (default: 100).
+    /// Most matching lines to return (default: 100; at most 100,000 whatever is asked, and the
+    /// matches with their context within the call's byte budget).
     #[serde(default = "hundred")]
     pub max_results: usize,
     /// Lines of context before and after each match (default: 0).
@@ -757,8 +758,13 @@ pub struct ListDirRequest {
 pub struct ListDirResponse {
     /// The directory, canonical.
     pub path: String,
-    /// Sorted names; directories end with `/`.
+    /// Sorted names; directories end with `/`. At most [`crate::MAX_LIST_ENTRIES`], the first
+    /// in this order.
     pub entries: Vec<String>,
+    /// How many entries the directory holds (blocked entries and links leading out not counted).
+    pub total_entries: usize,
+    /// Whether `entries` was cut at [`crate::MAX_LIST_ENTRIES`].
+    pub truncated: bool,
 }
 
 /// Find files by glob, honouring .gitignore.

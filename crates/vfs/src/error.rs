@@ -80,7 +80,10 @@ pub enum Error {
         path: String,
     },
     /// The file is larger than the workspace's read limit.
-    #[error("`{path}` is {size} bytes, over the read limit of {limit} bytes; read a range or raise the limit")]
+    #[error(
+        "`{path}` is {size} bytes, over the read limit of {limit} bytes; no part of it can be read either: the limit \
+         can be raised (`max_read_bytes`, `--max-read-bytes`)"
+    )]
     TooLarge {
         /// The path as given.
         path: String,

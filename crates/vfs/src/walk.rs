@@ -126,9 +126,15 @@ impl<'ws> WorkspaceDir<'ws> {
     }
 
     /// Lists the directory; when `skipped` is given, the entries left out are pushed to it.
-    fn scan(&self, mut skipped: Option<&mut Vec<SkippedEntry>>) -> Result<Vec<Entry>> {
-        let io = |e| Error::from_io("list", &self.rel, e);
+    fn scan(&self, skipped: Option<&mut Vec<SkippedEntry>>) -> Result<Vec<Entry>> {
         let mut out = Vec::new();
+        self.scan_each(skipped, |entry| out.push(entry))?;
+        Ok(out)
+    }
+
+    /// Hands each entry of the directory to `visit` as it is read, holding none of them.
+    fn scan_each(&self, mut skipped: Option<&mut Vec<SkippedEntry>>, mut visit: impl FnMut(Entry)) -> Result<()> {
+        let io = |e| Error::from_io("list", &self.rel, e);
         let mut skip = |name: String, symlink: bool, reason: SkipReason| {
             if let Some(list) = skipped.as_deref_mut() {
                 let rel = self.child_rel(&name);
@@ -177,9 +183,9 @@ impl<'ws> WorkspaceDir<'ws> {
             } else {
                 (Some(EntryKind::Other), false)
             };
-            out.push(Entry { name, rel, kind, symlink });
+            visit(Entry { name, rel, kind, symlink });
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Opens the sub-directory `name` relative to this handle.
@@ -317,10 +323,39 @@ impl Workspace {
     /// # Errors
     /// Policy errors, [`Error::NotFound`], [`Error::NotADirectory`], [`Error::Io`].
     pub fn list_dir(&self, path: &str) -> Result<Vec<String>> {
+        Ok(self.list_dir_first(path, usize::MAX)?.0)
+    }
+
+    /// The first `limit` names of [`Workspace::list_dir`] in its order, and how many names the
+    /// directory holds in all. It holds at most `limit` names at a time, however large the
+    /// directory.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// for name in ["c.txt", "a.txt", "b.txt"] {
+    ///     std::fs::write(dir.path().join(name), "").unwrap();
+    /// }
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.list_dir_first("", 2)?, (vec!["a.txt".to_owned(), "b.txt".to_owned()], 3));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Workspace::list_dir`].
+    pub fn list_dir_first(&self, path: &str, limit: usize) -> Result<(Vec<String>, usize)> {
         let dir = self.open_dir(path)?;
-        let mut names: Vec<String> = dir.entries()?.into_iter().map(|entry| entry.display_name()).collect();
-        names.sort();
-        Ok(names)
+        // A max-heap of the smallest names seen: the largest leaves when one more comes in.
+        let mut kept = std::collections::BinaryHeap::new();
+        let mut total = 0;
+        dir.scan_each(None, |entry| {
+            total += 1;
+            kept.push(entry.display_name());
+            if kept.len() > limit {
+                kept.pop();
+            }
+        })?;
+        Ok((kept.into_sorted_vec(), total))
     }
 
     /// Opens a directory as a handle for walking it entry by entry without leaving the root.

@@ -83,6 +83,21 @@ fn parsing_is_bounded_in_time() {
     assert!(elapsed < editkit_analyze::PARSE_TIME_LIMIT + std::time::Duration::from_secs(5), "{elapsed:?}");
     if let Err(error) = result {
         assert_eq!(error.kind(), "too_large");
-        assert!(error.to_string().contains("gave up"), "{error}");
+        assert!(error.to_string().contains("gave up") || error.to_string().contains("tokens"), "{error}");
     }
+}
+
+/// A dense source far under the byte limit (one-letter lines: 2 tokens per 2 bytes) would
+/// take hundreds of bytes per token to parse; past `MAX_PARSE_TOKENS` it is refused unparsed.
+#[test]
+fn dense_input_is_refused_by_its_token_count() {
+    let dense = "x\n".repeat(editkit_analyze::MAX_PARSE_TOKENS / 2 + 1);
+    assert!(dense.len() < editkit_analyze::MAX_PARSE_BYTES);
+    for result in [check_syntax(FileKind::Python, &dense).map(|_| ()), symbols(FileKind::Python, &dense).map(|_| ())] {
+        let error = result.unwrap_err();
+        assert_eq!(error.kind(), "too_large");
+        assert!(error.to_string().contains("tokens"), "{error}");
+    }
+    let fits = "x\n".repeat(editkit_analyze::MAX_PARSE_TOKENS / 2);
+    assert!(check_syntax(FileKind::Python, &fits).is_ok());
 }

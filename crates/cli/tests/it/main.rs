@@ -7,6 +7,7 @@ mod hostile;
 mod http;
 mod human;
 mod mcp;
+mod memory;
 mod orphans;
 mod shown;
 

@@ -235,7 +235,8 @@ fn lines_that_are_not_json_get_a_parse_error_and_the_server_keeps_serving() {
 #[test]
 fn a_17_mib_message_is_served() {
     let dir = workspace(&[]);
-    let mut session = Session::start(&["--root", &root_arg(dir.path())]);
+    // Above the default read limit (16 MiB), a file no tool could read back is not written.
+    let mut session = Session::start(&["--root", &root_arg(dir.path()), "--max-read-bytes", "33554432"]);
     let content = "0123456789abcdef".repeat(17 << 16);
     assert_eq!(content.len(), 17 << 20);
     let reply = session.request(

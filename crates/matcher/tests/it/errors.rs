@@ -100,6 +100,26 @@ fn limits_are_errors() {
     assert!(matches!(err, Error::LimitExceeded { what: "matches", limit: 2, .. }), "{err:?}");
 }
 
+/// A replace_all of 1,000 places by a 10 KiB text is refused by its output size, counted
+/// from the matches before the text is built, and the size is the one the text would have.
+#[test]
+fn replace_all_output_is_bounded_before_it_is_built() {
+    let haystack = "a\n".repeat(1_000);
+    let new = "b".repeat(10 << 10);
+    let limit = 1 << 20;
+    let options =
+        MatchOptions { limits: Limits { max_output_bytes: limit, ..Limits::default() }, ..MatchOptions::default() };
+    let err = editkit_matcher::plan_replace_all(&haystack, "a", &new, &options).unwrap_err();
+    assert_eq!(err.kind(), "limit_exceeded");
+    let expected = (haystack.len() + 1_000 * (new.len() - 1)) as u64;
+    assert!(matches!(err, Error::OutputTooLarge { size, limit: 1_048_576 } if size == expected), "{err:?}");
+    assert!(err.to_string().contains("replace fewer places"), "{err}");
+    // Just under the limit it is built.
+    let fits = "b".repeat(limit / 1_000 - 2);
+    let replaced = editkit_matcher::replace_all(&haystack, "a", &fits, &options).unwrap();
+    assert!(replaced.text().len() <= limit);
+}
+
 #[test]
 fn fuzzy_work_is_bounded() {
     let block = "def f(a):\n    total = a + 1\n    return total\n";

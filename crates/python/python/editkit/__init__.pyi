@@ -187,6 +187,8 @@ class GenerateDiffResult(Result):
 class ListDirResult(Result):
     entries: list[str]
     path: str
+    total_entries: int
+    truncated: bool
 
 class ExistsResult(Result):
     exists: bool

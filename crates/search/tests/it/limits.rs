@@ -174,3 +174,67 @@ fn the_last_kept_match_keeps_its_whole_after_context_when_results_are_capped() {
         assert_eq!(kept[cap - 1].after, expected, "cap {cap}");
     }
 }
+
+/// `max_results` has a ceiling whatever is asked: a file of more matching lines than
+/// `MAX_RESULTS` searched with a limit of a hundred million answers `MAX_RESULTS` lines and
+/// `truncated`.
+#[test]
+fn max_results_has_a_ceiling() {
+    let tree = Tree::new(&[]);
+    tree.write("x.txt", "x\n".repeat(editkit_search::MAX_RESULTS + 10_000).as_bytes());
+    let found = search(&tree, "x", ".", |b| {
+        b.max_results(100_000_000);
+    });
+    let lines: usize = found.results.iter().map(|r| r.matches.len()).sum();
+    assert_eq!(lines, editkit_search::MAX_RESULTS);
+    assert!(found.truncated);
+}
+
+/// The kept matches hold at most `max_bytes` of text (lines and context), the first in (path,
+/// line) order, on one thread as on several.
+#[test]
+fn matches_are_bounded_in_bytes_and_keep_the_first() {
+    let tree = Tree::new(&[]);
+    let line = format!("x{}\n", "y".repeat(99));
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        tree.write(name, line.repeat(200).as_bytes());
+    }
+    for threads in [1, 2, 4] {
+        let found = search(&tree, "x", ".", |b| {
+            b.max_results(10_000).context(5).max_bytes(50_000).threads(threads);
+        });
+        assert!(found.truncated);
+        let bytes: usize = found.results.iter().flat_map(|r| &r.matches).map(|m| m.held_bytes()).sum();
+        assert!(bytes <= 50_000 && bytes > 40_000, "{bytes}");
+        assert_eq!(files_of(&found), ["a.txt"]);
+        assert_eq!(found.results[0].matches[0].line, 1);
+        assert_eq!(found.files_with_matches, 3);
+    }
+}
+
+/// A long pattern that does not parse is not shown again in the error: its kind and place are.
+#[test]
+fn a_long_bad_pattern_is_named_by_place_not_repeated() {
+    let pattern = format!("{}x", "(".repeat(60_000));
+    let err = editkit_search::Search::builder(pattern.as_str()).build().unwrap_err();
+    let editkit_search::Error::InvalidPattern { message, .. } = &err else { panic!("{err:?}") };
+    assert!(message.len() < 300, "{message}");
+    assert!(message.contains("unclosed group") && message.contains("at byte"), "{message}");
+}
+
+/// The bounds hold together: matches cut by `max_results` no longer count against
+/// `max_bytes`, so exactly the first `max_results` stay when they fit the bytes.
+#[test]
+fn matches_cut_by_count_free_their_bytes() {
+    let tree = fifty_matches();
+    let held = 3 + editkit_search::LINE_COST_BYTES;
+    for threads in [1, 2, 4] {
+        let found = search(&tree, "hit", ".", |b| {
+            b.max_results(7).max_bytes(7 * held).threads(threads);
+        });
+        let lines: usize = found.results.iter().map(|r| r.matches.len()).sum();
+        assert_eq!(lines, 7, "{threads} threads");
+        assert_eq!(files_of(&found), ["f0.txt", "f1.txt"]);
+        assert!(found.truncated);
+    }
+}
