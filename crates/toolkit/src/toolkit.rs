@@ -274,6 +274,21 @@ impl Toolkit {
             }
             workspaces.push(workspace);
         }
+        // A state home given inside a workspace is refused: the repository could ship or rewrite
+        // the state there. (The default one may be, when a root holds the user's home: it is
+        // then blocked for every tool, as the vfs does for any state folder inside its root.)
+        for workspace in workspaces.iter().filter(|_| options.state_home.is_some()) {
+            if let Some(root) = workspaces.iter().find(|root| root.encloses(workspace.state_dir())) {
+                return Err(Error::invalid(
+                    "state_dir",
+                    format!(
+                        "the state folder `{}` is inside the workspace `{}`; choose a folder outside every root",
+                        workspace.state_dir().display(),
+                        root.root_path().display()
+                    ),
+                ));
+            }
+        }
         let sessions = Sessions::new(options.max_sessions, options.max_session_bytes);
         Ok(Toolkit {
             roots: workspaces,

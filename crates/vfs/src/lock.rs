@@ -418,7 +418,7 @@ fn locks_dir(workspace: &Workspace, given: &str) -> Result<std::sync::Arc<LocksD
     {
         return Ok(cached);
     }
-    crate::beneath::create_dirs(state, "locks").map_err(io)?;
+    crate::beneath::create_private_dirs(state, "locks").map_err(io)?;
     let dir = crate::beneath::dir(state, "locks").map_err(io)?;
     let stat = rustix::fs::fstat(&dir).map_err(|e| io(e.into()))?;
     let fresh = std::sync::Arc::new(LocksDir { dir, dev: stat.st_dev, ino: stat.st_ino });

@@ -380,10 +380,10 @@ impl Txn<'_> {
         let state = self.ws.state_store().ensure()?;
         let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
         if !parent_rel.is_empty() {
-            crate::beneath::create_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
+            crate::beneath::create_private_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
         }
         let parent = crate::beneath::dir(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
-        crate::atomic::stage_and_rename(&parent, file_name, bytes, None, self.ws.durability)
+        crate::atomic::stage_and_rename(&parent, file_name, bytes, Some(private_file()), self.ws.durability)
             .map_err(|e| Error::from_io("write", name, e))
     }
 
@@ -538,7 +538,7 @@ impl Txn<'_> {
         let (parent_rel, file_name) = split_parent(rel).ok_or_else(|| root_refused(rel))?;
         let (name_parent, name_file) = split_parent(name).ok_or_else(|| root_refused(name))?;
         if !name_parent.is_empty() {
-            crate::beneath::create_dirs(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
+            crate::beneath::create_private_dirs(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
         }
         let to = crate::beneath::dir(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
         let from = self.dir_raw(rel, parent_rel)?;
@@ -555,8 +555,9 @@ impl Txn<'_> {
             Err(rustix::io::Errno::XDEV | rustix::io::Errno::PERM | rustix::io::Errno::MLINK) => {
                 let bytes =
                     read_regular(self.ws.root_dir(), rel)?.ok_or_else(|| Error::NotFound { path: rel.to_owned() })?;
+                // The owner's bits only: a copy of a file others may read is the user's alone.
                 let permissions = cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(
-                    mode_of(self.ws.root_dir(), rel)?,
+                    mode_of(self.ws.root_dir(), rel)? & 0o700,
                 ));
                 crate::atomic::stage_and_rename(&to, name_file, &bytes, Some(permissions), self.ws.durability)
                     .map_err(|e| Error::from_io("keep", name, e))?;
@@ -594,6 +595,11 @@ impl Txn<'_> {
             opened => opened.map_err(|e| Error::from_io("open directory", given, e)),
         }
     }
+}
+
+/// The mode of a file editkit writes in its state folder: 0600, readable by the user alone.
+fn private_file() -> cap_std::fs::Permissions {
+    cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(0o600))
 }
 
 /// Removes the entry `name` of `parent` (a file, a link itself, or an empty folder); a missing

@@ -16,6 +16,7 @@ mod model_patches;
 mod patch_inputs;
 mod schemas;
 mod sessions;
+mod state_folder;
 mod strict_json;
 mod support;
 mod tidy;
