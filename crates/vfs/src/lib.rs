@@ -61,6 +61,7 @@ mod files;
 mod hash;
 mod lock;
 mod lock_table;
+mod object_lock;
 mod policy;
 mod reap;
 mod resolve;

@@ -171,6 +171,8 @@ impl Txn<'_> {
         let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
         let from_dir = self.dir_raw(from, from_parent)?;
         let to_dir = if from_parent == to_parent { None } else { Some(self.dir_raw(to, to_parent)?) };
+        self.ws.adopt(to, &from_dir, from_name);
+        self.ws.vacate(from);
         from_dir
             .rename(from_name, to_dir.as_ref().unwrap_or(&from_dir), to_name)
             .map_err(|e| Error::from_io("rename", from, e))?;
@@ -259,6 +261,7 @@ impl Txn<'_> {
     /// [`Error::Io`].
     pub fn remove_unchecked(&self, path: &str) -> Result<()> {
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
+        self.ws.vacate(path);
         let parent = match self.dir_raw(path, parent_rel) {
             Ok(parent) => parent,
             Err(Error::NotFound { .. }) => return Ok(()),
@@ -722,7 +725,8 @@ impl<'ws> Txn<'ws> {
         let mut paths: Vec<&str> = paths.into_iter().collect();
         paths.sort_unstable();
         paths.dedup();
-        paths.into_iter().map(|rel| crate::FileLock::acquire(self.ws, rel.to_owned(), rel.to_owned())).collect()
+        let paths: Vec<(String, String)> = paths.into_iter().map(|rel| (rel.to_owned(), rel.to_owned())).collect();
+        crate::FileLock::acquire_all(self.ws, &paths)
     }
 }
 
@@ -901,6 +905,8 @@ impl Folders<'_> {
     /// As [`Txn::rename_deferred_unchecked`].
     pub fn rename_unchecked(&self, from: &str, to: &str) -> Result<()> {
         let ((from_dir, from_name), (to_dir, to_name)) = self.two_folders((from, false), (to, false))?;
+        self.txn.ws.adopt(to, &from_dir, from_name);
+        self.txn.ws.vacate(from);
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))
     }
 
@@ -911,6 +917,7 @@ impl Folders<'_> {
     /// [`Error::Io`], for a folder too.
     pub fn remove_file_unchecked(&self, path: &str) -> Result<()> {
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
+        self.txn.ws.vacate(path);
         let parent = match self.folder(path, parent_rel, false) {
             Ok(parent) => parent,
             Err(Error::NotFound { .. }) => return Ok(()),

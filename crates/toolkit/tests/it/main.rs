@@ -12,6 +12,7 @@ mod fuzz_targets;
 mod hostile_state;
 #[cfg(feature = "analyze")]
 mod hostile_tools;
+mod locks_across;
 mod model_patches;
 mod patch_inputs;
 mod schemas;

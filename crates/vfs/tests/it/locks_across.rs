@@ -1,0 +1,89 @@
+//! A file's lock excludes other workspaces whatever their state folder: the cross-process
+//! lock falls on the file itself (or, for a path naming no file, on the root), and follows the
+//! file its holder writes, creates, replaces or removes.
+
+use editkit_vfs::{FileLock, Workspace, WriteOptions};
+
+/// Two workspaces on one root, each with a state folder of its own.
+struct Pair {
+    root: tempfile::TempDir,
+    _states: [tempfile::TempDir; 2],
+    first: Workspace,
+    second: Workspace,
+}
+
+impl Pair {
+    fn new() -> Pair {
+        let root = tempfile::tempdir().unwrap();
+        let states = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+        let open = |state: &tempfile::TempDir| Workspace::builder(root.path()).state_dir(state.path()).open().unwrap();
+        let (first, second) = (open(&states[0]), open(&states[1]));
+        Pair { root, _states: states, first, second }
+    }
+}
+
+/// `held` keeps `other`'s locker of `path` waiting until it is dropped, then lets it in.
+fn assert_excludes(other: &Workspace, path: &str, held: FileLock<'_>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let lock = other.lock(path).unwrap();
+            tx.send(()).unwrap();
+            drop(lock);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(rx.try_recv().is_err(), "a workspace with another state folder got in while {path} was locked");
+        drop(held);
+        rx.recv().unwrap();
+    });
+}
+
+#[test]
+fn a_lock_excludes_a_workspace_with_another_state_folder() {
+    let pair = Pair::new();
+    std::fs::write(pair.root.path().join("a.txt"), "a\n").unwrap();
+    // An existing file, held while it is replaced twice.
+    let held = pair.first.lock("a.txt").unwrap();
+    held.write(b"b\n", &WriteOptions::default()).unwrap();
+    held.write(b"c\n", &WriteOptions::default()).unwrap();
+    assert_excludes(&pair.second, "a.txt", held);
+    // A file that does not exist yet, held while it is created.
+    let held = pair.first.lock("new/b.txt").unwrap();
+    assert_excludes(&pair.second, "new/b.txt", held);
+    let held = pair.first.lock("new/c.txt").unwrap();
+    held.write(b"c\n", &WriteOptions { create_dirs: true, ..WriteOptions::default() }).unwrap();
+    assert_excludes(&pair.second, "new/c.txt", held);
+    // A file removed under its lock.
+    let held = pair.first.lock("a.txt").unwrap();
+    pair.first.delete("a.txt").unwrap();
+    assert_excludes(&pair.second, "a.txt", held);
+}
+
+#[test]
+fn different_existing_files_do_not_block_each_other_across_state_folders() {
+    let pair = Pair::new();
+    std::fs::write(pair.root.path().join("a.txt"), "a\n").unwrap();
+    std::fs::write(pair.root.path().join("b.txt"), "b\n").unwrap();
+    let first = pair.first.lock("a.txt").unwrap();
+    // Would wait forever if the lock fell on anything both files share.
+    let second = pair.second.lock("b.txt").unwrap();
+    drop((first, second));
+}
+
+#[test]
+fn overlapping_sets_locked_in_either_order_never_deadlock() {
+    // Sorted by path, the first set falls on `a.txt` then the root (a new file), the second
+    // on the root then `a.txt`: taken without waiting while holding, both always complete.
+    let pair = Pair::new();
+    std::fs::write(pair.root.path().join("a.txt"), "x\n").unwrap();
+    std::thread::scope(|scope| {
+        for (workspace, set) in [(&pair.first, ["a.txt", "n-new.txt"]), (&pair.second, ["a-new.txt", "a.txt"])] {
+            scope.spawn(move || {
+                for _ in 0..300 {
+                    let locks = workspace.lock_many(set).unwrap();
+                    assert_eq!(locks.len(), 2);
+                }
+            });
+        }
+    });
+}
