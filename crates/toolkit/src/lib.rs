@@ -76,6 +76,7 @@ impl Stop {
 pub use editkit_vfs::Durability;
 pub use error::{ERROR_KINDS, Error, ErrorKind, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
+pub use history::DEFAULT_HISTORY_BYTES;
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
 pub use toolkit::{Toolkit, ToolkitOptions};
 pub use types::*;

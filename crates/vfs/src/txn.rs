@@ -390,6 +390,41 @@ impl Txn<'_> {
             .map_err(|e| Error::from_io("write", name, e))
     }
 
+    /// The size in bytes and the status-change time (nanoseconds since the Unix epoch: when
+    /// the entry was written, linked or renamed into the state folder) of the regular file
+    /// `name` in the state folder, judged without following a link; `None` when it (or the
+    /// folder) does not exist or is not a regular file.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let state = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::builder(dir.path()).state_dir(state.path().join("s")).open()?;
+    /// assert_eq!(workspace.txn().state_metadata("undo/a")?, None);
+    /// workspace.txn().state_write("undo/a", b"abc")?;
+    /// assert_eq!(workspace.txn().state_metadata("undo/a")?.map(|(size, _)| size), Some(3));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Txn::state_read`].
+    pub fn state_metadata(&self, name: &str) -> Result<Option<(u64, i64)>> {
+        crate::state::check_name(name)?;
+        let Some(state) = self.ws.state_store().existing()? else { return Ok(None) };
+        let fd = match crate::beneath::open(state, name, rustix::fs::OFlags::PATH, rustix::fs::Mode::empty()) {
+            Ok(fd) => fd,
+            Err(err) if matches!(err.kind(), std::io::ErrorKind::NotFound) => return Ok(None),
+            Err(err) if crate::beneath::is_swapped(&err) => return Ok(None),
+            Err(err) => return Err(Error::from_io("stat", name, err)),
+        };
+        let stat = rustix::fs::fstat(&fd).map_err(|e| Error::from_io("stat", name, e.into()))?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+            return Ok(None);
+        }
+        let changed = stat.st_ctime.saturating_mul(1_000_000_000).saturating_add(stat.st_ctime_nsec as i64);
+        Ok(Some((stat.st_size.try_into().unwrap_or(0), changed)))
+    }
+
     /// Reads `name` in the state folder; `None` when it (or the folder) does not exist.
     ///
     /// # Errors

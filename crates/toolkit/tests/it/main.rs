@@ -9,6 +9,7 @@ mod fuzz_replay;
 #[path = "../../../../fuzz/src/lib.rs"]
 #[allow(dead_code, clippy::all)]
 mod fuzz_targets;
+mod history_bytes;
 mod hostile_state;
 #[cfg(feature = "analyze")]
 mod hostile_tools;
