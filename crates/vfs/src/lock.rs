@@ -97,6 +97,11 @@ impl<'ws> FileLock<'ws> {
     /// overlapping sets, here or in other processes, whatever the order of the objects their
     /// locks fall on (a file, or the root for a path naming no file), never deadlock.
     pub(crate) fn acquire_all(workspace: &'ws Workspace, paths: &[(String, String)]) -> Result<Vec<Self>> {
+        if workspace.lock_table().cross_process
+            && let Some((_, given)) = paths.first()
+        {
+            reserve_descriptors(given, paths.len())?;
+        }
         'again: loop {
             let mut held = Vec::with_capacity(paths.len());
             for (rel, given) in paths {
@@ -370,6 +375,37 @@ impl Drop for FileLock<'_> {
         // Then the next thread of this process.
         self.workspace.lock_table().release(&self.rel);
     }
+}
+
+/// Descriptors kept free beside a set of locks, for the work done under them (folders,
+/// staged files, a journal).
+const SPARE_DESCRIPTORS: u64 = 256;
+
+/// Makes sure `count` more locks (two descriptors each: the lock file and the locked file) fit
+/// under the process's limit on open descriptors, raising its soft limit toward the hard one
+/// when they would not, so a large set is refused up front ([`Error::TooManyLocks`]) instead
+/// of failing with "too many open files" half-way through its locks.
+fn reserve_descriptors(given: &str, count: usize) -> Result<()> {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let needed = (count as u64).saturating_mul(2).saturating_add(SPARE_DESCRIPTORS);
+    let limit = getrlimit(Resource::Nofile);
+    let (Some(soft), hard) = (limit.current, limit.maximum) else { return Ok(()) };
+    // Small sets fit under any usual limit: no count of the open descriptors for them.
+    if needed.saturating_mul(4) <= soft {
+        return Ok(());
+    }
+    let open = std::fs::read_dir("/proc/self/fd").map_or(0, |entries| entries.count() as u64);
+    let wanted = open.saturating_add(needed);
+    if wanted <= soft {
+        return Ok(());
+    }
+    if hard.is_none_or(|hard| wanted <= hard) {
+        let raised = rustix::process::Rlimit { current: hard.map(|hard| hard.max(wanted)), maximum: hard };
+        if setrlimit(Resource::Nofile, raised).is_ok() {
+            return Ok(());
+        }
+    }
+    Err(Error::TooManyLocks { path: given.to_owned(), count, needed, limit: hard.unwrap_or(soft).max(soft) })
 }
 
 /// Most attempts at a lock file before giving up (each failed attempt means another process

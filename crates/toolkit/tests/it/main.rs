@@ -15,6 +15,7 @@ mod hostile_state;
 mod hostile_tools;
 mod locks_across;
 mod model_patches;
+mod patch_files;
 mod patch_inputs;
 mod schemas;
 mod sessions;

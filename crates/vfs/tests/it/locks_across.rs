@@ -87,3 +87,33 @@ fn overlapping_sets_locked_in_either_order_never_deadlock() {
         }
     });
 }
+
+const CHILD_ENV: &str = "EDITKIT_VFS_DESCRIPTOR_CHILD";
+
+/// Runs only as a child process of the test below: under a limit of 400 open descriptors, a
+/// set of 300 locks is refused as `too_large` before any is taken; 50 are taken.
+#[test]
+fn child_locks_under_a_low_descriptor_limit() {
+    let Ok(root) = std::env::var(CHILD_ENV) else { return };
+    let low = rustix::process::Rlimit { current: Some(400), maximum: Some(400) };
+    rustix::process::setrlimit(rustix::process::Resource::Nofile, low).unwrap();
+    let workspace = Workspace::open(&root).unwrap();
+    let names: Vec<String> = (0..300).map(|n| format!("f{n}.txt")).collect();
+    let err = workspace.lock_many(names.iter().map(String::as_str)).unwrap_err();
+    assert_eq!(err.kind(), "too_large", "{err}");
+    assert!(err.to_string().contains("file descriptors"), "{err}");
+    let locks = workspace.lock_many(names[..50].iter().map(String::as_str)).unwrap();
+    assert_eq!(locks.len(), 50);
+}
+
+#[test]
+fn a_set_of_locks_past_the_descriptor_limit_is_refused_before_any_is_taken() {
+    let root = tempfile::tempdir().unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let status = std::process::Command::new(exe)
+        .args(["--exact", "locks_across::child_locks_under_a_low_descriptor_limit", "--test-threads=1", "--quiet"])
+        .env(CHILD_ENV, root.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
