@@ -99,6 +99,10 @@ pub(crate) fn lock(workspace: &Workspace, given: &str, rel: &str, wait: bool) ->
         match rustix::fs::flock(&object.fd, operation) {
             Ok(()) => {}
             Err(rustix::io::Errno::WOULDBLOCK) => return Ok(false),
+            Err(rustix::io::Errno::INTR) => continue,
+            // A file system without `flock` (some network mounts): the state folder's lock
+            // file alone serialises, as before.
+            Err(rustix::io::Errno::NOLCK | rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::NOSYS) => return Ok(true),
             Err(err) => return Err(io(err.into())),
         }
         if still(workspace, rel, &object) {
