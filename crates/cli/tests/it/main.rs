@@ -6,6 +6,7 @@ mod demo;
 mod hostile;
 mod human;
 mod mcp;
+mod state;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
