@@ -65,13 +65,11 @@ fn root(workspace: &Workspace) -> std::io::Result<Object> {
 
 /// The object `rel`'s lock falls on now: the regular file it names, else the root.
 fn object_of(workspace: &Workspace, rel: &str) -> std::io::Result<Object> {
-    if let Some(key) = file_at(workspace, rel) {
-        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY;
-        if let Ok(fd) = crate::beneath::open(workspace.root_dir(), rel, flags, Mode::empty())
-            && key_of(&fd)? == key
-        {
-            return Ok(Object { fd, key, file: true });
-        }
+    if let Some(key) = file_at(workspace, rel)
+        && let Ok(fd) = crate::beneath::open(workspace.root_dir(), rel, READ, Mode::empty())
+        && key_of(&fd)? == key
+    {
+        return Ok(Object { fd, key, file: true });
     }
     root(workspace)
 }
@@ -79,10 +77,15 @@ fn object_of(workspace: &Workspace, rel: &str) -> std::io::Result<Object> {
 /// Whether `rel` still falls on `object` now that it is locked.
 fn still(workspace: &Workspace, rel: &str, object: &Object) -> bool {
     match file_at(workspace, rel) {
-        Some(key) => object.file && key == object.key,
+        Some(key) if object.file => key == object.key,
+        // The root stands in for a file this process may not open for reading.
+        Some(_) => crate::beneath::open(workspace.root_dir(), rel, READ, Mode::empty()).is_err(),
         None => !object.file,
     }
 }
+
+/// How a file is opened to be locked: read-only, never blocking.
+const READ: OFlags = OFlags::RDONLY.union(OFlags::NONBLOCK).union(OFlags::NOCTTY);
 
 /// Takes the cross-process lock of canonical `rel` for this workspace's lock of it, waiting
 /// for another holder when `wait`; without it, `false` (and nothing held) when one would have

@@ -2,6 +2,8 @@
 //! lock falls on the file itself (or, for a path naming no file, on the root), and follows the
 //! file its holder writes, creates, replaces or removes.
 
+use std::os::unix::process::CommandExt;
+
 use editkit_vfs::{FileLock, Workspace, WriteOptions};
 
 /// Two workspaces on one root, each with a state folder of its own.
@@ -57,6 +59,57 @@ fn a_lock_excludes_a_workspace_with_another_state_folder() {
     let held = pair.first.lock("a.txt").unwrap();
     pair.first.delete("a.txt").unwrap();
     assert_excludes(&pair.second, "a.txt", held);
+}
+
+const SEALED_ENV: &str = "EDITKIT_VFS_SEALED_CHILD";
+
+/// Under a user who may not open `root/sealed.txt` for reading: its lock falls on the root
+/// folder (and the check after the grant accepts that rather than starting over for ever), so
+/// it excludes lockers of that file and of a file not made yet.
+fn sealed_scenario(base: &std::path::Path) {
+    let root = base.join("root");
+    let open = |state: &str| Workspace::builder(&root).state_dir(base.join(state)).open().unwrap();
+    let (first, second) = (open("s1"), open("s2"));
+    assert!(std::fs::File::open(root.join("sealed.txt")).is_err(), "the test user may read the sealed file");
+    let held = first.lock("sealed.txt").unwrap();
+    assert_excludes(&second, "sealed.txt", held);
+    let held = first.lock("sealed.txt").unwrap();
+    assert_excludes(&second, "not-yet.txt", held);
+}
+
+/// Runs only as a child process of the test below (as an unprivileged user).
+#[test]
+fn child_locks_a_sealed_file() {
+    let Ok(base) = std::env::var(SEALED_ENV) else { return };
+    sealed_scenario(std::path::Path::new(&base));
+}
+
+#[test]
+fn a_file_its_user_may_not_read_is_locked_on_the_root() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("sealed.txt"), "s\n").unwrap();
+    std::fs::set_permissions(root.join("sealed.txt"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    if rustix::process::geteuid().is_root() {
+        // Root reads any file: the scenario runs as `nobody` (65534), who owns the tree.
+        let nobody = 65_534;
+        for path in [base.path().to_owned(), root.clone(), root.join("sealed.txt")] {
+            std::os::unix::fs::chown(&path, Some(nobody), Some(nobody)).unwrap();
+        }
+        let exe = std::env::current_exe().unwrap();
+        let status = std::process::Command::new(exe)
+            .args(["--exact", "locks_across::child_locks_a_sealed_file", "--test-threads=1", "--quiet"])
+            .env(SEALED_ENV, base.path())
+            .uid(nobody)
+            .gid(nobody)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    } else {
+        sealed_scenario(base.path());
+    }
 }
 
 #[test]
