@@ -210,3 +210,29 @@ fn a_state_home_inside_a_workspace_is_refused() {
     assert_eq!(err.kind(), "invalid_args", "{err}");
     assert!(!project.root.join("var").exists() && !project.root.join("docs/state").exists());
 }
+
+#[test]
+fn a_state_folder_of_another_user_is_refused() {
+    let project = Project::new();
+    let home = shared_home(0o1777);
+    let toolkit = project.toolkit(home.path());
+    let state = toolkit.workspace().state_dir().to_owned();
+    if fs::metadata(home.path()).unwrap().uid() == 0 {
+        // Another user (`nobody`) made the root's folder first, private to them.
+        fs::create_dir(&state).unwrap();
+        std::os::unix::fs::chown(&state, Some(65_534), Some(65_534)).unwrap();
+        for (tool, result) in state_writers(&toolkit) {
+            assert_eq!(result["ok"], false, "{tool}: {result:#}");
+            let message = result["error"]["message"].as_str().unwrap();
+            assert!(message.contains(&state.display().to_string()), "{message}");
+            assert!(message.contains("belongs to another user"), "{message}");
+        }
+        assert!(entries_under(&state).is_empty());
+    } else {
+        // Without root no folder can be given away: one of root's stands in for it.
+        let mut builder = editkit::vfs::Workspace::builder(&project.root);
+        let workspace = builder.state_dir("/usr").open().unwrap();
+        let err = workspace.write("a.txt", b"a", &Default::default()).unwrap_err();
+        assert!(err.to_string().contains("`/usr`") && err.to_string().contains("belongs to another user"), "{err}");
+    }
+}
