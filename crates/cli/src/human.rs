@@ -887,6 +887,19 @@ fn history(toolkit: &Toolkit, file: Option<&str>, output: OutputArgs) -> Result<
             .collect();
         outln!("{} {}  {}", style.bold("change"), when(patch["time_unix"].as_i64()), files.join(", "));
     }
+    let evicted = &result["evicted"];
+    if let (Some(versions), Some(bytes), Some(max)) =
+        (evicted["versions"].as_u64(), evicted["bytes"].as_u64(), evicted["max_bytes"].as_u64())
+    {
+        outln!(
+            "{} older {} ({}) dropped to keep the history within {} (--history-bytes), the last {}",
+            versions,
+            if versions == 1 { "version" } else { "versions" },
+            plural(bytes, "byte"),
+            plural(max, "byte"),
+            when(evicted["time_unix"].as_i64())
+        );
+    }
     Ok(EXIT_OK)
 }
 

@@ -94,6 +94,10 @@ struct WorkspaceArgs {
     /// root; never inside a workspace. Default: $XDG_STATE_HOME/editkit, else ~/.local/state/editkit.
     #[arg(long = "state-dir", value_name = "DIR")]
     state_dir: Option<PathBuf>,
+    /// Most bytes of undo history kept per root (every file's versions and patches together);
+    /// past it the oldest versions are dropped first, and `history` says how many went.
+    #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_HISTORY_BYTES)]
+    history_bytes: u64,
 }
 
 /// What runs after a write.
@@ -495,6 +499,7 @@ impl WorkspaceArgs {
                 DurabilityArg::Atomic => editkit::Durability::Atomic,
             };
         }
+        options.history_bytes = self.history_bytes;
         if let Some(dir) = &self.state_dir {
             // Relative to where editkit was started, like --root.
             options.state_home = Some(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));

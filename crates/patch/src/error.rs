@@ -40,6 +40,18 @@ pub enum Error {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The patch names more files than [`crate::MAX_PATCH_FILES`]; nothing was locked or
+    /// written.
+    #[error(
+        "the patch names {files} files, over the limit of {limit} files per patch (each is locked until the \
+         commit); nothing was changed: split it into patches of at most {limit} files"
+    )]
+    TooManyFiles {
+        /// Files the patch names (a move counts two).
+        files: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// Placing the hunks would take more matching work than [`crate::ApplyOptions::max_work`]
     /// allows; nothing was written.
     #[error(
@@ -112,7 +124,7 @@ impl Error {
     pub fn error_kind(&self) -> ErrorKind {
         match self {
             Error::NoOperations | Error::InvalidPatch { .. } | Error::EmptyHunk { .. } => ErrorKind::InvalidPatch,
-            Error::TooLarge { .. } | Error::WorkLimit { .. } => ErrorKind::TooLarge,
+            Error::TooLarge { .. } | Error::TooManyFiles { .. } | Error::WorkLimit { .. } => ErrorKind::TooLarge,
             Error::Plan { failures } => failures.first().map_or(ErrorKind::InvalidPatch, Failure::error_kind),
             Error::Commit { .. } | Error::Journal { .. } => ErrorKind::Io,
             Error::Vfs(err) => ErrorKind::Vfs(err.error_kind()),

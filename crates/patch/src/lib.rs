@@ -60,7 +60,7 @@ pub use commit::{commit_with_failpoint, failpoint};
 pub use error::{Cause, Error, ErrorKind, Failure, Result};
 pub use locate::HunkReport;
 pub use parse::{Dialect, Hunk, MAX_PATCH_BYTES, Operation, Patch, parse, parse_as};
-pub use plan::{ApplyOptions, DEFAULT_MAX_WORK, Plan, plan};
+pub use plan::{ApplyOptions, DEFAULT_MAX_WORK, MAX_PATCH_FILES, Plan, plan};
 pub use report::{Action, Applied, FileReport, Moved, Recovery};
 
 /// Parses, recovers, plans and commits a patch (or, with [`ApplyOptions::dry_run`], returns

@@ -232,6 +232,11 @@ struct Disk {
     problem: Option<editkit_vfs::Error>,
 }
 
+/// Most files one patch may name (a move names two): each is locked, holding a file
+/// descriptor or two, from planning to the commit. A patch naming more is refused as
+/// [`Error::TooManyFiles`] before anything is resolved or locked.
+pub const MAX_PATCH_FILES: usize = 4096;
+
 /// Plans `patch` on `workspace`: resolves every path, takes every file's lock (in one fixed
 /// order), checks staleness, places every hunk and computes every new content. Writes nothing.
 ///
@@ -253,6 +258,15 @@ struct Disk {
 /// [`Error::Vfs`] when a lock cannot be taken.
 pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOptions) -> Result<Plan<'ws>> {
     let mut failures = Vec::new();
+    // Each file is locked, with a descriptor or two held, until the commit: bounded first.
+    let files = patch
+        .operations()
+        .iter()
+        .map(|operation| 1 + usize::from(matches!(operation, Operation::Update { move_to: Some(_), .. })))
+        .sum::<usize>();
+    if files > MAX_PATCH_FILES {
+        return Err(Error::TooManyFiles { files, limit: MAX_PATCH_FILES });
+    }
     // Resolve every path the operations name.
     let mut resolved: Vec<Option<(String, Option<String>)>> = Vec::with_capacity(patch.operations().len());
     // Symlinks a deletion or move names: the link's canonical path → where its content lives.

@@ -64,6 +64,7 @@ struct OpenArgs {
     full_diffs: bool,
     tools: Option<String>,
     history_depth: Option<usize>,
+    history_bytes: Option<u64>,
     max_sessions: Option<usize>,
     max_session_bytes: Option<u64>,
     max_patch_work: Option<u64>,
@@ -121,6 +122,9 @@ impl OpenArgs {
         if let Some(depth) = self.history_depth {
             options.history_depth = depth;
         }
+        if let Some(bytes) = self.history_bytes {
+            options.history_bytes = bytes;
+        }
         if let Some(sessions) = self.max_sessions {
             options.max_sessions = positive("max_sessions", sessions as u64)? as usize;
         }
@@ -153,7 +157,8 @@ impl PyToolkit {
     #[pyo3(signature = (
         roots, *, read_only=false, blocked=Vec::new(), diagnostics="auto".to_owned(), format=false,
         durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
-        read_page_bytes=None, full_diffs=false, tools=None, history_depth=None, max_sessions=None,
+        read_page_bytes=None, full_diffs=false, tools=None, history_depth=None, history_bytes=None,
+        max_sessions=None,
         max_session_bytes=None, max_patch_work=None,
     ))]
     #[expect(clippy::too_many_arguments, reason = "one keyword argument per Python option")]
@@ -172,6 +177,7 @@ impl PyToolkit {
         full_diffs: bool,
         tools: Option<String>,
         history_depth: Option<usize>,
+        history_bytes: Option<u64>,
         max_sessions: Option<usize>,
         max_session_bytes: Option<u64>,
         max_patch_work: Option<u64>,
@@ -190,6 +196,7 @@ impl PyToolkit {
             full_diffs,
             tools,
             history_depth,
+            history_bytes,
             max_sessions,
             max_session_bytes,
             max_patch_work,

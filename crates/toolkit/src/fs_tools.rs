@@ -233,7 +233,7 @@ impl Toolkit {
         workspace.rename(&request.from, &request.to, options)?;
         drop(locks);
         let states = vec![(from.clone(), Some(bytes.clone()), None), (to.clone(), replaced, Some(Sha256::of(&bytes)))];
-        history::record_patch(workspace, &states, self.options().history_depth)?;
+        history::record_patch(workspace, &states, &self.history_bounds())?;
         Ok(MoveResponse { from, to, kind, overwritten: overwrite, undoable: true })
     }
 
@@ -313,7 +313,8 @@ impl Toolkit {
                 time_unix: record.time,
             })
             .collect();
-        Ok(HistoryResponse { files, patches, last_change: last_change.map(str::to_owned) })
+        let evicted = history::evicted(workspace, self.options().history_bytes)?;
+        Ok(HistoryResponse { files, patches, last_change: last_change.map(str::to_owned), evicted })
     }
 
     /// The workspace roots: where every tool may work.

@@ -12,6 +12,12 @@ use editkit_vfs::{Sha256, Workspace, WriteOptions};
 
 use crate::error::{Error, Result};
 
+/// Default for [`crate::ToolkitOptions::history_bytes`]: 256 MiB of undo history per root.
+/// With the default depth of 20 versions per file, that keeps every version of a dozen files of
+/// 1 MiB, or the last few of files of tens of MiB, while a burst of large writes can no longer
+/// fill the disk outside the workspace (20 versions of 8 files of 4 MiB were 640 MiB).
+pub const DEFAULT_HISTORY_BYTES: u64 = 256 << 20;
+
 #[derive(Debug, Serialize, Deserialize)]
 struct Snapshot {
     path: String,
@@ -30,6 +36,39 @@ pub(crate) struct Kept {
     /// Where the previous content is kept (an absolute path in the state folder), when the
     /// file existed.
     pub(crate) path: Option<String>,
+    /// The kept content's size.
+    bytes: u64,
+}
+
+/// The bounds of a root's undo history: versions per file (and patches), and bytes in all.
+pub(crate) struct Bounds<'a> {
+    pub(crate) depth: usize,
+    pub(crate) max_bytes: u64,
+    /// Per state folder, the bytes its history held at the last count plus what was kept since
+    /// (removals not subtracted, so it only overestimates): the history is counted again, and
+    /// trimmed, only when this passes the bound, not on every change.
+    pub(crate) estimates: &'a std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, u64>>,
+}
+
+impl Bounds<'_> {
+    /// `added` bytes were just kept: trims the history to its byte bound when the estimate
+    /// passes it (never the entry just kept: `keep`, or the newest patch when `keep_patch`).
+    fn track(&self, workspace: &Workspace, added: u64, keep: Option<&str>, keep_patch: bool) -> Result<()> {
+        let key = workspace.state_dir().to_owned();
+        {
+            let mut estimates = self.estimates.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(estimate) = estimates.get_mut(&key) {
+                let grown = estimate.saturating_add(added);
+                if grown <= self.max_bytes {
+                    *estimate = grown;
+                    return Ok(());
+                }
+            }
+        }
+        let total = bound_bytes(workspace, self.max_bytes, keep, keep_patch)?;
+        self.estimates.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, total);
+        Ok(())
+    }
 }
 
 fn file_dir(rel: &str) -> String {
@@ -100,7 +139,9 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
     let existing = entries(workspace, &dir)?;
     let seq = next_seq(existing.last().map(|(last, _)| *last))?;
     let after = after_sha256.map_or_else(|| "none".to_owned(), |hash| hash.to_string());
-    let exists = workspace.metadata(rel).is_ok_and(|metadata| metadata.kind == editkit_vfs::EntryKind::File);
+    let metadata = workspace.metadata(rel).ok().filter(|metadata| metadata.kind == editkit_vfs::EntryKind::File);
+    let exists = metadata.is_some();
+    let bytes = metadata.map_or(0, |metadata| metadata.size);
     if existing.is_empty() {
         // Which file the folder is for (its name is a hash of the path), for `history`.
         workspace.txn().state_write(&format!("{dir}/{PATH_MARKER}"), rel.as_bytes())?;
@@ -113,18 +154,18 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
         workspace.txn().state_write(&name, b"")?;
         None
     };
-    Ok(Kept { name, dir, older: existing, path })
+    Ok(Kept { name, dir, older: existing, path, bytes })
 }
 
 /// The change was made: drops the oldest entries beyond `depth` (a failed change never costs
 /// an undo step). They are gone for every reader at once; freeing their blocks, which can
 /// make an unlink wait, happens off the caller's path ([`editkit_vfs::Txn::state_remove_soon`]).
-pub(crate) fn settle(workspace: &Workspace, kept: &Kept, depth: usize) -> Result<()> {
-    let excess = (kept.older.len() + 1).saturating_sub(depth.max(1));
+pub(crate) fn settle(workspace: &Workspace, kept: &Kept, bounds: &Bounds<'_>) -> Result<()> {
+    let excess = (kept.older.len() + 1).saturating_sub(bounds.depth.max(1));
     for (_, old) in kept.older.iter().take(excess) {
         workspace.txn().state_remove_soon(&format!("{}/{old}", kept.dir))?;
     }
-    Ok(())
+    bounds.track(workspace, kept.bytes, Some(&kept.name), false)
 }
 
 /// The change's result is not what was announced (a formatter rewrote it): renames the entry
@@ -229,9 +270,11 @@ fn restore(
 
 /// Records the previous state of every file a patch touches, dropping the entries beyond
 /// `depth`.
-pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], depth: usize) -> Result<()> {
+pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], bounds: &Bounds<'_>) -> Result<()> {
     record_patch_kept(workspace, files)?;
-    prune_patches(workspace, depth)
+    prune_depth(workspace, bounds.depth)?;
+    let added = files.iter().filter_map(|(_, before, _)| before.as_ref()).map(|bytes| bytes.len() as u64).sum();
+    bounds.track(workspace, added, None, true)
 }
 
 /// Records a change before it is made; [`forget_patch`] it if the change fails, else
@@ -252,8 +295,21 @@ pub(crate) fn record_patch_kept(workspace: &Workspace, files: &[PatchFileState])
     Ok(seq)
 }
 
+/// Drops the oldest recorded changes beyond the depth, then trims the history to its byte
+/// bound (the newest change stays).
+pub(crate) fn prune_patches(workspace: &Workspace, bounds: &Bounds<'_>) -> Result<()> {
+    prune_depth(workspace, bounds.depth)?;
+    let total = bound_bytes(workspace, bounds.max_bytes, None, true)?;
+    bounds
+        .estimates
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(workspace.state_dir().to_owned(), total);
+    Ok(())
+}
+
 /// Drops the oldest recorded changes beyond `depth`.
-pub(crate) fn prune_patches(workspace: &Workspace, depth: usize) -> Result<()> {
+fn prune_depth(workspace: &Workspace, depth: usize) -> Result<()> {
     let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
     let excess = seqs.len().saturating_sub(depth.max(1));
     for old in seqs.iter().take(excess) {
@@ -386,4 +442,121 @@ pub(crate) fn patches(workspace: &Workspace) -> Result<Vec<PatchRecord>> {
         });
     }
     Ok(records)
+}
+
+/// The state entry recording what the byte bound evicted (for `history`).
+const EVICTED: &str = "undo/evicted.json";
+
+/// What the byte bound dropped so far, as `history` reports it.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct EvictedRecord {
+    versions: u64,
+    bytes: u64,
+    time_unix: i64,
+}
+
+/// What the byte bound dropped so far in this root's history; `None` when nothing was.
+pub(crate) fn evicted(workspace: &Workspace, max_bytes: u64) -> Result<Option<crate::types::HistoryEvicted>> {
+    let Some(json) = workspace.txn().state_read(EVICTED)? else { return Ok(None) };
+    // The state folder is input: a damaged record reports nothing rather than failing.
+    let Ok(record) = serde_json::from_slice::<EvictedRecord>(&json) else { return Ok(None) };
+    Ok((record.versions > 0).then_some(crate::types::HistoryEvicted {
+        versions: record.versions,
+        bytes: record.bytes,
+        time_unix: record.time_unix,
+        max_bytes,
+    }))
+}
+
+/// One undo entry as the byte bound sees it: a file's version or a recorded patch.
+struct Sized {
+    /// When it was kept (the entry's status-change time, in nanoseconds: when it was linked,
+    /// copied or written into the state folder), then its sequence number: the order of
+    /// eviction.
+    time: i64,
+    seq: u64,
+    /// Its state entries (a patch has its record and its kept contents).
+    names: Vec<String>,
+    bytes: u64,
+    patch: Option<u64>,
+}
+
+/// Every undo entry of the root with its size and time.
+fn sized_entries(workspace: &Workspace) -> Result<Vec<Sized>> {
+    let txn = workspace.txn();
+    let mut found = Vec::new();
+    for folder in txn.state_list("undo/files")? {
+        let dir = format!("undo/files/{folder}");
+        for (seq, name) in entries(workspace, &dir)? {
+            let entry = format!("{dir}/{name}");
+            let Some((bytes, time)) = txn.state_metadata(&entry)? else { continue };
+            found.push(Sized { time, seq, names: vec![entry], bytes, patch: None });
+        }
+    }
+    let names = txn.state_list("undo/patches")?;
+    for seq in sequence_numbers(workspace, "undo/patches", ".json")? {
+        let record = format!("undo/patches/{seq:010}.json");
+        let Some((record_bytes, time)) = txn.state_metadata(&record)? else { continue };
+        let prefix = format!("{seq:010}-");
+        let mut entry = Sized { time, seq, names: vec![record], bytes: record_bytes, patch: Some(seq) };
+        for name in names.iter().filter(|name| name.starts_with(&prefix)) {
+            let kept = format!("undo/patches/{name}");
+            if let Some((bytes, _)) = txn.state_metadata(&kept)? {
+                entry.bytes += bytes;
+                entry.names.push(kept);
+            }
+        }
+        found.push(entry);
+    }
+    Ok(found)
+}
+
+/// Drops the oldest undo entries of the root until the history holds at most `max_bytes`,
+/// never the one just kept (`keep`, a per-file entry's name, or the newest patch record when
+/// `keep_patch`), and records what went for `history`.
+pub(crate) fn bound_bytes(workspace: &Workspace, max_bytes: u64, keep: Option<&str>, keep_patch: bool) -> Result<u64> {
+    let mut found = sized_entries(workspace)?;
+    let mut total: u64 = found.iter().map(|entry| entry.bytes).sum();
+    if total <= max_bytes {
+        return Ok(total);
+    }
+    let newest_patch = found.iter().filter_map(|entry| entry.patch).max();
+    found.sort_by_key(|entry| (entry.time, entry.seq));
+    let (mut versions, mut bytes) = (0, 0);
+    for entry in found {
+        if total <= max_bytes {
+            break;
+        }
+        let kept_now = match entry.patch {
+            Some(seq) => keep_patch && Some(seq) == newest_patch,
+            None => keep.is_some_and(|keep| entry.names.iter().any(|name| name == keep)),
+        };
+        if kept_now {
+            continue;
+        }
+        match entry.patch {
+            Some(seq) => remove_patch(workspace, seq)?,
+            None => {
+                for name in &entry.names {
+                    workspace.txn().state_remove_soon(name)?;
+                }
+            }
+        }
+        total -= entry.bytes;
+        versions += 1;
+        bytes += entry.bytes;
+    }
+    if versions > 0 {
+        let mut record = workspace
+            .txn()
+            .state_read(EVICTED)?
+            .and_then(|json| serde_json::from_slice::<EvictedRecord>(&json).ok())
+            .unwrap_or_default();
+        record.versions = record.versions.saturating_add(versions);
+        record.bytes = record.bytes.saturating_add(bytes);
+        record.time_unix = now_unix();
+        let json = serde_json::to_vec(&record).map_err(|e| Error::invalid("history", e.to_string()))?;
+        workspace.txn().state_write(EVICTED, &json)?;
+    }
+    Ok(total)
 }

@@ -105,7 +105,7 @@ impl Toolkit {
                 let after = workspace.txn().read_unchecked(&path).ok().flatten().map(|b| editkit_vfs::Sha256::of(&b));
                 files.push((path, bytes, after));
             }
-            history::record_patch(workspace, &files, self.options().history_depth)?;
+            history::record_patch(workspace, &files, &self.history_bounds())?;
             applied
         };
         let mut response = ApplyPatchResponse {

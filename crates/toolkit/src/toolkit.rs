@@ -42,6 +42,10 @@ pub struct ToolkitOptions {
     pub tools: crate::tools::ToolSelection,
     /// Earlier versions kept per file (and patches kept) for undo. Default: 20.
     pub history_depth: usize,
+    /// Most bytes the undo history of one root keeps, versions of every file and patches
+    /// together; past it the oldest are dropped first (the one just kept stays), and
+    /// `history` says how many went. Default: [`crate::DEFAULT_HISTORY_BYTES`] (256 MiB).
+    pub history_bytes: u64,
     /// The folder under which each root keeps its state (locks, patch journals, undo
     /// history) in a sub-folder of its own; never inside a workspace. Default: `None`,
     /// [`editkit_vfs::default_state_home`].
@@ -88,6 +92,7 @@ impl Default for ToolkitOptions {
             full_diffs: false,
             tools: crate::tools::ToolSelection::all(),
             history_depth: 20,
+            history_bytes: crate::history::DEFAULT_HISTORY_BYTES,
             state_home: None,
             max_sessions: crate::sessions::DEFAULT_MAX_SESSIONS,
             max_session_bytes: crate::sessions::DEFAULT_MAX_SESSION_BYTES,
@@ -144,6 +149,8 @@ pub struct Toolkit {
     pub(crate) syntax_cache: editkit_analyze::CheckCache,
     /// The code facts of the last files read, by path and content hash.
     pub(crate) facts_cache: analysis::FactsCache,
+    /// Per state folder, the undo history's bytes as last counted plus what was kept since.
+    history_estimates: Mutex<std::collections::HashMap<PathBuf, u64>>,
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
@@ -288,6 +295,21 @@ impl Toolkit {
             }
             workspaces.push(workspace);
         }
+        // A state home given inside a workspace is refused: the repository could ship or rewrite
+        // the state there. (The default one may be, when a root holds the user's home: it is
+        // then blocked for every tool, as the vfs does for any state folder inside its root.)
+        for workspace in workspaces.iter().filter(|_| options.state_home.is_some()) {
+            if let Some(root) = workspaces.iter().find(|root| root.encloses(workspace.state_dir())) {
+                return Err(Error::invalid(
+                    "state_dir",
+                    format!(
+                        "the state folder `{}` is inside the workspace `{}`; choose a folder outside every root",
+                        workspace.state_dir().display(),
+                        root.root_path().display()
+                    ),
+                ));
+            }
+        }
         let sessions = Sessions::new(options.max_sessions, options.max_session_bytes);
         Ok(Toolkit {
             roots: workspaces,
@@ -297,7 +319,17 @@ impl Toolkit {
             #[cfg(feature = "analyze")]
             syntax_cache: editkit_analyze::CheckCache::default(),
             facts_cache: analysis::FactsCache::default(),
+            history_estimates: Mutex::new(std::collections::HashMap::new()),
         })
+    }
+
+    /// The bounds of the undo history (versions per file, bytes per root).
+    pub(crate) fn history_bounds(&self) -> crate::history::Bounds<'_> {
+        crate::history::Bounds {
+            depth: self.options.history_depth,
+            max_bytes: self.options.history_bytes,
+            estimates: &self.history_estimates,
+        }
     }
 
     /// The primary workspace.
@@ -368,7 +400,7 @@ impl Toolkit {
         };
         match lock.write_beside(read, bytes, options, beside) {
             Ok((mut written, mut kept)) => {
-                history::settle(workspace, &kept, self.options.history_depth)?;
+                history::settle(workspace, &kept, &self.history_bounds())?;
                 let reformatted = self.format_locked(workspace, lock, bytes, &mut kept, &mut written)?;
                 Ok(KeptWrite { written, kept: kept.path, reformatted })
             }
@@ -754,7 +786,7 @@ impl Toolkit {
             let rel = lock.path().to_owned();
             let kept = history::keep(workspace, &rel, None)?;
             let deleted = workspace.delete(&request.path).inspect_err(|_| history::discard(workspace, &kept))?;
-            history::settle(workspace, &kept, self.options.history_depth)?;
+            history::settle(workspace, &kept, &self.history_bounds())?;
             return Ok(DeleteResponse { path: request.path, deleted });
         }
         // A directory's files are kept as one change, which undo_patch reverses; a delete that
@@ -770,7 +802,7 @@ impl Toolkit {
                     history::forget_patch(workspace, kept);
                 }
             })?;
-            history::prune_patches(workspace, self.options.history_depth)?;
+            history::prune_patches(workspace, &self.history_bounds())?;
             return Ok(DeleteResponse { path: request.path, deleted });
         }
         let deleted = workspace.delete(&request.path)?;

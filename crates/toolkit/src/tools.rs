@@ -388,7 +388,7 @@ fn entries() -> Vec<Entry> {
             ro = true,
             destructive = false,
             idempotent = true,
-            "List the undo history: each file's kept versions (newest first, with sizes and times) and the recorded multi-file changes (patches, file moves, recursive deletes). With a path, also whether its current content came from an edit (undo_edit restores it) or a patch (undo_patch undoes the whole change)."
+            "List the undo history: each file's kept versions (newest first, with sizes and times) and the recorded multi-file changes (patches, file moves, recursive deletes). With a path, also whether its current content came from an edit (undo_edit restores it) or a patch (undo_patch undoes the whole change). `evicted` says how many of the oldest versions were dropped to keep the root's history within its byte bound."
         ),
         tool!(
             "undo_patch",

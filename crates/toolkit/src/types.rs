@@ -1094,6 +1094,22 @@ pub struct HistoryResponse {
     /// With a path: what made the file's current content, `edit` (undo_edit restores it) or
     /// `patch` (undo_patch, for the whole change); `null` when neither record matches it.
     pub last_change: Option<String>,
+    /// When older versions were dropped to keep the history within its byte bound: how many
+    /// and how much, in all; `null` when none was.
+    pub evicted: Option<HistoryEvicted>,
+}
+
+/// Versions the undo history dropped, oldest first, to stay within its byte bound.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HistoryEvicted {
+    /// Versions (and recorded patches) dropped, in all.
+    pub versions: u64,
+    /// Their bytes, in all.
+    pub bytes: u64,
+    /// When the last was dropped, seconds since the Unix epoch.
+    pub time_unix: i64,
+    /// The bound: most bytes of history kept for the root (`history_bytes`).
+    pub max_bytes: u64,
 }
 
 /// No arguments.

@@ -87,6 +87,16 @@ pub(crate) fn file(dir: &Dir, rel: &str) -> io::Result<cap_std::fs::File> {
 /// Creates the directory `rel` below `dir` and its missing parents, following no link: an
 /// existing component that is a link (or a file) is an error, never entered.
 pub(crate) fn create_dirs(dir: &Dir, rel: &str) -> io::Result<()> {
+    create_dirs_mode(dir, rel, 0o777)
+}
+
+/// [`create_dirs`] for editkit's state folder: missing folders are made with mode 0700, so
+/// nothing in them is reachable by others whatever the folder around them allows.
+pub(crate) fn create_private_dirs(dir: &Dir, rel: &str) -> io::Result<()> {
+    create_dirs_mode(dir, rel, 0o700)
+}
+
+fn create_dirs_mode(dir: &Dir, rel: &str, mode: u32) -> io::Result<()> {
     let mut current: Option<Dir> = None;
     for part in rel.split('/').filter(|part| !part.is_empty()) {
         if part == "." || part == ".." {
@@ -96,7 +106,7 @@ pub(crate) fn create_dirs(dir: &Dir, rel: &str) -> io::Result<()> {
         let next = match self::dir(base, part) {
             Ok(next) => next,
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                match rustix::fs::mkdirat(base, part, Mode::from_raw_mode(0o777)) {
+                match rustix::fs::mkdirat(base, part, Mode::from_raw_mode(mode)) {
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(err) => return Err(err.into()),
                 }

@@ -92,6 +92,22 @@ pub enum Error {
         /// The configured limit in bytes.
         limit: u64,
     },
+    /// Locking this many files at once would need more file descriptors than the process
+    /// may open (each lock holds one or two until it is released).
+    #[error(
+        "locking {count} files at once needs about {needed} file descriptors, more than this process may open \
+         ({limit}, the hard `ulimit -n`); lock fewer files at once (split the patch), or raise the limit"
+    )]
+    TooManyLocks {
+        /// The first path of the set, as given.
+        path: String,
+        /// Files in the set.
+        count: usize,
+        /// Descriptors the set needs besides those open already.
+        needed: u64,
+        /// The process's hard limit on open descriptors.
+        limit: u64,
+    },
     /// A folder nests deeper than a recursive operation goes (one open handle per level).
     #[error("`{path}` nests folders deeper than {limit} levels; remove or move the deepest folders first")]
     TooDeep {
@@ -203,7 +219,7 @@ impl Error {
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::IsDirectory { .. } => ErrorKind::IsDirectory,
             Error::Exists { .. } => ErrorKind::Exists,
-            Error::TooLarge { .. } | Error::TooDeep { .. } => ErrorKind::TooLarge,
+            Error::TooLarge { .. } | Error::TooDeep { .. } | Error::TooManyLocks { .. } => ErrorKind::TooLarge,
             Error::Utf16 { .. } => ErrorKind::Utf16,
             Error::NotUtf8 { .. } => ErrorKind::NotUtf8,
             Error::Binary { .. } => ErrorKind::Binary,
@@ -227,6 +243,7 @@ impl Error {
             | Error::Exists { path }
             | Error::TooLarge { path, .. }
             | Error::TooDeep { path, .. }
+            | Error::TooManyLocks { path, .. }
             | Error::Utf16 { path }
             | Error::NotUtf8 { path, .. }
             | Error::Binary { path, .. }

@@ -5,7 +5,7 @@ use std::io::Read;
 
 use cap_std::fs::{Dir, File};
 
-use crate::atomic::{split_parent, stage_and_place, sync_dir};
+use crate::atomic::{split_parent, sync_dir};
 use crate::codec::Text;
 use crate::error::{Error, Result};
 use crate::hash::{Hasher, Sha256};
@@ -596,10 +596,16 @@ impl Workspace {
             }
         };
         debug_assert_eq!(sha256, Sha256::of(bytes), "the hash given for a write must be the hash of its bytes");
-        let done = match &temp {
-            Some(temp) => crate::atomic::place(&parent, temp, name, self.durability, options.create_new),
-            None => stage_and_place(&parent, name, bytes, existing, self.durability, options.create_new),
+        let temp = match temp {
+            Some(temp) => temp,
+            None => match crate::atomic::stage(&parent, bytes, existing, self.durability) {
+                Ok(temp) => temp,
+                Err(err) => return Err((E::from(placed(err)), Some(out))),
+            },
         };
+        // The file about to appear at `rel` is held by this lock as well.
+        self.adopt(rel, &parent, &temp);
+        let done = crate::atomic::place(&parent, &temp, name, self.durability, options.create_new);
         if let Err(err) = done {
             return Err((E::from(placed(err)), Some(out)));
         }
@@ -706,6 +712,7 @@ impl Workspace {
             self.forget(&resolved.rel);
             result?;
         } else {
+            self.vacate(&resolved.rel);
             parent.remove_file(name).map_err(|e| Error::from_io("delete", path, e))?;
             self.forget(&resolved.rel);
         }
@@ -807,6 +814,8 @@ impl Workspace {
             }
         }
         let to_dir = self.parent_dir(to, to_parent, options.create_dirs)?;
+        self.adopt(&target.rel, &from_dir, from_name);
+        self.vacate(&source.rel);
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))?;
         if self.durability.syncs() {
             sync_dir(&to_dir);

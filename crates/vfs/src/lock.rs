@@ -1,6 +1,8 @@
 //! Per-file read-modify-write locks: in-process by canonical path, across processes by
 //! advisory lock files in the state folder (outside the workspace, so a repository cannot
-//! plant a lock file that is a link or a FIFO).
+//! plant a lock file that is a link or a FIFO) and by a `flock` on the file itself (or the
+//! root, for a path naming no file), which holds whatever state folder each process uses
+//! (`object_lock`). A set of locks is taken without waiting while holding any.
 //!
 //! A lock file outlives a lock under which its file was written, so taking the lock of a file
 //! written before opens a file instead of creating and removing one (on a file system without
@@ -62,20 +64,58 @@ struct Cross {
 
 impl<'ws> FileLock<'ws> {
     pub(crate) fn acquire(workspace: &'ws Workspace, given: String, rel: String) -> Result<Self> {
+        Ok(Self::acquire_or_not(workspace, given, rel, true)?.expect("a lock that waits is always taken"))
+    }
+
+    /// Takes the lock of `rel`, waiting for other holders when `wait`; without it, `None` when
+    /// another holder would have to be waited for (nothing is held then).
+    fn acquire_or_not(workspace: &'ws Workspace, given: String, rel: String, wait: bool) -> Result<Option<Self>> {
         let table = workspace.lock_table();
-        table.acquire(&rel);
-        let cross = if table.cross_process {
-            match cross_process_lock(workspace, &given, &rel) {
-                Ok(held) => Some(held),
-                Err(err) => {
-                    table.release(&rel);
-                    return Err(err);
+        if wait {
+            table.acquire(&rel);
+        } else if !table.try_acquire(&rel) {
+            return Ok(None);
+        }
+        let mut lock =
+            FileLock { workspace, given, rel, cross: None, wrote: std::sync::atomic::AtomicBool::new(false) };
+        if table.cross_process {
+            // Dropping `lock` on any way out releases what was taken.
+            match cross_process_lock(workspace, &lock.given, &lock.rel, wait)? {
+                Some(cross) => lock.cross = Some(cross),
+                None => return Ok(None),
+            }
+            if !crate::object_lock::lock(workspace, &lock.given, &lock.rel, wait)? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(lock))
+    }
+
+    /// Takes the locks of `paths` (canonical, each with the path given for it) in their
+    /// order, never waiting while holding one: when a lock after the first is taken, all are
+    /// released, that one is waited for alone, and the set is taken again. Two callers locking
+    /// overlapping sets, here or in other processes, whatever the order of the objects their
+    /// locks fall on (a file, or the root for a path naming no file), never deadlock.
+    pub(crate) fn acquire_all(workspace: &'ws Workspace, paths: &[(String, String)]) -> Result<Vec<Self>> {
+        if workspace.lock_table().cross_process
+            && let Some((_, given)) = paths.first()
+        {
+            reserve_descriptors(given, paths.len())?;
+        }
+        'again: loop {
+            let mut held = Vec::with_capacity(paths.len());
+            for (rel, given) in paths {
+                match Self::acquire_or_not(workspace, given.clone(), rel.clone(), held.is_empty())? {
+                    Some(lock) => held.push(lock),
+                    None => {
+                        drop(held);
+                        drop(Self::acquire(workspace, given.clone(), rel.clone())?);
+                        continue 'again;
+                    }
                 }
             }
-        } else {
-            None
-        };
-        Ok(FileLock { workspace, given, rel, cross, wrote: std::sync::atomic::AtomicBool::new(false) })
+            return Ok(held);
+        }
     }
 
     /// The canonical path relative to the root.
@@ -337,6 +377,39 @@ impl Drop for FileLock<'_> {
     }
 }
 
+/// Descriptors kept free beside a set of locks, for the work done under them (folders,
+/// staged files, a journal).
+const SPARE_DESCRIPTORS: u64 = 256;
+
+/// Makes sure `count` more locks (two descriptors each: the lock file and the locked file) fit
+/// under the process's limit on open descriptors, raising its soft limit toward the hard one
+/// when they would not, so a large set is refused up front ([`Error::TooManyLocks`]) instead
+/// of failing with "too many open files" half-way through its locks.
+fn reserve_descriptors(given: &str, count: usize) -> Result<()> {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    // Per lock: the state folder's lock file, the file itself, and the new file a write locks
+    // before it renames it into place.
+    let needed = (count as u64).saturating_mul(3).saturating_add(SPARE_DESCRIPTORS);
+    let limit = getrlimit(Resource::Nofile);
+    let (Some(soft), hard) = (limit.current, limit.maximum) else { return Ok(()) };
+    // Small sets fit under any usual limit: no count of the open descriptors for them.
+    if needed.saturating_mul(4) <= soft {
+        return Ok(());
+    }
+    let open = std::fs::read_dir("/proc/self/fd").map_or(0, |entries| entries.count() as u64);
+    let wanted = open.saturating_add(needed);
+    if wanted <= soft {
+        return Ok(());
+    }
+    if hard.is_none_or(|hard| wanted <= hard) {
+        let raised = rustix::process::Rlimit { current: hard.map(|hard| hard.max(wanted)), maximum: hard };
+        if setrlimit(Resource::Nofile, raised).is_ok() {
+            return Ok(());
+        }
+    }
+    Err(Error::TooManyLocks { path: given.to_owned(), count, needed, limit: hard.unwrap_or(soft).max(soft) })
+}
+
 /// Most attempts at a lock file before giving up (each failed attempt means another process
 /// removed the file while this one waited for it).
 const LOCK_ATTEMPTS: usize = 10_000;
@@ -347,7 +420,7 @@ pub const LOCK_FILES_KEPT: usize = 1024;
 /// How many lock files a workspace creates between two looks at the size of `locks/`.
 pub const SWEEP_EVERY: usize = 256;
 
-fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<Cross> {
+fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str, wait: bool) -> Result<Option<Cross>> {
     let io = |e| Error::from_io("lock", given, e);
     let locks = locks_dir(workspace, given)?;
     let dir = &locks.dir;
@@ -374,7 +447,17 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<C
         };
         let file = cap_std::fs::File::from_std(std::fs::File::from(fd));
         let locked = crate::atomic::regular_stat(given, &file)?;
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive).map_err(|e| io(e.into()))?;
+        let operation = if wait {
+            rustix::fs::FlockOperation::LockExclusive
+        } else {
+            rustix::fs::FlockOperation::NonBlockingLockExclusive
+        };
+        match rustix::fs::flock(&file, operation) {
+            Ok(()) => {}
+            // Left in place: only a holder of its lock may remove a lock file.
+            Err(rustix::io::Errno::WOULDBLOCK) => return Ok(None),
+            Err(err) => return Err(io(err.into())),
+        }
         // The lock counts only if the name still leads to the locked inode: a sweep may have
         // removed it (and another process created a new one) while this one waited.
         match rustix::fs::statat(dir, &name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
@@ -383,7 +466,7 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str) -> Result<C
                     // After the lock is held, so the sweep passes over this file.
                     created_one(workspace, dir);
                 }
-                return Ok(Cross { file, dir: locks, name, created });
+                return Ok(Some(Cross { file, dir: locks, name, created }));
             }
             Ok(_) | Err(rustix::io::Errno::NOENT) => {}
             Err(err) => return Err(io(err.into())),
@@ -418,7 +501,7 @@ fn locks_dir(workspace: &Workspace, given: &str) -> Result<std::sync::Arc<LocksD
     {
         return Ok(cached);
     }
-    crate::beneath::create_dirs(state, "locks").map_err(io)?;
+    crate::beneath::create_private_dirs(state, "locks").map_err(io)?;
     let dir = crate::beneath::dir(state, "locks").map_err(io)?;
     let stat = rustix::fs::fstat(&dir).map_err(|e| io(e.into()))?;
     let fresh = std::sync::Arc::new(LocksDir { dir, dev: stat.st_dev, ino: stat.st_ino });
@@ -506,7 +589,7 @@ impl Workspace {
         }
         resolved.sort();
         resolved.dedup_by(|a, b| a.0 == b.0);
-        resolved.into_iter().map(|(rel, given)| FileLock::acquire(self, given, rel)).collect()
+        FileLock::acquire_all(self, &resolved)
     }
 }
 

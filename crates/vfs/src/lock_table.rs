@@ -1,7 +1,13 @@
-//! The set of canonical paths locked in this process: the in-process half of a file lock.
+//! The set of canonical paths locked in this process (the in-process half of a file lock),
+//! and the cross-process locks this workspace holds on workspace objects (a file's inode, the
+//! root folder), shared by its locks.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::os::fd::OwnedFd;
 use std::sync::{Condvar, Mutex, PoisonError};
+
+/// A workspace object by device and inode.
+pub(crate) type ObjectKey = (u64, u64);
 
 /// The set of canonical paths locked in this process.
 #[derive(Debug)]
@@ -13,6 +19,16 @@ pub(crate) struct LockTable {
     pub(crate) dir: Mutex<Option<std::sync::Arc<crate::lock::LocksDir>>>,
     /// Lock files this workspace created (the lock module sweeps the folder every so many).
     pub(crate) created: std::sync::atomic::AtomicUsize,
+    /// The objects this workspace holds a `flock` on, and which locked path holds which.
+    objects: Mutex<Objects>,
+}
+
+#[derive(Debug, Default)]
+struct Objects {
+    /// The open, `flock`ed descriptor of each object, with how many locked paths hold it.
+    held: HashMap<ObjectKey, (OwnedFd, usize)>,
+    /// Per locked canonical path, the objects its lock holds.
+    by_path: HashMap<String, Vec<ObjectKey>>,
 }
 
 impl LockTable {
@@ -23,6 +39,7 @@ impl LockTable {
             cross_process,
             dir: Mutex::new(None),
             created: std::sync::atomic::AtomicUsize::new(0),
+            objects: Mutex::new(Objects::default()),
         }
     }
 
@@ -34,8 +51,50 @@ impl LockTable {
         held.insert(rel.to_owned());
     }
 
+    /// Takes `rel` if nobody in this process holds it; says whether it did.
+    pub(crate) fn try_acquire(&self, rel: &str) -> bool {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).insert(rel.to_owned())
+    }
+
+    /// Whether `rel` is locked in this workspace.
+    pub(crate) fn holds(&self, rel: &str) -> bool {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).contains(rel)
+    }
+
     pub(crate) fn release(&self, rel: &str) {
+        self.release_objects(rel);
         self.held.lock().unwrap_or_else(PoisonError::into_inner).remove(rel);
         self.freed.notify_all();
+    }
+
+    /// Counts `key` as held by `rel` too when this workspace holds it already; says whether.
+    pub(crate) fn share(&self, rel: &str, key: ObjectKey) -> bool {
+        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some((_, count)) = objects.held.get_mut(&key) else { return false };
+        *count += 1;
+        objects.by_path.entry(rel.to_owned()).or_default().push(key);
+        true
+    }
+
+    /// Records `fd`, `flock`ed on `key`, as held by `rel` (or, when another lock of this
+    /// workspace took it meanwhile, shares that one and closes `fd`).
+    pub(crate) fn insert(&self, rel: &str, key: ObjectKey, fd: OwnedFd) {
+        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        objects.held.entry(key).and_modify(|(_, count)| *count += 1).or_insert((fd, 1));
+        objects.by_path.entry(rel.to_owned()).or_default().push(key);
+    }
+
+    /// Lets go of the objects `rel`'s lock holds; an object no other lock holds is closed,
+    /// which releases its `flock`.
+    fn release_objects(&self, rel: &str) {
+        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        for key in objects.by_path.remove(rel).unwrap_or_default() {
+            if let Some((_, count)) = objects.held.get_mut(&key) {
+                *count -= 1;
+                if *count == 0 {
+                    objects.held.remove(&key);
+                }
+            }
+        }
     }
 }

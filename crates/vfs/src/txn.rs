@@ -171,6 +171,8 @@ impl Txn<'_> {
         let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
         let from_dir = self.dir_raw(from, from_parent)?;
         let to_dir = if from_parent == to_parent { None } else { Some(self.dir_raw(to, to_parent)?) };
+        self.ws.adopt(to, &from_dir, from_name);
+        self.ws.vacate(from);
         from_dir
             .rename(from_name, to_dir.as_ref().unwrap_or(&from_dir), to_name)
             .map_err(|e| Error::from_io("rename", from, e))?;
@@ -259,6 +261,7 @@ impl Txn<'_> {
     /// [`Error::Io`].
     pub fn remove_unchecked(&self, path: &str) -> Result<()> {
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
+        self.ws.vacate(path);
         let parent = match self.dir_raw(path, parent_rel) {
             Ok(parent) => parent,
             Err(Error::NotFound { .. }) => return Ok(()),
@@ -393,11 +396,46 @@ impl Txn<'_> {
         let state = self.ws.state_store().ensure()?;
         let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
         if !parent_rel.is_empty() {
-            crate::beneath::create_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
+            crate::beneath::create_private_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
         }
         let parent = crate::beneath::dir(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
-        crate::atomic::stage_and_rename(&parent, file_name, bytes, None, self.ws.durability)
+        crate::atomic::stage_and_rename(&parent, file_name, bytes, Some(private_file()), self.ws.durability)
             .map_err(|e| Error::from_io("write", name, e))
+    }
+
+    /// The size in bytes and the status-change time (nanoseconds since the Unix epoch: when
+    /// the entry was written, linked or renamed into the state folder) of the regular file
+    /// `name` in the state folder, judged without following a link; `None` when it (or the
+    /// folder) does not exist or is not a regular file.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let state = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::builder(dir.path()).state_dir(state.path().join("s")).open()?;
+    /// assert_eq!(workspace.txn().state_metadata("undo/a")?, None);
+    /// workspace.txn().state_write("undo/a", b"abc")?;
+    /// assert_eq!(workspace.txn().state_metadata("undo/a")?.map(|(size, _)| size), Some(3));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Txn::state_read`].
+    pub fn state_metadata(&self, name: &str) -> Result<Option<(u64, i64)>> {
+        crate::state::check_name(name)?;
+        let Some(state) = self.ws.state_store().existing()? else { return Ok(None) };
+        let fd = match crate::beneath::open(state, name, rustix::fs::OFlags::PATH, rustix::fs::Mode::empty()) {
+            Ok(fd) => fd,
+            Err(err) if matches!(err.kind(), std::io::ErrorKind::NotFound) => return Ok(None),
+            Err(err) if crate::beneath::is_swapped(&err) => return Ok(None),
+            Err(err) => return Err(Error::from_io("stat", name, err)),
+        };
+        let stat = rustix::fs::fstat(&fd).map_err(|e| Error::from_io("stat", name, e.into()))?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+            return Ok(None);
+        }
+        let changed = stat.st_ctime.saturating_mul(1_000_000_000).saturating_add(stat.st_ctime_nsec as i64);
+        Ok(Some((stat.st_size.try_into().unwrap_or(0), changed)))
     }
 
     /// Reads `name` in the state folder; `None` when it (or the folder) does not exist.
@@ -560,13 +598,14 @@ impl Txn<'_> {
         let stat = crate::atomic::regular_stat(rel, &source)?;
         self.ws.check_links(rel, rel, stat.st_nlink)?;
         if !name_parent.is_empty() {
-            crate::beneath::create_dirs(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
+            crate::beneath::create_private_dirs(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
         }
         let to = crate::beneath::dir(state, name_parent).map_err(|e| Error::from_io("keep", name, e))?;
-        // The permission bits without set-user-ID, set-group-ID and sticky: the copy belongs
-        // to whoever runs editkit (root, perhaps), not to the file's owner.
+        // The owner's bits only: the copy is the user's alone (a file others may read is not
+        // copied readable to them), and never set-user-ID or set-group-ID (the copy belongs to
+        // whoever runs editkit, root perhaps, not to the file's owner).
         let permissions =
-            cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(stat.st_mode & 0o777));
+            cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(stat.st_mode & 0o700));
         // Bounded like a read: a file another process keeps appending to cannot fill the disk.
         let limit = self.ws.max_read_bytes().max(u64::try_from(stat.st_size).unwrap_or(0));
         let mut cloned = None;
@@ -611,6 +650,11 @@ impl Txn<'_> {
             opened => opened.map_err(|e| Error::from_io("open directory", given, e)),
         }
     }
+}
+
+/// The mode of a file editkit writes in its state folder: 0600, readable by the user alone.
+fn private_file() -> cap_std::fs::Permissions {
+    cap_std::fs::Permissions::from_std(std::os::unix::fs::PermissionsExt::from_mode(0o600))
 }
 
 /// Removes the entry `name` of `parent` (a file, a link itself, or an empty folder); a missing
@@ -768,7 +812,8 @@ impl<'ws> Txn<'ws> {
         let mut paths: Vec<&str> = paths.into_iter().collect();
         paths.sort_unstable();
         paths.dedup();
-        paths.into_iter().map(|rel| crate::FileLock::acquire(self.ws, rel.to_owned(), rel.to_owned())).collect()
+        let paths: Vec<(String, String)> = paths.into_iter().map(|rel| (rel.to_owned(), rel.to_owned())).collect();
+        crate::FileLock::acquire_all(self.ws, &paths)
     }
 }
 
@@ -947,6 +992,8 @@ impl Folders<'_> {
     /// As [`Txn::rename_deferred_unchecked`].
     pub fn rename_unchecked(&self, from: &str, to: &str) -> Result<()> {
         let ((from_dir, from_name), (to_dir, to_name)) = self.two_folders((from, false), (to, false))?;
+        self.txn.ws.adopt(to, &from_dir, from_name);
+        self.txn.ws.vacate(from);
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))
     }
 
@@ -957,6 +1004,7 @@ impl Folders<'_> {
     /// [`Error::Io`], for a folder too.
     pub fn remove_file_unchecked(&self, path: &str) -> Result<()> {
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
+        self.txn.ws.vacate(path);
         let parent = match self.folder(path, parent_rel, false) {
             Ok(parent) => parent,
             Err(Error::NotFound { .. }) => return Ok(()),

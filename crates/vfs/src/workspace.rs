@@ -43,6 +43,7 @@ pub struct WorkspaceBuilder {
     state: StateChoice,
     cross_process_locks: bool,
     durability: crate::Durability,
+    lock_wait: std::time::Duration,
 }
 
 impl WorkspaceBuilder {
@@ -89,6 +90,13 @@ impl WorkspaceBuilder {
         self
     }
 
+    /// How long a lock waits for another process's hold on a file (or on the root, taken to
+    /// create files) before the call is refused. Default: [`crate::LOCK_WAIT`].
+    pub fn lock_wait(&mut self, wait: std::time::Duration) -> &mut Self {
+        self.lock_wait = wait;
+        self
+    }
+
     /// Opens the root directory and compiles the policy.
     ///
     /// # Security
@@ -105,21 +113,38 @@ impl WorkspaceBuilder {
             return Err(Error::NotADirectory { path: shown });
         }
         let root = Dir::open_ambient_dir(&real, ambient_authority()).map_err(|e| Error::from_io("open", &shown, e))?;
-        let state_path = match &self.state {
-            StateChoice::Exact(path) => path.clone(),
-            StateChoice::Home(home) => crate::state::root_state_dir(home, &real),
-            StateChoice::Default => {
-                let home = crate::state::default_state_home().unwrap_or_else(|| {
-                    std::env::temp_dir().join(format!("editkit-state-{}", rustix::process::geteuid().as_raw()))
-                });
-                crate::state::root_state_dir(&home, &real)
+        let invalid =
+            |path: &Path, reason: &str| Error::InvalidPath { path: path.display().to_string(), reason: reason.into() };
+        let root_name = crate::state::root_state_name(&real);
+        // The folder the user named (opened as given) and the folders below it editkit uses
+        // (opened without following links).
+        let (base, below) = match &self.state {
+            StateChoice::Exact(path) => {
+                if !path.is_absolute() {
+                    return Err(invalid(path, "the state folder must be an absolute path"));
+                }
+                let path = crate::policy::lexical_absolute(path);
+                match (path.parent(), path.file_name().and_then(|name| name.to_str())) {
+                    (Some(parent), Some(name)) => (parent.to_owned(), vec![name.to_owned()]),
+                    _ => return Err(invalid(&path, "the state folder must be a folder below `/` with a UTF-8 name")),
+                }
             }
+            StateChoice::Home(home) => (home.clone(), vec![root_name]),
+            StateChoice::Default => match crate::state::default_state_home() {
+                Some(home) => {
+                    let parent = home.parent().map(Path::to_owned).unwrap_or_else(|| home.clone());
+                    (parent, vec!["editkit".to_owned(), root_name])
+                }
+                None => (
+                    std::env::temp_dir(),
+                    vec![format!("editkit-state-{}", rustix::process::geteuid().as_raw()), root_name],
+                ),
+            },
         };
+        let state = StateStore::new(base, below);
+        let state_path = state.path().to_owned();
         if !state_path.is_absolute() {
-            return Err(Error::InvalidPath {
-                path: state_path.display().to_string(),
-                reason: "the state folder must be an absolute path".into(),
-            });
+            return Err(invalid(&state_path, "the state folder must be an absolute path"));
         }
         let mut policy = self.policy.clone();
         // A state folder inside the root is editkit's alone: no tool may touch it.
@@ -147,11 +172,12 @@ impl WorkspaceBuilder {
             root_real: real,
             policy,
             max_read_bytes: self.max_read_bytes,
-            state: StateStore::new(state_path),
+            state,
             ledger: Mutex::new(HashMap::new()),
             memo: Mutex::new(crate::hash::HashMemo::default()),
             locks: LockTable::new(self.cross_process_locks),
             durability: self.durability,
+            lock_wait: self.lock_wait,
             reaper: crate::reap::Reaper::default(),
         })
     }
@@ -182,6 +208,8 @@ pub struct Workspace {
     pub(crate) memo: Mutex<crate::hash::HashMemo>,
     locks: LockTable,
     pub(crate) durability: crate::Durability,
+    /// How long a lock waits for another process ([`WorkspaceBuilder::lock_wait`]).
+    pub(crate) lock_wait: std::time::Duration,
     /// Unlinks state entries handed over by [`crate::Txn::state_remove_soon`].
     pub(crate) reaper: crate::reap::Reaper,
 }
@@ -226,6 +254,7 @@ impl Workspace {
             state: StateChoice::Default,
             cross_process_locks: true,
             durability: crate::Durability::Full,
+            lock_wait: crate::LOCK_WAIT,
         }
     }
 
@@ -308,6 +337,23 @@ impl Workspace {
     #[must_use]
     pub fn contains_absolute(&self, path: &Path) -> bool {
         path.is_absolute() && self.policy.owns(path)
+    }
+
+    /// Whether `path` is this workspace's root or under it once the links on its way are
+    /// resolved as far as it exists (a folder that does not exist yet is judged by its nearest
+    /// existing ancestor): how a caller refuses to put editkit's state inside a workspace.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert!(workspace.encloses(&dir.path().join("not/yet/made")));
+    /// assert!(!workspace.encloses(&std::env::temp_dir()));
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn encloses(&self, path: &Path) -> bool {
+        path.is_absolute() && real_lexical(path).starts_with(&self.root_real)
     }
 
     pub(crate) fn lock_table(&self) -> &LockTable {

@@ -10,6 +10,7 @@ mod mcp;
 mod memory;
 mod orphans;
 mod shown;
+mod state;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

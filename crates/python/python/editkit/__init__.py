@@ -233,7 +233,8 @@ class Toolkit:
       ``"refuse"``, or ``"rooted"`` (any other absolute path is taken as rooted at the workspace).
     - ``state_dir``: where locks, patch journals and undo history live (never inside a root).
     - bounds: ``max_read_bytes``, ``read_page_bytes``, ``max_sessions``, ``max_session_bytes``,
-      ``max_patch_work``, ``history_depth``; ``tools`` selects the tool sets (``"core,editor"``).
+      ``max_patch_work``, ``history_depth``, ``history_bytes`` (undo history per root, default
+      256 MiB); ``tools`` selects the tool sets (``"core,editor"``).
 
     Refused options or roots raise ``InvalidArgs`` / ``NotFound`` / ``IoError``...
     """
@@ -254,6 +255,7 @@ class Toolkit:
         full_diffs: bool = False,
         tools: str | None = None,
         history_depth: int | None = None,
+        history_bytes: int | None = None,
         max_sessions: int | None = None,
         max_session_bytes: int | None = None,
         max_patch_work: int | None = None,
@@ -268,6 +270,7 @@ class Toolkit:
             "max_read_bytes": max_read_bytes,
             "read_page_bytes": read_page_bytes,
             "history_depth": history_depth,
+            "history_bytes": history_bytes,
             "max_sessions": max_sessions,
             "max_session_bytes": max_session_bytes,
             "max_patch_work": max_patch_work,
@@ -294,6 +297,7 @@ class Toolkit:
                 full_diffs=full_diffs,
                 tools=tools,
                 history_depth=history_depth,
+                history_bytes=history_bytes,
                 max_sessions=max_sessions,
                 max_session_bytes=max_session_bytes,
                 max_patch_work=max_patch_work,

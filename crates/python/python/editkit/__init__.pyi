@@ -377,6 +377,7 @@ class Toolkit:
         full_diffs: bool = ...,
         tools: str | None = ...,
         history_depth: int | None = ...,
+        history_bytes: int | None = ...,
         max_sessions: int | None = ...,
         max_session_bytes: int | None = ...,
         max_patch_work: int | None = ...,

@@ -10,13 +10,17 @@ mod fuzz_replay;
 #[allow(dead_code, clippy::all)]
 mod fuzz_targets;
 mod hard_links;
+mod history_bytes;
 mod hostile_state;
 #[cfg(feature = "analyze")]
 mod hostile_tools;
+mod locks_across;
 mod model_patches;
+mod patch_files;
 mod patch_inputs;
 mod schemas;
 mod sessions;
+mod state_folder;
 mod strict_json;
 mod support;
 mod tidy;

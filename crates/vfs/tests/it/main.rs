@@ -4,6 +4,7 @@
 mod codec;
 mod limits;
 mod locks;
+mod locks_across;
 mod ops;
 mod paths;
 mod policy;
