@@ -93,10 +93,19 @@ fn parse_entry_timed(name: &str) -> Option<(u64, Option<Sha256>, bool, Option<i6
     // A name that is neither `none` nor a hash is not an entry (the state folder is input).
     let after = if after == "none" { None } else { Some(after.parse().ok()?) };
     let time = match time {
-        Some(time) => Some(time.strip_prefix('t')?.parse().ok()?),
+        // `t<unix time>`, then `m<octal mode>` in entries that record the file's mode.
+        Some(time) => Some(time.strip_prefix('t')?.split_once('m').map_or(time.get(1..)?, |(t, _)| t).parse().ok()?),
         None => None,
     };
     Some((seq.parse().ok()?, after, existed, time))
+}
+
+/// The permission bits a per-file entry recorded for its file (`…-t<time>m<octal>.keep`);
+/// `None` for entries kept before modes were recorded (their copy has them).
+fn entry_mode(name: &str) -> Option<u32> {
+    let stem = name.rsplit_once('.')?.0;
+    let mode = stem.rsplit_once('m')?.1;
+    u32::from_str_radix(mode, 8).ok().filter(|mode| *mode <= 0o777)
 }
 
 /// Seconds since the Unix epoch now (0 if the clock is before it).
@@ -146,7 +155,10 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
         // Which file the folder is for (its name is a hash of the path), for `history`.
         workspace.txn().state_write(&format!("{dir}/{PATH_MARKER}"), rel.as_bytes())?;
     }
-    let name = format!("{dir}/{seq:010}-{after}-t{}.{}", now_unix(), if exists { "keep" } else { "absent" });
+    // The copy keeps only the owner's bits (nothing in the state folder is readable by others),
+    // so the file's own mode is recorded in the name, for an undone deletion.
+    let mode = metadata.map(|metadata| format!("m{:o}", metadata.mode & 0o777)).unwrap_or_default();
+    let name = format!("{dir}/{seq:010}-{after}-t{}{mode}.{}", now_unix(), if exists { "keep" } else { "absent" });
     let path = if exists {
         workspace.txn().state_keep(rel, &name)?;
         Some(workspace.state_dir().join(&name).display().to_string())
@@ -174,7 +186,8 @@ pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: Sha256
     let Some((folder, file_name)) = kept.name.rsplit_once('/') else { return Ok(()) };
     let Some((seq, _, existed, time)) = parse_entry_timed(file_name) else { return Ok(()) };
     let time = time.map(|t| format!("-t{t}")).unwrap_or_default();
-    let name = format!("{folder}/{seq:010}-{after_sha256}{time}.{}", if existed { "keep" } else { "absent" });
+    let mode = entry_mode(file_name).map(|mode| format!("m{mode:o}")).unwrap_or_default();
+    let name = format!("{folder}/{seq:010}-{after_sha256}{time}{mode}.{}", if existed { "keep" } else { "absent" });
     workspace.txn().state_rename(&kept.name, &name)?;
     if kept.path.is_some() {
         kept.path = Some(workspace.state_dir().join(&name).display().to_string());
@@ -207,8 +220,12 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
     let was_missing = lock.current_hash()?.is_none();
     restore(workspace, &lock, given, &snapshot, bytes.as_deref(), force)?;
     if was_missing && existed {
-        // A deleted file comes back with its mode: the entry is a link to its old inode.
-        let _ = workspace.txn().state_copy_permissions(&entry, rel);
+        // A deleted file comes back with its mode: recorded in the entry's name, else (an
+        // entry of an earlier version) the kept copy's.
+        let _ = match entry_mode(name) {
+            Some(mode) => workspace.txn().set_mode_unchecked(rel, mode),
+            None => workspace.txn().state_copy_permissions(&entry, rel),
+        };
     }
     workspace.txn().state_remove(&entry)?;
     drop(lock);

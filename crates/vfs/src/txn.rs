@@ -622,6 +622,15 @@ impl Txn<'_> {
         Ok(cloned == Some(true))
     }
 
+    /// Gives the regular file at canonical `rel` the permission bits `mode` (at most `0o777`:
+    /// never set-user-ID or set-group-ID), following no link.
+    ///
+    /// # Errors
+    /// [`Error::Io`]; [`Error::InvalidPath`] for anything but a regular file.
+    pub fn set_mode_unchecked(&self, rel: &str, mode: u32) -> Result<()> {
+        set_mode(self.ws.root_dir(), rel, mode & 0o777)
+    }
+
     /// Gives the file at canonical `rel` the permission bits of `name` in the state folder
     /// (an undone deletion gets its mode back).
     ///
