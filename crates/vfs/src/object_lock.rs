@@ -58,8 +58,6 @@ fn flock_within(fd: &OwnedFd, wait: bool, limit: std::time::Duration) -> rustix:
 struct Object {
     fd: OwnedFd,
     key: ObjectKey,
-    /// How many names the object has (a file with several is refused, not locked).
-    links: u64,
     /// Whether it is the file the path names (else the root folder).
     file: bool,
 }
@@ -86,7 +84,7 @@ fn root(workspace: &Workspace) -> std::io::Result<Object> {
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )?;
-    Ok(Object { key: key_of(&fd)?, fd, links: 1, file: false })
+    Ok(Object { key: key_of(&fd)?, fd, file: false })
 }
 
 /// The object `rel`'s lock falls on now: the regular file it names, else the root.
@@ -95,8 +93,12 @@ fn object_of(workspace: &Workspace, rel: &str) -> std::io::Result<Object> {
         && let Ok(fd) = crate::beneath::open(workspace.root_dir(), rel, READ, Mode::empty())
     {
         let stat = rustix::fs::fstat(&fd)?;
-        if (stat.st_dev, stat.st_ino) == key {
-            return Ok(Object { fd, key, links: stat.st_nlink, file: true });
+        // A file with several names outside the folders allowed them is never locked itself
+        // (another of its names may be outside the root, where anyone could hold it): the root
+        // stands in, and every read of it is refused anyway. A patch's own backup links
+        // (during a commit, or until a crashed one is recovered) make one of those.
+        if (stat.st_dev, stat.st_ino) == key && workspace.check_links(rel, rel, stat.st_nlink).is_ok() {
+            return Ok(Object { fd, key, file: true });
         }
     }
     root(workspace)
@@ -106,8 +108,9 @@ fn object_of(workspace: &Workspace, rel: &str) -> std::io::Result<Object> {
 fn still(workspace: &Workspace, rel: &str, object: &Object) -> bool {
     match file_at(workspace, rel) {
         Some(key) if object.file => key == object.key,
-        // The root stands in for a file this process may not open for reading.
-        Some(_) => crate::beneath::open(workspace.root_dir(), rel, READ, Mode::empty()).is_err(),
+        // The root stands in for a file this process may not open for reading, or may not
+        // lock itself.
+        Some(_) => object_of(workspace, rel).is_ok_and(|now| !now.file),
         None => !object.file,
     }
 }
@@ -123,11 +126,6 @@ pub(crate) fn lock(workspace: &Workspace, given: &str, rel: &str, wait: bool) ->
     let table = workspace.lock_table();
     for _ in 0..ATTEMPTS {
         let object = object_of(workspace, rel).map_err(io)?;
-        if object.links > 1 {
-            // Refused before it is locked: another of its names may be outside the root, where
-            // anyone could hold it.
-            workspace.check_links(given, rel, object.links)?;
-        }
         if table.share(rel, object.key) {
             return Ok(true);
         }

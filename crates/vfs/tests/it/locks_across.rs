@@ -203,8 +203,8 @@ fn a_hold_by_someone_else_delays_a_write_only_as_long_as_the_lock_wait() {
     workspace.write("a.txt", b"two\n", &WriteOptions { force: true, ..WriteOptions::default() }).unwrap();
 }
 
-/// A file with several names is refused before it is locked: another of its names may be
-/// outside the root, where anyone could hold it.
+/// A file with several names is never locked itself (another of its names may be outside the
+/// root, where anyone could hold it): the write is refused without waiting for that holder.
 #[test]
 fn a_hard_linked_file_is_refused_before_its_lock_is_waited_for() {
     let outside = tempfile::tempdir().unwrap();
