@@ -577,6 +577,23 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             parent = above;
         }
     }
+    // No file is written larger than the workspace reads: it would be one no tool could read
+    // back (the new texts are bounded already, by the files read and the patch's own size).
+    let limit = workspace.max_read_bytes();
+    for path in &in_order {
+        if let Some(Some(version)) = state.get(*path)
+            && let size = version.bytes().len() as u64
+            && size > limit
+        {
+            failures.push(Failure {
+                path: (*path).to_owned(),
+                hunk: None,
+                patch_line: 0,
+                preview: String::new(),
+                cause: Cause::Vfs(editkit_vfs::Error::TooLarge { path: (*path).to_owned(), size, limit }),
+            });
+        }
+    }
     if !failures.is_empty() {
         return Err(Error::Plan { failures });
     }

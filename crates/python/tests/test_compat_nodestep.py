@@ -1109,11 +1109,19 @@ def test_row_fifos_sockets_and_devices_are_refused(ws: LocalWorkspace, workspace
 
 def test_row_writes_replace_the_file_atomically(ws: LocalWorkspace, workspace: Path) -> None:
     seed(ws, {"f.txt": "old text\n"})
-    os.link(workspace / "f.txt", workspace / "hard-link.txt")
-    ws.write_file("f.txt", "new text\n")
-    ws.edit("f.txt", "new", "newer")
+    # A reader holding the old file keeps it whole: the new content is a new file renamed over
+    # the name, never written in place.
+    with open(workspace / "f.txt") as held:
+        ws.write_file("f.txt", "new text\n")
+        ws.edit("f.txt", "new", "newer")
+        assert held.read() == "old text\n"
     assert (workspace / "f.txt").read_text() == "newer text\n"
-    assert (workspace / "hard-link.txt").read_text() == "old text\n"
+    # A file with a second name (a hard link) is neither read nor written: the other name may
+    # be a secret or a file outside the workspace.
+    os.link(workspace / "f.txt", workspace / "hard-link.txt")
+    with pytest.raises(PathAccessError, match="hard links"):
+        ws.write_file("f.txt", "again\n")
+    assert (workspace / "hard-link.txt").read_text() == "newer text\n"
 
 
 def test_row_deletes_can_be_undone(ws: LocalWorkspace, workspace: Path) -> None:

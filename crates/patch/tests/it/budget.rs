@@ -63,3 +63,25 @@ fn the_budget_is_summed_over_the_files_of_a_patch_and_can_be_raised() {
     let applied = apply(&workspace, patch, &roomy).unwrap();
     assert_eq!(applied.updated, ["a.txt", "b.txt"]);
 }
+
+/// A patch never writes a file larger than the workspace reads (one no tool could read back):
+/// an added file or an update past the read limit is refused, and nothing changes.
+#[test]
+fn a_patch_writing_a_file_past_the_read_limit_is_refused_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("small.txt"), "one\n").unwrap();
+    let workspace = editkit_vfs::Workspace::builder(tmp.path()).max_read_bytes(1_000).open().unwrap();
+    let big: String = (0..100).map(|n| format!("+line {n:04} of the added file\n")).collect();
+    for patch in [
+        format!(
+            "*** Begin Patch\n*** Add File: big.txt\n{big}*** Update File: small.txt\n@@\n-one\n+two\n*** End Patch\n"
+        ),
+        format!("*** Begin Patch\n*** Update File: small.txt\n@@\n one\n{big}*** End Patch\n"),
+    ] {
+        let err = apply(&workspace, &patch, &ApplyOptions::default()).unwrap_err();
+        assert_eq!(err.kind(), "too_large", "{err}");
+        assert!(err.to_string().contains("1000"), "{err}");
+        assert!(!tmp.path().join("big.txt").exists());
+        assert_eq!(std::fs::read_to_string(tmp.path().join("small.txt")).unwrap(), "one\n");
+    }
+}

@@ -234,6 +234,7 @@ class ListRootsResult(Result):
     roots: list[dict[str, Any]]
 
 class HistoryResult(Result):
+    evicted: dict[str, Any] | None
     files: list[dict[str, Any]]
     last_change: str | None
     patches: list[dict[str, Any]]
@@ -542,7 +543,7 @@ class Toolkit:
         path: str | None = ...,
         **aliases: Any,
     ) -> HistoryResult:
-        """List the undo history: each file's kept versions (newest first, with sizes and times) and the recorded multi-file changes (patches, file moves, recursive deletes). With a path, also whether its current content came from an edit (undo_edit restores it) or a patch (undo_patch undoes the whole change)."""
+        """List the undo history: each file's kept versions (newest first, with sizes and times) and the recorded multi-file changes (patches, file moves, recursive deletes). With a path, also whether its current content came from an edit (undo_edit restores it) or a patch (undo_patch undoes the whole change). `evicted` says how many of the oldest versions were dropped to keep the root's history within its byte bound."""
     def undo_patch(
         self,
         *,
