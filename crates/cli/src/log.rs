@@ -1,6 +1,6 @@
 //! Log lines on stderr that never hold up serving.
 //!
-//! Once [`start`] has run (the HTTP server does so before it accepts a connection), [`line`]
+//! Once [`start`] has run (the HTTP server does so before it accepts a connection), [`line()`]
 //! hands each line to a thread that writes it, through a queue of [`QUEUE`] lines: a stderr
 //! nobody reads blocks that thread only, and lines that find the queue full are dropped and
 //! counted (the count is written once lines flow again). Each kind of line is also limited to
@@ -43,7 +43,7 @@ struct Window {
 
 static LOG: OnceLock<Option<Log>> = OnceLock::new();
 
-/// Starts the writer thread; from now on [`line`] never blocks. When no thread can be started,
+/// Starts the writer thread; from now on [`line()`] never blocks. When no thread can be started,
 /// lines stay direct writes.
 pub(crate) fn start() {
     LOG.get_or_init(|| {
