@@ -279,3 +279,62 @@ fn a_link_on_the_way_to_the_state_home_made_by_another_user_is_never_followed() 
     assert_eq!(written["ok"], true, "{written:#}");
     assert!(!entries_under(&own.path().join("real")).is_empty());
 }
+
+/// Arguments for every tool that writes, so each one meets the planted state folder; a tool
+/// that writes and has no entry here fails the test below.
+fn writing_call(tool: &str, session: &str) -> Option<Value> {
+    Some(match tool {
+        "write_file" => json!({"path": "a.txt", "content": "a\n"}),
+        "edit_file" => {
+            json!({"path": "src/app.py", "old_string": "self.name = name", "new_string": "self.name = name.strip()"})
+        }
+        "insert_lines" => json!({"path": "src/app.py", "line": 0, "text": "# added"}),
+        "apply_patch" => json!({"patch": PATCH}),
+        "undo_edit" => json!({"path": "src/app.py", "force": true}),
+        "undo_patch" => json!({"force": true}),
+        "create_directory" => json!({"path": "build/out"}),
+        "move" => json!({"from": "docs/guide.md", "to": "docs/moved.md"}),
+        "delete" => json!({"path": "src/util.ts"}),
+        "replace_function" => {
+            json!({"path": "src/app.py", "function_name": "main", "new_implementation": "def main():\n    pass\n"})
+        }
+        "edit_python_file" => json!({"path": "src/app.py", "old_string": "# TODO: localise", "new_string": "# done"}),
+        "write_python_file" => json!({"path": "src/new.py", "content": "x = 1\n"}),
+        "write_markdown_file" => json!({"path": "docs/new.md", "content": "# New\n"}),
+        "update_project_index" => json!({"project_name": "p", "description": "d", "structure": "s"}),
+        "editor_load" => json!({"path": "docs/guide.md"}),
+        "editor_edit" => json!({"session_id": session, "old_string": "say more", "new_string": "say much more"}),
+        "editor_write" => json!({"session_id": session, "text": "# Guide\n"}),
+        "editor_store" => json!({"session_id": session}),
+        "editor_clear" => json!({"session_id": session}),
+        "editor_read" | "editor_diff" => json!({"session_id": session}),
+        _ => return None,
+    })
+}
+
+/// Every tool that writes meets a state folder planted as a link to the project's `.git`:
+/// none writes anything there, and each one that needs the state folder names it.
+#[test]
+fn every_tool_that_writes_leaves_a_planted_state_folder_alone() {
+    let project = Project::new();
+    let home = shared_home(0o1777);
+    let toolkit = project.toolkit(home.path());
+    let state = toolkit.workspace().state_dir().to_owned();
+    symlink(project.root.join(".git"), &state).unwrap();
+    let git_before = entries_under(&project.root.join(".git"));
+    let loaded = editkit::tools::call(&toolkit, "editor_load", json!({"path": "docs/guide.md"}));
+    let session = loaded["session_id"].as_str().unwrap_or("none").to_owned();
+    let mut refused = 0;
+    for spec in editkit::tools::specs().into_iter().filter(|spec| !spec.read_only || spec.name.starts_with("editor_")) {
+        let args =
+            writing_call(spec.name, &session).unwrap_or_else(|| panic!("no call for the writing tool `{}`", spec.name));
+        let result = editkit::tools::call(&toolkit, spec.name, args);
+        if result["ok"] == false
+            && result["error"]["message"].as_str().is_some_and(|m| m.contains(&state.display().to_string()))
+        {
+            refused += 1;
+        }
+        assert_eq!(entries_under(&project.root.join(".git")), git_before, "{} wrote into .git: {result:#}", spec.name);
+    }
+    assert!(refused >= 8, "only {refused} tools named the refused state folder");
+}
