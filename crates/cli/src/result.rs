@@ -218,6 +218,14 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
                 let _ = writeln!(out, "{}", ShownPath::new(entry.as_str().unwrap_or("")));
             }
             truncated(&mut out, result);
+            let unnamed = num(result, "unnamed_entries");
+            if unnamed > 0 {
+                let _ = writeln!(
+                    out,
+                    "[{} left out: their names are not UTF-8, so no path can name them]",
+                    if unnamed == 1 { "1 entry".to_owned() } else { format!("{unnamed} entries") }
+                );
+            }
         }
         "tree" => {
             let _ = writeln!(out, "{} ({})", name(result, "path"), plural(num(result, "total_files"), "file"));
@@ -516,5 +524,16 @@ mod tests {
         assert_eq!(result.is_error, Some(true));
         assert_eq!(text(&result), "ambiguous: 2 places");
         assert_eq!(result.structured_content.as_ref().map(|v| v["error"]["kind"].clone()), Some(json!("ambiguous")));
+    }
+
+    #[test]
+    fn a_listing_says_how_many_entries_it_could_not_name() {
+        let listed = json!({"ok": true, "path": "d", "entries": ["ok.txt"], "total_entries": 1, "truncated": false,
+            "unnamed_entries": 2});
+        let text = render("list_dir", &listed, TextStyle::default());
+        assert!(text.contains("[2 entries left out: their names are not UTF-8"), "{text}");
+        let clean = json!({"ok": true, "path": "d", "entries": ["ok.txt"], "total_entries": 1, "truncated": false,
+            "unnamed_entries": 0});
+        assert!(!render("list_dir", &clean, TextStyle::default()).contains("left out"));
     }
 }

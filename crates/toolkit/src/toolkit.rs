@@ -579,12 +579,13 @@ impl Toolkit {
     /// Path errors, `not_found`, `invalid_args` for a file.
     pub fn list_dir(&self, request: ListDirRequest) -> Result<ListDirResponse> {
         let (_, workspace) = self.route(&request.path);
-        let (entries, total_entries) = workspace.list_dir_first(&request.path, MAX_LIST_ENTRIES)?;
+        let (entries, total_entries, unnamed_entries) = workspace.list_dir_counted(&request.path, MAX_LIST_ENTRIES)?;
         Ok(ListDirResponse {
             path: workspace.resolve(&request.path)?,
             truncated: total_entries > entries.len(),
             entries,
             total_entries,
+            unnamed_entries,
         })
     }
 

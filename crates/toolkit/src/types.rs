@@ -765,6 +765,8 @@ pub struct ListDirResponse {
     pub total_entries: usize,
     /// Whether `entries` was cut at [`crate::MAX_LIST_ENTRIES`].
     pub truncated: bool,
+    /// Entries left out because their names are not UTF-8 (no path can name them).
+    pub unnamed_entries: usize,
 }
 
 /// Find files by glob, honouring .gitignore.

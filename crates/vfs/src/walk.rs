@@ -128,17 +128,21 @@ impl<'ws> WorkspaceDir<'ws> {
     /// Lists the directory; when `skipped` is given, the entries left out are pushed to it.
     fn scan(&self, skipped: Option<&mut Vec<SkippedEntry>>) -> Result<Vec<Entry>> {
         let mut out = Vec::new();
-        self.scan_each(skipped, |entry| out.push(entry))?;
+        match skipped {
+            Some(list) => self.scan_each(Some(&mut |entry| list.push(entry)), |entry| out.push(entry))?,
+            None => self.scan_each(None, |entry| out.push(entry))?,
+        }
         Ok(out)
     }
 
-    /// Hands each entry of the directory to `visit` as it is read, holding none of them.
-    fn scan_each(&self, mut skipped: Option<&mut Vec<SkippedEntry>>, mut visit: impl FnMut(Entry)) -> Result<()> {
+    /// Hands each entry of the directory to `visit` as it is read, holding none of them, and
+    /// each entry left out to `skipped` when given.
+    fn scan_each(&self, mut skipped: Option<&mut dyn FnMut(SkippedEntry)>, mut visit: impl FnMut(Entry)) -> Result<()> {
         let io = |e| Error::from_io("list", &self.rel, e);
         let mut skip = |name: String, symlink: bool, reason: SkipReason| {
-            if let Some(list) = skipped.as_deref_mut() {
+            if let Some(skipped) = skipped.as_deref_mut() {
                 let rel = self.child_rel(&name);
-                list.push(SkippedEntry { name, rel, symlink, reason });
+                skipped(SkippedEntry { name, rel, symlink, reason });
             }
         };
         for entry in self.dir.entries().map_err(io)? {
@@ -344,18 +348,34 @@ impl Workspace {
     /// # Errors
     /// As [`Workspace::list_dir`].
     pub fn list_dir_first(&self, path: &str, limit: usize) -> Result<(Vec<String>, usize)> {
+        let (names, total, _) = self.list_dir_counted(path, limit)?;
+        Ok((names, total))
+    }
+
+    /// [`Workspace::list_dir_first`], also counting the entries whose names are not UTF-8
+    /// (no path can name them, so they are left out, never shown mangled).
+    ///
+    /// # Errors
+    /// As [`Workspace::list_dir`].
+    pub fn list_dir_counted(&self, path: &str, limit: usize) -> Result<(Vec<String>, usize, usize)> {
         let dir = self.open_dir(path)?;
         // A max-heap of the smallest names seen: the largest leaves when one more comes in.
         let mut kept = std::collections::BinaryHeap::new();
         let mut total = 0;
-        dir.scan_each(None, |entry| {
+        let mut unnamed = 0;
+        let mut count_unnamed = |entry: SkippedEntry| {
+            if entry.reason == SkipReason::NonUtf8Name {
+                unnamed += 1;
+            }
+        };
+        dir.scan_each(Some(&mut count_unnamed), |entry| {
             total += 1;
             kept.push(entry.display_name());
             if kept.len() > limit {
                 kept.pop();
             }
         })?;
-        Ok((kept.into_sorted_vec(), total))
+        Ok((kept.into_sorted_vec(), total, unnamed))
     }
 
     /// Opens a directory as a handle for walking it entry by entry without leaving the root.

@@ -132,7 +132,9 @@ fn every_tool_shows_a_hostile_name_as_one_escaped_line_and_keeps_it_exact_in_jso
                 .is_some_and(|e| e.iter().any(|v| v.as_str().is_some_and(|v| v.starts_with(name))))
         );
     }
-    assert_eq!(text.lines().count(), 1 + NAMES.len() + 1, "a header and one line per entry: {text}");
+    // A header, one line per entry and one saying that the name that is not UTF-8 is left out.
+    assert_eq!(text.lines().count(), 1 + NAMES.len() + 1 + 1, "a header and one line per entry: {text}");
+    assert!(text.ends_with("[1 entry left out: their names are not UTF-8, so no path can name them]\n"), "{text}");
     let (text, _) = call(&mut session, &mut id, "list_dir", json!({"path": FOLDER}));
     assert_eq!(text.lines().count(), 2, "{text}");
     let (text, structured) = call(&mut session, &mut id, "glob", json!({"pattern": "**/*"}));

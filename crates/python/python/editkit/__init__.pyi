@@ -189,6 +189,7 @@ class ListDirResult(Result):
     path: str
     total_entries: int
     truncated: bool
+    unnamed_entries: int
 
 class ExistsResult(Result):
     exists: bool

@@ -181,6 +181,21 @@ fn list_dir_is_cut_at_its_bound() {
     assert_eq!((&small["entries"], small["truncated"].as_bool()), (&json!(["d/"]), Some(false)));
 }
 
+/// A name that is not UTF-8 cannot be named by any path, so it is left out of a listing, but
+/// the listing says so instead of looking complete.
+#[test]
+fn list_dir_counts_the_entries_it_cannot_name() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let env = Env::new();
+    env.put("d/ok.txt", b"x");
+    std::fs::write(env.dir.path().join("d").join(std::ffi::OsStr::from_bytes(b"bad\xff.txt")), "x").unwrap();
+    let listed = env.ok("list_dir", json!({"path": "d"}));
+    assert_eq!(listed["entries"], json!(["ok.txt"]), "{listed:#}");
+    assert_eq!(listed["unnamed_entries"], 1, "{listed:#}");
+    let clean = env.ok("list_dir", json!({"path": "."}));
+    assert_eq!(clean["unnamed_entries"], 0, "{clean:#}");
+}
+
 /// Messages quoting a call's input (a 100 KB pattern, a 5 KB path) quote a few hundred
 /// bytes of it, never the whole.
 #[test]
