@@ -54,6 +54,7 @@ struct OpenArgs {
     roots: Vec<PathBuf>,
     read_only: bool,
     blocked: Vec<String>,
+    hard_links: Vec<String>,
     diagnostics: String,
     format: bool,
     durability: String,
@@ -88,6 +89,7 @@ impl OpenArgs {
         let mut options =
             ToolkitOptions { read_only: self.read_only, full_diffs: self.full_diffs, ..Default::default() };
         options.policy.blocked.extend(self.blocked.iter().cloned());
+        options.policy.hard_links_under.extend(self.hard_links.iter().cloned());
         options.policy.absolute = choose(
             "absolute_paths",
             &self.absolute_paths,
@@ -155,7 +157,7 @@ impl PyToolkit {
     /// error object when an option or a root is refused.
     #[new]
     #[pyo3(signature = (
-        roots, *, read_only=false, blocked=Vec::new(), diagnostics="auto".to_owned(), format=false,
+        roots, *, read_only=false, blocked=Vec::new(), hard_links=Vec::new(), diagnostics="auto".to_owned(), format=false,
         durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
         read_page_bytes=None, full_diffs=false, tools=None, history_depth=None, history_bytes=None,
         max_sessions=None,
@@ -167,6 +169,7 @@ impl PyToolkit {
         roots: Vec<PathBuf>,
         read_only: bool,
         blocked: Vec<String>,
+        hard_links: Vec<String>,
         diagnostics: String,
         format: bool,
         durability: String,
@@ -186,6 +189,7 @@ impl PyToolkit {
             roots,
             read_only,
             blocked,
+            hard_links,
             diagnostics,
             format,
             durability,

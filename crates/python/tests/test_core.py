@@ -172,6 +172,18 @@ def test_options_are_checked_and_applied(workspace: Path, tmp_path: Path) -> Non
     assert (workspace / "reports/a.md").read_text() == "# A\n"
 
 
+def test_hard_linked_files_are_served_only_under_the_folders_given(workspace: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "abc").write_text("export const answer = 42;\n")
+    (workspace / "node_modules" / "pkg").mkdir(parents=True)
+    os.link(store / "abc", workspace / "node_modules" / "pkg" / "index.js")
+    with pytest.raises(editkit.Blocked, match="hard links"):
+        editkit.Toolkit(workspace).read_file("node_modules/pkg/index.js")
+    allowed = editkit.Toolkit(workspace, hard_links="node_modules/")
+    assert "answer" in allowed.read_file("node_modules/pkg/index.js")["content"]
+
+
 def test_several_roots_resolve_relative_paths_in_the_first(tmp_path: Path) -> None:
     first, second = tmp_path / "one", tmp_path / "two"
     first.mkdir()

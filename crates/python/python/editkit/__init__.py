@@ -225,6 +225,10 @@ class Toolkit:
     - ``read_only``: refuse every tool that writes.
     - ``blocked``: more blocked paths, ``.gitignore`` patterns, added to the defaults (``.git``,
       ``.env*``, private keys, credential files, ``.editkit/``).
+    - ``hard_links``: folders (``.gitignore`` patterns, such as ``"node_modules/"``) where files
+      with several names (hard links, as pnpm, Bun or Yarn make into their store) are served;
+      elsewhere they are refused as ``Blocked``, since another name may be a secret or a file
+      outside the workspace.
     - ``diagnostics``: post-write checks, ``"auto"`` (report problems), ``"on"`` (report all) or
       ``"off"``; ``format``: run the formatter after each write.
     - ``durability``: ``"full"`` (fsync file and folder before returning) or ``"atomic"`` (temp file
@@ -245,6 +249,7 @@ class Toolkit:
         *,
         read_only: bool = False,
         blocked: Sequence[str] = (),
+        hard_links: Sequence[str] = (),
         diagnostics: str = "auto",
         format: bool = False,
         durability: str = "full",
@@ -266,6 +271,8 @@ class Toolkit:
             roots = [os.fspath(item) for item in root]
         if isinstance(blocked, str):
             blocked = [blocked]
+        if isinstance(hard_links, str):
+            hard_links = [hard_links]
         bounds = {
             "max_read_bytes": max_read_bytes,
             "read_page_bytes": read_page_bytes,
@@ -287,6 +294,7 @@ class Toolkit:
                 roots,
                 read_only=read_only,
                 blocked=list(blocked),
+                hard_links=list(hard_links),
                 diagnostics=diagnostics,
                 format=format,
                 durability=durability,

@@ -369,6 +369,7 @@ class Toolkit:
         *,
         read_only: bool = ...,
         blocked: Sequence[str] = ...,
+        hard_links: Sequence[str] = ...,
         diagnostics: Literal["auto", "on", "off"] = ...,
         format: bool = ...,
         durability: Literal["full", "atomic"] = ...,
