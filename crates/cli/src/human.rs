@@ -795,13 +795,7 @@ fn undo(
             let history = editkit::tools::call(toolkit, "history", json!({"path": file}));
             let last_is_patch = history["last_change"].as_str() == Some("patch");
             if last_is_patch {
-                let files: Vec<String> = history["patches"][0]["files"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(|f| ShownPath::new(f).to_string())
-                    .collect();
+                let files = shown_files(&history["patches"][0]["files"]);
                 if !confirm(
                     &format!(
                         "the last change to {} was a patch; undoing it undoes the whole patch ({})",
@@ -878,13 +872,7 @@ fn history(toolkit: &Toolkit, file: Option<&str>, output: OutputArgs) -> Result<
         }
     }
     for patch in patches {
-        let files: Vec<String> = patch["files"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(|f| ShownPath::new(f).to_string())
-            .collect();
+        let files = shown_files(&patch["files"]);
         outln!("{} {}  {}", style.bold("change"), when(patch["time_unix"].as_i64()), files.join(", "));
     }
     let evicted = &result["evicted"];
@@ -950,6 +938,11 @@ fn recover(toolkit: &Toolkit) -> Result<u8, u8> {
         }
     }
     Ok(EXIT_OK)
+}
+
+/// The names of a JSON array of paths, each quoted for a reader.
+fn shown_files(files: &Value) -> Vec<String> {
+    files.as_array().into_iter().flatten().filter_map(Value::as_str).map(|f| ShownPath::new(f).to_string()).collect()
 }
 
 #[cfg(test)]

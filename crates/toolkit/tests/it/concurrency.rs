@@ -1,6 +1,5 @@
 //! Many edit_file calls on distinct lines of one file: none lost, across threads and processes.
 
-use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -54,19 +53,7 @@ fn child_edits() {
 fn four_processes_each_with_a_toolkit_lose_no_edit() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f.txt"), numbered(1600)).unwrap();
-    let exe = std::env::current_exe().unwrap();
-    let children: Vec<_> = (0..4)
-        .map(|which| {
-            Command::new(&exe)
-                .args(["--exact", "concurrency::child_edits", "--test-threads=1", "--quiet"])
-                .env(CHILD_ENV, format!("{}|{which}", dir.path().display()))
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
-    }
+    crate::support::run_children("concurrency::child_edits", CHILD_ENV, 4, dir.path());
     let text = std::fs::read_to_string(dir.path().join("f.txt")).unwrap();
     assert_eq!(text.matches(": done").count(), 1600);
 }

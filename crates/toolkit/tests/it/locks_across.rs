@@ -1,8 +1,6 @@
 //! Read-modify-write on one file is serialised across processes whatever their state folder:
 //! the cross-process lock is taken on the file itself, not only in the state folder.
 
-use std::process::Command;
-
 use editkit::{Toolkit, ToolkitOptions};
 use serde_json::json;
 
@@ -42,19 +40,7 @@ fn child_increments_with_expected_hash() {
 fn two_processes_with_different_state_folders_lose_no_acknowledged_write() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("counter.txt"), "0\n").unwrap();
-    let exe = std::env::current_exe().unwrap();
-    let children: Vec<_> = (0..2)
-        .map(|which| {
-            Command::new(&exe)
-                .args(["--exact", "locks_across::child_increments_with_expected_hash", "--test-threads=1", "--quiet"])
-                .env(CHILD_ENV, format!("{}|{which}", dir.path().display()))
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
-    }
+    crate::support::run_children("locks_across::child_increments_with_expected_hash", CHILD_ENV, 2, dir.path());
     let acked: u64 = (0..2)
         .map(|which| {
             std::fs::read_to_string(dir.path().join(format!("acked-{which}"))).unwrap().parse::<u64>().unwrap()

@@ -112,3 +112,21 @@ fn result_validators() -> &'static std::collections::HashMap<&'static str, jsons
             .collect()
     })
 }
+
+/// Runs the test `test` of this binary in `count` child processes at once, each with `env`
+/// set to `<dir>|<its number>`, and checks that each one passed.
+pub fn run_children(test: &str, env: &str, count: usize, dir: &Path) {
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..count)
+        .map(|which| {
+            std::process::Command::new(&exe)
+                .args(["--exact", test, "--test-threads=1", "--quiet"])
+                .env(env, format!("{}|{which}", dir.display()))
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+}

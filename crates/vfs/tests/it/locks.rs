@@ -119,7 +119,7 @@ fn lock_files_are_reused_and_stay_few_however_many_files_are_written() {
     let name = format!("{}.lock", &editkit_vfs::Sha256::of(b"held.txt").to_string()[..32]);
     assert!(state.join(&name).is_file(), "the held lock's file survived the sweeps");
     // And the held lock still excludes: another workspace's locker waits for it.
-    assert_excludes(&Workspace::open(tmp.path()).unwrap(), "held.txt", held);
+    crate::support::assert_excludes(&Workspace::open(tmp.path()).unwrap(), "held.txt", held);
 }
 
 #[test]
@@ -149,21 +149,5 @@ fn a_locks_folder_removed_or_moved_while_a_workspace_runs_is_made_again() {
     workspace.write("c.txt", b"c\n", &WriteOptions::default()).unwrap();
     assert_eq!(lock_files(tmp.path()), 1, "c's lock file is in `locks/`");
     let held = workspace.lock("c.txt").unwrap();
-    assert_excludes(&Workspace::open(tmp.path()).unwrap(), "c.txt", held);
-}
-
-/// `held` keeps `other`'s locker of `path` waiting until it is dropped, then lets it in.
-fn assert_excludes(other: &Workspace, path: &str, held: editkit_vfs::FileLock<'_>) {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let lock = other.lock(path).unwrap();
-            tx.send(()).unwrap();
-            drop(lock);
-        });
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        assert!(rx.try_recv().is_err(), "another workspace got in while the lock of {path} was held");
-        drop(held);
-        rx.recv().unwrap();
-    });
+    crate::support::assert_excludes(&Workspace::open(tmp.path()).unwrap(), "c.txt", held);
 }

@@ -4,7 +4,7 @@
 
 use std::os::unix::process::CommandExt;
 
-use editkit_vfs::{FileLock, Workspace, WriteOptions};
+use editkit_vfs::{Workspace, WriteOptions};
 
 /// Two workspaces on one root, each with a state folder of its own.
 struct Pair {
@@ -24,22 +24,6 @@ impl Pair {
     }
 }
 
-/// `held` keeps `other`'s locker of `path` waiting until it is dropped, then lets it in.
-fn assert_excludes(other: &Workspace, path: &str, held: FileLock<'_>) {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let lock = other.lock(path).unwrap();
-            tx.send(()).unwrap();
-            drop(lock);
-        });
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        assert!(rx.try_recv().is_err(), "a workspace with another state folder got in while {path} was locked");
-        drop(held);
-        rx.recv().unwrap();
-    });
-}
-
 #[test]
 fn a_lock_excludes_a_workspace_with_another_state_folder() {
     let pair = Pair::new();
@@ -48,17 +32,17 @@ fn a_lock_excludes_a_workspace_with_another_state_folder() {
     let held = pair.first.lock("a.txt").unwrap();
     held.write(b"b\n", &WriteOptions::default()).unwrap();
     held.write(b"c\n", &WriteOptions::default()).unwrap();
-    assert_excludes(&pair.second, "a.txt", held);
+    crate::support::assert_excludes(&pair.second, "a.txt", held);
     // A file that does not exist yet, held while it is created.
     let held = pair.first.lock("new/b.txt").unwrap();
-    assert_excludes(&pair.second, "new/b.txt", held);
+    crate::support::assert_excludes(&pair.second, "new/b.txt", held);
     let held = pair.first.lock("new/c.txt").unwrap();
     held.write(b"c\n", &WriteOptions { create_dirs: true, ..WriteOptions::default() }).unwrap();
-    assert_excludes(&pair.second, "new/c.txt", held);
+    crate::support::assert_excludes(&pair.second, "new/c.txt", held);
     // A file removed under its lock.
     let held = pair.first.lock("a.txt").unwrap();
     pair.first.delete("a.txt").unwrap();
-    assert_excludes(&pair.second, "a.txt", held);
+    crate::support::assert_excludes(&pair.second, "a.txt", held);
 }
 
 const SEALED_ENV: &str = "EDITKIT_VFS_SEALED_CHILD";
@@ -72,9 +56,9 @@ fn sealed_scenario(base: &std::path::Path) {
     let (first, second) = (open("s1"), open("s2"));
     assert!(std::fs::File::open(root.join("sealed.txt")).is_err(), "the test user may read the sealed file");
     let held = first.lock("sealed.txt").unwrap();
-    assert_excludes(&second, "sealed.txt", held);
+    crate::support::assert_excludes(&second, "sealed.txt", held);
     let held = first.lock("sealed.txt").unwrap();
-    assert_excludes(&second, "not-yet.txt", held);
+    crate::support::assert_excludes(&second, "not-yet.txt", held);
 }
 
 /// Runs only as a child process of the test below (as an unprivileged user).

@@ -68,3 +68,19 @@ fn snapshot_into(path: &Path, snapshot: &mut BTreeMap<PathBuf, String>) {
         snapshot.insert(path.to_owned(), fs::read_to_string(path).unwrap_or_default());
     }
 }
+
+/// `held` keeps `other`'s locker of `path` waiting until it is dropped, then lets it in.
+pub fn assert_excludes(other: &Workspace, path: &str, held: editkit_vfs::FileLock<'_>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let lock = other.lock(path).unwrap();
+            tx.send(()).unwrap();
+            drop(lock);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(rx.try_recv().is_err(), "another workspace got in while the lock of {path} was held");
+        drop(held);
+        rx.recv().unwrap();
+    });
+}
