@@ -197,8 +197,8 @@ impl CheckCache {
 /// prefix and suffix of the two texts.
 fn incremental(kind: FileKind, entry: Entry, source: &str) -> Result<Checked<'_>, Error> {
     let old = entry.source.as_str();
-    let prefix = common_prefix(old.as_bytes(), source.as_bytes());
-    let suffix = common_suffix(
+    let prefix = crate::parse::common_prefix(old.as_bytes(), source.as_bytes());
+    let suffix = crate::parse::common_suffix(
         old.as_bytes().get(prefix..).unwrap_or_default(),
         source.as_bytes().get(prefix..).unwrap_or_default(),
     );
@@ -263,8 +263,8 @@ fn python_statements(entry: &Entry, source: &str) -> Result<Option<Statements>, 
     if crate::parse::bom_len(old) != 0 || crate::parse::bom_len(source) != 0 {
         return Ok(None);
     }
-    let prefix = common_prefix(old.as_bytes(), source.as_bytes());
-    let suffix = common_suffix(
+    let prefix = crate::parse::common_prefix(old.as_bytes(), source.as_bytes());
+    let suffix = crate::parse::common_suffix(
         old.as_bytes().get(prefix..).unwrap_or_default(),
         source.as_bytes().get(prefix..).unwrap_or_default(),
     );
@@ -357,25 +357,4 @@ fn full(kind: FileKind, source: &str) -> Result<Checked<'_>, Error> {
     let parsed = Parsed::new(kind, source, "syntax check")?;
     let blocks = if kind == FileKind::Python { syntax::empty_blocks(&parsed, None) } else { Vec::new() };
     Ok((parsed, blocks, None))
-}
-
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    // Compare in chunks first: the common case is a long shared head.
-    const CHUNK: usize = 4096;
-    let mut at = 0;
-    while at + CHUNK <= a.len().min(b.len()) && a.get(at..at + CHUNK) == b.get(at..at + CHUNK) {
-        at += CHUNK;
-    }
-    at + a.iter().skip(at).zip(b.iter().skip(at)).take_while(|(x, y)| x == y).count()
-}
-
-fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const CHUNK: usize = 4096;
-    let mut n = 0;
-    while n + CHUNK <= a.len().min(b.len())
-        && a.get(a.len() - n - CHUNK..a.len() - n) == b.get(b.len() - n - CHUNK..b.len() - n)
-    {
-        n += CHUNK;
-    }
-    n + a.iter().rev().skip(n).zip(b.iter().rev().skip(n)).take_while(|(x, y)| x == y).count()
 }

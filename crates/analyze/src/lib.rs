@@ -73,6 +73,7 @@
 #![deny(missing_docs)]
 
 mod cache;
+mod change;
 mod confine;
 mod edit;
 mod error;
@@ -80,6 +81,7 @@ mod kind;
 mod markdown;
 mod parse;
 mod process;
+mod region;
 mod resolve;
 mod symbols;
 mod syntax;
@@ -87,6 +89,7 @@ mod tools;
 mod worker;
 
 pub use cache::{CheckCache, DEFAULT_CACHED_BYTES, DEFAULT_CACHED_FILES};
+pub use change::{ChangeReport, CheckScope, check_change};
 pub use edit::{replace_function, symbol_range};
 pub use error::{Error, ErrorKind};
 pub use kind::{FileKind, detect};

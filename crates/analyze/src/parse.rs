@@ -165,22 +165,31 @@ fn point(text: &str, offset: usize) -> Option<Point> {
 pub(crate) struct LineIndex<'s> {
     source: &'s str,
     starts: Vec<usize>,
+    /// Lines of the file before `source` (a part cut from a file at a line start).
+    before: usize,
 }
 
 impl<'s> LineIndex<'s> {
     pub(crate) fn new(source: &'s str) -> Self {
+        LineIndex::after(source, 0)
+    }
+
+    /// The index of `source`, a part of a file that starts after its first `before` lines:
+    /// lines are the file's.
+    pub(crate) fn after(source: &'s str, before: usize) -> Self {
         let mut starts = vec![0];
-        starts.extend(source.match_indices('\n').map(|(at, _)| at + 1));
-        LineIndex { source, starts }
+        starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|at| at + 1));
+        LineIndex { source, starts, before }
     }
 
     /// 1-based line of the byte at `offset`.
     pub(crate) fn line(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&start| start <= offset).max(1)
+        self.starts.partition_point(|&start| start <= offset).max(1) + self.before
     }
 
     /// Byte offset where the 1-based `line` starts.
     pub(crate) fn line_start(&self, line: usize) -> usize {
+        let line = line.saturating_sub(self.before);
         self.starts.get(line.saturating_sub(1)).copied().unwrap_or(self.source.len())
     }
 
@@ -194,6 +203,29 @@ impl<'s> LineIndex<'s> {
         };
         (line, column + 1)
     }
+}
+
+/// The length of the longest common prefix of two byte strings.
+pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    // Compare in chunks first: the common case is a long shared head.
+    const CHUNK: usize = 4096;
+    let mut at = 0;
+    while at + CHUNK <= a.len().min(b.len()) && a.get(at..at + CHUNK) == b.get(at..at + CHUNK) {
+        at += CHUNK;
+    }
+    at + a.iter().skip(at).zip(b.iter().skip(at)).take_while(|(x, y)| x == y).count()
+}
+
+/// The length of the longest common suffix of two byte strings.
+pub(crate) fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 4096;
+    let mut n = 0;
+    while n + CHUNK <= a.len().min(b.len())
+        && a.get(a.len() - n - CHUNK..a.len() - n) == b.get(b.len() - n - CHUNK..b.len() - n)
+    {
+        n += CHUNK;
+    }
+    n + a.iter().rev().skip(n).zip(b.iter().rev().skip(n)).take_while(|(x, y)| x == y).count()
 }
 
 #[cfg(test)]

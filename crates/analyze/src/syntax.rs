@@ -96,17 +96,27 @@ fn check_json(source: &str) -> SyntaxReport {
 
 /// Collects `ERROR` and `MISSING` nodes of a parsed tree, and (Python) empty blocks, as errors.
 pub(crate) fn tree_errors(parsed: &Parsed<'_>) -> SyntaxReport {
+    tree_errors_after(parsed, 0)
+}
+
+/// [`tree_errors`] of a part of a file cut at a line start after its first `before` lines:
+/// lines, in positions and in messages, are the file's.
+pub(crate) fn tree_errors_after(parsed: &Parsed<'_>, before: usize) -> SyntaxReport {
     let blocks = if parsed.kind == FileKind::Python { empty_blocks(parsed, None) } else { Vec::new() };
-    report(parsed, &blocks)
+    report_after(parsed, &blocks, before)
 }
 
 /// The report of a parsed tree whose empty blocks (Python) are already known.
 pub(crate) fn report(parsed: &Parsed<'_>, blocks: &[EmptyBlock]) -> SyntaxReport {
+    report_after(parsed, blocks, 0)
+}
+
+fn report_after(parsed: &Parsed<'_>, blocks: &[EmptyBlock], before: usize) -> SyntaxReport {
     let root = parsed.tree.root_node();
     if !root.has_error() && blocks.is_empty() {
         return SyntaxReport { valid: true, errors: Vec::new() };
     }
-    let index = LineIndex::new(parsed.source);
+    let index = LineIndex::after(parsed.source, before);
     let mut errors: Vec<SyntaxError> = blocks.iter().map(|block| block.error(parsed, &index)).collect();
     if !root.has_error() {
         errors.sort_by_key(|error| (error.line, error.column));

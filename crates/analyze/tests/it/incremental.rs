@@ -45,24 +45,24 @@ fn every_edit_of_the_edit_corpus_checks_as_a_full_parse_does() {
 }
 
 /// xorshift64*, seeded per run.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 }
 
 /// One sloppy edit: a line deleted or duplicated, a range of lines dropped (a body gone, an
 /// empty block left), or a bracket, colon or quote inserted or removed.
-fn mutate(text: &str, rng: &mut Rng) -> String {
+pub(crate) fn mutate(text: &str, rng: &mut Rng) -> String {
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
     if lines.is_empty() {
         return "x".to_owned();

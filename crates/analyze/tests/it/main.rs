@@ -7,6 +7,7 @@ mod hostile_tools;
 mod incremental;
 mod markdown;
 mod no_panic;
+mod regional;
 mod replace;
 mod symbols;
 mod syntax;

@@ -1,0 +1,252 @@
+//! The syntax check of a change: whether an edit or a patch introduced a syntax error,
+//! decided on the part of the file the change touched.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::parse::{LineIndex, Parsed};
+use crate::region::{self, Anomaly, NoRegion, Region};
+use crate::syntax::{self, SyntaxError, check_syntax};
+use crate::{Error, FileKind};
+
+/// How much of the file a [`ChangeReport`] looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CheckScope {
+    /// The top-level statements the change touched (Python).
+    Statements,
+    /// The whole file: the kind has no statement boundaries editkit can establish (every
+    /// kind but Python, or Python whose old text has something CPython's tokenizer refuses
+    /// near the change), or there is no old text.
+    Whole,
+}
+
+/// What a change did to a file's syntax, from [`check_change`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangeReport {
+    /// The syntax errors in the checked part of the new text, at their lines in the file
+    /// (sorted; at most 50, and one more naming a bracket or string the change left open).
+    pub errors: Vec<SyntaxError>,
+    /// How many errors the same part of the old text had; counted only when `errors` is not
+    /// empty (`None` otherwise, or without an old text).
+    pub errors_before: Option<usize>,
+    /// What was checked.
+    pub scope: CheckScope,
+    /// The checked lines of the new text, 1-based and inclusive (`0..=0` for an empty text).
+    pub lines: (usize, usize),
+    /// The bytes of the new text that were checked.
+    #[serde(skip)]
+    pub(crate) checked: Range<usize>,
+    /// Whether the checked part holds a construct CPython's compiler judges more strictly
+    /// than the grammar (Python only).
+    #[serde(skip)]
+    pub(crate) stricter: bool,
+}
+
+impl ChangeReport {
+    /// Whether the change left more syntax errors in the checked part than it had before.
+    #[must_use]
+    pub fn introduced(&self) -> bool {
+        !self.errors.is_empty() && self.errors_before.is_none_or(|before| self.errors.len() > before)
+    }
+
+    /// Whether the checked part of the new text has no syntax error.
+    #[must_use]
+    pub fn valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// Checks the syntax of `new`, the text of a file of `kind` after a change to `old` (`None`
+/// for a new file).
+///
+/// For Python the check parses only the top-level statements the change touched, in the old
+/// text and in the new (a lexical scan finds where statements start: outside strings,
+/// f-strings, brackets and continuations, at column 0), so its cost follows the size of the
+/// change rather than of the file; errors are reported at their line in the file. A change
+/// that leaves a bracket or a string open is reported at the opening, in CPython's words
+/// (`` `(` was never closed ``). Where the boundaries cannot be established, and for the
+/// other kinds, the whole new text is parsed, and the old one only when the new one has
+/// errors.
+///
+/// ```
+/// use editkit_analyze::{check_change, CheckScope, FileKind};
+/// let old = "def f():\n    return 1\n\ndef g():\n    return 2\n";
+/// let new = "def f():\n    return 1\n\ndef g(:\n    return 2\n";
+/// let report = check_change(FileKind::Python, Some(old), new)?;
+/// assert_eq!(report.scope, CheckScope::Statements);
+/// assert!(report.introduced());
+/// assert_eq!(report.errors[0].line, 4);
+/// # Ok::<(), editkit_analyze::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::TooLarge`], [`Error::TooManyTokens`] and [`Error::Timeout`] when the part to
+/// parse exceeds the parse limits: the check was not made.
+pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, Error> {
+    if kind == FileKind::Python
+        && let Some(old) = old
+    {
+        match region::python_region(old, new) {
+            Ok(region) => {
+                let report = regional(old, new, &region)?;
+                // An error at the region's first token is described by the token before it
+                // ("after `x`"): parse from the statement before, so the description is the
+                // one a whole parse gives.
+                let first_line = region.lines_before + 1;
+                let at_start = report
+                    .errors
+                    .iter()
+                    .any(|error| error.line == first_line && error.message.ends_with("at the start of the file"));
+                if let (true, Some(previous)) = (at_start, region.previous) {
+                    let lines_before =
+                        memchr::memchr_iter(b'\n', old.as_bytes().get(..previous).unwrap_or_default()).count();
+                    let wider = Region { start: previous, lines_before, previous: None, ..region };
+                    return regional(old, new, &wider);
+                }
+                return Ok(report);
+            }
+            Err(NoRegion::Unchanged) | Err(NoRegion::Unestablished) => {}
+        }
+    }
+    whole(kind, old, new)
+}
+
+fn whole(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, Error> {
+    let (errors, stricter) = match crate::parse::language(kind) {
+        Some(_) => {
+            let parsed = Parsed::new(kind, new, "syntax check")?;
+            let stricter = kind == FileKind::Python && stricter_constructs(&parsed);
+            (syntax::tree_errors(&parsed).errors, stricter)
+        }
+        None => (check_syntax(kind, new)?.errors, false),
+    };
+    let errors_before = match old {
+        Some(old) if !errors.is_empty() => Some(check_syntax(kind, old)?.errors.len()),
+        _ => None,
+    };
+    let last = LineIndex::new(new).line(new.len().saturating_sub(1));
+    let lines = if new.is_empty() { (0, 0) } else { (1, last) };
+    Ok(ChangeReport { errors, errors_before, scope: CheckScope::Whole, lines, checked: 0..new.len(), stricter })
+}
+
+fn regional(old: &str, new: &str, region: &Region) -> Result<ChangeReport, Error> {
+    let part = new.get(region.start..region.new_end).unwrap_or("");
+    let parsed = Parsed::new(FileKind::Python, part, "syntax check")?;
+    let stricter = stricter_constructs(&parsed);
+    let mut errors = syntax::tree_errors_after(&parsed, region.lines_before).errors;
+    if let Some(anomaly) = region.unsettled {
+        errors.push(opened(new, region, anomaly));
+        errors.sort_by_key(|error| (error.line, error.column));
+    }
+    let errors_before = if errors.is_empty() {
+        None
+    } else {
+        let before = old.get(region.start..region.old_end).unwrap_or("");
+        Some(syntax::tree_errors(&Parsed::new(FileKind::Python, before, "syntax check")?).errors.len())
+    };
+    let part_lines = memchr::memchr_iter(b'\n', part.as_bytes()).count();
+    let last_line = if part.ends_with('\n') || part.is_empty() { part_lines } else { part_lines + 1 };
+    let first = region.lines_before + 1;
+    Ok(ChangeReport {
+        errors,
+        errors_before,
+        scope: CheckScope::Statements,
+        lines: (first, (region.lines_before + last_line).max(first)),
+        checked: region.start..region.new_end,
+        stricter,
+    })
+}
+
+/// The error naming what a change left open, at the opening's position in `new`.
+fn opened(new: &str, region: &Region, anomaly: Anomaly) -> SyntaxError {
+    let at = anomaly.at();
+    let from = region.start.min(at);
+    let lines_before = if at >= region.start {
+        region.lines_before
+    } else {
+        memchr::memchr_iter(b'\n', new.as_bytes().get(..from).unwrap_or_default()).count()
+    };
+    let line_start = new.get(..at).and_then(|head| head.rfind('\n')).map_or(0, |nl| nl + 1);
+    let line = lines_before
+        + 1
+        + memchr::memchr_iter(b'\n', new.as_bytes().get(from..line_start.max(from)).unwrap_or_default()).count();
+    let column = new.get(line_start..at).map_or(1, |text| text.chars().count() + 1);
+    SyntaxError { line, column, end_line: line, end_column: column + 1, message: anomaly.message() }
+}
+
+/// Node kinds of tree-sitter-python that CPython's compiler may refuse where the grammar
+/// accepts them, whatever they hold: Python 2 statements, statements valid only inside a
+/// function or a loop, names declared `global`/`nonlocal`, `__future__` imports, targets of
+/// deletion and augmented assignment, `:=`, star expressions and `await`.
+const STRICTER: &[&str] = &[
+    "print_statement",
+    "exec_statement",
+    "return_statement",
+    "yield",
+    "await",
+    "break_statement",
+    "continue_statement",
+    "global_statement",
+    "nonlocal_statement",
+    "future_import_statement",
+    "wildcard_import",
+    "delete_statement",
+    "augmented_assignment",
+    "named_expression",
+    "list_splat",
+    "dictionary_splat",
+    "list_splat_pattern",
+    "dictionary_splat_pattern",
+];
+
+/// Whether the parsed Python text holds a construct CPython's compiler may refuse where the
+/// grammar accepts it: a node of a kind in [`STRICTER`]; an assignment to more than a plain
+/// name; parameters or call arguments beyond one plain name or value (duplicates, order of
+/// defaults and keywords); a string literal with a backslash or a `b`, `f` or `t` prefix
+/// (escapes, bytes, replacement fields).
+fn stricter_constructs(parsed: &Parsed<'_>) -> bool {
+    let language = parsed.tree.language();
+    let id = |kind: &str| language.id_for_node_kind(kind, true);
+    let kinds: Vec<u16> = STRICTER.iter().map(|kind| id(kind)).collect();
+    let (assignment, identifier, string) = (id("assignment"), id("identifier"), id("string"));
+    let (parameters, lambda_parameters, arguments) = (id("parameters"), id("lambda_parameters"), id("argument_list"));
+    let keyword_argument = id("keyword_argument");
+    let generator = id("generator_expression");
+    let mut cursor = parsed.tree.walk();
+    let mut inner = parsed.tree.walk();
+    loop {
+        let node = cursor.node();
+        let kind = node.kind_id();
+        let stricter = kinds.contains(&kind)
+            || (kind == assignment
+                && node.child_by_field_name("left").is_some_and(|left| left.kind_id() != identifier))
+            || ((kind == parameters || kind == lambda_parameters) && node.named_child_count() > 1)
+            || (kind == arguments
+                && node
+                    .named_children(&mut inner)
+                    .any(|child| child.kind_id() == keyword_argument || child.kind_id() == generator))
+            || (kind == string && {
+                let text = parsed.text(node);
+                text.contains('\\')
+                    || text.starts_with(|c: char| matches!(c.to_ascii_lowercase(), 'b' | 'f' | 't'))
+                    || text.get(..2).is_some_and(|head| head.to_ascii_lowercase().contains(['b', 'f', 't']))
+            });
+        if stricter {
+            return true;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return false;
+            }
+        }
+    }
+}

@@ -1,0 +1,605 @@
+//! Where a change's syntax check starts and stops: the boundaries of Python's top-level
+//! statements, found by a lexical scan, so that a check parses only the statements a change
+//! touched instead of the whole file.
+//!
+//! A top-level statement starts on a line that begins at column 0, outside every string,
+//! f-string, bracket and backslash continuation; `else`, `elif`, `except` and `finally` lines
+//! continue the statement before them, and a decorated definition starts at its first
+//! decorator. Such statements parse on their own exactly as they do in place, so the text
+//! between two boundaries can be parsed alone and its errors moved to the file's lines.
+//!
+//! The scan is a byte loop over the text before the change, through the change, and on until
+//! the old and the new text reach a boundary at the same place of their common tail (from
+//! there on they lex alike). Its cost is a few nanoseconds per byte; a whole-file tree-sitter
+//! parse costs some 350.
+
+/// What the scan found that CPython's tokenizer refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Anomaly {
+    /// A bracket opened at `at` and never closed.
+    Unclosed { at: usize, bracket: u8 },
+    /// A string literal opened at `at` and never closed.
+    Unterminated { at: usize },
+    /// A closing bracket at `at` with nothing open, or a lone `}` in an f-string.
+    Stray { at: usize, bracket: u8 },
+    /// A bracket opened at `at` is still open where the statements around it end in the old
+    /// text, and is closed somewhere after them.
+    OpenPast { at: usize, bracket: u8 },
+    /// A carriage return not followed by a line feed, at `at` (a line end to Python, none
+    /// to tree-sitter): the boundaries are not established.
+    LoneCr { at: usize },
+}
+
+impl Anomaly {
+    pub(crate) fn at(self) -> usize {
+        match self {
+            Anomaly::Unclosed { at, .. }
+            | Anomaly::Unterminated { at }
+            | Anomaly::Stray { at, .. }
+            | Anomaly::OpenPast { at, .. }
+            | Anomaly::LoneCr { at } => at,
+        }
+    }
+
+    /// What is wrong, in CPython's words where it has some.
+    pub(crate) fn message(self) -> String {
+        match self {
+            Anomaly::Unclosed { bracket, .. } => format!("`{}` was never closed", char::from(bracket)),
+            Anomaly::Unterminated { .. } => "unterminated string literal".to_owned(),
+            Anomaly::Stray { bracket, .. } => format!("unmatched `{}`", char::from(bracket)),
+            Anomaly::OpenPast { bracket, .. } => {
+                format!("`{}` is still open after the statement it is in", char::from(bracket))
+            }
+            Anomaly::LoneCr { .. } => "a carriage return without a line feed".to_owned(),
+        }
+    }
+}
+
+/// One open string literal.
+#[derive(Debug, Clone, Copy)]
+struct Str {
+    quote: u8,
+    triple: bool,
+    /// An f-string or t-string: `{` opens a replacement field.
+    formatted: bool,
+    start: usize,
+}
+
+/// A frame of the scan's stack: a string, or a replacement field of an f-string.
+#[derive(Debug, Clone, Copy)]
+enum Frame {
+    Str(Str),
+    /// Inside `{...}` of an f-string: code with its own bracket depth, then (after a `:` at
+    /// depth 0) the format spec.
+    Field {
+        depth: u32,
+        spec: bool,
+    },
+}
+
+/// A lexical scan of Python source that yields top-level statement boundaries in order.
+pub(crate) struct Scanner<'t> {
+    text: &'t [u8],
+    at: usize,
+    frames: Vec<Frame>,
+    /// Open brackets of top-level code: the bracket and its offset.
+    brackets: Vec<(u8, usize)>,
+    /// The last statement start was a decorator: the next one belongs to it.
+    after_decorator: bool,
+    /// The first thing found wrong, if any.
+    pub(crate) anomaly: Option<Anomaly>,
+}
+
+/// Bytes that change the scan's state in code.
+const fn code_table() -> [bool; 256] {
+    let mut table = [false; 256];
+    let bytes = b"#'\"()[]{}\\\n\r:";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+}
+
+static CODE: [bool; 256] = code_table();
+
+impl<'t> Scanner<'t> {
+    /// A scan of `text` from its start.
+    pub(crate) fn new(text: &'t [u8]) -> Self {
+        let mut scanner = Scanner::at_line(text, 0);
+        // The first line is a statement start like any other.
+        scanner.starts_statement(0);
+        scanner
+    }
+
+    /// A scan of `text` from `at`, the start of a line known to begin a statement (a
+    /// boundary another scan of the same text before `at` yielded).
+    pub(crate) fn resume(text: &'t [u8], at: usize) -> Self {
+        let mut scanner = Scanner::at_line(text, at);
+        scanner.starts_statement(at);
+        scanner
+    }
+
+    fn at_line(text: &'t [u8], at: usize) -> Self {
+        Scanner { text, at, frames: Vec::new(), brackets: Vec::new(), after_decorator: false, anomaly: None }
+    }
+
+    fn flag(&mut self, anomaly: Anomaly) {
+        self.anomaly.get_or_insert(anomaly);
+    }
+
+    /// Whether the line starting at `at` (in clean top-level state) starts a top-level
+    /// statement; keeps track of decorators.
+    fn starts_statement(&mut self, at: usize) -> bool {
+        let line = self.text.get(at..).unwrap_or_default();
+        let Some(&first) = line.first() else { return false };
+        if matches!(first, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#' | b')' | b']' | b'}' | b'\\') {
+            return false;
+        }
+        if ["else", "elif", "except", "finally"].iter().any(|word| starts_with_word(line, word.as_bytes())) {
+            return false;
+        }
+        let decorated = std::mem::replace(&mut self.after_decorator, first == b'@');
+        !decorated
+    }
+
+    /// The next boundary: the offset of the start of the next line that starts a top-level
+    /// statement. `None` at the end of the text (an unclosed bracket or string then sets
+    /// [`Scanner::anomaly`]).
+    pub(crate) fn next_boundary(&mut self) -> Option<usize> {
+        let text = self.text;
+        let len = text.len();
+        while self.at < len {
+            match self.frames.last().copied() {
+                None | Some(Frame::Field { spec: false, .. }) => {
+                    if let Some(boundary) = self.code() {
+                        return Some(boundary);
+                    }
+                }
+                Some(Frame::Str(string)) => self.string(string),
+                Some(Frame::Field { spec: true, .. }) => self.spec(),
+            }
+        }
+        if let Some(&(bracket, at)) = self.brackets.first() {
+            self.flag(Anomaly::Unclosed { at, bracket });
+        }
+        if let Some(at) = self.frames.iter().find_map(|frame| match frame {
+            Frame::Str(string) => Some(string.start),
+            Frame::Field { .. } => None,
+        }) {
+            self.flag(Anomaly::Unterminated { at });
+        }
+        None
+    }
+
+    /// The outermost bracket or string open where the scan stands.
+    fn open(&self) -> Option<Anomaly> {
+        let bracket = self.brackets.first().map(|&(bracket, at)| Anomaly::Unclosed { at, bracket });
+        let string = self.frames.iter().find_map(|frame| match frame {
+            Frame::Str(string) => Some(Anomaly::Unterminated { at: string.start }),
+            Frame::Field { .. } => None,
+        });
+        match (bracket, string) {
+            (Some(bracket), Some(string)) => Some(if bracket.at() < string.at() { bracket } else { string }),
+            (bracket, string) => bracket.or(string),
+        }
+    }
+
+    /// Whether the scan is outside every string, bracket and continuation.
+    fn top_level(&self) -> bool {
+        self.frames.is_empty() && self.brackets.is_empty()
+    }
+
+    /// Scans code up to one state change; a boundary when a line end leads to one.
+    fn code(&mut self) -> Option<usize> {
+        let text = self.text;
+        let start = self.at;
+        let skip = text.get(start..).unwrap_or_default().iter().position(|&byte| CODE[usize::from(byte)]);
+        let Some(offset) = skip else {
+            self.at = text.len();
+            return None;
+        };
+        let i = start + offset;
+        let byte = text.get(i).copied().unwrap_or(0);
+        let next = text.get(i + 1).copied();
+        self.at = i + 1;
+        let in_field = !self.frames.is_empty();
+        match byte {
+            b'\n' => {
+                if self.top_level() && self.starts_statement(i + 1) {
+                    return Some(i + 1);
+                }
+            }
+            b'\r' => {
+                if next != Some(b'\n') {
+                    self.flag(Anomaly::LoneCr { at: i });
+                }
+            }
+            b'#' => {
+                // A comment runs to the line end, which is scanned as code.
+                self.at = memchr::memchr(b'\n', text.get(i..).unwrap_or_default()).map_or(text.len(), |nl| i + nl);
+            }
+            b'\\' => {
+                // A backslash continuation: the line end that follows ends no statement.
+                self.at = match (next, text.get(i + 2).copied()) {
+                    (Some(b'\n'), _) => i + 2,
+                    (Some(b'\r'), Some(b'\n')) => i + 3,
+                    _ => i + 1,
+                };
+            }
+            b'\'' | b'"' => self.open_string(i, byte),
+            b'(' | b'[' | b'{' => {
+                if let Some(Frame::Field { depth, .. }) = self.frames.last_mut() {
+                    *depth += 1;
+                } else {
+                    self.brackets.push((byte, i));
+                }
+            }
+            b')' | b']' | b'}' => match self.frames.last_mut() {
+                Some(Frame::Field { depth: 0, .. }) if byte == b'}' => {
+                    self.frames.pop();
+                }
+                Some(Frame::Field { depth, .. }) => *depth = depth.saturating_sub(1),
+                _ => {
+                    if self.brackets.pop().is_none() {
+                        self.flag(Anomaly::Stray { at: i, bracket: byte });
+                    }
+                }
+            },
+            b':' => {
+                if in_field
+                    && next != Some(b'=')
+                    && let Some(Frame::Field { depth: 0, spec }) = self.frames.last_mut()
+                {
+                    *spec = true;
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// A quote at `at` in code opens a string; its prefix (`r`, `b`, `f`, `t`, `u` and pairs)
+    /// is the run of word characters just before it.
+    fn open_string(&mut self, at: usize, quote: u8) {
+        let text = self.text;
+        let before = text.get(..at).unwrap_or_default();
+        let word =
+            before.iter().rev().take_while(|&&byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte >= 0x80);
+        let prefix: Vec<u8> = word.take(3).map(u8::to_ascii_lowercase).collect();
+        let formatted = matches!(prefix.as_slice(), b"f" | b"t" | b"fr" | b"rf" | b"tr" | b"rt");
+        let triple = text.get(at + 1) == Some(&quote) && text.get(at + 2) == Some(&quote);
+        self.frames.push(Frame::Str(Str { quote, triple, formatted, start: at }));
+        self.at = if triple { at + 3 } else { at + 1 };
+    }
+
+    /// Scans a string literal up to one state change.
+    fn string(&mut self, string: Str) {
+        let text = self.text;
+        let mut i = self.at;
+        while let Some(&byte) = text.get(i) {
+            match byte {
+                b'\\' => {
+                    i += match (text.get(i + 1), text.get(i + 2)) {
+                        (Some(b'\r'), Some(b'\n')) => 3,
+                        _ => 2,
+                    };
+                }
+                b'\n' if !string.triple => {
+                    // Unterminated: the line end belongs to the code around it.
+                    self.flag(Anomaly::Unterminated { at: string.start });
+                    self.frames.pop();
+                    self.at = i;
+                    return;
+                }
+                _ if byte == string.quote => {
+                    if !string.triple {
+                        self.frames.pop();
+                        self.at = i + 1;
+                        return;
+                    }
+                    if text.get(i + 1) == Some(&string.quote) && text.get(i + 2) == Some(&string.quote) {
+                        self.frames.pop();
+                        self.at = i + 3;
+                        return;
+                    }
+                    i += 1;
+                }
+                b'{' if string.formatted => {
+                    if text.get(i + 1) == Some(&b'{') {
+                        i += 2;
+                    } else {
+                        self.frames.push(Frame::Field { depth: 0, spec: false });
+                        self.at = i + 1;
+                        return;
+                    }
+                }
+                b'}' if string.formatted => {
+                    if text.get(i + 1) == Some(&b'}') {
+                        i += 2;
+                    } else {
+                        self.flag(Anomaly::Stray { at: i, bracket: b'}' });
+                        i += 1;
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        self.at = text.len();
+    }
+
+    /// Scans the format spec of a replacement field (after its `:`): literal text where
+    /// `{` opens a nested field and `}` closes this one.
+    fn spec(&mut self) {
+        let text = self.text;
+        let enclosing = self.frames.iter().rev().find_map(|frame| match frame {
+            Frame::Str(string) => Some(*string),
+            Frame::Field { .. } => None,
+        });
+        let mut i = self.at;
+        while let Some(&byte) = text.get(i) {
+            match byte {
+                b'\\' => i += 2,
+                b'{' => {
+                    self.frames.push(Frame::Field { depth: 0, spec: false });
+                    self.at = i + 1;
+                    return;
+                }
+                b'}' => {
+                    self.frames.pop();
+                    self.at = i + 1;
+                    return;
+                }
+                _ if enclosing.is_some_and(|string| byte == string.quote || (byte == b'\n' && !string.triple)) => {
+                    // The string ends inside the spec: CPython refuses it; the string takes
+                    // its quote or line end back.
+                    self.frames.pop();
+                    self.at = i;
+                    return;
+                }
+                _ => i += 1,
+            }
+        }
+        self.at = text.len();
+    }
+}
+
+/// Whether `line` starts with the keyword `word` (followed by a character that cannot
+/// continue a name).
+fn starts_with_word(line: &[u8], word: &[u8]) -> bool {
+    line.starts_with(word)
+        && line.get(word.len()).is_none_or(|&next| !(next.is_ascii_alphanumeric() || next == b'_' || next >= 0x80))
+}
+
+/// The part of an old and a new text a change touched, widened to whole top-level statements
+/// that lex alike around it: `old[start..old_end]` became `new[start..new_end]`, and the text
+/// before `start` and from `old_end` (`new_end`) on is the same in both and lexes the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Region {
+    pub(crate) start: usize,
+    pub(crate) old_end: usize,
+    pub(crate) new_end: usize,
+    /// Lines before `start`.
+    pub(crate) lines_before: usize,
+    /// The start of the statement before `start`, if any.
+    pub(crate) previous: Option<usize>,
+    /// The new text never lexes like the old again after the change (it opened a bracket or
+    /// a string that stays open): the region ends where the touched statements end in the old
+    /// text, and this is what the scan of the new text found.
+    pub(crate) unsettled: Option<Anomaly>,
+}
+
+/// Why no region could be found: the caller checks the whole text instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoRegion {
+    /// The texts are the same.
+    Unchanged,
+    /// The old text has something CPython's tokenizer refuses before or around the change,
+    /// or a byte-order mark changed: its statement boundaries are not established.
+    Unestablished,
+}
+
+/// The most bytes a region grows past the change to find where the two texts lex alike
+/// again; past it the region ends where the touched statements end in the old text.
+const MAX_SETTLE_BYTES: usize = 1 << 20;
+
+/// Statement starts kept before the change, for moving the region's start back when a
+/// change makes a start continue the statement before it.
+const KEPT_STARTS: usize = 64;
+
+/// The top-level statements of Python text `old` that a change to `new` touched, and their
+/// counterpart in `new`.
+pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
+    let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
+    if old_bytes == new_bytes {
+        return Err(NoRegion::Unchanged);
+    }
+    if crate::parse::bom_len(old) != crate::parse::bom_len(new) {
+        return Err(NoRegion::Unestablished);
+    }
+    let prefix = crate::parse::common_prefix(old_bytes, new_bytes);
+    let suffix = crate::parse::common_suffix(
+        old_bytes.get(prefix..).unwrap_or_default(),
+        new_bytes.get(prefix..).unwrap_or_default(),
+    );
+    let (old_change_end, new_change_end) = (old.len() - suffix, new.len() - suffix);
+
+    // Boundaries of the old text strictly before the change: the statement before the
+    // change is in the region too, since new text at its end could continue it.
+    let mut before = Scanner::new(old_bytes);
+    let mut starts = vec![0];
+    let mut after_change = None;
+    while let Some(boundary) = before.next_boundary() {
+        if boundary >= prefix {
+            after_change = Some(boundary);
+            break;
+        }
+        starts.push(boundary);
+        if starts.len() > 2 * KEPT_STARTS {
+            starts.drain(1..=KEPT_STARTS);
+        }
+    }
+    if before.anomaly.is_some_and(|anomaly| anomaly.at() < prefix) {
+        return Err(NoRegion::Unestablished);
+    }
+    // The start must begin a statement in the new text as well (a change in the first
+    // bytes of its line can make it an `else:`).
+    let start = loop {
+        let Some(candidate) = starts.pop() else { return Err(NoRegion::Unestablished) };
+        if candidate == 0 || Scanner::at_line(new_bytes, candidate).starts_statement(candidate) {
+            break candidate;
+        }
+    };
+    let previous = starts.last().copied();
+    let mut old_scan = before;
+    let mut new_scan = Scanner::resume(new_bytes, start);
+    let delta = new.len() as isize - old.len() as isize;
+    let mut old_next = after_change;
+    let mut new_next = new_scan.next_boundary();
+    let mut natural_end = None;
+    let limit = old_change_end.saturating_add(MAX_SETTLE_BYTES);
+    let settled = loop {
+        // The first old boundary at or past the change's end, and the first new one.
+        while old_next.is_some_and(|boundary| boundary < old_change_end) {
+            old_next = old_scan.next_boundary();
+        }
+        while new_next.is_some_and(|boundary| boundary < new_change_end) {
+            new_next = new_scan.next_boundary();
+        }
+        if natural_end.is_none() {
+            natural_end = Some(old_next.unwrap_or(old.len()));
+        }
+        match (old_next, new_next) {
+            (Some(old_at), Some(new_at)) => {
+                let mapped = old_at as isize + delta;
+                if old_at > limit {
+                    break None;
+                }
+                match mapped.cmp(&(new_at as isize)) {
+                    std::cmp::Ordering::Equal => break Some((old_at, new_at)),
+                    std::cmp::Ordering::Less => old_next = old_scan.next_boundary(),
+                    std::cmp::Ordering::Greater => new_next = new_scan.next_boundary(),
+                }
+            }
+            // Both reach the end: the region runs to it.
+            (None, None) if old_scan.anomaly.is_none() && new_scan.anomaly.is_none() => {
+                break Some((old.len(), new.len()));
+            }
+            _ => break None,
+        }
+    };
+    let lines_before = memchr::memchr_iter(b'\n', old_bytes.get(..start).unwrap_or_default()).count();
+    if let Some((old_end, new_end)) = settled {
+        if old_scan.anomaly.is_some_and(|anomaly| anomaly.at() < old_end) {
+            return Err(NoRegion::Unestablished);
+        }
+        return Ok(Region { start, old_end, new_end, lines_before, previous, unsettled: None });
+    }
+    // The new text stays open past the change, or never lexes like the old one again.
+    if old_scan.anomaly.is_some() {
+        return Err(NoRegion::Unestablished);
+    }
+    // Where the touched statements end in the old text (on at a whole line of the new).
+    let mut old_end = natural_end.unwrap_or(old.len()).max(old_change_end);
+    let mut new_end = usize::try_from(old_end as isize + delta).unwrap_or(new.len()).clamp(new_change_end, new.len());
+    if new_end > 0 && new_bytes.get(new_end - 1) != Some(&b'\n') {
+        let rest = memchr::memchr(b'\n', new_bytes.get(new_end..).unwrap_or_default())
+            .map_or(new.len() - new_end, |nl| nl + 1);
+        new_end += rest;
+        old_end = (old_end + rest).min(old.len());
+    }
+    let mut to_end = Scanner::resume(new_bytes.get(..new_end).unwrap_or_default(), start);
+    while to_end.next_boundary().is_some() {}
+    let Some(open) = to_end.open() else {
+        // Nothing stays open there: the new text's statements just end elsewhere. Check to
+        // the end of both texts.
+        return Ok(Region { start, old_end: old.len(), new_end: new.len(), lines_before, previous, unsettled: None });
+    };
+    // Something opened before the change's end stays open: the region ends there, and names
+    // it; "never closed" when the scan of the whole new text found it open at the end.
+    // (Something opened after the change means the old text's statements end elsewhere than
+    // the new one's, as when the old text is broken: no region then.)
+    if open.at() >= new_change_end.max(prefix + 1) {
+        return Err(NoRegion::Unestablished);
+    }
+    while new_scan.next_boundary().is_some() {}
+    let open = match open {
+        Anomaly::Unclosed { at, bracket } if new_scan.open().is_none_or(|end| end.at() != at) => {
+            Anomaly::OpenPast { at, bracket }
+        }
+        open => open,
+    };
+    Ok(Region { start, old_end, new_end, lines_before, previous, unsettled: Some(open) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boundaries(text: &str) -> Vec<usize> {
+        let mut scanner = Scanner::new(text.as_bytes());
+        let mut found = vec![0];
+        while let Some(at) = scanner.next_boundary() {
+            found.push(at);
+        }
+        found
+    }
+
+    fn lines_of(text: &str) -> Vec<usize> {
+        boundaries(text).iter().map(|&at| text[..at].matches('\n').count() + 1).collect()
+    }
+
+    #[test]
+    fn statements_start_at_column_zero_outside_strings_and_brackets() {
+        let text = "import os\nx = (1,\n2)\ns = '''\ny = 1\n'''\n# c\n\ndef f():\n    return 1\nz = 2\n";
+        assert_eq!(lines_of(text), [1, 2, 4, 9, 11]);
+    }
+
+    #[test]
+    fn decorators_continuations_and_else_belong_to_their_statement() {
+        let text = "@a\n@b(\n1)\ndef f(): pass\nif x:\n    pass\nelse:\n    pass\ntry:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\nx = 1 + \\\n2\nelsewhere = 1\n";
+        assert_eq!(lines_of(text), [1, 5, 9, 15, 17]);
+    }
+
+    #[test]
+    fn f_strings_nest_quotes_and_fields() {
+        let text = "a = f\"{x[\"k\"]:>{w}} }}\"\nb = rf'\\'{y}'\nc = f'''{\n1}'''\nd = 1\n";
+        assert_eq!(lines_of(text), [1, 2, 3, 5]);
+        let mut scanner = Scanner::new(text.as_bytes());
+        while scanner.next_boundary().is_some() {}
+        assert_eq!(scanner.anomaly, None);
+    }
+
+    #[test]
+    fn anomalies_are_named() {
+        let mut scanner = Scanner::new(b"x = (1,\ny = 2\n");
+        while scanner.next_boundary().is_some() {}
+        assert_eq!(scanner.anomaly, Some(Anomaly::Unclosed { at: 4, bracket: b'(' }));
+        let mut scanner = Scanner::new(b"x = 'abc\ny = 2\n");
+        while scanner.next_boundary().is_some() {}
+        assert_eq!(scanner.anomaly, Some(Anomaly::Unterminated { at: 4 }));
+    }
+
+    #[test]
+    fn a_region_is_the_touched_statements_and_the_one_before() {
+        let old = "a = 1\nb = 2\nc = 3\nd = 4\n";
+        let new = "a = 1\nb = 2\nc = 33\nd = 4\n";
+        let region = python_region(old, new).unwrap();
+        assert_eq!((&old[region.start..region.old_end], &new[region.start..region.new_end]), ("c = 3\n", "c = 33\n"));
+        assert_eq!(region.lines_before, 2);
+        // A change at the start of a statement takes the one before it in.
+        let new = "a = 1\nb = 2\n    x = 0\nc = 3\nd = 4\n";
+        let region = python_region(old, new).unwrap();
+        assert_eq!(&new[region.start..region.new_end], "b = 2\n    x = 0\n");
+    }
+
+    #[test]
+    fn an_opened_bracket_is_named_and_the_region_stays_small() {
+        let old = "a = 1\nb = f(2)\nc = 3\nd = 4\n";
+        let new = "a = 1\nb = f(2\nc = 3\nd = 4\n";
+        let region = python_region(old, new).unwrap();
+        assert_eq!(region.unsettled, Some(Anomaly::Unclosed { at: 11, bracket: b'(' }));
+        assert_eq!(&new[region.start..region.new_end], "b = f(2\n");
+    }
+}

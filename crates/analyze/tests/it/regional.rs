@@ -1,0 +1,248 @@
+//! The check of a change (`check_change`) parses only the top-level statements the change
+//! touched, and says what a whole-file parse says of them: on every edit of the edit corpus
+//! (applied and undone), on sloppy edits of real files, and on a 30 MB file.
+
+use editkit_analyze::{ChangeReport, CheckScope, FileKind, SyntaxError, check_change, check_syntax};
+
+use crate::incremental::{Rng, mutate};
+
+/// The most errors a report lists; a whole parse with this many is cut, and not compared.
+const MAX_ERRORS: usize = 50;
+
+/// How a regional report compared with a whole parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Agreement {
+    /// The same errors at the same places.
+    Exact,
+    /// The same verdict; the whole parse's error recovery reached past the checked
+    /// statements (an error spanning them, errors moved outside them, or follow-on errors
+    /// after the first), so the places differ.
+    Verdict,
+    /// The verdicts differ, and CPython's compiler sides with the regional check.
+    Cpython,
+    /// Not compared: both texts are broken, or a parse was cut at its error limit.
+    Skipped,
+}
+
+/// Whether CPython's compiler refuses `source` (python3 from the PATH; the test fails
+/// without one).
+fn cpython_refuses(source: &str) -> bool {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("python3")
+        .args([
+            "-I",
+            "-B",
+            "-c",
+            "import sys\ntry:\n compile(sys.stdin.buffer.read(), 'f.py', 'exec')\nexcept SyntaxError:\n sys.exit(3)",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 is needed to judge where tree-sitter and the regional check disagree");
+    child.stdin.take().unwrap().write_all(source.as_bytes()).unwrap();
+    let status = child.wait().unwrap();
+    assert!(matches!(status.code(), Some(0 | 3)), "python3 failed: {status}");
+    status.code() == Some(3)
+}
+
+/// Checks the change from `old` to `new` regionally and wholly, and asserts they agree: the
+/// verdict (introduced or not) is the same; and where the whole parse's errors stay within
+/// the checked lines (outside them it finds what it found before the change), the errors are
+/// the same, at the same lines.
+fn agrees(kind: FileKind, old: &str, new: &str, what: &str) -> (ChangeReport, Agreement) {
+    let report = check_change(kind, Some(old), new).unwrap();
+    let whole_new = check_syntax(kind, new).unwrap();
+    let whole_old = check_syntax(kind, old).unwrap();
+    // A whole parse's error recovery can carry an error of an old text that was already
+    // broken across statement boundaries: such a pair is compared only where one is clean.
+    if whole_new.errors.len() >= MAX_ERRORS
+        || whole_old.errors.len() >= MAX_ERRORS
+        || !(whole_old.valid || whole_new.valid)
+    {
+        return (report, Agreement::Skipped);
+    }
+    let whole_introduced = whole_new.errors.len() > whole_old.errors.len();
+    if report.introduced() != whole_introduced {
+        // tree-sitter's grammar takes some text CPython refuses (a string left open at a line
+        // end, say); the scan that finds statements does not. Where the verdicts differ,
+        // CPython's compiler decides, and must side with the regional check.
+        assert_eq!(kind, FileKind::Python, "{what}: the verdicts differ\n{report:#?}");
+        assert_eq!(
+            cpython_refuses(new),
+            report.introduced(),
+            "{what}: the verdicts differ and CPython sides with the whole parse\n{report:#?}\nwhole new {whole_new:#?}"
+        );
+        return (report, Agreement::Cpython);
+    }
+    if report.scope == CheckScope::Whole {
+        assert_eq!(report.errors, whole_new.errors, "{what}: a whole check differs");
+        return (report, Agreement::Exact);
+    }
+    let (first, last) = report.lines;
+    let inside = |error: &&SyntaxError| (first..=last).contains(&error.line);
+    // Outside the checked lines (lines alone: messages can quote line numbers).
+    let lines_added = new.matches('\n').count() as isize - old.matches('\n').count() as isize;
+    let outside_new: Vec<usize> =
+        whole_new.errors.iter().filter(|error| !inside(error)).map(|error| error.line).collect();
+    let outside_old: Vec<usize> = whole_old
+        .errors
+        .iter()
+        .filter(|error| error.line < first || error.line as isize + lines_added > last as isize)
+        .map(|error| if error.line < first { error.line } else { (error.line as isize + lines_added) as usize })
+        .collect();
+    let spans_out = whole_new.errors.iter().any(|error| {
+        (error.line < first) != (error.end_line < first) || (error.line <= last) != (error.end_line <= last)
+    });
+    if outside_new != outside_old || spans_out || opens(&report) {
+        assert!(!report.valid() || whole_new.valid, "{what}: the whole parse finds errors, the regional one none");
+        return (report, Agreement::Verdict);
+    }
+    // The same errors on the same lines. (With a syntax error, tree-sitter's error recovery
+    // looks ahead: past the checked statements a whole parse can cut an error node a few
+    // columns differently on the same line.)
+    let mut expected: Vec<usize> = whole_new.errors.iter().filter(inside).map(|error| error.line).collect();
+    let mut found: Vec<usize> = report.errors.iter().map(|error| error.line).collect();
+    expected.dedup();
+    found.dedup();
+    if found == expected {
+        return (report, Agreement::Exact);
+    }
+    // Past the first error, recovery that looks ahead past the checked statements may add or
+    // merge a follow-on error on a nearby line; the first error is always at the same line.
+    assert_eq!(
+        found.first(),
+        expected.first(),
+        "{what}: the first error's line differs from a whole parse's on lines {first}-{last}\n{report:#?}\n{whole_new:#?}"
+    );
+    (report, Agreement::Verdict)
+}
+
+/// Whether the report names a bracket or string the change left open: the whole parse then
+/// fails somewhere after the checked lines, as the rest of the file lexes differently.
+fn opens(report: &ChangeReport) -> bool {
+    report.errors.iter().any(|error| {
+        ["was never closed", "is still open after", "unterminated string"].iter().any(|m| error.message.contains(m))
+    })
+}
+
+#[test]
+fn every_edit_of_the_edit_corpus_checks_as_a_whole_parse_does() {
+    let dir = crate::fixtures().join("edits");
+    let (mut cases, mut regional) = (0, 0);
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let case = entry.unwrap().path();
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let kind = if name.starts_with("py-") {
+            FileKind::Python
+        } else if name.starts_with("ts-") {
+            FileKind::Typescript
+        } else {
+            continue;
+        };
+        let Ok(after) = std::fs::read_to_string(case.join("after")) else { continue };
+        let before = std::fs::read_to_string(case.join("before")).unwrap();
+        for (old, new, step) in [(&before, &after, "applied"), (&after, &before, "undone")] {
+            if old == new {
+                continue;
+            }
+            let (report, agreement) = agrees(kind, old, new, &format!("{name} {step}"));
+            assert_ne!(agreement, Agreement::Verdict, "{name} {step}: {report:#?}");
+            if report.scope == CheckScope::Statements {
+                regional += 1;
+            }
+        }
+        cases += 1;
+    }
+    assert!(cases >= 250, "only {cases} corpus edits");
+    assert!(regional >= 250, "only {regional} edits were checked by statements");
+}
+
+#[test]
+fn sloppy_edits_of_real_files_check_as_a_whole_parse_does() {
+    // Seeded per run; `EDITKIT_TEST_SEED` replays the seed a failure printed.
+    let seed = match std::env::var("EDITKIT_TEST_SEED") {
+        Ok(seed) => seed.parse::<u64>().expect("EDITKIT_TEST_SEED is a number") | 1,
+        Err(_) => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1,
+    };
+    eprintln!("regional check: seed {seed} (EDITKIT_TEST_SEED={seed} replays this run)");
+    let mut rng = Rng(seed);
+    let (mut checks, mut introduced, mut regional, mut exact, mut verdict, mut cpython) = (0, 0, 0, 0, 0, 0);
+    for path in crate::corpus::files("python", &["py"]) {
+        let original = std::fs::read_to_string(&path).unwrap();
+        for round in 0..30 {
+            // A sloppy edit of the file, and its undo.
+            let edited = mutate(&original, &mut rng);
+            if edited == original {
+                continue;
+            }
+            for (old, new, step) in [(&original, &edited, "edit"), (&edited, &original, "undo")] {
+                let what = format!("{} round {round} {step} (seed {seed})", path.display());
+                let (report, agreement) = agrees(FileKind::Python, old, new, &what);
+                exact += usize::from(agreement == Agreement::Exact);
+                verdict += usize::from(agreement == Agreement::Verdict);
+                cpython += usize::from(agreement == Agreement::Cpython);
+                introduced += usize::from(report.introduced());
+                regional += usize::from(report.scope == CheckScope::Statements);
+                checks += 1;
+            }
+        }
+    }
+    eprintln!(
+        "regional check: {checks} edits, {introduced} introduced errors, {regional} checked by statements; \
+         {exact} with errors on the same lines as a whole parse, {verdict} with the same verdict only, \
+         {cpython} where CPython sides with the regional check against tree-sitter"
+    );
+    assert!(exact * 10 >= checks * 8, "the errors are a whole parse's in most edits: {exact} of {checks}");
+    assert!(
+        introduced > checks / 10 && introduced < checks,
+        "the edits must break some files: {introduced} of {checks}"
+    );
+    assert!(regional > checks / 2, "most edits are checked by statements: {regional} of {checks}");
+}
+
+/// Real Python of at least `size` bytes: the corpus's files, repeated (`from __future__`
+/// lines dropped, since they are valid only at the top).
+fn big_python(size: usize) -> String {
+    let mut text = String::with_capacity(size + 100_000);
+    let files = crate::corpus::files("python", &["py"]);
+    while text.len() < size {
+        for path in &files {
+            let source = std::fs::read_to_string(path).unwrap();
+            for line in source.split_inclusive('\n').filter(|line| !line.starts_with("from __future__")) {
+                text.push_str(line);
+            }
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+        }
+    }
+    text
+}
+
+#[test]
+fn an_error_in_a_30_mb_file_is_found_at_its_line_by_parsing_a_few_statements() {
+    let old = big_python(30 << 20);
+    assert!(check_syntax(FileKind::Python, &old).is_err(), "a whole parse of 30 MB is past the parse limits");
+    // Near the middle: a call left unclosed, and an assignment with a stray `=`.
+    let at = old[old.len() / 2..].find("\ndef ").unwrap() + old.len() / 2 + 1;
+    let line = old[..at].matches('\n').count() + 1;
+    let header_end = at + old[at..].find("):").unwrap();
+    let unclosed = format!("{}{}", &old[..header_end], &old[header_end + 1..]);
+    let report = check_change(FileKind::Python, Some(&old), &unclosed).unwrap();
+    assert_eq!(report.scope, CheckScope::Statements);
+    assert!(report.introduced(), "{report:#?}");
+    let named =
+        report.errors.iter().find(|error| error.message == "`(` was never closed").expect("the opening is named");
+    assert_eq!(named.line, line, "{report:#?}");
+    assert!(report.lines.1 - report.lines.0 < 500, "a few statements were parsed: {:?}", report.lines);
+
+    let stray = format!("{}x = = 1\n{}", &old[..at], &old[at..]);
+    let report = check_change(FileKind::Python, Some(&old), &stray).unwrap();
+    assert!(report.introduced(), "{report:#?}");
+    assert_eq!(report.errors[0].line, line, "{report:#?}");
+    // A clean change is clean, and undoing it too.
+    let clean = format!("{}x = 1\n{}", &old[..at], &old[at..]);
+    for (from, to) in [(&old, &clean), (&clean, &old)] {
+        let report = check_change(FileKind::Python, Some(from), to).unwrap();
+        assert!(report.valid() && report.scope == CheckScope::Statements, "{report:#?}");
+    }
+}
