@@ -118,7 +118,18 @@ fn whole(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, E
     let (errors, stricter) = match crate::parse::language(kind) {
         Some(_) => {
             let parsed = Parsed::new(kind, new, "syntax check")?;
-            let stricter = kind == FileKind::Python && stricter_constructs(&parsed);
+            let changed = match old {
+                Some(old) => {
+                    let prefix = crate::parse::common_prefix(old.as_bytes(), new.as_bytes());
+                    let suffix = crate::parse::common_suffix(
+                        old.as_bytes().get(prefix..).unwrap_or_default(),
+                        new.as_bytes().get(prefix..).unwrap_or_default(),
+                    );
+                    prefix..new.len() - suffix
+                }
+                None => 0..new.len(),
+            };
+            let stricter = kind == FileKind::Python && stricter_constructs(&parsed, &changed);
             (syntax::tree_errors(&parsed).errors, stricter)
         }
         None => (check_syntax(kind, new)?.errors, false),
@@ -135,7 +146,8 @@ fn whole(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, E
 fn regional(old: &str, new: &str, region: &Region) -> Result<ChangeReport, Error> {
     let part = new.get(region.start..region.new_end).unwrap_or("");
     let parsed = Parsed::new(FileKind::Python, part, "syntax check")?;
-    let stricter = stricter_constructs(&parsed);
+    let changed = region.changed.start.saturating_sub(region.start)..region.changed.end.saturating_sub(region.start);
+    let stricter = stricter_constructs(&parsed, &changed);
     let mut errors = syntax::tree_errors_after(&parsed, region.lines_before).errors;
     if let Some(anomaly) = region.unsettled {
         errors.push(opened(new, region, anomaly));
@@ -202,12 +214,26 @@ const STRICTER: &[&str] = &[
     "dictionary_splat_pattern",
 ];
 
-/// Whether the parsed Python text holds a construct CPython's compiler may refuse where the
-/// grammar accepts it: a node of a kind in [`STRICTER`]; an assignment to more than a plain
-/// name; parameters or call arguments beyond one plain name or value (duplicates, order of
-/// defaults and keywords); a string literal with a backslash or a `b`, `f` or `t` prefix
-/// (escapes, bytes, replacement fields).
-fn stricter_constructs(parsed: &Parsed<'_>) -> bool {
+/// Whether the parsed Python text holds, where it overlaps `changed` (source offsets, ends
+/// included), a construct CPython's compiler may refuse where the grammar accepts it: a node
+/// of a kind in [`STRICTER`]; an assignment to more than a plain name; parameters or call
+/// arguments beyond one plain name or value (duplicates, order of defaults and keywords); a
+/// string literal with a backslash or a `b`, `f` or `t` prefix (escapes, bytes, replacement
+/// fields); a top-level statement that does not start at column 0 (an unexpected indent,
+/// which tree-sitter takes).
+fn stricter_constructs(parsed: &Parsed<'_>, changed: &Range<usize>) -> bool {
+    let base = parsed.base();
+    let touches = |node: tree_sitter::Node<'_>| {
+        node.start_byte() + base <= changed.end && changed.start <= node.end_byte() + base
+    };
+    let root = parsed.tree.root_node();
+    let mut top = root.walk();
+    if root
+        .children(&mut top)
+        .any(|node| touches(node) && node.start_position().column != 0 && node.kind() != "comment")
+    {
+        return true;
+    }
     let language = parsed.tree.language();
     let id = |kind: &str| language.id_for_node_kind(kind, true);
     let kinds: Vec<u16> = STRICTER.iter().map(|kind| id(kind)).collect();
@@ -220,24 +246,25 @@ fn stricter_constructs(parsed: &Parsed<'_>) -> bool {
     loop {
         let node = cursor.node();
         let kind = node.kind_id();
-        let stricter = kinds.contains(&kind)
-            || (kind == assignment
-                && node.child_by_field_name("left").is_some_and(|left| left.kind_id() != identifier))
-            || ((kind == parameters || kind == lambda_parameters) && node.named_child_count() > 1)
-            || (kind == arguments
-                && node
-                    .named_children(&mut inner)
-                    .any(|child| child.kind_id() == keyword_argument || child.kind_id() == generator))
-            || (kind == string && {
-                let text = parsed.text(node);
-                text.contains('\\')
-                    || text.starts_with(|c: char| matches!(c.to_ascii_lowercase(), 'b' | 'f' | 't'))
-                    || text.get(..2).is_some_and(|head| head.to_ascii_lowercase().contains(['b', 'f', 't']))
-            });
+        let stricter = touches(node)
+            && (kinds.contains(&kind)
+                || (kind == assignment
+                    && node.child_by_field_name("left").is_some_and(|left| left.kind_id() != identifier))
+                || ((kind == parameters || kind == lambda_parameters) && node.named_child_count() > 1)
+                || (kind == arguments
+                    && node
+                        .named_children(&mut inner)
+                        .any(|child| child.kind_id() == keyword_argument || child.kind_id() == generator))
+                || (kind == string && {
+                    let text = parsed.text(node);
+                    text.contains('\\')
+                        || text.starts_with(|c: char| matches!(c.to_ascii_lowercase(), 'b' | 'f' | 't'))
+                        || text.get(..2).is_some_and(|head| head.to_ascii_lowercase().contains(['b', 'f', 't']))
+                }));
         if stricter {
             return true;
         }
-        if cursor.goto_first_child() {
+        if touches(node) && cursor.goto_first_child() {
             continue;
         }
         loop {

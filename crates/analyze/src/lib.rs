@@ -100,5 +100,5 @@ pub use symbols::{Symbol, SymbolKind, symbols};
 pub use syntax::{SyntaxError, SyntaxReport, check_syntax};
 pub use tools::{
     CheckerReport, Diagnostics, DiagnosticsMode, DiagnosticsOptions, ExternalTool, FormatOptions, FormatReport,
-    SkippedTool, diagnose, diagnose_cached, format_source,
+    SkippedCheck, SkippedTool, diagnose, diagnose_cached, diagnose_change, format_source,
 };

@@ -384,6 +384,8 @@ pub(crate) struct Region {
     pub(crate) lines_before: usize,
     /// The start of the statement before `start`, if any.
     pub(crate) previous: Option<usize>,
+    /// The bytes of the new text the change replaced the old ones with.
+    pub(crate) changed: std::ops::Range<usize>,
     /// The new text never lexes like the old again after the change (it opened a bracket or
     /// a string that stays open): the region ends where the touched statements end in the old
     /// text, and this is what the scan of the new text found.
@@ -494,7 +496,15 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
         if old_scan.anomaly.is_some_and(|anomaly| anomaly.at() < old_end) {
             return Err(NoRegion::Unestablished);
         }
-        return Ok(Region { start, old_end, new_end, lines_before, previous, unsettled: None });
+        return Ok(Region {
+            start,
+            old_end,
+            new_end,
+            lines_before,
+            previous,
+            changed: prefix..new_change_end,
+            unsettled: None,
+        });
     }
     // The new text stays open past the change, or never lexes like the old one again.
     if old_scan.anomaly.is_some() {
@@ -514,7 +524,15 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
     let Some(open) = to_end.open() else {
         // Nothing stays open there: the new text's statements just end elsewhere. Check to
         // the end of both texts.
-        return Ok(Region { start, old_end: old.len(), new_end: new.len(), lines_before, previous, unsettled: None });
+        return Ok(Region {
+            start,
+            old_end: old.len(),
+            new_end: new.len(),
+            lines_before,
+            previous,
+            changed: prefix..new_change_end,
+            unsettled: None,
+        });
     };
     // Something opened before the change's end stays open: the region ends there, and names
     // it; "never closed" when the scan of the whole new text found it open at the end.
@@ -530,7 +548,15 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
         }
         open => open,
     };
-    Ok(Region { start, old_end, new_end, lines_before, previous, unsettled: Some(open) })
+    Ok(Region {
+        start,
+        old_end,
+        new_end,
+        lines_before,
+        previous,
+        changed: prefix..new_change_end,
+        unsettled: Some(open),
+    })
 }
 
 #[cfg(test)]

@@ -123,6 +123,15 @@ impl Default for DiagnosticsOptions {
     }
 }
 
+/// The built-in syntax check was not made: the part to parse is past a parse limit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedCheck {
+    /// Why, naming the limit.
+    pub reason: String,
+    /// Bytes the check would have parsed.
+    pub size_bytes: usize,
+}
+
 /// What an external checker said.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CheckerReport {
@@ -143,6 +152,9 @@ pub struct Diagnostics {
     pub checker: Option<CheckerReport>,
     /// Checkers that were not installed, timed out or crashed ([`DiagnosticsMode::On`] only).
     pub skipped: Vec<SkippedTool>,
+    /// The built-in check, when it could not be made: why, and the size of what it would have
+    /// parsed. A skipped check is never a clean one. Filled in every mode.
+    pub check_skipped: Option<SkippedCheck>,
     /// How the last external tool started was confined, `None` when none was started:
     /// `landlock` (no writes outside its private directory, no TCP),
     /// `landlock without network rules (kernel Landlock ABI n)`, or `unavailable: <why>`
@@ -201,6 +213,70 @@ pub fn diagnose_cached(
     diagnose_inner(roots, path, source, options, Some(cache))
 }
 
+/// Checks `new`, the content of the file `path` after a change to `old` (`None` for a new
+/// file), as [`diagnose`] does, at the cost of the change rather than of the file:
+/// - the built-in check is [`crate::check_change`]'s: for Python, only the top-level
+///   statements the change touched are parsed, and its errors are those of these statements;
+///   a check past the parse limits is reported in [`Diagnostics::check_skipped`];
+/// - the default Python check (`compile()` in `cache`'s persistent worker) compiles the same
+///   statements, and in [`DiagnosticsMode::Auto`] runs only where it can add to the built-in
+///   check: when that found no error, and the statements hold a construct CPython's compiler
+///   judges more strictly than the grammar (a `return` or `break` outside its place, a
+///   Python 2 `print` statement, argument order, string escapes, and the like). So an edit
+///   that needs it not never starts an interpreter. Other checkers run on the whole text.
+///
+/// # Security
+/// As [`diagnose`].
+#[must_use]
+pub fn diagnose_change(
+    roots: &[&Path],
+    path: &str,
+    old: Option<&str>,
+    new: &str,
+    options: &DiagnosticsOptions,
+    cache: &CheckCache,
+) -> Diagnostics {
+    let mut diagnostics = Diagnostics::default();
+    if options.mode == DiagnosticsMode::Off {
+        return diagnostics;
+    }
+    let report_all = options.mode == DiagnosticsMode::On;
+    let kind = detect(path, new);
+    let mut compile = Some((new, 0));
+    let mut compile_needed = true;
+    match crate::check_change(kind, old, new) {
+        Ok(report) => {
+            compile_needed = report_all || (report.valid() && report.stricter);
+            compile = new.get(report.checked.clone()).map(|part| (part, report.lines.0.saturating_sub(1)));
+            if report_all || !report.valid() {
+                diagnostics.syntax = Some(SyntaxReport { valid: report.valid(), errors: report.errors });
+            }
+        }
+        Err(error) => diagnostics.check_skipped = skipped_check(&error, new.len()),
+    }
+    run_checkers(&mut diagnostics, roots, path, new, options, Some(cache), compile.filter(|_| compile_needed));
+    diagnostics
+}
+
+/// What a parse error says of a check that was not made.
+fn skipped_check(error: &crate::Error, len: usize) -> Option<SkippedCheck> {
+    match error {
+        crate::Error::TooLarge { len, limit } => Some(SkippedCheck {
+            reason: format!("the part to parse is {len} bytes, more than the {limit}-byte parse limit"),
+            size_bytes: *len,
+        }),
+        crate::Error::TooManyTokens { limit } => Some(SkippedCheck {
+            reason: format!("the part to parse has more than {limit} tokens, the parse limit"),
+            size_bytes: len,
+        }),
+        crate::Error::Timeout { millis } => Some(SkippedCheck {
+            reason: format!("parsing gave up after {millis} ms, the parse time limit"),
+            size_bytes: len,
+        }),
+        _ => None,
+    }
+}
+
 fn diagnose_inner(
     roots: &[&Path],
     path: &str,
@@ -218,20 +294,40 @@ fn diagnose_inner(
         Some(cache) => cache.check(path, kind, source),
         None => check_syntax(kind, source),
     };
-    if let Ok(report) = checked
-        && (report_all || !report.valid)
-    {
-        diagnostics.syntax = Some(report);
+    match checked {
+        Ok(report) if report_all || !report.valid => diagnostics.syntax = Some(report),
+        Ok(_) => {}
+        Err(error) => diagnostics.check_skipped = skipped_check(&error, source.len()),
     }
+    let compile = cache.map(|cache| cache.python_input(path, source));
+    run_checkers(&mut diagnostics, roots, path, source, options, cache, compile);
+    diagnostics
+}
+
+/// Runs the first installed external checker for `path`'s extension on `source`; the default
+/// Python check, through `cache`'s worker, compiles `compile` (a part of `source` and the
+/// lines before it), and is passed over when `compile` is `None`.
+fn run_checkers(
+    diagnostics: &mut Diagnostics,
+    roots: &[&Path],
+    path: &str,
+    source: &str,
+    options: &DiagnosticsOptions,
+    cache: Option<&CheckCache>,
+    compile: Option<(&str, usize)>,
+) {
+    let report_all = options.mode == DiagnosticsMode::On;
     let tools = extension(path).and_then(|extension| options.checkers.get(&extension));
     let mut skipped = Vec::new();
     let roots = Roots::new(roots);
     let python = python_tool();
     for tool in tools.into_iter().flatten() {
         let worker = cache.filter(|_| *tool == python);
-        let ran = match worker {
-            Some(cache) => run_python_worker(cache, &roots, path, source, options.timeout),
-            None => run_tool(tool, &roots, path, source, options.timeout, MAX_CAPTURE_FOR_CHECKERS),
+        let ran = match (worker, compile) {
+            (Some(cache), Some(input)) => run_python_worker(cache, &roots, path, input, options.timeout),
+            // Nothing the compiler could add: the built-in check stands.
+            (Some(_), None) => break,
+            (None, _) => run_tool(tool, &roots, path, source, options.timeout, MAX_CAPTURE_FOR_CHECKERS),
         };
         if let Some(confinement) = &ran.confinement {
             diagnostics.confinement = Some(confinement.clone());
@@ -265,7 +361,6 @@ fn diagnose_inner(
     if report_all {
         diagnostics.skipped = skipped;
     }
-    diagnostics
 }
 
 /// How much of a checker's stdout is kept before capping.
@@ -494,11 +589,12 @@ fn run_tool(tool: &ExternalTool, roots: &Roots, path: &str, source: &str, timeou
 /// the interpreter found on the PATH changed): the statements an edit touched when the file
 /// compiled clean before, else the whole source. A worker that times out or dies is dropped
 /// (its process group killed) and the check skipped; the next check starts a new one.
-fn run_python_worker(cache: &CheckCache, roots: &Roots, path: &str, source: &str, timeout: Duration) -> Ran {
-    if source.len() > MAX_TOOL_INPUT_BYTES {
+fn run_python_worker(cache: &CheckCache, roots: &Roots, path: &str, input: (&str, usize), timeout: Duration) -> Ran {
+    let (input, offset) = input;
+    if input.len() > MAX_TOOL_INPUT_BYTES {
         return Ran::skipped(format!(
             "the content is {} bytes, more than the {MAX_TOOL_INPUT_BYTES}-byte limit for external tools",
-            source.len()
+            input.len()
         ));
     }
     let entries = resolve::safe_entries(std::env::var_os("PATH").as_deref(), roots);
@@ -522,7 +618,6 @@ fn run_python_worker(cache: &CheckCache, roots: &Roots, path: &str, source: &str
     }
     let Some(worker) = slot.as_mut() else { return Ran::skipped("could not start".to_owned()) };
     let confinement = Some(worker.confinement.clone());
-    let (input, offset) = cache.python_input(path, source);
     // A name starting with `-` reads as in the one-shot check.
     let shown = if path.starts_with('-') { format!("./{path}") } else { path.to_owned() };
     match worker.compile(&shown, input.as_bytes(), offset, timeout) {

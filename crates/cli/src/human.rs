@@ -291,10 +291,13 @@ fn current_text(toolkit: &Toolkit, file: &str) -> Option<String> {
     (read["ok"] == true && read["is_binary"] != true).then(|| read["content"].as_str().unwrap_or("").to_owned())
 }
 
-/// How many syntax errors the built-in check finds in a file now (`None`: not code, or unreadable).
-fn syntax_errors(toolkit: &Toolkit, file: &str) -> Option<usize> {
-    let checked = editkit::tools::call(toolkit, "check_syntax", json!({"path": file}));
-    (checked["ok"] == true).then(|| checked["errors"].as_array().map_or(0, Vec::len))
+/// Whether a write of `file` from `old` (`None`: it did not exist) to `new` left a syntax
+/// error it did not have before, judged on the statements the change touched (a check past
+/// the parse limits judges nothing).
+fn introduced_errors(file: &str, old: Option<&str>, new: Option<&str>) -> bool {
+    let Some(new) = new else { return false };
+    let kind = editkit::analyze::detect(file, new);
+    editkit::analyze::check_change(kind, old, new).is_ok_and(|report| report.introduced())
 }
 
 fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
@@ -309,7 +312,6 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         (None, None) => return Err(EXIT_USAGE),
     };
     let before = (!args.dry_run).then(|| current_text(toolkit, &args.file)).flatten();
-    let errors_before = syntax_errors(toolkit, &args.file);
     let request = json!({
         "path": args.file, "old_string": old, "new_string": new,
         "replace_all": args.replace_all, "dry_run": args.dry_run, "force": args.force,
@@ -325,7 +327,8 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         }
         return Err(render::exit_code(error));
     }
-    let broken = !args.dry_run && introduced_errors(toolkit, &args.file, errors_before);
+    let after = before.as_ref().and_then(|_| current_text(toolkit, &args.file));
+    let broken = !args.dry_run && introduced_errors(&args.file, before.as_deref(), after.as_deref());
     if args.output.json {
         print_json(&result);
     } else {
@@ -333,10 +336,9 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         outln!("{}", edit_summary(style, &result));
         // The toolkit answers whole diffs; after a write the file is diffed again, since a
         // formatter (`--format`) may have changed more.
-        let written = before.and_then(|before| {
-            current_text(toolkit, &args.file)
-                .map(|after| shown::diff_file(result["path"].as_str().unwrap_or(&args.file), &before, &after, 3))
-        });
+        let written = before
+            .zip(after)
+            .map(|(before, after)| shown::diff_file(result["path"].as_str().unwrap_or(&args.file), &before, &after, 3));
         show_diff(
             toolkit,
             &render::diff(style, written.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))),
@@ -392,15 +394,6 @@ fn pager(toolkit: &Toolkit) -> Option<std::process::Command> {
         command.env("LESS", "FRX");
     }
     Some(command)
-}
-
-/// Whether a file now has syntax errors it did not have before the write.
-fn introduced_errors(toolkit: &Toolkit, file: &str, before: Option<usize>) -> bool {
-    match (before, syntax_errors(toolkit, file)) {
-        (Some(before), Some(after)) => after > before,
-        (None, Some(after)) => after > 0,
-        _ => false,
-    }
 }
 
 /// Says on stderr that a write left new syntax errors, and what to do.
@@ -536,10 +529,10 @@ fn apply(
         .flatten()
         .map(str::to_owned)
         .collect();
-    let before: Vec<(String, Option<String>, Option<usize>)> = if dry_run {
+    let before: Vec<(String, Option<String>)> = if dry_run {
         Vec::new()
     } else {
-        paths.iter().map(|path| (path.clone(), current_text(toolkit, path), syntax_errors(toolkit, path))).collect()
+        paths.iter().map(|path| (path.clone(), current_text(toolkit, path))).collect()
     };
     let result = call(
         toolkit,
@@ -547,10 +540,12 @@ fn apply(
         json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict}),
         output,
     )?;
+    let after: Vec<Option<String>> = before.iter().map(|(path, _)| current_text(toolkit, path)).collect();
     let broken: Vec<&str> = before
         .iter()
-        .filter(|(path, _, errors)| introduced_errors(toolkit, path, *errors))
-        .map(|(path, ..)| path.as_str())
+        .zip(&after)
+        .filter(|((path, old), new)| introduced_errors(path, old.as_deref(), new.as_deref()))
+        .map(|((path, _), _)| path.as_str())
         .collect();
     if output.json {
         print_json(&result);
@@ -560,18 +555,16 @@ fn apply(
         let full: Option<String> = (!dry_run).then(|| {
             before
                 .iter()
-                .map(|(path, old, _)| {
-                    let new = current_text(toolkit, path);
-                    match (old, new) {
-                        (Some(old), Some(new)) => shown::diff_file(path, old, &new, 3),
-                        (None, Some(new)) => {
-                            editkit::diff::unified("/dev/null", &shown::diff_label("b/", path), "", &new, 3)
-                        }
-                        (Some(old), None) => {
-                            editkit::diff::unified(&shown::diff_label("a/", path), "/dev/null", old, "", 3)
-                        }
-                        (None, None) => String::new(),
+                .zip(&after)
+                .map(|((path, old), new)| match (old, new) {
+                    (Some(old), Some(new)) => shown::diff_file(path, old, new, 3),
+                    (None, Some(new)) => {
+                        editkit::diff::unified("/dev/null", &shown::diff_label("b/", path), "", new, 3)
                     }
+                    (Some(old), None) => {
+                        editkit::diff::unified(&shown::diff_label("a/", path), "/dev/null", old, "", 3)
+                    }
+                    (None, None) => String::new(),
                 })
                 .collect()
         });

@@ -196,11 +196,12 @@ mod imp {
     pub(crate) fn diagnostics(
         roots: &[&Path],
         rel: &str,
+        old: Option<&str>,
         text: &str,
         options: &analyze::DiagnosticsOptions,
         cache: &analyze::CheckCache,
     ) -> DiagnosticsInfo {
-        let report = analyze::diagnose_cached(roots, rel, text, options, cache);
+        let report = analyze::diagnose_change(roots, rel, old, text, options, cache);
         let syntax_errors =
             report.syntax.as_ref().map(|s| s.errors.iter().map(SyntaxErrorInfo::from).collect()).unwrap_or_default();
         let checkers = report
@@ -212,7 +213,11 @@ mod imp {
         let shown = report.checker.is_some() || options.mode == analyze::DiagnosticsMode::On;
         let has_problems = report.has_problems();
         let confinement = report.confinement.filter(|confinement| shown || confinement != "landlock");
-        DiagnosticsInfo { has_problems, syntax_errors, checkers, confinement }
+        let skipped = report.check_skipped.map(|skipped| crate::types::SkippedCheckInfo {
+            reason: skipped.reason,
+            size_bytes: skipped.size_bytes as u64,
+        });
+        DiagnosticsInfo { has_problems, syntax_errors, checkers, confinement, skipped }
     }
 
     /// The formatted content of `rel` (whose content is `text`), when a formatter succeeded.

@@ -82,6 +82,8 @@ impl Toolkit {
         let plan = patch::plan(workspace, &parsed, &options)?;
         control.advance(plan.previous().count() as u64);
         let mut formatted_paths: Vec<String> = Vec::new();
+        // What each written file held before, for checking only what the patch changed.
+        let mut olds: Vec<(String, Option<Vec<u8>>, Option<editkit_vfs::Sha256>)> = Vec::new();
         let applied = if request.dry_run {
             plan.into_preview()
         } else {
@@ -106,6 +108,7 @@ impl Toolkit {
                 files.push((path, bytes, after));
             }
             history::record_patch(workspace, &files, &self.history_bounds())?;
+            olds = files;
             applied
         };
         let mut response = ApplyPatchResponse {
@@ -146,7 +149,15 @@ impl Toolkit {
                     && let Ok(Some(bytes)) = workspace.txn().read_unchecked(&file.path)
                 {
                     let text = String::from_utf8_lossy(&bytes);
-                    file.diagnostics = self.after_write(workspace, &file.path, text.trim_start_matches('\u{feff}'));
+                    let was = file.from.as_ref().unwrap_or(&file.path);
+                    let old = olds
+                        .iter()
+                        .find(|(path, ..)| path == was)
+                        .and_then(|(_, bytes, _)| bytes.as_deref())
+                        .map(String::from_utf8_lossy);
+                    let old = old.as_deref().map(|old| old.trim_start_matches('\u{feff}'));
+                    file.diagnostics =
+                        self.after_write(workspace, &file.path, old, text.trim_start_matches('\u{feff}'));
                 }
                 control.advance(1);
             }

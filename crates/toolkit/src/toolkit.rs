@@ -474,15 +474,28 @@ impl Toolkit {
         self.roots.iter().map(Workspace::root_path).collect()
     }
 
-    /// Post-write diagnostics for canonical path `rel` holding `text` (run after the lock is
-    /// released: they only read).
-    pub(crate) fn after_write(&self, _workspace: &Workspace, rel: &str, text: &str) -> DiagnosticsInfo {
+    /// Post-write diagnostics for canonical path `rel` holding `text`, which held `old` before
+    /// (`None`: unknown, or a new file); run after the lock is released: they only read.
+    pub(crate) fn after_write(
+        &self,
+        _workspace: &Workspace,
+        rel: &str,
+        old: Option<&str>,
+        text: &str,
+    ) -> DiagnosticsInfo {
         #[cfg(feature = "analyze")]
-        return analysis::diagnostics(&self.root_paths(), rel, text, &self.options.diagnostics, &self.syntax_cache);
+        return analysis::diagnostics(
+            &self.root_paths(),
+            rel,
+            old,
+            text,
+            &self.options.diagnostics,
+            &self.syntax_cache,
+        );
         #[cfg(not(feature = "analyze"))]
         {
             // Without the `analyze` feature there are no diagnostics to run.
-            let _ = (rel, text);
+            let _ = (rel, old, text);
             DiagnosticsInfo::default()
         }
     }
@@ -685,7 +698,7 @@ impl Toolkit {
         let KeptWrite { written, reformatted, .. } =
             self.write_kept(workspace, &lock, request.content.as_bytes(), &options, None)?;
         drop(lock);
-        let diagnostics = self.after_write(workspace, &rel, &request.content);
+        let diagnostics = self.after_write(workspace, &rel, None, &request.content);
         let file_type = analysis::file_type(&rel, request.content.as_bytes());
         if !reformatted {
             // The next edit of this file reads these bytes back: it compares instead of hashing.
@@ -1027,14 +1040,14 @@ impl Toolkit {
         };
         if text.len() < editkit_vfs::HASH_BESIDE_FROM {
             let wrote = write()?;
-            return Ok((wrote, self.after_write(workspace, read.path(), text), also()));
+            return Ok((wrote, self.after_write(workspace, read.path(), Some(read.text()), text), also()));
         }
         // The checks read the new text, not the file: on a large file they run while it is
         // written and flushed. A thread that cannot start leaves them to this one.
         let also = std::sync::Mutex::new(Some(also));
         let beside = || {
             let also = also.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-            (self.after_write(workspace, read.path(), text), also.map(|also| also()))
+            (self.after_write(workspace, read.path(), Some(read.text()), text), also.map(|also| also()))
         };
         let (written, checked) = std::thread::scope(|scope| {
             let checks = std::thread::Builder::new().spawn_scoped(scope, beside).ok();

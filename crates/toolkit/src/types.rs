@@ -201,6 +201,19 @@ pub struct DiagnosticsInfo {
     /// whenever a checker ran without full Landlock confinement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confinement: Option<String>,
+    /// The built-in syntax check was not made (the part to parse is past a parse limit): why,
+    /// and the size. A skipped check is not a clean one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<SkippedCheckInfo>,
+}
+
+/// A built-in syntax check that was not made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedCheckInfo {
+    /// Why, naming the limit.
+    pub reason: String,
+    /// Bytes the check would have parsed.
+    pub size_bytes: u64,
 }
 
 /// One external checker's report.

@@ -97,3 +97,44 @@ fn the_future_feature_that_changes_the_grammar_does_not_change_what_compile_acce
     assert!(!whole.0, "`<>` is refused by compile() even under barry_as_FLUFL");
     assert_eq!(verdict(&diagnose_cached(&root, "m.py", &edited, &options, &cache)), whole);
 }
+
+/// `diagnose_change` compiles only the statements a change touched, and in `auto` mode starts
+/// the interpreter only where the compiler can add to the built-in check: a plain assignment
+/// starts nothing; a `return` at the top level (which tree-sitter accepts) is caught, at its
+/// line in the file.
+#[test]
+fn a_change_starts_the_compiler_only_where_it_can_add_something() {
+    let mut options = python_only();
+    options.mode = DiagnosticsMode::Auto;
+    let old: String = (0..200).map(|n| format!("def f{n}(a):\n    return a + {n}\n\n")).collect();
+    let cache = CheckCache::default();
+    let plain = old.replacen("    return a + 100\n", "    return a + 100\nx = 1\n", 1);
+    let found = editkit_analyze::diagnose_change(&[Path::new(ROOT)], "m.py", Some(&old), &plain, &options, &cache);
+    assert_eq!(found, Diagnostics::default(), "a clean plain assignment starts no checker");
+    let returned = old.replacen("    return a + 100\n", "    return a + 100\nreturn 1\n", 1);
+    let found = editkit_analyze::diagnose_change(&[Path::new(ROOT)], "m.py", Some(&old), &returned, &options, &cache);
+    assert!(found.syntax.is_none(), "tree-sitter accepts a top-level return: {found:?}");
+    let (ok, output) = verdict(&found);
+    assert!(!ok && output.contains("line 303") && output.contains("'return' outside function"), "{output}");
+    // The built-in check's errors stand alone: no interpreter for them.
+    let broken = old.replacen("def f100(a):", "def f100(a:", 1);
+    let found = editkit_analyze::diagnose_change(&[Path::new(ROOT)], "m.py", Some(&old), &broken, &options, &cache);
+    assert!(
+        found.checker.is_none() && found.syntax.as_ref().is_some_and(|syntax| syntax.errors[0].line == 301),
+        "{found:?}"
+    );
+}
+
+/// A check that could not be made says so, with the size; it never looks clean.
+#[test]
+fn a_check_past_the_parse_limits_is_reported_skipped() {
+    let options = DiagnosticsOptions { mode: DiagnosticsMode::Auto, checkers: BTreeMap::new(), ..Default::default() };
+    let cache = CheckCache::default();
+    // One statement of 17 MiB: no boundary to cut at.
+    let old = format!("x = [\n{}]\n", "1,\n".repeat(6 << 20));
+    let new = old.replacen("1,\n", "2,\n", 1);
+    let found = editkit_analyze::diagnose_change(&[Path::new(ROOT)], "big.py", Some(&old), &new, &options, &cache);
+    let skipped = found.check_skipped.as_ref().unwrap_or_else(|| panic!("not reported skipped: {found:?}"));
+    assert!(skipped.size_bytes > 16 << 20 && skipped.reason.contains("parse limit"), "{skipped:?}");
+    assert!(found.syntax.is_none());
+}

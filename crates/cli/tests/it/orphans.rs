@@ -39,7 +39,7 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
     let mut stdin = child.stdin.take().unwrap();
     writeln!(
         stdin,
-        r#"{{"tool": "edit_file", "args": {{"path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}}}}"#
+        r#"{{"tool": "edit_file", "args": {{"path": "a.py", "old_string": "x = 1", "new_string": "x = f(a=2)"}}}}"#
     )
     .unwrap();
     let mut line = String::new();
@@ -103,7 +103,7 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
         .spawn()
         .and_then(|mut next| {
             next.stdin.take().unwrap().write_all(
-                br#"{"tool": "edit_file", "args": {"path": "a.py", "old_string": "x = 2", "new_string": "x = 3"}}"#,
+                br#"{"tool": "edit_file", "args": {"path": "a.py", "old_string": "x = f(a=2)", "new_string": "x = f(a=3)"}}"#,
             )?;
             next.wait_with_output()
         })
