@@ -206,16 +206,8 @@ impl<'t> Scanner<'t> {
         self.at = i + 1;
         let in_field = !self.frames.is_empty();
         match byte {
-            b'\n' => {
-                if self.top_level() && self.starts_statement(i + 1) {
-                    return Some(i + 1);
-                }
-            }
-            b'\r' => {
-                if next != Some(b'\n') {
-                    self.flag(Anomaly::LoneCr { at: i });
-                }
-            }
+            b'\n' if self.top_level() && self.starts_statement(i + 1) => return Some(i + 1),
+            b'\r' if next != Some(b'\n') => self.flag(Anomaly::LoneCr { at: i }),
             b'#' => {
                 // A comment runs to the line end, which is scanned as code.
                 self.at = memchr::memchr(b'\n', text.get(i..).unwrap_or_default()).map_or(text.len(), |nl| i + nl);
