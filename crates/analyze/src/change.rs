@@ -114,6 +114,21 @@ pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<Chan
     whole(kind, old, new)
 }
 
+/// The bytes of `new` that [`check_change`] parses for a Python change from `old`: the
+/// top-level statements the change touched, found by the lexical scan alone (no parse).
+/// `None` when it checks the whole text instead (no change, or boundaries it cannot
+/// establish).
+///
+/// ```
+/// let old = "a = 1\nb = 2\nc = 3\n";
+/// let new = "a = 1\nb = 22\nc = 3\n";
+/// assert_eq!(editkit_analyze::change_region(old, new).map(|range| &new[range]), Some("b = 22\n"));
+/// ```
+#[must_use]
+pub fn change_region(old: &str, new: &str) -> Option<Range<usize>> {
+    region::python_region(old, new).ok().map(|region| region.start..region.new_end)
+}
+
 fn whole(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, Error> {
     let (errors, stricter) = match crate::parse::language(kind) {
         Some(_) => {

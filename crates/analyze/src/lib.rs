@@ -89,7 +89,7 @@ mod tools;
 mod worker;
 
 pub use cache::{CheckCache, DEFAULT_CACHED_BYTES, DEFAULT_CACHED_FILES};
-pub use change::{ChangeReport, CheckScope, check_change};
+pub use change::{ChangeReport, CheckScope, change_region, check_change};
 pub use edit::{replace_function, symbol_range};
 pub use error::{Error, ErrorKind};
 pub use kind::{FileKind, detect};
