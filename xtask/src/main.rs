@@ -44,7 +44,7 @@ cargo xtask bench [AREA] [--baseline REV]
                             and threads against a serial run; versus runs editkit side by side with PraisonAI
                             and Aider (edits, in virtualenvs it creates), git apply (patches) and
                             rg (search), plus memory and call throughput, and prints the ratios
-                            (versus-edits, versus-patch, versus-search run one part);
+                            (versus-edits, versus-cold, versus-patch, versus-search run one part);
                             with --baseline, the toolkit's per-call bench also runs on REV, in
                             alternating rounds, and prints the ratios
 cargo xtask fuzz [TARGET...] [--seconds N]
@@ -191,7 +191,7 @@ fn bench(args: &[String]) -> Result<()> {
             "python" => python::bench()?,
             "toolkit" => bench_toolkit(baseline.as_deref())?,
             "versus" => versus::versus(&[])?,
-            part @ ("versus-edits" | "versus-patch" | "versus-search") => {
+            part @ ("versus-edits" | "versus-cold" | "versus-patch" | "versus-search") => {
                 versus::versus(&[part.trim_start_matches("versus-")])?;
             }
             "matcher" | "analyze" | "patch" | "search" => bench_crate(area)?,

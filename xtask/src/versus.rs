@@ -4,6 +4,9 @@
 //! - Edits, memory and call throughput: `xtask/compare/speed.py` (PraisonAI and Aider in
 //!   virtual environments it creates under `target/`, `editkit call --jsonl` in four settings,
 //!   raw MCP stdio).
+//! - The cold path: `xtask/compare/cold.py` (the first edit of a 3 MB and a 30 MB file by a
+//!   fresh `call --jsonl` process, 70 files each touched once, and `editkit apply` and
+//!   `editkit edit` as one process per command against `git apply`).
 //! - Patches: the `bench_vs_git` example of editkit-patch (`git apply` of the same 100-file,
 //!   1,000-hunk diff).
 //! - Search: `editkit grep` and `rg` as processes, on a copy of the Python standard library and
@@ -19,7 +22,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::{run, workspace_root};
 
-/// Runs the comparisons `parts` names (`edits`, `patch`, `search`; all when empty).
+/// Runs the comparisons `parts` names (`edits`, `cold`, `patch`, `search`; all when empty).
 pub(crate) fn versus(parts: &[&str]) -> Result<()> {
     let wants = |part: &str| parts.is_empty() || parts.contains(&part);
     run("cargo", &["build", "--locked", "--release", "-p", "editkit-cli"])?;
@@ -27,6 +30,9 @@ pub(crate) fn versus(parts: &[&str]) -> Result<()> {
     let editkit_str = editkit.to_str().context("the target dir path is not UTF-8")?;
     if wants("edits") {
         run("python3", &["xtask/compare/speed.py", "--editkit", editkit_str])?;
+    }
+    if wants("cold") {
+        run("python3", &["xtask/compare/cold.py", "--editkit", editkit_str])?;
     }
     if wants("patch") {
         run("cargo", &["run", "--locked", "--release", "-q", "-p", "editkit-patch", "--example", "bench_vs_git"])?;
