@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use serde::Serialize;
+use tree_sitter::Node;
 
 use crate::parse::{LineIndex, Parsed};
 use crate::region::{self, Anomaly, NoRegion, Region};
@@ -205,42 +206,37 @@ fn opened(new: &str, region: &Region, anomaly: Anomaly) -> SyntaxError {
 }
 
 /// Node kinds of tree-sitter-python that CPython's compiler may refuse where the grammar
-/// accepts them, whatever they hold: Python 2 statements, statements valid only inside a
-/// function or a loop, names declared `global`/`nonlocal`, `__future__` imports, targets of
-/// deletion and augmented assignment, `:=`, star expressions and `await`.
+/// accepts them, wherever they stand: Python 2 statements, `global`/`nonlocal`
+/// declarations, `__future__` and `*` imports, deletions, `:=`.
 const STRICTER: &[&str] = &[
     "print_statement",
     "exec_statement",
-    "return_statement",
-    "yield",
-    "await",
-    "break_statement",
-    "continue_statement",
     "global_statement",
     "nonlocal_statement",
     "future_import_statement",
     "wildcard_import",
     "delete_statement",
-    "augmented_assignment",
     "named_expression",
-    "list_splat",
-    "dictionary_splat",
-    "list_splat_pattern",
-    "dictionary_splat_pattern",
 ];
 
 /// Whether the parsed Python text holds, where it overlaps `changed` (source offsets, ends
-/// included), a construct CPython's compiler may refuse where the grammar accepts it: a node
-/// of a kind in [`STRICTER`]; an assignment to more than a plain name; parameters or call
-/// arguments beyond one plain name or value (duplicates, order of defaults and keywords); a
-/// string literal with a backslash or a `b`, `f` or `t` prefix (escapes, bytes, replacement
-/// fields); a top-level statement that does not start at column 0 (an unexpected indent,
-/// which tree-sitter takes).
+/// included), something CPython's compiler may refuse where the grammar accepts it — what the
+/// compile check could add to the built-in one:
+/// - a node of a kind in [`STRICTER`];
+/// - `return`, `yield` or `await` outside a function, `break` or `continue` outside a loop
+///   (the grammar takes them anywhere);
+/// - parameters with a repeated name or a plain one after a default; call arguments with a
+///   positional one after a keyword or `**`, `*` after `**`, a repeated keyword, or a
+///   generator beside other arguments;
+/// - an assignment or augmented assignment to something other than names, attributes,
+///   subscripts and their tuples and lists; a star expression outside a call;
+/// - an f-string or t-string; a bytes literal with a character outside ASCII; a string with a
+///   `\N{...}` escape or a `\x`, `\u` or `\U` escape without its digits;
+/// - a top-level statement that does not start at column 0 (an unexpected indent, which
+///   tree-sitter takes).
 fn stricter_constructs(parsed: &Parsed<'_>, changed: &Range<usize>) -> bool {
     let base = parsed.base();
-    let touches = |node: tree_sitter::Node<'_>| {
-        node.start_byte() + base <= changed.end && changed.start <= node.end_byte() + base
-    };
+    let touches = |node: Node<'_>| node.start_byte() + base <= changed.end && changed.start <= node.end_byte() + base;
     let root = parsed.tree.root_node();
     let mut top = root.walk();
     if root
@@ -249,34 +245,10 @@ fn stricter_constructs(parsed: &Parsed<'_>, changed: &Range<usize>) -> bool {
     {
         return true;
     }
-    let language = parsed.tree.language();
-    let id = |kind: &str| language.id_for_node_kind(kind, true);
-    let kinds: Vec<u16> = STRICTER.iter().map(|kind| id(kind)).collect();
-    let (assignment, identifier, string) = (id("assignment"), id("identifier"), id("string"));
-    let (parameters, lambda_parameters, arguments) = (id("parameters"), id("lambda_parameters"), id("argument_list"));
-    let keyword_argument = id("keyword_argument");
-    let generator = id("generator_expression");
     let mut cursor = parsed.tree.walk();
-    let mut inner = parsed.tree.walk();
     loop {
         let node = cursor.node();
-        let kind = node.kind_id();
-        let stricter = touches(node)
-            && (kinds.contains(&kind)
-                || (kind == assignment
-                    && node.child_by_field_name("left").is_some_and(|left| left.kind_id() != identifier))
-                || ((kind == parameters || kind == lambda_parameters) && node.named_child_count() > 1)
-                || (kind == arguments
-                    && node
-                        .named_children(&mut inner)
-                        .any(|child| child.kind_id() == keyword_argument || child.kind_id() == generator))
-                || (kind == string && {
-                    let text = parsed.text(node);
-                    text.contains('\\')
-                        || text.starts_with(|c: char| matches!(c.to_ascii_lowercase(), 'b' | 'f' | 't'))
-                        || text.get(..2).is_some_and(|head| head.to_ascii_lowercase().contains(['b', 'f', 't']))
-                }));
-        if stricter {
+        if touches(node) && refused_maybe(parsed, node) {
             return true;
         }
         if touches(node) && cursor.goto_first_child() {
@@ -291,4 +263,190 @@ fn stricter_constructs(parsed: &Parsed<'_>, changed: &Range<usize>) -> bool {
             }
         }
     }
+}
+
+/// Whether CPython's compiler may refuse `node` where the grammar took it (see
+/// [`stricter_constructs`]).
+fn refused_maybe(parsed: &Parsed<'_>, node: Node<'_>) -> bool {
+    match node.kind() {
+        kind if STRICTER.contains(&kind) => true,
+        "return_statement" => enclosing(node, &["function_definition"], &[]).is_none(),
+        "yield" => enclosing(node, &["function_definition", "lambda"], &[]).is_none() || in_comprehension(node),
+        "await" => enclosing(node, &["function_definition"], &[]).is_none_or(|function| !is_async(function)),
+        "break_statement" | "continue_statement" => {
+            enclosing(node, &["for_statement", "while_statement"], &["function_definition"]).is_none()
+        }
+        "parameters" | "lambda_parameters" => parameters_suspect(parsed, node),
+        "argument_list" => arguments_suspect(parsed, node),
+        "assignment" | "augmented_assignment" => {
+            node.child_by_field_name("left").is_some_and(|left| !plain_target(left, node.kind() == "assignment"))
+        }
+        "list_splat" | "dictionary_splat" => node.parent().is_none_or(|parent| {
+            !matches!(parent.kind(), "argument_list" | "list" | "tuple" | "set" | "dictionary" | "expression_list")
+        }),
+        "string" => string_suspect(parsed.text(node)),
+        _ => false,
+    }
+}
+
+/// The nearest ancestor of `node` of one of `kinds`, searched up to (not past) a function or
+/// class definition, or one of `stop`: a `break` in a loop's `else` belongs to the loop around.
+fn enclosing<'t>(node: Node<'t>, kinds: &[&str], stop: &[&str]) -> Option<Node<'t>> {
+    let mut child = node;
+    let mut current = node.parent();
+    while let Some(ancestor) = current {
+        let kind = ancestor.kind();
+        let in_else = child.kind() == "else_clause";
+        if kinds.contains(&kind) && !in_else {
+            return Some(ancestor);
+        }
+        if stop.contains(&kind)
+            || kind == "class_definition"
+            || (kind == "function_definition" && !kinds.contains(&kind))
+        {
+            return None;
+        }
+        child = ancestor;
+        current = ancestor.parent();
+    }
+    None
+}
+
+fn in_comprehension(node: Node<'_>) -> bool {
+    let mut current = node.parent();
+    while let Some(ancestor) = current {
+        match ancestor.kind() {
+            "list_comprehension" | "set_comprehension" | "dictionary_comprehension" | "generator_expression" => {
+                return true;
+            }
+            "function_definition" | "lambda" | "class_definition" => return false,
+            _ => current = ancestor.parent(),
+        }
+    }
+    false
+}
+
+fn is_async(function: Node<'_>) -> bool {
+    function.child(0).is_some_and(|first| first.kind() == "async")
+}
+
+/// A parameter list with a repeated name, a plain parameter after a default one, or a shape
+/// beyond names, defaults, annotations, `*`, `**` and `/`.
+fn parameters_suspect(parsed: &Parsed<'_>, node: Node<'_>) -> bool {
+    let mut names = Vec::new();
+    let (mut default_seen, mut star_seen) = (false, false);
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        let name = match child.kind() {
+            "identifier" => Some(child),
+            "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => {
+                child.named_child(0).filter(|first| first.kind() == "identifier")
+            }
+            "default_parameter" | "typed_default_parameter" => child.child_by_field_name("name"),
+            "keyword_separator" | "positional_separator" => None,
+            _ => return true,
+        };
+        match child.kind() {
+            "default_parameter" | "typed_default_parameter" => default_seen = true,
+            "list_splat_pattern" | "keyword_separator" => star_seen = true,
+            "identifier" | "typed_parameter" if default_seen && !star_seen => return true,
+            _ => {}
+        }
+        if let Some(name) = name {
+            let text = parsed.text(name);
+            if names.contains(&text) {
+                return true;
+            }
+            names.push(text);
+        }
+    }
+    false
+}
+
+/// Call arguments with a positional one after a keyword or `**`, `*` after `**`, a repeated
+/// keyword, or a generator beside other arguments.
+fn arguments_suspect(parsed: &Parsed<'_>, node: Node<'_>) -> bool {
+    let (mut keyword_seen, mut double_seen) = (false, false);
+    let mut keywords = Vec::new();
+    let mut cursor = node.walk();
+    let count = node.named_child_count();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "keyword_argument" => {
+                keyword_seen = true;
+                if let Some(name) = child.child_by_field_name("name") {
+                    let text = parsed.text(name);
+                    if keywords.contains(&text) {
+                        return true;
+                    }
+                    keywords.push(text);
+                }
+            }
+            "dictionary_splat" => double_seen = true,
+            "list_splat" if double_seen => return true,
+            "list_splat" | "comment" => {}
+            "generator_expression" if count > 1 => return true,
+            _ if keyword_seen || double_seen => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether an assignment target is names, attributes and subscripts (and, for a plain
+/// assignment, tuples and lists of them, one starred).
+fn plain_target(node: Node<'_>, unpacking: bool) -> bool {
+    match node.kind() {
+        "identifier" | "attribute" | "subscript" => true,
+        "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list" | "expression_list" if unpacking => {
+            let mut cursor = node.walk();
+            let mut stars = 0;
+            let plain = node.named_children(&mut cursor).all(|child| match child.kind() {
+                "list_splat_pattern" | "list_splat" => {
+                    stars += 1;
+                    child.named_child(0).is_some_and(|inner| plain_target(inner, false))
+                }
+                _ => plain_target(child, true),
+            });
+            plain && stars <= 1
+        }
+        _ => false,
+    }
+}
+
+/// A string literal CPython may refuse where the grammar took it: an f-string or t-string, a
+/// bytes literal with a character outside ASCII, `\N{...}`, or `\x`, `\u`, `\U` without their
+/// digits.
+fn string_suspect(text: &str) -> bool {
+    let prefix: String = text.chars().take_while(|c| c.is_ascii_alphabetic()).map(|c| c.to_ascii_lowercase()).collect();
+    if prefix.contains(['f', 't']) {
+        return true;
+    }
+    let bytes = prefix.contains('b');
+    if bytes && !text.is_ascii() {
+        return true;
+    }
+    if prefix.contains('r') || !text.contains('\\') {
+        return false;
+    }
+    let body = text.as_bytes();
+    let mut at = 0;
+    while let Some(offset) = memchr::memchr(b'\\', body.get(at..).unwrap_or_default()) {
+        let escape = at + offset + 1;
+        let digits = |count: usize| {
+            body.get(escape + 1..escape + 1 + count).is_some_and(|digits| digits.iter().all(u8::is_ascii_hexdigit))
+        };
+        let suspect = match body.get(escape) {
+            Some(b'N') => !bytes,
+            Some(b'x') => !digits(2),
+            Some(b'u') => !bytes && !digits(4),
+            Some(b'U') => !bytes && !digits(8),
+            _ => false,
+        };
+        if suspect {
+            return true;
+        }
+        at = escape + 1;
+    }
+    false
 }

@@ -138,3 +138,81 @@ fn a_check_past_the_parse_limits_is_reported_skipped() {
     assert!(skipped.size_bytes > 16 << 20 && skipped.reason.contains("parse limit"), "{skipped:?}");
     assert!(found.syntax.is_none());
 }
+
+/// The compile check starts only where it can add something, and wherever CPython refuses
+/// what tree-sitter takes, it does start: each sample is judged by CPython itself.
+#[test]
+fn the_compiler_runs_exactly_where_cpython_may_refuse_what_the_grammar_takes() {
+    let mut options = python_only();
+    options.mode = DiagnosticsMode::Auto;
+    // (source, whether the compile check must run)
+    let samples: &[(&str, bool)] = &[
+        ("x = 1\n", false),
+        ("def f():\n    return 1\n", false),
+        ("return 1\n", true),
+        ("class A:\n    return 1\n", true),
+        ("def f():\n    class A:\n        return 1\n", true),
+        ("for x in y:\n    break\n", false),
+        ("break\n", true),
+        ("for x in y:\n    pass\nelse:\n    continue\n", true),
+        ("while x:\n    def f():\n        break\n", true),
+        ("def f():\n    yield 1\n", false),
+        ("yield 1\n", true),
+        ("def f():\n    return [(yield x) for x in y]\n", true),
+        ("async def f():\n    await x\n", false),
+        ("def f():\n    await x\n", true),
+        ("def f(a, b=1, *c, d, e=2, **g):\n    pass\n", false),
+        ("def f(a, a):\n    pass\n", true),
+        ("def f(a=1, b):\n    pass\n", true),
+        ("lambda a, a: 1\n", true),
+        ("f(a, *b, c=1, **d)\n", false),
+        ("f(a=1, b)\n", true),
+        ("f(a=1, a=2)\n", true),
+        ("f(**d, *b)\n", true),
+        ("x, *y = z\n", false),
+        ("self.x[1] += 2\n", false),
+        ("print 'x'\n", true),
+        ("nonlocal q\n", true),
+        ("s = 'a\\nb\\t\\x41\\u00e9'\n", false),
+        ("s = '\\x4'\n", true),
+        ("s = '\\N{EM DASH}'\n", true),
+        ("s = b'\u{e9}'\n", true),
+        ("s = f'{x}'\n", true),
+        ("s = r'\\x4'\n", false),
+    ];
+    let mut ran_where_refused = 0;
+    for (source, must_run) in samples {
+        let cache = CheckCache::default();
+        let found = editkit_analyze::diagnose_change(&[Path::new(ROOT)], "m.py", None, source, &options, &cache);
+        let ran = found.confinement.is_some();
+        assert_eq!(ran, *must_run, "{source:?}: {found:?}");
+        let refused = cpython_refuses(source);
+        if refused && found.syntax.is_none() {
+            assert!(ran, "{source:?}: CPython refuses it, tree-sitter takes it, and the compiler did not run");
+            assert!(found.checker.as_ref().is_some_and(|checker| !checker.ok), "{source:?}: {found:?}");
+            ran_where_refused += 1;
+        }
+        if !must_run {
+            assert!(!refused, "{source:?}: CPython refuses it, but the gate said it could not");
+        }
+    }
+    assert!(ran_where_refused >= 15, "only {ran_where_refused} samples refused by CPython only");
+}
+
+fn cpython_refuses(source: &str) -> bool {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("python3")
+        .args([
+            "-I",
+            "-B",
+            "-c",
+            "import sys\ntry:\n compile(sys.stdin.buffer.read(), 'm.py', 'exec')\nexcept SyntaxError:\n sys.exit(3)",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 is needed to judge the samples");
+    child.stdin.take().unwrap().write_all(source.as_bytes()).unwrap();
+    let status = child.wait().unwrap();
+    assert!(matches!(status.code(), Some(0 | 3)), "python3 failed: {status}");
+    status.code() == Some(3)
+}
