@@ -571,6 +571,32 @@ fn insert_lines_lands_after_the_line_keeps_endings_and_can_be_undone() {
     assert_eq!(env.get("b.txt"), "x\r\ny");
 }
 
+/// Goose's and Anthropic's editors take `insert_line: -1` for "after the last line", and
+/// Anthropic's newer editor names the text `insert_text`; -1 is the only negative line.
+#[test]
+fn insert_lines_takes_minus_one_for_the_end_and_insert_text_for_the_text() {
+    let env = Env::with_files(&[("a.py", "one\ntwo\n"), ("b.txt", "x\r\ny")]);
+    env.ok("read_file", json!({"path": "a.py"}));
+    let end = env.ok("insert_lines", json!({"path": "a.py", "insert_line": -1, "new_str": "three"}));
+    assert_eq!(env.get("a.py"), "one\ntwo\nthree\n");
+    assert_eq!(end["line_range"], json!([3, 3]));
+    let named = env.ok("insert_lines", json!({"path": "a.py", "insert_line": 0, "insert_text": "zero\n"}));
+    assert_eq!(named["line_range"], json!([1, 1]));
+    env.ok("insert_lines", json!({"path": "a.py", "line": -1, "insert_text": "four"}));
+    assert_eq!(env.get("a.py"), "zero\none\ntwo\nthree\nfour\n");
+    // A file without a final line end keeps ending bare, as with its line count.
+    env.ok("read_file", json!({"path": "b.txt"}));
+    env.ok("insert_lines", json!({"path": "b.txt", "insert_line": -1, "insert_text": "z"}));
+    assert_eq!(env.get("b.txt"), "x\r\ny\r\nz");
+    for line in [-2, -100] {
+        let refused = env.refused("insert_lines", json!({"path": "a.py", "line": line, "text": "x"}), "invalid_args");
+        assert!(refused["error"]["message"].as_str().unwrap().contains("-1"), "{refused}");
+    }
+    // Two names for the text are one too many.
+    env.refused("insert_lines", json!({"path": "a.py", "line": 1, "text": "x", "insert_text": "y"}), "invalid_args");
+    assert_eq!(env.get("a.py"), "zero\none\ntwo\nthree\nfour\n");
+}
+
 /// A path outside the workspace is refused with the roots, so the agent learns where it may work.
 #[test]
 fn a_path_outside_the_workspace_is_told_the_roots() {
