@@ -35,6 +35,7 @@ from ._errors import (
     NotFound,
     NotUtf8,
     OutsideWorkspace,
+    PermissionDenied,
     Stale,
     TooLarge,
     Utf16,

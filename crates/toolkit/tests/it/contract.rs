@@ -184,6 +184,13 @@ fn every_error_kind_of_the_contract_is_reachable() {
     env.refused("read_file", json!({"path": "../etc/passwd"}), "outside_workspace");
     env.refused("write_file", json!({"path": "/etc/editkit-test", "content": "x"}), "outside_workspace");
     env.refused("read_file", json!({"path": ".env"}), "blocked");
+    // permission_denied: a file its owner made read-only, with its mode.
+    env.put("ro.txt", b"fixed\n");
+    std::fs::set_permissions(env.dir.path().join("ro.txt"), std::os::unix::fs::PermissionsExt::from_mode(0o444))
+        .unwrap();
+    let result =
+        env.refused("write_file", json!({"path": "ro.txt", "content": "x", "force": true}), "permission_denied");
+    assert_eq!(result["error"]["mode"], "0444");
     // is_directory.
     env.put("dir/x.txt", b"x");
     env.refused("write_file", json!({"path": "dir", "content": "x"}), "is_directory");
