@@ -463,8 +463,8 @@ pub struct EditFileResponse {
     pub path: String,
     /// How many places were replaced.
     pub replacements: usize,
-    /// The matching strategy that found the text: `exact`, `line_trimmed`,
-    /// `unicode_normalised`, `whitespace_normalised`, `indentation_flexible`,
+    /// The matching strategy that found the text: `exact`, `canonical_equivalent`,
+    /// `line_trimmed`, `unicode_normalised`, `whitespace_normalised`, `indentation_flexible`,
     /// `escape_normalised` or `block_anchor`.
     #[schemars(with = "String")]
     pub rung: editkit_matcher::Rung,

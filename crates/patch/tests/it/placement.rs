@@ -111,3 +111,21 @@ fn a_chunk_before_an_anchored_addition_is_out_of_order() {
     assert!(err.to_string().contains("hunk lines found at line 1, before the previous hunk"), "{err}");
     assert_eq!(std::fs::read_to_string(tmp.path().join("m.py")).unwrap(), file);
 }
+
+/// OpenCode's patch tests: a file in NFD and a `-` line in NFC are the same text; the hunk is
+/// placed on the canonical-equivalence rung, reported as such, and its new lines take the
+/// file's form.
+#[test]
+fn a_hunk_in_the_other_normalisation_form_is_placed_and_reported_as_canonical() {
+    let nfd = |text: &str| text.replace('й', "и\u{306}");
+    let (tmp, workspace) = workspace_with(&[("geo.txt", &nfd("Район: Астана\n"))]);
+    let patch = "*** Begin Patch\n*** Update File: geo.txt\n@@\n-Район: Астана\n+Район: Есиль\n*** End Patch\n";
+    let applied = apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    let hunk = &applied.files[0].hunks[0];
+    assert_eq!((hunk.rung, hunk.score), (Rung::CanonicalEquivalent, 1.0));
+    assert_eq!(std::fs::read_to_string(tmp.path().join("geo.txt")).unwrap(), nfd("Район: Есиль\n"));
+    // A ligature in a `-` line is a compatibility form, not the file's text.
+    let (_tmp, workspace) = workspace_with(&[("o.txt", "office\n")]);
+    let patch = "*** Begin Patch\n*** Update File: o.txt\n@@\n-o\u{FB01}ce\n+x\n*** End Patch\n";
+    assert_eq!(apply(&workspace, patch, &ApplyOptions::default()).unwrap_err().kind(), "not_found");
+}

@@ -578,6 +578,19 @@ fn insert_lines_lands_after_the_line_keeps_endings_and_can_be_undone() {
     assert_eq!(env.get("b.txt"), "x\r\ny");
 }
 
+/// A file stored in NFD and an old text in NFC: edited on the canonical-equivalence rung,
+/// reported as such, the new text in the file's form.
+#[test]
+fn edit_file_reports_the_canonical_equivalence_rung() {
+    let nfd = |text: &str| text.replace('й', "и\u{306}");
+    let env = Env::with_files(&[("geo.py", &nfd("region = \"Район: Астана\"\n"))]);
+    env.ok("read_file", json!({"path": "geo.py"}));
+    let edited =
+        env.ok("edit_file", json!({"path": "geo.py", "old_string": "Район: Астана", "new_string": "Район: Есиль"}));
+    assert_eq!((edited["rung"].as_str(), edited["score"].as_f64()), (Some("canonical_equivalent"), Some(1.0)));
+    assert_eq!(env.get("geo.py"), nfd("region = \"Район: Есиль\"\n"));
+}
+
 /// Goose's and Anthropic's editors take `insert_line: -1` for "after the last line", and
 /// Anthropic's newer editor names the text `insert_text`; -1 is the only negative line.
 #[test]
