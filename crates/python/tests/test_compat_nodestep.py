@@ -1083,7 +1083,7 @@ def test_grep_names_in_skipped_the_symlinks_that_point_outside_the_root(
 ) -> None:
     # LocalWorkspace.grep's documentation: skipped holds "the files that are larger than
     # max_file_read_bytes, not UTF-8 text, not readable, or symlinks that point outside the root".
-    ws, base = layout
+    _, base = layout
     (base / "root" / "sub").mkdir()
     (base / "root" / "sub" / "deep.txt").symlink_to(base / "outside_secret.txt")
     (base / "root" / "sub" / "big.txt").write_text("SECRET " * 10)

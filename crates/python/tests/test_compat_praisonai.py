@@ -1268,11 +1268,77 @@ def test_the_interface_is_praisonais(workspace: Path) -> None:
     assert praisonai.file_tools.write_file is praisonai.write_file
 
 
-def test_formatters_are_refused_loudly(workspace: Path) -> None:
-    with pytest.raises(NotImplementedError, match="formatters"):
-        praisonai.create_edit_tools(root=str(workspace), formatters={".py": ("black", ["black", "{path}"])})
-    # The empty mapping and None change nothing.
-    praisonai.create_edit_tools(root=str(workspace), formatters={})
+def _formatter(folder: Path, name: str, body: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / name
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_custom_formatters_as_documented(workspace: Path, tmp_path: Path) -> None:
+    # PraisonAI's documentation: "formatters maps lowercase extensions to (tool_name, argv_template).
+    # Use {path} in argv entries; if omitted, the path is appended." ... "A missing or failing
+    # formatter never fails the edit" ... "The on-disk hash baseline is only refreshed when the
+    # formatter exits 0."
+    bin_dir = tmp_path / "bin"
+    upper = _formatter(bin_dir, "upper", 'for f; do :; done; tr a-z A-Z < "$f" > "$f.new" && mv "$f.new" "$f"\n')
+    stamp = _formatter(bin_dir, "stamp", 'echo "# formatted" >> "$2"\n')
+    failing = _formatter(bin_dir, "failing", "echo broken >&2; exit 1\n")
+    tools = praisonai.create_edit_tools(
+        root=str(workspace),
+        post_edit_format="auto",
+        post_edit_diagnostics="off",
+        formatters={
+            ".txt": ("upper", [upper]),  # {path} omitted: appended
+            ".py": ("stamp", [stamp, "--quiet", "{path}"]),
+            ".cfg": ("failing", [failing, "{path}"]),
+        },
+    )
+    write(workspace / "a.txt", "hello\n")
+    write(workspace / "m.py", "x = 1\n")
+    write(workspace / "c.cfg", "key = 1\n")
+    for name in ("a.txt", "m.py", "c.cfg"):
+        tools.read_file(name)
+    assert tools.edit_file("a.txt", "hello", "bye").startswith("Success: Made 1 replacement(s) in a.txt")
+    assert (workspace / "a.txt").read_text() == "BYE\n"
+    assert tools.edit_file("m.py", "x = 1", "x = 2").startswith("Success")
+    assert (workspace / "m.py").read_text() == "x = 2\n# formatted\n"
+    # A failing formatter never fails the edit: the edit stands as written.
+    assert tools.edit_file("c.cfg", "key = 1", "key = 2").startswith("Success")
+    assert (workspace / "c.cfg").read_text() == "key = 2\n"
+    # The staleness baseline is the formatted content: the next edit, without a read, lands.
+    assert tools.edit_file("a.txt", "BYE", "again").startswith("Success")
+    assert (workspace / "a.txt").read_text() == "AGAIN\n"
+    assert tools.edit_file("m.py", "x = 2", "x = 3").startswith("Success")
+    # apply_patch formats too.
+    assert tools.apply_patch("*** Update File: a.txt\n@@\nAGAIN\n===\nonce more\n").startswith("Success")
+    assert (workspace / "a.txt").read_text() == "ONCE MORE\n"
+    assert tools.edit_file("a.txt", "ONCE MORE", "last").startswith("Success")
+
+
+def test_the_documented_formatter_map_is_taken_and_a_relative_program_is_not_run(
+    workspace: Path, tmp_path: Path
+) -> None:
+    planted = _formatter(workspace / "node_modules/.bin", "prettier", f'touch "{tmp_path}/planted-ran"\n')
+    tools = praisonai.create_edit_tools(
+        root=str(workspace),
+        post_edit_format="auto",
+        post_edit_diagnostics="off",
+        formatters={
+            ".py": ("black", ["black", "--quiet"]),
+            ".ts": ("local-prettier", ["./node_modules/.bin/prettier", "--write", "{path}"]),
+        },
+    )
+    write(workspace / "src/app.ts", "const a = 1;\n")
+    tools.read_file("src/app.ts")
+    assert tools.edit_file("src/app.ts", "const a = 1;", "const a = 2;").startswith("Success")
+    assert (workspace / "src/app.ts").read_text() == "const a = 2;\n"
+    assert not (tmp_path / "planted-ran").exists() and Path(planted).exists()
+    # Formatters only run with post_edit_format on or auto; an empty map and None change nothing.
+    assert praisonai.create_edit_tools(root=str(workspace), formatters={}).toolkit is not None
+    with pytest.raises((TypeError, ValueError)):
+        praisonai.create_edit_tools(root=str(workspace), post_edit_format="on", formatters={".py": 42})
 
 
 def test_post_edit_format_runs_editkits_formatter(workspace: Path) -> None:

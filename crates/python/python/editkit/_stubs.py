@@ -74,6 +74,7 @@ class Toolkit:
         hard_links: Sequence[str] = ...,
         diagnostics: Literal["auto", "on", "off"] = ...,
         format: bool = ...,
+        formatters: Mapping[str, Sequence[tuple[str, Sequence[str]]]] | None = ...,
         durability: Literal["full", "atomic"] = ...,
         absolute_paths: Literal["remap", "refuse", "rooted"] = ...,
         state_dir: PathLike | None = ...,

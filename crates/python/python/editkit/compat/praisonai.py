@@ -43,9 +43,11 @@ durability, blocked paths, size limits...), and the ``toolkit`` property gives t
 (``undo_edit``, ``undo_patch``...).
 
 When ``praisonaiagents`` is installed, the writing tools carry its
-``require_approval(risk_level="high")`` gate, as the originals do. ``formatters=`` (custom
-formatter commands) is refused with ``NotImplementedError``: editkit picks the formatter itself
-(``post_edit_format="on"``). ``apply_patch`` hands the patch to editkit as written (closed with
+``require_approval(risk_level="high")`` gate, as the originals do. ``formatters=`` is
+PraisonAI's map of custom formatters (``{".py": ("black", ["black", "--quiet"])}``: ``{path}``
+in the argv, appended when omitted), run after an edit or a patch when ``post_edit_format`` is
+``"auto"`` or ``"on"``, in place of editkit's own for those extensions; a failing one never
+fails the edit, and the staleness guard then holds the formatted content. ``apply_patch`` hands the patch to editkit as written (closed with
 ``*** End Patch`` when it has neither sentinel), and editkit parses it in PraisonAI's own dialect
 (``dialect="hunks"``: ``@@`` hunks of old text, ``===``, new text; an added file's lines are
 literal, a leading ``+`` included; ``*** Begin Patch``/``*** End Patch`` are optional
@@ -71,6 +73,8 @@ otherwise):
 | The diff in a success message | lines end as in the file (``-b\\r\\n+B\\r\\n`` for a CRLF file; a hunk's new lines end with ``\\n`` but the last); a last line without line end runs into the next (``-b+B``) | every line ends with ``\\n``; a last line without line end is marked ``\\ No newline at end of file`` |
 | The hash ``read_file`` returns (and ``expected_hash`` is checked against) | SHA-256 of the decoded text without its BOM | SHA-256 of the bytes on disk, BOM included (the same value for a file without BOM), so adding or dropping a BOM is a change |
 | A write is interrupted (crash, power loss, full disk) | written in place, never fsynced: a torn or empty file | a complete temp file renamed over the target: old or new content, never a mix; ``apply_patch`` commits all files or none through a journal. The default durability, ``"atomic"``, does not fsync (a power failure may lose the latest writes, as with PraisonAI, but never tears a file); ``durability="full"`` (``create_edit_tools``, ``EditTools``, ``FileTools``, ``create_file_tools``) fsyncs file and folder before returning; a ``toolkit=`` passed in keeps its own |
+| A custom formatter (``formatters=``) | run on the file in place, from the project, with the project's configuration files in reach | run on a private copy of the file (the same name) in a private folder, contained as editkit's own formatters (a scrubbed environment, no network, no writes outside that folder); its result is written through editkit under the file's lock: a formatter changes nothing but the file, and no configuration the repository ships is read |
+| A formatter whose program is a relative path (``./node_modules/.bin/prettier``) | resolved from the edited file's folder and run | not run (the edit stands unformatted, as after a failing formatter): it is a program the repository ships, and the repository never chooses what runs; a bare name (found on ``PATH``, outside the workspace) or an absolute path is the application's explicit choice |
 | A path leads out of the root (``..``, ``~``, a symlink out, an absolute path elsewhere) | ``realpath`` + ``commonpath`` check, then the open follows whatever is there at that moment | refused with the same message (``Path traversal detected: …``), checked by capabilities at the moment of use |
 | ``.git`` internals, ``.env`` files, private keys, credential files | read, edited, searched, listed | refused for reads, edits, patches and writes; left out of searches and listings |
 | A ``Workspace`` with ``access="ro"`` or ``"none"`` | ``EditTools`` still edits and patches | every write refused; reads still work |
@@ -250,19 +254,57 @@ _TOOLKITS: weakref.WeakValueDictionary[tuple[Any, ...], editkit.Toolkit] = weakr
 _TOOLKITS_LOCK = threading.Lock()
 
 
+#: editkit's formatters from a ``formatters=`` map: ``((extension, name, argv), ...)``.
+_Formatters = tuple[tuple[str, str, tuple[str, ...]], ...]
+
+
 def _shared_toolkit(
-    root: str, *, read_only: bool, diagnostics: str, format: bool, durability: str
+    root: str,
+    *,
+    read_only: bool,
+    diagnostics: str,
+    format: bool,
+    durability: str,
+    formatters: _Formatters = (),
 ) -> editkit.Toolkit:
     """The toolkit every tool set on ``root`` with these settings shares."""
-    key = (root, read_only, diagnostics, format, durability)
+    key = (root, read_only, diagnostics, format, durability, formatters)
     with _TOOLKITS_LOCK:
         toolkit = _TOOLKITS.get(key)
         if toolkit is None:
             toolkit = editkit.Toolkit(
-                root, read_only=read_only, diagnostics=diagnostics, format=format, durability=durability
+                root,
+                read_only=read_only,
+                diagnostics=diagnostics,
+                format=format,
+                durability=durability,
+                formatters={extension: [(name, list(argv))] for extension, name, argv in formatters} or None,
             )
             _TOOLKITS[key] = toolkit
         return toolkit
+
+
+def _formatters(formatters: Mapping[str, Any] | None) -> _Formatters:
+    """PraisonAI's ``formatters`` map (lowercase extension to ``(tool_name, argv_template)``, or
+    to an argv alone) as editkit's: the formatter rewrites ``{path}``, which editkit gives it as
+    a private copy of the file (its ``{file}``), appended when the argv does not name it."""
+    chosen = []
+    for extension, entry in (formatters or {}).items():
+        if not isinstance(extension, str):
+            raise TypeError(f"formatters: an extension is a string, not {extension!r}")
+        if isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[1], (list, tuple)):
+            name, argv = entry
+        elif isinstance(entry, (list, tuple)) and entry and all(isinstance(arg, str) for arg in entry):
+            name, argv = entry[0], entry
+        else:
+            raise ValueError(f"formatters[{extension!r}]: expected (tool_name, argv_template), not {entry!r}")
+        if not argv or not all(isinstance(arg, str) for arg in argv):
+            raise ValueError(f"formatters[{extension!r}]: the argv template is a non-empty list of strings")
+        args = [arg.replace("{path}", "{file}") for arg in argv]
+        if not any("{file}" in arg for arg in args[1:]):
+            args.append("{file}")
+        chosen.append((extension.lower().lstrip("."), str(name), tuple(args)))
+    return tuple(chosen)
 
 
 def _mode(value: Any, default: str) -> str:
@@ -284,6 +326,7 @@ class _Confined:
         diagnostics: str,
         format: bool,
         durability: str = DEFAULT_DURABILITY,
+        formatters: _Formatters = (),
     ) -> None:
         if durability not in _DURABILITIES:
             raise ValueError(f"durability must be 'atomic' or 'full', not {durability!r}")
@@ -300,6 +343,7 @@ class _Confined:
         self._read_only = workspace is not None and getattr(workspace, "access", "rw") != "rw"
         self._diagnostics_mode = diagnostics
         self._format = format
+        self._formatters = formatters
         # A toolkit passed in keeps its own durability.
         self._durability: str | None = None if toolkit is not None else durability
         self._toolkit: editkit.Toolkit | None = toolkit
@@ -318,6 +362,7 @@ class _Confined:
                         diagnostics=self._diagnostics_mode,
                         format=self._format,
                         durability=self._durability or DEFAULT_DURABILITY,
+                        formatters=self._formatters,
                     )
                 toolkit = self._toolkit
         return toolkit
@@ -463,9 +508,9 @@ def _toolkit_patch(patch: str) -> str:
 
 #: editkit's refusal of a line where a section header belongs: ``invalid patch at line N:
 #: expected `*** Add File:` ... found `...```.
-_WHERE_A_HEADER_BELONGS = re.compile(r"invalid patch at line (\d+): (expected `\*\*\* Add File:`.*)", re.S)
+_WHERE_A_HEADER_BELONGS = re.compile(r"invalid patch at line (\d+): (expected `\*\*\* Add File:`.*)", re.DOTALL)
 #: editkit's refusal of a malformed ``*** Move File:`` header.
-_AT_LINE = re.compile(r"invalid patch at line (\d+): (.*)", re.S)
+_AT_LINE = re.compile(r"invalid patch at line (\d+): (.*)", re.DOTALL)
 
 
 def _unexpected_line(message: str, text: str) -> str | None:
@@ -555,8 +600,12 @@ class EditTools(_Confined):
     ``workspace`` (a PraisonAI ``Workspace``: its ``root``, and ``access`` other than ``"rw"``
     makes every write refused), else ``root``, else the current directory at creation, is the
     folder every path is confined to. ``post_edit_diagnostics`` (``"auto"``, ``"on"``, ``"off"``)
-    and ``post_edit_format`` (``"off"``, ``"auto"``, ``"on"``) are PraisonAI's; ``formatters`` is
-    refused (``NotImplementedError``). ``durability`` is how the toolkit writes: ``"atomic"``
+    and ``post_edit_format`` (``"off"``, ``"auto"``, ``"on"``) are PraisonAI's, and so is
+    ``formatters`` (lowercase extension to ``(tool_name, argv_template)``: ``{path}`` in the argv,
+    appended when omitted), given to the toolkit as the application's own formatters (see
+    :class:`editkit.Toolkit`): run contained on a private copy of the file, a bare program name
+    found on ``PATH``, an absolute one taken as given, a relative one (a program the repository
+    ships) not run. ``durability`` is how the toolkit writes: ``"atomic"``
     (the default: a complete temp file renamed into place, never torn; a power failure may lose
     the latest writes) or ``"full"`` (file and folder fsynced before each call returns).
     ``toolkit`` uses a toolkit of your own (its root, checks, formatter and durability) instead of
@@ -574,15 +623,16 @@ class EditTools(_Confined):
         toolkit: editkit.Toolkit | None = None,
         durability: str = DEFAULT_DURABILITY,
     ) -> None:
-        if formatters:
-            raise NotImplementedError(
-                "formatters (custom formatter commands) is not supported by editkit's PraisonAI adapter: editkit "
-                "runs the formatter it finds for the file type (post_edit_format='on')"
-            )
         self._post_edit_diagnostics = _mode(post_edit_diagnostics, "auto")
         self._post_edit_format = _mode(post_edit_format, "off")
         super().__init__(
-            workspace, root, toolkit, self._post_edit_diagnostics, self._post_edit_format != "off", durability
+            workspace,
+            root,
+            toolkit,
+            self._post_edit_diagnostics,
+            self._post_edit_format != "off",
+            durability,
+            _formatters(formatters),
         )
 
     def read_file(self, filepath: str) -> tuple[str, str]:
