@@ -438,6 +438,7 @@ fn problems(style: Style, diagnostics: &Value) -> String {
 fn rung_words(rung: &str) -> &'static str {
     match rung {
         "exact" => "exact match",
+        "canonical_equivalent" => "matched as the same Unicode text in another normalisation form (NFC/NFD)",
         "line_trimmed" => "matched ignoring indentation and spaces at line ends",
         "unicode_normalised" => "matched with typographic quotes or dashes read as plain ones",
         "whitespace_normalised" => "matched ignoring differences in spacing",

@@ -175,6 +175,7 @@ fn is_refusal(kind: &str) -> bool {
             | "stale"
             | "outside_workspace"
             | "blocked"
+            | "permission_denied"
             | "exists"
             | "syntax_error"
             | "too_large"

@@ -86,6 +86,10 @@ pub(crate) fn climb<'n>(
     if options.strict {
         return Ok(None);
     }
+    let found = crate::canonical::find(region.text(), needle, cap, &mut budget)?;
+    if !found.is_empty() {
+        return decided(Rung::CanonicalEquivalent, found, Cow::Borrowed(needle));
+    }
     let needle_lines = NeedleLines::new(needle);
     // A needle of only whitespace would match every blank line on the tolerant rungs.
     let tolerant = !normalise::is_blank(needle);

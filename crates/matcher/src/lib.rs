@@ -2,8 +2,8 @@
 //! typography and escaping, and never editing the wrong place.
 //!
 //! An agent's `old` text is looked up by a ladder of [`Rung`]s, strictest first: exact,
-//! line-trimmed, unicode-normalised, whitespace-normalised, indentation-flexible,
-//! escape-normalised and block-anchor. The first rung that finds anything decides: two or more
+//! canonical-equivalent (NFC = NFD), line-trimmed, unicode-normalised, whitespace-normalised,
+//! indentation-flexible, escape-normalised and block-anchor. The first rung that finds anything decides: two or more
 //! candidates there give [`Error::Ambiguous`], and the ladder never falls through to a looser rung
 //! that could pick one of them. Every result says which rung matched and how similar the text was.
 //!
@@ -38,6 +38,7 @@
 
 mod block;
 mod candidate;
+mod canonical;
 pub mod diff;
 mod error;
 mod ladder;

@@ -22,6 +22,9 @@ pub(crate) fn replacement<'t>(
     whole_lines: bool,
 ) -> Cow<'t, str> {
     let mut text = Cow::Borrowed(new);
+    if rung == Rung::CanonicalEquivalent {
+        text = crate::canonical::in_form_of(matched, text);
+    }
     if rung == Rung::EscapeNormalised && !new.contains('\n') && new.contains('\\') {
         text = Cow::Owned(normalise::unescape(new));
     }

@@ -13,6 +13,11 @@ use std::fmt;
 pub enum Rung {
     /// Byte-for-byte equal text, anywhere (also inside a line).
     Exact,
+    /// Canonically equivalent text, anywhere: equal once both are in Unicode Normalization
+    /// Form C, so a file stored decomposed (NFD) and an old text typed composed (NFC), or the
+    /// other way round, match. Compatibility forms (`ﬁ` for `fi`, `①` for `1`) do not. The new
+    /// text is written in the form of the text it replaces.
+    CanonicalEquivalent,
     /// Whole lines equal once each line's leading and trailing whitespace is ignored.
     LineTrimmed,
     /// As [`Rung::LineTrimmed`], with typographic dashes, quotes, ellipses and odd spaces
@@ -35,8 +40,9 @@ pub enum Rung {
 
 impl Rung {
     /// Every rung, in the order the ladder tries them.
-    pub const ALL: [Rung; 7] = [
+    pub const ALL: [Rung; 8] = [
         Rung::Exact,
+        Rung::CanonicalEquivalent,
         Rung::LineTrimmed,
         Rung::UnicodeNormalised,
         Rung::WhitespaceNormalised,
@@ -46,7 +52,7 @@ impl Rung {
     ];
 
     /// The stable snake_case name of the rung, as logged and serialised
-    /// (`exact`, `line_trimmed`, `unicode_normalised`, `whitespace_normalised`,
+    /// (`exact`, `canonical_equivalent`, `line_trimmed`, `unicode_normalised`, `whitespace_normalised`,
     /// `indentation_flexible`, `escape_normalised`, `block_anchor`).
     ///
     /// ```
@@ -56,6 +62,7 @@ impl Rung {
     pub const fn as_str(self) -> &'static str {
         match self {
             Rung::Exact => "exact",
+            Rung::CanonicalEquivalent => "canonical_equivalent",
             Rung::LineTrimmed => "line_trimmed",
             Rung::UnicodeNormalised => "unicode_normalised",
             Rung::WhitespaceNormalised => "whitespace_normalised",

@@ -130,7 +130,8 @@ impl Match {
         self.rung
     }
 
-    /// Similarity of the found text to the needle, from 0.0 to 1.0: 1.0 on the exact rung, the
+    /// Similarity of the found text to the needle, from 0.0 to 1.0: 1.0 on the exact and
+    /// canonical-equivalence rungs (the same text in another normalisation form), the
     /// character-level similarity on the normalising rungs (a line-level estimate for very long
     /// needles), and the score of the middle lines on the block-anchor rung.
     #[must_use]

@@ -13,6 +13,14 @@
 //! The result, [`Applied`], is serialisable: files added, updated, deleted and moved, hashes,
 //! and one combined unified diff.
 //!
+//! A file's hunks are placed in file order, each searched after the previous one. A chunk of
+//! `+` lines alone names no place when no `@@` anchor or line number goes with it: it goes at
+//! the end of the file whatever its rank among the file's chunks, as Codex puts it (so the
+//! chunks after it are still searched in the whole file, and never in the lines it adds), and
+//! so does one pinned by `*** End of File`. An anchored one goes right after its anchor (Codex
+//! puts those at the end too), and the chunks after it are searched after it: one standing
+//! before it is out of order, and said so.
+//!
 //! ```
 //! # fn main() -> Result<(), editkit_patch::Error> {
 //! use editkit_patch::{ApplyOptions, apply};

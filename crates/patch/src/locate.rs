@@ -23,8 +23,9 @@ const MAX_CANDIDATES: usize = 100_000;
 pub struct HunkReport {
     /// 1-based number of the hunk within its file section.
     pub hunk: usize,
-    /// 1-based line of the file (as edited by the earlier hunks) where the hunk's old lines
-    /// started, or where its lines were inserted.
+    /// 1-based line of the file (as edited by the hunks placed before it: those before it in
+    /// the patch, or, for a pure addition that goes at the end, all the others) where the
+    /// hunk's old lines started, or where its lines were inserted.
     pub line: usize,
     /// 1-based last line of the region the old lines matched (inclusive; `line - 1` for an
     /// insertion, which matched no line).
@@ -73,7 +74,12 @@ pub(crate) fn apply_hunks(original: &Text, hunks: &[Hunk], strict: bool) -> Resu
     let mut windows = Some(Vec::with_capacity(hunks.len()));
     // New lines minus old lines so far: where a hunk's lines were in the old text.
     let mut line_delta: isize = 0;
-    for (idx, hunk) in hunks.iter().enumerate() {
+    // A pure addition that names no place (no context, anchor or line number; or pinned by
+    // `*** End of File` alone) goes at the end of the file whatever its rank, as Codex puts it: it
+    // is placed after every other hunk, so it neither moves the cursor past them (they are
+    // still searched in the whole file) nor offers its lines to their search.
+    let (located, at_end): (Vec<usize>, Vec<usize>) = (0..hunks.len()).partition(|&idx| !goes_at_end(&hunks[idx]));
+    for (idx, hunk) in located.into_iter().chain(at_end).map(|idx| (idx, &hunks[idx])) {
         match place(text.as_str(), (cursor, cursor_line), delta, hunk, strict) {
             Ok(placed) => {
                 let line = match text.as_str().get(cursor..placed.range.start) {
@@ -133,13 +139,21 @@ pub(crate) fn apply_hunks(original: &Text, hunks: &[Hunk], strict: bool) -> Resu
         }
     }
     if !failures.is_empty() {
+        failures.sort_by_key(|(idx, _)| *idx);
         return Err(failures);
     }
+    reports.sort_by_key(|report| report.hunk);
     let len = text.as_str().len();
     if !want_newline && text.as_str().ends_with('\n') {
         text.splice(len - 1..len, "").expect("a final newline is one byte on a char boundary");
     }
     Ok((text, reports, windows))
+}
+
+/// Whether `hunk` is a pure addition whose place is the end of the file: it has no old lines
+/// and no `@@` anchor, and no line number says where (or `*** End of File` says the end).
+fn goes_at_end(hunk: &Hunk) -> bool {
+    hunk.old.is_empty() && hunk.anchors.is_empty() && (hunk.end_of_file || hunk.old_start.is_none())
 }
 
 /// Newlines in `text`: its lines, when it holds whole lines.

@@ -556,6 +556,29 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             }
         }
     }
+    // A read-only file (its owner took away its write bit) is neither changed nor removed,
+    // whoever runs the patch; moved whole, it keeps its content and mode, as `mv` does. A link
+    // the patch removes leaves the file it points to as it is.
+    for path in &order {
+        let Some(before) = disk.get(path).and_then(|d| d.sha256) else { continue };
+        let unchanged = |version: Option<&Arc<Version>>| version.is_some_and(|version| version.sha256() == before);
+        let kept = match state.get(path).and_then(Option::as_ref) {
+            Some(version) => unchanged(Some(version)),
+            None => {
+                read_through.contains_key(path)
+                    || origin.iter().any(|(to, from)| from == path && unchanged(state.get(to).and_then(Option::as_ref)))
+            }
+        };
+        if let (false, Err(err)) = (kept, workspace.check_writable(path)) {
+            failures.push(Failure {
+                path: path.clone(),
+                hunk: None,
+                patch_line: 0,
+                preview: String::new(),
+                cause: Cause::Vfs(err),
+            });
+        }
+    }
     // A file the patch writes cannot also be a folder of another file it writes.
     let written: HashSet<&str> =
         state.iter().filter(|(_, content)| content.is_some()).map(|(path, _)| path.as_str()).collect();

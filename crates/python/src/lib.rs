@@ -30,10 +30,11 @@
 //!     assert refused.kind == "not_found"
 //! ```
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use editkit::analyze::DiagnosticsMode;
+use editkit::analyze::{DiagnosticsMode, ExternalTool};
 use editkit::vfs::AbsolutePaths;
 use editkit::{Durability, Toolkit, ToolkitOptions, tools};
 use pyo3::exceptions::{PyException, PyTypeError};
@@ -48,6 +49,9 @@ pyo3::create_exception!(
     "A toolkit could not be opened; `args[0]` is the contract's error object (kind, message, details)."
 );
 
+/// The application's formatters: lowercase extension → (name, argv) in the order tried.
+type Formatters = BTreeMap<String, Vec<(String, Vec<String>)>>;
+
 /// How a toolkit is opened: every option of [`ToolkitOptions`] a Python caller may set.
 #[derive(Debug)]
 struct OpenArgs {
@@ -57,6 +61,7 @@ struct OpenArgs {
     hard_links: Vec<String>,
     diagnostics: String,
     format: bool,
+    formatters: Option<Formatters>,
     durability: String,
     absolute_paths: String,
     state_dir: Option<PathBuf>,
@@ -105,6 +110,23 @@ impl OpenArgs {
             &[("auto", DiagnosticsMode::Auto), ("on", DiagnosticsMode::On), ("off", DiagnosticsMode::Off)],
         )?;
         options.formatting.enabled = self.format;
+        for (extension, tools) in self.formatters.iter().flatten() {
+            let key = extension.trim_start_matches('.').to_ascii_lowercase();
+            if key.is_empty() {
+                return Err(invalid("formatters", format!("formatters: {extension:?} is not a file extension")));
+            }
+            let mut chosen = Vec::with_capacity(tools.len());
+            for (name, argv) in tools {
+                if argv.first().is_none_or(String::is_empty) {
+                    return Err(invalid(
+                        "formatters",
+                        format!("formatters: the {name:?} formatter for {extension:?} has no program (an empty argv)"),
+                    ));
+                }
+                chosen.push(ExternalTool { name: name.clone(), argv: argv.clone() });
+            }
+            options.formatting.formatters.insert(key, chosen);
+        }
         options.durability =
             choose("durability", &self.durability, &[("full", Durability::Full), ("atomic", Durability::Atomic)])?;
         options.state_home =
@@ -158,7 +180,7 @@ impl PyToolkit {
     #[new]
     #[pyo3(signature = (
         roots, *, read_only=false, blocked=Vec::new(), hard_links=Vec::new(), diagnostics="auto".to_owned(), format=false,
-        durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
+        formatters=None, durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
         read_page_bytes=None, full_diffs=false, tools=None, history_depth=None, history_bytes=None,
         max_sessions=None,
         max_session_bytes=None, max_patch_work=None,
@@ -172,6 +194,7 @@ impl PyToolkit {
         hard_links: Vec<String>,
         diagnostics: String,
         format: bool,
+        formatters: Option<Formatters>,
         durability: String,
         absolute_paths: String,
         state_dir: Option<PathBuf>,
@@ -192,6 +215,7 @@ impl PyToolkit {
             hard_links,
             diagnostics,
             format,
+            formatters,
             durability,
             absolute_paths,
             state_dir,

@@ -138,6 +138,15 @@ def test_edit_refusals_are_worded_as_the_original_and_change_nothing(
     assert not (workspace / "nope.txt").exists()
 
 
+def test_the_schema_requires_what_the_documents_table_marks_required() -> None:
+    # The file_modify skill's "Schema Fields" table: operation and file_path are required, content
+    # "If write", old_string and new_string "If edit", replace_all not.
+    assert SCHEMA["required"] == ["operation", "file_path"]
+    assert SCHEMA["properties"]["operation"]["enum"] == ["write", "edit"]
+    for field in ("content", "old_string", "new_string", "replace_all"):
+        assert field not in SCHEMA["required"]
+
+
 def test_the_schema_is_the_original_parameters(tool: FileModify, workspace: Path) -> None:
     assert TOOL_SCHEMA["name"] == fm.TOOL_NAME == "file_modify"
     assert TOOL_SCHEMA["parameters"] is SCHEMA and TOOL_SCHEMA["description"] == fm.TOOL_DESCRIPTION
@@ -170,7 +179,7 @@ def test_the_schema_is_the_original_parameters(tool: FileModify, workspace: Path
             "new_string": {"title": "New String", "type": "string", "default": "", **edit_only},
             "replace_all": {"title": "Replace All", "type": "boolean", "default": False, **edit_only},
         },
-        "required": ["file_path"],
+        "required": ["operation", "file_path"],
     }
     assert set(fm.OUTPUT_SCHEMA["properties"]) == {"written", "replacements"}
     assert fm.OUTPUT_SCHEMA["additionalProperties"] is True

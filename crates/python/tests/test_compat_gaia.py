@@ -386,12 +386,18 @@ def test_read_file_of_markdown_gives_headers_code_blocks_and_links(workspace: Pa
     assert result["line_count"] == 9
 
 
-def test_read_file_of_other_text_names_the_extension(workspace: Path, agent: FileAgent) -> None:
-    (workspace / "data.json").write_text('{"a": 1}\n')
-    (workspace / "NOTES").write_text("plain\n")
-
-    assert agent.read_file(str(workspace / "data.json"))["file_type"] == "json"
-    assert agent.read_file(str(workspace / "NOTES"))["file_type"] == "text"
+def test_read_file_type_is_one_of_the_four_the_specification_names(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, read_file: "file_type": "python" | "markdown" | "binary" | "text"
+    # ("Text Files: Raw content reading, Line count and size reporting, No special analysis").
+    for name in ("notes.txt", "data.json", "Button.tsx", "NOTES", "style.CSS"):
+        (workspace / name).write_text("plain\n")
+        result = agent.read_file(str(workspace / name))
+        assert result["file_type"] == "text", name
+        assert result["content"] == "plain\n" and result["line_count"] == 1
+        assert not {"is_valid", "symbols", "headers", "is_binary"} & set(result)
+    (workspace / "blob.txt").write_bytes(b"\x00\x01")
+    assert agent.read_file(str(workspace / "blob.txt"))["file_type"] == "binary"
+    assert agent.read_file(str(workspace / "blob.txt"))["is_binary"] is True
 
 
 def test_read_file_of_invalid_python_reports_errors_without_symbols(

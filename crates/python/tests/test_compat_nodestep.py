@@ -1066,13 +1066,34 @@ def test_row_glob_and_grep_skip_hidden_ignored_and_linked_files(ws: LocalWorkspa
     assert ws.read_file("ignored.py") == "needle\n"
 
 
-def test_row_links_leading_outside_are_left_out_everywhere(layout: tuple[LocalWorkspace, Path]) -> None:
+def test_row_links_leading_outside_are_not_listed_and_never_followed(layout: tuple[LocalWorkspace, Path]) -> None:
     ws, base = layout
     (base / "root" / "escape").symlink_to(base / "root2", target_is_directory=True)
     assert ws.list_dir() == ["inside.txt"]
     assert ws.glob("**") == ["inside.txt"]
-    assert ws.grep("SECRET") == GrepResult(matches={"inside.txt": ["inside SECRET"]}, skipped=[])
-    assert ws.grep("SECRET", glob_pattern="*.txt").skipped == []
+    # grep names them in skipped (as documented), and never reads behind them.
+    result = ws.grep("SECRET")
+    assert result == GrepResult(matches={"inside.txt": ["inside SECRET"]}, skipped=["escape", "notes.txt"])
+    assert ws.grep("SECRET", glob_pattern="*.txt").skipped == ["notes.txt"]
+    assert "neighbour" not in repr(result) and "TOP" not in repr(result)
+
+
+def test_grep_names_in_skipped_the_symlinks_that_point_outside_the_root(
+    layout: tuple[LocalWorkspace, Path],
+) -> None:
+    # LocalWorkspace.grep's documentation: skipped holds "the files that are larger than
+    # max_file_read_bytes, not UTF-8 text, not readable, or symlinks that point outside the root".
+    _, base = layout
+    (base / "root" / "sub").mkdir()
+    (base / "root" / "sub" / "deep.txt").symlink_to(base / "outside_secret.txt")
+    (base / "root" / "sub" / "big.txt").write_text("SECRET " * 10)
+    small = LocalWorkspace(base / "root", max_file_read_bytes=32)
+    result = small.grep("SECRET")
+    assert result.matches == {"inside.txt": ["inside SECRET"]}
+    assert result.skipped == ["notes.txt", "sub/big.txt", "sub/deep.txt"]
+    assert small.grep("SECRET", "sub").skipped == ["sub/big.txt", "sub/deep.txt"]
+    assert small.grep("SECRET", "sub", glob_pattern="deep*").skipped == ["sub/deep.txt"]
+    assert "TOP SECRET" not in repr(result)
 
 
 def test_row_glob_and_grep_are_bounded(ws: LocalWorkspace, workspace: Path) -> None:

@@ -44,7 +44,8 @@ def test_the_typical_workflow_of_the_documentation(editor: TextEditor, workspace
     assert "-old line" in diff and "+new line" in diff and " hello" in diff
     assert editor.store() == f"Stored 3 lines to {where}."
     assert path.read_text() == "hello\nnew line\nfoo\n"
-    assert editor.diff() == "No differences \u2014 internal lines match the file on disk."
+    # "Returns: A unified diff string, or "No differences" if the lines match the file."
+    assert editor.diff() == "No differences"
 
     # Another process changes the file: the next store is refused and the change survives.
     assert editor.edit("new line", "newer line") == "Replaced 'new line' with 'newer line'."
@@ -70,51 +71,25 @@ def test_load_write_store_and_replace_all(editor: TextEditor, workspace: Path) -
     assert path.read_text() == "new\nnew\nnew\n"
 
 
-def test_load_of_a_missing_file_creates_it_empty(editor: TextEditor, workspace: Path) -> None:
+def test_load_of_a_missing_file_returns_an_error_and_creates_nothing(editor: TextEditor, workspace: Path) -> None:
+    # load(): "Returns: A message with the number of lines loaded, or an error if the file is not found."
     where = absolute(workspace, "newfile.txt")
-    assert editor.load("newfile.txt") == f"File not found. Created empty file: {where}."
-    assert (workspace / "newfile.txt").read_bytes() == b""
-    assert editor.read() == ""
-    assert editor.write("first\nsecond\n") == "Replaced (2 lines)."
-    assert editor.store() == f"Stored 2 lines to {where}."
-    assert (workspace / "newfile.txt").read_text() == "first\nsecond\n"
-    # Folders are not created: the load fails and nothing is loaded.
-    assert editor.load("no/such/dir/x.txt").startswith("Error: NotFound: ")
+    assert editor.load("newfile.txt") == f"Error: file not found: {where}"
+    assert not (workspace / "newfile.txt").exists()
+    assert editor.read() == NO_FILE
+    assert editor.load("no/such/dir/x.txt") == f"Error: file not found: {absolute(workspace, 'no/such/dir/x.txt')}"
     assert not (workspace / "no").exists()
     assert editor.read() == NO_FILE
+    assert sorted(os.listdir(workspace)) == []
 
 
-def test_a_file_made_between_the_missing_check_and_the_create_is_loaded_not_emptied(
-    editor: TextEditor, workspace: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    real_call = editor._call
-    creates: list[dict[str, Any]] = []
-
-    def racing(tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        if tool == "write_file":  # another process makes the file just before load() does
-            creates.append(args)
-            (workspace / "race.txt").write_text("theirs\nkept\n")
-        return real_call(tool, args)
-
-    monkeypatch.setattr(editor, "_call", racing)
-    where = absolute(workspace, "race.txt")
-    assert editor.load("race.txt") == f"Loaded {where} (2 lines)."
-    assert [args.get("create_new") for args in creates] == [True]
-    assert (workspace / "race.txt").read_text() == "theirs\nkept\n"
-    assert editor.read() == "theirs\nkept\n"
-    assert editor.edit("kept", "edited") == "Replaced 'kept' with 'edited'."
-    assert editor.store() == f"Stored 2 lines to {where}."
-    assert (workspace / "race.txt").read_text() == "theirs\nedited\n"
-
-
-def test_load_creates_a_file_that_went_missing_after_it_was_loaded(
-    editor: TextEditor, workspace: Path
-) -> None:
+def test_load_of_a_file_gone_since_it_was_loaded_returns_an_error(editor: TextEditor, workspace: Path) -> None:
     (workspace / "f.txt").write_text("old\n")
-    editor.load("f.txt")
+    assert editor.load("f.txt") == f"Loaded {absolute(workspace, 'f.txt')} (1 lines)."
     (workspace / "f.txt").unlink()
-    assert editor.load("f.txt") == f"File not found. Created empty file: {absolute(workspace, 'f.txt')}."
-    assert (workspace / "f.txt").read_bytes() == b""
+    assert editor.load("f.txt") == f"Error: file not found: {absolute(workspace, 'f.txt')}"
+    assert not (workspace / "f.txt").exists()
+    assert editor.read() == NO_FILE
 
 
 def test_every_tool_but_load_and_clear_needs_a_loaded_file(editor: TextEditor) -> None:
@@ -465,7 +440,7 @@ def test_row_load_of_a_missing_folder_or_a_folder_returns_the_error(
 ) -> None:
     (workspace / "f.txt").write_text("kept\n")
     editor.load("f.txt")
-    assert editor.load("no/such/x.txt").startswith("Error: NotFound: ")
+    assert editor.load("no/such/x.txt").startswith("Error: file not found: ")
     (workspace / "d").mkdir()
     assert editor.load("d").startswith("Error: IsDirectory: ")
     assert editor.read() == NO_FILE  # a failed load leaves no file loaded

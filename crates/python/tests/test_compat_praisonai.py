@@ -486,8 +486,6 @@ PATCHES = [
         {},
         "hello\n",
         ("Error: Invalid patch: Unexpected line in patch (expected a section header): 'hello'", {}),
-        ours=("Error: Invalid patch: invalid patch at line 1: ", {}),
-        row="A patch PraisonAI refuses as malformed",
     ),
     # PraisonAI's own dialect, read as such (``dialect="hunks"``): added lines are literal.
     _case(
@@ -542,7 +540,10 @@ PATCHES = [
         {"m.txt": "m\n"},
         "*** Move File: m.txt->k.txt\n",
         (OK_1, {"k.txt": "m\n"}),
-        ours=("Error: Invalid patch: invalid patch at line 1: ", {"m.txt": "m\n"}),
+        ours=(
+            "Error: Invalid patch: Unexpected line in patch (expected a section header): '*** Move File: m.txt",
+            {"m.txt": "m\n"},
+        ),
         row="A *** Move File: header without exactly one -> between two paths",
     ),
     _case(
@@ -550,7 +551,10 @@ PATCHES = [
         {"m.txt": "m\n"},
         "*** Move File: m.txt -> k -> j.txt\n",
         (OK_1, {"k -> j.txt": "m\n"}),
-        ours=("Error: Invalid patch: invalid patch at line 1: ", {"m.txt": "m\n"}),
+        ours=(
+            "Error: Invalid patch: Unexpected line in patch (expected a section header): '*** Move File: m.txt",
+            {"m.txt": "m\n"},
+        ),
         row="A *** Move File: header without exactly one -> between two paths",
     ),
     _case(
@@ -586,12 +590,16 @@ PATCHES = [
         row="A === line inside a hunk's new text",
     ),
     _case(
-        "update, an empty old side",
+        "update, an old side of a blank line",
         {"u.txt": "a\n\nb\n"},
         "*** Update File: u.txt\n@@\n\n===\nx\n",
         ("Error: Empty hunk in update for 'u.txt'", {"u.txt": "a\n\nb\n"}),
-        ours=(OK_1, {"u.txt": "a\nx\nb\n"}),
-        row="A hunk whose old text is a blank line",
+    ),
+    _case(
+        "update, no old lines",
+        {"empty.txt": ""},
+        "*** Update File: empty.txt\n@@\n===\ny\n",
+        ("Error: Empty hunk in update for 'empty.txt'", {"empty.txt": ""}),
     ),
     _case(
         "update, text after @@ that is not in the file",
@@ -727,6 +735,92 @@ def test_read_file_gives_the_text_as_on_disk_without_its_bom(
     write(workspace / "f.txt", raw)
     text = raw.removeprefix(b"\xef\xbb\xbf").decode()  # as PraisonAI decodes the bytes
     assert tools.read_file("f.txt") == (text, SHA(raw).hexdigest())
+
+
+def test_every_row_of_the_documented_apply_patch_messages_holds(
+    tools: praisonai.EditTools, workspace: Path
+) -> None:
+    """The "apply_patch Error Messages" table of PraisonAI's file-editing documentation, row by
+    row; a documented refusal changes nothing."""
+    write(workspace / "a.py", "def f():\n    return 1\n\ndef g():\n    return 1\n")
+    write(workspace / "b.py", "b = 1\n")
+    write(workspace / "empty.txt", "")
+    write(workspace / "u16.txt", "x = 1\n".encode("utf-16"))
+    write(workspace / "s.txt", "one\n")
+    write(workspace / "d.txt", "one\n")
+    rows = [
+        ("Empty / no operations", "*** Begin Patch\n*** End Patch\n", "Error: Patch contains no operations"),
+        (
+            "Malformed header",
+            "*** Updat File: a.py\n@@\nx\n===\ny\n",
+            "Error: Invalid patch: Unexpected line in patch (expected a section header): ",
+        ),
+        (
+            "orphan body",
+            "*** Begin Patch\nhello\n*** Update File: a.py\n@@\nx\n===\ny\n*** End Patch\n",
+            "Error: Invalid patch: Unexpected line in patch (expected a section header): ",
+        ),
+        (
+            "orphan body after a deletion",
+            "*** Delete File: b.py\nstray\n",
+            "Error: Invalid patch: Unexpected line in patch (expected a section header): ",
+        ),
+        ("Add target already exists", "*** Add File: b.py\nx\n", "Error: Cannot add 'b.py': file already exists"),
+        ("Delete target missing", "*** Delete File: zz.py\n", "Error: Cannot delete 'zz.py': file not found"),
+        (
+            "Update target missing",
+            "*** Update File: zz.py\n@@\na\n===\nb\n",
+            "Error: Cannot update 'zz.py': file not found",
+        ),
+        ("Empty hunk old-block", "*** Update File: empty.txt\n@@\n===\ny\n", "Error: Empty hunk in update for 'empty.txt'"),
+        (
+            "Empty hunk old-block, after another section",
+            "*** Update File: b.py\n@@\nb = 1\n===\nb = 2\n*** Update File: a.py\n@@\n\n===\nz\n",
+            "Error: Empty hunk in update for 'a.py'",
+        ),
+        (
+            "Hunk not found",
+            "*** Update File: a.py\n@@\nnothing here\n===\nx\n",
+            "Error: Hunk not found in 'a.py': 'nothing here'",
+        ),
+        (
+            "Ambiguous hunk",
+            "*** Update File: a.py\n@@\n    return 1\n===\n    return 2\n",
+            "Error: Ambiguous hunk in 'a.py': 'return 1' matches 2 locations",
+        ),
+        (
+            "UTF-16 file",
+            "*** Update File: u16.txt\n@@\nx = 1\n===\nx = 2\n",
+            "Error: Cannot update 'u16.txt': UTF-16 encoding is not supported. Please convert the file to UTF-8.",
+        ),
+    ]
+    before = _tree_bytes(workspace)
+    for trigger, patch, message in rows:
+        answer = tools.apply_patch(patch)
+        assert answer.startswith(message), (trigger, answer)
+        assert _tree_bytes(workspace) == before, trigger
+    # Automatic staleness, Update and Delete.
+    tools.read_file("s.txt")
+    tools.read_file("d.txt")
+    write(workspace / "s.txt", "changed\n")
+    write(workspace / "d.txt", "changed\n")
+    before = _tree_bytes(workspace)
+    assert tools.apply_patch("*** Update File: s.txt\n@@\nchanged\n===\nx\n") == (
+        "Error: Cannot update 's.txt': file changed since it was read - re-read before editing "
+        "(or pass force=True to override)."
+    )
+    assert tools.apply_patch("*** Delete File: d.txt\n") == (
+        "Error: Cannot delete 'd.txt': file changed since it was read - re-read before editing "
+        "(or pass force=True to override)."
+    )
+    assert _tree_bytes(workspace) == before
+    # Success: "Success: Applied patch to N file(s)\n\n<combined diff>".
+    answer = tools.apply_patch("*** Update File: b.py\n@@\nb = 1\n===\nb = 2\n")
+    assert answer.startswith("Success: Applied patch to 1 file(s)\n\n") and "+b = 2" in answer
+
+
+def _tree_bytes(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
 
 
 def test_apply_patch_refusal_messages(tools: praisonai.EditTools, workspace: Path) -> None:
@@ -1174,11 +1268,77 @@ def test_the_interface_is_praisonais(workspace: Path) -> None:
     assert praisonai.file_tools.write_file is praisonai.write_file
 
 
-def test_formatters_are_refused_loudly(workspace: Path) -> None:
-    with pytest.raises(NotImplementedError, match="formatters"):
-        praisonai.create_edit_tools(root=str(workspace), formatters={".py": ("black", ["black", "{path}"])})
-    # The empty mapping and None change nothing.
-    praisonai.create_edit_tools(root=str(workspace), formatters={})
+def _formatter(folder: Path, name: str, body: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / name
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_custom_formatters_as_documented(workspace: Path, tmp_path: Path) -> None:
+    # PraisonAI's documentation: "formatters maps lowercase extensions to (tool_name, argv_template).
+    # Use {path} in argv entries; if omitted, the path is appended." ... "A missing or failing
+    # formatter never fails the edit" ... "The on-disk hash baseline is only refreshed when the
+    # formatter exits 0."
+    bin_dir = tmp_path / "bin"
+    upper = _formatter(bin_dir, "upper", 'for f; do :; done; tr a-z A-Z < "$f" > "$f.new" && mv "$f.new" "$f"\n')
+    stamp = _formatter(bin_dir, "stamp", 'echo "# formatted" >> "$2"\n')
+    failing = _formatter(bin_dir, "failing", "echo broken >&2; exit 1\n")
+    tools = praisonai.create_edit_tools(
+        root=str(workspace),
+        post_edit_format="auto",
+        post_edit_diagnostics="off",
+        formatters={
+            ".txt": ("upper", [upper]),  # {path} omitted: appended
+            ".py": ("stamp", [stamp, "--quiet", "{path}"]),
+            ".cfg": ("failing", [failing, "{path}"]),
+        },
+    )
+    write(workspace / "a.txt", "hello\n")
+    write(workspace / "m.py", "x = 1\n")
+    write(workspace / "c.cfg", "key = 1\n")
+    for name in ("a.txt", "m.py", "c.cfg"):
+        tools.read_file(name)
+    assert tools.edit_file("a.txt", "hello", "bye").startswith("Success: Made 1 replacement(s) in a.txt")
+    assert (workspace / "a.txt").read_text() == "BYE\n"
+    assert tools.edit_file("m.py", "x = 1", "x = 2").startswith("Success")
+    assert (workspace / "m.py").read_text() == "x = 2\n# formatted\n"
+    # A failing formatter never fails the edit: the edit stands as written.
+    assert tools.edit_file("c.cfg", "key = 1", "key = 2").startswith("Success")
+    assert (workspace / "c.cfg").read_text() == "key = 2\n"
+    # The staleness baseline is the formatted content: the next edit, without a read, lands.
+    assert tools.edit_file("a.txt", "BYE", "again").startswith("Success")
+    assert (workspace / "a.txt").read_text() == "AGAIN\n"
+    assert tools.edit_file("m.py", "x = 2", "x = 3").startswith("Success")
+    # apply_patch formats too.
+    assert tools.apply_patch("*** Update File: a.txt\n@@\nAGAIN\n===\nonce more\n").startswith("Success")
+    assert (workspace / "a.txt").read_text() == "ONCE MORE\n"
+    assert tools.edit_file("a.txt", "ONCE MORE", "last").startswith("Success")
+
+
+def test_the_documented_formatter_map_is_taken_and_a_relative_program_is_not_run(
+    workspace: Path, tmp_path: Path
+) -> None:
+    planted = _formatter(workspace / "node_modules/.bin", "prettier", f'touch "{tmp_path}/planted-ran"\n')
+    tools = praisonai.create_edit_tools(
+        root=str(workspace),
+        post_edit_format="auto",
+        post_edit_diagnostics="off",
+        formatters={
+            ".py": ("black", ["black", "--quiet"]),
+            ".ts": ("local-prettier", ["./node_modules/.bin/prettier", "--write", "{path}"]),
+        },
+    )
+    write(workspace / "src/app.ts", "const a = 1;\n")
+    tools.read_file("src/app.ts")
+    assert tools.edit_file("src/app.ts", "const a = 1;", "const a = 2;").startswith("Success")
+    assert (workspace / "src/app.ts").read_text() == "const a = 2;\n"
+    assert not (tmp_path / "planted-ran").exists() and Path(planted).exists()
+    # Formatters only run with post_edit_format on or auto; an empty map and None change nothing.
+    assert praisonai.create_edit_tools(root=str(workspace), formatters={}).toolkit is not None
+    with pytest.raises((TypeError, ValueError)):
+        praisonai.create_edit_tools(root=str(workspace), post_edit_format="on", formatters={".py": 42})
 
 
 def test_post_edit_format_runs_editkits_formatter(workspace: Path) -> None:
@@ -1334,7 +1494,9 @@ def test_differs_patches_are_read_in_praisonais_dialect_only(
         "Error: Invalid patch: invalid patch at line 3: hunk has no `===` line between the old and the new text"
     )  # PraisonAI: "Error: Hunk not found in 'x.py': ' a = 1..."
     unified = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 4\n"
-    assert tools.apply_patch(unified).startswith("Error: Invalid patch: invalid patch at line 1: ")
+    assert tools.apply_patch(unified) == (
+        "Error: Invalid patch: Unexpected line in patch (expected a section header): '--- a/x.py'"
+    )  # as PraisonAI
     assert target.read_text() == "a = 1\nb = 2\n" and not (workspace / "y.txt").exists()
     # PraisonAI's own patches, with or without the sentinels: an added line is written as it stands.
     wrapped = "*** Begin Patch\n*** Add File: y.txt\n+hi\n*** Update File: x.py\n@@\nb = 2\n===\nb = 3\n*** End Patch\n"
@@ -1729,17 +1891,19 @@ def test_safer_a_folder_is_not_deleted_by_a_patch(tools: praisonai.EditTools, wo
 
 def test_differs_malformed_patches_give_editkits_reason(tools: praisonai.EditTools, workspace: Path) -> None:
     write(workspace / "a.py", "a\n")
-    # PraisonAI: "Error: Invalid patch: Malformed Move File header (expected '<old> -> <new>'): 'a.py'"
-    assert tools.apply_patch("*** Move File: a.py\n").startswith(
-        "Error: Invalid patch: invalid patch at line 1: "
+    # PraisonAI: "Error: Invalid patch: Malformed Move File header (expected '<old> -> <new>'): 'a.py'";
+    # its documentation: "Unexpected line in patch (expected a section header): ..." for a malformed header.
+    assert tools.apply_patch("*** Move File: a.py\n") == (
+        "Error: Invalid patch: Unexpected line in patch (expected a section header): '*** Move File: a.py' - "
+        "`*** Move File:` takes `FROM -> TO` (one ` -> ` between two paths), found `a.py`"
     )
     # PraisonAI: "... (empty source or destination): 'a.py ->'"
     assert tools.apply_patch("*** Move File: a.py -> \n").startswith(
-        "Error: Invalid patch: invalid patch at line 1: "
+        "Error: Invalid patch: Unexpected line in patch (expected a section header): '*** Move File: a.py ->' - "
     )
-    # PraisonAI: "Error: Invalid patch: Unexpected line in patch (expected a section header): 'trailing'"
-    assert tools.apply_patch("*** Add File: b.txt\nx\n*** End Patch\ntrailing\n").startswith(
-        "Error: Invalid patch: invalid patch at line 4: "
+    # As PraisonAI: a line after the end.
+    assert tools.apply_patch("*** Add File: b.txt\nx\n*** End Patch\ntrailing\n") == (
+        "Error: Invalid patch: Unexpected line in patch (expected a section header): 'trailing'"
     )
     assert sorted(path.name for path in workspace.iterdir()) == ["a.py"]
 
@@ -1751,11 +1915,9 @@ def test_differs_leniencies_of_praisonais_patch_parser_not_shared(
     code = write(workspace / "f.py", "def a():\n    x = 1\ndef b():\n    x = 1\n")
     assert tools.apply_patch("*** Update File: f.py\n@@ def b\n    x = 1\n===\n    x = 2\n").startswith("Success")
     assert code.read_text() == "def a():\n    x = 1\ndef b():\n    x = 2\n"
-    # A blank old line is found like any text: refused where the file has several.
+    # A blank old line is an empty old block, as PraisonAI documents it.
     blanks = write(workspace / "b.txt", "a\n\nb\n\nc\n")
-    assert tools.apply_patch("*** Update File: b.txt\n@@\n\n===\nx\n").startswith(
-        "Error: Ambiguous hunk in 'b.txt': "
-    )
+    assert tools.apply_patch("*** Update File: b.txt\n@@\n\n===\nx\n") == "Error: Empty hunk in update for 'b.txt'"
     assert blanks.read_text() == "a\n\nb\n\nc\n"
     # A move onto itself changes nothing and writes nothing.
     same = write(workspace / "m.txt", "m\n")

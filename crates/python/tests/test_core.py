@@ -172,6 +172,49 @@ def test_options_are_checked_and_applied(workspace: Path, tmp_path: Path) -> Non
     assert (workspace / "reports/a.md").read_text() == "# A\n"
 
 
+def _script(folder: Path, name: str, body: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / name
+    script.write_text("#!/bin/sh\n" + body)
+    script.chmod(0o755)
+    return script
+
+
+def test_the_applications_formatters_run_contained_on_a_private_copy(workspace: Path, tmp_path: Path) -> None:
+    tools = tmp_path / "tools"
+    # Rewrites the file it is given in place (the copy), and notes where it ran.
+    upper = _script(tools, "upper", 'tr a-z A-Z < "$1" > "$1.new" && mv "$1.new" "$1"\n')
+    failing = _script(tools, "failing", "exit 3\n")
+    planted = _script(workspace / "node_modules/.bin", "prettier", f'touch "{tmp_path}/planted-ran"\n')
+    tk = editkit.Toolkit(
+        workspace,
+        diagnostics="off",
+        format=True,
+        formatters={
+            ".txt": [("missing", [str(tmp_path / "no-such-tool"), "{file}"]), ("upper", [str(upper), "{file}"])],
+            "CFG": [("failing", [str(failing), "{file}"])],
+            "md": [("planted", ["./node_modules/.bin/prettier", "{file}"])],
+        },
+    )
+    written = tk.write_file("notes.txt", "hello\n")
+    assert (workspace / "notes.txt").read_text() == "HELLO\n"
+    assert written.sha256 == hashlib.sha256(b"HELLO\n").hexdigest()
+    # The next edit is not refused as stale: the guard took the formatted content.
+    tk.edit_file("notes.txt", "HELLO", "bye")
+    assert (workspace / "notes.txt").read_text() == "BYE\n"
+    # A formatter that fails changes nothing: the write stands.
+    tk.write_file("a.cfg", "key = 1\n")
+    assert (workspace / "a.cfg").read_text() == "key = 1\n"
+    # A relative program is one the repository ships: not run, and the write stands.
+    tk.write_file("a.md", "# a\n")
+    assert (workspace / "a.md").read_text() == "# a\n"
+    assert not (tmp_path / "planted-ran").exists() and planted.exists()
+    assert sorted(p.name for p in workspace.iterdir()) == ["a.cfg", "a.md", "node_modules", "notes.txt"]
+    for bad in ({"": [("x", ["x"])]}, {"py": [("x", [])]}, {"py": [("x", "black")]}):
+        with pytest.raises(editkit.InvalidArgs, match="formatters"):
+            editkit.Toolkit(workspace, format=True, formatters=bad)
+
+
 def test_hard_linked_files_are_served_only_under_the_folders_given(workspace: Path, tmp_path: Path) -> None:
     store = tmp_path / "store"
     store.mkdir()

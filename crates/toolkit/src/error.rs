@@ -145,6 +145,8 @@ pub enum ErrorKind {
     OutsideWorkspace,
     /// `blocked`: a blocked path, or a write to a read-only toolkit.
     Blocked,
+    /// `permission_denied`: a read-only file (its owner took away its write bit).
+    PermissionDenied,
     /// `too_large`: past a bound that names itself.
     TooLarge,
     /// `not_utf8`: bytes that are not UTF-8.
@@ -169,7 +171,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in the contract's order.
-    pub const ALL: [ErrorKind; 17] = [
+    pub const ALL: [ErrorKind; 18] = [
         ErrorKind::NotFound,
         ErrorKind::Ambiguous,
         ErrorKind::AlreadyApplied,
@@ -177,6 +179,7 @@ impl ErrorKind {
         ErrorKind::Stale,
         ErrorKind::OutsideWorkspace,
         ErrorKind::Blocked,
+        ErrorKind::PermissionDenied,
         ErrorKind::TooLarge,
         ErrorKind::NotUtf8,
         ErrorKind::Utf16,
@@ -200,6 +203,7 @@ impl ErrorKind {
             ErrorKind::Stale => "stale",
             ErrorKind::OutsideWorkspace => "outside_workspace",
             ErrorKind::Blocked => "blocked",
+            ErrorKind::PermissionDenied => "permission_denied",
             ErrorKind::TooLarge => "too_large",
             ErrorKind::NotUtf8 => "not_utf8",
             ErrorKind::Utf16 => "utf16",
@@ -228,8 +232,8 @@ impl std::fmt::Display for ErrorKind {
 /// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: "a.txt".into() });
 /// assert!(editkit::ERROR_KINDS.contains(&err.kind()));
 /// ```
-pub const ERROR_KINDS: [&str; 17] = {
-    let mut words = [""; 17];
+pub const ERROR_KINDS: [&str; 18] = {
+    let mut words = [""; 18];
     let mut i = 0;
     while i < words.len() {
         words[i] = ErrorKind::ALL[i].as_str();
@@ -252,6 +256,7 @@ fn from_vfs(kind: editkit_vfs::ErrorKind) -> ErrorKind {
         V::NotUtf8 => ErrorKind::NotUtf8,
         V::Binary => ErrorKind::Binary,
         V::Stale => ErrorKind::Stale,
+        V::PermissionDenied => ErrorKind::PermissionDenied,
         V::Io => ErrorKind::Io,
     }
 }
@@ -516,6 +521,9 @@ fn vfs_details(err: &editkit_vfs::Error, map: &mut Map<String, Value>) {
         }
         E::HardLinked { links, .. } => {
             map.insert("links".into(), json!(links));
+        }
+        E::ReadOnly { mode, .. } => {
+            map.insert("mode".into(), json!(format!("{mode:04o}")));
         }
         E::NotUtf8 { offset, .. } | E::Binary { offset, .. } => {
             map.insert("offset".into(), json!(offset));

@@ -360,7 +360,11 @@ pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<Stri
     let patch: PatchSnapshot =
         serde_json::from_slice(&json).map_err(|_| Error::NothingToUndo { what: "patch".into() })?;
     let locks = workspace.lock_entries(patch.files.iter().map(|s| s.path.as_str()))?;
-    // Check every file before restoring any.
+    // Check every file before restoring any: a read-only file (whatever force says) and,
+    // unless forced, one changed since.
+    for snapshot in &patch.files {
+        workspace.check_writable(&snapshot.path)?;
+    }
     if !force {
         for snapshot in &patch.files {
             let current = workspace.current_hash(&snapshot.path)?;

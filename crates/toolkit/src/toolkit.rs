@@ -954,7 +954,8 @@ impl Toolkit {
         })
     }
 
-    /// Inserts `text` after line `line` (0: before the first), under the same staleness guard,
+    /// Inserts `text` after line `line` (0: before the first; [`InsertLinesRequest::END`]
+    /// after the last), under the same staleness guard,
     /// lock and undo entry as `edit_file`; the new lines take the file's line ending, and a file
     /// without a final line end keeps that.
     ///
@@ -972,7 +973,8 @@ impl Toolkit {
         let rel = file.path().to_owned();
         let old_text = file.decoded();
         let total = old_text.line_count();
-        if request.line > total {
+        let line = if request.line == InsertLinesRequest::END { total } else { request.line };
+        if line > total {
             return Err(Error::invalid(
                 "line",
                 format!(
@@ -982,7 +984,7 @@ impl Toolkit {
             ));
         }
         let body = request.text.strip_suffix('\n').unwrap_or(&request.text);
-        let (at, piece) = match request.line {
+        let (at, piece) = match line {
             0 => (0, format!("{body}\n")),
             line if line == total && !old_text.trailing_newline() => (old_text.as_str().len(), format!("\n{body}")),
             line => {
@@ -998,7 +1000,7 @@ impl Toolkit {
         let bytes = new_text.encode();
         let response = |sha256, diagnostics| InsertLinesResponse {
             path: rel.clone(),
-            line_range: [request.line + 1, request.line + inserted],
+            line_range: [line + 1, line + inserted],
             diff,
             diff_truncated,
             sha256,

@@ -476,8 +476,8 @@ pub struct EditFileResponse {
     pub path: String,
     /// How many places were replaced.
     pub replacements: usize,
-    /// The matching strategy that found the text: `exact`, `line_trimmed`,
-    /// `unicode_normalised`, `whitespace_normalised`, `indentation_flexible`,
+    /// The matching strategy that found the text: `exact`, `canonical_equivalent`,
+    /// `line_trimmed`, `unicode_normalised`, `whitespace_normalised`, `indentation_flexible`,
     /// `escape_normalised` or `block_anchor`.
     #[schemars(with = "String")]
     pub rung: editkit_matcher::Rung,
@@ -838,13 +838,15 @@ pub struct InsertLinesRequest {
     #[serde(alias = "file_path", alias = "filepath")]
     #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
-    /// The line after which the text goes, 1-based; 0 inserts before the first line.
-    #[serde(alias = "insert_line")]
-    #[schemars(extend("x-aliases" = ["insert_line"]))]
+    /// The line after which the text goes, 1-based; 0 inserts before the first line, and -1
+    /// (Goose's and Anthropic's editors' word for the end; [`InsertLinesRequest::END`] in Rust)
+    /// after the last. No other negative line is taken.
+    #[serde(alias = "insert_line", deserialize_with = "line_or_end")]
+    #[schemars(with = "i64", extend("minimum" = -1, "x-aliases" = ["insert_line"]))]
     pub line: usize,
     /// The lines to insert (a final line end is added when missing).
-    #[serde(alias = "new_str")]
-    #[schemars(extend("x-aliases" = ["new_str"]))]
+    #[serde(alias = "new_str", alias = "insert_text")]
+    #[schemars(extend("x-aliases" = ["new_str", "insert_text"]))]
     pub text: String,
     /// The SHA-256 the file must have now (from read_file); always checked, even with force.
     #[serde(default)]
@@ -856,6 +858,33 @@ pub struct InsertLinesRequest {
     /// Show the diff without writing (default: false).
     #[serde(default)]
     pub dry_run: bool,
+}
+
+impl InsertLinesRequest {
+    /// The `line` that inserts after the last line, whatever the file's length (-1 in JSON).
+    pub const END: usize = usize::MAX;
+}
+
+/// A line number from 0, or -1 for [`InsertLinesRequest::END`].
+fn line_or_end<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<usize, D::Error> {
+    struct LineOrEnd;
+    impl serde::de::Visitor<'_> for LineOrEnd {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a line number from 0, or -1 for after the last line")
+        }
+        fn visit_u64<E: serde::de::Error>(self, line: u64) -> Result<usize, E> {
+            usize::try_from(line).map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(line), &self))
+        }
+        fn visit_i64<E: serde::de::Error>(self, line: i64) -> Result<usize, E> {
+            match line {
+                -1 => Ok(InsertLinesRequest::END),
+                0.. => self.visit_u64(line.unsigned_abs()),
+                _ => Err(E::invalid_value(serde::de::Unexpected::Signed(line), &self)),
+            }
+        }
+    }
+    deserializer.deserialize_i64(LineOrEnd)
 }
 
 /// What insert_lines did (or would do).

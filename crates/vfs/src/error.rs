@@ -55,6 +55,21 @@ pub enum Error {
         /// How many names the file has.
         links: u64,
     },
+    /// The file is read-only: its owner took away its write bit (`chmod a-w`). editkit never
+    /// changes, replaces or deletes such a file, whatever user it runs as (root could write it,
+    /// and a write by rename would replace it anyway); moving it is allowed, content and mode
+    /// going with it.
+    #[error(
+        "`{path}` is read-only (mode {mode:04o}): its owner took away its write permission, so editkit does not \
+         change, replace or delete it; if it is meant to change, ask the user to make it writable \
+         (`chmod u+w`)"
+    )]
+    ReadOnly {
+        /// The path as given.
+        path: String,
+        /// The file's permission bits.
+        mode: u32,
+    },
     /// Nothing exists at the path.
     #[error("`{path}` does not exist")]
     NotFound {
@@ -216,6 +231,7 @@ impl Error {
             }
             Error::OutsideWorkspace { .. } => ErrorKind::OutsideWorkspace,
             Error::Blocked { .. } | Error::HardLinked { .. } => ErrorKind::Blocked,
+            Error::ReadOnly { .. } => ErrorKind::PermissionDenied,
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::IsDirectory { .. } => ErrorKind::IsDirectory,
             Error::Exists { .. } => ErrorKind::Exists,
@@ -237,6 +253,7 @@ impl Error {
             | Error::SymlinkLoop { path, .. }
             | Error::Blocked { path, .. }
             | Error::HardLinked { path, .. }
+            | Error::ReadOnly { path, .. }
             | Error::NotFound { path }
             | Error::IsDirectory { path }
             | Error::NotADirectory { path }
@@ -315,6 +332,8 @@ pub enum ErrorKind {
     Binary,
     /// `stale`: the file changed since it was read
     Stale,
+    /// `permission_denied`: a read-only file (no write bit for its owner)
+    PermissionDenied,
     /// `io`: the file system failed or changed underneath
     Io,
 }
@@ -335,6 +354,7 @@ impl ErrorKind {
             ErrorKind::NotUtf8 => "not_utf8",
             ErrorKind::Binary => "binary",
             ErrorKind::Stale => "stale",
+            ErrorKind::PermissionDenied => "permission_denied",
             ErrorKind::Io => "io",
         }
     }

@@ -379,6 +379,48 @@ impl Workspace {
     }
 
     /// The ledger's hash of canonical `rel`.
+    /// Refuses, as [`Error::ReadOnly`], a change to the regular file at `path` when its owner
+    /// took away its write bit, whatever user editkit runs as; `Ok` when it may change, and
+    /// when nothing (or no regular file) is there: the change itself then says what stands in
+    /// its way. Moving such a file is not changing it; moving another onto it is.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// use std::os::unix::fs::PermissionsExt;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// std::fs::set_permissions(dir.path().join("a.txt"), std::fs::Permissions::from_mode(0o444)).unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let err = workspace.check_writable("a.txt").unwrap_err();
+    /// assert_eq!((err.kind(), err.to_string().contains("0444")), ("permission_denied", true));
+    /// assert!(workspace.check_writable("missing.txt").is_ok());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ReadOnly`]; policy errors.
+    pub fn check_writable(&self, path: &str) -> Result<()> {
+        let resolved = self.resolve_inner(path, true)?;
+        self.check_writable_at(path, &resolved.rel)
+    }
+
+    /// [`Workspace::check_writable`] for canonical `rel`: one no-follow `O_PATH` open and its
+    /// `fstat`.
+    pub(crate) fn check_writable_at(&self, given: &str, rel: &str) -> Result<()> {
+        if rel.is_empty() {
+            return Ok(());
+        }
+        let Ok(fd) = crate::beneath::open(&self.root, rel, rustix::fs::OFlags::PATH, rustix::fs::Mode::empty()) else {
+            return Ok(());
+        };
+        match rustix::fs::fstat(&fd) {
+            Ok(stat) if rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile => {
+                writable(given, stat.st_mode)
+            }
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn recorded(&self, rel: &str) -> Option<Sha256> {
         self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).copied()
     }
@@ -527,6 +569,9 @@ impl Workspace {
         };
         if existing.is_some() && options.create_new {
             return Err(refused(Error::Exists { path: given.to_owned() }));
+        }
+        if let Some(permissions) = &existing {
+            writable(given, cap_std::fs::PermissionsExt::mode(permissions)).map_err(refused)?;
         }
         let placed = |e: std::io::Error| {
             if options.create_new && e.kind() == std::io::ErrorKind::AlreadyExists {
@@ -706,12 +751,18 @@ impl Workspace {
         let meta = parent.symlink_metadata(name).map_err(|e| Error::from_io("delete", path, e))?;
         if meta.is_dir() {
             self.refuse_blocked_inside(path, &parent, name, &resolved.rel)?;
+            // As `rm -r` asks before each write-protected file, a folder holding one stays.
+            let dir = crate::beneath::dir(&parent, name).map_err(|e| Error::from_io("open directory", path, e))?;
+            self.refuse_read_only_inside(&dir, &resolved.rel, 1)?;
             // Checked again entry by entry as it goes: something blocked moved in meanwhile
             // stops the deletion there.
             let result = self.remove_tree(&parent, name, &resolved.rel, 0);
             self.forget(&resolved.rel);
             result?;
         } else {
+            if meta.is_file() {
+                writable(path, cap_std::fs::PermissionsExt::mode(&meta.permissions()))?;
+            }
             self.vacate(&resolved.rel);
             parent.remove_file(name).map_err(|e| Error::from_io("delete", path, e))?;
             self.forget(&resolved.rel);
@@ -741,6 +792,26 @@ impl Workspace {
             if is_dir {
                 let sub = crate::beneath::dir(dir, &name).map_err(|e| Error::from_io("open directory", &child, e))?;
                 self.check_tree(given, &sub, &child, depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a deletion of the folder `dir` (canonical `rel`) holding a read-only file, at
+    /// any depth ([`Error::ReadOnly`] naming the first found); links are not followed.
+    fn refuse_read_only_inside(&self, dir: &Dir, rel: &str, depth: usize) -> Result<()> {
+        if depth > MAX_TREE_DEPTH {
+            return Err(too_deep(rel));
+        }
+        for (name, is_dir) in list_names(rel, dir)? {
+            let child = format!("{rel}/{name}");
+            if is_dir {
+                let sub = crate::beneath::dir(dir, &name).map_err(|e| Error::from_io("open directory", &child, e))?;
+                self.refuse_read_only_inside(&sub, &child, depth + 1)?;
+            } else if let Ok(meta) = dir.symlink_metadata(&name)
+                && meta.is_file()
+            {
+                writable(&child, cap_std::fs::PermissionsExt::mode(&meta.permissions()))?;
             }
         }
         Ok(())
@@ -797,6 +868,10 @@ impl Workspace {
         }
         if target.kind.is_some() && !options.overwrite {
             return Err(Error::Exists { path: to.to_owned() });
+        }
+        // A read-only file moves (its content and mode go with it), but is not replaced.
+        if target.kind == Some(EntryKind::File) {
+            self.check_writable_at(to, &target.rel)?;
         }
         let from_dir = self.parent_dir(from, from_parent, false)?;
         if source.kind == Some(EntryKind::Dir) {
@@ -911,6 +986,14 @@ impl Workspace {
         found.sort();
         Ok(found)
     }
+}
+
+/// Refuses a regular file of permission bits `mode` whose owner may not write it.
+fn writable(given: &str, mode: u32) -> Result<()> {
+    if mode & 0o200 == 0 {
+        return Err(Error::ReadOnly { path: given.to_owned(), mode: mode & 0o7777 });
+    }
+    Ok(())
 }
 
 fn too_deep(given: &str) -> Error {

@@ -180,6 +180,7 @@ impl<'ws> FileLock<'ws> {
     /// # Errors
     /// [`Error::Stale`]; as [`Workspace::read`].
     pub fn read_for_write(&self, expected: Option<Sha256>, force: bool) -> Result<FileText> {
+        self.workspace.check_writable_at(&self.given, &self.rel)?;
         let expected = self.workspace.expected_hash(&self.rel, expected, force);
         self.read_expecting(expected)
     }
@@ -210,6 +211,7 @@ impl<'ws> FileLock<'ws> {
         force: bool,
         work: impl FnOnce(&crate::Text) -> T,
     ) -> Result<(FileText, T)> {
+        self.workspace.check_writable_at(&self.given, &self.rel)?;
         let expected = self.workspace.expected_hash(&self.rel, expected, force);
         self.workspace.read_expecting_with(&self.rel, expected, work).map_err(|err| self.named(err))
     }

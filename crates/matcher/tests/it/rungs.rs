@@ -14,6 +14,33 @@ fn crlf_endings_are_kept() {
     edits_to("a\r\n  b\r\n", "b", "c", "a\r\n  c\r\n", Rung::Exact);
 }
 
+/// OpenCode's patch tests: a file stored in NFD and an old text typed in NFC (`Район: Астана`,
+/// `й` being `и` + U+0306 in NFD) are the same text; the new text takes the file's form.
+#[test]
+fn canonical_equivalent_matches_nfd_and_nfc_both_ways() {
+    let nfd = "Район: Астана".replace('й', "и\u{306}");
+    let before = format!("region = \"{nfd}\"\n");
+    let new_nfd = "Район: Есиль".replace('й', "и\u{306}");
+    edits_to(&before, "Район: Астана", "Район: Есиль", &format!("region = \"{new_nfd}\"\n"), Rung::CanonicalEquivalent);
+    edits_to("x = \"Café\"\n", "Cafe\u{301}", "The\u{301}", "x = \"Thé\"\n", Rung::CanonicalEquivalent);
+    let found = Ladder::default().find(&before, "Район").unwrap();
+    assert_eq!((found.rung(), found.score(), found.first_line()), (Rung::CanonicalEquivalent, 1.0, 1));
+    // The exact rung still decides first: the copy in the old text's own form is taken.
+    let both = format!("a = \"Район\"\na = \"{}\"\n", "Район".replace('й', "и\u{306}"));
+    let found = Ladder::default().find(&both, "a = \"Район\"").unwrap();
+    assert_eq!((found.rung(), found.first_line()), (Rung::Exact, 1));
+    // Strict is the exact rung alone.
+    let strict = Ladder::strict().find(&before, "Район").unwrap_err();
+    assert_eq!(strict.kind(), "not_found");
+}
+
+/// Compatibility forms are not canonical equivalents: the ligature `ﬁ` is not `fi`.
+#[test]
+fn compatibility_forms_stay_different() {
+    refuses("office = 1\n", "o\u{FB01}ce = 1", "x", "not_found");
+    refuses("n = 2\n", "n = \u{00B2}", "x", "not_found");
+}
+
 #[test]
 fn line_trimmed_ignores_trailing_whitespace() {
     edits_to(
@@ -149,6 +176,7 @@ fn rung_names_are_stable() {
         names,
         [
             "exact",
+            "canonical_equivalent",
             "line_trimmed",
             "unicode_normalised",
             "whitespace_normalised",

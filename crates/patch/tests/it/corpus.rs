@@ -1,5 +1,8 @@
-//! The fixture corpus: `fixtures/patches/<case>/{before/, input, after/ | error}`.
+//! The fixture corpus: `fixtures/patches/<case>/{before/, input, after/ | error}`, and
+//! `read_only` (optional): paths made read-only (0444) in the tree before, which must still be
+//! 0444 wherever they stand after.
 
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 use editkit_patch::{ApplyOptions, apply};
@@ -17,9 +20,23 @@ fn run_case(case: &Path) -> Result<(), String> {
     let input = std::fs::read_to_string(case.join("input")).map_err(|e| format!("no input: {e}"))?;
     let tmp = tempfile::tempdir().unwrap();
     write_tree(tmp.path(), &before);
+    let read_only = std::fs::read_to_string(case.join("read_only")).unwrap_or_default();
+    let read_only: Vec<&str> = read_only.lines().filter(|line| !line.is_empty()).collect();
+    for path in &read_only {
+        if before.contains_key(*path) {
+            std::fs::set_permissions(tmp.path().join(path), std::fs::Permissions::from_mode(0o444)).unwrap();
+        }
+    }
     let workspace = Workspace::open(tmp.path()).unwrap();
     let result = apply(&workspace, &input, &ApplyOptions::default());
     let now = snapshot(tmp.path());
+    for path in &read_only {
+        if let Ok(meta) = std::fs::metadata(tmp.path().join(path))
+            && meta.permissions().mode() & 0o7777 != 0o444
+        {
+            return Err(format!("`{path}` is no longer read-only: mode {:04o}", meta.permissions().mode() & 0o7777));
+        }
+    }
     if let Ok(kind) = std::fs::read_to_string(case.join("error")) {
         let kind = kind.trim();
         match result {
@@ -63,11 +80,12 @@ fn every_case_of_the_corpus_gives_its_tree_or_error() {
             run_case(case).err().map(|why| format!("{}: {why}", case.file_name().unwrap().to_string_lossy()))
         })
         .collect();
-    // Per group (the name without its number): cases expecting a tree, cases expecting a refusal.
+    // Per group (a numbered case's name without its number, else the dialect's prefix): cases
+    // expecting a tree, cases expecting a refusal.
     let mut groups: std::collections::BTreeMap<String, [usize; 2]> = std::collections::BTreeMap::new();
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        let group = if name.contains("_model_") {
+        let group = if name.ends_with(|c: char| c.is_ascii_digit()) {
             name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_').to_owned()
         } else {
             name[..3].to_owned()

@@ -82,3 +82,50 @@ fn a_hunk_before_the_previous_one_is_reported_out_of_order() {
     assert!(err.to_string().contains("hunk lines found at line 3, before the previous hunk"), "{err}");
     assert_eq!(std::fs::read_to_string(tmp.path().join("c.toml")).unwrap(), CONFIG);
 }
+
+/// Codex's `test_pure_addition_chunk_followed_by_removal`: a chunk of `+` lines alone names no
+/// place, so it goes at the end whatever its rank, and the chunk after it is searched in the
+/// whole file: no order problem is reported where there is none.
+#[test]
+fn a_pure_addition_without_a_place_goes_at_the_end_and_the_next_chunk_is_found_before_it() {
+    let (tmp, workspace) = workspace_with(&[("panic.txt", "line1\nline2\nline3\n")]);
+    let patch = "*** Begin Patch\n*** Update File: panic.txt\n@@\n+after-context\n+second-line\n@@\n line1\n-line2\n-line3\n+line2-replacement\n*** End Patch\n";
+    let applied = apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("panic.txt")).unwrap(),
+        "line1\nline2-replacement\nafter-context\nsecond-line\n"
+    );
+    // Reported in patch order, each at the line it landed on.
+    let hunks: Vec<(usize, usize)> = applied.files[0].hunks.iter().map(|h| (h.hunk, h.line)).collect();
+    assert_eq!(hunks, [(1, 3), (2, 1)]);
+}
+
+/// An anchored addition lands right after its anchor (Codex puts it at the end), so a chunk
+/// standing before the anchor afterwards is out of order, and said so.
+#[test]
+fn a_chunk_before_an_anchored_addition_is_out_of_order() {
+    let file = "def f():\n    return 0\n\ndef g():\n    return 1\n";
+    let (tmp, workspace) = workspace_with(&[("m.py", file)]);
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@ def g():\n+    \"\"\"Doc.\"\"\"\n@@\n def f():\n-    return 0\n+    return 2\n*** End Patch\n";
+    let err = apply(&workspace, patch, &ApplyOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("hunk lines found at line 1, before the previous hunk"), "{err}");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("m.py")).unwrap(), file);
+}
+
+/// OpenCode's patch tests: a file in NFD and a `-` line in NFC are the same text; the hunk is
+/// placed on the canonical-equivalence rung, reported as such, and its new lines take the
+/// file's form.
+#[test]
+fn a_hunk_in_the_other_normalisation_form_is_placed_and_reported_as_canonical() {
+    let nfd = |text: &str| text.replace('й', "и\u{306}");
+    let (tmp, workspace) = workspace_with(&[("geo.txt", &nfd("Район: Астана\n"))]);
+    let patch = "*** Begin Patch\n*** Update File: geo.txt\n@@\n-Район: Астана\n+Район: Есиль\n*** End Patch\n";
+    let applied = apply(&workspace, patch, &ApplyOptions::default()).unwrap();
+    let hunk = &applied.files[0].hunks[0];
+    assert_eq!((hunk.rung, hunk.score), (Rung::CanonicalEquivalent, 1.0));
+    assert_eq!(std::fs::read_to_string(tmp.path().join("geo.txt")).unwrap(), nfd("Район: Есиль\n"));
+    // A ligature in a `-` line is a compatibility form, not the file's text.
+    let (_tmp, workspace) = workspace_with(&[("o.txt", "office\n")]);
+    let patch = "*** Begin Patch\n*** Update File: o.txt\n@@\n-o\u{FB01}ce\n+x\n*** End Patch\n";
+    assert_eq!(apply(&workspace, patch, &ApplyOptions::default()).unwrap_err().kind(), "not_found");
+}

@@ -49,6 +49,7 @@ from ._errors import (
     NotFound,
     NotUtf8,
     OutsideWorkspace,
+    PermissionDenied,
     Stale,
     TooLarge,
     Utf16,
@@ -78,6 +79,7 @@ __all__ = [
     "NotFound",
     "NotUtf8",
     "OutsideWorkspace",
+    "PermissionDenied",
     "Result",
     "Stale",
     "TooLarge",
@@ -231,6 +233,16 @@ class Toolkit:
       outside the workspace.
     - ``diagnostics``: post-write checks, ``"auto"`` (report problems), ``"on"`` (report all) or
       ``"off"``; ``format``: run the formatter after each write.
+    - ``formatters``: the application's own formatters, replacing editkit's for the extensions it
+      names: ``{"py": [("black", ["black", "--quiet", "{file}"])]}`` (extension with or without its
+      dot; each a name and an argv, tried in order until one runs). The program is a bare name
+      found on ``PATH`` (absolute entries outside every root) or an absolute path; a relative one
+      (``./node_modules/.bin/prettier``, a program the repository ships) is not run. Placeholders:
+      ``{file}``, a private copy of the file (same name) the formatter may rewrite in place;
+      ``{path}``, the file's path in the workspace, for display; ``{empty_config}``. Without
+      ``{file}`` the formatter reads stdin and prints the result. It runs contained as editkit's
+      own (a private folder, a scrubbed environment, Landlock); a failing one changes nothing.
+      Taken from the application only, never from the workspace; used with ``format``.
     - ``durability``: ``"full"`` (fsync file and folder before returning) or ``"atomic"`` (temp file
       renamed into place: never torn, a power failure may lose the latest writes).
     - ``absolute_paths``: ``"remap"`` (an absolute path inside a root is used, others refused),
@@ -252,6 +264,7 @@ class Toolkit:
         hard_links: Sequence[str] = (),
         diagnostics: str = "auto",
         format: bool = False,
+        formatters: Mapping[str, Sequence[tuple[str, Sequence[str]]]] | None = None,
         durability: str = "full",
         absolute_paths: str = "remap",
         state_dir: PathLike | None = None,
@@ -289,6 +302,27 @@ class Toolkit:
                     "field": field,
                     "message": f"{field} must be a whole number of at least 0 (1 for a size), not {value!r}",
                 })
+        chosen = None
+        if formatters is not None:
+            chosen = {}
+            for extension, entries in dict(formatters).items():
+                if not isinstance(extension, str):
+                    raise error_from({
+                        "kind": "invalid_args",
+                        "field": "formatters",
+                        "message": f"formatters: an extension is a string, not {extension!r}",
+                    })
+                listed = []
+                for entry in entries:
+                    name, argv = entry
+                    if isinstance(argv, str) or not all(isinstance(arg, str) for arg in argv):
+                        raise error_from({
+                            "kind": "invalid_args",
+                            "field": "formatters",
+                            "message": f"formatters: the argv of {name!r} for {extension!r} is a list of strings",
+                        })
+                    listed.append((str(name), list(argv)))
+                chosen[extension] = listed
         try:
             self._inner = _editkit._Toolkit(
                 roots,
@@ -297,6 +331,7 @@ class Toolkit:
                 hard_links=list(hard_links),
                 diagnostics=diagnostics,
                 format=format,
+                formatters=chosen,
                 durability=durability,
                 absolute_paths=absolute_paths,
                 state_dir=None if state_dir is None else os.fspath(state_dir),

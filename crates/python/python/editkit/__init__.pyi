@@ -19,6 +19,7 @@ from ._errors import (
     NotFound,
     NotUtf8,
     OutsideWorkspace,
+    PermissionDenied,
     Stale,
     TooLarge,
     Utf16,
@@ -85,6 +86,7 @@ __all__ = [
     "NotFound",
     "NotUtf8",
     "OutsideWorkspace",
+    "PermissionDenied",
     "ReadFileResult",
     "ReadFilesResult",
     "ReplaceFunctionResult",
@@ -372,6 +374,7 @@ class Toolkit:
         hard_links: Sequence[str] = ...,
         diagnostics: Literal["auto", "on", "off"] = ...,
         format: bool = ...,
+        formatters: Mapping[str, Sequence[tuple[str, Sequence[str]]]] | None = ...,
         durability: Literal["full", "atomic"] = ...,
         absolute_paths: Literal["remap", "refuse", "rooted"] = ...,
         state_dir: PathLike | None = ...,
@@ -464,7 +467,7 @@ class Toolkit:
         force: bool | None = ...,
         **aliases: Any,
     ) -> InsertLinesResult:
-        """Insert text after a given line of a file (line 0 inserts at the top; the file's line count appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count) or the file changed since you read it (pass expected_hash or force). Undo with undo_edit; dry_run shows the diff without writing."""
+        """Insert text after a given line of a file (line 0 inserts at the top; the file's line count, or -1, appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count) or the file changed since you read it (pass expected_hash or force). Undo with undo_edit; dry_run shows the diff without writing."""
     def generate_diff(
         self,
         path: str,

@@ -80,6 +80,12 @@ class Blocked(EditkitError):
     kind = "blocked"
 
 
+class PermissionDenied(EditkitError, PermissionError):
+    """The file is read-only: its owner took away its write bit (``permission_denied``); ``details["mode"]`` gives it."""
+
+    kind = "permission_denied"
+
+
 class TooLarge(EditkitError):
     """A size bound was passed (``too_large``); the message names the limit."""
 
@@ -150,6 +156,7 @@ _BY_KIND: dict[str, type[EditkitError]] = {
         Stale,
         OutsideWorkspace,
         Blocked,
+        PermissionDenied,
         TooLarge,
         NotUtf8,
         Utf16,

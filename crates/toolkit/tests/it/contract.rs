@@ -184,6 +184,13 @@ fn every_error_kind_of_the_contract_is_reachable() {
     env.refused("read_file", json!({"path": "../etc/passwd"}), "outside_workspace");
     env.refused("write_file", json!({"path": "/etc/editkit-test", "content": "x"}), "outside_workspace");
     env.refused("read_file", json!({"path": ".env"}), "blocked");
+    // permission_denied: a file its owner made read-only, with its mode.
+    env.put("ro.txt", b"fixed\n");
+    std::fs::set_permissions(env.dir.path().join("ro.txt"), std::os::unix::fs::PermissionsExt::from_mode(0o444))
+        .unwrap();
+    let result =
+        env.refused("write_file", json!({"path": "ro.txt", "content": "x", "force": true}), "permission_denied");
+    assert_eq!(result["error"]["mode"], "0444");
     // is_directory.
     env.put("dir/x.txt", b"x");
     env.refused("write_file", json!({"path": "dir", "content": "x"}), "is_directory");
@@ -569,6 +576,45 @@ fn insert_lines_lands_after_the_line_keeps_endings_and_can_be_undone() {
     // The last insert into b.txt is undone like an edit.
     env.ok("undo_edit", json!({"path": "b.txt"}));
     assert_eq!(env.get("b.txt"), "x\r\ny");
+}
+
+/// A file stored in NFD and an old text in NFC: edited on the canonical-equivalence rung,
+/// reported as such, the new text in the file's form.
+#[test]
+fn edit_file_reports_the_canonical_equivalence_rung() {
+    let nfd = |text: &str| text.replace('й', "и\u{306}");
+    let env = Env::with_files(&[("geo.py", &nfd("region = \"Район: Астана\"\n"))]);
+    env.ok("read_file", json!({"path": "geo.py"}));
+    let edited =
+        env.ok("edit_file", json!({"path": "geo.py", "old_string": "Район: Астана", "new_string": "Район: Есиль"}));
+    assert_eq!((edited["rung"].as_str(), edited["score"].as_f64()), (Some("canonical_equivalent"), Some(1.0)));
+    assert_eq!(env.get("geo.py"), nfd("region = \"Район: Есиль\"\n"));
+}
+
+/// Goose's and Anthropic's editors take `insert_line: -1` for "after the last line", and
+/// Anthropic's newer editor names the text `insert_text`; -1 is the only negative line.
+#[test]
+fn insert_lines_takes_minus_one_for_the_end_and_insert_text_for_the_text() {
+    let env = Env::with_files(&[("a.py", "one\ntwo\n"), ("b.txt", "x\r\ny")]);
+    env.ok("read_file", json!({"path": "a.py"}));
+    let end = env.ok("insert_lines", json!({"path": "a.py", "insert_line": -1, "new_str": "three"}));
+    assert_eq!(env.get("a.py"), "one\ntwo\nthree\n");
+    assert_eq!(end["line_range"], json!([3, 3]));
+    let named = env.ok("insert_lines", json!({"path": "a.py", "insert_line": 0, "insert_text": "zero\n"}));
+    assert_eq!(named["line_range"], json!([1, 1]));
+    env.ok("insert_lines", json!({"path": "a.py", "line": -1, "insert_text": "four"}));
+    assert_eq!(env.get("a.py"), "zero\none\ntwo\nthree\nfour\n");
+    // A file without a final line end keeps ending bare, as with its line count.
+    env.ok("read_file", json!({"path": "b.txt"}));
+    env.ok("insert_lines", json!({"path": "b.txt", "insert_line": -1, "insert_text": "z"}));
+    assert_eq!(env.get("b.txt"), "x\r\ny\r\nz");
+    for line in [-2, -100] {
+        let refused = env.refused("insert_lines", json!({"path": "a.py", "line": line, "text": "x"}), "invalid_args");
+        assert!(refused["error"]["message"].as_str().unwrap().contains("-1"), "{refused}");
+    }
+    // Two names for the text are one too many.
+    env.refused("insert_lines", json!({"path": "a.py", "line": 1, "text": "x", "insert_text": "y"}), "invalid_args");
+    assert_eq!(env.get("a.py"), "zero\none\ntwo\nthree\nfour\n");
 }
 
 /// A path outside the workspace is refused with the roots, so the agent learns where it may work.

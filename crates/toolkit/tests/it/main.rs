@@ -18,6 +18,7 @@ mod locks_across;
 mod model_patches;
 mod patch_files;
 mod patch_inputs;
+mod read_only;
 mod schemas;
 mod sessions;
 mod state_folder;

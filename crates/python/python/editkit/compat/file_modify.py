@@ -108,8 +108,10 @@ TOOL_DESCRIPTION = (
 _WRITE = {"displayOptions": {"show": {"operation": ["write"]}}}
 _EDIT = {"displayOptions": {"show": {"operation": ["edit"]}}}
 
-#: The JSON schema of the tool's arguments: the original's ``FileModifyParams`` as its model
-#: gives it (unknown keys are ignored, ``operation`` defaults to ``write``, the strings to ``""``).
+#: The JSON schema of the tool's arguments: the original's ``FileModifyParams``, with
+#: ``operation`` and ``file_path`` required as the tool's documentation marks them (its "Schema
+#: Fields" table). Calls are read as its model reads them: unknown keys are ignored, a missing
+#: ``operation`` is ``write``, the strings default to ``""``.
 SCHEMA: dict[str, Any] = {
     "title": "FileModifyParams",
     "type": "object",
@@ -121,7 +123,7 @@ SCHEMA: dict[str, Any] = {
         "new_string": {"title": "New String", "type": "string", "default": "", **_EDIT},
         "replace_all": {"title": "Replace All", "type": "boolean", "default": False, **_EDIT},
     },
-    "required": ["file_path"],
+    "required": ["operation", "file_path"],
 }
 
 #: The JSON schema of the tool's answers: the original's ``FileModifyOutput``, which declares

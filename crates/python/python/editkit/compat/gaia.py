@@ -1057,7 +1057,8 @@ class FileIOToolsMixin:
 
         Returns:
             Dictionary with file content and type-specific metadata: ``status``, ``file_path``,
-            ``content`` (LF line endings, a BOM as ``\\ufeff``), ``file_type``, ``line_count``,
+            ``content`` (LF line endings, a BOM as ``\\ufeff``), ``file_type`` (``python``,
+            ``markdown``, ``binary`` or ``text``), ``line_count``,
             ``size_bytes`` (of that text in UTF-8) and ``sha256``; for ``.py`` also ``is_valid``,
             ``errors`` and, when valid, ``symbols``; for ``.md`` ``headers``, ``code_blocks`` and
             ``links``; for binary or undecodable files ``is_binary`` and a placeholder ``content``.
@@ -1115,7 +1116,8 @@ class FileIOToolsMixin:
             ]
             result["links"] = [{"text": link["text"], "url": link["url"]} for link in answer.get("links", ())]
         else:
-            result["file_type"] = extension[1:] if extension else "text"
+            # The specification's four types: any other text file is "text".
+            result["file_type"] = "text"
         return result
 
     @staticmethod

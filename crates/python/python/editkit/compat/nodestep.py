@@ -48,7 +48,7 @@ everywhere else):
 | A path with a backslash or a ``~`` segment | a file with that name (``a\\b.txt``, ``~/x``) | ``PathAccessError`` |
 | A file holding NUL bytes (binary), even valid UTF-8 | text | ``read_file``, ``edit``: ``WorkspaceError``; ``grep``: in ``skipped`` |
 | ``glob`` and ``grep``: hidden files, files a ``.gitignore`` ignores (in a git repository), links inside the root | matched and searched | left out, as ripgrep does: links are not followed (a ``path`` that is a link is) |
-| Links leading outside the root | listed by ``list_dir``, named in ``grep``'s ``skipped`` | left out everywhere: not listed, not named |
+| Links leading outside the root | listed by ``list_dir``, which follows each to mark a folder with ``/``; ``glob`` leaves them out; ``grep`` names them in ``skipped`` | not listed by ``list_dir`` (nothing outside the root is looked at, not even whether a link's target is a folder); ``glob`` leaves them out; ``grep`` names them in ``skipped``, a link to a folder outside too |
 | ``glob`` or ``grep`` over more than 10,000 files | walks them all | ``WorkspaceError``: narrow the pattern or the path |
 | A FIFO, socket or device | ``read_file``, ``edit`` and ``write_file`` block on it | ``WorkspaceError`` (not a regular file) |
 | ``write_file`` and ``edit`` | write the file in place | write a temp file and rename it over the target, fsynced: never torn; a hard link keeps the old content |
@@ -93,7 +93,8 @@ except ImportError:
         matches : dict[str, list[str]]
             Matching lines, keyed by the file's path relative to the root.
         skipped : list[str]
-            Relative paths of files that are too large, not UTF-8 text or not readable.
+            Relative paths of files that are too large, not UTF-8 text or not readable, or
+            symlinks that point outside the root.
         """
 
         __slots__ = ("matches", "skipped")
@@ -133,6 +134,10 @@ _DEVICE_NAMES = frozenset(
 )
 _NOT_PORTABLE = re.compile(r'[\x00-\x1f<>:"|?*]')
 _SEPARATORS = re.compile(r"[/\\]")
+
+
+# A regular expression no line matches (an empty class): a search for it only walks the files.
+_MATCHES_NOTHING = r"[^\s\S]"
 
 
 def _refuse_anchored(text: str, what: str) -> None:
@@ -712,7 +717,9 @@ class LocalWorkspace(_WorkspaceBase):
         -------
         GrepResult
             Matching lines by relative path, and in ``skipped`` the files that are larger than
-            ``max_file_read_bytes``, not UTF-8 text (or binary), or not readable.
+            ``max_file_read_bytes``, not UTF-8 text (or binary), or not readable, or symlinks
+            that point outside the root (named, never followed: a link to a folder outside is
+            named too).
 
         Raises
         ------
@@ -734,13 +741,17 @@ class LocalWorkspace(_WorkspaceBase):
         if kind is None:
             raise _os_error(FileNotFoundError, errno.ENOENT, path)
         regex = re.compile(pattern)
+        outside: list[str] = []
         if kind == "dir":
             files = self._files(glob_pattern or "**", path)
+            outside = self._links_leading_out(path, glob_pattern)
         else:  # a FIFO, socket or device is not a file to search, as in nodestep
             files = [self._canonical(path)] if kind == "file" else []
         result = GrepResult()
+        texts = dict(self._texts(files))
         # nodestep's order: paths compared segment by segment.
-        for relative, text in self._texts(sorted(files, key=lambda name: name.split("/"))):
+        for relative in sorted([*files, *outside], key=lambda name: name.split("/")):
+            text = texts.get(relative)
             if text is None:
                 result.skipped.append(relative)
                 continue
@@ -748,3 +759,15 @@ class LocalWorkspace(_WorkspaceBase):
             if matching:
                 result.matches[relative] = matching
         return result
+
+    def _links_leading_out(self, path: str, glob_pattern: str | None) -> list[str]:
+        """The symlinks under the directory ``path`` (matching ``glob_pattern``) that point
+        outside the root, as the search meets them: named, never followed (the search that
+        finds them matches no line, so it reads nothing behind them)."""
+        args: dict[str, Any] = {"pattern": _MATCHES_NOTHING, "path": path or ".", "max_results": 1}
+        if glob_pattern:
+            args["glob"] = glob_pattern
+        answer = self._toolkit.call("search_files", args)
+        if not answer.get("ok"):
+            return []
+        return [item["path"] for item in answer.get("skipped", ()) if item.get("reason") == "outside_workspace"]

@@ -2,10 +2,13 @@ r"""peteos' ``TextEditor`` (``peteos.agentic_objects.text_editor``) on editkit's
 
 The agentic object with the seven editor tools ``load``, ``read``, ``write``, ``edit``, ``store``,
 ``diff`` and ``clear``, with the original's signatures, return messages, system prompt and tool
-descriptions. It follows peteos' latest ``TextEditor`` (commit 487fbff): ``load()`` of a missing
-file creates it empty (``File not found. Created empty file: ...``) and ``write()`` answers
-``Replaced (N lines).``, where the earlier one (193b91a) answered ``Error: file not found: ...``
-and ``Lines replaced (N lines).``. The buffer lives in an editkit editor session
+descriptions. Where peteos' documentation (``reference/agentic-objects/text-editor.md``) and
+its code disagree, it does what the documentation says: ``load()`` of a missing file returns an
+error (``Error: file not found: <path>``) and creates nothing (the latest code, commit 487fbff,
+creates it empty), and ``diff()`` answers ``No differences`` when the lines match the file (the
+code: ``No differences \u2014 internal lines match the file on disk.``); ``write()`` answers
+``Replaced (N lines).``, the documented "message with the number of lines replaced". The buffer
+lives in an editkit editor session
 (``editor_load`` ... ``editor_clear``): matching (exact, as ``str.replace``), the diff, the
 staleness check of ``store`` and every path decision are the toolkit's.
 
@@ -30,26 +33,25 @@ the MRO. Relative paths resolve in the (primary) root, and messages name the fil
 ``os.path.abspath`` would from there. Failures are returned, never raised, as the original
 does: ``"Error: <what>: <message>"``.
 
-Where this editor differs from the original (deliberately; everywhere else it behaves the same):
+Where this editor differs from the original, deliberately safer (each row says why; everywhere
+else it behaves as documented):
 
 | Situation | peteos' ``TextEditor`` | here |
 |---|---|---|
-| A path outside the workspace, or a blocked file | loaded, created, stored | refused, nothing created |
-| Relative paths | resolved in the current directory of each call | in the root fixed when the editor is made |
-| The file changed on disk, ``read()`` or ``edit()`` ran, then ``store()`` | the change is overwritten | refused |
-| The file was rewritten but its mtime did not move | the change is overwritten | refused |
+| A path outside the workspace, or a blocked file | loaded, created, stored | refused, nothing created: the agent works on the project and never on ``.git``, ``.env`` or keys |
+| Relative paths | resolved in the current directory of each call | in the root fixed when the editor is made: a ``chdir`` elsewhere cannot move the agent's edits |
+| The file changed on disk, ``read()`` or ``edit()`` ran, then ``store()`` | the change is overwritten (``read()`` refreshes the mtime it checks) | refused: only ``load()`` shows the agent the file as it is, so only it may bless a change made on disk |
+| The file was rewritten but its mtime did not move | the change is overwritten | refused: the check is the content's hash, which any rewrite moves |
 | ``store()``'s check | the mtime: a ``touch`` refuses, and so does a second ``store()`` unless ``read()`` ran | the content's SHA-256 (named in the refusal): a ``touch`` does not refuse, a second ``store()`` works |
-| A crash or a full disk during ``store()`` | the file is left truncated or torn | old or new content, whole |
-| CRLF, lone CR, ``\f``, ``\v``, ``\x1c``-``\x1e``, ``\x85``, U+2028, U+2029 in the file | rewritten as LF line breaks (and counted as lines) | kept byte for byte; new lines take the file's ending |
-| ``write()`` before any ``load()`` | ``Replaced (N lines).``, text later lost | refused: no file loaded |
-| ``load()`` of a missing file | created empty; in a missing folder, ``FileNotFoundError`` raised | created empty if nothing stands there when it is made (else loaded as it is); in a missing folder, ``Error: NotFound: ...`` |
-| ``load()`` of a folder, a binary file, one over the read bound (16 MiB), UTF-16, invalid UTF-8 | ``IsADirectoryError`` raised; loaded if it decodes as UTF-8; else ``Error: UnicodeDecodeError: ...`` | ``Error: IsDirectory`` / ``Binary`` / ``TooLarge`` / ``Utf16`` / ``NotUtf8: ...`` |
-| A failed ``load()`` | the new path kept, with the lines loaded before | no file loaded |
-| ``edit()`` whose ``old_string`` stands in overlapping places (``aa`` in ``aaa``) | the first replaced | ``Error: '...' found multiple times. ...`` |
-| ``edit()`` whose ``new_string`` is its ``old_string`` | ``Replaced ...``, nothing changes | ``Error: NoChange: ...`` |
-| ``edit()`` of an empty ``old_string`` with ``replace_all`` | ``new_string`` put between every two characters | ``Error: InvalidArgs: ...`` |
-| ``diff()`` | difflib's diff of the lines, headed with the absolute path; a missing final newline is no difference | editkit's unified diff, headed ``a/<path>`` / ``b/<path>`` (workspace-relative), of the exact text |
-| The private attributes ``_lines``, ``_file_mtime``, ``_trailing_newline`` | exist | do not (``_file_path`` holds the loaded file's absolute path, or ``None``) |
+| A crash or a full disk during ``store()`` | the file is left truncated or torn | old or new content, whole: a temp file renamed over the target |
+| CRLF, lone CR, ``\f``, ``\v``, ``\x1c``-``\x1e``, ``\x85``, U+2028, U+2029 in the file | rewritten as LF line breaks (and counted as lines) | kept byte for byte (new lines take the file's ending): an edit changes only the text it names |
+| ``write()`` before any ``load()`` | ``Replaced (N lines).``, text later lost | refused: no file loaded, so nothing the agent writes is lost silently |
+| ``load()`` of a folder, a binary file, one over the read bound (16 MiB), UTF-16, invalid UTF-8 | ``IsADirectoryError`` raised; loaded if it decodes as UTF-8; else ``Error: UnicodeDecodeError: ...`` | ``Error: IsDirectory`` / ``Binary`` / ``TooLarge`` / ``Utf16`` / ``NotUtf8: ...``: nothing is loaded that ``store()`` would write back changed |
+| A failed ``load()`` | the new path kept, with the lines loaded before | no file loaded: the old lines cannot be stored into the new path |
+| ``edit()`` whose ``old_string`` stands in overlapping places (``aa`` in ``aaa``) | the first replaced | ``Error: '...' found multiple times. ...``: two places are a guess |
+| ``edit()`` whose ``new_string`` is its ``old_string`` | ``Replaced ...``, nothing changes | ``Error: NoChange: ...``: the agent learns its edit did nothing |
+| ``edit()`` of an empty ``old_string`` with ``replace_all`` | ``new_string`` put between every two characters | ``Error: InvalidArgs: ...``: never a whole-buffer rewrite by mistake |
+| ``diff()`` | difflib's diff of the lines, headed with the absolute path; a missing final newline is no difference | editkit's unified diff, headed ``a/<path>`` / ``b/<path>`` (workspace-relative), of the exact text: it shows every byte ``store()`` would change, a final newline added or dropped included |
 
 In words: paths are confined to the workspace root by capabilities (``..`` above the root, absolute
 paths elsewhere and links leading out are refused with ``Error: OutsideWorkspace: ...``, ``~``
@@ -63,7 +65,9 @@ original splits the text with ``str.splitlines`` and joins it with ``\n``; here 
 their bytes. ``edit()`` finds ``old_string`` exactly, as ``str.replace`` does, but editkit counts
 overlapping places as several. The two documented refusals of ``edit()`` keep the original's
 words on their first line (``Error: '...' found multiple times. ...``, ``Error: '...' not found in
-text.``); a second line gives editkit's detail (the candidate lines, the closest region).
+text.``); a second line gives editkit's detail (the candidate lines, the closest region). The
+original's private attributes ``_lines``, ``_file_mtime`` and ``_trailing_newline`` do not exist
+(``_file_path`` holds the loaded file's absolute path, or ``None``).
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 #: The answer of every tool but ``load`` and ``clear`` while no file is loaded.
 NO_FILE_LOADED = "Error: no file loaded. Use load() first."
 #: ``diff()``'s answer when the buffer matches the file on disk.
-NO_DIFFERENCES = "No differences \u2014 internal lines match the file on disk."
+NO_DIFFERENCES = "No differences"
 
 
 def _tool(description: str) -> Callable[[_F], _F]:
@@ -160,33 +164,20 @@ class TextEditor(_AgenticBase):  # type: ignore[misc,valid-type]
         "content (editkit: rather than its modification time) for safe writing."
     )
     def load(self, file_path: str) -> str:
-        """Load a file into the editor's internal line representation (a missing file is created
-        empty)."""
+        """Load a file into the editor's internal line representation (a missing file is an
+        error)."""
         self._close()
         loaded = self._call("editor_load", {"path": file_path})
-        created = False
-        error = loaded.get("error") or {}
-        if not loaded.get("ok") and error.get("kind") == "not_found" and not error.get("evicted"):
-            # The original creates the file it was asked to load; folders are not created. Only
-            # where nothing stands, decided when the file is made: a file another process made
-            # since is loaded as it is, never emptied. (force: a read of the file before it went
-            # missing is no reason to refuse.)
-            made = self._call(
-                "write_file",
-                {"path": file_path, "content": "", "create_dirs": False, "create_new": True, "force": True},
-            )
-            if not made.get("ok") and made["error"].get("kind") != "exists":
-                return _failure(made["error"])
-            created = bool(made.get("ok"))
-            loaded = self._call("editor_load", {"path": file_path})
         if not loaded.get("ok"):
-            return _failure(loaded["error"])
+            error = loaded["error"]
+            if error.get("kind") == "not_found" and not error.get("evicted"):
+                # As documented: an error, and nothing is created.
+                return f"Error: file not found: {self._absolute(file_path)}"
+            return _failure(error)
         self._editor_session = str(loaded["session_id"])
         self._editor_given = file_path
         self._editor_lines = int(loaded["line_count"])
         self._file_path = self._absolute(file_path)
-        if created:
-            return f"File not found. Created empty file: {self._file_path}."
         return f"Loaded {self._file_path} ({self._editor_lines} lines)."
 
     @_tool(

@@ -43,15 +43,21 @@ durability, blocked paths, size limits...), and the ``toolkit`` property gives t
 (``undo_edit``, ``undo_patch``...).
 
 When ``praisonaiagents`` is installed, the writing tools carry its
-``require_approval(risk_level="high")`` gate, as the originals do. ``formatters=`` (custom
-formatter commands) is refused with ``NotImplementedError``: editkit picks the formatter itself
-(``post_edit_format="on"``). ``apply_patch`` hands the patch to editkit as written (closed with
+``require_approval(risk_level="high")`` gate, as the originals do. ``formatters=`` is
+PraisonAI's map of custom formatters (``{".py": ("black", ["black", "--quiet"])}``: ``{path}``
+in the argv, appended when omitted), run after an edit or a patch when ``post_edit_format`` is
+``"auto"`` or ``"on"``, in place of editkit's own for those extensions; a failing one never
+fails the edit, and the staleness guard then holds the formatted content. ``apply_patch`` hands the patch to editkit as written (closed with
 ``*** End Patch`` when it has neither sentinel), and editkit parses it in PraisonAI's own dialect
 (``dialect="hunks"``: ``@@`` hunks of old text, ``===``, new text; an added file's lines are
 literal, a leading ``+`` included; ``*** Begin Patch``/``*** End Patch`` are optional
 sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
 PraisonAI takes it: nothing in it tells a patch cut off between two lines from a whole one (open
-a patch with ``*** Begin Patch`` to have that refused too: it then needs its ``*** End Patch``).
+a patch with ``*** Begin Patch`` to have that refused too: it then needs its ``*** End Patch``). The
+adapter looks at a patch only to keep PraisonAI's documented refusals: a hunk whose old block
+holds no line is ``Error: Empty hunk in update for '<path>'`` (decided before anything is
+written), and a malformed header or a line outside any section is ``Error: Invalid patch:
+Unexpected line in patch (expected a section header): '<line>'``.
 ``copy_file``, ``move_file``, ``delete_file``, ``get_file_info`` and
 ``download_file`` are not provided.
 
@@ -67,6 +73,8 @@ otherwise):
 | The diff in a success message | lines end as in the file (``-b\\r\\n+B\\r\\n`` for a CRLF file; a hunk's new lines end with ``\\n`` but the last); a last line without line end runs into the next (``-b+B``) | every line ends with ``\\n``; a last line without line end is marked ``\\ No newline at end of file`` |
 | The hash ``read_file`` returns (and ``expected_hash`` is checked against) | SHA-256 of the decoded text without its BOM | SHA-256 of the bytes on disk, BOM included (the same value for a file without BOM), so adding or dropping a BOM is a change |
 | A write is interrupted (crash, power loss, full disk) | written in place, never fsynced: a torn or empty file | a complete temp file renamed over the target: old or new content, never a mix; ``apply_patch`` commits all files or none through a journal. The default durability, ``"atomic"``, does not fsync (a power failure may lose the latest writes, as with PraisonAI, but never tears a file); ``durability="full"`` (``create_edit_tools``, ``EditTools``, ``FileTools``, ``create_file_tools``) fsyncs file and folder before returning; a ``toolkit=`` passed in keeps its own |
+| A custom formatter (``formatters=``) | run on the file in place, from the project, with the project's configuration files in reach | run on a private copy of the file (the same name) in a private folder, contained as editkit's own formatters (a scrubbed environment, no network, no writes outside that folder); its result is written through editkit under the file's lock: a formatter changes nothing but the file, and no configuration the repository ships is read |
+| A formatter whose program is a relative path (``./node_modules/.bin/prettier``) | resolved from the edited file's folder and run | not run (the edit stands unformatted, as after a failing formatter): it is a program the repository ships, and the repository never chooses what runs; a bare name (found on ``PATH``, outside the workspace) or an absolute path is the application's explicit choice |
 | A path leads out of the root (``..``, ``~``, a symlink out, an absolute path elsewhere) | ``realpath`` + ``commonpath`` check, then the open follows whatever is there at that moment | refused with the same message (``Path traversal detected: …``), checked by capabilities at the moment of use |
 | ``.git`` internals, ``.env`` files, private keys, credential files | read, edited, searched, listed | refused for reads, edits, patches and writes; left out of searches and listings |
 | A ``Workspace`` with ``access="ro"`` or ``"none"`` | ``EditTools`` still edits and patches | every write refused; reads still work |
@@ -81,16 +89,14 @@ otherwise):
 | A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed |
 | Blank lines closing a hunk's old or new text (before ``===``, the next ``@@``, section or the end) | kept: a blank last old line takes the line break with it (``beta`` + blank → ``BETA`` gives ``BETAgamma``), a blank last new line is written | separators: left out of the hunk |
 | ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators |
-| A Codex patch (``*** Begin Patch``, update hunks of context, ``-`` and ``+`` lines) or a unified diff | refused (``Error: Hunk not found in …``, ``Error: Invalid patch: Unexpected line …``) | refused too, with editkit's reason (``Error: Invalid patch: invalid patch at line 3: hunk has no `===` line …``, ``… expected `*** Add File:` … found `--- a/x.py` ``): the patch is read in PraisonAI's dialect only, never guessed to be another (an ``*** Add File:`` line ``+ milk`` is written ``+ milk``) |
-| A patch PraisonAI refuses as malformed (``Unexpected line in patch …: 'hello'``, ``Malformed Move File header …``) | ``Error: Invalid patch: <its reason>`` | ``Error: Invalid patch: <editkit's reason, naming the patch line>`` |
+| A Codex patch (``*** Begin Patch``, update hunks of context, ``-`` and ``+`` lines) | refused: ``Error: Hunk not found in …`` (its context lines searched as old text) | refused as an invalid patch, with editkit's reason (``Error: Invalid patch: invalid patch at line 3: hunk has no `===` line …``): the patch is read in PraisonAI's dialect only, never guessed to be another (an ``*** Add File:`` line ``+ milk`` is written ``+ milk``), so the refusal says what is wrong with it as written |
 | Two sections of one patch produce the same path | ``Error: Conflicting operations target the same path '<path>' (also produced by '<path>')`` | ``Error: Cannot add '<path>': file already exists`` |
 | The files ``apply_patch`` names | as the patch writes them (``./a.txt``, ``/abs/root/a.txt``) | as editkit normalises them (``a.txt``) in success messages and the staleness refusal; hunk failures quote editkit's view of the hunk, its first line without indentation (``'nothing here'`` where PraisonAI quotes ``'    nothing here'``) |
 | A patch refused for a changed file and for another reason | the first operation's problem, in patch order | the other problem first: files are checked for changes once the whole patch is known to apply |
-| A ``*** Move File:`` header without exactly one ``->`` between two paths (``a->b``, ``a -> b -> c``) | split at its first arrow: moved to ``b``, to ``b -> c`` | refused as an invalid patch (``… takes `FROM -> TO` (one ` -> ` between two paths) …``): a path may hold ``->`` itself, so a header that does not split one way only is not guessed |
+| A ``*** Move File:`` header without exactly one ``->`` between two paths (``a->b``, ``a -> b -> c``) | split at its first arrow: moved to ``b``, to ``b -> c`` | refused as the documentation words a malformed header (``Error: Invalid patch: Unexpected line in patch (expected a section header): '*** Move File: a->b' - `*** Move File:` takes `FROM -> TO` …``): a path may hold ``->`` itself, so a header that does not split one way only is not guessed |
 | Lines of an update section outside an ``@@`` hunk | skipped: a section of ``old``/``===``/``new`` lines without any ``@@`` reports success and changes nothing; a line before the first ``@@`` is dropped | nothing is dropped silently: hunk lines without any ``@@`` are applied as the hunk they spell; a line before the first ``@@`` is refused as an invalid patch |
 | An ``*** Update File:`` section without hunks | success; nothing changes | refused as an invalid patch (``… has no hunks; add a change or remove the section``): a change asked for and missing is a mistake to report, not a success |
 | A ``===`` line inside a hunk's new text (a second ``===``) | dropped: the lines around it joined | written as a line: everything after a hunk's first ``===`` is new text, taken literally (a ``===`` can be content, a reST underline) |
-| A hunk whose old text is a blank line | refused: ``Error: Empty hunk in update for '<path>'`` | a blank line is text to find like any other: replaced where the file has exactly one blank line, refused as ambiguous (``Error: Ambiguous hunk …``) where it has several |
 | Text after ``@@`` (``@@ def main``) | ignored | an anchor, as in Codex patches: the hunk is looked for after the first line holding it (``@@ def b`` picks ``b``'s ``x = 1`` where PraisonAI finds two), and refused (``Error: Hunk not found …``) when the anchor is not in the file rather than applied where the patch did not point |
 | A move onto itself (``*** Move File: a -> a``) | refused: ``Error: Cannot move 'a' to 'a': source and destination are the same path`` | the file already stands where the patch wants it: reported ``Updated a`` with ``No changes detected``, nothing written (with hunks, they are applied in place) |
 | ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line |
@@ -248,19 +254,57 @@ _TOOLKITS: weakref.WeakValueDictionary[tuple[Any, ...], editkit.Toolkit] = weakr
 _TOOLKITS_LOCK = threading.Lock()
 
 
+#: editkit's formatters from a ``formatters=`` map: ``((extension, name, argv), ...)``.
+_Formatters = tuple[tuple[str, str, tuple[str, ...]], ...]
+
+
 def _shared_toolkit(
-    root: str, *, read_only: bool, diagnostics: str, format: bool, durability: str
+    root: str,
+    *,
+    read_only: bool,
+    diagnostics: str,
+    format: bool,
+    durability: str,
+    formatters: _Formatters = (),
 ) -> editkit.Toolkit:
     """The toolkit every tool set on ``root`` with these settings shares."""
-    key = (root, read_only, diagnostics, format, durability)
+    key = (root, read_only, diagnostics, format, durability, formatters)
     with _TOOLKITS_LOCK:
         toolkit = _TOOLKITS.get(key)
         if toolkit is None:
             toolkit = editkit.Toolkit(
-                root, read_only=read_only, diagnostics=diagnostics, format=format, durability=durability
+                root,
+                read_only=read_only,
+                diagnostics=diagnostics,
+                format=format,
+                durability=durability,
+                formatters={extension: [(name, list(argv))] for extension, name, argv in formatters} or None,
             )
             _TOOLKITS[key] = toolkit
         return toolkit
+
+
+def _formatters(formatters: Mapping[str, Any] | None) -> _Formatters:
+    """PraisonAI's ``formatters`` map (lowercase extension to ``(tool_name, argv_template)``, or
+    to an argv alone) as editkit's: the formatter rewrites ``{path}``, which editkit gives it as
+    a private copy of the file (its ``{file}``), appended when the argv does not name it."""
+    chosen = []
+    for extension, entry in (formatters or {}).items():
+        if not isinstance(extension, str):
+            raise TypeError(f"formatters: an extension is a string, not {extension!r}")
+        if isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[1], (list, tuple)):
+            name, argv = entry
+        elif isinstance(entry, (list, tuple)) and entry and all(isinstance(arg, str) for arg in entry):
+            name, argv = entry[0], entry
+        else:
+            raise ValueError(f"formatters[{extension!r}]: expected (tool_name, argv_template), not {entry!r}")
+        if not argv or not all(isinstance(arg, str) for arg in argv):
+            raise ValueError(f"formatters[{extension!r}]: the argv template is a non-empty list of strings")
+        args = [arg.replace("{path}", "{file}") for arg in argv]
+        if not any("{file}" in arg for arg in args[1:]):
+            args.append("{file}")
+        chosen.append((extension.lower().lstrip("."), str(name), tuple(args)))
+    return tuple(chosen)
 
 
 def _mode(value: Any, default: str) -> str:
@@ -282,6 +326,7 @@ class _Confined:
         diagnostics: str,
         format: bool,
         durability: str = DEFAULT_DURABILITY,
+        formatters: _Formatters = (),
     ) -> None:
         if durability not in _DURABILITIES:
             raise ValueError(f"durability must be 'atomic' or 'full', not {durability!r}")
@@ -298,6 +343,7 @@ class _Confined:
         self._read_only = workspace is not None and getattr(workspace, "access", "rw") != "rw"
         self._diagnostics_mode = diagnostics
         self._format = format
+        self._formatters = formatters
         # A toolkit passed in keeps its own durability.
         self._durability: str | None = None if toolkit is not None else durability
         self._toolkit: editkit.Toolkit | None = toolkit
@@ -316,6 +362,7 @@ class _Confined:
                         diagnostics=self._diagnostics_mode,
                         format=self._format,
                         durability=self._durability or DEFAULT_DURABILITY,
+                        formatters=self._formatters,
                     )
                 toolkit = self._toolkit
         return toolkit
@@ -459,6 +506,71 @@ def _toolkit_patch(patch: str) -> str:
     return patch
 
 
+#: editkit's refusal of a line where a section header belongs: ``invalid patch at line N:
+#: expected `*** Add File:` ... found `...```.
+_WHERE_A_HEADER_BELONGS = re.compile(r"invalid patch at line (\d+): (expected `\*\*\* Add File:`.*)", re.DOTALL)
+#: editkit's refusal of a malformed ``*** Move File:`` header.
+_AT_LINE = re.compile(r"invalid patch at line (\d+): (.*)", re.DOTALL)
+
+
+def _unexpected_line(message: str, text: str) -> str | None:
+    """PraisonAI's documented words for a malformed header or an orphan body line
+    (``Unexpected line in patch (expected a section header): '<line>'``), when editkit's
+    refusal ``message`` of ``text`` is one: a line where a section header belongs, or a
+    ``*** Move File:`` header it cannot split (then followed by editkit's reason)."""
+    lines = text.splitlines()
+
+    def line(number: str) -> str:
+        index = int(number) - 1
+        return lines[index].strip() if 0 <= index < len(lines) else ""
+
+    words = "Unexpected line in patch (expected a section header): "
+    found = _WHERE_A_HEADER_BELONGS.match(message)
+    if found:
+        return f"{words}{line(found.group(1))!r}"
+    found = _AT_LINE.match(message)
+    if found and line(found.group(1)).startswith(_MOVE_FILE):
+        return f"{words}{line(found.group(1))!r} - {found.group(2)}"
+    return None
+
+
+def _empty_hunk_section(text: str) -> str | None:
+    """The path (as the patch writes it) of the first update or move section with a hunk whose
+    old block holds no line (or only blank ones): PraisonAI's documented ``Empty hunk``."""
+    section, path, old, in_old = "", "", [], False
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        header = next(((op, prefix) for op, prefix in _HEADERS if stripped.startswith(prefix)), None)
+        if header is not None or stripped in _SENTINELS:
+            section, in_old = (header[0] if header else ""), False
+            if header is not None:
+                path = stripped[len(header[1]) :].split(" -> ")[0].strip()
+            continue
+        if section not in ("update", "move"):
+            continue
+        if raw.startswith("@@"):
+            old, in_old = [], True
+        elif in_old and stripped == "===":
+            if not any(line.strip() for line in old):
+                return path
+            in_old = False
+        elif in_old:
+            old.append(raw)
+    return None
+
+
+def _said_before_an_empty_hunk(error: Mapping[str, Any], path: str) -> bool:
+    """Whether PraisonAI reports ``error`` before an empty hunk in ``path``'s section: the
+    patch does not parse, or that file is not there to update."""
+    failures = error.get("failures") or []
+    if not failures:
+        return error.get("kind") == "invalid_patch"
+    return any(
+        failure.get("hunk") is None and failure.get("kind") == "not_found" and str(failure.get("path")) in (path, path.lstrip("./"))
+        for failure in failures
+    )
+
+
 def _section_at(text: str, patch_line: Any) -> tuple[str, str]:
     """The operation (``add``, ``update``, ``delete``, ``move``) of the section whose header
     editkit names by its 1-based ``patch_line`` in ``text``, and a move's destination."""
@@ -488,8 +600,12 @@ class EditTools(_Confined):
     ``workspace`` (a PraisonAI ``Workspace``: its ``root``, and ``access`` other than ``"rw"``
     makes every write refused), else ``root``, else the current directory at creation, is the
     folder every path is confined to. ``post_edit_diagnostics`` (``"auto"``, ``"on"``, ``"off"``)
-    and ``post_edit_format`` (``"off"``, ``"auto"``, ``"on"``) are PraisonAI's; ``formatters`` is
-    refused (``NotImplementedError``). ``durability`` is how the toolkit writes: ``"atomic"``
+    and ``post_edit_format`` (``"off"``, ``"auto"``, ``"on"``) are PraisonAI's, and so is
+    ``formatters`` (lowercase extension to ``(tool_name, argv_template)``: ``{path}`` in the argv,
+    appended when omitted), given to the toolkit as the application's own formatters (see
+    :class:`editkit.Toolkit`): run contained on a private copy of the file, a bare program name
+    found on ``PATH``, an absolute one taken as given, a relative one (a program the repository
+    ships) not run. ``durability`` is how the toolkit writes: ``"atomic"``
     (the default: a complete temp file renamed into place, never torn; a power failure may lose
     the latest writes) or ``"full"`` (file and folder fsynced before each call returns).
     ``toolkit`` uses a toolkit of your own (its root, checks, formatter and durability) instead of
@@ -507,15 +623,16 @@ class EditTools(_Confined):
         toolkit: editkit.Toolkit | None = None,
         durability: str = DEFAULT_DURABILITY,
     ) -> None:
-        if formatters:
-            raise NotImplementedError(
-                "formatters (custom formatter commands) is not supported by editkit's PraisonAI adapter: editkit "
-                "runs the formatter it finds for the file type (post_edit_format='on')"
-            )
         self._post_edit_diagnostics = _mode(post_edit_diagnostics, "auto")
         self._post_edit_format = _mode(post_edit_format, "off")
         super().__init__(
-            workspace, root, toolkit, self._post_edit_diagnostics, self._post_edit_format != "off", durability
+            workspace,
+            root,
+            toolkit,
+            self._post_edit_diagnostics,
+            self._post_edit_format != "off",
+            durability,
+            _formatters(formatters),
         )
 
     def read_file(self, filepath: str) -> tuple[str, str]:
@@ -673,6 +790,15 @@ class EditTools(_Confined):
                 f"Error applying patch: '{type(patch).__name__}' object has no attribute 'splitlines'"
             )
         text = _toolkit_patch(patch)
+        empty = _empty_hunk_section(text)
+        if empty is not None:
+            # A hunk with no old lines is refused, as documented, before anything is written; a
+            # patch that does not parse, or a file that is not there, is said first, as PraisonAI
+            # finds them first.
+            dry = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True, "dry_run": True})
+            if not dry["ok"] and _said_before_an_empty_hunk(dry["error"], empty):
+                return self._patch_refusal(dry["error"], patch, text)
+            return f"Error: Empty hunk in update for '{empty}'"
         if force:
             answer = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True})
         else:
@@ -739,6 +865,9 @@ class EditTools(_Confined):
             if kind == "invalid_patch":
                 if all(not line.strip() or line.strip() in _SENTINELS for line in patch.splitlines()):
                     return "Error: Patch contains no operations"
+                unexpected = _unexpected_line(str(error.get("message", "")), text)
+                if unexpected is not None:
+                    return f"Error: Invalid patch: {unexpected}"
                 return f"Error: Invalid patch: {error.get('message', '')}"
             path = str(error.get("path", ""))
             return self._logged(f"Error applying patch: {self._reason(error, path)}")
