@@ -1,6 +1,7 @@
 //! A process killed while an external tool ran never removed the tool's private folder in the
 //! temporary folder; the next editkit process that runs a tool removes the folders of
-//! processes that are gone (older than a minute, their lock free), and nothing else.
+//! processes that are gone (older than a minute, their lock free), and nothing else. (The
+//! edits write f-strings: the compile check runs only where it can add to the built-in one.)
 
 #![allow(clippy::unwrap_used)]
 
@@ -39,7 +40,7 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
     let mut stdin = child.stdin.take().unwrap();
     writeln!(
         stdin,
-        r#"{{"tool": "edit_file", "args": {{"path": "a.py", "old_string": "x = 1", "new_string": "x = f(a=2)"}}}}"#
+        r#"{{"tool": "edit_file", "args": {{"path": "a.py", "old_string": "x = 1", "new_string": "x = f'{{y}}'"}}}}"#
     )
     .unwrap();
     let mut line = String::new();
@@ -103,7 +104,7 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
         .spawn()
         .and_then(|mut next| {
             next.stdin.take().unwrap().write_all(
-                br#"{"tool": "edit_file", "args": {"path": "a.py", "old_string": "x = f(a=2)", "new_string": "x = f(a=3)"}}"#,
+                br#"{"tool": "edit_file", "args": {"path": "a.py", "old_string": "x = f'{y}'", "new_string": "x = f'{z}'"}}"#,
             )?;
             next.wait_with_output()
         })
