@@ -255,6 +255,11 @@ pub struct ReadFileRequest {
     /// The whole file exactly as on disk (line endings and BOM kept); not with offset/limit/tail.
     #[serde(default)]
     pub raw: bool,
+    /// The file's encoding as a WHATWG label (`windows-1252`, `shift_jis`, `gbk`, `utf-16le`...),
+    /// instead of the one detected; checked the same way (the bytes must decode and encode back
+    /// to themselves).
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 /// A file's content and facts.
@@ -280,8 +285,13 @@ pub struct ReadFileResponse {
     /// `lf`, `cr_lf`, `cr`, `mixed` or `none`.
     #[schemars(with = "String")]
     pub line_endings: editkit_vfs::LineEndings,
-    /// Whether the file starts with a UTF-8 BOM.
+    /// Whether the file starts with its encoding's BOM (UTF-8 or UTF-16).
     pub bom: bool,
+    /// The encoding the file was read in and is written back in, a WHATWG label: `utf-8`,
+    /// `utf-16le`, `windows-1252`, `shift_jis`... (`null` for a binary file).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub encoding: Option<editkit_vfs::Encoding>,
     /// Whether `content` is a range of lines rather than the whole file.
     pub partial: bool,
     /// First line in `content`, 1-based.
@@ -342,6 +352,10 @@ pub struct WriteFileRequest {
     /// Only create: refused (exists) if anything stands where the path leads (default: false).
     #[serde(default)]
     pub create_new: bool,
+    /// The encoding to write the content in, a WHATWG label (default: the existing file's
+    /// encoding, UTF-8 for a new file).
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 /// What a write did.
@@ -467,6 +481,11 @@ pub struct EditFileRequest {
     /// Match old_string exactly as written, no drift tolerated (default: false).
     #[serde(default)]
     pub strict: bool,
+    /// The file's encoding as a WHATWG label (`windows-1252`, `shift_jis`, `gbk`, `utf-16le`...),
+    /// instead of the one detected; checked the same way (the bytes must decode and encode back
+    /// to themselves).
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 /// What an edit did (or would do, on a dry run).
@@ -610,6 +629,10 @@ pub struct ApplyPatchRequest {
     #[serde(default)]
     #[schemars(with = "String", extend("enum" = ["hunks", "begin_patch", "unified"]))]
     pub dialect: Option<PatchDialect>,
+    /// The encoding of every file the patch updates, a WHATWG label, instead of each one's
+    /// detected encoding; checked the same way.
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 /// The patch formats apply_patch reads.
@@ -1511,11 +1534,13 @@ request!(
     ReadFileRequest { path: String }
     defaults { raw: bool = false }
     optional { offset: usize, limit: usize, tail: usize, include_symbols: bool }
+    optional_text { encoding }
 );
 request!(
     WriteFileRequest { path: String, content: String }
     defaults { create_dirs: bool = yes(), force: bool = false, create_new: bool = false }
     optional { expected_hash: editkit_vfs::Sha256 }
+    optional_text { encoding }
 );
 request!(
     WritePythonFileRequest { path: String, content: String }
@@ -1526,7 +1551,7 @@ request!(
     EditFileRequest { path: String, old_string: String, new_string: String }
     defaults { replace_all: bool = false, force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false }
     optional { expected_hash: editkit_vfs::Sha256 }
-    optional_text { within }
+    optional_text { within, encoding }
 );
 request!(
     EditPythonFileRequest { path: String, old_string: String, new_string: String }
@@ -1540,6 +1565,7 @@ request!(
     ApplyPatchRequest { patch: String }
     defaults { force: bool = false, dry_run: bool = false, strict: bool = false }
     optional { dialect: PatchDialect }
+    optional_text { encoding }
 );
 request!(UndoEditRequest { path: String } defaults { force: bool = false });
 request!(UndoPatchRequest {} defaults { force: bool = false });
