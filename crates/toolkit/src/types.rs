@@ -1437,6 +1437,10 @@ pub struct SearchFileResult {
     pub file: String,
     /// Matching lines in order.
     pub matches: Vec<SearchMatch>,
+    /// The file's encoding when it is not UTF-8 (`windows-1252`, `shift_jis`, `utf-16le`...):
+    /// its decoded text was searched. Absent for UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
 }
 
 /// A file not searched, and why.

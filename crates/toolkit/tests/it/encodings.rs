@@ -206,3 +206,34 @@ fn a_stale_legacy_file_is_refused_like_any_other() {
     );
     assert_eq!(bytes_of(&env, "ru.py"), changed);
 }
+
+#[test]
+fn search_files_searches_decoded_text_and_names_the_encoding() {
+    let env = Env::new();
+    for case in cases() {
+        let file = text(&case, "file");
+        env.put(&file, &corpus(&file));
+    }
+    env.put("latin1.txt", b"caf\xE9 MESSAGE\n");
+    env.put("plain.py", b"MESSAGE = \"plain\"\n");
+    let found = env.ok("search_files", json!({"pattern": "^MESSAGE = ", "max_results": 100}));
+    let results = found["results"].as_array().unwrap();
+    for case in cases() {
+        let file = text(&case, "file");
+        let result = results.iter().find(|r| r["file"] == file.as_str()).unwrap_or_else(|| panic!("{file}: {found:#}"));
+        assert_eq!(result["encoding"], case["encoding"], "{file}");
+        let line = text(&case, "text").lines().position(|l| l.starts_with("MESSAGE")).unwrap() + 1;
+        assert_eq!(result["matches"][0]["line"], line, "{file}");
+        let expected = format!("MESSAGE = \"{}\"", text(&case, "native_old"));
+        assert_eq!(result["matches"][0]["content"].as_str().map(str::trim_end), Some(expected.as_str()), "{file}");
+    }
+    let plain = results.iter().find(|r| r["file"] == "plain.py").unwrap();
+    assert!(plain.get("encoding").is_none(), "{plain:#}");
+    // A file whose encoding is not established is skipped as before.
+    let skipped = found["skipped"].as_array().unwrap();
+    assert!(skipped.iter().any(|s| s["path"] == "latin1.txt" && s["reason"] == "not_utf8"), "{found:#}");
+    // A search for native text finds it in each encoding.
+    let native = env.ok("search_files", json!({"pattern": "計算が正常に終了しました", "regex": false}));
+    let files: Vec<&str> = native["results"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
+    assert_eq!(files, ["shift_jis.py"]);
+}
