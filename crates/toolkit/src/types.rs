@@ -255,9 +255,7 @@ pub struct ReadFileRequest {
     /// The whole file exactly as on disk (line endings and BOM kept); not with offset/limit/tail.
     #[serde(default)]
     pub raw: bool,
-    /// The file's encoding as a WHATWG label (`windows-1252`, `shift_jis`, `gbk`, `utf-16le`...),
-    /// instead of the one detected; checked the same way (the bytes must decode and encode back
-    /// to themselves).
+    /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
 }
@@ -287,8 +285,7 @@ pub struct ReadFileResponse {
     pub line_endings: editkit_vfs::LineEndings,
     /// Whether the file starts with its encoding's BOM (UTF-8 or UTF-16).
     pub bom: bool,
-    /// The encoding the file was read in and is written back in, a WHATWG label: `utf-8`,
-    /// `utf-16le`, `windows-1252`, `shift_jis`... (`null` for a binary file).
+    /// WHATWG label of the file's encoding (null if binary).
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub encoding: Option<editkit_vfs::Encoding>,
@@ -352,8 +349,7 @@ pub struct WriteFileRequest {
     /// Only create: refused (exists) if anything stands where the path leads (default: false).
     #[serde(default)]
     pub create_new: bool,
-    /// The encoding to write the content in, a WHATWG label (default: the existing file's
-    /// encoding, UTF-8 for a new file).
+    /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
 }
@@ -481,9 +477,7 @@ pub struct EditFileRequest {
     /// Match old_string exactly as written, no drift tolerated (default: false).
     #[serde(default)]
     pub strict: bool,
-    /// The file's encoding as a WHATWG label (`windows-1252`, `shift_jis`, `gbk`, `utf-16le`...),
-    /// instead of the one detected; checked the same way (the bytes must decode and encode back
-    /// to themselves).
+    /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
 }
@@ -629,8 +623,7 @@ pub struct ApplyPatchRequest {
     #[serde(default)]
     #[schemars(with = "String", extend("enum" = ["hunks", "begin_patch", "unified"]))]
     pub dialect: Option<PatchDialect>,
-    /// The encoding of every file the patch updates, a WHATWG label, instead of each one's
-    /// detected encoding; checked the same way.
+    /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
 }
@@ -1437,8 +1430,7 @@ pub struct SearchFileResult {
     pub file: String,
     /// Matching lines in order.
     pub matches: Vec<SearchMatch>,
-    /// The file's encoding when it is not UTF-8 (`windows-1252`, `shift_jis`, `utf-16le`...):
-    /// its decoded text was searched. Absent for UTF-8.
+    /// The file's encoding, when not UTF-8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
 }
