@@ -17,7 +17,8 @@ pub fn codec(data: &[u8]) {
     assert_eq!(text.encode(), data, "decode/encode is not the identity");
     assert!(!text.as_str().contains('\r'));
     let len = text.as_str().len();
-    if len == 0 {
+    // The prefix arithmetic below is UTF-8's; other encodings are the `encodings` target's.
+    if len == 0 || !text.encoding().is_utf8() {
         return;
     }
     // Replace the last line with a marker: everything before it must stay byte-identical.
@@ -28,6 +29,48 @@ pub fn codec(data: &[u8]) {
         let bytes = edited.encode();
         let original_prefix_len = Text::decode(data).map(|t| prefix_bytes(&t, start)).unwrap_or(0);
         assert_eq!(bytes[..original_prefix_len], data[..original_prefix_len], "bytes before the edit changed");
+    }
+}
+
+/// Encodings an input may name explicitly (its first byte chooses one).
+const ENCODINGS: [&str; 16] = [
+    "utf-8",
+    "utf-16le",
+    "utf-16be",
+    "windows-1252",
+    "windows-1250",
+    "windows-1251",
+    "iso-8859-2",
+    "koi8-r",
+    "shift_jis",
+    "euc-jp",
+    "iso-2022-jp",
+    "euc-kr",
+    "gbk",
+    "gb18030",
+    "big5",
+    "x-user-defined",
+];
+
+/// Detect → decode → encode: whatever encoding detection (or an encoding named explicitly,
+/// chosen by the first byte) takes bytes in, encoding the text gives the bytes back exactly, a
+/// decoded text holds only characters its encoding holds, and ASCII appended to it leaves every
+/// byte before it unchanged.
+pub fn encodings(data: &[u8]) {
+    let detected = Text::decode(data).ok().map(|text| (text, data));
+    let asked = data.split_first().and_then(|(first, rest)| {
+        let encoding = editkit::vfs::Encoding::for_label(ENCODINGS[usize::from(*first) % ENCODINGS.len()])?;
+        Text::decode_as(rest, encoding).ok().map(|text| (text, rest))
+    });
+    for (text, bytes) in detected.into_iter().chain(asked) {
+        assert_eq!(text.encode(), bytes, "decode/encode is not the identity in {}", text.encoding());
+        let encoded = text.try_encoded().expect("a decoded text holds only what its encoding holds");
+        assert_eq!(encoded.as_ref(), bytes);
+        let mut appended = text.clone();
+        let end = appended.as_str().len();
+        appended.splice(end..end, "x\n").expect("the end is a char boundary");
+        let after = appended.try_encoded().expect("ASCII is in every encoding decoded");
+        assert!(after.starts_with(bytes), "appending changed the bytes before it in {}", text.encoding());
     }
 }
 

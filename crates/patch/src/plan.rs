@@ -35,6 +35,10 @@ pub struct ApplyOptions {
     /// text). Past it the patch is refused as [`Error::WorkLimit`] before that file's hunks
     /// are placed, and nothing is written. Default: [`DEFAULT_MAX_WORK`].
     pub max_work: u64,
+    /// The encoding of every file the patch reads, instead of each one's detected encoding
+    /// (checked the same way: the bytes must decode and encode back to themselves).
+    /// Default: `None` (detected).
+    pub encoding: Option<editkit_vfs::Encoding>,
 }
 
 /// Default for [`ApplyOptions::max_work`]: 256 Mi units (hunks × bytes), e.g. 64 hunks over a
@@ -49,6 +53,7 @@ impl Default for ApplyOptions {
             expected_hashes: BTreeMap::new(),
             strict: false,
             max_work: DEFAULT_MAX_WORK,
+            encoding: None,
         }
     }
 }
@@ -335,7 +340,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         }
     }
     let read = crate::par::map(&unique, FILES_PER_THREAD, crate::par::compute_threads(), |path| {
-        read_disk(workspace, read_through.get(*path).map_or(*path, String::as_str))
+        read_disk(workspace, read_through.get(*path).map_or(*path, String::as_str), options.encoding)
     });
     let disk: HashMap<String, Disk> = unique.iter().map(|path| (*path).to_owned()).zip(read).collect();
     // Staleness, once per existing file an operation reads.
@@ -526,6 +531,23 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                         }
                     }
                 };
+                // A new text its file's encoding cannot hold is refused; one it holds is encoded once.
+                if let Content::Text(text) = &updated.content
+                    && !text.encoding().is_utf8()
+                {
+                    match text.try_encoded() {
+                        Ok(bytes) => {
+                            let _ = updated.encoded.set(bytes.into_owned());
+                        }
+                        Err(err) => {
+                            failures.push(file_failure(Cause::Vfs(editkit_vfs::Error::from_unencodable(
+                                operation.path(),
+                                err,
+                            ))));
+                            continue;
+                        }
+                    }
+                }
                 let moved = target != *source;
                 diffs.push(DiffJob {
                     old: Some((source.clone(), current)),
@@ -738,10 +760,10 @@ fn first_difference(expected: &str, actual: &str) -> Option<usize> {
     }
 }
 
-fn read_disk(workspace: &Workspace, path: &str) -> Disk {
+fn read_disk(workspace: &Workspace, path: &str, encoding: Option<editkit_vfs::Encoding>) -> Disk {
     // The common case in one open; anything else is looked at step by step below.
     if let Some(bytes) = workspace.txn().read_plain_unchecked(path, workspace.max_read_bytes()) {
-        return disk_of(bytes);
+        return disk_of(bytes, encoding);
     }
     let problem = |err| Disk { content: None, sha256: None, problem: Some(err) };
     match workspace.metadata(path) {
@@ -766,16 +788,20 @@ fn read_disk(workspace: &Workspace, path: &str) -> Disk {
         }
     }
     match workspace.txn().read_unchecked(path) {
-        Ok(Some(bytes)) => disk_of(bytes),
+        Ok(Some(bytes)) => disk_of(bytes, encoding),
         Ok(None) => Disk { content: None, sha256: None, problem: None },
         Err(err) => problem(err),
     }
 }
 
-/// A file read: its content, decoded when it is text, and its hash.
-fn disk_of(bytes: Vec<u8>) -> Disk {
+/// A file read: its content, decoded when it is text (in `encoding` when given), and its hash.
+fn disk_of(bytes: Vec<u8>, encoding: Option<editkit_vfs::Encoding>) -> Disk {
     let sha256 = Sha256::of(&bytes);
-    let content = match Text::decode(&bytes) {
+    let decoded = match encoding {
+        Some(encoding) => Text::decode_as(&bytes, encoding),
+        None => Text::decode(&bytes),
+    };
+    let content = match decoded {
         Ok(text) => Content::Text(text),
         Err(err) => Content::Raw(bytes, err),
     };
@@ -786,7 +812,7 @@ fn disk_of(bytes: Vec<u8>) -> Disk {
 fn disk_problem(workspace: &Workspace, path: &str, problem: Option<&editkit_vfs::Error>) -> Option<editkit_vfs::Error> {
     problem?;
     // The stored error is not `Clone`; reading it again gives the same answer.
-    read_disk(workspace, path).problem
+    read_disk(workspace, path, None).problem
 }
 
 /// Appends one file's unified diff (`None` side = `/dev/null`; `None` text = not text).

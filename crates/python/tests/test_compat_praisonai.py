@@ -1870,7 +1870,10 @@ def test_differs_a_file_that_is_not_utf8(
     tools: praisonai.EditTools, files: praisonai.FileTools, workspace: Path
 ) -> None:
     write(workspace / "lat.txt", b"caf\xe9\n")
-    reason = "`lat.txt` is not valid UTF-8 (first bad byte at offset 3)"
+    reason = (
+        "`lat.txt` is not valid UTF-8 (first bad byte at offset 3); its encoding could not be established "
+        'with confidence (best guess: windows-1252); if it is windows-1252, pass `encoding: "windows-1252"`'
+    )
     # PraisonAI: "'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte"
     assert tools.read_file("lat.txt") == (f"Error reading file lat.txt: {reason}", "")
     assert tools.edit_file("lat.txt", "caf", "x") == f"Error editing file lat.txt: {reason}"

@@ -36,6 +36,10 @@ pub struct FileMatches {
     pub file: String,
     /// Its matching lines in file order.
     pub matches: Vec<Match>,
+    /// The file's encoding (a WHATWG label such as `windows-1252` or `utf-16le`) when it is
+    /// not UTF-8: its decoded text was searched. `None` for UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
 }
 
 /// One matching line (or, for a multi-line pattern, one run of lines).

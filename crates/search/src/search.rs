@@ -449,6 +449,8 @@ pub(crate) fn display_dir(rel: &str) -> String {
 #[derive(Debug, Default)]
 struct Collected {
     files: BTreeMap<String, Vec<Match>>,
+    /// The encoding of each file whose decoded text was searched (not UTF-8).
+    encodings: BTreeMap<String, &'static str>,
     total: usize,
     /// Bytes of text the kept matches hold ([`Match::held_bytes`]).
     bytes: usize,
@@ -560,6 +562,22 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         }
     }
 
+    /// The text of a file that is not UTF-8, when the codec establishes another encoding for it
+    /// (read again through its handle, within the size limit already checked).
+    fn decoded(&self, file: &FileRef<'_, '_>) -> Option<editkit_vfs::Text> {
+        use std::io::Read;
+        let (handle, size) = self.open(file).ok()?;
+        if size > self.max_file_size {
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        handle.take(self.max_file_size.saturating_add(1)).read_to_end(&mut bytes).ok()?;
+        if bytes.len() as u64 > self.max_file_size {
+            return None;
+        }
+        editkit_vfs::Text::decode_owned(bytes).ok().filter(|text| !text.encoding().is_utf8())
+    }
+
     /// The open file and its size (from the one `fstat` that checks it is a regular file).
     fn open(&self, file: &FileRef<'_, '_>) -> editkit_vfs::Result<(cap_std::fs::File, u64)> {
         if !file.symlink {
@@ -592,7 +610,14 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
             directory: display_dir(rel),
             files_searched,
             files_with_matches: collected.files_with_matches,
-            results: collected.files.into_iter().map(|(file, matches)| FileMatches { file, matches }).collect(),
+            results: collected
+                .files
+                .into_iter()
+                .map(|(file, matches)| {
+                    let encoding = collected.encodings.get(&file).map(|label| (*label).to_owned());
+                    FileMatches { file, matches, encoding }
+                })
+                .collect(),
             skipped,
             truncated,
         }
@@ -639,14 +664,39 @@ impl Visitor for SearchVisitor<'_, '_> {
         if let Err(err) = searcher.search_reader(&state.matcher, &mut reader, &mut sink) {
             return state.skipped.push(skip(SkipReason::Unreadable, err.to_string()));
         }
-        if let Some(offset) = sink.binary {
-            return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+        if sink.binary.is_some() || reader.invalid_at.is_some() || reader.escape_seen {
+            // Not UTF-8 text: the codec decides whether it is text in another encoding (the one
+            // decision every tool shares), and then its decoded text is searched.
+            let decoded = self.decoded(file);
+            let Some(text) = decoded else {
+                if sink.binary.is_none() && reader.invalid_at.is_none() {
+                    // Escapes in UTF-8 text: searched as it is (above).
+                    return self.found(&mut state.files_searched, file.rel, sink, keep);
+                }
+                if let Some(offset) = sink.binary {
+                    return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+                }
+                let offset = reader.invalid_at.unwrap_or(0);
+                let detail = format!("invalid UTF-8 at byte offset {offset}; set lossy to search it anyway");
+                return state.skipped.push(skip(SkipReason::NotUtf8, detail));
+            };
+            sink = FileSink::new(&state.matcher, self.sink, keep.map_or(0, |n| n.saturating_add(1)));
+            let searcher = if keep.is_some() { &mut state.searcher } else { &mut state.counter };
+            if let Err(err) = searcher.search_slice(&state.matcher, text.with_endings().as_bytes(), &mut sink) {
+                return state.skipped.push(skip(SkipReason::Unreadable, err.to_string()));
+            }
+            if sink.n_matches > 0 {
+                self.lock().encodings.insert(file.rel.to_owned(), text.encoding().label());
+            }
         }
-        if let Some(offset) = reader.invalid_at {
-            let detail = format!("invalid UTF-8 at byte offset {offset}; set lossy to search it anyway");
-            return state.skipped.push(skip(SkipReason::NotUtf8, detail));
-        }
-        state.files_searched += 1;
+        self.found(&mut state.files_searched, file.rel, sink, keep);
+    }
+}
+
+impl SearchVisitor<'_, '_> {
+    /// Counts a searched file and keeps its matches.
+    fn found(&self, files_searched: &mut usize, rel: &str, sink: FileSink<'_>, keep: Option<usize>) {
+        *files_searched += 1;
         if sink.n_matches > 0 {
             let mut matches = sink.matches;
             let cut = match keep {
@@ -658,7 +708,7 @@ impl Visitor for SearchVisitor<'_, '_> {
                 }
                 Some(_) => false,
             };
-            self.add(file.rel, matches, cut);
+            self.add(rel, matches, cut);
         }
     }
 }

@@ -244,14 +244,17 @@ pub(crate) struct Utf8Check<R> {
     /// Bytes read so far.
     offset: u64,
     pub(crate) invalid_at: Option<u64>,
+    /// Whether an escape byte was read (ISO-2022-JP text is valid UTF-8 that starts with one).
+    pub(crate) escape_seen: bool,
 }
 
 impl<R: Read> Utf8Check<R> {
     pub(crate) fn new(inner: R, enabled: bool) -> Self {
-        Utf8Check { inner, enabled, pending: [0; 4], pending_len: 0, offset: 0, invalid_at: None }
+        Utf8Check { inner, enabled, pending: [0; 4], pending_len: 0, offset: 0, invalid_at: None, escape_seen: false }
     }
 
     fn check(&mut self, chunk: &[u8]) {
+        self.escape_seen |= chunk.contains(&0x1B);
         if chunk.is_empty() {
             if self.pending_len > 0 {
                 self.invalid_at = Some(self.offset - self.pending_len as u64);

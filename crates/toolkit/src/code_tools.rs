@@ -31,6 +31,7 @@ impl Toolkit {
             backup: request.backup,
             within: None,
             strict: false,
+            encoding: None,
         };
         let path = request.path.clone();
         // The errors already there are counted on the text the edit read under its lock.
@@ -81,7 +82,7 @@ impl Toolkit {
         let new_end = new.len() - (old.len() - old_end);
         text.splice(prefix..old_end, new.get(prefix..new_end).unwrap_or_default())
             .map_err(|e| Error::invalid("new_implementation", e.to_string()))?;
-        let bytes = text.encode();
+        let bytes = text.try_encoded().map_err(|err| crate::toolkit::unencodable(&request.path, err))?;
         let crate::toolkit::KeptWrite { written, kept, .. } = self.write_kept(
             workspace,
             &lock,
@@ -166,7 +167,8 @@ impl Toolkit {
             text.splice(splice.range, &splice.text).map_err(|e| Error::invalid(section, e.to_string()))?;
             updated.push((*section).to_owned());
         }
-        self.write_kept(workspace, &lock, &text.encode(), &WriteOptions::default(), None)?;
+        let bytes = text.try_encoded().map_err(|err| crate::toolkit::unencodable(&path, err))?;
+        self.write_kept(workspace, &lock, &bytes, &WriteOptions::default(), None)?;
         Ok(UpdateProjectIndexResponse { path: lock.path().to_owned(), updated_sections: updated, created })
     }
 }

@@ -105,7 +105,8 @@ impl Toolkit {
             self.check_readable(&s.path, request.text.len())?;
             let size = crate::sessions::cost(request.text.len(), s.loaded.as_str().len());
             crate::sessions::check_fits(&s.path, size, self.options.max_session_bytes)?;
-            s.buffer = Text::new(&request.text, s.loaded.dominant_ending(), s.loaded.bom());
+            s.buffer =
+                Text::new(&request.text, s.loaded.dominant_ending(), s.loaded.bom()).in_encoding(s.loaded.encoding());
             Ok(EditorStateResponse {
                 session_id: request.session_id.clone(),
                 line_count: s.buffer.line_count(),
@@ -169,14 +170,15 @@ impl Toolkit {
     /// session loaded it.
     ///
     /// # Errors
-    /// `not_found` for an unknown session; `stale`; path errors.
+    /// `not_found` for an unknown session; `stale`; `not_encodable` for a buffer holding a
+    /// character the file's encoding cannot hold; path errors.
     pub fn editor_store(&self, request: SessionRequest) -> Result<EditorStoreResponse> {
         self.writable("editor_store")?;
         let (root, path, buffer, sha256) =
             self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone(), s.sha256)))?;
         let workspace = &self.roots[root];
         let lock = workspace.lock(&path)?;
-        let bytes = buffer.encode();
+        let bytes = buffer.try_encoded().map_err(|err| crate::toolkit::unencodable(&path, err))?;
         let options = WriteOptions { expected_hash: Some(sha256), create_dirs: false, ..Default::default() };
         let written = self.write_kept(workspace, &lock, &bytes, &options, None)?.written;
         drop(lock);

@@ -155,6 +155,8 @@ pub enum ErrorKind {
     Utf16,
     /// `binary`: binary data.
     Binary,
+    /// `not_encodable`: the new text holds a character the file's encoding cannot hold.
+    NotEncodable,
     /// `exists`: something already there.
     Exists,
     /// `is_directory`: a folder where a file was expected.
@@ -171,7 +173,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in the contract's order.
-    pub const ALL: [ErrorKind; 18] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::NotFound,
         ErrorKind::Ambiguous,
         ErrorKind::AlreadyApplied,
@@ -184,6 +186,7 @@ impl ErrorKind {
         ErrorKind::NotUtf8,
         ErrorKind::Utf16,
         ErrorKind::Binary,
+        ErrorKind::NotEncodable,
         ErrorKind::Exists,
         ErrorKind::IsDirectory,
         ErrorKind::InvalidPatch,
@@ -208,6 +211,7 @@ impl ErrorKind {
             ErrorKind::NotUtf8 => "not_utf8",
             ErrorKind::Utf16 => "utf16",
             ErrorKind::Binary => "binary",
+            ErrorKind::NotEncodable => "not_encodable",
             ErrorKind::Exists => "exists",
             ErrorKind::IsDirectory => "is_directory",
             ErrorKind::InvalidPatch => "invalid_patch",
@@ -232,8 +236,8 @@ impl std::fmt::Display for ErrorKind {
 /// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: "a.txt".into() });
 /// assert!(editkit::ERROR_KINDS.contains(&err.kind()));
 /// ```
-pub const ERROR_KINDS: [&str; 18] = {
-    let mut words = [""; 18];
+pub const ERROR_KINDS: [&str; 19] = {
+    let mut words = [""; 19];
     let mut i = 0;
     while i < words.len() {
         words[i] = ErrorKind::ALL[i].as_str();
@@ -255,6 +259,7 @@ fn from_vfs(kind: editkit_vfs::ErrorKind) -> ErrorKind {
         V::Utf16 => ErrorKind::Utf16,
         V::NotUtf8 => ErrorKind::NotUtf8,
         V::Binary => ErrorKind::Binary,
+        V::NotEncodable => ErrorKind::NotEncodable,
         V::Stale => ErrorKind::Stale,
         V::PermissionDenied => ErrorKind::PermissionDenied,
         V::Io => ErrorKind::Io,
@@ -525,8 +530,23 @@ fn vfs_details(err: &editkit_vfs::Error, map: &mut Map<String, Value>) {
         E::ReadOnly { mode, .. } => {
             map.insert("mode".into(), json!(format!("{mode:04o}")));
         }
-        E::NotUtf8 { offset, .. } | E::Binary { offset, .. } => {
+        E::NotUtf8 { offset, guess, .. } => {
             map.insert("offset".into(), json!(offset));
+            if let Some(guess) = guess {
+                map.insert("guess".into(), json!(guess.label()));
+            }
+        }
+        E::NotInEncoding { offset, encoding, .. } => {
+            map.insert("offset".into(), json!(offset));
+            map.insert("encoding".into(), json!(encoding.label()));
+        }
+        E::Binary { offset, .. } => {
+            map.insert("offset".into(), json!(offset));
+        }
+        E::NotEncodable { encoding, character, line, .. } => {
+            map.insert("encoding".into(), json!(encoding.label()));
+            map.insert("character".into(), json!(character.to_string()));
+            map.insert("line".into(), json!(line));
         }
         _ => {}
     }

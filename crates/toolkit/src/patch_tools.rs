@@ -70,6 +70,7 @@ impl Toolkit {
             PatchDialect::BeginPatch => patch::Dialect::BeginPatch,
             PatchDialect::Unified => patch::Dialect::Unified,
         });
+        let encoding = crate::toolkit::encoding_arg(request.encoding.as_deref())?;
         let parsed = patch::parse_as(&request.patch, dialect)?;
         patch::recover(workspace)?;
         let options = patch::ApplyOptions {
@@ -77,6 +78,7 @@ impl Toolkit {
             force: request.force,
             strict: request.strict,
             max_work: self.options().max_patch_work,
+            encoding,
             ..Default::default()
         };
         let plan = patch::plan(workspace, &parsed, &options)?;

@@ -88,6 +88,7 @@ impl Toolkit {
                             after: m.after,
                         })
                         .collect(),
+                    encoding: file.encoding,
                 })
                 .collect(),
             skipped: results

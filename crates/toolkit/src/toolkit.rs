@@ -169,12 +169,24 @@ struct Window {
 
 /// The whole file as on disk (`raw`): its bytes as text, every line ending and a BOM kept;
 /// refused with a range of lines, and past the page bound (a raw read is never cut).
-fn raw_window(request: &ReadFileRequest, bytes: &[u8], total: usize, page: Option<usize>) -> Result<Window> {
+fn raw_window(
+    request: &ReadFileRequest,
+    bytes: &[u8],
+    decoded: &Text,
+    total: usize,
+    page: Option<usize>,
+) -> Result<Window> {
     if request.offset.is_some() || request.limit.is_some() || request.tail.is_some() {
         return Err(Error::invalid("raw", "raw reads the whole file; drop offset, limit and tail, or raw"));
     }
-    // The codec accepted the bytes as UTF-8 text.
-    let content = String::from_utf8_lossy(bytes).into_owned();
+    let content = if decoded.encoding().is_utf8() {
+        // The codec accepted the bytes as UTF-8 text.
+        String::from_utf8_lossy(bytes).into_owned()
+    } else {
+        // Another encoding: the decoded text with its line endings, and its BOM as U+FEFF.
+        let bom = if decoded.bom() { "\u{feff}" } else { "" };
+        format!("{bom}{}", decoded.with_endings())
+    };
     if let Some(page) = page
         && content.len() > page
     {
@@ -508,14 +520,16 @@ impl Toolkit {
     ///
     /// # Errors
     /// Path errors (`outside_workspace`, `blocked`, `invalid_args`), `not_found`,
-    /// `is_directory`, `too_large`, `utf16`, `not_utf8`.
+    /// `is_directory`, `too_large`, `utf16`, `not_utf8` (also for bytes not in the `encoding`
+    /// given), `invalid_args` for an unknown `encoding`.
     pub fn read_file(&self, request: ReadFileRequest) -> Result<ReadFileResponse> {
         let (_, workspace) = self.route(&request.path);
         let bytes = workspace.read_bytes(&request.path)?;
         let rel = workspace.resolve(&request.path)?;
         let sha256 = editkit_vfs::Sha256::of(&bytes);
         let size_bytes = bytes.len() as u64;
-        let decoded = match Text::decode(&bytes) {
+        let asked = encoding_arg(request.encoding.as_deref())?;
+        let decoded = match asked.map_or_else(|| Text::decode(&bytes), |encoding| Text::decode_as(&bytes, encoding)) {
             Ok(text) => text,
             Err(editkit_vfs::codec::DecodeError::Binary { .. }) => {
                 return Ok(ReadFileResponse {
@@ -528,6 +542,7 @@ impl Toolkit {
                     is_binary: true,
                     line_endings: editkit_vfs::LineEndings::None,
                     bom: false,
+                    encoding: None,
                     partial: false,
                     start_line: 1,
                     end_line: 0,
@@ -554,7 +569,7 @@ impl Toolkit {
             }
         };
         let window = if request.raw {
-            raw_window(&request, &bytes, total, self.options.read_page_bytes)?
+            raw_window(&request, &bytes, &decoded, total, self.options.read_page_bytes)?
         } else {
             read_window(&request.path, decoded.as_str(), total, offset, limit, self.options.read_page_bytes)?
         };
@@ -571,6 +586,7 @@ impl Toolkit {
             is_binary: false,
             line_endings: decoded.line_endings(),
             bom: decoded.bom(),
+            encoding: Some(decoded.encoding()),
             partial: window.partial,
             start_line: window.start_line,
             end_line: window.end_line,
@@ -682,12 +698,27 @@ impl Toolkit {
     /// ```
     ///
     /// # Errors
-    /// Path errors, `stale`, `is_directory`, `not_found` (missing parent without create_dirs).
+    /// Path errors, `stale`, `is_directory`, `not_found` (missing parent without create_dirs),
+    /// `not_encodable` for content the file's encoding (or the one asked for) cannot hold.
     pub fn write_file(&self, request: WriteFileRequest) -> Result<WriteFileResponse> {
         self.writable("write_file")?;
+        let asked = encoding_arg(request.encoding.as_deref())?;
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let rel = lock.path().to_owned();
+        // In the encoding asked for (UTF-16 with its BOM), else the existing file's own (its BOM
+        // kept); UTF-8 is written as given.
+        let target = match asked {
+            Some(encoding) => Some((encoding, encoding.is_utf16())),
+            None => workspace.encoding_of(&rel),
+        };
+        let encoded = match target {
+            Some((encoding, bom)) if !encoding.is_utf8() => {
+                Some(encoding.encode(&request.content, bom).map_err(|err| unencodable(&request.path, err))?)
+            }
+            _ => None,
+        };
+        let bytes = encoded.as_deref().unwrap_or(request.content.as_bytes());
         let options = WriteOptions {
             create_dirs: request.create_dirs,
             force: request.force,
@@ -695,14 +726,13 @@ impl Toolkit {
             create_new: request.create_new,
             ..WriteOptions::default()
         };
-        let KeptWrite { written, reformatted, .. } =
-            self.write_kept(workspace, &lock, request.content.as_bytes(), &options, None)?;
+        let KeptWrite { written, reformatted, .. } = self.write_kept(workspace, &lock, bytes, &options, None)?;
         drop(lock);
         let diagnostics = self.after_write(workspace, &rel, None, &request.content);
         let file_type = analysis::file_type(&rel, request.content.as_bytes());
         if !reformatted {
             // The next edit of this file reads these bytes back: it compares instead of hashing.
-            workspace.remember_content(&rel, written.sha256, request.content.into_bytes());
+            workspace.remember_content(&rel, written.sha256, encoded.unwrap_or_else(|| request.content.into_bytes()));
         }
         Ok(WriteFileResponse {
             file_type,
@@ -723,6 +753,7 @@ impl Toolkit {
             force: false,
             expected_hash: None,
             create_new: false,
+            encoding: None,
         })
     }
 
@@ -832,7 +863,8 @@ impl Toolkit {
     ///
     /// # Errors
     /// `not_found` (with the closest region), `ambiguous` (with lines), `already_applied`,
-    /// `no_change`, `stale`, path and encoding errors.
+    /// `no_change`, `stale`, `not_encodable` for a new text holding a character the file's
+    /// encoding cannot hold (nothing written), path and encoding errors.
     pub fn edit_file(&self, request: EditFileRequest) -> Result<EditFileResponse> {
         if !request.dry_run {
             self.writable("edit_file")?;
@@ -851,11 +883,12 @@ impl Toolkit {
         let lock = workspace.lock(&request.path)?;
         let rel = lock.path().to_owned();
         // The edit is worked out while the staleness guard's hash of a large file is computed.
-        let (file, prepared) = lock.read_for_write_with(request.expected_hash, request.force, |old_text| {
+        let asked = encoding_arg(request.encoding.as_deref())?;
+        let (file, prepared) = lock.read_for_write_in(asked, request.expected_hash, request.force, |old_text| {
             self.prepare_edit(&rel, old_text, request, &vet)
         })?;
         let prepared = prepared?;
-        let bytes = prepared.new_text.encoded();
+        let bytes = prepared.new_text.try_encoded().map_err(|err| unencodable(&request.path, err))?;
         let (old, new) = (file.decoded().as_str(), prepared.new_text.as_str());
         if request.dry_run {
             let (sha256, diff) = editkit_vfs::Sha256::of_beside(&bytes, || self.diff(&rel, old, new));
@@ -997,7 +1030,7 @@ impl Toolkit {
         new_text.splice(at..at, &piece).map_err(|e| Error::invalid("line", format!("internal range error: {e}")))?;
         let inserted = body.split('\n').count();
         let (diff, diff_truncated) = self.diff(&rel, old_text.as_str(), new_text.as_str());
-        let bytes = new_text.encode();
+        let bytes = new_text.try_encoded().map_err(|err| unencodable(&request.path, err))?;
         let response = |sha256, diagnostics| InsertLinesResponse {
             path: rel.clone(),
             line_range: [line + 1, line + inserted],
@@ -1267,6 +1300,28 @@ fn too_large_to_read(path: &str, size: u64, limit: u64) -> Error {
 pub(crate) fn splice_replaced(text: &Text, planned: &matcher::Planned, field: &str) -> Result<Text> {
     let edits: Vec<(std::ops::Range<usize>, &str)> = planned.edits().collect();
     text.spliced(&edits).map_err(|e| Error::invalid(field, format!("internal range error: {e}")))
+}
+
+/// The encoding an `encoding` argument names (`None` when none is given).
+pub(crate) fn encoding_arg(label: Option<&str>) -> Result<Option<editkit_vfs::Encoding>> {
+    label
+        .map(|label| {
+            editkit_vfs::Encoding::for_label(label).ok_or_else(|| {
+                Error::invalid(
+                    "encoding",
+                    format!(
+                        "unknown encoding `{label}`; give a WHATWG label such as `utf-8`, `windows-1252`, \
+                         `windows-1251`, `shift_jis`, `euc-kr`, `gbk`, `big5` or `utf-16le`"
+                    ),
+                )
+            })
+        })
+        .transpose()
+}
+
+/// The error for a new text of `path` holding a character its encoding cannot hold.
+pub(crate) fn unencodable(path: &str, err: editkit_vfs::Unencodable) -> Error {
+    editkit_vfs::Error::from_unencodable(path, err).into()
 }
 
 #[cfg(test)]

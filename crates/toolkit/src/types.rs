@@ -255,6 +255,9 @@ pub struct ReadFileRequest {
     /// The whole file exactly as on disk (line endings and BOM kept); not with offset/limit/tail.
     #[serde(default)]
     pub raw: bool,
+    /// WHATWG label
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 /// A file's content and facts.
@@ -280,8 +283,12 @@ pub struct ReadFileResponse {
     /// `lf`, `cr_lf`, `cr`, `mixed` or `none`.
     #[schemars(with = "String")]
     pub line_endings: editkit_vfs::LineEndings,
-    /// Whether the file starts with a UTF-8 BOM.
+    /// Whether the file starts with its encoding's BOM (UTF-8 or UTF-16).
     pub bom: bool,
+    /// WHATWG label of the file's encoding (null if binary).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub encoding: Option<editkit_vfs::Encoding>,
     /// Whether `content` is a range of lines rather than the whole file.
     pub partial: bool,
     /// First line in `content`, 1-based.
@@ -342,6 +349,9 @@ pub struct WriteFileRequest {
     /// Only create: refused (exists) if anything stands where the path leads (default: false).
     #[serde(default)]
     pub create_new: bool,
+    /// WHATWG label
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 /// What a write did.
@@ -467,6 +477,9 @@ pub struct EditFileRequest {
     /// Match old_string exactly as written, no drift tolerated (default: false).
     #[serde(default)]
     pub strict: bool,
+    /// WHATWG label
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 /// What an edit did (or would do, on a dry run).
@@ -610,6 +623,9 @@ pub struct ApplyPatchRequest {
     #[serde(default)]
     #[schemars(with = "String", extend("enum" = ["hunks", "begin_patch", "unified"]))]
     pub dialect: Option<PatchDialect>,
+    /// WHATWG label
+    #[serde(default)]
+    pub encoding: Option<String>,
 }
 
 /// The patch formats apply_patch reads.
@@ -1443,6 +1459,9 @@ pub struct SearchFileResult {
     pub file: String,
     /// Matching lines in order.
     pub matches: Vec<SearchMatch>,
+    /// The file's encoding, when not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
 }
 
 /// A file not searched, and why.
@@ -1540,11 +1559,13 @@ request!(
     ReadFileRequest { path: String }
     defaults { raw: bool = false }
     optional { offset: usize, limit: usize, tail: usize, include_symbols: bool }
+    optional_text { encoding }
 );
 request!(
     WriteFileRequest { path: String, content: String }
     defaults { create_dirs: bool = yes(), force: bool = false, create_new: bool = false }
     optional { expected_hash: editkit_vfs::Sha256 }
+    optional_text { encoding }
 );
 request!(
     WritePythonFileRequest { path: String, content: String }
@@ -1555,7 +1576,7 @@ request!(
     EditFileRequest { path: String, old_string: String, new_string: String }
     defaults { replace_all: bool = false, force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false }
     optional { expected_hash: editkit_vfs::Sha256 }
-    optional_text { within }
+    optional_text { within, encoding }
 );
 request!(
     EditPythonFileRequest { path: String, old_string: String, new_string: String }
@@ -1569,6 +1590,7 @@ request!(
     ApplyPatchRequest { patch: String }
     defaults { force: bool = false, dry_run: bool = false, strict: bool = false }
     optional { dialect: PatchDialect }
+    optional_text { encoding }
 );
 request!(UndoEditRequest { path: String } defaults { force: bool = false });
 request!(UndoPatchRequest {} defaults { force: bool = false });

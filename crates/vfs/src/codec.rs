@@ -5,9 +5,16 @@
 //! [`Text::encode`] gives back the original bytes exactly. [`Text::splice`] replaces a region of
 //! the normalised text: lines outside the region keep their original endings, lines inside take
 //! the ending they replace or, when there are more of them, the file's dominant ending.
+//!
+//! A file that is not UTF-8 is decoded from its own encoding when that is established with
+//! confidence (see [`crate::encoding`]) and encoded back to it: the text remembers its
+//! [`Encoding`].
 
 use std::borrow::Cow;
 use std::ops::Range;
+
+use crate::encoding::{Decoded, decode_in, detect_iso_2022_jp, detect_legacy, detect_utf16};
+pub use crate::encoding::{Encoding, MIN_DETECT_BYTES, MIN_NON_ASCII_BYTES, Unencodable};
 
 /// How many leading bytes are scanned for a NUL when deciding that a file is binary.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
@@ -61,7 +68,8 @@ pub enum LineEndings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecodeError {
-    /// UTF-16 or UTF-32, by BOM or by the pattern of NUL bytes.
+    /// UTF-16 or UTF-32, by BOM or by the pattern of NUL bytes, and not established as
+    /// UTF-16 (no BOM, too short, or not decoding back to itself).
     #[error("the text is UTF-16 or UTF-32 encoded")]
     Utf16,
     /// A NUL byte in the first [`BINARY_SNIFF_BYTES`] bytes.
@@ -70,10 +78,22 @@ pub enum DecodeError {
         /// Offset of the first NUL byte.
         offset: usize,
     },
-    /// Invalid UTF-8.
+    /// Invalid UTF-8, and no other encoding established with confidence.
     #[error("the data is not valid UTF-8 (first bad byte at offset {offset})")]
     NotUtf8 {
         /// Byte offset (in the original bytes, BOM included) of the first invalid sequence.
+        offset: usize,
+        /// The encoding a detector guessed, not established (too little evidence, or the
+        /// bytes do not decode and encode back to themselves in it).
+        guess: Option<Encoding>,
+    },
+    /// The bytes are not in the encoding the caller named: they do not decode in it, or do
+    /// not encode back to themselves.
+    #[error("the data is not valid {encoding} (first bad byte at offset {offset})")]
+    NotInEncoding {
+        /// The encoding named.
+        encoding: Encoding,
+        /// Byte offset of the first byte that does not decode or encode back.
         offset: usize,
     },
 }
@@ -109,8 +129,10 @@ pub struct SpliceError {
 pub fn as_text(bytes: &[u8]) -> Result<&str, DecodeError> {
     let bom = sniff(bytes)?;
     let body = if bom { &bytes[UTF8_BOM.len()..] } else { bytes };
-    std::str::from_utf8(body)
-        .map_err(|err| DecodeError::NotUtf8 { offset: err.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 } })
+    std::str::from_utf8(body).map_err(|err| DecodeError::NotUtf8 {
+        offset: err.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 },
+        guess: None,
+    })
 }
 
 /// Every check of [`as_text`] but the UTF-8 validation: refuses UTF-16/UTF-32 and binary
@@ -148,7 +170,9 @@ pub struct Text {
     text: String,
     /// The terminator of each `\n` in `text`, in order.
     endings: Endings,
+    /// Whether the file starts with its encoding's byte-order mark.
     bom: bool,
+    encoding: Encoding,
 }
 
 /// The line endings of a text: a count while every one is LF (the common case needs no
@@ -177,16 +201,88 @@ impl Endings {
 }
 
 impl Text {
-    /// Decodes file bytes.
+    /// Decodes file bytes: UTF-8, or another encoding established with confidence (UTF-16
+    /// with a BOM, ISO-2022-JP by its escapes, a legacy encoding by detection), always one the
+    /// bytes decode in and encode back to exactly.
+    ///
+    /// ```
+    /// use editkit_vfs::codec::{DecodeError, Text};
+    /// let line = "hello world, and a little more than one line's worth of text\n";
+    /// let bytes: Vec<u8> = [0xFF, 0xFE].into_iter().chain(line.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+    /// let text = Text::decode(&bytes).unwrap();
+    /// assert_eq!((text.as_str(), text.encoding().label(), text.bom()), (line, "utf-16le", true));
+    /// assert_eq!(text.encode(), bytes);
+    /// // One accented letter says too little to tell windows-1252 from windows-1251.
+    /// assert!(matches!(Text::decode(b"caf\xE9\n"), Err(DecodeError::NotUtf8 { offset: 3, guess: Some(_) })));
+    /// ```
     ///
     /// # Errors
-    /// [`DecodeError::Utf16`] for UTF-16/UTF-32 (BOM, or NUL bytes in an alternating pattern),
-    /// [`DecodeError::Binary`] for a NUL byte in the first 8 KiB, [`DecodeError::NotUtf8`]
-    /// otherwise when the bytes are not UTF-8.
+    /// [`DecodeError::Utf16`] for UTF-16/UTF-32 not established as UTF-16 (BOM, or NUL bytes
+    /// in an alternating pattern), [`DecodeError::Binary`] for a NUL byte in the first 8 KiB,
+    /// [`DecodeError::NotUtf8`] (with the best guess) when the bytes are not UTF-8 and no other
+    /// encoding is established.
     pub fn decode(bytes: &[u8]) -> Result<Text, DecodeError> {
-        let body = as_text(bytes)?;
-        let (text, endings) = normalise(body);
-        Ok(Text { text, endings, bom: bytes.starts_with(UTF8_BOM) })
+        match as_text(bytes) {
+            Ok(body) => {
+                if let Some(decoded) = iso_2022_jp(bytes) {
+                    return Ok(Text::from_decoded(decoded));
+                }
+                let (text, endings) = normalise(body);
+                Ok(Text { text, endings, bom: bytes.starts_with(UTF8_BOM), encoding: Encoding::utf8() })
+            }
+            Err(err) => Text::decode_other(bytes, err),
+        }
+    }
+
+    /// The text of bytes that are not UTF-8 (`err` says why), in the encoding they are
+    /// established to be in, else `err` with the best guess.
+    pub(crate) fn decode_other(bytes: &[u8], err: DecodeError) -> Result<Text, DecodeError> {
+        match err {
+            DecodeError::Utf16 => detect_utf16(bytes).map(Text::from_decoded).ok_or(DecodeError::Utf16),
+            DecodeError::NotUtf8 { offset, .. } if !bytes.starts_with(UTF8_BOM) => match detect_legacy(bytes) {
+                Ok(decoded) => Ok(Text::from_decoded(decoded)),
+                Err(guess) => Err(DecodeError::NotUtf8 { offset, guess }),
+            },
+            err => Err(err),
+        }
+    }
+
+    /// Decodes file bytes in the encoding the caller names instead of detecting it: the bytes
+    /// must decode in it and encode back to exactly themselves (a UTF-16 BOM of that encoding
+    /// is kept as the text's BOM; for UTF-8 this is [`Text::decode`] without detection).
+    ///
+    /// ```
+    /// use editkit_vfs::{Encoding, Text};
+    /// let latin = Encoding::for_label("windows-1252").unwrap();
+    /// let text = Text::decode_as(b"caf\xE9\n", latin).unwrap();
+    /// assert_eq!(text.as_str(), "caf\u{e9}\n");
+    /// assert_eq!(text.encode(), b"caf\xE9\n");
+    /// ```
+    ///
+    /// # Errors
+    /// [`DecodeError::NotInEncoding`] for bytes that do not decode in `encoding` or do not
+    /// encode back to themselves; [`DecodeError::Binary`] for a NUL byte in the first 8 KiB of
+    /// a file named in a single- or multi-byte encoding; for UTF-8, as [`Text::decode`].
+    pub fn decode_as(bytes: &[u8], encoding: Encoding) -> Result<Text, DecodeError> {
+        if encoding.is_utf8() {
+            let body = as_text(bytes)?;
+            let (text, endings) = normalise(body);
+            return Ok(Text { text, endings, bom: bytes.starts_with(UTF8_BOM), encoding });
+        }
+        if !encoding.is_utf16() {
+            let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
+            if let Some(offset) = memchr_nul(sniff) {
+                return Err(DecodeError::Binary { offset });
+            }
+        }
+        decode_in(bytes, encoding)
+            .map(Text::from_decoded)
+            .map_err(|mismatch| DecodeError::NotInEncoding { encoding, offset: mismatch.offset })
+    }
+
+    fn from_decoded(decoded: Decoded) -> Text {
+        let (text, endings) = normalise(&decoded.text);
+        Text { text, endings, bom: decoded.bom, encoding: decoded.encoding }
     }
 
     /// Decodes file bytes it takes over: a file without BOM or CR is not copied (its bytes
@@ -202,27 +298,36 @@ impl Text {
     /// # Errors
     /// As [`Text::decode`].
     pub fn decode_owned(bytes: Vec<u8>) -> Result<Text, DecodeError> {
-        Text::decode_or_return(bytes).map_err(|(err, _)| err)
+        match Text::decode_or_return(bytes) {
+            Ok(text) => Ok(text),
+            Err((err @ DecodeError::Binary { .. }, _)) => Err(err),
+            Err((err, bytes)) => Text::decode_other(&bytes, err),
+        }
     }
 
-    /// [`Text::decode_owned`], giving the bytes back with the error.
+    /// [`Text::decode_owned`] for UTF-8 (and ISO-2022-JP) only, giving the bytes back with the
+    /// error: the caller may hash them before trying other encodings.
     pub(crate) fn decode_or_return(bytes: Vec<u8>) -> Result<Text, (DecodeError, Vec<u8>)> {
         let bom = match sniff(&bytes) {
             Ok(bom) => bom,
             Err(err) => return Err((err, bytes)),
         };
         // The BOM is valid UTF-8, so offsets of invalid bytes are already the file's.
-        let mut text = String::from_utf8(bytes)
-            .map_err(|err| (DecodeError::NotUtf8 { offset: err.utf8_error().valid_up_to() }, err.into_bytes()))?;
+        let mut text = String::from_utf8(bytes).map_err(|err| {
+            (DecodeError::NotUtf8 { offset: err.utf8_error().valid_up_to(), guess: None }, err.into_bytes())
+        })?;
+        if let Some(decoded) = iso_2022_jp(text.as_bytes()) {
+            return Ok(Text::from_decoded(decoded));
+        }
         if bom {
             text.drain(..UTF8_BOM.len());
         }
         if has_cr(&text) {
             let (text, endings) = normalise(&text);
-            return Ok(Text { text, endings, bom });
+            return Ok(Text { text, endings, bom, encoding: Encoding::utf8() });
         }
         let endings = Endings::Lf(count_newlines(&text));
-        Ok(Text { text, endings, bom })
+        Ok(Text { text, endings, bom, encoding: Encoding::utf8() })
     }
 
     /// Builds a text from LF-normalised content (any `\r\n` or `\r` in it is normalised too)
@@ -234,7 +339,27 @@ impl Text {
             count if ending == LineEnding::Lf || count == 0 => Endings::Lf(count),
             count => Endings::Each(vec![ending; count]),
         };
-        Text { text, endings, bom }
+        Text { text, endings, bom, encoding: Encoding::utf8() }
+    }
+
+    /// This text, to be written in `encoding` (with that encoding's BOM when [`Text::bom`]).
+    ///
+    /// ```
+    /// use editkit_vfs::{Encoding, LineEnding, Text};
+    /// let koi8 = Encoding::for_label("koi8-r").unwrap();
+    /// let text = Text::new("да\n", LineEnding::CrLf, false).in_encoding(koi8);
+    /// assert_eq!(text.try_encoded().unwrap().as_ref(), b"\xC4\xC1\r\n");
+    /// ```
+    #[must_use]
+    pub fn in_encoding(mut self, encoding: Encoding) -> Text {
+        self.encoding = encoding;
+        self
+    }
+
+    /// The encoding the text was read in and is written back in.
+    #[must_use]
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
     }
 
     /// The LF-normalised text, without BOM.
@@ -249,7 +374,7 @@ impl Text {
         self.text
     }
 
-    /// Whether the file starts with a UTF-8 byte-order mark.
+    /// Whether the file starts with its encoding's byte-order mark (UTF-8 or UTF-16).
     #[must_use]
     pub fn bom(&self) -> bool {
         self.bom
@@ -315,10 +440,44 @@ impl Text {
         }
     }
 
-    /// Encodes back to bytes: BOM, original endings of untouched lines.
+    /// Encodes back to bytes: BOM, original endings of untouched lines, the text's encoding.
+    /// For a text in an encoding other than UTF-8 that may hold a character the encoding
+    /// cannot (after a splice), write [`Text::try_encoded`] instead: here such a character
+    /// becomes a numeric character reference (`&#12354;`).
     #[must_use]
     pub fn encode(&self) -> Vec<u8> {
         self.encoded().into_owned()
+    }
+
+    /// The bytes of this text in its encoding, refusing a character the encoding cannot hold.
+    ///
+    /// ```
+    /// use editkit_vfs::{Encoding, Text};
+    /// let latin = Encoding::for_label("windows-1252").unwrap();
+    /// let mut text = Text::decode_as(b"caf\xE9\r\nthe\r\n", latin).unwrap();
+    /// text.splice(6..9, "\u{3042}").unwrap();
+    /// let err = text.try_encoded().unwrap_err();
+    /// assert_eq!((err.character, err.line), ('\u{3042}', 2));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Unencodable`]: the first character the encoding cannot hold, with its line.
+    pub fn try_encoded(&self) -> Result<Cow<'_, [u8]>, Unencodable> {
+        if self.encoding.is_utf8() {
+            return Ok(self.encoded());
+        }
+        let utf8 = self.utf8_bytes(false);
+        let text = std::str::from_utf8(&utf8).expect("the text's own bytes with ASCII line ends are UTF-8");
+        let body = crate::encoding::encode(text, self.encoding).map_err(|err| {
+            // The line in the LF-normalised text (a lone CR ends a line the encoded text counts too).
+            let at = self.text.find(err.character).unwrap_or(0);
+            Unencodable { line: 1 + count_newlines(&self.text[..at]), ..err }
+        })?;
+        let bom = if self.bom { self.encoding.bom() } else { b"" };
+        let mut out = Vec::with_capacity(bom.len() + body.len());
+        out.extend_from_slice(bom);
+        out.extend_from_slice(&body);
+        Ok(Cow::Owned(out))
     }
 
     /// The bytes [`Text::encode`] gives, borrowed from the text when they are the text's own
@@ -336,13 +495,44 @@ impl Text {
         if let Some(bytes) = self.verbatim() {
             return Cow::Borrowed(bytes);
         }
+        if !self.encoding.is_utf8() {
+            let utf8 = self.utf8_bytes(false);
+            let text = String::from_utf8_lossy(&utf8);
+            let body = crate::encoding::encode_lossy(&text, self.encoding);
+            let bom = if self.bom { self.encoding.bom() } else { b"" };
+            return Cow::Owned([bom, body.as_ref()].concat());
+        }
+        self.utf8_bytes(self.bom)
+    }
+
+    /// The text with the line endings it has on disk (no BOM), whatever its encoding.
+    ///
+    /// ```
+    /// let text = editkit_vfs::Text::decode(b"a\r\nb\n").unwrap();
+    /// assert_eq!(text.with_endings(), "a\r\nb\n");
+    /// ```
+    #[must_use]
+    pub fn with_endings(&self) -> Cow<'_, str> {
+        match self.utf8_bytes(false) {
+            Cow::Borrowed(bytes) => Cow::Borrowed(std::str::from_utf8(bytes).expect("the text's own bytes")),
+            Cow::Owned(bytes) => {
+                Cow::Owned(String::from_utf8(bytes).expect("the text's bytes with ASCII line ends are UTF-8"))
+            }
+        }
+    }
+
+    /// The text with its line endings in UTF-8, with a UTF-8 BOM when `bom`.
+    fn utf8_bytes(&self, bom: bool) -> Cow<'_, [u8]> {
+        if !bom && let Endings::Lf(_) = self.endings {
+            return Cow::Borrowed(self.text.as_bytes());
+        }
         let each = match &self.endings {
             Endings::Each(each) => each.as_slice(),
             Endings::Lf(_) => &[],
         };
         let extra = each.iter().filter(|e| **e == LineEnding::CrLf).count();
         let mut out = Vec::with_capacity(self.text.len() + extra + 3);
-        if self.bom {
+        if bom {
             out.extend_from_slice(UTF8_BOM);
         }
         if each.is_empty() {
@@ -363,17 +553,17 @@ impl Text {
         Cow::Owned(out)
     }
 
-    /// The encoded bytes when they are exactly the text's (no BOM, only LF endings).
+    /// The encoded bytes when they are exactly the text's (UTF-8, no BOM, only LF endings).
     #[must_use]
     pub fn verbatim(&self) -> Option<&[u8]> {
-        (!self.bom && matches!(self.endings, Endings::Lf(_))).then_some(self.text.as_bytes())
+        (self.encoding.is_utf8() && !self.bom && matches!(self.endings, Endings::Lf(_))).then_some(self.text.as_bytes())
     }
 
     /// Whether decoding this text's bytes gives this text back, as it is: its bytes are its
     /// own ([`Text::verbatim`]) and they do not read as anything else (a leading U+FEFF would be
     /// taken for a BOM, a NUL near the start for a binary file).
     pub(crate) fn decodes_to_itself(&self) -> bool {
-        self.verbatim().is_some_and(|bytes| sniff(bytes) == Ok(false))
+        self.verbatim().is_some_and(|bytes| sniff(bytes) == Ok(false) && iso_2022_jp(bytes).is_none())
     }
 
     /// A copy with room for `additional` more bytes of text, so splices that grow it by up to
@@ -391,7 +581,7 @@ impl Text {
     pub fn clone_with_capacity(&self, additional: usize) -> Text {
         let mut text = String::with_capacity(self.text.len().saturating_add(additional));
         text.push_str(&self.text);
-        Text { text, endings: self.endings.clone(), bom: self.bom }
+        Text { text, endings: self.endings.clone(), bom: self.bom, encoding: self.encoding }
     }
 
     /// Replaces `range` of the normalised text with `replacement` (normalised first).
@@ -483,7 +673,7 @@ impl Text {
             copied_to = range.end;
         }
         text.push_str(&self.text[copied_to..]);
-        Ok(Text { text, endings: Endings::Lf(count), bom: self.bom })
+        Ok(Text { text, endings: Endings::Lf(count), bom: self.bom, encoding: self.encoding })
     }
 }
 
@@ -537,9 +727,16 @@ fn count_newlines(s: &str) -> usize {
     memchr::memchr_iter(b'\n', s.as_bytes()).count()
 }
 
-/// Whether bytes that decode at all decode to themselves: no BOM, no CR.
+/// Whether bytes that decode as UTF-8 decode to themselves: no BOM, no CR, no escape (which
+/// ISO-2022-JP text starts with).
 pub(crate) fn is_verbatim(bytes: &[u8]) -> bool {
-    !bytes.starts_with(UTF8_BOM) && memchr::memchr(b'\r', bytes).is_none()
+    !bytes.starts_with(UTF8_BOM) && memchr::memchr2(b'\r', 0x1B, bytes).is_none()
+}
+
+/// Bytes that are valid UTF-8 but ISO-2022-JP text, decoded (a scan for ESC first).
+fn iso_2022_jp(bytes: &[u8]) -> Option<Decoded> {
+    memchr::memchr(0x1B, bytes)?;
+    detect_iso_2022_jp(bytes)
 }
 
 fn has_cr(s: &str) -> bool {

@@ -131,19 +131,54 @@ pub enum Error {
         /// The deepest nesting followed.
         limit: usize,
     },
-    /// The file is UTF-16 or UTF-32 encoded; only UTF-8 is edited.
-    #[error("`{path}` is UTF-16 or UTF-32 encoded; convert it to UTF-8 to edit it")]
+    /// The file is UTF-16 or UTF-32 encoded, not established as UTF-16 (no byte-order mark,
+    /// too short to tell, or not decoding back to itself).
+    #[error(
+        "`{path}` is UTF-16 or UTF-32 encoded, without the byte-order mark (or the length) that would \
+         establish which; if it is UTF-16, pass `encoding: \"utf-16le\"` (or `\"utf-16be\"`)"
+    )]
     Utf16 {
         /// The path as given.
         path: String,
     },
-    /// The file is not valid UTF-8.
-    #[error("`{path}` is not valid UTF-8 (first bad byte at offset {offset})")]
+    /// The file is not valid UTF-8, and no other encoding was established with confidence.
+    #[error("`{path}` is not valid UTF-8 (first bad byte at offset {offset}){}", guess_advice(*guess))]
     NotUtf8 {
         /// The path as given.
         path: String,
         /// Byte offset of the first invalid sequence.
         offset: usize,
+        /// The encoding a detector guessed without confidence, if any.
+        guess: Option<crate::Encoding>,
+    },
+    /// The file is not in the encoding the caller named.
+    #[error(
+        "`{path}` is not valid {encoding}: the byte at offset {offset} does not decode in it or does not \
+         encode back to itself; nothing was done (omit `encoding` to have it detected)"
+    )]
+    NotInEncoding {
+        /// The path as given.
+        path: String,
+        /// The encoding named.
+        encoding: crate::Encoding,
+        /// Offset of the first byte that does not decode or encode back.
+        offset: usize,
+    },
+    /// The new text holds a character the file's encoding cannot hold; nothing was written.
+    #[error(
+        "`{path}` is {encoding} text, which cannot hold {character:?} (U+{code:04X}) on line {line} of the \
+         new text; nothing was written: write the character another way (an escape, a plain-ASCII \
+         spelling) or convert the file to UTF-8 first", code = u32::from(*character)
+    )]
+    NotEncodable {
+        /// The path as given.
+        path: String,
+        /// The file's encoding.
+        encoding: crate::Encoding,
+        /// The first character it cannot hold.
+        character: char,
+        /// Its line (from 1) in the new text.
+        line: usize,
     },
     /// The file looks binary (a NUL byte in its first 8 KiB).
     #[error("`{path}` looks binary (NUL byte at offset {offset}); it is not edited as text")]
@@ -207,8 +242,16 @@ impl Error {
         match err {
             DecodeError::Utf16 => Error::Utf16 { path },
             DecodeError::Binary { offset } => Error::Binary { path, offset },
-            DecodeError::NotUtf8 { offset } => Error::NotUtf8 { path, offset },
+            DecodeError::NotUtf8 { offset, guess } => Error::NotUtf8 { path, offset, guess },
+            DecodeError::NotInEncoding { encoding, offset } => Error::NotInEncoding { path, encoding, offset },
         }
+    }
+
+    /// The error for `path` whose new text its encoding cannot hold.
+    #[must_use]
+    pub fn from_unencodable(path: &str, err: crate::Unencodable) -> Error {
+        let crate::Unencodable { encoding, character, line } = err;
+        Error::NotEncodable { path: path.to_owned(), encoding, character, line }
     }
 
     /// The stable snake_case word of the tool-call contract for this error.
@@ -237,7 +280,8 @@ impl Error {
             Error::Exists { .. } => ErrorKind::Exists,
             Error::TooLarge { .. } | Error::TooDeep { .. } | Error::TooManyLocks { .. } => ErrorKind::TooLarge,
             Error::Utf16 { .. } => ErrorKind::Utf16,
-            Error::NotUtf8 { .. } => ErrorKind::NotUtf8,
+            Error::NotUtf8 { .. } | Error::NotInEncoding { .. } => ErrorKind::NotUtf8,
+            Error::NotEncodable { .. } => ErrorKind::NotEncodable,
             Error::Binary { .. } => ErrorKind::Binary,
             Error::Stale { .. } => ErrorKind::Stale,
             Error::Changed { .. } | Error::State { .. } | Error::Io { .. } => ErrorKind::Io,
@@ -263,6 +307,8 @@ impl Error {
             | Error::TooManyLocks { path, .. }
             | Error::Utf16 { path }
             | Error::NotUtf8 { path, .. }
+            | Error::NotInEncoding { path, .. }
+            | Error::NotEncodable { path, .. }
             | Error::Binary { path, .. }
             | Error::Stale { path, .. }
             | Error::Changed { path }
@@ -290,6 +336,17 @@ impl Error {
             }
             _ => Error::Io { op, path, source },
         }
+    }
+}
+
+/// What a `not_utf8` message adds about the best guess: how to pass it if it is right.
+fn guess_advice(guess: Option<crate::Encoding>) -> String {
+    match guess {
+        Some(guess) => format!(
+            "; its encoding could not be established with confidence (best guess: {guess}); if it is {guess}, \
+             pass `encoding: \"{guess}\"`"
+        ),
+        None => String::new(),
     }
 }
 
@@ -330,6 +387,8 @@ pub enum ErrorKind {
     NotUtf8,
     /// `binary`: binary data
     Binary,
+    /// `not_encodable`: a character the file's encoding cannot hold
+    NotEncodable,
     /// `stale`: the file changed since it was read
     Stale,
     /// `permission_denied`: a read-only file (no write bit for its owner)
@@ -353,6 +412,7 @@ impl ErrorKind {
             ErrorKind::Utf16 => "utf16",
             ErrorKind::NotUtf8 => "not_utf8",
             ErrorKind::Binary => "binary",
+            ErrorKind::NotEncodable => "not_encodable",
             ErrorKind::Stale => "stale",
             ErrorKind::PermissionDenied => "permission_denied",
             ErrorKind::Io => "io",

@@ -57,10 +57,15 @@ impl FileText {
     pub fn line_count(&self) -> usize {
         self.text.line_count()
     }
-    /// Whether the file starts with a UTF-8 BOM.
+    /// Whether the file starts with its encoding's byte-order mark.
     #[must_use]
     pub fn bom(&self) -> bool {
         self.text.bom()
+    }
+    /// The encoding the file was read in (and is written back in).
+    #[must_use]
+    pub fn encoding(&self) -> crate::Encoding {
+        self.text.encoding()
     }
     /// The file's line endings, summarised.
     #[must_use]
@@ -160,7 +165,27 @@ impl Workspace {
     /// [`Workspace::read`]. The check and the content are from the same read, so no writer can
     /// slip in between them.
     pub(crate) fn read_expecting(&self, path: &str, expected: Option<Sha256>) -> Result<FileText> {
-        self.read_expecting_with(path, expected, |_| ()).map(|(file, ())| file)
+        self.read_expecting_with(path, expected, None, |_| ()).map(|(file, ())| file)
+    }
+
+    /// Reads a text file in the encoding the caller names, instead of the one detected
+    /// ([`Text::decode_as`]), and records its hash in the read ledger.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), b"caf\xE9\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.read("a.txt").unwrap_err().kind(), "not_utf8");
+    /// let latin = editkit_vfs::Encoding::for_label("windows-1252").unwrap();
+    /// assert_eq!(workspace.read_as("a.txt", Some(latin))?.text(), "caf\u{e9}\n");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Workspace::read`]; [`Error::NotInEncoding`] for bytes not in `encoding`.
+    pub fn read_as(&self, path: &str, encoding: Option<crate::Encoding>) -> Result<FileText> {
+        self.read_expecting_with(path, None, encoding, |_| ()).map(|(file, ())| file)
     }
 
     /// [`Workspace::read_expecting`], running `work` on the decoded text while the bytes are
@@ -171,6 +196,7 @@ impl Workspace {
         &self,
         path: &str,
         expected: Option<Sha256>,
+        encoding: Option<crate::Encoding>,
         work: impl FnOnce(&Text) -> T,
     ) -> Result<(FileText, T)> {
         let (rel, mut file, size) = self.open_sized(path)?;
@@ -185,7 +211,9 @@ impl Workspace {
         };
         // The text this workspace last wrote to the file, when the file still holds exactly its
         // bytes: taken as it is, without reading the file into memory, decoding or hashing it.
-        if let Some((sha256, text)) = crate::hash::HashMemo::text_of(&self.memo, &rel, size) {
+        // (A remembered text is UTF-8: taken when no other encoding is asked for.)
+        let utf8 = encoding.is_none_or(crate::Encoding::is_utf8);
+        if utf8 && let Some((sha256, text)) = crate::hash::HashMemo::text_of(&self.memo, &rel, size) {
             if holds(&mut file, text.as_str().as_bytes()).map_err(|e| Error::from_io("read", path, e))? {
                 vouch(sha256)?;
                 let out = work(&text);
@@ -195,12 +223,16 @@ impl Workspace {
         }
         let bytes = self.read_sized(path, file, size)?;
         let size = bytes.len() as u64;
-        if !crate::codec::is_verbatim(&bytes) {
+        if encoding.is_some() || !crate::codec::is_verbatim(&bytes) {
             // Decoding copies these bytes: hash them first and let them go, so a large file is
             // not held twice while `work` runs.
             let sha256 = Sha256::of(&bytes);
             vouch(sha256)?;
-            let text = Text::decode(&bytes).map_err(|err| Error::from_decode(path, err))?;
+            let text = match encoding {
+                Some(encoding) => Text::decode_as(&bytes, encoding),
+                None => Text::decode(&bytes),
+            }
+            .map_err(|err| Error::from_decode(path, err))?;
             drop(bytes);
             let out = work(&text);
             return Ok((FileText { path: rel, text: text.into(), sha256, size }, out));
@@ -208,8 +240,13 @@ impl Workspace {
         let text = match Text::decode_or_return(bytes) {
             Ok(text) => text,
             Err((err, bytes)) => {
-                vouch(Sha256::of(&bytes))?;
-                return Err(Error::from_decode(path, err));
+                // Not UTF-8: the text (if any) is in another encoding, so it hashes apart from them.
+                let sha256 = Sha256::of(&bytes);
+                vouch(sha256)?;
+                let text = Text::decode_other(&bytes, err).map_err(|err| Error::from_decode(path, err))?;
+                drop(bytes);
+                let out = work(&text);
+                return Ok((FileText { path: rel, text: text.into(), sha256, size }, out));
             }
         };
         let (sha256, out) = match crate::hash::HashMemo::known(&self.memo, text.as_str().as_bytes()) {
@@ -320,6 +357,42 @@ impl Workspace {
             hasher.update(&buf[..n]);
         }
         Ok(Some(hasher.finish()))
+    }
+
+    /// The encoding a read of the text file at `path` would decode it in, and whether it starts
+    /// with that encoding's BOM; `None` when nothing readable is there or it is not text.
+    /// Records nothing. A file whose first [`crate::codec::BINARY_SNIFF_BYTES`] are UTF-8 without
+    /// an escape is taken as UTF-8 without reading on (a write over it writes what it is given).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let text = "été, hiver, printemps, automne: quatre saisons à Paris.\n".repeat(3);
+    /// let latin: Vec<u8> = text.chars().map(|c| u8::try_from(c).unwrap()).collect();
+    /// std::fs::write(dir.path().join("a.txt"), &latin).unwrap();
+    /// std::fs::write(dir.path().join("b.txt"), "plain\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// assert_eq!(workspace.encoding_of("a.txt").map(|(e, bom)| (e.label(), bom)), Some(("windows-1252", false)));
+    /// assert_eq!(workspace.encoding_of("b.txt").map(|(e, _)| e.label()), Some("utf-8"));
+    /// assert_eq!(workspace.encoding_of("none.txt"), None);
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn encoding_of(&self, path: &str) -> Option<(crate::Encoding, bool)> {
+        let (_, file, _) = self.open_sized(path).ok()?;
+        let mut head = Vec::with_capacity(crate::codec::BINARY_SNIFF_BYTES);
+        file.take(crate::codec::BINARY_SNIFF_BYTES as u64).read_to_end(&mut head).ok()?;
+        let utf8_head = match std::str::from_utf8(&head) {
+            Ok(_) => true,
+            // A character cut at the end of the head.
+            Err(err) => err.error_len().is_none(),
+        };
+        let utf16_bom = head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF");
+        if utf8_head && !utf16_bom && memchr::memchr2(0, 0x1B, &head).is_none() {
+            return Some((crate::Encoding::utf8(), head.starts_with(b"\xEF\xBB\xBF")));
+        }
+        let file = self.peek(path).ok()?;
+        Some((file.encoding(), file.bom()))
     }
 
     fn read_raw(&self, path: &str) -> Result<(String, Vec<u8>)> {

@@ -56,6 +56,7 @@
 mod atomic;
 mod beneath;
 pub mod codec;
+pub mod encoding;
 mod error;
 mod files;
 mod hash;
@@ -72,6 +73,7 @@ mod workspace;
 
 pub use atomic::Durability;
 pub use codec::{LineEnding, LineEndings, Text};
+pub use encoding::{Encoding, Unencodable};
 pub use error::{Error, ErrorKind, Result};
 pub use files::{FileText, MAX_TREE_DEPTH, RenameOptions, WriteOptions, Written};
 pub use hash::{HASH_BESIDE_FROM, ParseSha256Error, Sha256};

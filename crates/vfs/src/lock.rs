@@ -211,9 +211,24 @@ impl<'ws> FileLock<'ws> {
         force: bool,
         work: impl FnOnce(&crate::Text) -> T,
     ) -> Result<(FileText, T)> {
+        self.read_for_write_in(None, expected, force, work)
+    }
+
+    /// [`FileLock::read_for_write_with`] in the encoding the caller names (`None`: the one
+    /// detected), as [`Workspace::read_as`] reads.
+    ///
+    /// # Errors
+    /// As [`FileLock::read_for_write`]; [`Error::NotInEncoding`] for bytes not in `encoding`.
+    pub fn read_for_write_in<T>(
+        &self,
+        encoding: Option<crate::Encoding>,
+        expected: Option<Sha256>,
+        force: bool,
+        work: impl FnOnce(&crate::Text) -> T,
+    ) -> Result<(FileText, T)> {
         self.workspace.check_writable_at(&self.given, &self.rel)?;
         let expected = self.workspace.expected_hash(&self.rel, expected, force);
-        self.workspace.read_expecting_with(&self.rel, expected, work).map_err(|err| self.named(err))
+        self.workspace.read_expecting_with(&self.rel, expected, encoding, work).map_err(|err| self.named(err))
     }
 
     /// `err` naming the path the lock was taken with, as every vfs error names the caller's.

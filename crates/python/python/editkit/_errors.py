@@ -110,6 +110,13 @@ class Binary(EditkitError):
     kind = "binary"
 
 
+class NotEncodable(EditkitError):
+    """The new text holds a character the file's encoding cannot hold (``not_encodable``);
+    ``details`` name the character, its line and the encoding. Nothing was written."""
+
+    kind = "not_encodable"
+
+
 class Exists(EditkitError):
     """The destination already exists (``exists``)."""
 
@@ -161,6 +168,7 @@ _BY_KIND: dict[str, type[EditkitError]] = {
         NotUtf8,
         Utf16,
         Binary,
+        NotEncodable,
         Exists,
         IsDirectory,
         InvalidPatch,

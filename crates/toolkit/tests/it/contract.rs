@@ -225,6 +225,15 @@ fn every_error_kind_of_the_contract_is_reachable() {
     assert_eq!(result["ok"], false);
     assert!(result["error"].to_string().contains("exists"), "{result:#}");
     assert_eq!(env.get("a.txt"), "mine\n");
+    // not_encodable: a character the file's encoding cannot hold.
+    let latin: Vec<u8> = "d\u{e9}j\u{e0} vu, \u{e9}t\u{e9} \u{e0} Besan\u{e7}on, premi\u{e8}re fois.\n"
+        .repeat(2)
+        .chars()
+        .map(|c| u8::try_from(c).unwrap())
+        .collect();
+    env.put("latin.txt", &latin);
+    let args = json!({"path": "latin.txt", "old_string": "vu", "new_string": "\u{3042}", "replace_all": true});
+    env.refused("edit_file", args, "not_encodable");
     // Every kind of the contract was met here (io has its own test below).
     let mut unmet: Vec<&str> = editkit::ERROR_KINDS.into_iter().filter(|k| !env.kinds_seen().contains(*k)).collect();
     unmet.retain(|k| *k != "io");

@@ -24,6 +24,7 @@ fn replay(target: &str, run: fn(&[u8])) -> usize {
 fn every_committed_fuzz_input_replays_cleanly() {
     let targets: &[Target] = &[
         ("codec", targets::codec),
+        ("encodings", targets::encodings),
         ("paths", targets::paths),
         ("call", targets::call),
         ("json", targets::json),

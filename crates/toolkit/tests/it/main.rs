@@ -4,6 +4,7 @@
 mod bounds;
 mod concurrency;
 mod contract;
+mod encodings;
 mod examples;
 mod fuzz_replay;
 #[path = "../../../../fuzz/src/lib.rs"]

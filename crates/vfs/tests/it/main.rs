@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
 mod codec;
+mod encodings;
 mod limits;
 mod locks;
 mod locks_across;

@@ -79,7 +79,7 @@ otherwise):
 | ``.git`` internals, ``.env`` files, private keys, credential files | read, edited, searched, listed | refused for reads, edits, patches and writes; left out of searches and listings |
 | A ``Workspace`` with ``access="ro"`` or ``"none"`` | ``EditTools`` still edits and patches | every write refused; reads still work |
 | Binary files (NUL bytes) | read and edited when they decode as UTF-8 | refused by every tool; ``search_files`` skips them |
-| A file that is not UTF-8 | ``Error … <path>: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte`` | ``Error … <path>: `<path>` is not valid UTF-8 (first bad byte at offset 3)`` (the same in ``Error: Cannot update '<path>': …``) |
+| A file that is not UTF-8 | ``Error … <path>: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte`` | ``Error … <path>: `<path>` is not valid UTF-8 (first bad byte at offset 3); … (best guess: windows-1252) …`` (the same in ``Error: Cannot update '<path>': …``) |
 | Files over 16 MiB | read whole into memory | refused with the limit named (``toolkit=editkit.Toolkit(..., max_read_bytes=…)`` raises it) |
 | A ``*** Delete File:`` section naming a folder | the folder is renamed aside (``<folder>.praison_patch_tmp``) and reported ``Deleted`` | refused (``Error applying patch: [Errno 21] Is a directory: '…'``) |
 | A patch opening with ``*** Begin Patch`` that does not end with ``*** End Patch`` | the part present is applied | refused as cut off; nothing is written |

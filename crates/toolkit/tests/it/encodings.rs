@@ -1,0 +1,239 @@
+//! Files in legacy encodings and UTF-16 through every writing tool: read decoded, written back
+//! in their own encoding with every byte outside the edit unchanged (`fixtures/encodings/`,
+//! written by Python's codecs), characters the encoding cannot hold refused, files whose
+//! encoding is not established refused with the best guess.
+
+use serde_json::{Value, json};
+
+use crate::support::{Env, fixtures};
+
+fn corpus(name: &str) -> Vec<u8> {
+    std::fs::read(fixtures().join("encodings").join(name)).unwrap()
+}
+
+fn cases() -> Vec<Value> {
+    let json = std::fs::read_to_string(fixtures().join("encodings/cases.json")).unwrap();
+    let cases: Value = serde_json::from_str(&json).unwrap();
+    cases.as_array().unwrap().clone()
+}
+
+fn text(case: &Value, key: &str) -> String {
+    case[key].as_str().unwrap().to_owned()
+}
+
+fn bytes_of(env: &Env, path: &str) -> Vec<u8> {
+    std::fs::read(env.dir.path().join(path)).unwrap()
+}
+
+#[test]
+fn read_file_decodes_and_names_the_encoding() {
+    let env = Env::new();
+    for case in cases() {
+        let file = text(&case, "file");
+        env.put(&file, &corpus(&file));
+        let read = env.ok("read_file", json!({"path": file}));
+        assert_eq!(read["encoding"], case["encoding"], "{file}");
+        assert_eq!(read["bom"], case["bom"], "{file}");
+        assert_eq!(read["content"], case["text"], "{file}");
+        assert_eq!(read["file_type"], "python", "{file}");
+        assert_eq!(read["symbols"][0]["name"], "average", "{file}");
+    }
+    env.put("plain.txt", b"plain\n");
+    assert_eq!(env.ok("read_file", json!({"path": "plain.txt"}))["encoding"], "utf-8");
+    env.put("bin.dat", b"\x00\x01\x02");
+    assert_eq!(env.ok("read_file", json!({"path": "bin.dat"}))["encoding"], Value::Null);
+}
+
+#[test]
+fn edit_file_writes_back_byte_for_byte_in_the_file_encoding() {
+    let env = Env::new();
+    for case in cases() {
+        let file = text(&case, "file");
+        let stem = file.trim_end_matches(".py");
+        env.put(&file, &corpus(&file));
+        env.ok("read_file", json!({"path": file}));
+        let args = json!({"path": file, "old_string": "total = sum(values)", "new_string": "total = sum(values, 0)"});
+        env.ok("edit_file", args);
+        assert_eq!(bytes_of(&env, &file), corpus(&format!("{stem}.ascii.py")), "{file}");
+        env.ok("undo_edit", json!({"path": file}));
+        assert_eq!(bytes_of(&env, &file), corpus(&file), "{file}: undo");
+        let native = json!({"path": file, "old_string": case["native_old"], "new_string": case["native_new"]});
+        let dry = env.ok(
+            "edit_file",
+            json!({"path": file, "old_string": case["native_old"], "new_string": case["native_new"], "dry_run": true}),
+        );
+        assert!(dry["diff"].as_str().unwrap().contains(&text(&case, "native_new")), "{file}: {dry:#}");
+        assert_eq!(bytes_of(&env, &file), corpus(&file), "{file}: a dry run writes nothing");
+        env.ok("edit_file", native);
+        assert_eq!(bytes_of(&env, &file), corpus(&format!("{stem}.native.py")), "{file}");
+    }
+}
+
+#[test]
+fn a_character_the_encoding_cannot_hold_is_refused_and_nothing_is_written() {
+    let env = Env::new();
+    for case in cases() {
+        let Some(foreign) = case["foreign"].as_str() else { continue };
+        let file = text(&case, "file");
+        env.put(&file, &corpus(&file));
+        let new = format!("{} {foreign}", text(&case, "native_new"));
+        let refused = env.refused(
+            "edit_file",
+            json!({"path": file, "old_string": case["native_old"], "new_string": new}),
+            "not_encodable",
+        );
+        let line = text(&case, "text").lines().position(|l| l.starts_with("MESSAGE")).unwrap() + 1;
+        assert_eq!(refused["error"]["character"], foreign, "{refused:#}");
+        assert_eq!(refused["error"]["line"], line, "{refused:#}");
+        assert_eq!(refused["error"]["encoding"], case["encoding"]);
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("on line {line}")), "{message}");
+        assert_eq!(bytes_of(&env, &file), corpus(&file), "{file}");
+        // write_file over the file, insert_lines and a patch are refused alike.
+        let content = format!("{}{foreign}\n", text(&case, "text"));
+        env.refused("write_file", json!({"path": file, "content": content}), "not_encodable");
+        env.refused("insert_lines", json!({"path": file, "line": 1, "text": foreign}), "not_encodable");
+        let patch = format!(
+            "*** Begin Patch\n*** Update File: {file}\n@@\n-MESSAGE = \"{}\"\n+MESSAGE = \"{foreign}\"\n*** End Patch\n",
+            text(&case, "native_old")
+        );
+        env.refused("apply_patch", json!({"patch": patch}), "not_encodable");
+        assert_eq!(bytes_of(&env, &file), corpus(&file), "{file}");
+    }
+}
+
+#[test]
+fn insert_lines_write_file_patches_and_sessions_keep_the_encoding() {
+    let env = Env::new();
+    // insert_lines: the new line takes the file's CRLF and its encoding.
+    env.put("sjis.py", &corpus("shift_jis.py"));
+    env.ok("read_file", json!({"path": "sjis.py"}));
+    env.ok("insert_lines", json!({"path": "sjis.py", "line": 1, "text": "# 追加の行"}));
+    let sjis = editkit::vfs::Encoding::for_label("shift_jis").unwrap();
+    let mut expected = corpus("shift_jis.py");
+    let at = expected.iter().position(|b| *b == b'\n').unwrap() + 1;
+    expected.splice(at..at, sjis.encode("# 追加の行\r\n", false).unwrap());
+    assert_eq!(bytes_of(&env, "sjis.py"), expected);
+
+    // write_file over an existing file writes in its encoding (UTF-16 with its BOM).
+    env.put("u16.py", &corpus("utf-16le.py"));
+    let read = env.ok("read_file", json!({"path": "u16.py"}));
+    let content = read["content"].as_str().unwrap().replace("Mittelwert", "Mittel").replace('\n', "\r\n");
+    env.ok("write_file", json!({"path": "u16.py", "content": content}));
+    let utf16le = editkit::vfs::Encoding::for_label("utf-16le").unwrap();
+    assert_eq!(bytes_of(&env, "u16.py"), utf16le.encode(&content, true).unwrap());
+    assert_eq!(env.ok("read_file", json!({"path": "u16.py"}))["encoding"], "utf-16le");
+    // A new file is UTF-8 unless an encoding is given.
+    env.ok("write_file", json!({"path": "new.txt", "content": "Привет\n"}));
+    assert_eq!(bytes_of(&env, "new.txt"), "Привет\n".as_bytes());
+    env.ok("write_file", json!({"path": "new1251.txt", "content": "Привет\n", "encoding": "windows-1251"}));
+    assert_eq!(bytes_of(&env, "new1251.txt"), b"\xCF\xF0\xE8\xE2\xE5\xF2\n");
+
+    // apply_patch in the file's encoding.
+    env.put("kr.py", &corpus("euc-kr.py"));
+    let case = cases().into_iter().find(|c| c["file"] == "euc-kr.py").unwrap();
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: kr.py\n@@\n-MESSAGE = \"{}\"\n+MESSAGE = \"{}\"\n*** End Patch\n",
+        text(&case, "native_old"),
+        text(&case, "native_new")
+    );
+    env.ok("apply_patch", json!({"patch": patch}));
+    assert_eq!(bytes_of(&env, "kr.py"), corpus("euc-kr.native.py"));
+
+    // An editor session loads, edits and stores in the file's encoding.
+    env.put("b5.py", &corpus("big5.py"));
+    let case = cases().into_iter().find(|c| c["file"] == "big5.py").unwrap();
+    let loaded = env.ok("editor_load", json!({"path": "b5.py"}));
+    let session = loaded["session_id"].as_str().unwrap().to_owned();
+    env.ok(
+        "editor_edit",
+        json!({"session_id": session, "old_string": case["native_old"], "new_string": case["native_new"]}),
+    );
+    env.ok("editor_store", json!({"session_id": session}));
+    assert_eq!(bytes_of(&env, "b5.py"), corpus("big5.native.py"));
+    env.ok("editor_write", json!({"session_id": session, "text": "x = '\u{1F642}'\n"}));
+    env.refused("editor_store", json!({"session_id": session}), "not_encodable");
+    assert_eq!(bytes_of(&env, "b5.py"), corpus("big5.native.py"));
+}
+
+#[test]
+fn a_file_whose_encoding_is_not_established_is_refused_with_the_best_guess_and_how_to_pass_it() {
+    let env = Env::new();
+    env.put("latin1.txt", b"caf\xE9\n");
+    let refused = env.refused("read_file", json!({"path": "latin1.txt"}), "not_utf8");
+    assert_eq!(refused["error"]["guess"], "windows-1252", "{refused:#}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("best guess: windows-1252") && message.contains("encoding"), "{message}");
+    // Passing it reads, edits and writes back in it.
+    let read = env.ok("read_file", json!({"path": "latin1.txt", "encoding": "windows-1252"}));
+    assert_eq!((read["content"].as_str(), read["encoding"].as_str()), (Some("caf\u{e9}\n"), Some("windows-1252")));
+    env.refused(
+        "edit_file",
+        json!({"path": "latin1.txt", "old_string": "caf\u{e9}", "new_string": "th\u{e9}"}),
+        "not_utf8",
+    );
+    let args = json!({"path": "latin1.txt", "old_string": "caf\u{e9}", "new_string": "th\u{e9}", "encoding": "latin1"});
+    env.ok("edit_file", args);
+    assert_eq!(bytes_of(&env, "latin1.txt"), b"th\xE9\n");
+    // A patch with an encoding.
+    let patch = "*** Begin Patch\n*** Update File: latin1.txt\n@@\n-th\u{e9}\n+caf\u{e9} cr\u{e8}me\n*** End Patch\n";
+    env.refused("apply_patch", json!({"patch": patch}), "not_utf8");
+    env.ok("apply_patch", json!({"patch": patch, "encoding": "windows-1252"}));
+    assert_eq!(bytes_of(&env, "latin1.txt"), b"caf\xE9 cr\xE8me\n");
+    // An encoding the bytes are not in is refused the same way; an unknown label is an argument error.
+    let wrong = env.refused("read_file", json!({"path": "latin1.txt", "encoding": "utf-16be"}), "not_utf8");
+    assert_eq!(wrong["error"]["encoding"], "utf-16be", "{wrong:#}");
+    env.refused("read_file", json!({"path": "latin1.txt", "encoding": "klingon"}), "invalid_args");
+    // A short UTF-16 file: refused as before, readable when asked.
+    env.put("u16.txt", b"\xFF\xFEh\x00i\x00");
+    let refused = env.refused("read_file", json!({"path": "u16.txt"}), "utf16");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("utf-16le"), "{refused:#}");
+    assert_eq!(env.ok("read_file", json!({"path": "u16.txt", "encoding": "utf-16le"}))["content"], "hi");
+}
+
+#[test]
+fn a_stale_legacy_file_is_refused_like_any_other() {
+    let env = Env::new();
+    env.put("ru.py", &corpus("windows-1251.py"));
+    env.ok("read_file", json!({"path": "ru.py"}));
+    let mut changed = corpus("windows-1251.py");
+    changed.extend_from_slice(b"# \xEF\xF0\xE0\xE2\xEA\xE0\r\n");
+    env.put("ru.py", &changed);
+    env.refused(
+        "edit_file",
+        json!({"path": "ru.py", "old_string": "total = sum(values)", "new_string": "total = 0"}),
+        "stale",
+    );
+    assert_eq!(bytes_of(&env, "ru.py"), changed);
+}
+
+#[test]
+fn search_files_searches_decoded_text_and_names_the_encoding() {
+    let env = Env::new();
+    for case in cases() {
+        let file = text(&case, "file");
+        env.put(&file, &corpus(&file));
+    }
+    env.put("latin1.txt", b"caf\xE9 MESSAGE\n");
+    env.put("plain.py", b"MESSAGE = \"plain\"\n");
+    let found = env.ok("search_files", json!({"pattern": "^MESSAGE = ", "max_results": 100}));
+    let results = found["results"].as_array().unwrap();
+    for case in cases() {
+        let file = text(&case, "file");
+        let result = results.iter().find(|r| r["file"] == file.as_str()).unwrap_or_else(|| panic!("{file}: {found:#}"));
+        assert_eq!(result["encoding"], case["encoding"], "{file}");
+        let line = text(&case, "text").lines().position(|l| l.starts_with("MESSAGE")).unwrap() + 1;
+        assert_eq!(result["matches"][0]["line"], line, "{file}");
+        let expected = format!("MESSAGE = \"{}\"", text(&case, "native_old"));
+        assert_eq!(result["matches"][0]["content"].as_str().map(str::trim_end), Some(expected.as_str()), "{file}");
+    }
+    let plain = results.iter().find(|r| r["file"] == "plain.py").unwrap();
+    assert!(plain.get("encoding").is_none(), "{plain:#}");
+    // A file whose encoding is not established is skipped as before.
+    let skipped = found["skipped"].as_array().unwrap();
+    assert!(skipped.iter().any(|s| s["path"] == "latin1.txt" && s["reason"] == "not_utf8"), "{found:#}");
+    // A search for native text finds it in each encoding.
+    let native = env.ok("search_files", json!({"pattern": "計算が正常に終了しました", "regex": false}));
+    let files: Vec<&str> = native["results"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
+    assert_eq!(files, ["shift_jis.py"]);
+}
