@@ -248,8 +248,8 @@ pub struct ReadFileRequest {
     /// Return the last this many lines (instead of `offset`/`limit`).
     #[serde(default)]
     pub tail: Option<usize>,
-    /// Compute the code facts (syntax, symbols) or Markdown outline. Default: for a read of the
-    /// whole file up to 256 KiB; a range of lines gets them only when this is true.
+    /// Compute code facts (syntax, symbols) or the Markdown outline (default: for whole reads
+    /// up to 256 KiB).
     #[serde(default)]
     pub include_symbols: Option<bool>,
     /// The whole file exactly as on disk (line endings and BOM kept); not with offset/limit/tail.
@@ -854,9 +854,10 @@ pub struct InsertLinesRequest {
     #[serde(alias = "file_path", alias = "filepath")]
     #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
-    /// The line after which the text goes, 1-based; 0 inserts before the first line, and -1
-    /// (Goose's and Anthropic's editors' word for the end; [`InsertLinesRequest::END`] in Rust)
-    /// after the last. No other negative line is taken.
+    /// The line after which the text goes, 1-based; 0 inserts at the top, -1 after the last
+    /// line.
+    // -1 is Goose's and Anthropic's editors' word for the end; `InsertLinesRequest::END` in
+    // Rust. No other negative line is taken.
     #[serde(alias = "insert_line", deserialize_with = "line_or_end")]
     #[schemars(with = "i64", extend("minimum" = -1, "x-aliases" = ["insert_line"]))]
     pub line: usize,
