@@ -16,7 +16,8 @@ use crate::{Error, FileKind};
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum CheckScope {
-    /// The top-level statements the change touched (Python).
+    /// The top-level statements (Python) or declarations (TypeScript, JavaScript without JSX)
+    /// the change touched.
     Statements,
     /// The whole file: the kind has no statement boundaries editkit can establish (every
     /// kind but Python, or Python whose old text has something CPython's tokenizer refuses
@@ -87,12 +88,17 @@ impl ChangeReport {
 /// [`Error::TooLarge`], [`Error::TooManyTokens`] and [`Error::Timeout`] when the part to
 /// parse exceeds the parse limits: the check was not made.
 pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, Error> {
-    if kind == FileKind::Python
-        && let Some(old) = old
-    {
-        match region::python_region(old, new) {
+    let find = match kind {
+        FileKind::Python => Some(region::python_region as fn(&str, &str) -> Result<Region, NoRegion>),
+        FileKind::Typescript | FileKind::Javascript => {
+            Some(region::js_region as fn(&str, &str) -> Result<Region, NoRegion>)
+        }
+        _ => None,
+    };
+    if let (Some(find), Some(old)) = (find, old) {
+        match find(old, new) {
             Ok(region) => {
-                let report = regional(old, new, &region)?;
+                let report = regional(kind, old, new, &region)?;
                 // An error at the region's first token is described by the token before it
                 // ("after `x`"): parse from the statement before, so the description is the
                 // one a whole parse gives.
@@ -105,7 +111,7 @@ pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<Chan
                     let lines_before =
                         memchr::memchr_iter(b'\n', old.as_bytes().get(..previous).unwrap_or_default()).count();
                     let wider = Region { start: previous, lines_before, previous: None, ..region };
-                    return regional(old, new, &wider);
+                    return regional(kind, old, new, &wider);
                 }
                 return Ok(report);
             }
@@ -159,11 +165,11 @@ fn whole(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, E
     Ok(ChangeReport { errors, errors_before, scope: CheckScope::Whole, lines, checked: 0..new.len(), stricter })
 }
 
-fn regional(old: &str, new: &str, region: &Region) -> Result<ChangeReport, Error> {
+fn regional(kind: FileKind, old: &str, new: &str, region: &Region) -> Result<ChangeReport, Error> {
     let part = new.get(region.start..region.new_end).unwrap_or("");
-    let parsed = Parsed::new(FileKind::Python, part, "syntax check")?;
+    let parsed = Parsed::new(kind, part, "syntax check")?;
     let changed = region.changed.start.saturating_sub(region.start)..region.changed.end.saturating_sub(region.start);
-    let stricter = stricter_constructs(&parsed, &changed);
+    let stricter = kind == FileKind::Python && stricter_constructs(&parsed, &changed);
     let mut errors = syntax::tree_errors_after(&parsed, region.lines_before).errors;
     if let Some(anomaly) = region.unsettled {
         errors.push(opened(new, region, anomaly));
@@ -173,7 +179,7 @@ fn regional(old: &str, new: &str, region: &Region) -> Result<ChangeReport, Error
         None
     } else {
         let before = old.get(region.start..region.old_end).unwrap_or("");
-        Some(syntax::tree_errors(&Parsed::new(FileKind::Python, before, "syntax check")?).errors.len())
+        Some(syntax::tree_errors(&Parsed::new(kind, before, "syntax check")?).errors.len())
     };
     let part_lines = memchr::memchr_iter(b'\n', part.as_bytes()).count();
     let last_line = if part.ends_with('\n') || part.is_empty() { part_lines } else { part_lines + 1 };

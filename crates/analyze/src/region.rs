@@ -90,6 +90,45 @@ pub(crate) struct Scanner<'t> {
     pub(crate) anomaly: Option<Anomaly>,
 }
 
+/// A lexical scan that yields the boundaries of a language's top-level statements in order.
+pub(crate) trait Lex<'t>: Sized {
+    /// A scan of `text` from its start.
+    fn new(text: &'t [u8]) -> Self;
+    /// A scan of `text` from `at`, a boundary another scan of the same bytes before `at`
+    /// yielded.
+    fn resume(text: &'t [u8], at: usize) -> Self;
+    /// Whether the line at `at` starts a statement, given that the scan's state there is a
+    /// boundary's: what the line's own bytes decide.
+    fn line_starts(text: &'t [u8], at: usize) -> bool;
+    /// The next boundary; `None` at the end of the text.
+    fn next_boundary(&mut self) -> Option<usize>;
+    /// The first thing found wrong, if any.
+    fn anomaly(&self) -> Option<Anomaly>;
+    /// The outermost bracket, string or comment open where the scan stands.
+    fn open(&self) -> Option<Anomaly>;
+}
+
+impl<'t> Lex<'t> for Scanner<'t> {
+    fn new(text: &'t [u8]) -> Self {
+        Scanner::new(text)
+    }
+    fn resume(text: &'t [u8], at: usize) -> Self {
+        Scanner::resume(text, at)
+    }
+    fn line_starts(text: &'t [u8], at: usize) -> bool {
+        at == 0 || Scanner::at_line(text, at).starts_statement(at)
+    }
+    fn next_boundary(&mut self) -> Option<usize> {
+        Scanner::next_boundary(self)
+    }
+    fn anomaly(&self) -> Option<Anomaly> {
+        self.anomaly
+    }
+    fn open(&self) -> Option<Anomaly> {
+        Scanner::open(self)
+    }
+}
+
 /// Bytes that change the scan's state in code.
 const fn code_table() -> [bool; 256] {
     let mut table = [false; 256];
@@ -234,8 +273,8 @@ impl<'t> Scanner<'t> {
                 }
                 Some(Frame::Field { depth, .. }) => *depth = depth.saturating_sub(1),
                 _ => {
-                    if self.brackets.pop().is_none() {
-                        self.flag(Anomaly::Stray { at: i, bracket: byte });
+                    if let Some(anomaly) = close(&mut self.brackets, byte, i) {
+                        self.flag(anomaly);
                     }
                 }
             },
@@ -357,6 +396,23 @@ impl<'t> Scanner<'t> {
     }
 }
 
+/// Closes the bracket `closer` at `at` against the open `brackets`: the matching opener is
+/// taken off with any left open inside it (the first of those is what was never closed); a
+/// closer that matches nothing open is stray and closes nothing.
+fn close(brackets: &mut Vec<(u8, usize)>, closer: u8, at: usize) -> Option<Anomaly> {
+    let opener = match closer {
+        b')' => b'(',
+        b']' => b'[',
+        _ => b'{',
+    };
+    let Some(found) = brackets.iter().rposition(|&(bracket, _)| bracket == opener) else {
+        return Some(Anomaly::Stray { at, bracket: closer });
+    };
+    let unclosed = brackets.get(found + 1).map(|&(bracket, at)| Anomaly::Unclosed { at, bracket });
+    brackets.truncate(found);
+    unclosed
+}
+
 /// Whether `line` starts with the keyword `word` (followed by a character that cannot
 /// continue a name).
 fn starts_with_word(line: &[u8], word: &[u8]) -> bool {
@@ -405,6 +461,12 @@ const KEPT_STARTS: usize = 64;
 /// The top-level statements of Python text `old` that a change to `new` touched, and their
 /// counterpart in `new`.
 pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
+    region::<Scanner<'_>>(old, new)
+}
+
+/// The top-level statements of `old` that a change to `new` touched, and their counterpart
+/// in `new`, by the scan `L`.
+pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Region, NoRegion> {
     let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
     if old_bytes == new_bytes {
         return Err(NoRegion::Unchanged);
@@ -421,7 +483,7 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
 
     // Boundaries of the old text strictly before the change: the statement before the
     // change is in the region too, since new text at its end could continue it.
-    let mut before = Scanner::new(old_bytes);
+    let mut before = L::new(old_bytes);
     let mut starts = vec![0];
     let mut after_change = None;
     while let Some(boundary) = before.next_boundary() {
@@ -434,20 +496,20 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
             starts.drain(1..=KEPT_STARTS);
         }
     }
-    if before.anomaly.is_some_and(|anomaly| anomaly.at() < prefix) {
+    if before.anomaly().is_some_and(|anomaly| anomaly.at() < prefix) {
         return Err(NoRegion::Unestablished);
     }
     // The start must begin a statement in the new text as well (a change in the first
     // bytes of its line can make it an `else:`).
     let start = loop {
         let Some(candidate) = starts.pop() else { return Err(NoRegion::Unestablished) };
-        if candidate == 0 || Scanner::at_line(new_bytes, candidate).starts_statement(candidate) {
+        if L::line_starts(new_bytes, candidate) {
             break candidate;
         }
     };
     let previous = starts.last().copied();
     let mut old_scan = before;
-    let mut new_scan = Scanner::resume(new_bytes, start);
+    let mut new_scan = L::resume(new_bytes, start);
     let delta = new.len() as isize - old.len() as isize;
     let mut old_next = after_change;
     let mut new_next = new_scan.next_boundary();
@@ -477,7 +539,7 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
                 }
             }
             // Both reach the end: the region runs to it.
-            (None, None) if old_scan.anomaly.is_none() && new_scan.anomaly.is_none() => {
+            (None, None) if old_scan.anomaly().is_none() && new_scan.anomaly().is_none() => {
                 break Some((old.len(), new.len()));
             }
             _ => break None,
@@ -485,7 +547,7 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
     };
     let lines_before = memchr::memchr_iter(b'\n', old_bytes.get(..start).unwrap_or_default()).count();
     if let Some((old_end, new_end)) = settled {
-        if old_scan.anomaly.is_some_and(|anomaly| anomaly.at() < old_end) {
+        if old_scan.anomaly().is_some_and(|anomaly| anomaly.at() < old_end) {
             return Err(NoRegion::Unestablished);
         }
         return Ok(Region {
@@ -499,7 +561,7 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
         });
     }
     // The new text stays open past the change, or never lexes like the old one again.
-    if old_scan.anomaly.is_some() {
+    if old_scan.anomaly().is_some() {
         return Err(NoRegion::Unestablished);
     }
     // Where the touched statements end in the old text (on at a whole line of the new).
@@ -511,9 +573,12 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
         new_end += rest;
         old_end = (old_end + rest).min(old.len());
     }
-    let mut to_end = Scanner::resume(new_bytes.get(..new_end).unwrap_or_default(), start);
+    let mut to_end = L::resume(new_bytes.get(..new_end).unwrap_or_default(), start);
     while to_end.next_boundary().is_some() {}
-    let Some(open) = to_end.open() else {
+    // What the change left open: a bracket left open inside one closed later, else what is
+    // still open at the end.
+    let inner = to_end.anomaly().filter(|anomaly| matches!(anomaly, Anomaly::Unclosed { .. }) && anomaly.at() >= start);
+    let Some(open) = inner.or_else(|| to_end.open()) else {
         // Nothing stays open there: the new text's statements just end elsewhere. Check to
         // the end of both texts.
         return Ok(Region {
@@ -549,6 +614,377 @@ pub(crate) fn python_region(old: &str, new: &str) -> Result<Region, NoRegion> {
         changed: prefix..new_change_end,
         unsettled: Some(open),
     })
+}
+
+/// One open construct of a JavaScript or TypeScript scan.
+#[derive(Debug, Clone, Copy)]
+enum JsFrame {
+    /// The text of a template literal opened at the offset.
+    Template(usize),
+    /// Inside `${...}` of a template: code with its own brace depth.
+    Substitution(u32),
+}
+
+/// A lexical scan of JavaScript or TypeScript (without JSX) that yields the lines where a
+/// top-level declaration starts: at column 0, outside strings, templates, comments, regular
+/// expressions and brackets, with a keyword that opens a declaration or statement (`function`,
+/// `class`, `const`, `export`, `import`, `interface`, `type`, ...) after a previous statement
+/// that ended (the last token before is not an operator, an opening bracket or a keyword such
+/// as `return` that takes an expression after it). A decorated declaration starts at its
+/// first decorator.
+pub(crate) struct JsScanner<'t> {
+    text: &'t [u8],
+    at: usize,
+    frames: Vec<JsFrame>,
+    brackets: Vec<(u8, usize)>,
+    /// The last significant byte of code, and whether it ended a keyword that takes an
+    /// expression after it.
+    last: u8,
+    last_keyword: bool,
+    after_decorator: bool,
+    anomaly: Option<Anomaly>,
+}
+
+/// Keywords a top-level declaration or statement starts with.
+const JS_STARTS: &[&str] = &[
+    "function",
+    "class",
+    "const",
+    "let",
+    "var",
+    "export",
+    "import",
+    "interface",
+    "type",
+    "enum",
+    "declare",
+    "namespace",
+    "module",
+    "abstract",
+    "async",
+    "if",
+    "for",
+    "while",
+    "do",
+    "switch",
+    "try",
+    "return",
+    "throw",
+];
+
+/// Keywords after which an expression follows: a line after one continues it.
+const JS_EXPRESSION_KEYWORDS: &[&str] = &[
+    "return",
+    "typeof",
+    "instanceof",
+    "new",
+    "delete",
+    "void",
+    "throw",
+    "case",
+    "do",
+    "else",
+    "in",
+    "of",
+    "yield",
+    "await",
+    "extends",
+    "implements",
+    "default",
+    "export",
+    "as",
+    "is",
+    "keyof",
+    "readonly",
+];
+
+fn is_word(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$' || byte >= 0x80
+}
+
+impl<'t> JsScanner<'t> {
+    fn at_line(text: &'t [u8], at: usize) -> Self {
+        JsScanner {
+            text,
+            at,
+            frames: Vec::new(),
+            brackets: Vec::new(),
+            last: b';',
+            last_keyword: false,
+            after_decorator: false,
+            anomaly: None,
+        }
+    }
+
+    fn flag(&mut self, anomaly: Anomaly) {
+        self.anomaly.get_or_insert(anomaly);
+    }
+
+    /// Whether the previous statement ended: the last token is not an operator, an opening
+    /// bracket, a `.` or a keyword that takes an expression.
+    fn ended(&self) -> bool {
+        !self.last_keyword && !b"=+-*/%&|^!~?:,([{<>.@".contains(&self.last)
+    }
+
+    /// Whether the line at `at` opens a declaration by its own bytes.
+    fn line_opens(text: &[u8], at: usize) -> bool {
+        let line = text.get(at..).unwrap_or_default();
+        if line.first() == Some(&b'@') {
+            return true;
+        }
+        JS_STARTS.iter().any(|word| {
+            starts_with_word(line, word.as_bytes())
+                // `type`, `module`, `let`... are also plain names: a name must follow.
+                && line.get(word.len()) == Some(&b' ')
+                && line.get(word.len() + 1).is_some_and(|&next| is_word(next) || matches!(next, b'{' | b'*' | b'['))
+        })
+    }
+
+    /// Whether the line at `at`, reached in top-level state, starts a declaration; keeps
+    /// track of decorators.
+    fn starts_statement(&mut self, at: usize) -> bool {
+        if !JsScanner::line_opens(self.text, at) || !self.ended() {
+            // A line that does not open one, after a decorator, does not close it either.
+            return false;
+        }
+        let decorated = std::mem::replace(&mut self.after_decorator, self.text.get(at) == Some(&b'@'));
+        !decorated
+    }
+
+    fn top_level(&self) -> bool {
+        self.frames.is_empty() && self.brackets.is_empty()
+    }
+
+    /// Marks the last significant token: `byte`, or the word that ends at `end`.
+    fn note(&mut self, byte: u8, end: usize) {
+        self.last = byte;
+        self.last_keyword = false;
+        if is_word(byte) {
+            let text = self.text.get(..end).unwrap_or_default();
+            let start = end - text.iter().rev().take_while(|&&b| is_word(b)).count();
+            let word = text.get(start..).unwrap_or_default();
+            self.last_keyword = JS_EXPRESSION_KEYWORDS.iter().any(|keyword| keyword.as_bytes() == word);
+        }
+    }
+
+    /// Whether a `/` here starts a regular expression rather than a division.
+    fn regex_allowed(&self) -> bool {
+        self.last_keyword || !(is_word(self.last) || matches!(self.last, b')' | b']' | b'\'' | b'"' | b'`'))
+    }
+
+    fn skip_quoted(&mut self, start: usize, quote: u8) {
+        let text = self.text;
+        let mut i = start + 1;
+        while let Some(&byte) = text.get(i) {
+            match byte {
+                b'\\' => i += if text.get(i + 1) == Some(&b'\r') && text.get(i + 2) == Some(&b'\n') { 3 } else { 2 },
+                b'\n' => {
+                    self.flag(Anomaly::Unterminated { at: start });
+                    self.at = i;
+                    return;
+                }
+                _ if byte == quote => {
+                    self.at = i + 1;
+                    self.note(quote, i + 1);
+                    return;
+                }
+                _ => i += 1,
+            }
+        }
+        self.flag(Anomaly::Unterminated { at: start });
+        self.at = text.len();
+    }
+
+    fn skip_regex(&mut self, start: usize) {
+        let text = self.text;
+        let mut i = start + 1;
+        let mut class = false;
+        while let Some(&byte) = text.get(i) {
+            match byte {
+                b'\\' => i += 2,
+                b'\n' => {
+                    self.flag(Anomaly::Unterminated { at: start });
+                    self.at = i;
+                    return;
+                }
+                b'[' => {
+                    class = true;
+                    i += 1;
+                }
+                b']' => {
+                    class = false;
+                    i += 1;
+                }
+                b'/' if !class => {
+                    i += 1;
+                    while text.get(i).is_some_and(|&flag| is_word(flag)) {
+                        i += 1;
+                    }
+                    self.at = i;
+                    self.note(b'/', i);
+                    // A regex is a value: what follows it is not a regex start.
+                    self.last = b')';
+                    return;
+                }
+                _ => i += 1,
+            }
+        }
+        self.flag(Anomaly::Unterminated { at: start });
+        self.at = text.len();
+    }
+
+    /// Scans template text up to its end or a `${`.
+    fn template(&mut self) {
+        let text = self.text;
+        let mut i = self.at;
+        while let Some(&byte) = text.get(i) {
+            match byte {
+                b'\\' => i += 2,
+                b'`' => {
+                    self.frames.pop();
+                    self.at = i + 1;
+                    self.note(b'`', i + 1);
+                    return;
+                }
+                b'$' if text.get(i + 1) == Some(&b'{') => {
+                    self.frames.push(JsFrame::Substitution(0));
+                    self.at = i + 2;
+                    self.last = b'{';
+                    self.last_keyword = false;
+                    return;
+                }
+                _ => i += 1,
+            }
+        }
+        self.at = text.len();
+    }
+
+    /// Scans code up to one state change; a boundary when a line end leads to one.
+    fn code(&mut self) -> Option<usize> {
+        let text = self.text;
+        let i = self.at;
+        let &byte = text.get(i)?;
+        self.at = i + 1;
+        match byte {
+            b'\n' => {
+                if self.top_level() && self.starts_statement(i + 1) {
+                    return Some(i + 1);
+                }
+            }
+            b' ' | b'\t' | b'\r' | b'\x0c' => {}
+            b'/' if text.get(i + 1) == Some(&b'/') => {
+                self.at = memchr::memchr(b'\n', text.get(i..).unwrap_or_default()).map_or(text.len(), |nl| i + nl);
+            }
+            b'/' if text.get(i + 1) == Some(&b'*') => {
+                match memchr::memmem::find(text.get(i + 2..).unwrap_or_default(), b"*/") {
+                    Some(end) => self.at = i + 2 + end + 2,
+                    None => {
+                        self.flag(Anomaly::Unterminated { at: i });
+                        self.at = text.len();
+                    }
+                }
+            }
+            b'/' if self.regex_allowed() => self.skip_regex(i),
+            b'\'' | b'"' => self.skip_quoted(i, byte),
+            b'`' => {
+                self.frames.push(JsFrame::Template(i));
+                self.last = b'`';
+            }
+            b'(' | b'[' | b'{' => {
+                if let Some(JsFrame::Substitution(depth)) = self.frames.last_mut() {
+                    *depth += 1;
+                } else {
+                    self.brackets.push((byte, i));
+                }
+                self.note(byte, i + 1);
+            }
+            b')' | b']' | b'}' => {
+                match self.frames.last_mut() {
+                    Some(JsFrame::Substitution(0)) if byte == b'}' => {
+                        self.frames.pop();
+                        return None;
+                    }
+                    Some(JsFrame::Substitution(depth)) => *depth = depth.saturating_sub(1),
+                    _ => {
+                        if let Some(anomaly) = close(&mut self.brackets, byte, i) {
+                            self.flag(anomaly);
+                        }
+                    }
+                }
+                self.note(byte, i + 1);
+            }
+            _ if is_word(byte) => {
+                let end = i + text.get(i..).unwrap_or_default().iter().take_while(|&&b| is_word(b)).count();
+                self.at = end;
+                self.note(byte, end);
+            }
+            _ => self.note(byte, i + 1),
+        }
+        None
+    }
+}
+
+impl<'t> Lex<'t> for JsScanner<'t> {
+    fn new(text: &'t [u8]) -> Self {
+        let mut scanner = JsScanner::at_line(text, 0);
+        scanner.starts_statement(0);
+        scanner
+    }
+
+    fn resume(text: &'t [u8], at: usize) -> Self {
+        let mut scanner = JsScanner::at_line(text, at);
+        scanner.starts_statement(at);
+        scanner
+    }
+
+    fn line_starts(text: &'t [u8], at: usize) -> bool {
+        at == 0 || JsScanner::line_opens(text, at)
+    }
+
+    fn next_boundary(&mut self) -> Option<usize> {
+        while self.at < self.text.len() {
+            match self.frames.last().copied() {
+                Some(JsFrame::Template(_)) => self.template(),
+                _ => {
+                    if let Some(boundary) = self.code() {
+                        return Some(boundary);
+                    }
+                }
+            }
+        }
+        if let Some(&(bracket, at)) = self.brackets.first() {
+            self.flag(Anomaly::Unclosed { at, bracket });
+        }
+        if let Some(at) = self.frames.iter().find_map(|frame| match frame {
+            JsFrame::Template(at) => Some(*at),
+            JsFrame::Substitution(_) => None,
+        }) {
+            self.flag(Anomaly::Unterminated { at });
+        }
+        None
+    }
+
+    fn anomaly(&self) -> Option<Anomaly> {
+        self.anomaly
+    }
+
+    fn open(&self) -> Option<Anomaly> {
+        let bracket = self.brackets.first().map(|&(bracket, at)| Anomaly::Unclosed { at, bracket });
+        let template = self.frames.iter().find_map(|frame| match frame {
+            JsFrame::Template(at) => Some(Anomaly::Unterminated { at: *at }),
+            JsFrame::Substitution(_) => None,
+        });
+        match (bracket, template) {
+            (Some(bracket), Some(template)) => Some(if bracket.at() < template.at() { bracket } else { template }),
+            (bracket, template) => bracket.or(template),
+        }
+    }
+}
+
+/// The top-level declarations of JavaScript or TypeScript text `old` (without JSX) that a
+/// change to `new` touched, and their counterpart in `new`.
+pub(crate) fn js_region(old: &str, new: &str) -> Result<Region, NoRegion> {
+    region::<JsScanner<'_>>(old, new)
 }
 
 #[cfg(test)]
@@ -619,5 +1055,43 @@ mod tests {
         let region = python_region(old, new).unwrap();
         assert_eq!(region.unsettled, Some(Anomaly::Unclosed { at: 11, bracket: b'(' }));
         assert_eq!(&new[region.start..region.new_end], "b = f(2\n");
+    }
+
+    fn js_lines(text: &str) -> Vec<usize> {
+        let mut scanner = JsScanner::new(text.as_bytes());
+        let mut found = vec![0];
+        while let Some(at) = scanner.next_boundary() {
+            found.push(at);
+        }
+        assert_eq!(scanner.anomaly, None, "{text}");
+        found.iter().map(|&at| text[..at].matches('\n').count() + 1).collect()
+    }
+
+    #[test]
+    fn js_declarations_start_outside_strings_templates_comments_and_regexes() {
+        let text = "import a from 'a'\nconst t = `x ${ {a: 1}.a }\nfunction no() {}\n`\n/* \nclass No {}\n*/\nconst r = /[/]'\\//g\nexport function f() {\n  return 1\n}\nconst x =\nfunction () {}\n@dec()\nexport class C {}\ntype T = string\n";
+        assert_eq!(js_lines(text), [1, 2, 8, 9, 12, 14, 16]);
+    }
+
+    #[test]
+    fn a_js_region_is_the_touched_declarations() {
+        let old = "const a = 1\nfunction f() {\n  return 2\n}\nconst c = 3\n";
+        let new = "const a = 1\nfunction f() {\n  return 22\n}\nconst c = 3\n";
+        let region = js_region(old, new).unwrap();
+        assert_eq!(&new[region.start..region.new_end], "function f() {\n  return 22\n}\n");
+        let open = "const a = 1\nfunction f() {\n  return g(2\n}\nconst c = 3\n";
+        // The function's `}` closes it, leaving the call open inside: the texts lex alike
+        // after it, and the parse of the function finds the error.
+        let region = js_region(old, open).unwrap();
+        assert_eq!(&open[region.start..region.new_end], "function f() {\n  return g(2\n}\n", "{region:?}");
+        let report = crate::check_change(crate::FileKind::Typescript, Some(old), open).unwrap();
+        assert!(report.introduced() && report.errors.iter().all(|error| (2..=4).contains(&error.line)), "{report:?}");
+        // A bracket opened and never closed is named.
+        let never = "const a = 1\nfunction f() {\n  return 2\n}\nconst c = g(3\n";
+        let report = crate::check_change(crate::FileKind::Typescript, Some(old), never).unwrap();
+        assert!(
+            report.errors.iter().any(|error| error.message == "`(` was never closed" && error.line == 5),
+            "{report:?}"
+        );
     }
 }
