@@ -39,11 +39,13 @@ pub(crate) struct EditArgs {
     /// The file, relative to the root.
     file: String,
     /// The text to replace (copy it from the file, with a line of context if it repeats).
+    /// Repeat `--old … --new …` for several edits of the file in one write: each is found in
+    /// the file as it is before the call, and all land or none does.
     #[arg(long, required_unless_present = "old_file", conflicts_with = "old_file", allow_hyphen_values = true)]
-    old: Option<String>,
-    /// The replacement text.
+    old: Vec<String>,
+    /// The replacement text (one for each `--old`, in the same order).
     #[arg(long, required_unless_present = "new_file", conflicts_with = "new_file", allow_hyphen_values = true)]
-    new: Option<String>,
+    new: Vec<String>,
     /// Read the text to replace from this file (`-` for stdin).
     #[arg(long, value_name = "PATH")]
     old_file: Option<String>,
@@ -301,21 +303,36 @@ fn introduced_errors(file: &str, old: Option<&str>, new: Option<&str>) -> bool {
 }
 
 fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
-    let old = match (args.old, args.old_file) {
-        (Some(old), _) => old,
-        (None, Some(path)) => read_input(&path, "the old text")?,
-        (None, None) => return Err(EXIT_USAGE),
-    };
-    let new = match (args.new, args.new_file) {
-        (Some(new), _) => new,
-        (None, Some(path)) => read_input(&path, "the new text")?,
-        (None, None) => return Err(EXIT_USAGE),
-    };
+    let mut olds = args.old;
+    if let Some(path) = &args.old_file {
+        olds.push(read_input(path, "the old text")?);
+    }
+    let mut news = args.new;
+    if let Some(path) = &args.new_file {
+        news.push(read_input(path, "the new text")?);
+    }
+    if olds.is_empty() || olds.len() != news.len() {
+        eprintln!(
+            "editkit edit: {} --old and {} --new given; give one --new for each --old, in the same order",
+            olds.len(),
+            news.len()
+        );
+        return Err(EXIT_USAGE);
+    }
     let before = (!args.dry_run).then(|| current_text(toolkit, &args.file)).flatten();
-    let request = json!({
-        "path": args.file, "old_string": old, "new_string": new,
-        "replace_all": args.replace_all, "dry_run": args.dry_run, "force": args.force,
-    });
+    let mut request = json!({"path": args.file, "dry_run": args.dry_run, "force": args.force});
+    if olds.len() == 1 {
+        request["old_string"] = json!(olds[0]);
+        request["new_string"] = json!(news[0]);
+        request["replace_all"] = json!(args.replace_all);
+    } else {
+        let edits: Vec<Value> = olds
+            .iter()
+            .zip(&news)
+            .map(|(old, new)| json!({"old_string": old, "new_string": new, "replace_all": args.replace_all}))
+            .collect();
+        request["edits"] = json!(edits);
+    }
     let result = editkit::tools::call(toolkit, "edit_file", request);
     if let Some(error) = result.get("error") {
         if args.output.json {

@@ -19,6 +19,17 @@ pub enum Error {
         #[source]
         source: editkit_matcher::Error,
     },
+    /// One edit of a several-edit call (`edits[index]`) was refused; nothing was changed.
+    #[error("edits[{index}] of {count}: {source}; nothing was changed, no edit of the call was applied")]
+    InEdit {
+        /// The edit's place in `edits`, from 0.
+        index: usize,
+        /// How many edits the call gave.
+        count: usize,
+        /// Why it was refused.
+        #[source]
+        source: Box<Error>,
+    },
     /// Code analysis refused (unknown symbol, unsupported language, syntax errors in a result).
     #[cfg(feature = "analyze")]
     #[error("{path}: {source}")]
@@ -319,6 +330,7 @@ impl Error {
         match self {
             Error::Vfs(err) => from_vfs(err.error_kind()),
             Error::Edit { source, .. } => from_matcher(source.error_kind()),
+            Error::InEdit { source, .. } => source.error_kind(),
             #[cfg(feature = "analyze")]
             Error::Analyze { source, .. } => from_analyze(source.error_kind()),
             #[cfg(feature = "search")]
@@ -343,6 +355,10 @@ impl Error {
             Error::Edit { path, source } => {
                 map.insert("path".into(), json!(path));
                 matcher_details(source, &mut map);
+            }
+            Error::InEdit { index, source, .. } => {
+                map = source.details();
+                map.insert("edit_index".into(), json!(index));
             }
             #[cfg(feature = "analyze")]
             Error::Analyze { path, source } => {

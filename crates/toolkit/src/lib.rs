@@ -83,7 +83,7 @@ pub use error::{ERROR_KINDS, Error, ErrorKind, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTE
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
-pub use toolkit::{DEFAULT_MAX_CALL_BYTES, MAX_LIST_ENTRIES, Toolkit, ToolkitOptions};
+pub use toolkit::{DEFAULT_MAX_CALL_BYTES, MAX_EDITS, MAX_LIST_ENTRIES, Toolkit, ToolkitOptions};
 pub use types::*;
 
 #[cfg(feature = "analyze")]

@@ -113,6 +113,9 @@ pub const MAX_LIST_ENTRIES: usize = 10_000;
 /// Default for [`ToolkitOptions::max_call_bytes`]: 32 MiB.
 pub const DEFAULT_MAX_CALL_BYTES: u64 = 32 << 20;
 
+/// Most edits one `edit_file` call may hold in `edits`.
+pub const MAX_EDITS: usize = 64;
+
 /// Every editkit tool over one or more workspace roots.
 ///
 /// A relative path resolves in the first root; an absolute one in the root that contains it.
@@ -879,6 +882,25 @@ impl Toolkit {
         request: &EditFileRequest,
         vet: impl Fn(&str, &str) -> Result<()>,
     ) -> Result<EditFileResponse> {
+        if !request.edits.is_empty() {
+            if !request.old_string.is_empty() || !request.new_string.is_empty() || request.replace_all {
+                return Err(Error::invalid(
+                    "edits",
+                    "`edits` and old_string/new_string were given together; give several edits as `edits`, or one \
+                     as old_string and new_string",
+                ));
+            }
+            if request.edits.len() > MAX_EDITS {
+                return Err(Error::invalid(
+                    "edits",
+                    format!(
+                        "{} edits in one call, more than the {MAX_EDITS} a call may hold (MAX_EDITS); split them over \
+                         several calls",
+                        request.edits.len()
+                    ),
+                ));
+            }
+        }
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let rel = lock.path().to_owned();
@@ -935,24 +957,61 @@ impl Toolkit {
             limits: self.output_limits(),
             ..Default::default()
         };
-        let replace = if request.replace_all { matcher::plan_replace_all } else { matcher::plan_replace };
+        if !request.edits.is_empty() {
+            return self.prepare_edits(rel, old_text, request, &options, vet);
+        }
+        let (replaced, numbered) = self.plan_one(
+            rel,
+            old_text.as_str(),
+            (&request.old_string, &request.new_string, request.replace_all),
+            request.strict,
+            &options,
+        )?;
+        let new_text = splice_replaced(old_text, &replaced, "old_string")?;
+        vet(old_text.as_str(), new_text.as_str())?;
+        let placement = placement(&replaced);
+        Ok(PreparedEdit {
+            path: rel.to_owned(),
+            replacements: placement.replacements,
+            rung: placement.rung,
+            score: placement.score,
+            alignment: placement.alignment,
+            line_range: placement.line_range,
+            line_ranges: placement.line_ranges,
+            line_numbers_stripped: numbered,
+            new_text,
+            placements: Vec::new(),
+        })
+    }
+
+    /// One edit (`old`, `new`, `replace_all`) planned on `text`, nothing built: the matcher's
+    /// plan, and whether the old text lost the numbers of a numbered view.
+    fn plan_one(
+        &self,
+        rel: &str,
+        text: &str,
+        (old, new, replace_all): (&str, &str, bool),
+        strict: bool,
+        options: &matcher::MatchOptions,
+    ) -> Result<(matcher::Planned, bool)> {
+        let replace = if replace_all { matcher::plan_replace_all } else { matcher::plan_replace };
         // Text copied from a numbered view (`    12<TAB>line`) keeps its numbers only when the
         // file itself holds that text.
-        let numbered = if request.strict {
+        let numbered = if strict {
             None
         } else {
             // Looked for in the file (a scan of it) only when the old text looks numbered.
-            strip_view_numbers(&request.old_string).filter(|_| !old_text.as_str().contains(request.old_string.as_str()))
+            strip_view_numbers(old).filter(|_| !text.contains(old))
         };
         let (old_string, new_string) = match &numbered {
-            Some((_, old)) => (old.as_str(), strip_view_prefixes(&request.new_string)),
-            None => (request.old_string.as_str(), request.new_string.clone()),
+            Some((_, stripped)) => (stripped.as_str(), strip_view_prefixes(new)),
+            None => (old, new.to_owned()),
         };
-        let replaced = replace(old_text.as_str(), old_string, &new_string, &options)
-            .map_err(|source| self.edit_error(rel, source))?;
+        let replaced =
+            replace(text, old_string, &new_string, options).map_err(|source| self.edit_error(rel, source))?;
         // The numbers say where the copied lines stood: the match must be there.
         if let Some((line, _)) = numbered
-            && !request.replace_all
+            && !replace_all
             && let Some(found) = replaced.matches().first()
             && found.first_line() as u64 != line
         {
@@ -965,25 +1024,86 @@ impl Toolkit {
                 ),
             ));
         }
-        let new_text = splice_replaced(old_text, &replaced, "old_string")?;
+        Ok((replaced, numbered.is_some()))
+    }
+
+    /// Several edits of one file: each found in the text as it is before the call, whatever
+    /// their order; regions that overlap are refused naming both; one new text or none.
+    fn prepare_edits(
+        &self,
+        rel: &str,
+        old_text: &Text,
+        request: &EditFileRequest,
+        options: &matcher::MatchOptions,
+        vet: &impl Fn(&str, &str) -> Result<()>,
+    ) -> Result<PreparedEdit> {
+        let count = request.edits.len();
+        let mut planned = Vec::with_capacity(count);
+        let mut numbered_any = false;
+        for (index, item) in request.edits.iter().enumerate() {
+            let in_edit = |source: Error| Error::InEdit { index, count, source: Box::new(source) };
+            let (replaced, numbered) = self
+                .plan_one(
+                    rel,
+                    old_text.as_str(),
+                    (&item.old_string, &item.new_string, item.replace_all),
+                    request.strict,
+                    options,
+                )
+                .map_err(in_edit)?;
+            numbered_any |= numbered;
+            planned.push(replaced);
+        }
+        // Every piece of every edit, in file order; two that overlap belong to two edits (one
+        // edit's own places never overlap) and refuse the call.
+        let mut pieces: Vec<(std::ops::Range<usize>, &str, usize)> = Vec::new();
+        for (index, replaced) in planned.iter().enumerate() {
+            pieces.extend(replaced.edits().map(|(range, piece)| (range, piece, index)));
+        }
+        pieces.sort_by_key(|(range, _, _)| (range.start, range.end));
+        for pair in pieces.windows(2) {
+            let [(first, _, a), (second, _, b)] = pair else { continue };
+            if second.start < first.end {
+                let (a, b) = (*a.min(b), *a.max(b));
+                let lines = |index: usize| {
+                    planned[index].matches().first().map(|m| format!("{}-{}", m.first_line(), m.last_line()))
+                };
+                return Err(Error::invalid(
+                    "edits",
+                    format!(
+                        "edits[{a}] (lines {}) and edits[{b}] (lines {}) overlap in `{rel}`; nothing was changed: \
+                         make them one edit, or give each old_string a region of its own",
+                        lines(a).unwrap_or_default(),
+                        lines(b).unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        let growth: i64 = pieces.iter().map(|(range, piece, _)| piece.len() as i64 - range.len() as i64).sum();
+        let size = (old_text.as_str().len() as i64 + growth).max(0) as usize;
+        self.check_readable(rel, size)?;
+        let edits: Vec<(std::ops::Range<usize>, &str)> =
+            pieces.iter().map(|(range, piece, _)| (range.clone(), *piece)).collect();
+        let new_text =
+            old_text.spliced(&edits).map_err(|e| Error::invalid("edits", format!("internal range error: {e}")))?;
         vet(old_text.as_str(), new_text.as_str())?;
-        let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
-        let score = replaced.matches().iter().map(matcher::Match::score).fold(1.0_f64, f64::min);
-        let alignment = if replaced.matches().iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
-            matcher::Alignment::Merged
-        } else {
-            matcher::Alignment::Aligned
-        };
+        let placements: Vec<EditPlacement> = planned.iter().map(placement).collect();
+        let first = placements.first().map_or([0, 0], |p| p.line_range);
         Ok(PreparedEdit {
             path: rel.to_owned(),
-            replacements: replaced.matches().len(),
-            rung: replaced.rung(),
-            score,
-            alignment,
+            replacements: placements.iter().map(|p| p.replacements).sum(),
+            rung: placements.iter().map(|p| p.rung).max().unwrap_or(matcher::Rung::Exact),
+            score: placements.iter().map(|p| p.score).fold(1.0_f64, f64::min),
+            alignment: if placements.iter().any(|p| p.alignment == matcher::Alignment::Merged) {
+                matcher::Alignment::Merged
+            } else {
+                matcher::Alignment::Aligned
+            },
             line_range: first,
-            line_ranges: replaced.matches().iter().map(|m| [m.first_line(), m.last_line()]).collect(),
-            line_numbers_stripped: numbered.is_some(),
+            line_ranges: placements.iter().flat_map(|p| p.line_ranges.iter().copied()).collect(),
+            line_numbers_stripped: numbered_any,
             new_text,
+            placements,
         })
     }
 
@@ -1209,6 +1329,25 @@ struct PreparedEdit {
     line_ranges: Vec<[usize; 2]>,
     line_numbers_stripped: bool,
     new_text: Text,
+    /// Each edit's placement, for a several-edit call.
+    placements: Vec<EditPlacement>,
+}
+
+/// Where one planned edit lands.
+fn placement(replaced: &matcher::Planned) -> EditPlacement {
+    let matches = replaced.matches();
+    EditPlacement {
+        replacements: matches.len(),
+        rung: replaced.rung(),
+        score: matches.iter().map(matcher::Match::score).fold(1.0_f64, f64::min),
+        alignment: if matches.iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
+            matcher::Alignment::Merged
+        } else {
+            matcher::Alignment::Aligned
+        },
+        line_range: matches.first().map_or([0, 0], |m| [m.first_line(), m.last_line()]),
+        line_ranges: matches.iter().map(|m| [m.first_line(), m.last_line()]).collect(),
+    }
 }
 
 impl PreparedEdit {
@@ -1239,6 +1378,7 @@ impl PreparedEdit {
             dry_run: request.dry_run,
             line_numbers_stripped: self.line_numbers_stripped,
             diagnostics: DiagnosticsInfo::default(),
+            edits: self.placements,
         };
         (response, self.new_text)
     }

@@ -440,23 +440,32 @@ pub struct WriteMarkdownFileResponse {
 /// Replace one exact (or whitespace-drifted) piece of text in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+// A model or a Python caller passes path, old_string and new_string positionally, although
+// `edits` makes the last two optional.
+#[schemars(extend("x-positional" = ["path", "old_string", "new_string"]))]
 #[non_exhaustive]
 pub struct EditFileRequest {
     /// File path, relative to the workspace root.
     #[serde(alias = "file_path", alias = "filepath")]
     #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
-    /// The text to replace, copied from the file with a line or two of context so it is unique.
-    #[serde(alias = "old_str", alias = "old_text", alias = "search")]
+    /// The text to replace, copied from the file with a line or two of context so it is unique
+    /// (required unless `edits` is given).
+    #[serde(default, alias = "old_str", alias = "old_text", alias = "search")]
     #[schemars(extend("x-aliases" = ["old_str", "old_text", "search"]))]
     pub old_string: String,
-    /// The replacement text.
-    #[serde(alias = "new_str", alias = "new_text", alias = "replace")]
+    /// The replacement text (required unless `edits` is given).
+    #[serde(default, alias = "new_str", alias = "new_text", alias = "replace")]
     #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
     pub new_string: String,
     /// Replace every occurrence instead of requiring exactly one (default: false).
     #[serde(default)]
     pub replace_all: bool,
+    /// Several edits of this file in one call, instead of old_string/new_string (at most
+    /// 64). Each old_string is found in the file as it is before the call, whatever the order;
+    /// overlapping regions are refused; all land in one write or none does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<EditItem>,
     /// The SHA-256 the file must have now; always checked, even with force.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
@@ -480,6 +489,58 @@ pub struct EditFileRequest {
     /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
+}
+
+/// One edit of a several-edit `edit_file` call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct EditItem {
+    /// The text to replace, found in the file as it is before the call.
+    #[serde(alias = "old_str", alias = "old_text", alias = "search")]
+    #[schemars(extend("x-aliases" = ["old_str", "old_text", "search"]))]
+    pub old_string: String,
+    /// The replacement text.
+    #[serde(alias = "new_str", alias = "new_text", alias = "replace")]
+    #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring exactly one (default: false).
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+impl EditItem {
+    /// One edit replacing `old_string` with `new_string` (exactly one place).
+    #[must_use]
+    pub fn new(old_string: impl Into<String>, new_string: impl Into<String>) -> Self {
+        EditItem { old_string: old_string.into(), new_string: new_string.into(), replace_all: false }
+    }
+
+    /// Sets `replace_all`.
+    #[must_use]
+    pub fn replace_all(mut self, replace_all: bool) -> Self {
+        self.replace_all = replace_all;
+        self
+    }
+}
+
+/// Where one edit of a several-edit call landed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EditPlacement {
+    /// How many places this edit replaced.
+    pub replacements: usize,
+    /// The rung that found its old_string.
+    #[schemars(with = "String")]
+    pub rung: editkit_matcher::Rung,
+    /// Similarity of the matched text to its old_string, 0 to 1.
+    pub score: f64,
+    /// `aligned` or `merged`, as for a single edit.
+    #[schemars(with = "String")]
+    pub alignment: editkit_matcher::Alignment,
+    /// 1-based first and last line of its (first) region, in the file before the call.
+    pub line_range: [usize; 2],
+    /// First and last line of every place it replaced.
+    pub line_ranges: Vec<[usize; 2]>,
 }
 
 /// What an edit did (or would do, on a dry run).
@@ -527,6 +588,10 @@ pub struct EditFileResponse {
     pub line_numbers_stripped: bool,
     /// Post-write diagnostics.
     pub diagnostics: DiagnosticsInfo,
+    /// With `edits`: where each edit landed, in the order given (the fields above then sum
+    /// them up: the loosest rung, the lowest score, the first region).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<EditPlacement>,
 }
 
 /// Edit a Python file, refusing an edit that introduces syntax errors.
@@ -1575,7 +1640,7 @@ request!(
 request!(WriteMarkdownFileRequest { path: String, content: String } defaults { create_dirs: bool = yes() });
 request!(
     EditFileRequest { path: String, old_string: String, new_string: String }
-    defaults { replace_all: bool = false, force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false }
+    defaults { replace_all: bool = false, edits: Vec<EditItem> = Vec::new(), force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false }
     optional { expected_hash: editkit_vfs::Sha256 }
     optional_text { within, encoding }
 );
