@@ -66,11 +66,37 @@ pub(crate) struct EditArgs {
     allow_broken: bool,
 }
 
+/// `editkit snippet FILE SNIPPET`.
+#[derive(Debug, Args)]
+pub(crate) struct SnippetArgs {
+    #[command(flatten)]
+    pub(crate) workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub(crate) write: WriteArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+    /// The file, relative to the root.
+    file: String,
+    /// The snippet: a file holding it, or `-` for stdin.
+    snippet: String,
+    /// Delete file lines a chunk leaves out between two of its lines (refused by default: a
+    /// forgotten marker looks the same).
+    #[arg(long)]
+    allow_deletions: bool,
+    /// Show the diff without writing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Merge even if the file changed since editkit read it.
+    #[arg(long)]
+    force: bool,
+}
+
 /// Runs a human subcommand and gives its exit code.
 pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
     let outcome = match command {
         Command::Read { file, offset, limit, output, .. } => read(toolkit, &file, offset, limit, output),
         Command::Edit(args) => edit(toolkit, args),
+        Command::Snippet(args) => snippet(toolkit, args),
         Command::Apply { patch, dry_run, force, strict, allow_broken, output, .. } => {
             apply(toolkit, &patch, dry_run, force, strict, allow_broken, output)
         }
@@ -364,6 +390,41 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         broken_note(&args.file, broken, args.allow_broken);
     }
     Ok(if broken && !args.allow_broken { EXIT_REFUSED } else { EXIT_OK })
+}
+
+fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
+    let text = read_input(&args.snippet, "the snippet")?;
+    let request = json!({
+        "path": args.file, "snippet": text, "dry_run": args.dry_run, "force": args.force,
+        "deletions": if args.allow_deletions { "allow" } else { "refuse" },
+    });
+    let result = editkit::tools::call(toolkit, "merge_snippet", request);
+    if let Some(error) = result.get("error") {
+        if args.output.json {
+            print_json(&result);
+        } else {
+            eprint!("{}", render::refusal(Style::stderr(), error));
+        }
+        return Err(render::exit_code(error));
+    }
+    if args.output.json {
+        print_json(&result);
+    } else {
+        let style = Style::stdout();
+        let verb = if args.dry_run { "would merge" } else { "merged" };
+        let chunks = result["chunks"].as_array().map_or(0, Vec::len);
+        let ranges = result["line_ranges"].as_array().cloned().unwrap_or_default();
+        outln!(
+            "{} {}: {}, {}",
+            style.green(verb),
+            style.bold(&ShownPath::new(result["path"].as_str().unwrap_or(&args.file)).to_string()),
+            plural(chunks as u64, "chunk"),
+            line_list(&ranges)
+        );
+        show_diff(toolkit, &render::diff(style, result["diff"].as_str().unwrap_or("")));
+        out!("{}", problems(style, &result["diagnostics"]));
+    }
+    Ok(EXIT_OK)
 }
 
 /// Diffs longer than this many lines go through the pager at a terminal.

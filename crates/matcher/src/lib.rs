@@ -50,6 +50,7 @@ mod replace;
 mod rung;
 mod score;
 mod select;
+pub mod snippet;
 mod types;
 
 pub use block::{BLOCK_ANCHOR_MARGIN, BLOCK_ANCHOR_THRESHOLD};

@@ -19,6 +19,15 @@ pub enum Error {
         #[source]
         source: editkit_matcher::Error,
     },
+    /// A snippet could not be merged into a file.
+    #[error("{path}: {source}")]
+    Snippet {
+        /// The file being edited.
+        path: String,
+        /// Why the merge was refused.
+        #[source]
+        source: editkit_matcher::snippet::Error,
+    },
     /// One edit of a several-edit call (`edits[index]`) was refused; nothing was changed.
     #[error("edits[{index}] of {count}: {source}; nothing was changed, no edit of the call was applied")]
     InEdit {
@@ -331,6 +340,7 @@ impl Error {
             Error::Vfs(err) => from_vfs(err.error_kind()),
             Error::Edit { source, .. } => from_matcher(source.error_kind()),
             Error::InEdit { source, .. } => source.error_kind(),
+            Error::Snippet { source, .. } => from_matcher(source.error_kind()),
             #[cfg(feature = "analyze")]
             Error::Analyze { source, .. } => from_analyze(source.error_kind()),
             #[cfg(feature = "search")]
@@ -355,6 +365,10 @@ impl Error {
             Error::Edit { path, source } => {
                 map.insert("path".into(), json!(path));
                 matcher_details(source, &mut map);
+            }
+            Error::Snippet { path, source } => {
+                map.insert("path".into(), json!(path));
+                snippet_details(source, &mut map);
             }
             Error::InEdit { index, source, .. } => {
                 map = source.details();
@@ -585,6 +599,37 @@ fn matcher_details(err: &editkit_matcher::Error, map: &mut Map<String, Value>) {
         }
         E::AlreadyApplied { line } => {
             map.insert("line".into(), json!(line));
+        }
+        _ => {}
+    }
+}
+
+fn snippet_details(err: &editkit_matcher::snippet::Error, map: &mut Map<String, Value>) {
+    use editkit_matcher::snippet::Error as E;
+    match err {
+        E::Empty => {
+            map.insert("field".into(), json!("snippet"));
+        }
+        E::NotFound { chunk, snippet_lines, .. } => {
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_lines".into(), json!(snippet_lines));
+        }
+        E::Ambiguous { chunk, snippet_lines, lines } => {
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_lines".into(), json!(snippet_lines));
+            map.insert("lines".into(), json!(lines));
+        }
+        E::Unaligned { chunk, snippet_lines, lines, deleted } => {
+            map.insert("reason".into(), json!("unaligned"));
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_lines".into(), json!(snippet_lines));
+            map.insert("lines".into(), json!(lines));
+            map.insert("deleted".into(), json!(deleted));
+        }
+        E::Edge { chunk, snippet_line, line } => {
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_line".into(), json!(snippet_line));
+            map.insert("lines".into(), json!([line]));
         }
         _ => {}
     }

@@ -59,6 +59,7 @@ mod patch_tools;
 mod search_tools;
 mod sessions;
 pub mod shown;
+mod snippet_tools;
 mod toolkit;
 pub mod tools;
 mod types;
@@ -83,6 +84,7 @@ pub use error::{ERROR_KINDS, Error, ErrorKind, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTE
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
+pub use snippet_tools::MAX_SNIPPET_BYTES;
 pub use toolkit::{DEFAULT_MAX_CALL_BYTES, MAX_EDITS, MAX_LIST_ENTRIES, Toolkit, ToolkitOptions};
 pub use types::*;
 

@@ -1173,7 +1173,7 @@ impl Toolkit {
     /// step every in-place edit shares. On a large file the diagnostics and `also` run on
     /// another thread while the file is written. Returns what was written (with the undo
     /// entry's path), the diagnostics and what `also` gave.
-    fn write_edited<T: Send>(
+    pub(crate) fn write_edited<T: Send>(
         &self,
         workspace: &Workspace,
         lock: editkit_vfs::FileLock<'_>,

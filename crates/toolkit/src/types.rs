@@ -989,6 +989,101 @@ pub struct InsertLinesResponse {
     pub diagnostics: DiagnosticsInfo,
 }
 
+/// Merge a lazy snippet (the changed parts of a file, the rest elided by marker comments).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct MergeSnippetRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
+    pub path: String,
+    /// The changed parts of the file with a line or two of the file's own code around each,
+    /// the rest elided by marker lines: a comment of the file's language holding `...`, such as
+    /// `# ... existing code ...` or `// ...`.
+    #[serde(alias = "code_edit")]
+    #[schemars(extend("x-aliases" = ["code_edit"]))]
+    pub snippet: String,
+    /// Show the diff without writing (default: false).
+    #[serde(default)]
+    pub dry_run: bool,
+    /// `refuse` (default): file lines a chunk leaves out between two of its lines refuse the
+    /// merge, since a forgotten marker looks the same; `allow`: they are deleted.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["refuse", "allow"]))]
+    pub deletions: Deletions,
+    /// The SHA-256 the file must have now (from read_file); always checked, even with force.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub expected_hash: Option<editkit_vfs::Sha256>,
+    /// Merge even if the file changed since it was read (default: false).
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// What merge_snippet does with file lines a chunk leaves out between two of its lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Deletions {
+    /// Refuse the merge (`not_found` with `reason: unaligned`), naming the lines.
+    #[default]
+    Refuse,
+    /// Delete them.
+    Allow,
+}
+
+/// Where one chunk of a snippet landed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SnippetChunk {
+    /// 1-based first and last line of the chunk in the snippet.
+    pub snippet_lines: [usize; 2],
+    /// 1-based first and last file line it aligned with, in the file before the merge.
+    pub line_range: [usize; 2],
+    /// How many of its lines aligned with the file's.
+    pub aligned: usize,
+    /// How many new lines it wrote.
+    pub inserted: usize,
+    /// How many file lines within its span it replaced or deleted.
+    pub removed: usize,
+}
+
+/// A marker of a snippet and the file lines it kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SnippetMarker {
+    /// 1-based line of the marker in the snippet.
+    pub snippet_line: usize,
+    /// 1-based first and last file line it kept (none when it stands where no line is).
+    pub kept: Option<[usize; 2]>,
+}
+
+/// What merge_snippet did (or would do, on a dry run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MergeSnippetResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// First and last line of each chunk's region, in the file before the merge.
+    pub line_ranges: Vec<[usize; 2]>,
+    /// Unified diff of the change, bounded (10 lines a hunk, 200 characters a line).
+    pub diff: String,
+    /// Whether the diff was cut.
+    pub diff_truncated: bool,
+    /// Size before, bytes.
+    pub old_size: u64,
+    /// Size after, bytes.
+    pub new_size: u64,
+    /// SHA-256 of the new content.
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
+    /// Whether this was a dry run (nothing written).
+    pub dry_run: bool,
+    /// Where each chunk landed, in snippet order.
+    pub chunks: Vec<SnippetChunk>,
+    /// Each marker and the file lines it kept, in snippet order.
+    pub markers: Vec<SnippetMarker>,
+    /// Post-write diagnostics.
+    pub diagnostics: DiagnosticsInfo,
+}
+
 /// What is known about a path without reading it as an agent would.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FileInfoResponse {
@@ -1657,6 +1752,11 @@ request!(
     defaults { force: bool = false, dry_run: bool = false, strict: bool = false }
     optional { dialect: PatchDialect }
     optional_text { encoding }
+);
+request!(
+    MergeSnippetRequest { path: String, snippet: String }
+    defaults { dry_run: bool = false, deletions: Deletions = Deletions::Refuse, force: bool = false }
+    optional { expected_hash: editkit_vfs::Sha256 }
 );
 request!(UndoEditRequest { path: String } defaults { force: bool = false });
 request!(UndoPatchRequest {} defaults { force: bool = false });

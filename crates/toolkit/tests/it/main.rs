@@ -23,6 +23,7 @@ mod patch_inputs;
 mod read_only;
 mod schemas;
 mod sessions;
+mod snippet;
 mod state_folder;
 mod strict_json;
 mod support;
