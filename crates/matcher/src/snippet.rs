@@ -537,7 +537,7 @@ fn reindent(line: &str, from: &str, to: &str) -> String {
         // Deeper than its anchor: the extra indentation in the file's unit when the file
         // indents with tabs and the snippet with spaces.
         let rest = if to_indent.contains('\t') && !rest.contains('\t') && !from_indent.contains('\t') {
-            let unit = from_indent.len().max(1).min(4);
+            let unit = from_indent.len().clamp(1, 4);
             "\t".repeat(rest.len().div_ceil(unit))
         } else {
             rest.to_owned()
