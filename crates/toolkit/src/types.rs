@@ -440,9 +440,12 @@ pub struct WriteMarkdownFileResponse {
 /// Replace one exact (or whitespace-drifted) piece of text in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-// A model or a Python caller passes path, old_string and new_string positionally, although
-// `edits` makes the last two optional.
-#[schemars(extend("x-positional" = ["path", "old_string", "new_string"]))]
+// A Python caller passes path, old_string and new_string positionally, although `edits` makes
+// the last two optional (each is required unless `edits` is given).
+#[schemars(extend(
+    "x-positional" = ["path", "old_string", "new_string"],
+    "x-required-unless" = {"old_string": "edits", "new_string": "edits"}
+))]
 #[non_exhaustive]
 pub struct EditFileRequest {
     /// File path, relative to the workspace root.

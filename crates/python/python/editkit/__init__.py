@@ -211,6 +211,12 @@ def _required(spec: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(spec["input_schema"].get("required", ()))
 
 
+def _required_unless(spec: Mapping[str, Any]) -> dict[str, str]:
+    # Arguments required unless another is given (``x-required-unless``: edit_file's
+    # old_string and new_string, unless ``edits``).
+    return dict(spec["input_schema"].get("x-required-unless", {}))
+
+
 def python_name(argument: str) -> str:
     """The Python spelling of a tool argument: a keyword gets a trailing underscore (``from_``)."""
     return argument + "_" if keyword.iskeyword(argument) else argument
@@ -414,6 +420,7 @@ def _tool_method(spec: Mapping[str, Any]) -> Any:
     name = spec["name"]
     positional = _positional(spec)
     required = _required(spec)
+    unless = _required_unless(spec)
     defaults = _defaults(spec)
     spellings = _aliases(spec)
 
@@ -430,7 +437,11 @@ def _tool_method(spec: Mapping[str, Any]) -> Any:
             if key in call_args:
                 raise TypeError(f"{name}() got multiple values for argument '{python_name(key)}'")
             call_args[key] = _json_value(value)
-        missing = [key for key in required if not any(alias in call_args for alias in spellings.get(key, (key,)))]
+        def given(key: str) -> bool:
+            return any(alias in call_args for alias in spellings.get(key, (key,)))
+
+        missing = [key for key in required if not given(key)]
+        missing += [key for key in positional if key in unless and not given(key) and not given(unless[key])]
         if missing:
             listed = ", ".join(f"'{python_name(key)}'" for key in missing)
             raise TypeError(f"{name}() missing {len(missing)} required argument(s): {listed}")

@@ -1,6 +1,7 @@
 //! Integration tests of the editkit facade through `tools::call` and the typed methods.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
+mod agent_corpus;
 mod bounds;
 mod concurrency;
 mod contract;

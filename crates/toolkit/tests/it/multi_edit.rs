@@ -145,3 +145,55 @@ fn replace_all_members_and_a_dry_run() {
     assert!(result["diff"].as_str().unwrap().contains("+def first():"));
     assert_eq!(env.get("m.py"), FILE, "a dry run writes nothing");
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use crate::support::Env;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Any accepted group of edits over disjoint regions, given in any order, gives the file
+        /// the edits make one by one on those regions of the original; a new text may even hold
+        /// another edit's old text, which an edit-after-edit tool would then find twice.
+        #[test]
+        fn several_edits_equal_the_edits_one_by_one_on_the_original(
+            n in 4usize..40,
+            cuts in prop::collection::vec(any::<prop::sample::Index>(), 2..10),
+            copies in prop::collection::vec(any::<bool>(), 5),
+            order in any::<prop::sample::Index>(),
+        ) {
+            let lines: Vec<String> = (0..n).map(|i| format!("line {i}: value_{i}")).collect();
+            let mut bounds: Vec<usize> = cuts.iter().map(|cut| cut.index(n + 1)).collect();
+            bounds.sort_unstable();
+            bounds.dedup();
+            let regions: Vec<(usize, usize)> =
+                bounds.chunks(2).filter(|pair| pair.len() == 2).map(|pair| (pair[0], pair[1])).take(5).collect();
+            prop_assume!(!regions.is_empty());
+            let old: Vec<String> = regions.iter().map(|&(a, b)| lines[a..b].join("\n")).collect();
+            let new: Vec<String> = (0..regions.len())
+                .map(|i| {
+                    let other = (i + 1) % regions.len();
+                    if copies[i] && other != i { old[other].clone() } else { format!("new {i}") }
+                })
+                .collect();
+            // The expected file: each region replaced in the original, from the last one up.
+            let mut expected = lines.clone();
+            for (i, &(a, b)) in regions.iter().enumerate().rev() {
+                expected.splice(a..b, new[i].split('\n').map(str::to_owned));
+            }
+            let mut edits: Vec<_> = (0..regions.len())
+                .map(|i| json!({"old_string": old[i], "new_string": new[i]}))
+                .collect();
+            let turn = order.index(edits.len());
+            edits.rotate_left(turn);
+            let env = Env::new();
+            env.put("f.txt", (lines.join("\n") + "\n").as_bytes());
+            let result = env.call("edit_file", json!({"path": "f.txt", "edits": edits}));
+            prop_assert_eq!(&result["ok"], &json!(true), "{:#}", result);
+            prop_assert_eq!(env.get("f.txt"), expected.join("\n") + "\n");
+        }
+    }
+}
