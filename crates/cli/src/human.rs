@@ -64,6 +64,10 @@ pub(crate) struct EditArgs {
     /// Write and exit 0 even when the edit leaves a syntax error that was not there before.
     #[arg(long)]
     allow_broken: bool,
+    /// When the file changed since editkit read it: `merge` (default) applies the edit to the
+    /// file as it is if what it changes is untouched; `strict` refuses.
+    #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
+    stale: String,
 }
 
 /// `editkit snippet FILE SNIPPET`.
@@ -89,6 +93,9 @@ pub(crate) struct SnippetArgs {
     /// Merge even if the file changed since editkit read it.
     #[arg(long)]
     force: bool,
+    /// When the file changed since editkit read it: `merge` (default) or `strict` (refuse).
+    #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
+    stale: String,
 }
 
 /// Runs a human subcommand and gives its exit code.
@@ -346,7 +353,7 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         return Err(EXIT_USAGE);
     }
     let before = (!args.dry_run).then(|| current_text(toolkit, &args.file)).flatten();
-    let mut request = json!({"path": args.file, "dry_run": args.dry_run, "force": args.force});
+    let mut request = json!({"path": args.file, "dry_run": args.dry_run, "force": args.force, "stale": args.stale});
     if olds.len() == 1 {
         request["old_string"] = json!(olds[0]);
         request["new_string"] = json!(news[0]);
@@ -395,7 +402,7 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
 fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
     let text = read_input(&args.snippet, "the snippet")?;
     let request = json!({
-        "path": args.file, "snippet": text, "dry_run": args.dry_run, "force": args.force,
+        "path": args.file, "snippet": text, "dry_run": args.dry_run, "force": args.force, "stale": args.stale,
         "deletions": if args.allow_deletions { "allow" } else { "refuse" },
     });
     let result = editkit::tools::call(toolkit, "merge_snippet", request);

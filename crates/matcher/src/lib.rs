@@ -46,6 +46,7 @@ mod lines;
 mod merge;
 mod near_miss;
 mod normalise;
+pub mod rebase;
 mod replace;
 mod rung;
 mod score;

@@ -367,3 +367,14 @@ def test_several_edits_and_lazy_snippets(tk: editkit.Toolkit, workspace: Path) -
     with pytest.raises(editkit.NotFound) as unaligned:
         tk.merge_snippet("m.py", "def a():\n    return 10\n\n\ndef b():\n    return 20\n")
     assert unaligned.value.details["reason"] == "unaligned"
+
+
+def test_an_outside_change_elsewhere_is_merged_and_strict_refuses(tk: editkit.Toolkit, workspace: Path) -> None:
+    (workspace / "m.py").write_text("import os\n\n\ndef a():\n    return 1\n")
+    tk.read_file("m.py")
+    (workspace / "m.py").write_text("import os\nimport sys\n\n\ndef a():\n    return 1\n")
+    with pytest.raises(editkit.Stale):
+        tk.edit_file("m.py", "return 1", "return 2", stale="strict")
+    edited = tk.edit_file("m.py", "return 1", "return 2")
+    assert edited.merged_with["lines"] == [[2, 2]]
+    assert (workspace / "m.py").read_text() == "import os\nimport sys\n\n\ndef a():\n    return 2\n"

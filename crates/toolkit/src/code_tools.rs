@@ -33,6 +33,7 @@ impl Toolkit {
             within: None,
             strict: false,
             encoding: None,
+            stale: StaleMode::Merge,
         };
         let path = request.path.clone();
         // The errors already there are counted on the text the edit read under its lock.

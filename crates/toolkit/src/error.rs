@@ -19,6 +19,19 @@ pub enum Error {
         #[source]
         source: editkit_matcher::Error,
     },
+    /// The file changed since it was read, and the change touches what the edit changes (or
+    /// the edit does not apply to the version read); nothing was changed.
+    #[error("{source}; {}; read the file again (the change is in outside_diff)", match change.edit_lines {
+        Some([first, last]) => format!("the change made since the read touches lines {first}-{last} of the version read, which this edit changes"),
+        None => "the edit does not apply to the version read either".to_owned(),
+    })]
+    ChangedOutside {
+        /// The staleness refusal.
+        #[source]
+        source: Box<editkit_vfs::Error>,
+        /// The outside change and what it touched.
+        change: Box<OutsideChange>,
+    },
     /// A snippet could not be merged into a file.
     #[error("{path}: {source}")]
     Snippet {
@@ -129,6 +142,19 @@ pub enum Error {
         /// The tool refused.
         tool: String,
     },
+}
+
+/// A change made to a file since it was read that an edit could not be merged with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OutsideChange {
+    /// 1-based first and last line, in the version read, of the edit's piece that could not be
+    /// carried over (`None`: the edit does not apply to the version read).
+    pub edit_lines: Option<[usize; 2]>,
+    /// 1-based line ranges the outside change touched, in the file as it is.
+    pub outside_lines: Vec<[usize; 2]>,
+    /// The outside change as a bounded diff.
+    pub outside_diff: String,
 }
 
 fn describe(errors: &[crate::SyntaxErrorInfo]) -> String {
@@ -341,6 +367,7 @@ impl Error {
             Error::Edit { source, .. } => from_matcher(source.error_kind()),
             Error::InEdit { source, .. } => source.error_kind(),
             Error::Snippet { source, .. } => from_matcher(source.error_kind()),
+            Error::ChangedOutside { source, .. } => from_vfs(source.error_kind()),
             #[cfg(feature = "analyze")]
             Error::Analyze { source, .. } => from_analyze(source.error_kind()),
             #[cfg(feature = "search")]
@@ -365,6 +392,14 @@ impl Error {
             Error::Edit { path, source } => {
                 map.insert("path".into(), json!(path));
                 matcher_details(source, &mut map);
+            }
+            Error::ChangedOutside { source, change } => {
+                vfs_details(source, &mut map);
+                if let Some(edit_lines) = change.edit_lines {
+                    map.insert("edit_lines".into(), json!(edit_lines));
+                }
+                map.insert("outside_lines".into(), json!(change.outside_lines));
+                map.insert("outside_diff".into(), json!(change.outside_diff));
             }
             Error::Snippet { path, source } => {
                 map.insert("path".into(), json!(path));

@@ -53,6 +53,7 @@ mod error;
 mod fs_tools;
 mod history;
 pub mod json;
+mod outside;
 #[cfg(feature = "patch")]
 mod patch_tools;
 #[cfg(feature = "search")]
@@ -80,9 +81,10 @@ impl Stop {
 }
 
 pub use editkit_vfs::Durability;
-pub use error::{ERROR_KINDS, Error, ErrorKind, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, Result};
+pub use error::{ERROR_KINDS, Error, ErrorKind, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, OutsideChange, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
+pub use outside::DEFAULT_KEPT_READ_BYTES;
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
 pub use snippet_tools::MAX_SNIPPET_BYTES;
 pub use toolkit::{DEFAULT_MAX_CALL_BYTES, MAX_EDITS, MAX_LIST_ENTRIES, Toolkit, ToolkitOptions};

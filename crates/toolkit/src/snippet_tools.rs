@@ -4,7 +4,7 @@
 use editkit_matcher::snippet::{self, Comment};
 
 use crate::error::{Error, Result};
-use crate::toolkit::{KeptWrite, Toolkit};
+use crate::toolkit::{KeptWrite, ReadForWrite, Toolkit};
 use crate::types::*;
 
 /// Largest snippet `merge_snippet` takes, in bytes.
@@ -48,7 +48,7 @@ impl Toolkit {
                 advice: "send the changed parts in several snippets, or use apply_patch".into(),
             });
         }
-        let (_, workspace) = self.route(&request.path);
+        let (root, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let rel = lock.path().to_owned();
         let options = snippet::SnippetOptions {
@@ -56,22 +56,50 @@ impl Toolkit {
             allow_deletions: request.deletions == Deletions::Allow,
             ..Default::default()
         };
-        let (file, merged) = lock.read_for_write_with(request.expected_hash, request.force, |old_text| {
-            let merged = snippet::merge(old_text.as_str(), &request.snippet, &options)
+        let plan = |text: &editkit_vfs::Text| {
+            let merged = snippet::merge(text.as_str(), &request.snippet, &options)
                 .map_err(|source| Error::Snippet { path: rel.clone(), source })?;
             self.check_readable(&rel, merged.text().len())?;
+            Ok::<_, Error>(merged)
+        };
+        let splice = |text: &editkit_vfs::Text, edits: &[(std::ops::Range<usize>, &str)]| {
+            text.spliced(edits).map_err(|e| Error::invalid("snippet", format!("internal range error: {e}")))
+        };
+        let attempt = lock.read_for_write_with(request.expected_hash, request.force, |old_text| {
+            let merged = plan(old_text)?;
             let edits: Vec<(std::ops::Range<usize>, &str)> = merged.edits().collect();
-            let new_text = old_text
-                .spliced(&edits)
-                .map_err(|e| Error::invalid("snippet", format!("internal range error: {e}")))?;
+            let new_text = splice(old_text, &edits)?;
             Ok::<_, Error>((merged, new_text))
-        })?;
-        let (merged, new_text) = merged?;
-        let bytes = new_text.encoded();
+        });
+        let (file, (merged, new_text), merged_with, line) = match attempt {
+            // Changed since it was read: merged on the version read and carried over, as an
+            // edit is.
+            Err(stale @ editkit_vfs::Error::Stale { .. })
+                if request.expected_hash.is_none() && !request.force && request.stale == StaleMode::Merge =>
+            {
+                let outside = self.merge_outside(root, workspace, &rel, stale, plan, |merged| {
+                    merged.edits().map(|(range, piece)| (range, piece.to_owned())).collect()
+                })?;
+                let edits: Vec<(std::ops::Range<usize>, &str)> =
+                    outside.rebased.pieces.iter().map(|(range, piece)| (range.clone(), piece.as_str())).collect();
+                let new_text = splice(outside.file.decoded(), &edits)?;
+                let rebased = outside.rebased;
+                let line: Box<dyn Fn(usize) -> usize> = Box::new(move |line| rebased.line(line));
+                (outside.file, (outside.planned, new_text), Some(outside.merged_with), line)
+            }
+            attempt => {
+                let (file, merged) = attempt?;
+                let line: Box<dyn Fn(usize) -> usize> = Box::new(|line| line);
+                (file, merged?, None, line)
+            }
+        };
+        let expected = merged_with.as_ref().map(|_| file.sha256());
+        let new_text = std::sync::Arc::new(new_text);
+        let bytes = new_text.try_encoded().map_err(|err| crate::toolkit::unencodable(&request.path, err))?;
         let (old, new) = (file.decoded().as_str(), new_text.as_str());
         let response = |diff: (String, bool), new_size, sha256, diagnostics| MergeSnippetResponse {
             path: rel.clone(),
-            line_ranges: merged.chunks().iter().map(|chunk| chunk.lines).collect(),
+            line_ranges: merged.chunks().iter().map(|chunk| chunk.lines.map(&line)).collect(),
             diff: diff.0,
             diff_truncated: diff.1,
             old_size: file.size(),
@@ -83,7 +111,7 @@ impl Toolkit {
                 .iter()
                 .map(|chunk| SnippetChunk {
                     snippet_lines: chunk.snippet_lines,
-                    line_range: chunk.lines,
+                    line_range: chunk.lines.map(&line),
                     aligned: chunk.aligned,
                     inserted: chunk.inserted,
                     removed: chunk.removed,
@@ -92,17 +120,32 @@ impl Toolkit {
             markers: merged
                 .markers()
                 .iter()
-                .map(|marker| SnippetMarker { snippet_line: marker.snippet_line, kept: marker.kept })
+                .map(|marker| SnippetMarker {
+                    snippet_line: marker.snippet_line,
+                    kept: marker.kept.map(|kept| kept.map(&line)),
+                })
                 .collect(),
             diagnostics,
+            merged_with: merged_with.clone(),
         };
         if request.dry_run {
             let (sha256, diff) = editkit_vfs::Sha256::of_beside(&bytes, || self.diff(&rel, old, new));
             return Ok(response(diff, bytes.len() as u64, sha256, DiagnosticsInfo::default()));
         }
-        let (wrote, diagnostics, diff) =
-            self.write_edited(workspace, lock, &file, &bytes, new, || self.diff(&rel, old, new))?;
-        let KeptWrite { written, .. } = wrote;
+        let (wrote, diagnostics, diff) = self.write_edited(
+            workspace,
+            lock,
+            ReadForWrite { file: &file, expected_hash: expected },
+            &bytes,
+            new,
+            || self.diff(&rel, old, new),
+        )?;
+        let KeptWrite { written, reformatted, .. } = wrote;
+        if !reformatted {
+            // The base of a merge with a change made outside before the next edit.
+            drop(bytes);
+            self.read_versions.keep(root, &rel, written.sha256, std::sync::Arc::clone(&new_text));
+        }
         Ok(response(diff, written.size, written.sha256, diagnostics))
     }
 }

@@ -328,7 +328,7 @@ fn entries() -> Vec<Entry> {
             ro = false,
             destructive = true,
             idempotent = false,
-            "Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it. within confines the search to a symbol (Class.method) or Markdown section (Usage > Flags). dry_run shows the diff without writing. Several changes to one file: pass edits (a list of {old_string, new_string, replace_all}) instead of old_string/new_string; each is found in the file as it is before the call, in any order, overlapping ones are refused, and all land in one write or none does (the result's edits say where each landed)."
+            "Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it."
         ),
         tool!(
             "merge_snippet",
@@ -338,7 +338,7 @@ fn entries() -> Vec<Entry> {
             ro = false,
             destructive = true,
             idempotent = false,
-            "Merge a lazy snippet into one file: write the changed parts with a line or two of the file's own code around each, and elide the rest with marker lines (a comment of the file's language holding ..., such as # ... existing code ... or // ...). Each chunk between markers lands where its lines align with the file uniquely and in order (whitespace and indentation tolerated, new lines re-indented); its new lines are inserted or replace the lines between their aligned neighbours. File lines a chunk leaves out between two of its lines are refused (not_found, reason unaligned) unless deletions is allow, since a forgotten marker looks the same. A chunk that aligns at two places is ambiguous; one that aligns nowhere is not_found; nothing is written on a refusal. Returns the diff, where each chunk landed and which lines each marker kept. When to use which: merge_snippet for several scattered changes in one file written as code; edit_file for one or a few exact replacements (edits for several); apply_patch for changes across files, creations, deletions and moves."
+            "Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."
         ),
         tool!(
             "insert_lines",
@@ -622,7 +622,6 @@ pub const TOOLSETS: &[(&str, &str, &[&str])] = &[
             "read_files",
             "write_file",
             "edit_file",
-            "merge_snippet",
             "insert_lines",
             "apply_patch",
             "undo_edit",
@@ -641,8 +640,8 @@ pub const TOOLSETS: &[(&str, &str, &[&str])] = &[
     ("paths", "exists, generate_diff and the undo history", &["exists", "generate_diff", "history"]),
     (
         "code",
-        "code awareness: symbols, syntax checks, replacing a function",
-        &["file_symbols", "check_syntax", "replace_function"],
+        "code awareness: symbols, syntax checks, replacing a function, merging lazy snippets",
+        &["file_symbols", "check_syntax", "replace_function", "merge_snippet"],
     ),
     (
         "seed",

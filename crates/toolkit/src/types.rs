@@ -6,6 +6,38 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// A schema with no `description` or `default` anywhere in it.
+fn without_descriptions(schema: &mut schemars::Schema) {
+    fn strip(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                map.remove("description");
+                map.remove("default");
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value = schema.clone().to_value();
+    strip(&mut value);
+    if let Ok(stripped) = schemars::Schema::try_from(value) {
+        *schema = stripped;
+    }
+}
+
+/// edit_file's schema without the empty defaults of old_string and new_string, which are
+/// required unless `edits` is given.
+fn without_text_defaults(schema: &mut schemars::Schema) {
+    if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
+        for name in ["old_string", "new_string"] {
+            if let Some(serde_json::Value::Object(field)) = properties.get_mut(name) {
+                field.remove("default");
+            }
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }
@@ -442,7 +474,7 @@ pub struct WriteMarkdownFileResponse {
 #[serde(deny_unknown_fields)]
 // A Python caller passes path, old_string and new_string positionally, although `edits` makes
 // the last two optional (each is required unless `edits` is given).
-#[schemars(extend(
+#[schemars(transform = without_text_defaults, extend(
     "x-positional" = ["path", "old_string", "new_string"],
     "x-required-unless" = {"old_string": "edits", "new_string": "edits"}
 ))]
@@ -452,21 +484,18 @@ pub struct EditFileRequest {
     #[serde(alias = "file_path", alias = "filepath")]
     #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
-    /// The text to replace, copied from the file with a line or two of context so it is unique
-    /// (required unless `edits` is given).
+    /// The text to replace, copied from the file with a line or two of context so it is unique.
     #[serde(default, alias = "old_str", alias = "old_text", alias = "search")]
     #[schemars(extend("x-aliases" = ["old_str", "old_text", "search"]))]
     pub old_string: String,
-    /// The replacement text (required unless `edits` is given).
+    /// The replacement text.
     #[serde(default, alias = "new_str", alias = "new_text", alias = "replace")]
     #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
     pub new_string: String,
     /// Replace every occurrence instead of requiring exactly one (default: false).
     #[serde(default)]
     pub replace_all: bool,
-    /// Several edits of this file in one call, instead of old_string/new_string (at most
-    /// 64). Each old_string is found in the file as it is before the call, whatever the order;
-    /// overlapping regions are refused; all land in one write or none does.
+    /// Several edits (max 64) in place of old_string/new_string; all or none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<EditItem>,
     /// The SHA-256 the file must have now; always checked, even with force.
@@ -479,8 +508,7 @@ pub struct EditFileRequest {
     /// Report what would change without writing (default: false).
     #[serde(default)]
     pub dry_run: bool,
-    /// Return the path of the kept copy of the previous content (default: false; a copy is
-    /// always kept for undo_edit).
+    /// Return the kept copy's path (default: false; undo_edit always has one).
     #[serde(default)]
     pub backup: bool,
     /// Confine the search to one symbol (`Class.method`) or Markdown section (`Usage > Flags`).
@@ -492,22 +520,47 @@ pub struct EditFileRequest {
     /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
+    /// If changed since read: merge or strict.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    pub stale: StaleMode,
 }
 
-/// One edit of a several-edit `edit_file` call.
+/// What an edit does when its file changed since it was read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StaleMode {
+    /// Merge the edit into the file as it is now when the lines it changes (and one line each
+    /// side) are unchanged; else refuse as `stale`.
+    #[default]
+    Merge,
+    /// Refuse every edit of a file changed since it was read as `stale`.
+    Strict,
+}
+
+/// A change made to a file since it was read, which an edit was merged with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MergedWith {
+    /// 1-based first and last line of each changed region, in the file as it was found.
+    pub lines: Vec<[usize; 2]>,
+    /// The outside change (the version read → the file as found), bounded.
+    pub diff: String,
+    /// Whether the diff was cut.
+    pub diff_truncated: bool,
+}
+
+/// One edit of `edits`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+// The item's fields mean what edit_file's own do: their schema needs no words of its own.
+#[schemars(transform = without_descriptions)]
 #[non_exhaustive]
 pub struct EditItem {
-    /// The text to replace, found in the file as it is before the call.
-    #[serde(alias = "old_str", alias = "old_text", alias = "search")]
-    #[schemars(extend("x-aliases" = ["old_str", "old_text", "search"]))]
+    /// The text to replace.
     pub old_string: String,
-    /// The replacement text.
-    #[serde(alias = "new_str", alias = "new_text", alias = "replace")]
-    #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
+    /// The replacement.
     pub new_string: String,
-    /// Replace every occurrence instead of requiring exactly one (default: false).
+    /// Every occurrence (default: false).
     #[serde(default)]
     pub replace_all: bool,
 }
@@ -595,6 +648,10 @@ pub struct EditFileResponse {
     /// them up: the loosest rung, the lowest score, the first region).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<EditPlacement>,
+    /// When the file had changed since it was read and the edit was merged with that change:
+    /// the lines it touched and its diff (line numbers above are of the file as found).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_with: Option<MergedWith>,
 }
 
 /// Edit a Python file, refusing an edit that introduces syntax errors.
@@ -1001,17 +1058,15 @@ pub struct MergeSnippetRequest {
     #[serde(alias = "file_path", alias = "filepath")]
     #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
-    /// The changed parts of the file with a line or two of the file's own code around each,
-    /// the rest elided by marker lines: a comment of the file's language holding `...`, such as
-    /// `# ... existing code ...` or `// ...`.
+    /// The changed parts with a line or two of context each, the rest elided by marker
+    /// comments holding `...`.
     #[serde(alias = "code_edit")]
     #[schemars(extend("x-aliases" = ["code_edit"]))]
     pub snippet: String,
     /// Show the diff without writing (default: false).
     #[serde(default)]
     pub dry_run: bool,
-    /// `refuse` (default): file lines a chunk leaves out between two of its lines refuse the
-    /// merge, since a forgotten marker looks the same; `allow`: they are deleted.
+    /// Lines a chunk leaves out without a marker: `refuse` (default) or `allow` (deleted).
     #[serde(default)]
     #[schemars(with = "String", extend("enum" = ["refuse", "allow"]))]
     pub deletions: Deletions,
@@ -1022,6 +1077,10 @@ pub struct MergeSnippetRequest {
     /// Merge even if the file changed since it was read (default: false).
     #[serde(default)]
     pub force: bool,
+    /// If the file changed since read: `merge` (default) or `strict`, as for edit_file.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    pub stale: StaleMode,
 }
 
 /// What merge_snippet does with file lines a chunk leaves out between two of its lines.
@@ -1085,6 +1144,9 @@ pub struct MergeSnippetResponse {
     pub markers: Vec<SnippetMarker>,
     /// Post-write diagnostics.
     pub diagnostics: DiagnosticsInfo,
+    /// When the file had changed since it was read and the snippet was merged with that change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_with: Option<MergedWith>,
 }
 
 /// What is known about a path without reading it as an agent would.
@@ -1738,7 +1800,7 @@ request!(
 request!(WriteMarkdownFileRequest { path: String, content: String } defaults { create_dirs: bool = yes() });
 request!(
     EditFileRequest { path: String, old_string: String, new_string: String }
-    defaults { replace_all: bool = false, edits: Vec<EditItem> = Vec::new(), force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false }
+    defaults { replace_all: bool = false, edits: Vec<EditItem> = Vec::new(), force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false, stale: StaleMode = StaleMode::Merge }
     optional { expected_hash: editkit_vfs::Sha256 }
     optional_text { within, encoding }
 );
@@ -1758,7 +1820,7 @@ request!(
 );
 request!(
     MergeSnippetRequest { path: String, snippet: String }
-    defaults { dry_run: bool = false, deletions: Deletions = Deletions::Refuse, force: bool = false }
+    defaults { dry_run: bool = false, deletions: Deletions = Deletions::Refuse, force: bool = false, stale: StaleMode = StaleMode::Merge }
     optional { expected_hash: editkit_vfs::Sha256 }
 );
 request!(UndoEditRequest { path: String } defaults { force: bool = false });

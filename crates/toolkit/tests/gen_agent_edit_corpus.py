@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates fixtures/multi-edits/ and fixtures/snippets/ from the real code in fixtures/code/.
+"""Generates fixtures/multi-edits/, fixtures/snippets/ and fixtures/outside-changes/ from the real
+code in fixtures/code/.
 
 Run from the repository root: python3 crates/toolkit/tests/gen_agent_edit_corpus.py
 Deterministic (seeded); rerunning rewrites the same folders.
@@ -20,6 +21,7 @@ ROOT = os.getcwd()
 CODE = os.path.join(ROOT, "fixtures/code")
 MULTI = os.path.join(ROOT, "fixtures/multi-edits")
 SNIPPETS = os.path.join(ROOT, "fixtures/snippets")
+OUTSIDE = os.path.join(ROOT, "fixtures/outside-changes")
 rng = random.Random(36)
 
 CHANGED = {"py": "  # editkit: changed", "ts": "  // editkit: changed", "tsx": "  // editkit: changed"}
@@ -340,14 +342,108 @@ def snippet_groups(files):
     return counts
 
 
+# ---------------------------------------------------------------------------------------------
+# Changes made outside between the read and the edit
+
+
+def outside_change(lines, at, kind, lang):
+    """`lines` with line `at` changed, a line inserted before it, or it deleted."""
+    out = list(lines)
+    if kind == "change":
+        out[at] = out[at] + CHANGED[lang].replace("changed", "reformatted")
+    elif kind == "insert":
+        out.insert(at, indent_of(lines[at]) + ("# inserted outside" if lang == "py" else "// inserted outside"))
+    else:
+        del out[at]
+    return out
+
+
+def outside_groups(files):
+    counts = {}
+    groups = [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)]
+    for group, n in groups:
+        made = 0
+        tries = 0
+        while made < n and tries < 1000:
+            tries += 1
+            path = rng.choice(files)
+            lang = lang_of(path)
+            lines = load(path)
+            k = 2 if group == "apart-multi" else 1
+            size = rng.randint(1, 3)
+            starts = disjoint(runs(lines, size), k, size, 8)
+            if starts is None:
+                continue
+            text = "\n".join(lines)
+            blocks = [lines[s:s + size] for s in starts]
+            if any(text.count("\n".join(b)) != 1 for b in blocks):
+                continue
+            kind = rng.choice(["change", "insert", "delete"])
+            s = starts[0]
+            if group in ("apart", "apart-multi"):
+                # At least 3 lines from every edited region, and not a blank line.
+                far = [i for i in range(len(lines)) if lines[i].strip()
+                       and all(i < t - 2 or i > t + size + 1 for t in starts)]
+                if not far:
+                    continue
+                at = rng.choice(far)
+            elif group == "adjacent":
+                # The line just before or after the region changed or deleted, or a line put
+                # between it and the region.
+                before_region = rng.random() < 0.5
+                if kind == "insert":
+                    at = s if before_region else s + size
+                else:
+                    at = s - 1 if before_region else s + size
+                if at < 0 or at >= len(lines) or (kind != "insert" and not lines[at].strip()):
+                    continue
+            else:
+                at = s + rng.randrange(size)
+                kind = "change" if kind == "insert" else kind
+            outside = outside_change(lines, at, kind, lang)
+            if outside == lines:
+                continue
+            edits = [{"old_string": "\n".join(b), "new_string": "\n".join(b[:-1] + [b[-1] + CHANGED[lang]])} for b in blocks]
+            # The expected file: the outside change, then each region changed where it now stands.
+            after = list(outside)
+            error = None
+            if group.startswith("apart"):
+                for b in blocks:
+                    joined = "\n".join(after)
+                    if joined.count("\n".join(b)) != 1:
+                        error = "skip"
+                        break
+                    idx = next(i for i in range(len(after)) if after[i:i + size] == b)
+                    after[idx + size - 1] = b[-1] + CHANGED[lang]
+                if error:
+                    continue
+            else:
+                error = "stale"
+            args = {"path": target_name(lang)}
+            if len(edits) == 1:
+                args.update(edits[0])
+            else:
+                args["edits"] = edits
+            made += 1
+            name = f"{group}-{made:03d}"
+            write_case(OUTSIDE, name, encode(lines), args, after=None if error else encode(after), error=error)
+            open(os.path.join(OUTSIDE, name, "outside"), "wb").write(encode(outside))
+            counts[name] = os.path.relpath(path, CODE) + f":{kind}"
+    return counts
+
+
 def main():
     files = sources()
-    for root in (MULTI, SNIPPETS):
+    for root in (MULTI, SNIPPETS, OUTSIDE):
         for entry in os.listdir(root) if os.path.isdir(root) else []:
             if os.path.isdir(os.path.join(root, entry)):
                 shutil.rmtree(os.path.join(root, entry))
         os.makedirs(root, exist_ok=True)
-    for root, counts in ((MULTI, multi_edit_groups(files)), (SNIPPETS, snippet_groups(files))):
+    for root, counts in (
+        (MULTI, multi_edit_groups(files)),
+        (SNIPPETS, snippet_groups(files)),
+        (OUTSIDE, outside_groups(files)),
+    ):
         with open(os.path.join(root, "SOURCES.tsv"), "w", encoding="utf-8") as out:
             for name in sorted(counts):
                 out.write(f"{name}\t{counts[name]}\n")
