@@ -495,7 +495,8 @@ pub struct EditFileRequest {
     /// Replace every occurrence instead of requiring exactly one (default: false).
     #[serde(default)]
     pub replace_all: bool,
-    /// Several edits (max 64) in place of old_string/new_string; all or none.
+    /// Several edits (max 64) in place of old_string/new_string, each found in the file as
+    /// before the call; all or none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<EditItem>,
     /// The SHA-256 the file must have now; always checked, even with force.
