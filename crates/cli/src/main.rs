@@ -140,6 +140,11 @@ struct LimitArgs {
     /// `too_large` for the files not read).
     #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_MAX_CALL_BYTES)]
     max_call_bytes: u64,
+    /// Most bytes kept of what reads and edits saw (one version per file, the oldest dropped
+    /// first): the bases an edit of a file changed since is merged against. An edit whose base
+    /// was dropped is refused as `stale`, as before.
+    #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_KEPT_READ_BYTES)]
+    kept_read_bytes: u64,
 }
 
 /// How a terminal command prints.
@@ -493,6 +498,7 @@ impl WorkspaceArgs {
             options.max_session_bytes = limits.max_session_bytes;
             options.max_read_bytes = limits.max_read_bytes;
             options.max_call_bytes = limits.max_call_bytes;
+            options.kept_read_bytes = limits.kept_read_bytes;
         }
         if let Some(write) = write {
             options.diagnostics.mode = match write.diagnostics {

@@ -19,8 +19,9 @@ use crate::error::{Error, Result};
 use crate::toolkit::Toolkit;
 use crate::types::MergedWith;
 
-/// Default for [`crate::ToolkitOptions::kept_read_bytes`]: 64 MiB of kept read versions.
-pub const DEFAULT_KEPT_READ_BYTES: u64 = 64 << 20;
+/// Default for [`crate::ToolkitOptions::kept_read_bytes`]: 32 MiB of kept read versions (an
+/// HTTP server holds this much per session at most).
+pub const DEFAULT_KEPT_READ_BYTES: u64 = 32 << 20;
 
 /// The text of the last version of each file a read or an edit saw, bounded in bytes, the
 /// oldest dropped first.
