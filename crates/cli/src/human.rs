@@ -39,11 +39,13 @@ pub(crate) struct EditArgs {
     /// The file, relative to the root.
     file: String,
     /// The text to replace (copy it from the file, with a line of context if it repeats).
+    /// Repeat `--old … --new …` for several edits of the file in one write: each is found in
+    /// the file as it is before the call, and all land or none does.
     #[arg(long, required_unless_present = "old_file", conflicts_with = "old_file", allow_hyphen_values = true)]
-    old: Option<String>,
-    /// The replacement text.
+    old: Vec<String>,
+    /// The replacement text (one for each `--old`, in the same order).
     #[arg(long, required_unless_present = "new_file", conflicts_with = "new_file", allow_hyphen_values = true)]
-    new: Option<String>,
+    new: Vec<String>,
     /// Read the text to replace from this file (`-` for stdin).
     #[arg(long, value_name = "PATH")]
     old_file: Option<String>,
@@ -62,6 +64,38 @@ pub(crate) struct EditArgs {
     /// Write and exit 0 even when the edit leaves a syntax error that was not there before.
     #[arg(long)]
     allow_broken: bool,
+    /// When the file changed since editkit read it: `merge` (default) applies the edit to the
+    /// file as it is if what it changes is untouched; `strict` refuses.
+    #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
+    stale: String,
+}
+
+/// `editkit snippet FILE SNIPPET`.
+#[derive(Debug, Args)]
+pub(crate) struct SnippetArgs {
+    #[command(flatten)]
+    pub(crate) workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub(crate) write: WriteArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+    /// The file, relative to the root.
+    file: String,
+    /// The snippet: a file holding it, or `-` for stdin.
+    snippet: String,
+    /// Delete file lines a chunk leaves out between two of its lines (refused by default: a
+    /// forgotten marker looks the same).
+    #[arg(long)]
+    allow_deletions: bool,
+    /// Show the diff without writing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Merge even if the file changed since editkit read it.
+    #[arg(long)]
+    force: bool,
+    /// When the file changed since editkit read it: `merge` (default) or `strict` (refuse).
+    #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
+    stale: String,
 }
 
 /// Runs a human subcommand and gives its exit code.
@@ -69,6 +103,7 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
     let outcome = match command {
         Command::Read { file, offset, limit, output, .. } => read(toolkit, &file, offset, limit, output),
         Command::Edit(args) => edit(toolkit, args),
+        Command::Snippet(args) => snippet(toolkit, args),
         Command::Apply { patch, dry_run, force, strict, allow_broken, output, .. } => {
             apply(toolkit, &patch, dry_run, force, strict, allow_broken, output)
         }
@@ -301,21 +336,36 @@ fn introduced_errors(file: &str, old: Option<&str>, new: Option<&str>) -> bool {
 }
 
 fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
-    let old = match (args.old, args.old_file) {
-        (Some(old), _) => old,
-        (None, Some(path)) => read_input(&path, "the old text")?,
-        (None, None) => return Err(EXIT_USAGE),
-    };
-    let new = match (args.new, args.new_file) {
-        (Some(new), _) => new,
-        (None, Some(path)) => read_input(&path, "the new text")?,
-        (None, None) => return Err(EXIT_USAGE),
-    };
+    let mut olds = args.old;
+    if let Some(path) = &args.old_file {
+        olds.push(read_input(path, "the old text")?);
+    }
+    let mut news = args.new;
+    if let Some(path) = &args.new_file {
+        news.push(read_input(path, "the new text")?);
+    }
+    if olds.is_empty() || olds.len() != news.len() {
+        eprintln!(
+            "editkit edit: {} --old and {} --new given; give one --new for each --old, in the same order",
+            olds.len(),
+            news.len()
+        );
+        return Err(EXIT_USAGE);
+    }
     let before = (!args.dry_run).then(|| current_text(toolkit, &args.file)).flatten();
-    let request = json!({
-        "path": args.file, "old_string": old, "new_string": new,
-        "replace_all": args.replace_all, "dry_run": args.dry_run, "force": args.force,
-    });
+    let mut request = json!({"path": args.file, "dry_run": args.dry_run, "force": args.force, "stale": args.stale});
+    if olds.len() == 1 {
+        request["old_string"] = json!(olds[0]);
+        request["new_string"] = json!(news[0]);
+        request["replace_all"] = json!(args.replace_all);
+    } else {
+        let edits: Vec<Value> = olds
+            .iter()
+            .zip(&news)
+            .map(|(old, new)| json!({"old_string": old, "new_string": new, "replace_all": args.replace_all}))
+            .collect();
+        request["edits"] = json!(edits);
+    }
     let result = editkit::tools::call(toolkit, "edit_file", request);
     if let Some(error) = result.get("error") {
         if args.output.json {
@@ -347,6 +397,41 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         broken_note(&args.file, broken, args.allow_broken);
     }
     Ok(if broken && !args.allow_broken { EXIT_REFUSED } else { EXIT_OK })
+}
+
+fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
+    let text = read_input(&args.snippet, "the snippet")?;
+    let request = json!({
+        "path": args.file, "snippet": text, "dry_run": args.dry_run, "force": args.force, "stale": args.stale,
+        "deletions": if args.allow_deletions { "allow" } else { "refuse" },
+    });
+    let result = editkit::tools::call(toolkit, "merge_snippet", request);
+    if let Some(error) = result.get("error") {
+        if args.output.json {
+            print_json(&result);
+        } else {
+            eprint!("{}", render::refusal(Style::stderr(), error));
+        }
+        return Err(render::exit_code(error));
+    }
+    if args.output.json {
+        print_json(&result);
+    } else {
+        let style = Style::stdout();
+        let verb = if args.dry_run { "would merge" } else { "merged" };
+        let chunks = result["chunks"].as_array().map_or(0, Vec::len);
+        let ranges = result["line_ranges"].as_array().cloned().unwrap_or_default();
+        outln!(
+            "{} {}: {}, {}",
+            style.green(verb),
+            style.bold(&ShownPath::new(result["path"].as_str().unwrap_or(&args.file)).to_string()),
+            plural(chunks as u64, "chunk"),
+            line_list(&ranges)
+        );
+        show_diff(toolkit, &render::diff(style, result["diff"].as_str().unwrap_or("")));
+        out!("{}", problems(style, &result["diagnostics"]));
+    }
+    Ok(EXIT_OK)
 }
 
 /// Diffs longer than this many lines go through the pager at a terminal.

@@ -140,6 +140,11 @@ struct LimitArgs {
     /// `too_large` for the files not read).
     #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_MAX_CALL_BYTES)]
     max_call_bytes: u64,
+    /// Most bytes kept of what reads and edits saw (one version per file, the oldest dropped
+    /// first): the bases an edit of a file changed since is merged against. An edit whose base
+    /// was dropped is refused as `stale`, as before.
+    #[arg(long, value_name = "BYTES", default_value_t = editkit::DEFAULT_KEPT_READ_BYTES)]
+    kept_read_bytes: u64,
 }
 
 /// How a terminal command prints.
@@ -293,6 +298,11 @@ enum Command {
         after_help = "Examples:\n  editkit edit src/app.py --old 'return 0' --new 'return 1'\n  editkit edit src/app.py --old-file old.txt --new-file new.txt --dry-run\n\nExit codes: 0 done, 1 refused or the edit left a syntax error that was not there (see --allow-broken), 2 usage error."
     )]
     Edit(human::EditArgs),
+    /// Merge a lazy snippet (changed parts, the rest elided by `... existing code ...` markers).
+    #[command(
+        after_help = "Examples:\n  editkit snippet src/app.py change.py\n  pbpaste | editkit snippet src/app.ts - --dry-run\n\nExit codes: 0 done, 1 refused, 2 usage error."
+    )]
+    Snippet(human::SnippetArgs),
     /// Apply a multi-file patch atomically (every file changes or none does).
     #[command(
         after_help = "Examples:\n  git diff | editkit apply -\n  editkit apply change.patch --dry-run\n\nExit codes: 0 done, 1 refused or the patch left a syntax error that was not there (see --allow-broken), 2 malformed patch."
@@ -455,6 +465,7 @@ impl Command {
             | Command::Mcp { workspace, .. }
             | Command::Call { workspace, .. } => Some(workspace),
             Command::Edit(args) => Some(&args.workspace),
+            Command::Snippet(args) => Some(&args.workspace),
             Command::Demo | Command::Completions { .. } | Command::Man => None,
         }
     }
@@ -464,6 +475,7 @@ impl Command {
         match self {
             Command::Apply { write, .. } | Command::Mcp { write, .. } | Command::Call { write, .. } => Some(write),
             Command::Edit(args) => Some(&args.write),
+            Command::Snippet(args) => Some(&args.write),
             _ => None,
         }
     }
@@ -486,6 +498,7 @@ impl WorkspaceArgs {
             options.max_session_bytes = limits.max_session_bytes;
             options.max_read_bytes = limits.max_read_bytes;
             options.max_call_bytes = limits.max_call_bytes;
+            options.kept_read_bytes = limits.kept_read_bytes;
         }
         if let Some(write) = write {
             options.diagnostics.mode = match write.diagnostics {

@@ -55,8 +55,9 @@ fn instructions(roots: Option<&[String]>, style: TextStyle) -> String {
         "editkit's file tools work inside the workspace root(s) only: {} (list_roots names them; relative \
          paths resolve in the first). Read a file before editing it: reads return a sha256 and arm a staleness \
          guard, so a write to a file that changed since is refused. {numbers}edit_file needs old_string to match \
-         exactly one place (small whitespace drift is tolerated and reported); on `ambiguous`, add context lines. \
-         apply_patch changes every file or none. A message may be up to 65 MiB. A refused call returns isError with a stable error kind \
+         exactly one place (small whitespace drift is tolerated and reported); on `ambiguous`, add context lines; \
+         several changes to one file go in one call as edits. merge_snippet (tool set code) takes the changed parts \
+         of one file with `... existing code ...` marker comments for the rest. apply_patch changes every file or none. A message may be up to 65 MiB. A refused call returns isError with a stable error kind \
          (not_found, ambiguous, stale, outside_workspace, invalid_args...) in structured content.",
         roots.map_or_else(|| "the roots this client names".to_owned(), |roots| roots.join(", "))
     )
@@ -300,7 +301,12 @@ impl Server {
 fn tool(spec: ToolSpec, output_schema: bool) -> Tool {
     let result = editkit::tools::compact_schema(spec.result_schema());
     let input = match spec.input_schema {
-        Value::Object(map) => map,
+        Value::Object(mut map) => {
+            // How Python passes arguments positionally is no concern of an MCP client.
+            map.remove("x-positional");
+            map.remove("x-required-unless");
+            map
+        }
         _ => object_schema(),
     };
     // The title is the tool's own (`Tool::title`), not repeated in the annotations.

@@ -46,10 +46,12 @@ mod lines;
 mod merge;
 mod near_miss;
 mod normalise;
+pub mod rebase;
 mod replace;
 mod rung;
 mod score;
 mod select;
+pub mod snippet;
 mod types;
 
 pub use block::{BLOCK_ANCHOR_MARGIN, BLOCK_ANCHOR_THRESHOLD};

@@ -130,7 +130,10 @@ def test_required_arguments_are_positional_in_the_tools_order(tk: editkit.Toolki
     import inspect
 
     for spec in editkit.specs():
-        required = [editkit.python_name(name) for name in spec["input_schema"].get("required", ())]
+        # A tool may name its positional arguments itself (edit_file: old_string and new_string,
+        # optional beside `edits`).
+        named = spec["input_schema"].get("x-positional") or spec["input_schema"].get("required", ())
+        required = [editkit.python_name(name) for name in named]
         signature = inspect.signature(getattr(editkit.Toolkit, spec["name"]))
         positional = [p.name for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
         assert positional == ["self", *required], spec["name"]
@@ -345,3 +348,33 @@ def test_eight_threads_doing_read_modify_write_on_one_file_lose_no_update(tk: ed
         thread.join(timeout=300)
     assert not any(thread.is_alive() for thread in threads), f"stuck after {time.monotonic() - started:.0f} s"
     assert (workspace / "counter.txt").read_text() == f"count={8 * rounds};\n"
+
+
+def test_several_edits_and_lazy_snippets(tk: editkit.Toolkit, workspace: Path) -> None:
+    (workspace / "m.py").write_text("def a():\n    return 1\n\n\ndef b():\n    return 2\n")
+    edited = tk.edit_file("m.py", edits=[
+        {"old_string": "return 2", "new_string": "return 20"},
+        {"old_string": "return 1", "new_string": "return 10"},
+    ])
+    assert [placement["line_range"] for placement in edited.edits] == [[6, 6], [2, 2]]
+    with pytest.raises(editkit.InvalidArgs) as refused:
+        tk.edit_file("m.py", "return 10", "x", edits=[{"old_string": "a", "new_string": "b"}])
+    assert refused.value.details["field"] == "edits"
+    merged = tk.merge_snippet("m.py", "# ... existing code ...\ndef b():\n    log()\n    return 20\n")
+    assert type(merged).__name__ == "MergeSnippetResult"
+    assert merged.chunks[0]["line_range"] == [5, 6]
+    assert (workspace / "m.py").read_text() == "def a():\n    return 10\n\n\ndef b():\n    log()\n    return 20\n"
+    with pytest.raises(editkit.NotFound) as unaligned:
+        tk.merge_snippet("m.py", "def a():\n    return 10\n\n\ndef b():\n    return 20\n")
+    assert unaligned.value.details["reason"] == "unaligned"
+
+
+def test_an_outside_change_elsewhere_is_merged_and_strict_refuses(tk: editkit.Toolkit, workspace: Path) -> None:
+    (workspace / "m.py").write_text("import os\n\n\ndef a():\n    return 1\n")
+    tk.read_file("m.py")
+    (workspace / "m.py").write_text("import os\nimport sys\n\n\ndef a():\n    return 1\n")
+    with pytest.raises(editkit.Stale):
+        tk.edit_file("m.py", "return 1", "return 2", stale="strict")
+    edited = tk.edit_file("m.py", "return 1", "return 2")
+    assert edited.merged_with["lines"] == [[2, 2]]
+    assert (workspace / "m.py").read_text() == "import os\nimport sys\n\n\ndef a():\n    return 2\n"

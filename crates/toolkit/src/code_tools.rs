@@ -25,6 +25,7 @@ impl Toolkit {
             old_string: request.old_string,
             new_string: request.new_string,
             replace_all: false,
+            edits: Vec::new(),
             expected_hash: None,
             force: false,
             dry_run: request.dry_run,
@@ -32,6 +33,7 @@ impl Toolkit {
             within: None,
             strict: false,
             encoding: None,
+            stale: StaleMode::Merge,
         };
         let path = request.path.clone();
         // The errors already there are counted on the text the edit read under its lock.

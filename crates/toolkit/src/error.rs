@@ -19,6 +19,39 @@ pub enum Error {
         #[source]
         source: editkit_matcher::Error,
     },
+    /// The file changed since it was read, and the change touches what the edit changes (or
+    /// the edit does not apply to the version read); nothing was changed.
+    #[error("{source}; {}; read the file again (the change is in outside_diff)", match change.edit_lines {
+        Some([first, last]) => format!("the change made since the read touches lines {first}-{last} of the version read, which this edit changes"),
+        None => "the edit does not apply to the version read either".to_owned(),
+    })]
+    ChangedOutside {
+        /// The staleness refusal.
+        #[source]
+        source: Box<editkit_vfs::Error>,
+        /// The outside change and what it touched.
+        change: Box<OutsideChange>,
+    },
+    /// A snippet could not be merged into a file.
+    #[error("{path}: {source}")]
+    Snippet {
+        /// The file being edited.
+        path: String,
+        /// Why the merge was refused.
+        #[source]
+        source: editkit_matcher::snippet::Error,
+    },
+    /// One edit of a several-edit call (`edits[index]`) was refused; nothing was changed.
+    #[error("edits[{index}] of {count}: {source}; nothing was changed, no edit of the call was applied")]
+    InEdit {
+        /// The edit's place in `edits`, from 0.
+        index: usize,
+        /// How many edits the call gave.
+        count: usize,
+        /// Why it was refused.
+        #[source]
+        source: Box<Error>,
+    },
     /// Code analysis refused (unknown symbol, unsupported language, syntax errors in a result).
     #[cfg(feature = "analyze")]
     #[error("{path}: {source}")]
@@ -109,6 +142,19 @@ pub enum Error {
         /// The tool refused.
         tool: String,
     },
+}
+
+/// A change made to a file since it was read that an edit could not be merged with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OutsideChange {
+    /// 1-based first and last line, in the version read, of the edit's piece that could not be
+    /// carried over (`None`: the edit does not apply to the version read).
+    pub edit_lines: Option<[usize; 2]>,
+    /// 1-based line ranges the outside change touched, in the file as it is.
+    pub outside_lines: Vec<[usize; 2]>,
+    /// The outside change as a bounded diff.
+    pub outside_diff: String,
 }
 
 fn describe(errors: &[crate::SyntaxErrorInfo]) -> String {
@@ -319,6 +365,9 @@ impl Error {
         match self {
             Error::Vfs(err) => from_vfs(err.error_kind()),
             Error::Edit { source, .. } => from_matcher(source.error_kind()),
+            Error::InEdit { source, .. } => source.error_kind(),
+            Error::Snippet { source, .. } => from_matcher(source.error_kind()),
+            Error::ChangedOutside { source, .. } => from_vfs(source.error_kind()),
             #[cfg(feature = "analyze")]
             Error::Analyze { source, .. } => from_analyze(source.error_kind()),
             #[cfg(feature = "search")]
@@ -343,6 +392,22 @@ impl Error {
             Error::Edit { path, source } => {
                 map.insert("path".into(), json!(path));
                 matcher_details(source, &mut map);
+            }
+            Error::ChangedOutside { source, change } => {
+                vfs_details(source, &mut map);
+                if let Some(edit_lines) = change.edit_lines {
+                    map.insert("edit_lines".into(), json!(edit_lines));
+                }
+                map.insert("outside_lines".into(), json!(change.outside_lines));
+                map.insert("outside_diff".into(), json!(change.outside_diff));
+            }
+            Error::Snippet { path, source } => {
+                map.insert("path".into(), json!(path));
+                snippet_details(source, &mut map);
+            }
+            Error::InEdit { index, source, .. } => {
+                map = source.details();
+                map.insert("edit_index".into(), json!(index));
             }
             #[cfg(feature = "analyze")]
             Error::Analyze { path, source } => {
@@ -569,6 +634,37 @@ fn matcher_details(err: &editkit_matcher::Error, map: &mut Map<String, Value>) {
         }
         E::AlreadyApplied { line } => {
             map.insert("line".into(), json!(line));
+        }
+        _ => {}
+    }
+}
+
+fn snippet_details(err: &editkit_matcher::snippet::Error, map: &mut Map<String, Value>) {
+    use editkit_matcher::snippet::Error as E;
+    match err {
+        E::Empty => {
+            map.insert("field".into(), json!("snippet"));
+        }
+        E::NotFound { chunk, snippet_lines, .. } => {
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_lines".into(), json!(snippet_lines));
+        }
+        E::Ambiguous { chunk, snippet_lines, lines } => {
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_lines".into(), json!(snippet_lines));
+            map.insert("lines".into(), json!(lines));
+        }
+        E::Unaligned { chunk, snippet_lines, lines, deleted } => {
+            map.insert("reason".into(), json!("unaligned"));
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_lines".into(), json!(snippet_lines));
+            map.insert("lines".into(), json!(lines));
+            map.insert("deleted".into(), json!(deleted));
+        }
+        E::Edge { chunk, snippet_line, line } => {
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_line".into(), json!(snippet_line));
+            map.insert("lines".into(), json!([line]));
         }
         _ => {}
     }

@@ -53,12 +53,14 @@ mod error;
 mod fs_tools;
 mod history;
 pub mod json;
+mod outside;
 #[cfg(feature = "patch")]
 mod patch_tools;
 #[cfg(feature = "search")]
 mod search_tools;
 mod sessions;
 pub mod shown;
+mod snippet_tools;
 mod toolkit;
 pub mod tools;
 mod types;
@@ -79,11 +81,13 @@ impl Stop {
 }
 
 pub use editkit_vfs::Durability;
-pub use error::{ERROR_KINDS, Error, ErrorKind, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, Result};
+pub use error::{ERROR_KINDS, Error, ErrorKind, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, OutsideChange, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
+pub use outside::DEFAULT_KEPT_READ_BYTES;
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
-pub use toolkit::{DEFAULT_MAX_CALL_BYTES, MAX_LIST_ENTRIES, Toolkit, ToolkitOptions};
+pub use snippet_tools::MAX_SNIPPET_BYTES;
+pub use toolkit::{DEFAULT_MAX_CALL_BYTES, MAX_EDITS, MAX_LIST_ENTRIES, Toolkit, ToolkitOptions};
 pub use types::*;
 
 #[cfg(feature = "analyze")]

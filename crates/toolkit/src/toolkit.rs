@@ -27,6 +27,10 @@ pub struct ToolkitOptions {
     /// read on from. For agents whose client passes results to a model as they are; `editkit
     /// mcp` sets 64 KiB. Default: `None` (a read answers every line asked for).
     pub read_page_bytes: Option<usize>,
+    /// Bytes of text kept of what reads and edits saw (one version per file, the oldest
+    /// dropped first), the bases an edit of a file changed since is merged against; an edit
+    /// whose base was dropped is refused as stale. Default: [`crate::DEFAULT_KEPT_READ_BYTES`].
+    pub kept_read_bytes: u64,
     /// Refuse every tool that writes. Default: false.
     pub read_only: bool,
     /// How far writes go before a tool returns: [`Durability::Full`] fsyncs each file and its
@@ -87,6 +91,7 @@ impl Default for ToolkitOptions {
             policy: Policy::default(),
             max_read_bytes: editkit_vfs::DEFAULT_MAX_READ_BYTES,
             read_page_bytes: None,
+            kept_read_bytes: crate::outside::DEFAULT_KEPT_READ_BYTES,
             read_only: false,
             durability: Durability::Full,
             full_diffs: false,
@@ -112,6 +117,9 @@ pub const MAX_LIST_ENTRIES: usize = 10_000;
 
 /// Default for [`ToolkitOptions::max_call_bytes`]: 32 MiB.
 pub const DEFAULT_MAX_CALL_BYTES: u64 = 32 << 20;
+
+/// Most edits one `edit_file` call may hold in `edits`.
+pub const MAX_EDITS: usize = 64;
 
 /// Every editkit tool over one or more workspace roots.
 ///
@@ -151,6 +159,8 @@ pub struct Toolkit {
     pub(crate) facts_cache: analysis::FactsCache,
     /// Per state folder, the undo history's bytes as last counted plus what was kept since.
     history_estimates: Mutex<std::collections::HashMap<PathBuf, u64>>,
+    /// What the last read or edit of each file saw: the bases of three-way merges.
+    pub(crate) read_versions: crate::outside::ReadVersions,
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
@@ -323,6 +333,7 @@ impl Toolkit {
             }
         }
         let sessions = Sessions::new(options.max_sessions, options.max_session_bytes);
+        let options_kept = options.kept_read_bytes;
         Ok(Toolkit {
             roots: workspaces,
             options,
@@ -332,6 +343,7 @@ impl Toolkit {
             syntax_cache: editkit_analyze::CheckCache::default(),
             facts_cache: analysis::FactsCache::default(),
             history_estimates: Mutex::new(std::collections::HashMap::new()),
+            read_versions: crate::outside::ReadVersions::new(options_kept),
         })
     }
 
@@ -523,7 +535,7 @@ impl Toolkit {
     /// `is_directory`, `too_large`, `utf16`, `not_utf8` (also for bytes not in the `encoding`
     /// given), `invalid_args` for an unknown `encoding`.
     pub fn read_file(&self, request: ReadFileRequest) -> Result<ReadFileResponse> {
-        let (_, workspace) = self.route(&request.path);
+        let (root, workspace) = self.route(&request.path);
         let bytes = workspace.read_bytes(&request.path)?;
         let rel = workspace.resolve(&request.path)?;
         let sha256 = editkit_vfs::Sha256::of(&bytes);
@@ -576,6 +588,9 @@ impl Toolkit {
         let facts_included = request.include_symbols.unwrap_or(!window.partial && size_bytes <= FACTS_BY_DEFAULT_BYTES);
         let facts =
             if facts_included { self.facts_cache.facts(&rel, sha256, decoded.as_str()) } else { Default::default() };
+        let (line_endings, bom, encoding) = (decoded.line_endings(), decoded.bom(), decoded.encoding());
+        // What the agent saw is the base an edit is merged against if the file changes.
+        self.read_versions.keep(root, &rel, sha256, std::sync::Arc::new(decoded));
         Ok(ReadFileResponse {
             path: rel,
             content: window.content,
@@ -584,9 +599,9 @@ impl Toolkit {
             line_count: total,
             size_bytes,
             is_binary: false,
-            line_endings: decoded.line_endings(),
-            bom: decoded.bom(),
-            encoding: Some(decoded.encoding()),
+            line_endings,
+            bom,
+            encoding: Some(encoding),
             partial: window.partial,
             start_line: window.start_line,
             end_line: window.end_line,
@@ -879,34 +894,93 @@ impl Toolkit {
         request: &EditFileRequest,
         vet: impl Fn(&str, &str) -> Result<()>,
     ) -> Result<EditFileResponse> {
-        let (_, workspace) = self.route(&request.path);
+        if !request.edits.is_empty() {
+            if !request.old_string.is_empty() || !request.new_string.is_empty() || request.replace_all {
+                return Err(Error::invalid(
+                    "edits",
+                    "`edits` and old_string/new_string were given together; give several edits as `edits`, or one \
+                     as old_string and new_string",
+                ));
+            }
+            if request.edits.len() > MAX_EDITS {
+                return Err(Error::invalid(
+                    "edits",
+                    format!(
+                        "{} edits in one call, more than the {MAX_EDITS} a call may hold (MAX_EDITS); split them over \
+                         several calls",
+                        request.edits.len()
+                    ),
+                ));
+            }
+        }
+        let (root, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let rel = lock.path().to_owned();
         // The edit is worked out while the staleness guard's hash of a large file is computed.
         let asked = encoding_arg(request.encoding.as_deref())?;
-        let (file, prepared) = lock.read_for_write_in(asked, request.expected_hash, request.force, |old_text| {
-            self.prepare_edit(&rel, old_text, request, &vet)
-        })?;
-        let prepared = prepared?;
+        let attempt = lock.read_for_write_in(asked, request.expected_hash, request.force, |old_text| {
+            self.prepare_edit(&rel, old_text, request, &vet, false)
+        });
+        let (file, prepared, merged_with) = match attempt {
+            // The file changed since it was read: the edit is made on the version read and
+            // carried over, when what it changes is untouched (in the encoding editkit detects:
+            // an edit naming its encoding is not merged).
+            Err(stale @ editkit_vfs::Error::Stale { .. })
+                if asked.is_none()
+                    && request.expected_hash.is_none()
+                    && !request.force
+                    && request.stale == StaleMode::Merge =>
+            {
+                let merged = self.merge_outside(
+                    root,
+                    workspace,
+                    &rel,
+                    stale,
+                    |base| self.prepare_edit(&rel, base, request, &vet, true),
+                    |prepared| prepared.pieces.clone(),
+                )?;
+                let prepared = merged.planned.rebased(merged.file.decoded(), &merged.rebased)?;
+                vet(merged.file.text(), prepared.new_text.as_str())?;
+                (merged.file, prepared, Some(merged.merged_with))
+            }
+            attempt => {
+                let (file, prepared) = attempt?;
+                (file, prepared?, None)
+            }
+        };
+        // A merged edit is written over the file as found, which the guard did not vouch for.
+        let expected = merged_with.as_ref().map(|_| file.sha256());
         let bytes = prepared.new_text.try_encoded().map_err(|err| unencodable(&request.path, err))?;
         let (old, new) = (file.decoded().as_str(), prepared.new_text.as_str());
         if request.dry_run {
             let (sha256, diff) = editkit_vfs::Sha256::of_beside(&bytes, || self.diff(&rel, old, new));
             let new_size = bytes.len() as u64;
             drop(bytes);
-            return Ok(prepared.into_response(request, diff, file.size(), new_size, sha256).0);
+            let mut response = prepared.into_response(request, diff, file.size(), new_size, sha256).0;
+            response.merged_with = merged_with;
+            return Ok(response);
         }
         // The new content is hashed while it is written; on a large file the diff, which only
         // the response needs, is drawn meanwhile too.
-        let (wrote, diagnostics, diff) =
-            self.write_edited(workspace, lock, &file, &bytes, new, || self.diff(&rel, old, new))?;
+        let (wrote, diagnostics, diff) = self.write_edited(
+            workspace,
+            lock,
+            ReadForWrite { file: &file, expected_hash: expected },
+            &bytes,
+            new,
+            || self.diff(&rel, old, new),
+        )?;
         drop(bytes);
         // A formatter may have changed the bytes on disk.
         let KeptWrite { written, kept, reformatted } = wrote;
         let (mut response, new_text) = prepared.into_response(request, diff, file.size(), written.size, written.sha256);
+        response.merged_with = merged_with;
         if !reformatted {
             // The next edit of this file takes this text back after comparing the file with it,
-            // instead of reading, decoding and hashing the file.
+            // instead of reading, decoding and hashing the file; it is also the base of a merge
+            // with a change made outside before the next edit.
+            let new_text = std::sync::Arc::new(new_text);
+            self.read_versions.keep(root, &rel, written.sha256, std::sync::Arc::clone(&new_text));
             workspace.remember_text(&rel, written.sha256, new_text);
         }
         if request.backup {
@@ -924,6 +998,7 @@ impl Toolkit {
         old_text: &Text,
         request: &EditFileRequest,
         vet: &impl Fn(&str, &str) -> Result<()>,
+        keep_pieces: bool,
     ) -> Result<PreparedEdit> {
         let within = match request.within.as_deref() {
             Some(scope) => Some(analysis::scope(rel, old_text.as_str(), scope)?),
@@ -935,24 +1010,67 @@ impl Toolkit {
             limits: self.output_limits(),
             ..Default::default()
         };
-        let replace = if request.replace_all { matcher::plan_replace_all } else { matcher::plan_replace };
+        if !request.edits.is_empty() {
+            return self.prepare_edits(rel, old_text, request, &options, vet, keep_pieces);
+        }
+        let (replaced, numbered) = self.plan_one(
+            rel,
+            old_text.as_str(),
+            (&request.old_string, &request.new_string, request.replace_all),
+            request.strict,
+            &options,
+        )?;
+        let new_text = splice_replaced(old_text, &replaced, "old_string")?;
+        vet(old_text.as_str(), new_text.as_str())?;
+        let placement = placement(&replaced);
+        let pieces = if keep_pieces {
+            replaced.edits().map(|(range, piece)| (range, piece.to_owned())).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(PreparedEdit {
+            path: rel.to_owned(),
+            replacements: placement.replacements,
+            rung: placement.rung,
+            score: placement.score,
+            alignment: placement.alignment,
+            line_range: placement.line_range,
+            line_ranges: placement.line_ranges,
+            line_numbers_stripped: numbered,
+            new_text,
+            placements: Vec::new(),
+            pieces,
+        })
+    }
+
+    /// One edit (`old`, `new`, `replace_all`) planned on `text`, nothing built: the matcher's
+    /// plan, and whether the old text lost the numbers of a numbered view.
+    fn plan_one(
+        &self,
+        rel: &str,
+        text: &str,
+        (old, new, replace_all): (&str, &str, bool),
+        strict: bool,
+        options: &matcher::MatchOptions,
+    ) -> Result<(matcher::Planned, bool)> {
+        let replace = if replace_all { matcher::plan_replace_all } else { matcher::plan_replace };
         // Text copied from a numbered view (`    12<TAB>line`) keeps its numbers only when the
         // file itself holds that text.
-        let numbered = if request.strict {
+        let numbered = if strict {
             None
         } else {
             // Looked for in the file (a scan of it) only when the old text looks numbered.
-            strip_view_numbers(&request.old_string).filter(|_| !old_text.as_str().contains(request.old_string.as_str()))
+            strip_view_numbers(old).filter(|_| !text.contains(old))
         };
         let (old_string, new_string) = match &numbered {
-            Some((_, old)) => (old.as_str(), strip_view_prefixes(&request.new_string)),
-            None => (request.old_string.as_str(), request.new_string.clone()),
+            Some((_, stripped)) => (stripped.as_str(), strip_view_prefixes(new)),
+            None => (old, new.to_owned()),
         };
-        let replaced = replace(old_text.as_str(), old_string, &new_string, &options)
-            .map_err(|source| self.edit_error(rel, source))?;
+        let replaced =
+            replace(text, old_string, &new_string, options).map_err(|source| self.edit_error(rel, source))?;
         // The numbers say where the copied lines stood: the match must be there.
         if let Some((line, _)) = numbered
-            && !request.replace_all
+            && !replace_all
             && let Some(found) = replaced.matches().first()
             && found.first_line() as u64 != line
         {
@@ -965,25 +1083,92 @@ impl Toolkit {
                 ),
             ));
         }
-        let new_text = splice_replaced(old_text, &replaced, "old_string")?;
+        Ok((replaced, numbered.is_some()))
+    }
+
+    /// Several edits of one file: each found in the text as it is before the call, whatever
+    /// their order; regions that overlap are refused naming both; one new text or none.
+    fn prepare_edits(
+        &self,
+        rel: &str,
+        old_text: &Text,
+        request: &EditFileRequest,
+        options: &matcher::MatchOptions,
+        vet: &impl Fn(&str, &str) -> Result<()>,
+        keep_pieces: bool,
+    ) -> Result<PreparedEdit> {
+        let count = request.edits.len();
+        let mut planned = Vec::with_capacity(count);
+        let mut numbered_any = false;
+        for (index, item) in request.edits.iter().enumerate() {
+            let in_edit = |source: Error| Error::InEdit { index, count, source: Box::new(source) };
+            let (replaced, numbered) = self
+                .plan_one(
+                    rel,
+                    old_text.as_str(),
+                    (&item.old_string, &item.new_string, item.replace_all),
+                    request.strict,
+                    options,
+                )
+                .map_err(in_edit)?;
+            numbered_any |= numbered;
+            planned.push(replaced);
+        }
+        // Every piece of every edit, in file order; two that overlap belong to two edits (one
+        // edit's own places never overlap) and refuse the call.
+        let mut pieces: Vec<(std::ops::Range<usize>, &str, usize)> = Vec::new();
+        for (index, replaced) in planned.iter().enumerate() {
+            pieces.extend(replaced.edits().map(|(range, piece)| (range, piece, index)));
+        }
+        pieces.sort_by_key(|(range, _, _)| (range.start, range.end));
+        for pair in pieces.windows(2) {
+            let [(first, _, a), (second, _, b)] = pair else { continue };
+            if second.start < first.end {
+                let (a, b) = (*a.min(b), *a.max(b));
+                let lines = |index: usize| {
+                    planned[index].matches().first().map(|m| format!("{}-{}", m.first_line(), m.last_line()))
+                };
+                return Err(Error::invalid(
+                    "edits",
+                    format!(
+                        "edits[{a}] (lines {}) and edits[{b}] (lines {}) overlap in `{rel}`; nothing was changed: \
+                         make them one edit, or give each old_string a region of its own",
+                        lines(a).unwrap_or_default(),
+                        lines(b).unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        let growth: i64 = pieces.iter().map(|(range, piece, _)| piece.len() as i64 - range.len() as i64).sum();
+        let size = (old_text.as_str().len() as i64 + growth).max(0) as usize;
+        self.check_readable(rel, size)?;
+        let edits: Vec<(std::ops::Range<usize>, &str)> =
+            pieces.iter().map(|(range, piece, _)| (range.clone(), *piece)).collect();
+        let new_text =
+            old_text.spliced(&edits).map_err(|e| Error::invalid("edits", format!("internal range error: {e}")))?;
         vet(old_text.as_str(), new_text.as_str())?;
-        let first = replaced.matches().first().map(|m| [m.first_line(), m.last_line()]).unwrap_or([0, 0]);
-        let score = replaced.matches().iter().map(matcher::Match::score).fold(1.0_f64, f64::min);
-        let alignment = if replaced.matches().iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
-            matcher::Alignment::Merged
-        } else {
-            matcher::Alignment::Aligned
-        };
+        let placements: Vec<EditPlacement> = planned.iter().map(placement).collect();
+        let first = placements.first().map_or([0, 0], |p| p.line_range);
         Ok(PreparedEdit {
             path: rel.to_owned(),
-            replacements: replaced.matches().len(),
-            rung: replaced.rung(),
-            score,
-            alignment,
+            replacements: placements.iter().map(|p| p.replacements).sum(),
+            rung: placements.iter().map(|p| p.rung).max().unwrap_or(matcher::Rung::Exact),
+            score: placements.iter().map(|p| p.score).fold(1.0_f64, f64::min),
+            alignment: if placements.iter().any(|p| p.alignment == matcher::Alignment::Merged) {
+                matcher::Alignment::Merged
+            } else {
+                matcher::Alignment::Aligned
+            },
             line_range: first,
-            line_ranges: replaced.matches().iter().map(|m| [m.first_line(), m.last_line()]).collect(),
-            line_numbers_stripped: numbered.is_some(),
+            line_ranges: placements.iter().flat_map(|p| p.line_ranges.iter().copied()).collect(),
+            line_numbers_stripped: numbered_any,
             new_text,
+            placements,
+            pieces: if keep_pieces {
+                edits.iter().map(|(range, piece)| (range.clone(), (*piece).to_owned())).collect()
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -1044,7 +1229,14 @@ impl Toolkit {
             return Ok(response(editkit_vfs::Sha256::of(&bytes), DiagnosticsInfo::default()));
         }
         // The new content is hashed while it is written.
-        let (wrote, diagnostics, ()) = self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), || ())?;
+        let (wrote, diagnostics, ()) = self.write_edited(
+            workspace,
+            lock,
+            ReadForWrite { file: &file, expected_hash: None },
+            &bytes,
+            new_text.as_str(),
+            || (),
+        )?;
         Ok(response(wrote.written.sha256, diagnostics))
     }
 
@@ -1053,21 +1245,22 @@ impl Toolkit {
     /// step every in-place edit shares. On a large file the diagnostics and `also` run on
     /// another thread while the file is written. Returns what was written (with the undo
     /// entry's path), the diagnostics and what `also` gave.
-    fn write_edited<T: Send>(
+    pub(crate) fn write_edited<T: Send>(
         &self,
         workspace: &Workspace,
         lock: editkit_vfs::FileLock<'_>,
-        read: &editkit_vfs::FileText,
+        read: ReadForWrite<'_>,
         bytes: &[u8],
         text: &str,
         also: impl FnOnce() -> T + Send,
     ) -> Result<(KeptWrite, DiagnosticsInfo, T)> {
+        let ReadForWrite { file: read, expected_hash } = read;
         let write = || {
             let written = self.write_kept(
                 workspace,
                 &lock,
                 bytes,
-                &WriteOptions { create_dirs: false, ..Default::default() },
+                &WriteOptions { create_dirs: false, expected_hash, ..Default::default() },
                 Some(read),
             );
             drop(lock);
@@ -1209,6 +1402,56 @@ struct PreparedEdit {
     line_ranges: Vec<[usize; 2]>,
     line_numbers_stripped: bool,
     new_text: Text,
+    /// Each edit's placement, for a several-edit call.
+    placements: Vec<EditPlacement>,
+    /// The byte ranges replaced and their new text, when asked for (a merge carries them over
+    /// to the file as it is now).
+    pieces: Vec<(std::ops::Range<usize>, String)>,
+}
+
+impl PreparedEdit {
+    /// This edit, planned on the version read, on the file as it is now (`current`): its pieces
+    /// where `rebased` put them and its lines numbered as there.
+    fn rebased(self, current: &Text, rebased: &matcher::rebase::Rebased) -> Result<PreparedEdit> {
+        let edits: Vec<(std::ops::Range<usize>, &str)> =
+            rebased.pieces.iter().map(|(range, piece)| (range.clone(), piece.as_str())).collect();
+        let new_text =
+            current.spliced(&edits).map_err(|e| Error::invalid("old_string", format!("internal range error: {e}")))?;
+        let line = |[first, last]: [usize; 2]| [rebased.line(first), rebased.line(last)];
+        Ok(PreparedEdit {
+            line_range: line(self.line_range),
+            line_ranges: self.line_ranges.into_iter().map(line).collect(),
+            placements: self
+                .placements
+                .into_iter()
+                .map(|placement| EditPlacement {
+                    line_range: line(placement.line_range),
+                    line_ranges: placement.line_ranges.into_iter().map(line).collect(),
+                    ..placement
+                })
+                .collect(),
+            new_text,
+            pieces: Vec::new(),
+            ..self
+        })
+    }
+}
+
+/// Where one planned edit lands.
+fn placement(replaced: &matcher::Planned) -> EditPlacement {
+    let matches = replaced.matches();
+    EditPlacement {
+        replacements: matches.len(),
+        rung: replaced.rung(),
+        score: matches.iter().map(matcher::Match::score).fold(1.0_f64, f64::min),
+        alignment: if matches.iter().any(|m| m.alignment() == matcher::Alignment::Merged) {
+            matcher::Alignment::Merged
+        } else {
+            matcher::Alignment::Aligned
+        },
+        line_range: matches.first().map_or([0, 0], |m| [m.first_line(), m.last_line()]),
+        line_ranges: matches.iter().map(|m| [m.first_line(), m.last_line()]).collect(),
+    }
 }
 
 impl PreparedEdit {
@@ -1239,9 +1482,18 @@ impl PreparedEdit {
             dry_run: request.dry_run,
             line_numbers_stripped: self.line_numbers_stripped,
             diagnostics: DiagnosticsInfo::default(),
+            edits: self.placements,
+            merged_with: None,
         };
         (response, self.new_text)
     }
+}
+
+/// A file as read for an edit, and the hash a write over it must find (`None`: the one the
+/// staleness guard vouches for; a merged edit gives the file as found).
+pub(crate) struct ReadForWrite<'a> {
+    pub(crate) file: &'a editkit_vfs::FileText,
+    pub(crate) expected_hash: Option<editkit_vfs::Sha256>,
 }
 
 /// What [`Toolkit::write_kept`] did.

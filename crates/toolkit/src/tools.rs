@@ -188,6 +188,53 @@ fn args<T: DeserializeOwned>(value: Value) -> Result<T> {
     })
 }
 
+/// edit_file's arguments: `edits`, or `old_string` and `new_string` (in any accepted
+/// spelling), never both; one missing is refused by name, as a required field is.
+fn edit_args(value: Value) -> Result<EditFileRequest> {
+    const OLD: [&str; 4] = ["old_string", "old_str", "old_text", "search"];
+    const NEW: [&str; 4] = ["new_string", "new_str", "new_text", "replace"];
+    let given = |names: &[&str]| {
+        let map = value.as_object()?;
+        names.iter().find(|name| map.contains_key(**name)).map(|name| (*name).to_owned())
+    };
+    let (old, new, replace_all, edits) = (given(&OLD), given(&NEW), given(&["replace_all"]), given(&["edits"]));
+    let edit_count = value.get("edits").and_then(Value::as_array).map_or(0, Vec::len);
+    // Too many edits are refused before they are read into requests.
+    if edit_count > crate::MAX_EDITS {
+        return Err(Error::invalid(
+            "edits",
+            format!(
+                "{edit_count} edits in one call, more than the {} a call may hold (MAX_EDITS); split them over several \
+                 calls",
+                crate::MAX_EDITS
+            ),
+        ));
+    }
+    // Unknown fields and wrong types are refused first, as for every tool.
+    let request = args(value)?;
+    if edits.is_some() {
+        if let Some(single) = old.or(new).or(replace_all) {
+            return Err(Error::invalid(
+                "edits",
+                format!(
+                    "`edits` and `{single}` were given together; give several edits as `edits` (each with its \
+                     old_string, new_string and replace_all), or one as old_string and new_string"
+                ),
+            ));
+        }
+    } else {
+        for (name, present) in [("old_string", old), ("new_string", new)] {
+            if present.is_none() {
+                return Err(Error::invalid(
+                    name,
+                    format!("missing field `{name}`: give old_string and new_string, or several edits as `edits`"),
+                ));
+            }
+        }
+    }
+    Ok(request)
+}
+
 fn quoted_field(message: &str) -> Option<String> {
     let start = message.find('`')? + 1;
     let end = start + message[start..].find('`')?;
@@ -204,6 +251,18 @@ fn ok<T: Serialize>(response: T) -> Result<Value> {
 }
 
 macro_rules! tool {
+    ($name:literal, $request:ty, $response:ty, $method:ident, parse = $parse:path, ro = $ro:literal, destructive = $de:literal, idempotent = $id:literal, $description:literal) => {
+        Entry {
+            name: $name,
+            description: $description,
+            input: input_schema::<$request>,
+            output: output_schema::<$response>,
+            run: |toolkit, value| ok(toolkit.$method($parse(value)?)?),
+            read_only: $ro,
+            destructive: $de,
+            idempotent: $id,
+        }
+    };
     ($name:literal, $request:ty, $response:ty, $method:ident, ro = $ro:literal, destructive = $de:literal, idempotent = $id:literal, $description:literal) => {
         Entry {
             name: $name,
@@ -265,10 +324,21 @@ fn entries() -> Vec<Entry> {
             EditFileRequest,
             EditFileResponse,
             edit_file,
+            parse = edit_args,
             ro = false,
             destructive = true,
             idempotent = false,
-            "Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it. within confines the search to a symbol (Class.method) or Markdown section (Usage > Flags). dry_run shows the diff without writing."
+            "Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it."
+        ),
+        tool!(
+            "merge_snippet",
+            MergeSnippetRequest,
+            MergeSnippetResponse,
+            merge_snippet,
+            ro = false,
+            destructive = true,
+            idempotent = false,
+            "Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."
         ),
         tool!(
             "insert_lines",
@@ -570,8 +640,8 @@ pub const TOOLSETS: &[(&str, &str, &[&str])] = &[
     ("paths", "exists, generate_diff and the undo history", &["exists", "generate_diff", "history"]),
     (
         "code",
-        "code awareness: symbols, syntax checks, replacing a function",
-        &["file_symbols", "check_syntax", "replace_function"],
+        "code awareness: symbols, syntax checks, replacing a function, merging lazy snippets",
+        &["file_symbols", "check_syntax", "replace_function", "merge_snippet"],
     ),
     (
         "seed",

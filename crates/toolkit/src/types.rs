@@ -6,6 +6,38 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// A schema with no `description` or `default` anywhere in it.
+fn without_descriptions(schema: &mut schemars::Schema) {
+    fn strip(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                map.remove("description");
+                map.remove("default");
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value = schema.clone().to_value();
+    strip(&mut value);
+    if let Ok(stripped) = schemars::Schema::try_from(value) {
+        *schema = stripped;
+    }
+}
+
+/// edit_file's schema without the empty defaults of old_string and new_string, which are
+/// required unless `edits` is given.
+fn without_text_defaults(schema: &mut schemars::Schema) {
+    if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
+        for name in ["old_string", "new_string"] {
+            if let Some(serde_json::Value::Object(field)) = properties.get_mut(name) {
+                field.remove("default");
+            }
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }
@@ -440,6 +472,12 @@ pub struct WriteMarkdownFileResponse {
 /// Replace one exact (or whitespace-drifted) piece of text in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+// A Python caller passes path, old_string and new_string positionally, although `edits` makes
+// the last two optional (each is required unless `edits` is given).
+#[schemars(transform = without_text_defaults, extend(
+    "x-positional" = ["path", "old_string", "new_string"],
+    "x-required-unless" = {"old_string": "edits", "new_string": "edits"}
+))]
 #[non_exhaustive]
 pub struct EditFileRequest {
     /// File path, relative to the workspace root.
@@ -447,16 +485,20 @@ pub struct EditFileRequest {
     #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
     /// The text to replace, copied from the file with a line or two of context so it is unique.
-    #[serde(alias = "old_str", alias = "old_text", alias = "search")]
+    #[serde(default, alias = "old_str", alias = "old_text", alias = "search")]
     #[schemars(extend("x-aliases" = ["old_str", "old_text", "search"]))]
     pub old_string: String,
     /// The replacement text.
-    #[serde(alias = "new_str", alias = "new_text", alias = "replace")]
+    #[serde(default, alias = "new_str", alias = "new_text", alias = "replace")]
     #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
     pub new_string: String,
     /// Replace every occurrence instead of requiring exactly one (default: false).
     #[serde(default)]
     pub replace_all: bool,
+    /// Several edits (max 64) in place of old_string/new_string, each found in the file as
+    /// before the call; all or none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<EditItem>,
     /// The SHA-256 the file must have now; always checked, even with force.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
@@ -467,8 +509,7 @@ pub struct EditFileRequest {
     /// Report what would change without writing (default: false).
     #[serde(default)]
     pub dry_run: bool,
-    /// Return the path of the kept copy of the previous content (default: false; a copy is
-    /// always kept for undo_edit).
+    /// Return the kept copy's path (default: false; undo_edit always has one).
     #[serde(default)]
     pub backup: bool,
     /// Confine the search to one symbol (`Class.method`) or Markdown section (`Usage > Flags`).
@@ -480,6 +521,83 @@ pub struct EditFileRequest {
     /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
+    /// If changed since read: merge or strict.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    pub stale: StaleMode,
+}
+
+/// What an edit does when its file changed since it was read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StaleMode {
+    /// Merge the edit into the file as it is now when the lines it changes (and one line each
+    /// side) are unchanged; else refuse as `stale`.
+    #[default]
+    Merge,
+    /// Refuse every edit of a file changed since it was read as `stale`.
+    Strict,
+}
+
+/// A change made to a file since it was read, which an edit was merged with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MergedWith {
+    /// 1-based first and last line of each changed region, in the file as it was found.
+    pub lines: Vec<[usize; 2]>,
+    /// The outside change (the version read → the file as found), bounded.
+    pub diff: String,
+    /// Whether the diff was cut.
+    pub diff_truncated: bool,
+}
+
+/// One edit of `edits`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+// The item's fields mean what edit_file's own do: their schema needs no words of its own.
+#[schemars(transform = without_descriptions)]
+#[non_exhaustive]
+pub struct EditItem {
+    /// The text to replace.
+    pub old_string: String,
+    /// The replacement.
+    pub new_string: String,
+    /// Every occurrence (default: false).
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+impl EditItem {
+    /// One edit replacing `old_string` with `new_string` (exactly one place).
+    #[must_use]
+    pub fn new(old_string: impl Into<String>, new_string: impl Into<String>) -> Self {
+        EditItem { old_string: old_string.into(), new_string: new_string.into(), replace_all: false }
+    }
+
+    /// Sets `replace_all`.
+    #[must_use]
+    pub fn replace_all(mut self, replace_all: bool) -> Self {
+        self.replace_all = replace_all;
+        self
+    }
+}
+
+/// Where one edit of a several-edit call landed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EditPlacement {
+    /// How many places this edit replaced.
+    pub replacements: usize,
+    /// The rung that found its old_string.
+    #[schemars(with = "String")]
+    pub rung: editkit_matcher::Rung,
+    /// Similarity of the matched text to its old_string, 0 to 1.
+    pub score: f64,
+    /// `aligned` or `merged`, as for a single edit.
+    #[schemars(with = "String")]
+    pub alignment: editkit_matcher::Alignment,
+    /// 1-based first and last line of its (first) region, in the file before the call.
+    pub line_range: [usize; 2],
+    /// First and last line of every place it replaced.
+    pub line_ranges: Vec<[usize; 2]>,
 }
 
 /// What an edit did (or would do, on a dry run).
@@ -527,6 +645,14 @@ pub struct EditFileResponse {
     pub line_numbers_stripped: bool,
     /// Post-write diagnostics.
     pub diagnostics: DiagnosticsInfo,
+    /// With `edits`: where each edit landed, in the order given (the fields above then sum
+    /// them up: the loosest rung, the lowest score, the first region).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<EditPlacement>,
+    /// When the file had changed since it was read and the edit was merged with that change:
+    /// the lines it touched and its diff (line numbers above are of the file as found).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_with: Option<MergedWith>,
 }
 
 /// Edit a Python file, refusing an edit that introduces syntax errors.
@@ -922,6 +1048,106 @@ pub struct InsertLinesResponse {
     pub dry_run: bool,
     /// Post-write diagnostics (empty when off or clean).
     pub diagnostics: DiagnosticsInfo,
+}
+
+/// Merge a lazy snippet (the changed parts of a file, the rest elided by marker comments).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct MergeSnippetRequest {
+    /// File path, relative to the workspace root.
+    #[serde(alias = "file_path", alias = "filepath")]
+    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
+    pub path: String,
+    /// The changed parts with a line or two of context each, the rest elided by marker
+    /// comments holding `...`.
+    #[serde(alias = "code_edit")]
+    #[schemars(extend("x-aliases" = ["code_edit"]))]
+    pub snippet: String,
+    /// Show the diff without writing (default: false).
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Lines a chunk leaves out without a marker: `refuse` (default) or `allow` (deleted).
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["refuse", "allow"]))]
+    pub deletions: Deletions,
+    /// The SHA-256 the file must have now (from read_file); always checked, even with force.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub expected_hash: Option<editkit_vfs::Sha256>,
+    /// Merge even if the file changed since it was read (default: false).
+    #[serde(default)]
+    pub force: bool,
+    /// If the file changed since read: `merge` (default) or `strict`, as for edit_file.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    pub stale: StaleMode,
+}
+
+/// What merge_snippet does with file lines a chunk leaves out between two of its lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Deletions {
+    /// Refuse the merge (`not_found` with `reason: unaligned`), naming the lines.
+    #[default]
+    Refuse,
+    /// Delete them.
+    Allow,
+}
+
+/// Where one chunk of a snippet landed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SnippetChunk {
+    /// 1-based first and last line of the chunk in the snippet.
+    pub snippet_lines: [usize; 2],
+    /// 1-based first and last file line it aligned with, in the file before the merge.
+    pub line_range: [usize; 2],
+    /// How many of its lines aligned with the file's.
+    pub aligned: usize,
+    /// How many new lines it wrote.
+    pub inserted: usize,
+    /// How many file lines within its span it replaced or deleted.
+    pub removed: usize,
+}
+
+/// A marker of a snippet and the file lines it kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SnippetMarker {
+    /// 1-based line of the marker in the snippet.
+    pub snippet_line: usize,
+    /// 1-based first and last file line it kept (none when it stands where no line is).
+    pub kept: Option<[usize; 2]>,
+}
+
+/// What merge_snippet did (or would do, on a dry run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MergeSnippetResponse {
+    /// Canonical path relative to the root.
+    pub path: String,
+    /// First and last line of each chunk's region, in the file before the merge.
+    pub line_ranges: Vec<[usize; 2]>,
+    /// Unified diff of the change, bounded (10 lines a hunk, 200 characters a line).
+    pub diff: String,
+    /// Whether the diff was cut.
+    pub diff_truncated: bool,
+    /// Size before, bytes.
+    pub old_size: u64,
+    /// Size after, bytes.
+    pub new_size: u64,
+    /// SHA-256 of the new content.
+    #[schemars(with = "String")]
+    pub sha256: editkit_vfs::Sha256,
+    /// Whether this was a dry run (nothing written).
+    pub dry_run: bool,
+    /// Where each chunk landed, in snippet order.
+    pub chunks: Vec<SnippetChunk>,
+    /// Each marker and the file lines it kept, in snippet order.
+    pub markers: Vec<SnippetMarker>,
+    /// Post-write diagnostics.
+    pub diagnostics: DiagnosticsInfo,
+    /// When the file had changed since it was read and the snippet was merged with that change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_with: Option<MergedWith>,
 }
 
 /// What is known about a path without reading it as an agent would.
@@ -1575,7 +1801,7 @@ request!(
 request!(WriteMarkdownFileRequest { path: String, content: String } defaults { create_dirs: bool = yes() });
 request!(
     EditFileRequest { path: String, old_string: String, new_string: String }
-    defaults { replace_all: bool = false, force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false }
+    defaults { replace_all: bool = false, edits: Vec<EditItem> = Vec::new(), force: bool = false, dry_run: bool = false, backup: bool = false, strict: bool = false, stale: StaleMode = StaleMode::Merge }
     optional { expected_hash: editkit_vfs::Sha256 }
     optional_text { within, encoding }
 );
@@ -1592,6 +1818,11 @@ request!(
     defaults { force: bool = false, dry_run: bool = false, strict: bool = false }
     optional { dialect: PatchDialect }
     optional_text { encoding }
+);
+request!(
+    MergeSnippetRequest { path: String, snippet: String }
+    defaults { dry_run: bool = false, deletions: Deletions = Deletions::Refuse, force: bool = false, stale: StaleMode = StaleMode::Merge }
+    optional { expected_hash: editkit_vfs::Sha256 }
 );
 request!(UndoEditRequest { path: String } defaults { force: bool = false });
 request!(UndoPatchRequest {} defaults { force: bool = false });

@@ -37,6 +37,11 @@ impl FileText {
     pub fn decoded(&self) -> &Text {
         &self.text
     }
+    /// The decoded text, shared: for a caller that keeps what a read saw without a copy.
+    #[must_use]
+    pub fn shared(&self) -> std::sync::Arc<Text> {
+        std::sync::Arc::clone(&self.text)
+    }
     /// Consumes the value, returning the decoded text.
     #[must_use]
     pub fn into_decoded(self) -> Text {
@@ -554,11 +559,12 @@ impl Workspace {
     /// assert_eq!(workspace.read("big.py")?.text(), "x = 2\n".repeat(20_000));
     /// # Ok(()) }
     /// ```
-    pub fn remember_text(&self, path: &str, sha256: Sha256, text: Text) {
+    pub fn remember_text(&self, path: &str, sha256: Sha256, text: impl Into<std::sync::Arc<Text>>) {
+        let text = text.into();
         if !text.decodes_to_itself() || !crate::hash::HashMemo::worth_keeping(text.as_str().len()) {
             return;
         }
-        self.remember(path, sha256, crate::hash::Kept::Text(std::sync::Arc::new(text)));
+        self.remember(path, sha256, crate::hash::Kept::Text(text));
     }
 
     fn remember(&self, path: &str, sha256: Sha256, content: crate::hash::Kept) {

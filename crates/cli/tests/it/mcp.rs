@@ -352,12 +352,13 @@ fn text_of(reply: &Value) -> &str {
 }
 
 #[test]
-fn the_default_tool_list_is_the_core_set_in_under_20_kb() {
+fn the_default_tool_list_is_the_core_set_in_under_21_kb() {
     let dir = workspace(&[]);
     let mut session = Session::start(&["--root", &root_arg(dir.path())]);
     let listed = session.request(2, "tools/list", json!({}));
     let bytes = listed["result"].to_string().len();
-    assert!(bytes < 20_000, "tools/list is {bytes} bytes of JSON");
+    // 20 KB until edit_file took `edits` and `stale` (issue 36): the list was 19.9 KB already.
+    assert!(bytes < 21_000, "tools/list is {bytes} bytes of JSON");
     let names: Vec<&str> =
         listed["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
     let core = editkit::tools::selected_specs(&editkit::tools::ToolSelection::core());

@@ -60,6 +60,13 @@ fn cases() -> BTreeMap<&'static str, Vec<Value>> {
             vec![json!({"path": "a.py", "old_string": "a", "new_string": ten_kib(), "dry_run": true})],
         ),
         ("insert_lines", vec![json!({"path": "a.txt", "line": 1, "text": too_big})]),
+        (
+            "merge_snippet",
+            vec![
+                json!({"path": "a.txt", "snippet": too_big}),
+                json!({"path": "a.txt", "snippet": format!("a\n{}\n", "b\n".repeat(500_000))}),
+            ],
+        ),
         ("generate_diff", vec![json!({"path": "a.txt", "new_content": "c\n".repeat(100_000), "context_lines": huge})]),
         ("list_dir", vec![json!({"path": "."}), json!({"path": long_path})]),
         ("exists", vec![json!({"path": long_path})]),

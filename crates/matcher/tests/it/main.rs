@@ -11,6 +11,7 @@ mod review;
 mod rungs;
 #[cfg(feature = "serde")]
 mod serde;
+mod snippet;
 mod within;
 
 use editkit_matcher::{Error, MatchOptions, Replaced, Rung};

@@ -200,8 +200,21 @@ def _rebuild_result(tool: str, data: Mapping[str, Any]) -> Result:
 
 
 def _positional(spec: Mapping[str, Any]) -> tuple[str, ...]:
-    # Required arguments, in the order the tool declares them (path, old_string, new_string).
+    # Required arguments, in the order the tool declares them (path, old_string, new_string);
+    # a tool may name its positional arguments itself (``x-positional``: edit_file's old_string
+    # and new_string are optional beside ``edits``).
+    schema = spec["input_schema"]
+    return tuple(schema.get("x-positional") or schema.get("required", ()))
+
+
+def _required(spec: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(spec["input_schema"].get("required", ()))
+
+
+def _required_unless(spec: Mapping[str, Any]) -> dict[str, str]:
+    # Arguments required unless another is given (``x-required-unless``: edit_file's
+    # old_string and new_string, unless ``edits``).
+    return dict(spec["input_schema"].get("x-required-unless", {}))
 
 
 def python_name(argument: str) -> str:
@@ -406,6 +419,8 @@ def _aliases(spec: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
 def _tool_method(spec: Mapping[str, Any]) -> Any:
     name = spec["name"]
     positional = _positional(spec)
+    required = _required(spec)
+    unless = _required_unless(spec)
     defaults = _defaults(spec)
     spellings = _aliases(spec)
 
@@ -422,7 +437,11 @@ def _tool_method(spec: Mapping[str, Any]) -> Any:
             if key in call_args:
                 raise TypeError(f"{name}() got multiple values for argument '{python_name(key)}'")
             call_args[key] = _json_value(value)
-        missing = [key for key in positional if not any(alias in call_args for alias in spellings.get(key, (key,)))]
+        def given(key: str) -> bool:
+            return any(alias in call_args for alias in spellings.get(key, (key,)))
+
+        missing = [key for key in required if not given(key)]
+        missing += [key for key in positional if key in unless and not given(key) and not given(unless[key])]
         if missing:
             listed = ", ".join(f"'{python_name(key)}'" for key in missing)
             raise TypeError(f"{name}() missing {len(missing)} required argument(s): {listed}")
@@ -430,7 +449,10 @@ def _tool_method(spec: Mapping[str, Any]) -> Any:
 
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     parameters += [
-        inspect.Parameter(python_name(key), inspect.Parameter.POSITIONAL_OR_KEYWORD) for key in positional
+        inspect.Parameter(python_name(key), inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if key in required
+        else inspect.Parameter(python_name(key), inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+        for key in positional
     ]
     parameters += [
         inspect.Parameter(python_name(key), inspect.Parameter.KEYWORD_ONLY, default=default)

@@ -188,11 +188,15 @@ def render() -> str:
     for spec in specs:
         schema = spec["input_schema"]
         properties: dict[str, Any] = schema.get("properties", {})
-        positional = list(schema.get("required", ()))
+        required = list(schema.get("required", ()))
+        positional = list(schema.get("x-positional") or required)
         params = ["self"]
-        params += [
-            f"{editkit.python_name(name)}: {annotation(properties.get(name, {}), schema)}" for name in positional
-        ]
+        for name in positional:
+            kind = annotation(properties.get(name, {}), schema)
+            if name in required:
+                params.append(f"{editkit.python_name(name)}: {kind}")
+            else:
+                params.append(f"{editkit.python_name(name)}: {kind} | None = ...")
         keyword_only = [name for name in sorted(properties) if name not in positional]
         if keyword_only:
             params.append("*")

@@ -201,10 +201,18 @@ fn a_stale_legacy_file_is_refused_like_any_other() {
     env.put("ru.py", &changed);
     env.refused(
         "edit_file",
-        json!({"path": "ru.py", "old_string": "total = sum(values)", "new_string": "total = 0"}),
+        json!({"path": "ru.py", "old_string": "total = sum(values)", "new_string": "total = 0", "stale": "strict"}),
         "stale",
     );
     assert_eq!(bytes_of(&env, "ru.py"), changed);
+    // Merged with the change made elsewhere (issue 36), and written back in windows-1251.
+    let merged =
+        env.ok("edit_file", json!({"path": "ru.py", "old_string": "total = sum(values)", "new_string": "total = 0"}));
+    assert!(merged["merged_with"]["diff"].as_str().is_some(), "{merged:#}");
+    let at = changed.windows(19).position(|w| w == b"total = sum(values)").unwrap();
+    let mut expected = changed.clone();
+    expected.splice(at..at + 19, b"total = 0".iter().copied());
+    assert_eq!(bytes_of(&env, "ru.py"), expected);
 }
 
 #[test]

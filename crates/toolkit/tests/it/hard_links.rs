@@ -77,6 +77,7 @@ fn hostile_calls(tool: &str) -> Option<Vec<Value>> {
             .collect(),
         "edit_file" => each(&|p| json!({"path": p, "old_string": "SECRET_VALUE", "new_string": "changed"})),
         "insert_lines" => each(&|p| json!({"path": p, "line": 0, "text": "# added"})),
+        "merge_snippet" => each(&|p| json!({"path": p, "snippet": "TOKEN=SECRET_VALUE\nADDED=1\n"})),
         "apply_patch" => each(
             &|p| json!({"patch": format!("*** Begin Patch\n*** Update File: {p}\n@@\n-TOKEN=SECRET_VALUE\n+TOKEN=changed\n*** End Patch\n")}),
         ),

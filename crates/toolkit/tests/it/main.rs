@@ -1,6 +1,7 @@
 //! Integration tests of the editkit facade through `tools::call` and the typed methods.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
+mod agent_corpus;
 mod bounds;
 mod concurrency;
 mod contract;
@@ -17,11 +18,14 @@ mod hostile_state;
 mod hostile_tools;
 mod locks_across;
 mod model_patches;
+mod multi_edit;
+mod outside;
 mod patch_files;
 mod patch_inputs;
 mod read_only;
 mod schemas;
 mod sessions;
+mod snippet;
 mod state_folder;
 mod strict_json;
 mod support;

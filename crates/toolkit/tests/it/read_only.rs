@@ -59,6 +59,10 @@ fn calls(tool: &str) -> Option<Vec<Value>> {
             json!({"path": "ro.txt", "old_string": "two", "new_string": "2", "force": true}),
         ],
         "insert_lines" => vec![json!({"path": "ro.txt", "line": -1, "text": "three"})],
+        "merge_snippet" => vec![
+            json!({"path": "ro.txt", "snippet": "one\ntwo\nthree\n"}),
+            json!({"path": "ro.txt", "snippet": "one\ntwo\nthree\n", "force": true}),
+        ],
         "apply_patch" => vec![
             patch("*** Update File: ro.txt\n@@\n-two\n+2\n"),
             patch("*** Delete File: ro.txt\n"),

@@ -289,6 +289,9 @@ fn writing_call(tool: &str, session: &str) -> Option<Value> {
             json!({"path": "src/app.py", "old_string": "self.name = name", "new_string": "self.name = name.strip()"})
         }
         "insert_lines" => json!({"path": "src/app.py", "line": 0, "text": "# added"}),
+        "merge_snippet" => {
+            json!({"path": "src/app.py", "snippet": "# ...\n        self.name = name\n        self.seen = 0\n# ...\n"})
+        }
         "apply_patch" => json!({"patch": PATCH}),
         "undo_edit" => json!({"path": "src/app.py", "force": true}),
         "undo_patch" => json!({"force": true}),

@@ -1,0 +1,103 @@
+//! `merge_snippet`: lazy snippets merged into files through the tool-call surface.
+
+use serde_json::json;
+
+use crate::support::Env;
+
+const TS: &str = "import { a } from './a';\n\nexport function one(): number {\n  const x = 1;\n  return x;\n}\n\nexport function two(): number {\n  const y = 2;\n  return y;\n}\n";
+
+#[test]
+fn a_snippet_with_markers_lands_and_says_where() {
+    let env = Env::with_files(&[("m.ts", TS)]);
+    let snippet = "// ... existing code ...\nexport function two(): number {\n  const y = 2;\n  console.log(y);\n  return y;\n}\n";
+    let result = env.ok("merge_snippet", json!({"path": "m.ts", "snippet": snippet}));
+    assert_eq!(env.get("m.ts"), TS.replace("  const y = 2;\n", "  const y = 2;\n  console.log(y);\n"));
+    assert_eq!(result["chunks"][0]["line_range"], json!([8, 11]));
+    assert_eq!(result["chunks"][0]["inserted"], 1);
+    assert_eq!(result["markers"][0], json!({"snippet_line": 1, "kept": [1, 7]}));
+    assert!(result["diff"].as_str().unwrap().contains("+  console.log(y);"));
+    // undo_edit takes it back, as after edit_file.
+    env.ok("undo_edit", json!({"path": "m.ts"}));
+    assert_eq!(env.get("m.ts"), TS);
+}
+
+#[test]
+fn a_forgotten_marker_is_refused_by_default_and_deletes_when_allowed() {
+    let env = Env::with_files(&[("m.ts", TS)]);
+    // The snippet jumps from one() into two() without a marker: lines 5-8 would be deleted.
+    let snippet = "export function one(): number {\n  const x = 10;\n  return y;\n}\n";
+    let refused = env.refused("merge_snippet", json!({"path": "m.ts", "snippet": snippet}), "not_found");
+    assert_eq!(refused["error"]["reason"], "unaligned");
+    assert_eq!(env.get("m.ts"), TS, "nothing is written on a refusal");
+    let snippet = "export function one(): number {\n  const x = 10;\n  return x;\n}\n\nexport function two(): number {\n  return y;\n}\n";
+    env.refused("merge_snippet", json!({"path": "m.ts", "snippet": snippet}), "not_found");
+    env.ok("merge_snippet", json!({"path": "m.ts", "snippet": snippet, "deletions": "allow"}));
+    assert_eq!(env.get("m.ts"), TS.replace("const x = 1;", "const x = 10;").replace("  const y = 2;\n", ""));
+}
+
+#[test]
+fn twins_absent_anchors_and_dry_runs() {
+    let twins = "class A:\n    def f(self):\n        return 1\n\n\nclass B:\n    def f(self):\n        return 1\n";
+    let env = Env::with_files(&[("t.py", twins), ("m.ts", TS)]);
+    let refused = env.refused(
+        "merge_snippet",
+        json!({"path": "t.py", "snippet": "# ...\n    def f(self):\n        return 2\n# ...\n"}),
+        "ambiguous",
+    );
+    assert_eq!(refused["error"]["lines"], json!([2, 7]), "{refused:#}");
+    env.refused(
+        "merge_snippet",
+        json!({"path": "m.ts", "snippet": "function three() {\n  return 3;\n}\n"}),
+        "not_found",
+    );
+    env.refused("merge_snippet", json!({"path": "m.ts", "snippet": "// ...\n"}), "invalid_args");
+    let result = env.ok(
+        "merge_snippet",
+        json!({"path": "m.ts", "snippet": "  const x = 1;\n  const z = 3;\n  return x;\n", "dry_run": true}),
+    );
+    assert_eq!(result["dry_run"], true);
+    assert_eq!(env.get("m.ts"), TS);
+    assert_eq!(env.get("t.py"), twins);
+}
+
+#[test]
+fn crlf_and_bom_stay_and_a_large_snippet_is_refused_by_its_bound() {
+    let env = Env::new();
+    env.put("w.py", "\u{feff}a = 1\r\nb = 2\r\nc = 3\r\n".as_bytes());
+    env.ok("merge_snippet", json!({"path": "w.py", "snippet": "a = 1\nb = 20\nc = 3\n"}));
+    assert_eq!(env.get("w.py"), "\u{feff}a = 1\r\nb = 20\r\nc = 3\r\n");
+    let big = "x\n".repeat(editkit::MAX_SNIPPET_BYTES / 2 + 1);
+    let refused = env.refused("merge_snippet", json!({"path": "w.py", "snippet": big}), "too_large");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("MAX_SNIPPET_BYTES"));
+}
+
+#[test]
+fn the_marker_style_follows_the_language() {
+    // In a Python file a `//` line is code, not a marker.
+    let env = Env::with_files(&[("p.py", "x = 1\ny = 2\n")]);
+    env.refused("merge_snippet", json!({"path": "p.py", "snippet": "// ...\ny = 3\n"}), "not_found");
+    let env = Env::with_files(&[("d.md", "# Title\n\nText.\n\n## Usage\n\nRun it.\n")]);
+    // A new last line that resembles the file's next line could replace it or go before it.
+    let refused = env.refused(
+        "merge_snippet",
+        json!({"path": "d.md", "snippet": "<!-- ... -->\n## Usage\n\nRun it twice.\n"}),
+        "ambiguous",
+    );
+    assert_eq!(refused["error"]["lines"], json!([7]), "{refused:#}");
+    env.refused(
+        "merge_snippet",
+        json!({"path": "d.md", "snippet": "<!-- ... -->\n## Usage\n\nRun it.\n"}),
+        "no_change",
+    );
+    env.refused(
+        "merge_snippet",
+        json!({"path": "d.md", "snippet": "<!-- ... -->\n## Usage\n\nRun it twice.\n<!-- ... -->\n"}),
+        "ambiguous",
+    );
+    // With the line beyond as context, the new line is placed.
+    env.ok(
+        "merge_snippet",
+        json!({"path": "d.md", "snippet": "<!-- ... -->\nText.\nMore text.\n\n## Usage\n<!-- ... -->\n"}),
+    );
+    assert_eq!(env.get("d.md"), "# Title\n\nText.\nMore text.\n\n## Usage\n\nRun it.\n");
+}
