@@ -73,8 +73,6 @@ result is made of (each row has a test; it does not differ otherwise):
 | Files over 16 MiB (``max_read_bytes``) | read whole into memory | refused (``too_large``, naming the limit) |
 | A file with NUL bytes that is valid UTF-8 | read as text | read as binary (``[Binary file, N bytes]``) |
 | Syntax errors (``errors``, ``syntax_errors``, "File has syntax errors") | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser |
-| Order of ``symbols`` | ``ast.walk``: breadth first over the syntax tree, so ``if``/``try``/``with``/``for`` blocks count as levels | breadth first over the definitions (by nesting, then line): a ``def`` inside such a block comes with the definitions of its nesting |
-| Markdown ``headers``, ``code_blocks``, ``links`` | regular expressions: a ``#`` line inside a code block is a header, a setext (``===``) heading is not, a heading's text is its raw line | editkit's CommonMark parse: headings are real headings, their text plain (link markup and closing ``#`` dropped) |
 | Diff hunks (``diff`` of the edit tools and ``generate_diff``) | ``difflib``'s matching | editkit's, laid out as GAIA's: where lines repeat, a change may be shown at another of the equal lines |
 | ``write_python_file`` of invalid code on a host without ``path_validator`` | "Invalid Python syntax" | ``UNCONFINED_WRITE_ERROR`` |
 | Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message |
@@ -84,10 +82,12 @@ result is made of (each row has a test; it does not differ otherwise):
 # ``Optional``/``Union`` on Python 3.9): the ``@tool`` registry reads parameter types from them.
 # ruff: noqa: FA100
 
+import ast
 import datetime
 import inspect
 import os
 import posixpath
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -726,6 +726,36 @@ def _symbol_type(kind: str) -> Optional[str]:
     return None
 
 
+#: The specification's Markdown analysis: "Header extraction (# patterns)", "Code block extraction
+#: with language tags", "Link extraction ([text](url) patterns)".
+_MD_HEADER = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
+_MD_CODE_BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
+_MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
+
+
+def _walk_order(text: str) -> Callable[[Mapping[str, Any]], tuple[int, ...]]:
+    """A sort key giving editkit's symbols the order of the specification's "full AST parsing":
+    ``ast.walk`` of the text, breadth first over the syntax tree (``if``/``try``/``with`` blocks
+    count as levels). The text is only parsed to order what editkit found; when CPython cannot
+    parse it (a newer grammar), the order is breadth first over the definitions."""
+    rank: dict[tuple[int, str], int] = {}
+    try:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                rank.setdefault((node.lineno, node.name), len(rank))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        rank = {}
+
+    def key(symbol: Mapping[str, Any]) -> tuple[int, ...]:
+        place = rank.get((symbol["line"], symbol["name"]))
+        if place is not None:
+            return (0, place)
+        parent = symbol.get("parent")
+        return (1, 0 if parent is None else parent.count(".") + 1, symbol["line"])
+
+    return key
+
+
 def _lf_lines(text: str) -> list[str]:
     """``text`` split after each LF (and nowhere else), each line keeping its LF."""
     pieces = text.split("\n")
@@ -1093,10 +1123,7 @@ class FileIOToolsMixin:
             result["errors"] = [_syntax_error_text(error) for error in answer.get("errors", ())]
             if result["is_valid"]:
                 symbols = [symbol for symbol in answer.get("symbols", ()) if _symbol_type(symbol["kind"])]
-                # Breadth first, as ast.walk: the outer definitions, then those one level in...
-                symbols.sort(
-                    key=lambda s: (0 if s.get("parent") is None else s["parent"].count(".") + 1, s["line"])
-                )
+                symbols.sort(key=_walk_order(answer["content"]))
                 result["symbols"] = [
                     {
                         "name": symbol["name"],
@@ -1109,12 +1136,13 @@ class FileIOToolsMixin:
                 ]
         elif extension == ".md":
             result["file_type"] = "markdown"
-            result["headers"] = [header["text"] for header in answer.get("headers", ())]
+            # The specification's "# patterns", "code block extraction with language tags" and
+            # "[text](url) patterns", read off the text as it is returned.
+            result["headers"] = _MD_HEADER.findall(content)
             result["code_blocks"] = [
-                {"language": block.get("language") or "", "code": block["code"]}
-                for block in answer.get("code_blocks", ())
+                {"language": language, "code": code} for language, code in _MD_CODE_BLOCK.findall(content)
             ]
-            result["links"] = [{"text": link["text"], "url": link["url"]} for link in answer.get("links", ())]
+            result["links"] = [{"text": text, "url": url} for text, url in _MD_LINK.findall(content)]
         else:
             # The specification's four types: any other text file is "text".
             result["file_type"] = "text"
