@@ -614,8 +614,12 @@ PATCHES = [
         {"u.txt": "a\n"},
         "*** Move File: u.txt -> u.txt\n",
         ("Error: Cannot move 'u.txt' to 'u.txt': source and destination are the same path", {"u.txt": "a\n"}),
-        ours=(OK_1, {"u.txt": "a\n"}),
-        row="A move onto itself",
+    ),
+    _case(
+        "move onto itself, spelt another way, with a hunk",
+        {"u.txt": "a\n"},
+        "*** Move File: ./u.txt -> u.txt\n@@\na\n===\nb\n",
+        ("Error: Cannot move './u.txt' to 'u.txt': source and destination are the same path", {"u.txt": "a\n"}),
     ),
 ]
 
@@ -1922,11 +1926,11 @@ def test_differs_leniencies_of_praisonais_patch_parser_not_shared(
     blanks = write(workspace / "b.txt", "a\n\nb\n\nc\n")
     assert tools.apply_patch("*** Update File: b.txt\n@@\n\n===\nx\n") == "Error: Empty hunk in update for 'b.txt'"
     assert blanks.read_text() == "a\n\nb\n\nc\n"
-    # A move onto itself changes nothing and writes nothing.
+    # A move onto itself is refused, as PraisonAI refuses it, and writes nothing.
     same = write(workspace / "m.txt", "m\n")
     before = same.stat()
     assert tools.apply_patch("*** Move File: m.txt -> m.txt\n") == (
-        "Success: Applied patch to 1 file(s)\n\nUpdated m.txt\nNo changes detected"
+        "Error: Cannot move 'm.txt' to 'm.txt': source and destination are the same path"
     )
     after = same.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

@@ -98,7 +98,6 @@ otherwise):
 | An ``*** Update File:`` section without hunks | success; nothing changes | refused as an invalid patch (``… has no hunks; add a change or remove the section``): a change asked for and missing is a mistake to report, not a success |
 | A ``===`` line inside a hunk's new text (a second ``===``) | dropped: the lines around it joined | written as a line: everything after a hunk's first ``===`` is new text, taken literally (a ``===`` can be content, a reST underline) |
 | Text after ``@@`` (``@@ def main``) | ignored | an anchor, as in Codex patches: the hunk is looked for after the first line holding it (``@@ def b`` picks ``b``'s ``x = 1`` where PraisonAI finds two), and refused (``Error: Hunk not found …``) when the anchor is not in the file rather than applied where the patch did not point |
-| A move onto itself (``*** Move File: a -> a``) | refused: ``Error: Cannot move 'a' to 'a': source and destination are the same path`` | the file already stands where the patch wants it: reported ``Updated a`` with ``No changes detected``, nothing written (with hunks, they are applied in place) |
 | ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line |
 | ``list_files(directory, pattern)`` with a pattern of several parts (``**/*.py``) | every file ``Path.glob`` finds, dot files and files in dot folders and ``.gitignore``d ones included | honours ``.gitignore`` and leaves dot files and dot folders out (a one-part pattern, ``*.py``, lists the folder's files, dot files and ignored ones included, as PraisonAI) |
 | ``list_files`` order, ``'modified'``, ``'created'`` | directory order; ``st_mtime``, ``st_ctime`` (fractional seconds) | sorted by name; both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds |
@@ -559,6 +558,22 @@ def _empty_hunk_section(text: str) -> str | None:
     return None
 
 
+def _move_onto_itself(text: str, root: str) -> tuple[str, str] | None:
+    """The two paths (as the patch writes them) of the first ``*** Move File: FROM -> TO`` header
+    whose destination is its source (both resolved in ``root``): PraisonAI refuses such a move."""
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if not stripped.startswith(_MOVE_FILE):
+            continue
+        parts = stripped[len(_MOVE_FILE) :].split(" -> ")
+        if len(parts) != 2:
+            continue  # a malformed header: editkit refuses it in PraisonAI's documented words
+        source, target = (part.strip() for part in parts)
+        if source and os.path.normpath(os.path.join(root, source)) == os.path.normpath(os.path.join(root, target)):
+            return source, target
+    return None
+
+
 def _said_before_an_empty_hunk(error: Mapping[str, Any], path: str) -> bool:
     """Whether PraisonAI reports ``error`` before an empty hunk in ``path``'s section: the
     patch does not parse, or that file is not there to update."""
@@ -799,6 +814,12 @@ class EditTools(_Confined):
             if not dry["ok"] and _said_before_an_empty_hunk(dry["error"], empty):
                 return self._patch_refusal(dry["error"], patch, text)
             return f"Error: Empty hunk in update for '{empty}'"
+        same = _move_onto_itself(text, self._root)
+        if same is not None:
+            # PraisonAI's refusal, before anything is written: a move must name another path.
+            return (
+                f"Error: Cannot move '{same[0]}' to '{same[1]}': source and destination are the same path"
+            )
         if force:
             answer = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True})
         else:
