@@ -1682,23 +1682,35 @@ def test_replace_function_diff_is_gaias(workspace: Path, agent: FileAgent) -> No
     assert result["diff"] == gaia_edit_diff(old, new, str(workspace / "m.py"))
 
 
-def test_safer_diff_hunks_are_editkits(workspace: Path, agent: FileAgent) -> None:
+def test_diffs_are_difflibs_where_lines_repeat(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx: generate_diff "Generate a unified diff for a file", the
+    # edit tools return a "diff", and the module's dependencies are ast, difflib and os: the diff
+    # is difflib's unified diff, so a change among repeated lines is shown where difflib shows it.
     old = "c\nc\nd\nc\nd\nd\na\na\nc\nd\nc\n"
     new = "b\nc\nc\nd\nc\nd\na\na\nc\nz\n"
-    (workspace / "f.txt").write_text(old)
+    target = workspace / "f.txt"
+    target.write_text(old)
+    name = str(target)
 
-    result = agent.generate_diff(str(workspace / "f.txt"), new)
+    result = agent.generate_diff(name, new)
 
-    reference = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "x", "x"))
-    assert result["diff"] != reference.replace(
-        "--- x\n+++ x\n", f"--- {workspace / 'f.txt'}\n+++ {workspace / 'f.txt'}\n"
-    )
-    # The same change, shown at another of the equal lines.
+    assert result["diff"] == "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, name))
     assert (result["additions"], result["deletions"]) == (2, 3)
-    lines = reference.splitlines()[2:]
-    assert (sum(line.startswith("+") for line in lines), sum(line.startswith("-") for line in lines)) == (
-        2,
-        3,
+
+    result = agent.generate_diff(name, new, context_lines=1)
+    assert result["diff"] == "".join(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, name, n=1)
+    )
+
+    code = workspace / "r.py"
+    code.write_text("x = 1\ny = 2\nx = 1\ny = 2\nx = 1\n")
+    result = agent.edit_python_file(str(code), "y = 2\nx = 1\ny = 2", "y = 3", backup=False)
+    after = "x = 1\ny = 3\nx = 1\n"
+    assert code.read_text() == after
+    assert result["diff"] == "\n".join(
+        difflib.unified_diff(
+            "x = 1\ny = 2\nx = 1\ny = 2\nx = 1\n".splitlines(True), after.splitlines(True), str(code), str(code)
+        )
     )
 
 

@@ -42,7 +42,8 @@ As in GAIA, relative paths resolve against the current directory (``write_file``
 (``write_file`` and ``edit_file``: resolved), ``read_file`` gives the text with LF line endings
 and a UTF-8 BOM as ``\ufeff`` (``size_bytes`` and ``line_count`` are those of that text),
 ``edit_file`` sizes are characters, the write tools' sizes are the content's UTF-8 bytes, and
-diffs have GAIA's headers and layout. Results carry a few fields GAIA lacks (``sha256``,
+diffs are ``difflib``'s of the text before and after (editkit's own hunks, laid out as GAIA's,
+only when the file changed between the two). Results carry a few fields GAIA lacks (``sha256``,
 ``match_rung``, ``truncated``, a symbol's ``end_line`` and ``parent``, ``updated_sections``; on a
 refusal ``error_kind``, ``detail``, editkit's own explanation, and ``details``); of GAIA's only
 the write tools' ``backup_path`` is missing (see Backups).
@@ -73,7 +74,6 @@ result is made of (each row has a test; it does not differ otherwise):
 | Files over 16 MiB (``max_read_bytes``) | read whole into memory | refused (``too_large``, naming the limit) |
 | A file with NUL bytes that is valid UTF-8 | read as text | read as binary (``[Binary file, N bytes]``) |
 | Syntax errors (``errors``, ``syntax_errors``, "File has syntax errors") | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser |
-| Diff hunks (``diff`` of the edit tools and ``generate_diff``) | ``difflib``'s matching | editkit's, laid out as GAIA's: where lines repeat, a change may be shown at another of the equal lines |
 | ``write_python_file`` of invalid code on a host without ``path_validator`` | "Invalid Python syntax" | ``UNCONFINED_WRITE_ERROR`` |
 | Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message |
 """
@@ -84,6 +84,7 @@ result is made of (each row has a test; it does not differ otherwise):
 
 import ast
 import datetime
+import difflib
 import inspect
 import os
 import posixpath
@@ -786,6 +787,78 @@ def _difflib_lines(diff: str, from_name: str, to_name: str, lineterm: str) -> li
     return lines
 
 
+def _text_of(toolkit: "editkit.Toolkit", path: str) -> Optional[str]:
+    """The file's text as the toolkit's diffs show it (LF line breaks, no BOM; ``""`` for a
+    missing file), read without arming the staleness guard (the diff that would empty it);
+    ``None`` when it cannot be read."""
+    answer = toolkit.call("generate_diff", {"path": path, "new_content": ""})
+    if not answer.get("ok") or answer.get("diff_truncated"):
+        return None
+    lines: list[str] = []
+    for line in _lf_lines(answer.get("diff", ""))[2:]:
+        if line.startswith("-"):
+            lines.append(line[1:])
+        elif line.startswith("\\") and lines:
+            lines[-1] = lines[-1].removesuffix("\n")
+        elif not line.startswith("@@"):
+            return None
+    return "".join(lines)
+
+
+def _applied(before: str, diff: str) -> Optional[str]:
+    """``before`` with the toolkit's unified ``diff`` applied, or ``None`` when the diff does not
+    apply to it line for line (the file changed meanwhile, or the diff was cut)."""
+    old = _lf_lines(before)
+    new: list[str] = []
+    cursor = 0
+    hunks: list[tuple[int, list[tuple[str, str]]]] = []
+    for line in _lf_lines(diff)[2:]:
+        if line.startswith("@@"):
+            try:
+                start, _, length = line.split()[1][1:].partition(",")
+                first = int(start) - (0 if length == "0" else 1)
+            except (IndexError, ValueError):
+                return None
+            hunks.append((first, []))
+        elif line.startswith("\\") and hunks and hunks[-1][1]:
+            tag, text = hunks[-1][1][-1]
+            hunks[-1][1][-1] = (tag, text.removesuffix("\n"))
+        elif line[:1] in (" ", "-", "+") and hunks:
+            hunks[-1][1].append((line[0], line[1:]))
+        else:
+            return None
+    for first, body in hunks:
+        removed = [text for tag, text in body if tag != "+"]
+        if first < cursor or old[first : first + len(removed)] != removed:
+            return None
+        new.extend(old[cursor:first])
+        new.extend(text for tag, text in body if tag != "-")
+        cursor = first + len(removed)
+    new.extend(old[cursor:])
+    return "".join(new)
+
+
+def _gaia_diff(
+    before: Optional[str], diff: str, from_name: str, to_name: str, lineterm: str, context: int = 3
+) -> list[str]:
+    """The lines GAIA's ``difflib.unified_diff`` (of ``splitlines(keepends=True)``) yields for the
+    change the toolkit's ``diff`` made to ``before``; the toolkit's own hunks, laid out as
+    difflib's, when ``before`` is unknown or the diff does not apply to it."""
+    after = _applied(before, diff) if before is not None else None
+    if before is None or after is None:
+        return _difflib_lines(diff, from_name, to_name, lineterm)
+    return list(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            from_name,
+            to_name,
+            n=context,
+            lineterm=lineterm,
+        )
+    )
+
+
 def _changed_chars(lines: Iterable[str]) -> int:
     """Characters the change adds minus those it removes, from ``_difflib_lines``."""
     total = 0
@@ -1235,6 +1308,7 @@ class FileIOToolsMixin:
             "backup": backup,
             "dry_run": dry_run,
         }
+        before = _text_of(toolkit, path)
         answer = toolkit.call("edit_python_file", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
@@ -1255,7 +1329,7 @@ class FileIOToolsMixin:
             return _refusal(
                 error, file_path, path, "edit", syntax="Edit would result in invalid Python syntax"
             )
-        diff = "\n".join(_difflib_lines(answer["diff"], file_path, file_path, "\n"))
+        diff = "\n".join(_gaia_diff(before, answer["diff"], file_path, file_path, "\n"))
         if dry_run:
             return {
                 "status": "success",
@@ -1370,7 +1444,19 @@ class FileIOToolsMixin:
         answer = toolkit.call("generate_diff", args)
         if not answer.get("ok"):
             return _refusal(answer.get("error") or {}, file_path, path, "read")
-        lines = _difflib_lines(answer["diff"], file_path, file_path, "\n")
+        before = _text_of(toolkit, path)
+        if before is None:
+            lines = _difflib_lines(answer["diff"], file_path, file_path, "\n")
+        else:  # GAIA's difflib of the text and the new content as given
+            lines = list(
+                difflib.unified_diff(
+                    before.splitlines(keepends=True),
+                    new_content.splitlines(keepends=True),
+                    file_path,
+                    file_path,
+                    n=context_lines,
+                )
+            )
         return {
             "status": "success",
             "file_path": file_path,
@@ -1484,6 +1570,7 @@ class FileIOToolsMixin:
         if refused:
             return refused
         args = {"path": path, "old_string": old_content, "new_string": new_content, "backup": True}
+        before = _text_of(toolkit, path)
         answer = toolkit.call("edit_file", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
@@ -1508,7 +1595,7 @@ class FileIOToolsMixin:
                 error, resolved, path, "edit", text_missing=f"Content to replace not found in {file_path}"
             )
         name = os.path.basename(resolved)
-        lines = _difflib_lines(answer["diff"], f"a/{name}", f"b/{name}", "")
+        lines = _gaia_diff(before, answer["diff"], f"a/{name}", f"b/{name}", "")
         diff = "\n".join(lines)
         self._show_edit(resolved, diff)
         after = toolkit.call("read_file", {"path": path, "include_symbols": False})
@@ -1636,6 +1723,7 @@ class FileIOToolsMixin:
             "new_implementation": new_implementation,
             "backup": backup,
         }
+        before = _text_of(toolkit, path)
         answer = toolkit.call("replace_function", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
@@ -1649,6 +1737,6 @@ class FileIOToolsMixin:
             "file_path": file_path,
             "function_replaced": answer["function_replaced"],
             "backup_path": answer.get("backup_path") if backup else None,
-            "diff": "\n".join(_difflib_lines(answer["diff"], file_path, file_path, "\n")),
+            "diff": "\n".join(_gaia_diff(before, answer["diff"], file_path, file_path, "\n")),
             "sha256": answer["sha256"],
         }
