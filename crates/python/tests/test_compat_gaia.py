@@ -1775,11 +1775,14 @@ def test_replace_function_refuses_a_file_with_syntax_errors(workspace: Path, age
     assert missing["error"] == f"File not found: {workspace / 'gone.py'}"
 
 
-def test_safer_replace_function_in_typescript(workspace: Path, agent: FileAgent) -> None:
+def test_replace_function_replaces_a_function_in_a_python_file_only(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "8. replace_function: Replace a specific function in a
+    # Python file ... file_path: Path to Python file": a TypeScript file is not Python; refused,
+    # unchanged, in GAIA's words for a file that does not parse.
     text = "export function add(a: number, b: number): number {\n  return a + b;\n}\n"
     (workspace / "m.ts").write_text(text)
-    with pytest.raises(SyntaxError):
-        ast.parse(text)  # GAIA: "File has syntax errors"
+    with pytest.raises(SyntaxError) as raised:
+        ast.parse(text)
 
     result = agent.replace_function(
         str(workspace / "m.ts"),
@@ -1787,8 +1790,8 @@ def test_safer_replace_function_in_typescript(workspace: Path, agent: FileAgent)
         "export function add(a: number, b: number): number {\n  return b + a;\n}",
     )
 
-    assert result["status"] == "success"
-    assert (workspace / "m.ts").read_text() == text.replace("a + b", "b + a")
+    assert result == {"status": "error", "error": f"File has syntax errors: {raised.value}"}
+    assert (workspace / "m.ts").read_text() == text
 
 
 def test_content_over_ten_megabytes_is_refused_as_in_gaia(workspace: Path, agent: FileAgent) -> None:

@@ -67,7 +67,6 @@ result is made of (each row has a test; it does not differ otherwise):
 | ``edit_python_file`` on a file that already has syntax errors | refuses every edit that leaves any error, so errors can only be fixed all at once | refuses only edits that add syntax errors |
 | ``replace_function`` with a name defined twice (say two classes' ``run``) | replaces the first ``def`` found anywhere | refuses, listing the lines; ``Class.method`` names one |
 | ``replace_function``: where the function ends, and the new code's indentation | end guessed from indentation up to the next ``def``/``class`` (code in between is lost); the new code pasted as given | the definition's exact span (decorators kept unless the new code brings its own); the new code re-indented to the old one's place |
-| ``replace_function`` in a TypeScript, TSX or JavaScript file | parses every file as Python: "File has syntax errors" | replaces the function |
 | ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them; a missing directory, or a file, gives zero results | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path; a missing directory is an error; a file is searched |
 | ``update_gaia_md`` on an existing ``GAIA.md`` | rewrites the whole file: boilerplate, this call's sections only, a new timestamp; hand-written sections and the sections not given this time are dropped | replaces this call's sections and the ``**Last Updated:**`` line in place (inserting a missing one where GAIA puts it) and keeps everything else; a new file is GAIA's, byte for byte |
 | ``update_gaia_md`` with ``structure`` given as text (the specification allows a string) | an empty ``Project Structure`` block | the text in the block |
@@ -1715,6 +1714,14 @@ class FileIOToolsMixin:
         check = toolkit.call("check_syntax", {"path": path})
         if not check.get("ok"):
             return _refusal(check.get("error") or {}, file_path, path, "edit")
+        if Path(path).suffix.lower() not in (".py", ".pyi"):
+            # The specification's tool replaces a function "in a Python file": another file is
+            # read as Python, as GAIA reads it, and one that is not Python is refused.
+            text = _text_of(toolkit, path)
+            try:
+                ast.parse(text or "")
+            except SyntaxError as error:
+                return _failure(f"File has syntax errors: {error}")
         if not check["valid"] and check["errors"]:
             return _failure(f"File has syntax errors: {_syntax_error_text(check['errors'][0])}")
         args = {
