@@ -748,7 +748,7 @@ def test_allowed_paths_may_be_widened_in_place(workspace: Path, tmp_path: Path, 
 
 
 # ------------------------------------------------------------------------------------------------
-# One test per row of the "safer than the original" table.
+# One test per row of the two tables of differences (safer; not yet as GAIA).
 
 
 def test_safer_ambiguous_old_content_is_refused(workspace: Path, agent: FileAgent) -> None:
@@ -958,7 +958,7 @@ def test_safer_backups_are_kept_outside_the_project(workspace: Path, agent: File
     assert target.read_text() == "x = 1\n"
 
 
-def test_safer_a_file_with_syntax_errors_can_be_fixed_one_edit_at_a_time(
+def test_differs_a_file_with_syntax_errors_can_be_fixed_one_edit_at_a_time(
     workspace: Path, agent: FileAgent
 ) -> None:
     target = workspace / "m.py"
@@ -1006,7 +1006,7 @@ def test_safer_replace_function_replaces_exactly_the_definition(workspace: Path,
     assert (workspace / "mod.py").read_text() == text.replace("return 1", "return 99")
 
 
-def test_safer_search_code_honours_gitignore_and_refuses_a_missing_directory(
+def test_differs_search_code_honours_gitignore_and_refuses_a_missing_directory(
     workspace: Path, agent: FileAgent
 ) -> None:
     (workspace / ".git").mkdir()
@@ -1054,7 +1054,7 @@ def test_safer_update_gaia_md_keeps_hand_written_sections(workspace: Path, agent
     assert len(stamps) == 1
 
 
-def test_safer_update_gaia_md_structure_given_as_text(workspace: Path, agent: FileAgent) -> None:
+def test_update_gaia_md_takes_structure_as_text_as_specified(workspace: Path, agent: FileAgent) -> None:
     result = agent.update_gaia_md(project_root=str(workspace), structure="src/\n  app.py - the app")
 
     assert result["status"] == "success"
