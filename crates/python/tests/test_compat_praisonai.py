@@ -1815,13 +1815,31 @@ def test_safer_search_honours_gitignore(tools: praisonai.EditTools, workspace: P
     assert long_match["match_start"] == 3001 and len(long_match["line"]) < 1000  # shown cut
 
 
-def test_safer_file_tools_speak_utf8_only(files: praisonai.FileTools, workspace: Path) -> None:
+def test_file_tools_read_and_write_in_the_encoding_given(files: praisonai.FileTools, workspace: Path) -> None:
+    # PraisonAI's file-editing documentation: "read_file (file_tools) | filepath, encoding='utf-8'"
+    # and "write_file | filepath, content, encoding='utf-8', force=False": the encoding named is
+    # the file's, for reading and for writing.
+    assert files.write_file("legacy.txt", "café\nnaïve\n", encoding="cp1252") is True
+    assert (workspace / "legacy.txt").read_bytes() == "café\nnaïve\n".encode("cp1252")
+    assert files.read_file("legacy.txt", encoding="cp1252", line_numbers=False) == "café\nnaïve\n"
+    assert files.read_file("legacy.txt", encoding="windows-1252") == "     1\tcafé\n     2\tnaïve"
+    write(workspace / "cyr.txt", "привет\n".encode("koi8-r"))
+    assert files.read_file("cyr.txt", encoding="koi8-r", line_numbers=False) == "привет\n"
+    assert files.write_file("cyr.txt", "мир\n", encoding="koi8_r") is True
+    assert (workspace / "cyr.txt").read_bytes() == "мир\n".encode("koi8-r")
+    # A character the encoding cannot hold: refused, as Python's strict codec refuses it.
+    assert files.write_file("legacy.txt", "\u4e2d\n", encoding="cp1252") is False
+    assert (workspace / "legacy.txt").read_bytes() == "café\nnaïve\n".encode("cp1252")
+
+
+def test_differs_file_tools_encodings_editkit_cannot_serve(files: praisonai.FileTools, workspace: Path) -> None:
     write(workspace / "bom.txt", b"\xef\xbb\xbfhi\r\n")
     assert files.read_file("bom.txt", line_numbers=False) == "\ufeffhi\n"  # text mode: BOM a character
     assert files.read_file("bom.txt", encoding="utf-8-sig", line_numbers=False) == "hi\n"
     assert files.read_file("bom.txt", encoding="UTF8", line_numbers=False) == "\ufeffhi\n"
     assert files.read_file("bom.txt", encoding="latin-1") == (
-        "Error reading file bom.txt: editkit reads UTF-8 text only, not 'latin-1'"
+        "Error reading file bom.txt: editkit reads UTF-8 and the legacy encodings it can read byte for "
+        "byte, not 'latin-1'"
     )
     assert (
         files.write_file("l.txt", "café", encoding="latin-1") is False and not (workspace / "l.txt").exists()

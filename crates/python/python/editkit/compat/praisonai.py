@@ -108,7 +108,7 @@ stands in the way):
 | ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line | the toolkit's search always honours ``.gitignore`` and hidden files, and its lines end at LF |
 | ``list_files(directory, pattern)`` with a pattern of several parts (``**/*.py``) | every file ``Path.glob`` finds, dot files and files in dot folders and ``.gitignore``d ones included | honours ``.gitignore`` and leaves dot files and dot folders out (a one-part pattern, ``*.py``, lists the folder's files, dot files and ignored ones included, as PraisonAI) | the toolkit's glob always honours ``.gitignore`` and hidden files |
 | ``list_files`` order, ``'modified'``, ``'created'`` | directory order; ``st_mtime``, ``st_ctime`` (fractional seconds) | sorted by name; both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds | the toolkit lists by name and its ``file_info`` has neither change time nor fractions of a second |
-| ``file_tools`` with an ``encoding`` other than UTF-8 | decodes or encodes with any Python codec | refused (``Error reading file …`` / ``False``): editkit reads and writes UTF-8 (``utf-8``, ``utf-8-sig``) | the adapter passes no encoding to the toolkit |
+| ``file_tools`` with an ``encoding`` other than UTF-8 and the code pages editkit reads and writes byte for byte as Python does (``cp1250``-``cp1258``, ``cp874``, ``iso8859-2``...``-16`` but 9 and 11, ``koi8-r``, ``cp866``, ``mac-roman``) | decodes or encodes with any Python codec | refused (``Error reading file …`` / ``False``) | the toolkit's WHATWG encodings give other characters for the rest (``latin-1`` is read as windows-1252) or are not mapped yet (CJK code pages, UTF-16) |
 """
 
 from __future__ import annotations
@@ -1048,11 +1048,28 @@ def create_edit_tools(
 # file_tools
 
 
-def _utf8(encoding: str) -> tuple[bool, bool]:
-    """(whether editkit can serve ``encoding``, whether it is ``utf-8-sig``). Raises
-    ``LookupError`` for an unknown encoding, as Python's ``open`` does."""
+#: Python codecs (by ``codecs.lookup`` name) the toolkit reads and writes under a WHATWG label,
+#: each giving every character the Python codec gives every byte (checked byte by byte).
+#: ``latin-1`` (WHATWG reads it as windows-1252) and ``koi8-u`` (KOI8-RU) are not among them.
+_LEGACY_CODECS: dict[str, str] = {
+    **{f"cp{page}": f"windows-{page}" for page in range(1250, 1259)},
+    "cp874": "windows-874",
+    **{f"iso8859-{part}": f"iso-8859-{part}" for part in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)},
+    "koi8-r": "koi8-r",
+    "cp866": "ibm866",
+    "mac-roman": "macintosh",
+}
+
+
+def _codec(encoding: str) -> tuple[bool, str | None, bool]:
+    """(whether editkit can serve ``encoding``, the toolkit's label for it when it is not UTF-8,
+    whether it is ``utf-8-sig``). Raises ``LookupError`` for an unknown encoding, as Python's
+    ``open`` does."""
     name = codecs.lookup(encoding).name
-    return name in ("utf-8", "utf-8-sig"), name == "utf-8-sig"
+    if name in ("utf-8", "utf-8-sig"):
+        return True, None, name == "utf-8-sig"
+    label = _LEGACY_CODECS.get(name)
+    return label is not None, label, False
 
 
 def _render_with_line_numbers(lines: list[str], start_index: int, max_line_chars: int) -> str:
@@ -1118,7 +1135,8 @@ class FileTools(_Confined):
 
         Args:
             filepath: Path to the file
-            encoding: File encoding (UTF-8: ``utf-8`` or ``utf-8-sig``)
+            encoding: File encoding (``utf-8``, ``utf-8-sig``, or a legacy code page editkit
+                reads and writes byte for byte: ``cp1252``, ``iso8859-15``, ``koi8-r``...)
             offset: 1-based first line to read (default: start of file)
             limit: Maximum number of lines to read (default: up to ``DEFAULT_MAX_LINES`` lines
                 from ``offset``); a negative value yields an empty window.
@@ -1132,18 +1150,27 @@ class FileTools(_Confined):
         refused = self._refused_path(filepath)
         if refused is not None:
             return self._logged(f"Error reading file {filepath}: {refused}")
-        answer = self._call("read_file", {"path": self._path(filepath), "include_symbols": False})
+        try:
+            supported, label, sig = _codec(encoding)
+        except LookupError as error:
+            unknown: LookupError | None = error
+            supported, label, sig = True, None, False
+        else:
+            unknown = None
+        args: dict[str, Any] = {"path": self._path(filepath), "include_symbols": False}
+        if label:
+            args["encoding"] = label
+        answer = self._call("read_file", args)
         if not answer["ok"]:
             return self._logged(
                 f"Error reading file {filepath}: {self._file_reason(answer['error'], filepath)}"
             )
-        try:
-            supported, sig = _utf8(encoding)
-        except LookupError as unknown:
+        if unknown is not None:
             return self._logged(f"Error reading file {filepath}: {unknown}")
         if not supported:
             return self._logged(
-                f"Error reading file {filepath}: editkit reads UTF-8 text only, not {encoding!r}"
+                f"Error reading file {filepath}: editkit reads UTF-8 and the legacy encodings it can "
+                f"read byte for byte, not {encoding!r}"
             )
         if answer.get("is_binary"):
             return self._logged(
@@ -1188,7 +1215,8 @@ class FileTools(_Confined):
         Args:
             filepath: Path to the file
             content: Content to write (a dict or list is written as JSON, anything else as ``str``)
-            encoding: File encoding (UTF-8: ``utf-8`` or ``utf-8-sig``)
+            encoding: File encoding (``utf-8``, ``utf-8-sig``, or a legacy code page editkit
+                reads and writes byte for byte: ``cp1252``, ``iso8859-15``, ``koi8-r``...)
             force: Bypass the automatic staleness guard for a blind overwrite
 
         Returns:
@@ -1211,19 +1239,22 @@ class FileTools(_Confined):
             else:
                 content = str(content)
         try:
-            supported, sig = _utf8(encoding)
+            supported, label, sig = _codec(encoding)
         except LookupError as unknown:
             self._logged(f"Error writing to file {filepath}: {unknown}")
             return False
         if not supported:
             self._logged(
-                f"Error writing to file {filepath}: editkit writes UTF-8 text only, not {encoding!r}"
+                f"Error writing to file {filepath}: editkit writes UTF-8 and the legacy encodings it can "
+                f"write byte for byte, not {encoding!r}"
             )
             return False
         if sig:
             content = "\ufeff" + content
         key = self._key(filepath)
         args = {"path": self._path(filepath), "content": content, **_guard(key, None, force)}
+        if label:
+            args["encoding"] = label
         answer = self._call("write_file", args)
         error = answer.get("error") or {}
         if error.get("kind") == "stale" and error.get("current_sha256") is None:
