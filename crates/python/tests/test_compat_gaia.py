@@ -1540,21 +1540,33 @@ def test_safer_nul_bytes_in_valid_utf8_read_as_binary(workspace: Path, agent: Fi
     assert result["content"] == "[Binary file, 4 bytes]"
 
 
-def test_syntax_errors_take_gaias_form(workspace: Path, agent: FileAgent) -> None:
+def test_syntax_errors_are_cpythons_as_with_full_ast_parsing(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "Python Files (.py): Full AST parsing, Syntax
+    # validation ... Error reporting with line numbers" (ast among the dependencies), and its test
+    # write_python_file("x = 1 +") -> "syntax_errors": the errors are ast.parse's, the first one.
     text = "def f(:\n    pass\n\nx = (1,\n"
     (workspace / "bad.py").write_text(text)
     with pytest.raises(SyntaxError) as gaia:
         ast.parse(text)
+    with pytest.raises(SyntaxError) as plus:
+        ast.parse("x = 1 +")
+    (workspace / "ok.py").write_text("x = 1\ny = 2\n")
+    with pytest.raises(SyntaxError) as edited:
+        ast.parse("x = 1\ny = (\n")
 
     read = agent.read_file(str(workspace / "bad.py"))
-    written = agent.write_python_file(str(workspace / "new.py"), text)
+    written = agent.write_python_file(str(workspace / "new.py"), "x = 1 +")
+    edit = agent.edit_python_file(str(workspace / "ok.py"), "y = 2", "y = (")
+    replace = agent.replace_function(str(workspace / "bad.py"), "f", "def f():\n    pass\n")
 
-    assert str(gaia.value) == "invalid syntax (<unknown>, line 1)"
-    # editkit's parser's words, in the same form, for every error rather than the first.
-    assert read["errors"][0] == "missing `)` after `(` (<unknown>, line 1)"
-    assert len(read["errors"]) >= 2
-    assert all(re.fullmatch(r".+ \(<unknown>, line \d+\)", error) for error in read["errors"])
-    assert written["syntax_errors"][0].endswith("(<unknown>, line 1)")
+    assert read["errors"] == [str(gaia.value)]
+    assert written["error"] == "Invalid Python syntax"
+    assert written["syntax_errors"] == [str(plus.value)]
+    assert edit["error"] == "Edit would result in invalid Python syntax"
+    assert edit["syntax_errors"] == [str(edited.value)]
+    assert replace["error"] == f"File has syntax errors: {gaia.value}"
+    assert not (workspace / "new.py").exists()
+    assert (workspace / "ok.py").read_text() == "x = 1\ny = 2\n"
 
 
 SYMBOLS = """class C:
@@ -1764,13 +1776,13 @@ def test_search_code_keeps_files_whose_name_ends_with_the_extension(
 def test_replace_function_refuses_a_file_with_syntax_errors(workspace: Path, agent: FileAgent) -> None:
     (workspace / "bad.py").write_text("def f(:\n    pass\n")
 
+    with pytest.raises(SyntaxError) as gaia:
+        ast.parse("def f(:\n    pass\n")
+
     result = agent.replace_function(str(workspace / "bad.py"), "f", "def f():\n    pass\n")
     missing = agent.replace_function(str(workspace / "gone.py"), "f", "def f():\n    pass\n")
 
-    assert result == {
-        "status": "error",
-        "error": "File has syntax errors: missing `)` after `(` (<unknown>, line 1)",
-    }
+    assert result == {"status": "error", "error": f"File has syntax errors: {gaia.value}"}
     assert (workspace / "bad.py").read_text() == "def f(:\n    pass\n"
     assert missing["error"] == f"File not found: {workspace / 'gone.py'}"
 

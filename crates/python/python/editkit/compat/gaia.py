@@ -81,7 +81,7 @@ stands in the way):
 |---|---|---|---|
 | ``edit_python_file`` on a file that already has syntax errors | refuses every edit that leaves any error, so errors can only be fixed all at once | refuses only edits that add syntax errors | the toolkit judges only the errors an edit adds, and it has no check of a text that is not on disk |
 | ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them; a missing directory, or a file, gives zero results | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path; a missing directory is an error; a file is searched | the toolkit's search always honours ``.gitignore`` and hidden files (no option to turn it off) |
-| Syntax errors (``errors``, ``syntax_errors``, "File has syntax errors") | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser | validity is editkit's parser's, whose messages are its own |
+| Syntax errors where editkit's parser finds the text invalid and CPython's does not, and ``replace_function``'s "Replacement would result in invalid syntax" | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser (elsewhere the errors are CPython's, as GAIA's) | CPython has no message for text it accepts, and the replaced text is editkit's to build |
 | ``write_python_file`` of invalid code on a host without ``path_validator`` | "Invalid Python syntax" | ``UNCONFINED_WRITE_ERROR`` | without a validator there is no toolkit to check the syntax with |
 | Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message | editkit does the reading and writing, so there is no Python exception to quote |
 """
@@ -656,6 +656,28 @@ def _syntax_error_text(error: Mapping[str, Any]) -> str:
     return f"{error.get('message')} (<unknown>, line {error.get('line')})"
 
 
+def _cpython_errors(text: Optional[str], found: list[str]) -> list[str]:
+    """GAIA's syntax errors for ``text``, which editkit found invalid (``found``, its messages):
+    CPython's message for the first error, ``str(SyntaxError)`` of ``ast.parse``, when CPython
+    finds the text invalid too; editkit's own messages otherwise (or when the text is unknown)."""
+    if text is None:
+        return found
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return [str(error)]
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return found
+
+
+def _with_cpython_errors(result: dict[str, Any], text: Optional[str]) -> dict[str, Any]:
+    """``result`` (a refusal) with GAIA's ``syntax_errors`` for ``text`` when it has them."""
+    if "syntax_errors" in result:
+        result["syntax_errors"] = _cpython_errors(text, result["syntax_errors"])
+    return result
+
+
 def _failure(text: str, error: Optional[Mapping[str, Any]] = None, **fields: Any) -> dict[str, Any]:
     """GAIA's error dict, with editkit's kind, explanation and details when the toolkit refused."""
     result: dict[str, Any] = {"status": "error", "error": text}
@@ -1202,6 +1224,8 @@ class FileIOToolsMixin:
             result["file_type"] = "python"
             result["is_valid"] = bool(answer.get("is_valid"))
             result["errors"] = [_syntax_error_text(error) for error in answer.get("errors", ())]
+            if not result["is_valid"]:
+                result["errors"] = _cpython_errors(answer["content"], result["errors"])
             if result["is_valid"]:
                 symbols = [symbol for symbol in answer.get("symbols", ()) if _symbol_type(symbol["kind"])]
                 symbols.sort(key=_walk_order(answer["content"]))
@@ -1270,7 +1294,7 @@ class FileIOToolsMixin:
         args = {"path": path, "content": content, "validate": validate, "create_dirs": create_dirs}
         answer = toolkit.call("write_python_file", args)
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, file_path, path, "write")
+            return _with_cpython_errors(_refusal(answer.get("error") or {}, file_path, path, "write"), content)
         return {
             "status": "success",
             "file_path": file_path,
@@ -1334,8 +1358,15 @@ class FileIOToolsMixin:
                     "backup_created": bool(backup),
                     "backup_path": None,
                 }
-            return _refusal(
-                error, file_path, path, "edit", syntax="Edit would result in invalid Python syntax"
+            # GAIA's edit is the first exact occurrence replaced; the errors are CPython's for that.
+            edited = (
+                before.replace(old_content, new_content, 1)
+                if before is not None and before.count(old_content) == 1
+                else None
+            )
+            return _with_cpython_errors(
+                _refusal(error, file_path, path, "edit", syntax="Edit would result in invalid Python syntax"),
+                edited,
             )
         diff = "\n".join(_gaia_diff(before, answer["diff"], file_path, file_path, "\n"))
         if dry_run:
@@ -1732,7 +1763,8 @@ class FileIOToolsMixin:
             except SyntaxError as error:
                 return _failure(f"File has syntax errors: {error}")
         if not check["valid"] and check["errors"]:
-            return _failure(f"File has syntax errors: {_syntax_error_text(check['errors'][0])}")
+            first = _cpython_errors(_text_of(toolkit, path), [_syntax_error_text(check["errors"][0])])[0]
+            return _failure(f"File has syntax errors: {first}")
         args = {
             "path": path,
             "function_name": function_name,
