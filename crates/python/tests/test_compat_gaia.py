@@ -1852,10 +1852,21 @@ def test_safer_whole_file_writes_are_kept_for_undo_without_a_backup_path(
     assert target.read_text() == "x = 1\n"
 
 
-def test_invalid_code_on_a_host_without_a_validator_is_refused_as_unconfined(workspace: Path) -> None:
-    result = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = (")
+def test_invalid_code_on_a_host_without_a_validator_is_refused_as_invalid_first(workspace: Path) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "2. write_python_file: Write Python code to a file with
+    # syntax validation ... validate: Validate syntax before writing (default: True)": the code is
+    # validated before anything else, so invalid code is "Invalid Python syntax" even on a host
+    # that never bound a validator (which still refuses every valid write: the host contract).
+    with pytest.raises(SyntaxError) as error:
+        ast.parse("x = (")
 
-    assert result == {"status": "error", "error": UNCONFINED_WRITE_ERROR}
+    result = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = (")
+    unchecked = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = (", validate=False)
+    valid = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = 1\n")
+
+    assert result == {"status": "error", "error": "Invalid Python syntax", "syntax_errors": [str(error.value)]}
+    assert unchecked == valid == {"status": "error", "error": UNCONFINED_WRITE_ERROR}
+    assert not (workspace / "x.py").exists()
 
 
 def test_other_failures_carry_editkits_message(workspace: Path, agent: FileAgent) -> None:

@@ -82,7 +82,6 @@ stands in the way):
 | ``edit_python_file`` on a file that already has syntax errors | refuses every edit that leaves any error, so errors can only be fixed all at once | refuses only edits that add syntax errors | the toolkit judges only the errors an edit adds, and it has no check of a text that is not on disk |
 | ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them; a missing directory, or a file, gives zero results | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path; a missing directory is an error; a file is searched | the toolkit's search always honours ``.gitignore`` and hidden files (no option to turn it off) |
 | Syntax errors where editkit's parser finds the text invalid and CPython's does not, and ``replace_function``'s "Replacement would result in invalid syntax" | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser (elsewhere the errors are CPython's, as GAIA's) | CPython has no message for text it accepts, and the replaced text is editkit's to build |
-| ``write_python_file`` of invalid code on a host without ``path_validator`` | "Invalid Python syntax" | ``UNCONFINED_WRITE_ERROR`` | without a validator there is no toolkit to check the syntax with |
 | Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message | editkit does the reading and writing, so there is no Python exception to quote |
 """
 
@@ -1286,6 +1285,16 @@ class FileIOToolsMixin:
         """
         toolkit = self._toolkit_for(write=True)
         if isinstance(toolkit, dict):
+            if validate and toolkit.get("error") == UNCONFINED_WRITE_ERROR:
+                # GAIA validates the code before it looks for the validator: invalid code on an
+                # unconfined host is "Invalid Python syntax" (CPython's judgement: there is no
+                # toolkit without roots), and nothing is written either way.
+                try:
+                    ast.parse(content)
+                except SyntaxError as error:
+                    return _failure("Invalid Python syntax", syntax_errors=[str(error)])
+                except (ValueError, RecursionError, MemoryError):
+                    pass
             return toolkit
         path = _absolute(file_path)
         refused = self._oversize(toolkit, path, file_path, len(content.encode("utf-8")), "write")
