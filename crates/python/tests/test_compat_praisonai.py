@@ -659,8 +659,9 @@ def test_patches_give_praisonais_bytes(
 def test_a_patch_goes_to_editkit_as_written(
     tools: praisonai.EditTools, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The adapter parses no patch: editkit gets the text as written, with ``*** End Patch``
-    added when it has neither sentinel and ends with a line break, to read in PraisonAI's dialect."""
+    """editkit gets the patch as written, with ``*** End Patch`` added when it has neither
+    sentinel and ends with a line break, to read in PraisonAI's dialect (a dry run first: the
+    adapter only ranks the problems it finds among PraisonAI's own checks)."""
     sent: list[dict[str, Any]] = []
     monkeypatch.setattr(
         tools, "_call", lambda tool, args: sent.append(dict(args)) or {"ok": False, "error": {}}
@@ -679,7 +680,7 @@ def test_a_patch_goes_to_editkit_as_written(
     for patch, text in patches.items():
         sent.clear()
         tools.apply_patch(patch, force=True)
-        assert sent == [{"patch": text, "dialect": "hunks", "force": True}], patch
+        assert sent == [{"patch": text, "dialect": "hunks", "force": True, "dry_run": True}], patch
     sent.clear()
     tools.apply_patch("*** Delete File: a\n")  # the guard's dry run reads it as hunks too
     assert [args.get("dialect") for args in sent] == ["hunks"]
@@ -790,7 +791,7 @@ def test_every_row_of_the_documented_apply_patch_messages_holds(
         (
             "Ambiguous hunk",
             "*** Update File: a.py\n@@\n    return 1\n===\n    return 2\n",
-            "Error: Ambiguous hunk in 'a.py': 'return 1' matches 2 locations",
+            "Error: Ambiguous hunk in 'a.py': '    return 1' matches 2 locations",
         ),
         (
             "UTF-16 file",
@@ -853,7 +854,7 @@ def test_apply_patch_refusal_messages(tools: praisonai.EditTools, workspace: Pat
         "Error: Hunk not found in 'a.py': 'nothing here'"
     )
     assert tools.apply_patch("*** Update File: a.py\n@@\n    return 1\n===\n    return 2\n") == (
-        "Error: Ambiguous hunk in 'a.py': 'return 1' matches 2 locations"  # PraisonAI: '    return 1'
+        "Error: Ambiguous hunk in 'a.py': '    return 1' matches 2 locations"  # the old text as written
     )
     assert tools.apply_patch("*** Update File: /etc/hosts\n@@\na\n===\nb\n") == (
         f"Error applying patch: Path traversal detected: /etc/hosts escapes workspace {workspace.resolve()}"
@@ -1967,51 +1968,82 @@ def test_differs_leniencies_of_praisonais_patch_parser_not_shared(
     assert doc.read_text() == "Title\n===\n"
 
 
-def test_differs_two_sections_on_one_path(tools: praisonai.EditTools, workspace: Path) -> None:
-    # PraisonAI: "Error: Conflicting operations target the same path 'n.txt' (also produced by 'n.txt')"
-    assert tools.apply_patch("*** Add File: n.txt\nx\n*** Add File: n.txt\ny\n") == (
-        "Error: Cannot add 'n.txt': file already exists"
-    )
-    assert not (workspace / "n.txt").exists()
-
-
-def test_differs_apply_patch_names_files_as_editkit_normalises_them(
+def test_two_sections_producing_one_path_are_refused_as_a_conflict(
     tools: praisonai.EditTools, workspace: Path
 ) -> None:
+    # PraisonAI 1.7.17 checks every section against the files on disk before the patch, then
+    # against the paths earlier sections produce.
+    assert tools.apply_patch("*** Add File: n.txt\nx\n*** Add File: n.txt\ny\n") == (
+        "Error: Conflicting operations target the same path 'n.txt' (also produced by 'n.txt')"
+    )
+    assert not (workspace / "n.txt").exists()
+    write(workspace / "u.txt", "a\n")
+    twice = "*** Update File: u.txt\n@@\na\n===\nb\n*** Update File: ./u.txt\n@@\nb\n===\nc\n"
+    assert tools.apply_patch(twice) == (
+        "Error: Conflicting operations target the same path './u.txt' (also produced by 'u.txt')"
+    )
+    moved = "*** Add File: n.txt\nx\n*** Move File: u.txt -> n.txt\n"
+    assert tools.apply_patch(moved) == (
+        "Error: Conflicting operations target the same path 'u.txt -> n.txt' (also produced by 'n.txt')"
+    )
+    assert tools.apply_patch("*** Add File: n.txt\nx\n*** Update File: n.txt\n@@\nx\n===\ny\n") == (
+        "Error: Cannot update 'n.txt': file not found"
+    )
+    assert (workspace / "u.txt").read_text() == "a\n" and not (workspace / "n.txt").exists()
+    # A file deleted by an earlier section may be produced again.
+    assert tools.apply_patch("*** Delete File: u.txt\n*** Add File: u.txt\nnew\n").startswith("Success")
+    assert (workspace / "u.txt").read_text() == "new\n"
+
+
+def test_apply_patch_names_files_as_the_patch_writes_them(tools: praisonai.EditTools, workspace: Path) -> None:
+    # PraisonAI's documentation gives every apply_patch message with the '<path>' of the patch,
+    # and quotes a hunk by its '<preview>': the old block as written, cut at 50 characters.
     write(workspace / "a.py", "def f():\n    return 1\n")
-    # PraisonAI: "Updated ./a.py" and "Added ./n.txt"
     assert tools.apply_patch(
         f"*** Update File: ./a.py\n@@\n    return 1\n===\n    return 2\n*** Add File: {workspace}/n.txt\nn\n"
     ) == (
         "Success: Applied patch to 2 file(s)\n\n"
-        "Updated a.py\n--- a.py (before)\n+++ a.py (after)\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n\n\n"
-        "Added n.txt\n--- n.txt (before)\n+++ n.txt (after)\n@@ -0,0 +1 @@\n+n\n"
+        "Updated ./a.py\n--- ./a.py (before)\n+++ ./a.py (after)\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n"
+        f"+    return 2\n\n\nAdded {workspace}/n.txt\n--- {workspace}/n.txt (before)\n+++ {workspace}/n.txt (after)\n"
+        "@@ -0,0 +1 @@\n+n\n"
     )
     tools.read_file("a.py")
     write(workspace / "a.py", "changed\n")
-    # PraisonAI: "Error: Cannot update './a.py': ..."
-    assert tools.apply_patch("*** Update File: ./a.py\n@@\nchanged\n===\nx\n").startswith(
-        "Error: Cannot update 'a.py': "
+    assert tools.apply_patch("*** Update File: ./a.py\n@@\nchanged\n===\nx\n") == (
+        "Error: Cannot update './a.py': file changed since it was read - re-read before editing "
+        "(or pass force=True to override)."
     )
-    # A hunk is quoted by editkit's view of it (PraisonAI: "'    nothing here\n    and more'").
+    tools.read_file("a.py")
     assert tools.apply_patch("*** Update File: a.py\n@@\n    nothing here\n    and more\n===\n    x\n") == (
-        "Error: Hunk not found in 'a.py': 'nothing here'"
+        "Error: Hunk not found in 'a.py': '    nothing here\n    and more'"
     )
+    long = "    " + "x" * 60
+    assert tools.apply_patch(f"*** Update File: a.py\n@@\n{long}\n===\ny\n") == (
+        f"Error: Hunk not found in 'a.py': '{long[:50]}...'"
+    )
+    assert tools.apply_patch("*** Move File: a.py -> b.py\n@@\n\n===\ny\n") == "Error: Empty hunk in move for 'a.py'"
 
 
-def test_differs_a_patch_with_a_changed_file_and_another_problem(
+def test_a_patch_is_refused_for_its_first_problem_in_patch_order(
     tools: praisonai.EditTools, workspace: Path
 ) -> None:
+    # PraisonAI 1.7.17 validates the sections in patch order and says the first problem: here
+    # the changed file of the first section, not the missing hunk of the second.
     write(workspace / "a.txt", "one\n")
     write(workspace / "b.txt", "b\n")
     tools.read_file("a.txt")
     write(workspace / "a.txt", "two\n")
     patch = "*** Update File: a.txt\n@@\ntwo\n===\nTWO\n*** Update File: b.txt\n@@\nzzz\n===\ny\n"
-    # PraisonAI: "Error: Cannot update 'a.txt': file changed since it was read - ..."
-    assert tools.apply_patch(patch) == "Error: Hunk not found in 'b.txt': 'zzz'"
-    assert tools.apply_patch(patch.split("*** Update File: b.txt")[0]).startswith(
-        "Error: Cannot update 'a.txt': file changed since it was read"
+    stale = (
+        "Error: Cannot update 'a.txt': file changed since it was read - re-read before editing "
+        "(or pass force=True to override)."
     )
+    assert tools.apply_patch(patch) == stale
+    # The other way round, the missing hunk comes first; forced, staleness is not checked.
+    swapped = "*** Update File: b.txt\n@@\nzzz\n===\ny\n*** Update File: a.txt\n@@\ntwo\n===\nTWO\n"
+    assert tools.apply_patch(swapped) == "Error: Hunk not found in 'b.txt': 'zzz'"
+    assert tools.apply_patch(patch, force=True) == "Error: Hunk not found in 'b.txt': 'zzz'"
+    assert (workspace / "a.txt").read_text() == "two\n" and (workspace / "b.txt").read_text() == "b\n"
 
 
 def test_differs_search_never_enters_dot_folders_and_keeps_lone_crs(

@@ -54,10 +54,14 @@ literal, a leading ``+`` included; ``*** Begin Patch``/``*** End Patch`` are opt
 sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
 PraisonAI takes it: nothing in it tells a patch cut off between two lines from a whole one (open
 a patch with ``*** Begin Patch`` to have that refused too: it then needs its ``*** End Patch``). The
-adapter looks at a patch only to keep PraisonAI's documented refusals: a hunk whose old block
-holds no line is ``Error: Empty hunk in update for '<path>'`` (decided before anything is
-written), and a malformed header or a line outside any section is ``Error: Invalid patch:
-Unexpected line in patch (expected a section header): '<line>'``.
+adapter reads a patch's section headers and hunks only to say what PraisonAI says, before
+anything is written: each file named as the patch writes it (``./a.py``), a hunk quoted by its
+old text as written, the first problem in patch order (PraisonAI checks each section in turn:
+a move onto itself, the file's presence, a path an earlier section already produces
+(``Conflicting operations target the same path …``), its staleness, then its hunks, a hunk whose
+old block holds no line being ``Error: Empty hunk in update for '<path>'``); a malformed header
+or a line outside any section is ``Error: Invalid patch: Unexpected line in patch (expected a
+section header): '<line>'``.
 ``copy_file``, ``move_file``, ``delete_file``, ``get_file_info`` and
 ``download_file`` are not provided.
 
@@ -102,9 +106,6 @@ stands in the way):
 | A file that is not UTF-8 | ``Error … <path>: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte`` | ``Error … <path>: `<path>` is not valid UTF-8 (first bad byte at offset 3); … (best guess: windows-1252) …`` (the same in ``Error: Cannot update '<path>': …``) | editkit decodes the file, and its message is its own |
 | A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed | in editkit's hunk dialect a blank last line is a separator, so the empty line cannot be spelt |
 | ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators | editkit's patch engine ends every added line; the dialect cannot spell a file without a final newline |
-| Two sections of one patch produce the same path | ``Error: Conflicting operations target the same path '<path>' (also produced by '<path>')`` | ``Error: Cannot add '<path>': file already exists`` | editkit meets the second section as a file that already exists |
-| The files ``apply_patch`` names | as the patch writes them (``./a.txt``, ``/abs/root/a.txt``) | as editkit normalises them (``a.txt``) in success messages and the staleness refusal; hunk failures quote editkit's view of the hunk, its first line without indentation (``'nothing here'`` where PraisonAI quotes ``'    nothing here'``) | the messages are built from editkit's answer, which names files normalised |
-| A patch refused for a changed file and for another reason | the first operation's problem, in patch order | the other problem first: files are checked for changes once the whole patch is known to apply | the staleness check runs on the files a successful dry run names |
 | ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line | the toolkit's search always honours ``.gitignore`` and hidden files, and its lines end at LF |
 | ``list_files(directory, pattern)`` with a pattern of several parts (``**/*.py``) | every file ``Path.glob`` finds, dot files and files in dot folders and ``.gitignore``d ones included | honours ``.gitignore`` and leaves dot files and dot folders out (a one-part pattern, ``*.py``, lists the folder's files, dot files and ignored ones included, as PraisonAI) | the toolkit's glob always honours ``.gitignore`` and hidden files |
 | ``list_files`` order, ``'modified'``, ``'created'`` | directory order; ``st_mtime``, ``st_ctime`` (fractional seconds) | sorted by name; both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds | the toolkit lists by name and its ``file_info`` has neither change time nor fractions of a second |
@@ -125,6 +126,7 @@ import types
 import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, Callable, TypeVar, Union, cast
 
@@ -539,57 +541,86 @@ def _unexpected_line(message: str, text: str) -> str | None:
     return None
 
 
-def _empty_hunk_section(text: str) -> str | None:
-    """The path (as the patch writes it) of the first update or move section with a hunk whose
-    old block holds no line (or only blank ones): PraisonAI's documented ``Empty hunk``."""
-    section, path, old, in_old = "", "", [], False
-    for raw in text.splitlines():
+def _key_in(root: str, written: str) -> str:
+    """The root-relative path editkit names a patch's ``written`` path by."""
+    if not written:
+        return ""
+    resolved = os.path.normpath(os.path.join(root, os.path.expanduser(written)))
+    return os.path.relpath(resolved, root).replace(os.sep, "/")
+
+
+def _sections(text: str, root: str) -> list[dict[str, Any]]:
+    """The sections of a patch in PraisonAI's dialect, in order, as PraisonAI reads them: each
+    with its header's 1-based ``line``, ``op``, ``path`` as written (a move's source) and its
+    root-relative ``key``, a move's ``to``/``to_key``, and its ``@@`` hunks (``line`` of the
+    ``@@``, ``old`` lines up to the first ``===``)."""
+    sections: list[dict[str, Any]] = []
+    section: dict[str, Any] | None = None
+    hunk: dict[str, Any] | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
         stripped = raw.strip()
         header = next(((op, prefix) for op, prefix in _HEADERS if stripped.startswith(prefix)), None)
         if header is not None or stripped in _SENTINELS:
-            section, in_old = (header[0] if header else ""), False
+            section = hunk = None
             if header is not None:
-                path = stripped[len(header[1]) :].split(" -> ")[0].strip()
+                op, prefix = header
+                written, target = stripped[len(prefix) :].strip(), ""
+                if op == "move":
+                    parts = written.split(" -> ")
+                    if len(parts) == 2:
+                        written, target = parts[0].strip(), parts[1].strip()
+                section = {
+                    "line": number,
+                    "op": op,
+                    "path": written,
+                    "key": _key_in(root, written),
+                    "to": target,
+                    "to_key": _key_in(root, target),
+                    "hunks": [],
+                }
+                sections.append(section)
             continue
-        if section not in ("update", "move"):
+        if section is None or section["op"] not in ("update", "move"):
             continue
-        if raw.startswith("@@"):
-            old, in_old = [], True
-        elif in_old and stripped == "===":
-            if not any(line.strip() for line in old):
-                return path
-            in_old = False
-        elif in_old:
-            old.append(raw)
-    return None
+        if stripped.startswith("@@"):
+            hunk = {"line": number, "old": [], "new": False}
+            section["hunks"].append(hunk)
+        elif hunk is not None and stripped == "===":
+            hunk["new"] = True
+        elif hunk is not None and not hunk["new"]:
+            hunk["old"].append(raw)
+    return sections
 
 
-def _move_onto_itself(text: str, root: str) -> tuple[str, str] | None:
-    """The two paths (as the patch writes them) of the first ``*** Move File: FROM -> TO`` header
-    whose destination is its source (both resolved in ``root``): PraisonAI refuses such a move."""
-    for raw in text.splitlines():
+def _written_names(sections: list[dict[str, Any]]) -> dict[str, str]:
+    """Each file of the patch as the patch writes it (``./a.txt``, ``/abs/root/a.txt``), keyed by
+    the root-relative path editkit names it by: PraisonAI's messages name files as written."""
+    names: dict[str, str] = {}
+    for section in sections:
+        for key, written in ((section["key"], section["path"]), (section["to_key"], section["to"])):
+            if key and written:
+                names.setdefault(key, written)
+    return names
+
+
+def _old_block(text: str, patch_line: Any) -> str | None:
+    """The old text of the hunk editkit names by ``patch_line`` (its ``@@`` line, or its first
+    line), as PraisonAI quotes it: the lines up to ``===``, joined by line breaks."""
+    lines = text.splitlines()
+    if not isinstance(patch_line, int) or not 0 < patch_line <= len(lines):
+        return None
+    index = patch_line - 1
+    if lines[index].strip().startswith("@@"):
+        index += 1
+    old: list[str] = []
+    for raw in lines[index:]:
         stripped = raw.strip()
-        if not stripped.startswith(_MOVE_FILE):
-            continue
-        parts = stripped[len(_MOVE_FILE) :].split(" -> ")
-        if len(parts) != 2:
-            continue  # a malformed header: editkit refuses it in PraisonAI's documented words
-        source, target = (part.strip() for part in parts)
-        if source and os.path.normpath(os.path.join(root, source)) == os.path.normpath(os.path.join(root, target)):
-            return source, target
-    return None
-
-
-def _said_before_an_empty_hunk(error: Mapping[str, Any], path: str) -> bool:
-    """Whether PraisonAI reports ``error`` before an empty hunk in ``path``'s section: the
-    patch does not parse, or that file is not there to update."""
-    failures = error.get("failures") or []
-    if not failures:
-        return error.get("kind") == "invalid_patch"
-    return any(
-        failure.get("hunk") is None and failure.get("kind") == "not_found" and str(failure.get("path")) in (path, path.lstrip("./"))
-        for failure in failures
-    )
+        if stripped == "===" or stripped.startswith("@@") or stripped in _SENTINELS:
+            break
+        if any(stripped.startswith(prefix) for _, prefix in _HEADERS):
+            break
+        old.append(raw)
+    return "\n".join(old)
 
 
 def _section_at(text: str, patch_line: Any) -> tuple[str, str]:
@@ -811,38 +842,23 @@ class EditTools(_Confined):
                 f"Error applying patch: '{type(patch).__name__}' object has no attribute 'splitlines'"
             )
         text = _toolkit_patch(patch)
-        empty = _empty_hunk_section(text)
-        if empty is not None:
-            # A hunk with no old lines is refused, as documented, before anything is written; a
-            # patch that does not parse, or a file that is not there, is said first, as PraisonAI
-            # finds them first.
-            dry = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True, "dry_run": True})
-            if not dry["ok"] and _said_before_an_empty_hunk(dry["error"], empty):
-                return self._patch_refusal(dry["error"], patch, text)
-            return f"Error: Empty hunk in update for '{empty}'"
-        same = _move_onto_itself(text, self._root)
-        if same is not None:
-            # PraisonAI's refusal, before anything is written: a move must name another path.
-            return (
-                f"Error: Cannot move '{same[0]}' to '{same[1]}': source and destination are the same path"
-            )
-        if force:
-            answer = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True})
-        else:
-            # The guard is the registry's: editkit says which files the patch changes (a dry
-            # run), each one's recorded hash must be its current one, and the toolkit's own
-            # guard is armed at what was just checked, so the patch is refused if a file changes
-            # between this check and the commit.
-            answer = self._call(
-                "apply_patch", {"patch": text, "dialect": _DIALECT, "force": True, "dry_run": True}
-            )
-            if answer["ok"]:
-                refusal = self._patch_guard(answer.get("files") or [])
-                if refusal is not None:
-                    return refusal
-                answer = self._call("apply_patch", {"patch": text, "dialect": _DIALECT})
+        sections = _sections(text, self._root)
+        names = _written_names(sections)
+        dry = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True, "dry_run": True})
+        if not dry["ok"] and not dry["error"].get("failures"):
+            # The patch does not parse: said before anything else, as PraisonAI's parser says it.
+            return self._patch_refusal(dry["error"], patch, text, names)
+        refusal = self._first_refusal(dry, sections, names, patch, text, force)
+        if refusal is not None:
+            return refusal
+        if not dry["ok"]:
+            return self._patch_refusal(dry["error"], patch, text, names)
+        # Unless forced, the toolkit's own guard was armed at the hashes just checked, so the
+        # patch is refused if a file changes between that check and the commit.
+        args = {"patch": text, "dialect": _DIALECT, **({"force": True} if force else {})}
+        answer = self._call("apply_patch", args)
         if not answer["ok"]:
-            return self._patch_refusal(answer["error"], patch, text)
+            return self._patch_refusal(answer["error"], patch, text, names)
         files = answer.get("files") or []
         blocks = _diff_blocks(answer.get("diff", ""))
         messages = []
@@ -850,17 +866,17 @@ class EditTools(_Confined):
             action, path, source = file.get("action"), str(file.get("path", "")), file.get("from")
             if action == "delete":
                 _forget_hash(self._key(path))
-                messages.append(f"Deleted {path}")
+                messages.append(f"Deleted {names.get(path, path)}")
                 continue
             if action == "move":
                 _forget_hash(self._key(source))
-                display = f"{source} -> {path}"
+                display = f"{names.get(source, source)} -> {names.get(path, path)}"
                 block = blocks.get((f"a/{source}", f"b/{path}"), "")
                 verb = "Renamed"
             else:
-                display = path
-                names = ("/dev/null", f"b/{path}") if action == "add" else (f"a/{path}", f"b/{path}")
-                block = blocks.get(names, "")
+                display = names.get(path, path)
+                headers = ("/dev/null", f"b/{path}") if action == "add" else (f"a/{path}", f"b/{path}")
+                block = blocks.get(headers, "")
                 verb = "Added" if action == "add" else "Updated"
             _record_hash(self._key(path), file.get("sha256"))
             diff = _bound_diff(block, display)
@@ -868,24 +884,98 @@ class EditTools(_Confined):
             messages.append(f"{verb} {display}\n{diff}{diagnostics}")
         return "Success: Applied patch to {} file(s)\n\n{}".format(len(files), "\n\n".join(messages))
 
-    def _patch_guard(self, files: list[Mapping[str, Any]]) -> str | None:
-        """PraisonAI's refusal for the first file (in patch order) an update, move or delete
-        would change although it changed since its recorded read, else ``None``."""
-        for file in files:
-            action = file.get("action")
-            if action not in ("update", "move", "delete"):
-                continue
-            source = str(file.get("from") if action == "move" else file.get("path", ""))
-            current = self._call("read_file", {"path": source, "include_symbols": False, "raw": True})
-            recorded = _recorded_hash(self._key(source))
-            if current["ok"] and recorded and current.get("sha256") not in (None, recorded):
-                return (
-                    f"Error: Cannot {action} '{source}': file changed since it was read - re-read before editing "
-                    "(or pass force=True to override)."
-                )
-        return None
+    def _first_refusal(
+        self,
+        dry: Mapping[str, Any],
+        sections: list[dict[str, Any]],
+        names: Mapping[str, str],
+        patch: str,
+        text: str,
+        force: bool,
+    ) -> str | None:
+        """PraisonAI's refusal of the patch, or ``None`` when it applies. PraisonAI checks each
+        section in patch order, and within one: a move onto itself, whether the file is there
+        (or a path refused), whether an earlier section already produces its path, its decoding,
+        its staleness (unless ``force``), then its hunks in order (an empty old block among
+        them). The problems editkit's dry run found (``dry``) are ranked so among the adapter's
+        own checks, and the first one is said."""
+        found: list[tuple[tuple[int, int, int], Callable[[], str]]] = []
+        lines = [section["line"] for section in sections]
 
-    def _patch_refusal(self, error: Mapping[str, Any], patch: str, text: str) -> str:
+        def section_of(patch_line: Any) -> int:
+            if not isinstance(patch_line, int):
+                return len(sections)
+            return max((index for index, line in enumerate(lines) if line <= patch_line), default=0)
+
+        error = dry.get("error") or {}
+        for failure in error.get("failures") or []:
+            if failure.get("hunk") is not None:
+                step = (4, 2 * int(failure["hunk"]))
+            elif failure.get("kind") in ("utf16", "not_utf8"):
+                step = (2, 0)
+            else:
+                step = (0, 0)
+            one = {**error, "failures": [failure]}
+            found.append(((section_of(failure.get("patch_line")), *step), partial(self._patch_refusal, one, patch, text, names)))
+        # What each earlier section produces, and whether that file was on disk before the patch
+        # (an update's) or is new (an add's, a move's destination): PraisonAI checks each section
+        # against the files on disk before the patch, then against what earlier sections produce.
+        produced: dict[str, tuple[str, bool]] = {}
+        for index, section in enumerate(sections):
+            op, written, key = section["op"], section["path"], section["key"]
+            output, display = key, written
+            if op == "move" and section["to"]:
+                if key == section["to_key"]:
+                    said = f"Error: Cannot move '{written}' to '{section['to']}': source and destination are the same path"
+                    found.append(((index, -1, 0), partial(str, said)))
+                    continue
+                output, display = section["to_key"], f"{written} -> {section['to']}"
+            prior = produced.get(output) if op in ("add", "update", "move") else None
+            if prior is not None:
+                conflict = f"Error: Conflicting operations target the same path '{display}' (also produced by '{prior[0]}')"
+                if op == "update" and not prior[1]:
+                    said = f"Error: Cannot update '{written}': file not found"
+                    found.append(((index, 0, -1), partial(str, said)))
+                elif op == "update":
+                    found.append(((index, 1, 0), partial(str, conflict)))
+                elif not prior[1]:  # an add or a move onto a file an earlier section creates
+                    found.append(((index, 0, -1), partial(str, conflict)))
+            if op in ("add", "update") or op == "move" and section["to"]:
+                produced.setdefault(output, (display, op == "update"))
+            if op in ("move", "delete"):
+                produced.pop(key, None)
+            for number, hunk in enumerate(section["hunks"], 1):
+                if not any(line.strip() for line in hunk["old"]):
+                    said = f"Error: Empty hunk in {'move' if op == 'move' else 'update'} for '{written}'"
+                    found.append(((index, 4, 2 * number - 1), partial(str, said)))
+                    break
+        first = min(found, key=lambda item: item[0])[0] if found else (len(sections), 0, 0)
+        if not force:
+            for index, section in enumerate(sections[: first[0] + 1]):
+                if section["op"] not in ("update", "move", "delete") or (index, 3, 0) > first:
+                    continue
+                stale = self._stale(section["key"])
+                if stale:
+                    said = (
+                        f"Error: Cannot {section['op']} '{section['path']}': file changed since it was read - "
+                        "re-read before editing (or pass force=True to override)."
+                    )
+                    found.append(((index, 3, 0), partial(str, said)))
+                    break
+        if not found:
+            return None
+        return min(found, key=lambda item: item[0])[1]()
+
+    def _stale(self, path: str) -> bool:
+        """Whether ``path`` changed since its recorded read (reading it arms the toolkit's guard
+        at its current hash)."""
+        current = self._call("read_file", {"path": path, "include_symbols": False, "raw": True})
+        recorded = _recorded_hash(self._key(path))
+        return bool(current["ok"] and recorded and current.get("sha256") not in (None, recorded))
+
+    def _patch_refusal(self, error: Mapping[str, Any], patch: str, text: str, names: Mapping[str, str]) -> str:
+        """PraisonAI's message for editkit's refusal of ``text`` (``patch`` as given), naming each
+        file as the patch writes it (``names``)."""
         kind = error.get("kind")
         failures = error.get("failures") or []
         if not failures:
@@ -901,10 +991,13 @@ class EditTools(_Confined):
         failure = failures[0]
         kind = failure.get("kind")
         path = str(failure.get("path", ""))
+        path = names.get(path, path)
         message = str(failure.get("message", ""))
         if failure.get("hunk") is not None:
-            # editkit names a hunk by its first line (PraisonAI quotes the old text's start).
-            preview = str(failure.get("preview", ""))
+            # PraisonAI quotes the hunk's old text as the patch writes it (editkit's preview,
+            # its first line, when the patch line is unknown).
+            block = _old_block(text, failure.get("patch_line"))
+            preview = str(failure.get("preview", "")) if block is None else block
             if kind == "ambiguous":
                 return f"Error: Ambiguous hunk in '{path}': '{_preview(preview, 30)}' matches {_count(failure)} locations"
             if kind == "already_applied":
