@@ -1006,7 +1006,7 @@ def test_safer_replace_function_replaces_exactly_the_definition(workspace: Path,
     assert (workspace / "mod.py").read_text() == text.replace("return 1", "return 99")
 
 
-def test_differs_search_code_honours_gitignore_and_refuses_a_missing_directory(
+def test_differs_search_code_honours_gitignore_safer_refuses_a_missing_directory(
     workspace: Path, agent: FileAgent
 ) -> None:
     (workspace / ".git").mkdir()
