@@ -16,6 +16,7 @@ from ._errors import (
     IoError,
     IsDirectory,
     NoChange,
+    NotEncodable,
     NotFound,
     NotUtf8,
     OutsideWorkspace,
@@ -83,6 +84,7 @@ __all__ = [
     "ListRootsResult",
     "MoveResult",
     "NoChange",
+    "NotEncodable",
     "NotFound",
     "NotUtf8",
     "OutsideWorkspace",
@@ -115,6 +117,7 @@ class ReadFileResult(Result):
     bom: bool
     code_blocks: list[dict[str, Any]]
     content: str
+    encoding: str | None
     end_line: int
     errors: list[dict[str, Any]]
     facts_included: bool
@@ -401,6 +404,7 @@ class Toolkit:
         self,
         path: str,
         *,
+        encoding: str | None = ...,
         include_symbols: bool | None = ...,
         limit: int | None = ...,
         offset: int | None = ...,
@@ -408,7 +412,7 @@ class Toolkit:
         tail: int | None = ...,
         **aliases: Any,
     ) -> ReadFileResult:
-        """Read a text file inside the workspace. Returns the content (LF line endings; a range of lines with offset/limit, or the last lines with tail; then start_line and end_line say which of total_lines; a read longer than the page bound ends early with next_offset, the offset to read on from), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols, and for Markdown headers, code blocks and links, on whole reads of files up to 256 KiB or with include_symbols (facts_included says which); an offset past the end is refused with the line count; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit, UTF-16 and invalid UTF-8."""
+        """Read a text file inside the workspace. Returns the content (LF line endings; offset/limit or tail pick lines, start_line/end_line of total_lines say which; a long read ends early with next_offset, where to read on), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols, and for Markdown headers, code blocks and links, on whole reads of files up to 256 KiB or with include_symbols (facts_included says which); an offset past the end is refused with the line count; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Legacy encodings are decoded when detected. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit."""
     def write_file(
         self,
         path: str,
@@ -416,6 +420,7 @@ class Toolkit:
         *,
         create_dirs: bool | None = ...,
         create_new: bool | None = ...,
+        encoding: str | None = ...,
         expected_hash: str | None = ...,
         force: bool | None = ...,
         **aliases: Any,
@@ -448,6 +453,7 @@ class Toolkit:
         *,
         backup: bool | None = ...,
         dry_run: bool | None = ...,
+        encoding: str | None = ...,
         expected_hash: str | None = ...,
         force: bool | None = ...,
         replace_all: bool | None = ...,
@@ -706,6 +712,7 @@ class Toolkit:
         *,
         dialect: Literal['hunks', 'begin_patch', 'unified'] | None = ...,
         dry_run: bool | None = ...,
+        encoding: str | None = ...,
         force: bool | None = ...,
         strict: bool | None = ...,
         **aliases: Any,
