@@ -958,20 +958,29 @@ def test_safer_backups_are_kept_outside_the_project(workspace: Path, agent: File
     assert target.read_text() == "x = 1\n"
 
 
-def test_differs_a_file_with_syntax_errors_can_be_fixed_one_edit_at_a_time(
+def test_an_edit_leaving_a_syntax_error_is_refused_even_in_a_file_that_had_one(
     workspace: Path, agent: FileAgent
 ) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "3. edit_python_file: Edit a Python file by replacing
+    # content with validation": the edited file is validated whole, so an edit that fixes one of
+    # two errors is refused (with CPython's message for the one left); fixing both at once works.
     target = workspace / "m.py"
-    target.write_text("def f(:\n    pass\n\nx = (1,\n")
+    text = "def f(:\n    pass\n\nx = (1,\n"
+    target.write_text(text)
+    with pytest.raises(SyntaxError) as left:
+        ast.parse("def f():\n    pass\n\nx = (1,\n")
 
     fixed_one = agent.edit_python_file(str(target), "def f(:", "def f():")
-    broken = agent.edit_python_file(str(target), "    pass", "    pass)")
+    dry = agent.edit_python_file(str(target), "def f(:", "def f():", dry_run=True)
+    fixed_both = agent.edit_python_file(str(target), "def f(:\n    pass\n\nx = (1,", "def f():\n    pass\n\nx = (1,)")
 
-    assert fixed_one["status"] == "success"
-    assert broken["status"] == "error"
-    assert broken["error"] == "Edit would result in invalid Python syntax"
-    assert broken["syntax_errors"]
-    assert target.read_text() == "def f():\n    pass\n\nx = (1,\n"
+    assert fixed_one == dry == {
+        "status": "error",
+        "error": "Edit would result in invalid Python syntax",
+        "syntax_errors": [str(left.value)],
+    }
+    assert fixed_both["status"] == "success"
+    assert target.read_text() == "def f():\n    pass\n\nx = (1,)\n"
 
 
 def test_safer_replace_function_refuses_a_name_defined_twice(workspace: Path, agent: FileAgent) -> None:

@@ -80,7 +80,6 @@ stands in the way):
 
 | Situation | GAIA's ``FileIOToolsMixin`` | This adapter | Not yet as GAIA because |
 |---|---|---|---|
-| ``edit_python_file`` on a file that already has syntax errors | refuses every edit that leaves any error, so errors can only be fixed all at once | refuses only edits that add syntax errors | the toolkit judges only the errors an edit adds, and it has no check of a text that is not on disk |
 | ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path | the toolkit's search always honours ``.gitignore`` and hidden files (no option to turn it off) |
 | Syntax errors where editkit's parser finds the text invalid and CPython's does not, and ``replace_function``'s "Replacement would result in invalid syntax" | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser (elsewhere the errors are CPython's, as GAIA's) | CPython has no message for text it accepts, and the replaced text is editkit's to build |
 | Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message | editkit does the reading and writing, so there is no Python exception to quote |
@@ -1351,6 +1350,9 @@ class FileIOToolsMixin:
             "dry_run": dry_run,
         }
         before = _text_of(toolkit, path)
+        refused = self._leaves_errors(toolkit, path, args, before)
+        if refused:
+            return refused
         answer = toolkit.call("edit_python_file", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
@@ -1588,6 +1590,31 @@ class FileIOToolsMixin:
             "file_type": _suffix_type(resolved),
             "sha256": answer["sha256"],
         }
+
+    @staticmethod
+    def _leaves_errors(
+        toolkit: editkit.Toolkit, path: str, args: Mapping[str, Any], before: Optional[str]
+    ) -> Optional[dict[str, Any]]:
+        """GAIA's refusal of an edit to a file that already has syntax errors when the edited
+        text still has one ("Edit a Python file by replacing content with validation": the
+        result is validated whole, as GAIA's ``ast.parse`` of it), else ``None``. editkit
+        refuses the errors an edit adds by itself; an edit of a valid file needs nothing more."""
+        if before is None:
+            return None
+        check = toolkit.call("check_syntax", {"path": path})
+        if not check.get("ok") or check.get("valid"):
+            return None
+        dry = toolkit.call("edit_python_file", {**args, "dry_run": True})
+        after = _applied(before, dry["diff"]) if dry.get("ok") and not dry.get("diff_truncated") else None
+        if after is None:
+            return None
+        try:
+            ast.parse(after)
+        except SyntaxError as error:
+            return _failure("Edit would result in invalid Python syntax", syntax_errors=[str(error)])
+        except (ValueError, RecursionError, MemoryError):
+            return None
+        return None
 
     def edit_file(
         self,
