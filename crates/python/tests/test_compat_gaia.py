@@ -748,7 +748,7 @@ def test_allowed_paths_may_be_widened_in_place(workspace: Path, tmp_path: Path, 
 
 
 # ------------------------------------------------------------------------------------------------
-# One test per row of the "safer than the original" table.
+# One test per row of the two tables of differences (safer; not yet as GAIA).
 
 
 def test_safer_ambiguous_old_content_is_refused(workspace: Path, agent: FileAgent) -> None:
@@ -958,20 +958,29 @@ def test_safer_backups_are_kept_outside_the_project(workspace: Path, agent: File
     assert target.read_text() == "x = 1\n"
 
 
-def test_safer_a_file_with_syntax_errors_can_be_fixed_one_edit_at_a_time(
+def test_an_edit_leaving_a_syntax_error_is_refused_even_in_a_file_that_had_one(
     workspace: Path, agent: FileAgent
 ) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "3. edit_python_file: Edit a Python file by replacing
+    # content with validation": the edited file is validated whole, so an edit that fixes one of
+    # two errors is refused (with CPython's message for the one left); fixing both at once works.
     target = workspace / "m.py"
-    target.write_text("def f(:\n    pass\n\nx = (1,\n")
+    text = "def f(:\n    pass\n\nx = (1,\n"
+    target.write_text(text)
+    with pytest.raises(SyntaxError) as left:
+        ast.parse("def f():\n    pass\n\nx = (1,\n")
 
     fixed_one = agent.edit_python_file(str(target), "def f(:", "def f():")
-    broken = agent.edit_python_file(str(target), "    pass", "    pass)")
+    dry = agent.edit_python_file(str(target), "def f(:", "def f():", dry_run=True)
+    fixed_both = agent.edit_python_file(str(target), "def f(:\n    pass\n\nx = (1,", "def f():\n    pass\n\nx = (1,)")
 
-    assert fixed_one["status"] == "success"
-    assert broken["status"] == "error"
-    assert broken["error"] == "Edit would result in invalid Python syntax"
-    assert broken["syntax_errors"]
-    assert target.read_text() == "def f():\n    pass\n\nx = (1,\n"
+    assert fixed_one == dry == {
+        "status": "error",
+        "error": "Edit would result in invalid Python syntax",
+        "syntax_errors": [str(left.value)],
+    }
+    assert fixed_both["status"] == "success"
+    assert target.read_text() == "def f():\n    pass\n\nx = (1,)\n"
 
 
 def test_safer_replace_function_refuses_a_name_defined_twice(workspace: Path, agent: FileAgent) -> None:
@@ -1006,7 +1015,7 @@ def test_safer_replace_function_replaces_exactly_the_definition(workspace: Path,
     assert (workspace / "mod.py").read_text() == text.replace("return 1", "return 99")
 
 
-def test_safer_search_code_honours_gitignore_and_refuses_a_missing_directory(
+def test_differs_search_code_honours_gitignore_safer_refuses_a_missing_directory(
     workspace: Path, agent: FileAgent
 ) -> None:
     (workspace / ".git").mkdir()
@@ -1054,7 +1063,7 @@ def test_safer_update_gaia_md_keeps_hand_written_sections(workspace: Path, agent
     assert len(stamps) == 1
 
 
-def test_safer_update_gaia_md_structure_given_as_text(workspace: Path, agent: FileAgent) -> None:
+def test_update_gaia_md_takes_structure_as_text_as_specified(workspace: Path, agent: FileAgent) -> None:
     result = agent.update_gaia_md(project_root=str(workspace), structure="src/\n  app.py - the app")
 
     assert result["status"] == "success"
@@ -1540,21 +1549,33 @@ def test_safer_nul_bytes_in_valid_utf8_read_as_binary(workspace: Path, agent: Fi
     assert result["content"] == "[Binary file, 4 bytes]"
 
 
-def test_syntax_errors_take_gaias_form(workspace: Path, agent: FileAgent) -> None:
+def test_syntax_errors_are_cpythons_as_with_full_ast_parsing(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "Python Files (.py): Full AST parsing, Syntax
+    # validation ... Error reporting with line numbers" (ast among the dependencies), and its test
+    # write_python_file("x = 1 +") -> "syntax_errors": the errors are ast.parse's, the first one.
     text = "def f(:\n    pass\n\nx = (1,\n"
     (workspace / "bad.py").write_text(text)
     with pytest.raises(SyntaxError) as gaia:
         ast.parse(text)
+    with pytest.raises(SyntaxError) as plus:
+        ast.parse("x = 1 +")
+    (workspace / "ok.py").write_text("x = 1\ny = 2\n")
+    with pytest.raises(SyntaxError) as edited:
+        ast.parse("x = 1\ny = (\n")
 
     read = agent.read_file(str(workspace / "bad.py"))
-    written = agent.write_python_file(str(workspace / "new.py"), text)
+    written = agent.write_python_file(str(workspace / "new.py"), "x = 1 +")
+    edit = agent.edit_python_file(str(workspace / "ok.py"), "y = 2", "y = (")
+    replace = agent.replace_function(str(workspace / "bad.py"), "f", "def f():\n    pass\n")
 
-    assert str(gaia.value) == "invalid syntax (<unknown>, line 1)"
-    # editkit's parser's words, in the same form, for every error rather than the first.
-    assert read["errors"][0] == "missing `)` after `(` (<unknown>, line 1)"
-    assert len(read["errors"]) >= 2
-    assert all(re.fullmatch(r".+ \(<unknown>, line \d+\)", error) for error in read["errors"])
-    assert written["syntax_errors"][0].endswith("(<unknown>, line 1)")
+    assert read["errors"] == [str(gaia.value)]
+    assert written["error"] == "Invalid Python syntax"
+    assert written["syntax_errors"] == [str(plus.value)]
+    assert edit["error"] == "Edit would result in invalid Python syntax"
+    assert edit["syntax_errors"] == [str(edited.value)]
+    assert replace["error"] == f"File has syntax errors: {gaia.value}"
+    assert not (workspace / "new.py").exists()
+    assert (workspace / "ok.py").read_text() == "x = 1\ny = 2\n"
 
 
 SYMBOLS = """class C:
@@ -1595,7 +1616,10 @@ def test_symbols_come_in_gaias_order(workspace: Path, agent: FileAgent) -> None:
     assert [(s["name"], s["type"], s["line"]) for s in result["symbols"]] == gaia_symbols(SYMBOLS)
 
 
-def test_safer_symbols_inside_blocks_come_with_their_nesting(workspace: Path, agent: FileAgent) -> None:
+def test_symbols_come_in_the_order_of_the_full_ast_walk(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "Python Files (.py): Full AST parsing ... Symbol
+    # extraction (functions, classes)" (ast among its dependencies): a ``def`` under an ``if`` is
+    # one level deeper in the tree than a class beside it, so it comes after that class.
     text = (
         "import typing\nif typing.TYPE_CHECKING:\n    def guarded():\n        pass\n"
         "class C:\n    def m(self):\n        pass\n"
@@ -1604,24 +1628,22 @@ def test_safer_symbols_inside_blocks_come_with_their_nesting(workspace: Path, ag
 
     result = agent.read_file(str(workspace / "s.py"))
 
-    names = [symbol["name"] for symbol in result["symbols"]]
     assert [name for name, _, _ in gaia_symbols(text)] == ["C", "guarded", "m"]
-    assert names == ["guarded", "C", "m"]
+    assert [symbol["name"] for symbol in result["symbols"]] == ["C", "guarded", "m"]
 
 
-def test_safer_markdown_comes_from_a_markdown_parser(workspace: Path, agent: FileAgent) -> None:
-    text = "# Title ##\n\n```sh\n# not a heading\n```\n\nSetext\n======\n\n## See [docs](d.md)\n"
+def test_markdown_structure_is_read_by_the_specifications_patterns(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "Markdown Files (.md): Header extraction (# patterns),
+    # Code block extraction with language tags, Link extraction ([text](url) patterns)": a header
+    # is a ``#`` line (its text as written; a setext underline is no ``#`` pattern), and links
+    # and blocks are the patterns' text.
+    text = "# Title ##\n\n```sh\n# a shell comment\n```\n\nSetext\n======\n\n## See [docs](d.md)\n"
     (workspace / "r.md").write_text(text)
 
     result = agent.read_file(str(workspace / "r.md"))
 
-    assert re.findall(r"^#{1,6}\s+(.+)$", text, re.MULTILINE) == [  # GAIA's headers
-        "Title ##",
-        "not a heading",
-        "See [docs](d.md)",
-    ]
-    assert result["headers"] == ["Title", "Setext", "See docs"]
-    assert result["code_blocks"] == [{"language": "sh", "code": "# not a heading\n"}]
+    assert result["headers"] == ["Title ##", "a shell comment", "See [docs](d.md)"]
+    assert result["code_blocks"] == [{"language": "sh", "code": "# a shell comment\n"}]
     assert result["links"] == [{"text": "docs", "url": "d.md"}]
 
 
@@ -1681,23 +1703,35 @@ def test_replace_function_diff_is_gaias(workspace: Path, agent: FileAgent) -> No
     assert result["diff"] == gaia_edit_diff(old, new, str(workspace / "m.py"))
 
 
-def test_safer_diff_hunks_are_editkits(workspace: Path, agent: FileAgent) -> None:
+def test_diffs_are_difflibs_where_lines_repeat(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx: generate_diff "Generate a unified diff for a file", the
+    # edit tools return a "diff", and the module's dependencies are ast, difflib and os: the diff
+    # is difflib's unified diff, so a change among repeated lines is shown where difflib shows it.
     old = "c\nc\nd\nc\nd\nd\na\na\nc\nd\nc\n"
     new = "b\nc\nc\nd\nc\nd\na\na\nc\nz\n"
-    (workspace / "f.txt").write_text(old)
+    target = workspace / "f.txt"
+    target.write_text(old)
+    name = str(target)
 
-    result = agent.generate_diff(str(workspace / "f.txt"), new)
+    result = agent.generate_diff(name, new)
 
-    reference = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "x", "x"))
-    assert result["diff"] != reference.replace(
-        "--- x\n+++ x\n", f"--- {workspace / 'f.txt'}\n+++ {workspace / 'f.txt'}\n"
-    )
-    # The same change, shown at another of the equal lines.
+    assert result["diff"] == "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, name))
     assert (result["additions"], result["deletions"]) == (2, 3)
-    lines = reference.splitlines()[2:]
-    assert (sum(line.startswith("+") for line in lines), sum(line.startswith("-") for line in lines)) == (
-        2,
-        3,
+
+    result = agent.generate_diff(name, new, context_lines=1)
+    assert result["diff"] == "".join(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, name, n=1)
+    )
+
+    code = workspace / "r.py"
+    code.write_text("x = 1\ny = 2\nx = 1\ny = 2\nx = 1\n")
+    result = agent.edit_python_file(str(code), "y = 2\nx = 1\ny = 2", "y = 3", backup=False)
+    after = "x = 1\ny = 3\nx = 1\n"
+    assert code.read_text() == after
+    assert result["diff"] == "\n".join(
+        difflib.unified_diff(
+            "x = 1\ny = 2\nx = 1\ny = 2\nx = 1\n".splitlines(True), after.splitlines(True), str(code), str(code)
+        )
     )
 
 
@@ -1751,22 +1785,25 @@ def test_search_code_keeps_files_whose_name_ends_with_the_extension(
 def test_replace_function_refuses_a_file_with_syntax_errors(workspace: Path, agent: FileAgent) -> None:
     (workspace / "bad.py").write_text("def f(:\n    pass\n")
 
+    with pytest.raises(SyntaxError) as gaia:
+        ast.parse("def f(:\n    pass\n")
+
     result = agent.replace_function(str(workspace / "bad.py"), "f", "def f():\n    pass\n")
     missing = agent.replace_function(str(workspace / "gone.py"), "f", "def f():\n    pass\n")
 
-    assert result == {
-        "status": "error",
-        "error": "File has syntax errors: missing `)` after `(` (<unknown>, line 1)",
-    }
+    assert result == {"status": "error", "error": f"File has syntax errors: {gaia.value}"}
     assert (workspace / "bad.py").read_text() == "def f(:\n    pass\n"
     assert missing["error"] == f"File not found: {workspace / 'gone.py'}"
 
 
-def test_safer_replace_function_in_typescript(workspace: Path, agent: FileAgent) -> None:
+def test_replace_function_replaces_a_function_in_a_python_file_only(workspace: Path, agent: FileAgent) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "8. replace_function: Replace a specific function in a
+    # Python file ... file_path: Path to Python file": a TypeScript file is not Python; refused,
+    # unchanged, in GAIA's words for a file that does not parse.
     text = "export function add(a: number, b: number): number {\n  return a + b;\n}\n"
     (workspace / "m.ts").write_text(text)
-    with pytest.raises(SyntaxError):
-        ast.parse(text)  # GAIA: "File has syntax errors"
+    with pytest.raises(SyntaxError) as raised:
+        ast.parse(text)
 
     result = agent.replace_function(
         str(workspace / "m.ts"),
@@ -1774,8 +1811,8 @@ def test_safer_replace_function_in_typescript(workspace: Path, agent: FileAgent)
         "export function add(a: number, b: number): number {\n  return b + a;\n}",
     )
 
-    assert result["status"] == "success"
-    assert (workspace / "m.ts").read_text() == text.replace("a + b", "b + a")
+    assert result == {"status": "error", "error": f"File has syntax errors: {raised.value}"}
+    assert (workspace / "m.ts").read_text() == text
 
 
 def test_content_over_ten_megabytes_is_refused_as_in_gaia(workspace: Path, agent: FileAgent) -> None:
@@ -1824,10 +1861,21 @@ def test_safer_whole_file_writes_are_kept_for_undo_without_a_backup_path(
     assert target.read_text() == "x = 1\n"
 
 
-def test_invalid_code_on_a_host_without_a_validator_is_refused_as_unconfined(workspace: Path) -> None:
-    result = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = (")
+def test_invalid_code_on_a_host_without_a_validator_is_refused_as_invalid_first(workspace: Path) -> None:
+    # docs/spec/file-io-tools-mixin.mdx, "2. write_python_file: Write Python code to a file with
+    # syntax validation ... validate: Validate syntax before writing (default: True)": the code is
+    # validated before anything else, so invalid code is "Invalid Python syntax" even on a host
+    # that never bound a validator (which still refuses every valid write: the host contract).
+    with pytest.raises(SyntaxError) as error:
+        ast.parse("x = (")
 
-    assert result == {"status": "error", "error": UNCONFINED_WRITE_ERROR}
+    result = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = (")
+    unchecked = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = (", validate=False)
+    valid = FileIOToolsMixin().write_python_file(str(workspace / "x.py"), "x = 1\n")
+
+    assert result == {"status": "error", "error": "Invalid Python syntax", "syntax_errors": [str(error.value)]}
+    assert unchecked == valid == {"status": "error", "error": UNCONFINED_WRITE_ERROR}
+    assert not (workspace / "x.py").exists()
 
 
 def test_other_failures_carry_editkits_message(workspace: Path, agent: FileAgent) -> None:

@@ -614,8 +614,12 @@ PATCHES = [
         {"u.txt": "a\n"},
         "*** Move File: u.txt -> u.txt\n",
         ("Error: Cannot move 'u.txt' to 'u.txt': source and destination are the same path", {"u.txt": "a\n"}),
-        ours=(OK_1, {"u.txt": "a\n"}),
-        row="A move onto itself",
+    ),
+    _case(
+        "move onto itself, spelt another way, with a hunk",
+        {"u.txt": "a\n"},
+        "*** Move File: ./u.txt -> u.txt\n@@\na\n===\nb\n",
+        ("Error: Cannot move './u.txt' to 'u.txt': source and destination are the same path", {"u.txt": "a\n"}),
     ),
 ]
 
@@ -655,8 +659,9 @@ def test_patches_give_praisonais_bytes(
 def test_a_patch_goes_to_editkit_as_written(
     tools: praisonai.EditTools, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The adapter parses no patch: editkit gets the text as written, with ``*** End Patch``
-    added when it has neither sentinel and ends with a line break, to read in PraisonAI's dialect."""
+    """editkit gets the patch as written, with ``*** End Patch`` added when it has neither
+    sentinel and ends with a line break, to read in PraisonAI's dialect (a dry run first: the
+    adapter only ranks the problems it finds among PraisonAI's own checks)."""
     sent: list[dict[str, Any]] = []
     monkeypatch.setattr(
         tools, "_call", lambda tool, args: sent.append(dict(args)) or {"ok": False, "error": {}}
@@ -675,7 +680,7 @@ def test_a_patch_goes_to_editkit_as_written(
     for patch, text in patches.items():
         sent.clear()
         tools.apply_patch(patch, force=True)
-        assert sent == [{"patch": text, "dialect": "hunks", "force": True}], patch
+        assert sent == [{"patch": text, "dialect": "hunks", "force": True, "dry_run": True}], patch
     sent.clear()
     tools.apply_patch("*** Delete File: a\n")  # the guard's dry run reads it as hunks too
     assert [args.get("dialect") for args in sent] == ["hunks"]
@@ -786,7 +791,7 @@ def test_every_row_of_the_documented_apply_patch_messages_holds(
         (
             "Ambiguous hunk",
             "*** Update File: a.py\n@@\n    return 1\n===\n    return 2\n",
-            "Error: Ambiguous hunk in 'a.py': 'return 1' matches 2 locations",
+            "Error: Ambiguous hunk in 'a.py': '    return 1' matches 2 locations",
         ),
         (
             "UTF-16 file",
@@ -849,7 +854,7 @@ def test_apply_patch_refusal_messages(tools: praisonai.EditTools, workspace: Pat
         "Error: Hunk not found in 'a.py': 'nothing here'"
     )
     assert tools.apply_patch("*** Update File: a.py\n@@\n    return 1\n===\n    return 2\n") == (
-        "Error: Ambiguous hunk in 'a.py': 'return 1' matches 2 locations"  # PraisonAI: '    return 1'
+        "Error: Ambiguous hunk in 'a.py': '    return 1' matches 2 locations"  # the old text as written
     )
     assert tools.apply_patch("*** Update File: /etc/hosts\n@@\na\n===\nb\n") == (
         f"Error applying patch: Path traversal detected: /etc/hosts escapes workspace {workspace.resolve()}"
@@ -1811,13 +1816,31 @@ def test_safer_search_honours_gitignore(tools: praisonai.EditTools, workspace: P
     assert long_match["match_start"] == 3001 and len(long_match["line"]) < 1000  # shown cut
 
 
-def test_safer_file_tools_speak_utf8_only(files: praisonai.FileTools, workspace: Path) -> None:
+def test_file_tools_read_and_write_in_the_encoding_given(files: praisonai.FileTools, workspace: Path) -> None:
+    # PraisonAI's file-editing documentation: "read_file (file_tools) | filepath, encoding='utf-8'"
+    # and "write_file | filepath, content, encoding='utf-8', force=False": the encoding named is
+    # the file's, for reading and for writing.
+    assert files.write_file("legacy.txt", "café\nnaïve\n", encoding="cp1252") is True
+    assert (workspace / "legacy.txt").read_bytes() == "café\nnaïve\n".encode("cp1252")
+    assert files.read_file("legacy.txt", encoding="cp1252", line_numbers=False) == "café\nnaïve\n"
+    assert files.read_file("legacy.txt", encoding="windows-1252") == "     1\tcafé\n     2\tnaïve"
+    write(workspace / "cyr.txt", "привет\n".encode("koi8-r"))
+    assert files.read_file("cyr.txt", encoding="koi8-r", line_numbers=False) == "привет\n"
+    assert files.write_file("cyr.txt", "мир\n", encoding="koi8_r") is True
+    assert (workspace / "cyr.txt").read_bytes() == "мир\n".encode("koi8-r")
+    # A character the encoding cannot hold: refused, as Python's strict codec refuses it.
+    assert files.write_file("legacy.txt", "\u4e2d\n", encoding="cp1252") is False
+    assert (workspace / "legacy.txt").read_bytes() == "café\nnaïve\n".encode("cp1252")
+
+
+def test_differs_file_tools_encodings_editkit_cannot_serve(files: praisonai.FileTools, workspace: Path) -> None:
     write(workspace / "bom.txt", b"\xef\xbb\xbfhi\r\n")
     assert files.read_file("bom.txt", line_numbers=False) == "\ufeffhi\n"  # text mode: BOM a character
     assert files.read_file("bom.txt", encoding="utf-8-sig", line_numbers=False) == "hi\n"
     assert files.read_file("bom.txt", encoding="UTF8", line_numbers=False) == "\ufeffhi\n"
     assert files.read_file("bom.txt", encoding="latin-1") == (
-        "Error reading file bom.txt: editkit reads UTF-8 text only, not 'latin-1'"
+        "Error reading file bom.txt: editkit reads UTF-8 and the legacy encodings it can read byte for "
+        "byte, not 'latin-1'"
     )
     assert (
         files.write_file("l.txt", "café", encoding="latin-1") is False and not (workspace / "l.txt").exists()
@@ -1922,11 +1945,11 @@ def test_differs_leniencies_of_praisonais_patch_parser_not_shared(
     blanks = write(workspace / "b.txt", "a\n\nb\n\nc\n")
     assert tools.apply_patch("*** Update File: b.txt\n@@\n\n===\nx\n") == "Error: Empty hunk in update for 'b.txt'"
     assert blanks.read_text() == "a\n\nb\n\nc\n"
-    # A move onto itself changes nothing and writes nothing.
+    # A move onto itself is refused, as PraisonAI refuses it, and writes nothing.
     same = write(workspace / "m.txt", "m\n")
     before = same.stat()
     assert tools.apply_patch("*** Move File: m.txt -> m.txt\n") == (
-        "Success: Applied patch to 1 file(s)\n\nUpdated m.txt\nNo changes detected"
+        "Error: Cannot move 'm.txt' to 'm.txt': source and destination are the same path"
     )
     after = same.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
@@ -1945,51 +1968,82 @@ def test_differs_leniencies_of_praisonais_patch_parser_not_shared(
     assert doc.read_text() == "Title\n===\n"
 
 
-def test_differs_two_sections_on_one_path(tools: praisonai.EditTools, workspace: Path) -> None:
-    # PraisonAI: "Error: Conflicting operations target the same path 'n.txt' (also produced by 'n.txt')"
-    assert tools.apply_patch("*** Add File: n.txt\nx\n*** Add File: n.txt\ny\n") == (
-        "Error: Cannot add 'n.txt': file already exists"
-    )
-    assert not (workspace / "n.txt").exists()
-
-
-def test_differs_apply_patch_names_files_as_editkit_normalises_them(
+def test_two_sections_producing_one_path_are_refused_as_a_conflict(
     tools: praisonai.EditTools, workspace: Path
 ) -> None:
+    # PraisonAI 1.7.17 checks every section against the files on disk before the patch, then
+    # against the paths earlier sections produce.
+    assert tools.apply_patch("*** Add File: n.txt\nx\n*** Add File: n.txt\ny\n") == (
+        "Error: Conflicting operations target the same path 'n.txt' (also produced by 'n.txt')"
+    )
+    assert not (workspace / "n.txt").exists()
+    write(workspace / "u.txt", "a\n")
+    twice = "*** Update File: u.txt\n@@\na\n===\nb\n*** Update File: ./u.txt\n@@\nb\n===\nc\n"
+    assert tools.apply_patch(twice) == (
+        "Error: Conflicting operations target the same path './u.txt' (also produced by 'u.txt')"
+    )
+    moved = "*** Add File: n.txt\nx\n*** Move File: u.txt -> n.txt\n"
+    assert tools.apply_patch(moved) == (
+        "Error: Conflicting operations target the same path 'u.txt -> n.txt' (also produced by 'n.txt')"
+    )
+    assert tools.apply_patch("*** Add File: n.txt\nx\n*** Update File: n.txt\n@@\nx\n===\ny\n") == (
+        "Error: Cannot update 'n.txt': file not found"
+    )
+    assert (workspace / "u.txt").read_text() == "a\n" and not (workspace / "n.txt").exists()
+    # A file deleted by an earlier section may be produced again.
+    assert tools.apply_patch("*** Delete File: u.txt\n*** Add File: u.txt\nnew\n").startswith("Success")
+    assert (workspace / "u.txt").read_text() == "new\n"
+
+
+def test_apply_patch_names_files_as_the_patch_writes_them(tools: praisonai.EditTools, workspace: Path) -> None:
+    # PraisonAI's documentation gives every apply_patch message with the '<path>' of the patch,
+    # and quotes a hunk by its '<preview>': the old block as written, cut at 50 characters.
     write(workspace / "a.py", "def f():\n    return 1\n")
-    # PraisonAI: "Updated ./a.py" and "Added ./n.txt"
     assert tools.apply_patch(
         f"*** Update File: ./a.py\n@@\n    return 1\n===\n    return 2\n*** Add File: {workspace}/n.txt\nn\n"
     ) == (
         "Success: Applied patch to 2 file(s)\n\n"
-        "Updated a.py\n--- a.py (before)\n+++ a.py (after)\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n\n\n"
-        "Added n.txt\n--- n.txt (before)\n+++ n.txt (after)\n@@ -0,0 +1 @@\n+n\n"
+        "Updated ./a.py\n--- ./a.py (before)\n+++ ./a.py (after)\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n"
+        f"+    return 2\n\n\nAdded {workspace}/n.txt\n--- {workspace}/n.txt (before)\n+++ {workspace}/n.txt (after)\n"
+        "@@ -0,0 +1 @@\n+n\n"
     )
     tools.read_file("a.py")
     write(workspace / "a.py", "changed\n")
-    # PraisonAI: "Error: Cannot update './a.py': ..."
-    assert tools.apply_patch("*** Update File: ./a.py\n@@\nchanged\n===\nx\n").startswith(
-        "Error: Cannot update 'a.py': "
+    assert tools.apply_patch("*** Update File: ./a.py\n@@\nchanged\n===\nx\n") == (
+        "Error: Cannot update './a.py': file changed since it was read - re-read before editing "
+        "(or pass force=True to override)."
     )
-    # A hunk is quoted by editkit's view of it (PraisonAI: "'    nothing here\n    and more'").
+    tools.read_file("a.py")
     assert tools.apply_patch("*** Update File: a.py\n@@\n    nothing here\n    and more\n===\n    x\n") == (
-        "Error: Hunk not found in 'a.py': 'nothing here'"
+        "Error: Hunk not found in 'a.py': '    nothing here\n    and more'"
     )
+    long = "    " + "x" * 60
+    assert tools.apply_patch(f"*** Update File: a.py\n@@\n{long}\n===\ny\n") == (
+        f"Error: Hunk not found in 'a.py': '{long[:50]}...'"
+    )
+    assert tools.apply_patch("*** Move File: a.py -> b.py\n@@\n\n===\ny\n") == "Error: Empty hunk in move for 'a.py'"
 
 
-def test_differs_a_patch_with_a_changed_file_and_another_problem(
+def test_a_patch_is_refused_for_its_first_problem_in_patch_order(
     tools: praisonai.EditTools, workspace: Path
 ) -> None:
+    # PraisonAI 1.7.17 validates the sections in patch order and says the first problem: here
+    # the changed file of the first section, not the missing hunk of the second.
     write(workspace / "a.txt", "one\n")
     write(workspace / "b.txt", "b\n")
     tools.read_file("a.txt")
     write(workspace / "a.txt", "two\n")
     patch = "*** Update File: a.txt\n@@\ntwo\n===\nTWO\n*** Update File: b.txt\n@@\nzzz\n===\ny\n"
-    # PraisonAI: "Error: Cannot update 'a.txt': file changed since it was read - ..."
-    assert tools.apply_patch(patch) == "Error: Hunk not found in 'b.txt': 'zzz'"
-    assert tools.apply_patch(patch.split("*** Update File: b.txt")[0]).startswith(
-        "Error: Cannot update 'a.txt': file changed since it was read"
+    stale = (
+        "Error: Cannot update 'a.txt': file changed since it was read - re-read before editing "
+        "(or pass force=True to override)."
     )
+    assert tools.apply_patch(patch) == stale
+    # The other way round, the missing hunk comes first; forced, staleness is not checked.
+    swapped = "*** Update File: b.txt\n@@\nzzz\n===\ny\n*** Update File: a.txt\n@@\ntwo\n===\nTWO\n"
+    assert tools.apply_patch(swapped) == "Error: Hunk not found in 'b.txt': 'zzz'"
+    assert tools.apply_patch(patch, force=True) == "Error: Hunk not found in 'b.txt': 'zzz'"
+    assert (workspace / "a.txt").read_text() == "two\n" and (workspace / "b.txt").read_text() == "b\n"
 
 
 def test_differs_search_never_enters_dot_folders_and_keeps_lone_crs(

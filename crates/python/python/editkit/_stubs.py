@@ -32,6 +32,7 @@ from ._errors import (
     IoError,
     IsDirectory,
     NoChange,
+    NotEncodable,
     NotFound,
     NotUtf8,
     OutsideWorkspace,

@@ -45,16 +45,17 @@ uses the workspace ``configure(workspace_dir)`` set or, failing that, the origin
 into the current directory. ``FileModify(toolkit=...)`` runs on an open ``editkit.Toolkit``
 instead (paths are rooted at its first root).
 
-Where this tool is deliberately safer than the original (everywhere else it behaves the same):
+Where this tool is deliberately safer than the original (each row says why; everywhere else it
+behaves the same):
 
-| Situation | the original ``file_modify`` | here |
-|---|---|---|
-| ``edit`` of a file with CRLF or lone-CR endings | every ending rewritten as LF | kept byte for byte; new lines take the file's ending |
-| ``edit`` whose ``old_string`` begins with the file's byte order mark | the mark is replaced too | not found: the mark stays |
-| ``.git``, ``.env*``, private keys, credential files | written and edited | refused (``Blocked``) |
-| ``\`` separators, drive letters, network shares (``C:\reports\a.md``, ``//server/share/a.md``) | reinterpreted (``\`` as ``/``, the drive dropped) | refused (``InvalidArgs``) |
-| ``edit`` of a binary file (NUL bytes) or one over editkit's read bound (16 MiB by default) | edited | refused (``Binary``, ``TooLarge``) |
-| Two edits of one file at once from several processes | one can silently undo the other | both land |
+| Situation | the original ``file_modify`` | here | Why it is safer |
+|---|---|---|---|
+| ``edit`` of a file with CRLF or lone-CR endings | every ending rewritten as LF | kept byte for byte; new lines take the file's ending | an edit changes only the text it names, never every line's ending |
+| ``edit`` whose ``old_string`` begins with the file's byte order mark | the mark is replaced too | not found: the mark stays | the mark that tells readers the file's encoding is never removed by an edit |
+| ``.git``, ``.env*``, private keys, credential files | written and edited | refused (``Blocked``) | secrets and repository internals are never changed by a model |
+| ``\`` separators, drive letters, network shares (``C:\reports\a.md``, ``//server/share/a.md``) | reinterpreted (``\`` as ``/``, the drive dropped) | refused (``InvalidArgs``) | a path is never reinterpreted as another file than the one named |
+| ``edit`` of a binary file (NUL bytes) or one over editkit's read bound (16 MiB by default) | edited | refused (``Binary``, ``TooLarge``) | a binary file is never edited as text, and a huge one cannot exhaust memory |
+| Two edits of one file at once from several processes | one can silently undo the other | both land | no edit is silently undone by another |
 
 In words: the original reads the file with universal newlines and writes LF back, so any ``edit``
 turns a CRLF file into an LF one; here untouched lines keep their bytes. The original reads a

@@ -42,52 +42,60 @@ As in GAIA, relative paths resolve against the current directory (``write_file``
 (``write_file`` and ``edit_file``: resolved), ``read_file`` gives the text with LF line endings
 and a UTF-8 BOM as ``\ufeff`` (``size_bytes`` and ``line_count`` are those of that text),
 ``edit_file`` sizes are characters, the write tools' sizes are the content's UTF-8 bytes, and
-diffs have GAIA's headers and layout. Results carry a few fields GAIA lacks (``sha256``,
+diffs are ``difflib``'s of the text before and after (editkit's own hunks, laid out as GAIA's,
+only when the file changed between the two). Results carry a few fields GAIA lacks (``sha256``,
 ``match_rung``, ``truncated``, a symbol's ``end_line`` and ``parent``, ``updated_sections``; on a
 refusal ``error_kind``, ``detail``, editkit's own explanation, and ``details``); of GAIA's only
 the write tools' ``backup_path`` is missing (see Backups).
 
-Where this adapter differs from the original, deliberately safer or for want of what GAIA's
-result is made of (each row has a test; it does not differ otherwise):
+Where this adapter differs from the original because it is deliberately safer (each row has a
+test and says why; it does not differ otherwise):
 
-| Situation | GAIA's ``FileIOToolsMixin`` | This adapter |
-|---|---|---|
-| ``old_content`` occurs several times (``edit_file``, ``edit_python_file``) | replaces the first occurrence | refuses, listing the lines of every candidate; nothing written |
-| The file changed on disk since the agent's ``read_file`` | overwrites the other change | refuses the write or edit as stale (``error_kind: "stale"``); read again |
-| ``old_content`` differs from the file only in whitespace or indentation, typographic quotes or dashes (``“ ” ’ – —``) or non-breaking spaces, or has its quotes backslash-escaped | "Content to replace not found" | edits the one region it matches (``match_rung``: ``line_trimmed``, ``whitespace_normalised``, ``unicode_normalised``, ``escape_normalised``...), refusing when more than one region matches; the new text is written as given, so a hyphen in it replaces the en dash the file had. Another ASCII quote (``'`` for ``"``) is not drift: not found, as in GAIA |
-| The same edit is sent twice | second call: "Content to replace not found" | refused as already applied, naming the line; the file is not touched |
-| A file with CRLF or mixed line endings or a UTF-8 BOM is edited | rewritten in text mode (line endings become the platform's); a ``.py`` file with a BOM cannot be edited at all (``ast`` rejects U+FEFF: every edit "would result in invalid Python syntax", ``replace_function`` "File has syntax errors") and ``read_file`` calls it invalid | every untouched byte kept: endings, BOM, and the edited lines take the file's endings; a BOM ``.py`` file parses, with its symbols |
-| A path leads out of the allowed paths (``..``, a symlink out, an absolute path elsewhere, a sibling sharing the prefix such as ``/work/app-old`` for ``/work/app``) | string-prefix check on the resolved path; anything else prompts on the terminal (as does overwriting a file) and may persist an "always" grant | refused (``Access denied``), checked by capabilities at the moment of use; never prompts |
-| GAIA's write-deny list (``.bashrc``, ``.profile``, ``.gitconfig``, ``crontab``... ``credentials.json``, ``secrets.json``, ``id_rsa``... ``*.pem``, ``*.crt``, ``*.cer``... anything in ``.git``, ``.config/autostart``, ``.config/systemd/user``, ``LaunchAgents``..., ``~/.ssh``, ``~/.aws``, ``~/.kube``, ``~/.docker``..., ``/etc``, ``/opt``..., ``~/.gaia``) | the write and edit tools refuse them; ``read_file``, ``search_code`` and ``generate_diff`` read them, and ``is_path_allowed`` allows them | the toolkit refuses them for reads, searches and writes alike (writes in GAIA's words, ``is_path_allowed`` false), as it does the validator's ``blocked_paths`` and editkit's own defaults (``.env.*``, ``.git-credentials``, ``.aws/credentials``, key backups such as ``id_rsa.bak``); a name or extension on the list blocks a folder of that name too; ``~/.gaia`` is blocked whole (GAIA lets writes into its ``documents``, ``chat``, ``screenshots`` and ``eval`` folders); an allowed path inside a write-protected folder is left out, so nothing in it can be read either; a folder blocked below one allowed path is blocked at the same place below every other allowed path |
-| An allowed path that is a file, or does not exist | that file, or whatever is created below the folder later, may be used | left out (the toolkit's roots are existing folders); with nothing left every tool answers an error |
-| A write is interrupted (crash, full disk) | file truncated, then written in place: a torn or empty file | temp file renamed over the target and fsynced: the old or the new content, never a mix |
-| Backups (``backup=True``, and every overwrite by the write tools) | timestamped copies under ``~/.gaia/cache/backups`` (five per file), named in ``backup_path`` | kept outside the project in editkit's undo history (``undo_edit`` restores); the edit tools name the copy in ``backup_path``, the write tools do not |
-| An edit whose new text equals the old (``edit_file``, ``edit_python_file``) | rewrites the file (with a backup) | answers the same success without touching the file; ``edit_file``'s sizes then do not count a BOM |
-| ``edit_python_file`` on a file that already has syntax errors | refuses every edit that leaves any error, so errors can only be fixed all at once | refuses only edits that add syntax errors |
-| ``replace_function`` with a name defined twice (say two classes' ``run``) | replaces the first ``def`` found anywhere | refuses, listing the lines; ``Class.method`` names one |
-| ``replace_function``: where the function ends, and the new code's indentation | end guessed from indentation up to the next ``def``/``class`` (code in between is lost); the new code pasted as given | the definition's exact span (decorators kept unless the new code brings its own); the new code re-indented to the old one's place |
-| ``replace_function`` in a TypeScript, TSX or JavaScript file | parses every file as Python: "File has syntax errors" | replaces the function |
-| ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them; a missing directory, or a file, gives zero results | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path; a missing directory is an error; a file is searched |
-| ``update_gaia_md`` on an existing ``GAIA.md`` | rewrites the whole file: boilerplate, this call's sections only, a new timestamp; hand-written sections and the sections not given this time are dropped | replaces this call's sections and the ``**Last Updated:**`` line in place (inserting a missing one where GAIA puts it) and keeps everything else; a new file is GAIA's, byte for byte |
-| ``update_gaia_md`` with ``structure`` given as text (the specification allows a string) | an empty ``Project Structure`` block | the text in the block |
-| Files over 16 MiB (``max_read_bytes``) | read whole into memory | refused (``too_large``, naming the limit) |
-| A file with NUL bytes that is valid UTF-8 | read as text | read as binary (``[Binary file, N bytes]``) |
-| Syntax errors (``errors``, ``syntax_errors``, "File has syntax errors") | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser |
-| Order of ``symbols`` | ``ast.walk``: breadth first over the syntax tree, so ``if``/``try``/``with``/``for`` blocks count as levels | breadth first over the definitions (by nesting, then line): a ``def`` inside such a block comes with the definitions of its nesting |
-| Markdown ``headers``, ``code_blocks``, ``links`` | regular expressions: a ``#`` line inside a code block is a header, a setext (``===``) heading is not, a heading's text is its raw line | editkit's CommonMark parse: headings are real headings, their text plain (link markup and closing ``#`` dropped) |
-| Diff hunks (``diff`` of the edit tools and ``generate_diff``) | ``difflib``'s matching | editkit's, laid out as GAIA's: where lines repeat, a change may be shown at another of the equal lines |
-| ``write_python_file`` of invalid code on a host without ``path_validator`` | "Invalid Python syntax" | ``UNCONFINED_WRITE_ERROR`` |
-| Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message |
+| Situation | GAIA's ``FileIOToolsMixin`` | This adapter | Why it is safer |
+|---|---|---|---|
+| ``old_content`` occurs several times (``edit_file``, ``edit_python_file``) | replaces the first occurrence | refuses, listing the lines of every candidate; nothing written | the first of several places is a guess, and a wrong guess edits the wrong code silently |
+| The file changed on disk since the agent's ``read_file`` | overwrites the other change | refuses the write or edit as stale (``error_kind: "stale"``); read again | another writer's change is never lost to a write made from an old read |
+| ``old_content`` differs from the file only in whitespace or indentation, typographic quotes or dashes (``“ ” ’ – —``) or non-breaking spaces, or has its quotes backslash-escaped | "Content to replace not found" | edits the one region it matches (``match_rung``: ``line_trimmed``, ``whitespace_normalised``, ``unicode_normalised``, ``escape_normalised``...), refusing when more than one region matches; the new text is written as given, so a hyphen in it replaces the en dash the file had. Another ASCII quote (``'`` for ``"``) is not drift: not found, as in GAIA | a refused near-copy sends the agent to rewrite the whole file from memory; one unambiguous region is the smaller risk |
+| The same edit is sent twice | second call: "Content to replace not found" | refused as already applied, naming the line; the file is not touched | the agent learns its edit already landed, instead of retrying with a looser ``old_content`` |
+| A file with CRLF or mixed line endings or a UTF-8 BOM is edited | rewritten in text mode (line endings become the platform's); a ``.py`` file with a BOM cannot be edited at all (``ast`` rejects U+FEFF: every edit "would result in invalid Python syntax", ``replace_function`` "File has syntax errors") and ``read_file`` calls it invalid | every untouched byte kept: endings, BOM, and the edited lines take the file's endings; a BOM ``.py`` file parses, with its symbols | an edit changes only the text it names, never every line's ending |
+| A path leads out of the allowed paths (``..``, a symlink out, an absolute path elsewhere, a sibling sharing the prefix such as ``/work/app-old`` for ``/work/app``) | string-prefix check on the resolved path; anything else prompts on the terminal (as does overwriting a file) and may persist an "always" grant | refused (``Access denied``), checked by capabilities at the moment of use; never prompts | confinement cannot be raced (a link swapped in) nor talked past at a prompt nobody answers |
+| GAIA's write-deny list (``.bashrc``, ``.profile``, ``.gitconfig``, ``crontab``... ``credentials.json``, ``secrets.json``, ``id_rsa``... ``*.pem``, ``*.crt``, ``*.cer``... anything in ``.git``, ``.config/autostart``, ``.config/systemd/user``, ``LaunchAgents``..., ``~/.ssh``, ``~/.aws``, ``~/.kube``, ``~/.docker``..., ``/etc``, ``/opt``..., ``~/.gaia``) | the write and edit tools refuse them; ``read_file``, ``search_code`` and ``generate_diff`` read them, and ``is_path_allowed`` allows them | the toolkit refuses them for reads, searches and writes alike (writes in GAIA's words, ``is_path_allowed`` false), as it does the validator's ``blocked_paths`` and editkit's own defaults (``.env.*``, ``.git-credentials``, ``.aws/credentials``, key backups such as ``id_rsa.bak``); a name or extension on the list blocks a folder of that name too; ``~/.gaia`` is blocked whole (GAIA lets writes into its ``documents``, ``chat``, ``screenshots`` and ``eval`` folders); an allowed path inside a write-protected folder is left out, so nothing in it can be read either; a folder blocked below one allowed path is blocked at the same place below every other allowed path | secrets and startup files are neither read into the model's context nor changed |
+| An allowed path that is a file, or does not exist | that file, or whatever is created below the folder later, may be used | left out (the toolkit's roots are existing folders); with nothing left every tool answers an error | a path that does not exist yet could be created later as a link to anywhere |
+| A write is interrupted (crash, full disk) | file truncated, then written in place: a torn or empty file | temp file renamed over the target and fsynced: the old or the new content, never a mix | a crash never leaves a torn or empty file |
+| Backups (``backup=True``, and every overwrite by the write tools) | timestamped copies under ``~/.gaia/cache/backups`` (five per file), named in ``backup_path`` | kept outside the project in editkit's undo history (``undo_edit`` restores); the edit tools name the copy in ``backup_path``, the write tools do not | nothing is written outside the allowed paths, and every change can still be undone |
+| An edit whose new text equals the old (``edit_file``, ``edit_python_file``) | rewrites the file (with a backup) | answers the same success without touching the file; ``edit_file``'s sizes then do not count a BOM | a change of nothing never rewrites the file (nor moves its timestamp for other tools) |
+| ``replace_function`` with a name defined twice (say two classes' ``run``) | replaces the first ``def`` found anywhere | refuses, listing the lines; ``Class.method`` names one | the first of two definitions is a guess, and a wrong guess replaces the wrong code |
+| ``replace_function``: where the function ends, and the new code's indentation | end guessed from indentation up to the next ``def``/``class`` (code in between is lost); the new code pasted as given | the definition's exact span (decorators kept unless the new code brings its own); the new code re-indented to the old one's place | code between the function and the next ``def`` is never lost |
+| ``search_code`` of a directory that does not exist, or of a file | zero results | a missing directory is an error (``not_found``); a file is searched | a misspelt path is never answered "no matches", which the agent would take for a fact |
+| ``update_gaia_md`` on an existing ``GAIA.md`` | rewrites the whole file: boilerplate, this call's sections only, a new timestamp; hand-written sections and the sections not given this time are dropped | replaces this call's sections and the ``**Last Updated:**`` line in place (inserting a missing one where GAIA puts it) and keeps everything else; a new file is GAIA's, byte for byte | hand-written sections are never dropped |
+| Files over 16 MiB (``max_read_bytes``) | read whole into memory | refused (``too_large``, naming the limit) | a huge file cannot exhaust memory or flood the model's context |
+| A file with NUL bytes that is valid UTF-8 | read as text | read as binary (``[Binary file, N bytes]``) | a binary file is never edited as text, which would corrupt it |
+
+Where the specification leaves GAIA's code behind, this adapter follows the specification: ``read_file``'s
+``file_type`` is one of its four, and ``update_gaia_md`` takes ``structure`` as text too ("``str`` or
+``dict``"; GAIA writes an empty ``Project Structure`` block for text).
+
+Differences that are not safer, still to be removed (each has a test; the last column says what
+stands in the way):
+
+| Situation | GAIA's ``FileIOToolsMixin`` | This adapter | Not yet as GAIA because |
+|---|---|---|---|
+| ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path | the toolkit's search always honours ``.gitignore`` and hidden files (no option to turn it off) |
+| Syntax errors where editkit's parser finds the text invalid and CPython's does not, and ``replace_function``'s "Replacement would result in invalid syntax" | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser (elsewhere the errors are CPython's, as GAIA's) | CPython has no message for text it accepts, and the replaced text is editkit's to build |
+| Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message | editkit does the reading and writing, so there is no Python exception to quote |
 """
 
 # The annotations stay evaluated at runtime (no ``from __future__ import annotations``, hence
 # ``Optional``/``Union`` on Python 3.9): the ``@tool`` registry reads parameter types from them.
 # ruff: noqa: FA100
 
+import ast
 import datetime
+import difflib
 import inspect
 import os
 import posixpath
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -647,6 +655,28 @@ def _syntax_error_text(error: Mapping[str, Any]) -> str:
     return f"{error.get('message')} (<unknown>, line {error.get('line')})"
 
 
+def _cpython_errors(text: Optional[str], found: list[str]) -> list[str]:
+    """GAIA's syntax errors for ``text``, which editkit found invalid (``found``, its messages):
+    CPython's message for the first error, ``str(SyntaxError)`` of ``ast.parse``, when CPython
+    finds the text invalid too; editkit's own messages otherwise (or when the text is unknown)."""
+    if text is None:
+        return found
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return [str(error)]
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return found
+
+
+def _with_cpython_errors(result: dict[str, Any], text: Optional[str]) -> dict[str, Any]:
+    """``result`` (a refusal) with GAIA's ``syntax_errors`` for ``text`` when it has them."""
+    if "syntax_errors" in result:
+        result["syntax_errors"] = _cpython_errors(text, result["syntax_errors"])
+    return result
+
+
 def _failure(text: str, error: Optional[Mapping[str, Any]] = None, **fields: Any) -> dict[str, Any]:
     """GAIA's error dict, with editkit's kind, explanation and details when the toolkit refused."""
     result: dict[str, Any] = {"status": "error", "error": text}
@@ -726,6 +756,36 @@ def _symbol_type(kind: str) -> Optional[str]:
     return None
 
 
+#: The specification's Markdown analysis: "Header extraction (# patterns)", "Code block extraction
+#: with language tags", "Link extraction ([text](url) patterns)".
+_MD_HEADER = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
+_MD_CODE_BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
+_MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
+
+
+def _walk_order(text: str) -> Callable[[Mapping[str, Any]], tuple[int, ...]]:
+    """A sort key giving editkit's symbols the order of the specification's "full AST parsing":
+    ``ast.walk`` of the text, breadth first over the syntax tree (``if``/``try``/``with`` blocks
+    count as levels). The text is only parsed to order what editkit found; when CPython cannot
+    parse it (a newer grammar), the order is breadth first over the definitions."""
+    rank: dict[tuple[int, str], int] = {}
+    try:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                rank.setdefault((node.lineno, node.name), len(rank))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        rank = {}
+
+    def key(symbol: Mapping[str, Any]) -> tuple[int, ...]:
+        place = rank.get((symbol["line"], symbol["name"]))
+        if place is not None:
+            return (0, place)
+        parent = symbol.get("parent")
+        return (1, 0 if parent is None else parent.count(".") + 1, symbol["line"])
+
+    return key
+
+
 def _lf_lines(text: str) -> list[str]:
     """``text`` split after each LF (and nowhere else), each line keeping its LF."""
     pieces = text.split("\n")
@@ -754,6 +814,78 @@ def _difflib_lines(diff: str, from_name: str, to_name: str, lineterm: str) -> li
         else:
             lines.append(line)
     return lines
+
+
+def _text_of(toolkit: "editkit.Toolkit", path: str) -> Optional[str]:
+    """The file's text as the toolkit's diffs show it (LF line breaks, no BOM; ``""`` for a
+    missing file), read without arming the staleness guard (the diff that would empty it);
+    ``None`` when it cannot be read."""
+    answer = toolkit.call("generate_diff", {"path": path, "new_content": ""})
+    if not answer.get("ok") or answer.get("diff_truncated"):
+        return None
+    lines: list[str] = []
+    for line in _lf_lines(answer.get("diff", ""))[2:]:
+        if line.startswith("-"):
+            lines.append(line[1:])
+        elif line.startswith("\\") and lines:
+            lines[-1] = lines[-1].removesuffix("\n")
+        elif not line.startswith("@@"):
+            return None
+    return "".join(lines)
+
+
+def _applied(before: str, diff: str) -> Optional[str]:
+    """``before`` with the toolkit's unified ``diff`` applied, or ``None`` when the diff does not
+    apply to it line for line (the file changed meanwhile, or the diff was cut)."""
+    old = _lf_lines(before)
+    new: list[str] = []
+    cursor = 0
+    hunks: list[tuple[int, list[tuple[str, str]]]] = []
+    for line in _lf_lines(diff)[2:]:
+        if line.startswith("@@"):
+            try:
+                start, _, length = line.split()[1][1:].partition(",")
+                first = int(start) - (0 if length == "0" else 1)
+            except (IndexError, ValueError):
+                return None
+            hunks.append((first, []))
+        elif line.startswith("\\") and hunks and hunks[-1][1]:
+            tag, text = hunks[-1][1][-1]
+            hunks[-1][1][-1] = (tag, text.removesuffix("\n"))
+        elif line[:1] in (" ", "-", "+") and hunks:
+            hunks[-1][1].append((line[0], line[1:]))
+        else:
+            return None
+    for first, body in hunks:
+        removed = [text for tag, text in body if tag != "+"]
+        if first < cursor or old[first : first + len(removed)] != removed:
+            return None
+        new.extend(old[cursor:first])
+        new.extend(text for tag, text in body if tag != "-")
+        cursor = first + len(removed)
+    new.extend(old[cursor:])
+    return "".join(new)
+
+
+def _gaia_diff(
+    before: Optional[str], diff: str, from_name: str, to_name: str, lineterm: str, context: int = 3
+) -> list[str]:
+    """The lines GAIA's ``difflib.unified_diff`` (of ``splitlines(keepends=True)``) yields for the
+    change the toolkit's ``diff`` made to ``before``; the toolkit's own hunks, laid out as
+    difflib's, when ``before`` is unknown or the diff does not apply to it."""
+    after = _applied(before, diff) if before is not None else None
+    if before is None or after is None:
+        return _difflib_lines(diff, from_name, to_name, lineterm)
+    return list(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            from_name,
+            to_name,
+            n=context,
+            lineterm=lineterm,
+        )
+    )
 
 
 def _changed_chars(lines: Iterable[str]) -> int:
@@ -1091,12 +1223,11 @@ class FileIOToolsMixin:
             result["file_type"] = "python"
             result["is_valid"] = bool(answer.get("is_valid"))
             result["errors"] = [_syntax_error_text(error) for error in answer.get("errors", ())]
+            if not result["is_valid"]:
+                result["errors"] = _cpython_errors(answer["content"], result["errors"])
             if result["is_valid"]:
                 symbols = [symbol for symbol in answer.get("symbols", ()) if _symbol_type(symbol["kind"])]
-                # Breadth first, as ast.walk: the outer definitions, then those one level in...
-                symbols.sort(
-                    key=lambda s: (0 if s.get("parent") is None else s["parent"].count(".") + 1, s["line"])
-                )
+                symbols.sort(key=_walk_order(answer["content"]))
                 result["symbols"] = [
                     {
                         "name": symbol["name"],
@@ -1109,12 +1240,13 @@ class FileIOToolsMixin:
                 ]
         elif extension == ".md":
             result["file_type"] = "markdown"
-            result["headers"] = [header["text"] for header in answer.get("headers", ())]
+            # The specification's "# patterns", "code block extraction with language tags" and
+            # "[text](url) patterns", read off the text as it is returned.
+            result["headers"] = _MD_HEADER.findall(content)
             result["code_blocks"] = [
-                {"language": block.get("language") or "", "code": block["code"]}
-                for block in answer.get("code_blocks", ())
+                {"language": language, "code": code} for language, code in _MD_CODE_BLOCK.findall(content)
             ]
-            result["links"] = [{"text": link["text"], "url": link["url"]} for link in answer.get("links", ())]
+            result["links"] = [{"text": text, "url": url} for text, url in _MD_LINK.findall(content)]
         else:
             # The specification's four types: any other text file is "text".
             result["file_type"] = "text"
@@ -1153,6 +1285,16 @@ class FileIOToolsMixin:
         """
         toolkit = self._toolkit_for(write=True)
         if isinstance(toolkit, dict):
+            if validate and toolkit.get("error") == UNCONFINED_WRITE_ERROR:
+                # GAIA validates the code before it looks for the validator: invalid code on an
+                # unconfined host is "Invalid Python syntax" (CPython's judgement: there is no
+                # toolkit without roots), and nothing is written either way.
+                try:
+                    ast.parse(content)
+                except SyntaxError as error:
+                    return _failure("Invalid Python syntax", syntax_errors=[str(error)])
+                except (ValueError, RecursionError, MemoryError):
+                    pass
             return toolkit
         path = _absolute(file_path)
         refused = self._oversize(toolkit, path, file_path, len(content.encode("utf-8")), "write")
@@ -1161,7 +1303,7 @@ class FileIOToolsMixin:
         args = {"path": path, "content": content, "validate": validate, "create_dirs": create_dirs}
         answer = toolkit.call("write_python_file", args)
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, file_path, path, "write")
+            return _with_cpython_errors(_refusal(answer.get("error") or {}, file_path, path, "write"), content)
         return {
             "status": "success",
             "file_path": file_path,
@@ -1207,6 +1349,10 @@ class FileIOToolsMixin:
             "backup": backup,
             "dry_run": dry_run,
         }
+        before = _text_of(toolkit, path)
+        refused = self._leaves_errors(toolkit, path, args, before)
+        if refused:
+            return refused
         answer = toolkit.call("edit_python_file", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
@@ -1224,10 +1370,17 @@ class FileIOToolsMixin:
                     "backup_created": bool(backup),
                     "backup_path": None,
                 }
-            return _refusal(
-                error, file_path, path, "edit", syntax="Edit would result in invalid Python syntax"
+            # GAIA's edit is the first exact occurrence replaced; the errors are CPython's for that.
+            edited = (
+                before.replace(old_content, new_content, 1)
+                if before is not None and before.count(old_content) == 1
+                else None
             )
-        diff = "\n".join(_difflib_lines(answer["diff"], file_path, file_path, "\n"))
+            return _with_cpython_errors(
+                _refusal(error, file_path, path, "edit", syntax="Edit would result in invalid Python syntax"),
+                edited,
+            )
+        diff = "\n".join(_gaia_diff(before, answer["diff"], file_path, file_path, "\n"))
         if dry_run:
             return {
                 "status": "success",
@@ -1342,7 +1495,19 @@ class FileIOToolsMixin:
         answer = toolkit.call("generate_diff", args)
         if not answer.get("ok"):
             return _refusal(answer.get("error") or {}, file_path, path, "read")
-        lines = _difflib_lines(answer["diff"], file_path, file_path, "\n")
+        before = _text_of(toolkit, path)
+        if before is None:
+            lines = _difflib_lines(answer["diff"], file_path, file_path, "\n")
+        else:  # GAIA's difflib of the text and the new content as given
+            lines = list(
+                difflib.unified_diff(
+                    before.splitlines(keepends=True),
+                    new_content.splitlines(keepends=True),
+                    file_path,
+                    file_path,
+                    n=context_lines,
+                )
+            )
         return {
             "status": "success",
             "file_path": file_path,
@@ -1426,6 +1591,31 @@ class FileIOToolsMixin:
             "sha256": answer["sha256"],
         }
 
+    @staticmethod
+    def _leaves_errors(
+        toolkit: editkit.Toolkit, path: str, args: Mapping[str, Any], before: Optional[str]
+    ) -> Optional[dict[str, Any]]:
+        """GAIA's refusal of an edit to a file that already has syntax errors when the edited
+        text still has one ("Edit a Python file by replacing content with validation": the
+        result is validated whole, as GAIA's ``ast.parse`` of it), else ``None``. editkit
+        refuses the errors an edit adds by itself; an edit of a valid file needs nothing more."""
+        if before is None:
+            return None
+        check = toolkit.call("check_syntax", {"path": path})
+        if not check.get("ok") or check.get("valid"):
+            return None
+        dry = toolkit.call("edit_python_file", {**args, "dry_run": True})
+        after = _applied(before, dry["diff"]) if dry.get("ok") and not dry.get("diff_truncated") else None
+        if after is None:
+            return None
+        try:
+            ast.parse(after)
+        except SyntaxError as error:
+            return _failure("Edit would result in invalid Python syntax", syntax_errors=[str(error)])
+        except (ValueError, RecursionError, MemoryError):
+            return None
+        return None
+
     def edit_file(
         self,
         file_path: str,
@@ -1456,6 +1646,7 @@ class FileIOToolsMixin:
         if refused:
             return refused
         args = {"path": path, "old_string": old_content, "new_string": new_content, "backup": True}
+        before = _text_of(toolkit, path)
         answer = toolkit.call("edit_file", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
@@ -1480,7 +1671,7 @@ class FileIOToolsMixin:
                 error, resolved, path, "edit", text_missing=f"Content to replace not found in {file_path}"
             )
         name = os.path.basename(resolved)
-        lines = _difflib_lines(answer["diff"], f"a/{name}", f"b/{name}", "")
+        lines = _gaia_diff(before, answer["diff"], f"a/{name}", f"b/{name}", "")
         diff = "\n".join(lines)
         self._show_edit(resolved, diff)
         after = toolkit.call("read_file", {"path": path, "include_symbols": False})
@@ -1600,14 +1791,24 @@ class FileIOToolsMixin:
         check = toolkit.call("check_syntax", {"path": path})
         if not check.get("ok"):
             return _refusal(check.get("error") or {}, file_path, path, "edit")
+        if Path(path).suffix.lower() not in (".py", ".pyi"):
+            # The specification's tool replaces a function "in a Python file": another file is
+            # read as Python, as GAIA reads it, and one that is not Python is refused.
+            text = _text_of(toolkit, path)
+            try:
+                ast.parse(text or "")
+            except SyntaxError as error:
+                return _failure(f"File has syntax errors: {error}")
         if not check["valid"] and check["errors"]:
-            return _failure(f"File has syntax errors: {_syntax_error_text(check['errors'][0])}")
+            first = _cpython_errors(_text_of(toolkit, path), [_syntax_error_text(check["errors"][0])])[0]
+            return _failure(f"File has syntax errors: {first}")
         args = {
             "path": path,
             "function_name": function_name,
             "new_implementation": new_implementation,
             "backup": backup,
         }
+        before = _text_of(toolkit, path)
         answer = toolkit.call("replace_function", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
@@ -1621,6 +1822,6 @@ class FileIOToolsMixin:
             "file_path": file_path,
             "function_replaced": answer["function_replaced"],
             "backup_path": answer.get("backup_path") if backup else None,
-            "diff": "\n".join(_difflib_lines(answer["diff"], file_path, file_path, "\n")),
+            "diff": "\n".join(_gaia_diff(before, answer["diff"], file_path, file_path, "\n")),
             "sha256": answer["sha256"],
         }

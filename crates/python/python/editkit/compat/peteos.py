@@ -42,7 +42,7 @@ else it behaves as documented):
 | Relative paths | resolved in the current directory of each call | in the root fixed when the editor is made: a ``chdir`` elsewhere cannot move the agent's edits |
 | The file changed on disk, ``read()`` or ``edit()`` ran, then ``store()`` | the change is overwritten (``read()`` refreshes the mtime it checks) | refused: only ``load()`` shows the agent the file as it is, so only it may bless a change made on disk |
 | The file was rewritten but its mtime did not move | the change is overwritten | refused: the check is the content's hash, which any rewrite moves |
-| ``store()``'s check | the mtime: a ``touch`` refuses, and so does a second ``store()`` unless ``read()`` ran | the content's SHA-256 (named in the refusal): a ``touch`` does not refuse, a second ``store()`` works |
+| ``store()``'s check | the mtime: a ``touch`` refuses, and so does a second ``store()`` unless ``read()`` ran | the content's SHA-256 (named in the refusal): a ``touch`` does not refuse, a second ``store()`` works: the check follows the content, so no change is missed and none is invented |
 | A crash or a full disk during ``store()`` | the file is left truncated or torn | old or new content, whole: a temp file renamed over the target |
 | CRLF, lone CR, ``\f``, ``\v``, ``\x1c``-``\x1e``, ``\x85``, U+2028, U+2029 in the file | rewritten as LF line breaks (and counted as lines) | kept byte for byte (new lines take the file's ending): an edit changes only the text it names |
 | ``write()`` before any ``load()`` | ``Replaced (N lines).``, text later lost | refused: no file loaded, so nothing the agent writes is lost silently |

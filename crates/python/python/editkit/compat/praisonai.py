@@ -54,56 +54,62 @@ literal, a leading ``+`` included; ``*** Begin Patch``/``*** End Patch`` are opt
 sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
 PraisonAI takes it: nothing in it tells a patch cut off between two lines from a whole one (open
 a patch with ``*** Begin Patch`` to have that refused too: it then needs its ``*** End Patch``). The
-adapter looks at a patch only to keep PraisonAI's documented refusals: a hunk whose old block
-holds no line is ``Error: Empty hunk in update for '<path>'`` (decided before anything is
-written), and a malformed header or a line outside any section is ``Error: Invalid patch:
-Unexpected line in patch (expected a section header): '<line>'``.
+adapter reads a patch's section headers and hunks only to say what PraisonAI says, before
+anything is written: each file named as the patch writes it (``./a.py``), a hunk quoted by its
+old text as written, the first problem in patch order (PraisonAI checks each section in turn:
+a move onto itself, the file's presence, a path an earlier section already produces
+(``Conflicting operations target the same path …``), its staleness, then its hunks, a hunk whose
+old block holds no line being ``Error: Empty hunk in update for '<path>'``); a malformed header
+or a line outside any section is ``Error: Invalid patch: Unexpected line in patch (expected a
+section header): '<line>'``.
 ``copy_file``, ``move_file``, ``delete_file``, ``get_file_info`` and
 ``download_file`` are not provided.
 
-Where this adapter differs from the original (each row has a test; it does not differ
-otherwise):
+Where this adapter differs from the original because it is deliberately safer (each row has a
+test and says why; it does not differ otherwise):
 
-| Situation | PraisonAI 1.7.17 | This adapter |
-|---|---|---|
-| ``old_string`` differs from the file by indentation or whitespace | the fuzzy ladder pastes ``new_string`` as given, unindented; a block-anchor match may rewrite lines the old text never named | the one matching region is replaced and ``new_string`` re-indented like the file; a similar block is changed line by line or refused, never guessed |
-| The same edit is sent twice (a retry) | "String not found", or applied again when the old text sits inside the new (``foo`` → ``foo bar`` twice gives ``foo bar bar``) | refused: ``Error: String not found in file: '…' - the new text is already there …``; the file is not touched |
-| ``old_string == new_string`` | ``Success: Made 1 replacement(s)`` (file rewritten, "No changes detected") | refused: ``Error: old_string and new_string are identical - the edit would change nothing`` |
-| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending |
-| The diff in a success message | lines end as in the file (``-b\\r\\n+B\\r\\n`` for a CRLF file; a hunk's new lines end with ``\\n`` but the last); a last line without line end runs into the next (``-b+B``) | every line ends with ``\\n``; a last line without line end is marked ``\\ No newline at end of file`` |
-| The hash ``read_file`` returns (and ``expected_hash`` is checked against) | SHA-256 of the decoded text without its BOM | SHA-256 of the bytes on disk, BOM included (the same value for a file without BOM), so adding or dropping a BOM is a change |
-| A write is interrupted (crash, power loss, full disk) | written in place, never fsynced: a torn or empty file | a complete temp file renamed over the target: old or new content, never a mix; ``apply_patch`` commits all files or none through a journal. The default durability, ``"atomic"``, does not fsync (a power failure may lose the latest writes, as with PraisonAI, but never tears a file); ``durability="full"`` (``create_edit_tools``, ``EditTools``, ``FileTools``, ``create_file_tools``) fsyncs file and folder before returning; a ``toolkit=`` passed in keeps its own |
-| A custom formatter (``formatters=``) | run on the file in place, from the project, with the project's configuration files in reach | run on a private copy of the file (the same name) in a private folder, contained as editkit's own formatters (a scrubbed environment, no network, no writes outside that folder); its result is written through editkit under the file's lock: a formatter changes nothing but the file, and no configuration the repository ships is read |
-| A formatter whose program is a relative path (``./node_modules/.bin/prettier``) | resolved from the edited file's folder and run | not run (the edit stands unformatted, as after a failing formatter): it is a program the repository ships, and the repository never chooses what runs; a bare name (found on ``PATH``, outside the workspace) or an absolute path is the application's explicit choice |
-| A path leads out of the root (``..``, ``~``, a symlink out, an absolute path elsewhere) | ``realpath`` + ``commonpath`` check, then the open follows whatever is there at that moment | refused with the same message (``Path traversal detected: …``), checked by capabilities at the moment of use |
-| ``.git`` internals, ``.env`` files, private keys, credential files | read, edited, searched, listed | refused for reads, edits, patches and writes; left out of searches and listings |
-| A ``Workspace`` with ``access="ro"`` or ``"none"`` | ``EditTools`` still edits and patches | every write refused; reads still work |
-| Binary files (NUL bytes) | read and edited when they decode as UTF-8 | refused by every tool; ``search_files`` skips them |
-| A file that is not UTF-8 | ``Error … <path>: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte`` | ``Error … <path>: `<path>` is not valid UTF-8 (first bad byte at offset 3); … (best guess: windows-1252) …`` (the same in ``Error: Cannot update '<path>': …``) |
-| Files over 16 MiB | read whole into memory | refused with the limit named (``toolkit=editkit.Toolkit(..., max_read_bytes=…)`` raises it) |
-| A ``*** Delete File:`` section naming a folder | the folder is renamed aside (``<folder>.praison_patch_tmp``) and reported ``Deleted`` | refused (``Error applying patch: [Errno 21] Is a directory: '…'``) |
-| A patch opening with ``*** Begin Patch`` that does not end with ``*** End Patch`` | the part present is applied | refused as cut off; nothing is written |
-| A patch without sentinels ending in the middle of a line (no final line break) | applied, its last line as it stands | refused as cut off (the line may be half written); nothing is written |
-| A patch hunk without its ``===`` line | the old block is deleted | refused as an invalid patch |
-| A patch hunk's old lines stand only inside a longer line | replaced inside that line | refused (``Hunk not found``): a hunk's old lines must be whole lines of the file |
-| A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed |
-| Blank lines closing a hunk's old or new text (before ``===``, the next ``@@``, section or the end) | kept: a blank last old line takes the line break with it (``beta`` + blank → ``BETA`` gives ``BETAgamma``), a blank last new line is written | separators: left out of the hunk |
-| ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators |
-| A Codex patch (``*** Begin Patch``, update hunks of context, ``-`` and ``+`` lines) | refused: ``Error: Hunk not found in …`` (its context lines searched as old text) | refused as an invalid patch, with editkit's reason (``Error: Invalid patch: invalid patch at line 3: hunk has no `===` line …``): the patch is read in PraisonAI's dialect only, never guessed to be another (an ``*** Add File:`` line ``+ milk`` is written ``+ milk``), so the refusal says what is wrong with it as written |
-| Two sections of one patch produce the same path | ``Error: Conflicting operations target the same path '<path>' (also produced by '<path>')`` | ``Error: Cannot add '<path>': file already exists`` |
-| The files ``apply_patch`` names | as the patch writes them (``./a.txt``, ``/abs/root/a.txt``) | as editkit normalises them (``a.txt``) in success messages and the staleness refusal; hunk failures quote editkit's view of the hunk, its first line without indentation (``'nothing here'`` where PraisonAI quotes ``'    nothing here'``) |
-| A patch refused for a changed file and for another reason | the first operation's problem, in patch order | the other problem first: files are checked for changes once the whole patch is known to apply |
-| A ``*** Move File:`` header without exactly one ``->`` between two paths (``a->b``, ``a -> b -> c``) | split at its first arrow: moved to ``b``, to ``b -> c`` | refused as the documentation words a malformed header (``Error: Invalid patch: Unexpected line in patch (expected a section header): '*** Move File: a->b' - `*** Move File:` takes `FROM -> TO` …``): a path may hold ``->`` itself, so a header that does not split one way only is not guessed |
-| Lines of an update section outside an ``@@`` hunk | skipped: a section of ``old``/``===``/``new`` lines without any ``@@`` reports success and changes nothing; a line before the first ``@@`` is dropped | nothing is dropped silently: hunk lines without any ``@@`` are applied as the hunk they spell; a line before the first ``@@`` is refused as an invalid patch |
-| An ``*** Update File:`` section without hunks | success; nothing changes | refused as an invalid patch (``… has no hunks; add a change or remove the section``): a change asked for and missing is a mistake to report, not a success |
-| A ``===`` line inside a hunk's new text (a second ``===``) | dropped: the lines around it joined | written as a line: everything after a hunk's first ``===`` is new text, taken literally (a ``===`` can be content, a reST underline) |
-| Text after ``@@`` (``@@ def main``) | ignored | an anchor, as in Codex patches: the hunk is looked for after the first line holding it (``@@ def b`` picks ``b``'s ``x = 1`` where PraisonAI finds two), and refused (``Error: Hunk not found …``) when the anchor is not in the file rather than applied where the patch did not point |
-| A move onto itself (``*** Move File: a -> a``) | refused: ``Error: Cannot move 'a' to 'a': source and destination are the same path`` | the file already stands where the patch wants it: reported ``Updated a`` with ``No changes detected``, nothing written (with hunks, they are applied in place) |
-| ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line |
-| ``list_files(directory, pattern)`` with a pattern of several parts (``**/*.py``) | every file ``Path.glob`` finds, dot files and files in dot folders and ``.gitignore``d ones included | honours ``.gitignore`` and leaves dot files and dot folders out (a one-part pattern, ``*.py``, lists the folder's files, dot files and ignored ones included, as PraisonAI) |
-| ``list_files`` order, ``'modified'``, ``'created'`` | directory order; ``st_mtime``, ``st_ctime`` (fractional seconds) | sorted by name; both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds |
-| ``file_tools`` with an ``encoding`` other than UTF-8 | decodes or encodes with any Python codec | refused (``Error reading file …`` / ``False``): editkit reads and writes UTF-8 (``utf-8``, ``utf-8-sig``) |
-| ``file_tools`` paths | checked against the current directory at each call | confined to the root pinned at creation (a later ``os.chdir`` cannot move it) |
+| Situation | PraisonAI 1.7.17 | This adapter | Why it is safer |
+|---|---|---|---|
+| ``old_string`` differs from the file by indentation or whitespace | the fuzzy ladder pastes ``new_string`` as given, unindented; a block-anchor match may rewrite lines the old text never named | the one matching region is replaced and ``new_string`` re-indented like the file; a similar block is changed line by line or refused, never guessed | a guessed block can rewrite lines the old text never named, and unindented code changes its meaning |
+| The same edit is sent twice (a retry) | "String not found", or applied again when the old text sits inside the new (``foo`` → ``foo bar`` twice gives ``foo bar bar``) | refused: ``Error: String not found in file: '…' - the new text is already there …``; the file is not touched | a retry never applies an edit a second time |
+| ``old_string == new_string`` | ``Success: Made 1 replacement(s)`` (file rewritten, "No changes detected") | refused: ``Error: old_string and new_string are identical - the edit would change nothing`` | the agent is never told it changed a file it did not change |
+| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending | an edit changes only the text it names, never every line's ending |
+| The hash ``read_file`` returns (and ``expected_hash`` is checked against) | SHA-256 of the decoded text without its BOM | SHA-256 of the bytes on disk, BOM included (the same value for a file without BOM), so adding or dropping a BOM is a change | adding or dropping a BOM is a change the staleness guard sees |
+| A write is interrupted (crash, power loss, full disk) | written in place, never fsynced: a torn or empty file | a complete temp file renamed over the target: old or new content, never a mix; ``apply_patch`` commits all files or none through a journal. The default durability, ``"atomic"``, does not fsync (a power failure may lose the latest writes, as with PraisonAI, but never tears a file); ``durability="full"`` (``create_edit_tools``, ``EditTools``, ``FileTools``, ``create_file_tools``) fsyncs file and folder before returning; a ``toolkit=`` passed in keeps its own | a crash never leaves a torn or empty file |
+| A custom formatter (``formatters=``) | run on the file in place, from the project, with the project's configuration files in reach | run on a private copy of the file (the same name) in a private folder, contained as editkit's own formatters (a scrubbed environment, no network, no writes outside that folder); its result is written through editkit under the file's lock: a formatter changes nothing but the file, and no configuration the repository ships is read | a formatter cannot change anything but the file, nor run on configuration the repository ships |
+| A formatter whose program is a relative path (``./node_modules/.bin/prettier``) | resolved from the edited file's folder and run | not run (the edit stands unformatted, as after a failing formatter): it is a program the repository ships, and the repository never chooses what runs; a bare name (found on ``PATH``, outside the workspace) or an absolute path is the application's explicit choice | the repository never chooses a program that runs |
+| A path leads out of the root (``..``, ``~``, a symlink out, an absolute path elsewhere) | ``realpath`` + ``commonpath`` check, then the open follows whatever is there at that moment | refused with the same message (``Path traversal detected: …``), checked by capabilities at the moment of use | confinement cannot be raced by a link swapped in between check and open |
+| ``.git`` internals, ``.env`` files, private keys, credential files | read, edited, searched, listed | refused for reads, edits, patches and writes; left out of searches and listings | secrets are neither read into the model's context nor changed |
+| A ``Workspace`` with ``access="ro"`` or ``"none"`` | ``EditTools`` still edits and patches | every write refused; reads still work | a read-only workspace is read-only for every tool |
+| Binary files (NUL bytes) | read and edited when they decode as UTF-8 | refused by every tool; ``search_files`` skips them | a binary file is never edited as text, which would corrupt it |
+| Files over 16 MiB | read whole into memory | refused with the limit named (``toolkit=editkit.Toolkit(..., max_read_bytes=…)`` raises it) | a huge file cannot exhaust memory or flood the model's context |
+| A ``*** Delete File:`` section naming a folder | the folder is renamed aside (``<folder>.praison_patch_tmp``) and reported ``Deleted`` | refused (``Error applying patch: [Errno 21] Is a directory: '…'``) | a file deletion never takes a whole folder with it |
+| A patch opening with ``*** Begin Patch`` that does not end with ``*** End Patch`` | the part present is applied | refused as cut off; nothing is written | a patch cut off in transit is never half applied |
+| A patch without sentinels ending in the middle of a line (no final line break) | applied, its last line as it stands | refused as cut off (the line may be half written); nothing is written | a half-written last line is never written into a file |
+| A patch hunk without its ``===`` line | the old block is deleted | refused as an invalid patch | a malformed hunk never deletes code |
+| A patch hunk's old lines stand only inside a longer line | replaced inside that line | refused (``Hunk not found``): a hunk's old lines must be whole lines of the file | a hunk never rewrites part of a line it does not name |
+| Blank lines closing a hunk's old or new text (before ``===``, the next ``@@``, section or the end) | kept: a blank last old line takes the line break with it (``beta`` + blank → ``BETA`` gives ``BETAgamma``), a blank last new line is written | separators: left out of the hunk | a hunk never joins two lines (``BETAgamma``) |
+| A Codex patch (``*** Begin Patch``, update hunks of context, ``-`` and ``+`` lines) | refused: ``Error: Hunk not found in …`` (its context lines searched as old text) | refused as an invalid patch, with editkit's reason (``Error: Invalid patch: invalid patch at line 3: hunk has no `===` line …``): the patch is read in PraisonAI's dialect only, never guessed to be another (an ``*** Add File:`` line ``+ milk`` is written ``+ milk``), so the refusal says what is wrong with it as written | a patch guessed to be in another dialect could write its ``-``/``+`` lines as text |
+| A ``*** Move File:`` header without exactly one ``->`` between two paths (``a->b``, ``a -> b -> c``) | split at its first arrow: moved to ``b``, to ``b -> c`` | refused as the documentation words a malformed header (``Error: Invalid patch: Unexpected line in patch (expected a section header): '*** Move File: a->b' - `*** Move File:` takes `FROM -> TO` …``): a path may hold ``->`` itself, so a header that does not split one way only is not guessed | a header that splits two ways is never guessed |
+| Lines of an update section outside an ``@@`` hunk | skipped: a section of ``old``/``===``/``new`` lines without any ``@@`` reports success and changes nothing; a line before the first ``@@`` is dropped | nothing is dropped silently: hunk lines without any ``@@`` are applied as the hunk they spell; a line before the first ``@@`` is refused as an invalid patch | nothing the patch says is dropped silently |
+| An ``*** Update File:`` section without hunks | success; nothing changes | refused as an invalid patch (``… has no hunks; add a change or remove the section``): a change asked for and missing is a mistake to report, not a success | a change asked for and missing is reported, never called a success |
+| A ``===`` line inside a hunk's new text (a second ``===``) | dropped: the lines around it joined | written as a line: everything after a hunk's first ``===`` is new text, taken literally (a ``===`` can be content, a reST underline) | nothing the patch says is dropped silently |
+| Text after ``@@`` (``@@ def main``) | ignored | an anchor, as in Codex patches: the hunk is looked for after the first line holding it (``@@ def b`` picks ``b``'s ``x = 1`` where PraisonAI finds two), and refused (``Error: Hunk not found …``) when the anchor is not in the file rather than applied where the patch did not point | a hunk is never applied where the patch did not point |
+| ``file_tools`` paths | checked against the current directory at each call | confined to the root pinned at creation (a later ``os.chdir`` cannot move it) | a later ``os.chdir`` cannot move the boundary |
+
+Differences that are not safer, still to be removed (each has a test; the last column says what
+stands in the way):
+
+| Situation | PraisonAI 1.7.17 | This adapter | Not yet as PraisonAI because |
+|---|---|---|---|
+| The diff in a success message | lines end as in the file (``-b\\r\\n+B\\r\\n`` for a CRLF file; a hunk's new lines end with ``\\n`` but the last); a last line without line end runs into the next (``-b+B``) | every line ends with ``\\n``; a last line without line end is marked ``\\ No newline at end of file`` | editkit's diffs end every line and mark a missing final newline; the adapter shows them as they are |
+| A file that is not UTF-8 | ``Error … <path>: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte`` | ``Error … <path>: `<path>` is not valid UTF-8 (first bad byte at offset 3); … (best guess: windows-1252) …`` (the same in ``Error: Cannot update '<path>': …``) | editkit decodes the file, and its message is its own |
+| A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed | in editkit's hunk dialect a blank last line is a separator, so the empty line cannot be spelt |
+| ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators | editkit's patch engine ends every added line; the dialect cannot spell a file without a final newline |
+| ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line | the toolkit's search always honours ``.gitignore`` and hidden files, and its lines end at LF |
+| ``list_files(directory, pattern)`` with a pattern of several parts (``**/*.py``) | every file ``Path.glob`` finds, dot files and files in dot folders and ``.gitignore``d ones included | honours ``.gitignore`` and leaves dot files and dot folders out (a one-part pattern, ``*.py``, lists the folder's files, dot files and ignored ones included, as PraisonAI) | the toolkit's glob always honours ``.gitignore`` and hidden files |
+| ``list_files`` order, ``'modified'``, ``'created'`` | directory order; ``st_mtime``, ``st_ctime`` (fractional seconds) | sorted by name; both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds | the toolkit lists by name and its ``file_info`` has neither change time nor fractions of a second |
+| ``file_tools`` with an ``encoding`` other than UTF-8 and the code pages editkit reads and writes byte for byte as Python does (``cp1250``-``cp1258``, ``cp874``, ``iso8859-2``...``-16`` but 9 and 11, ``koi8-r``, ``cp866``, ``mac-roman``) | decodes or encodes with any Python codec | refused (``Error reading file …`` / ``False``) | the toolkit's WHATWG encodings give other characters for the rest (``latin-1`` is read as windows-1252) or are not mapped yet (CJK code pages, UTF-16) |
 """
 
 from __future__ import annotations
@@ -120,6 +126,7 @@ import types
 import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
+from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, Callable, TypeVar, Union, cast
 
@@ -534,41 +541,86 @@ def _unexpected_line(message: str, text: str) -> str | None:
     return None
 
 
-def _empty_hunk_section(text: str) -> str | None:
-    """The path (as the patch writes it) of the first update or move section with a hunk whose
-    old block holds no line (or only blank ones): PraisonAI's documented ``Empty hunk``."""
-    section, path, old, in_old = "", "", [], False
-    for raw in text.splitlines():
+def _key_in(root: str, written: str) -> str:
+    """The root-relative path editkit names a patch's ``written`` path by."""
+    if not written:
+        return ""
+    resolved = os.path.normpath(os.path.join(root, os.path.expanduser(written)))
+    return os.path.relpath(resolved, root).replace(os.sep, "/")
+
+
+def _sections(text: str, root: str) -> list[dict[str, Any]]:
+    """The sections of a patch in PraisonAI's dialect, in order, as PraisonAI reads them: each
+    with its header's 1-based ``line``, ``op``, ``path`` as written (a move's source) and its
+    root-relative ``key``, a move's ``to``/``to_key``, and its ``@@`` hunks (``line`` of the
+    ``@@``, ``old`` lines up to the first ``===``)."""
+    sections: list[dict[str, Any]] = []
+    section: dict[str, Any] | None = None
+    hunk: dict[str, Any] | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
         stripped = raw.strip()
         header = next(((op, prefix) for op, prefix in _HEADERS if stripped.startswith(prefix)), None)
         if header is not None or stripped in _SENTINELS:
-            section, in_old = (header[0] if header else ""), False
+            section = hunk = None
             if header is not None:
-                path = stripped[len(header[1]) :].split(" -> ")[0].strip()
+                op, prefix = header
+                written, target = stripped[len(prefix) :].strip(), ""
+                if op == "move":
+                    parts = written.split(" -> ")
+                    if len(parts) == 2:
+                        written, target = parts[0].strip(), parts[1].strip()
+                section = {
+                    "line": number,
+                    "op": op,
+                    "path": written,
+                    "key": _key_in(root, written),
+                    "to": target,
+                    "to_key": _key_in(root, target),
+                    "hunks": [],
+                }
+                sections.append(section)
             continue
-        if section not in ("update", "move"):
+        if section is None or section["op"] not in ("update", "move"):
             continue
-        if raw.startswith("@@"):
-            old, in_old = [], True
-        elif in_old and stripped == "===":
-            if not any(line.strip() for line in old):
-                return path
-            in_old = False
-        elif in_old:
-            old.append(raw)
-    return None
+        if stripped.startswith("@@"):
+            hunk = {"line": number, "old": [], "new": False}
+            section["hunks"].append(hunk)
+        elif hunk is not None and stripped == "===":
+            hunk["new"] = True
+        elif hunk is not None and not hunk["new"]:
+            hunk["old"].append(raw)
+    return sections
 
 
-def _said_before_an_empty_hunk(error: Mapping[str, Any], path: str) -> bool:
-    """Whether PraisonAI reports ``error`` before an empty hunk in ``path``'s section: the
-    patch does not parse, or that file is not there to update."""
-    failures = error.get("failures") or []
-    if not failures:
-        return error.get("kind") == "invalid_patch"
-    return any(
-        failure.get("hunk") is None and failure.get("kind") == "not_found" and str(failure.get("path")) in (path, path.lstrip("./"))
-        for failure in failures
-    )
+def _written_names(sections: list[dict[str, Any]]) -> dict[str, str]:
+    """Each file of the patch as the patch writes it (``./a.txt``, ``/abs/root/a.txt``), keyed by
+    the root-relative path editkit names it by: PraisonAI's messages name files as written."""
+    names: dict[str, str] = {}
+    for section in sections:
+        for key, written in ((section["key"], section["path"]), (section["to_key"], section["to"])):
+            if key and written:
+                names.setdefault(key, written)
+    return names
+
+
+def _old_block(text: str, patch_line: Any) -> str | None:
+    """The old text of the hunk editkit names by ``patch_line`` (its ``@@`` line, or its first
+    line), as PraisonAI quotes it: the lines up to ``===``, joined by line breaks."""
+    lines = text.splitlines()
+    if not isinstance(patch_line, int) or not 0 < patch_line <= len(lines):
+        return None
+    index = patch_line - 1
+    if lines[index].strip().startswith("@@"):
+        index += 1
+    old: list[str] = []
+    for raw in lines[index:]:
+        stripped = raw.strip()
+        if stripped == "===" or stripped.startswith("@@") or stripped in _SENTINELS:
+            break
+        if any(stripped.startswith(prefix) for _, prefix in _HEADERS):
+            break
+        old.append(raw)
+    return "\n".join(old)
 
 
 def _section_at(text: str, patch_line: Any) -> tuple[str, str]:
@@ -790,32 +842,23 @@ class EditTools(_Confined):
                 f"Error applying patch: '{type(patch).__name__}' object has no attribute 'splitlines'"
             )
         text = _toolkit_patch(patch)
-        empty = _empty_hunk_section(text)
-        if empty is not None:
-            # A hunk with no old lines is refused, as documented, before anything is written; a
-            # patch that does not parse, or a file that is not there, is said first, as PraisonAI
-            # finds them first.
-            dry = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True, "dry_run": True})
-            if not dry["ok"] and _said_before_an_empty_hunk(dry["error"], empty):
-                return self._patch_refusal(dry["error"], patch, text)
-            return f"Error: Empty hunk in update for '{empty}'"
-        if force:
-            answer = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True})
-        else:
-            # The guard is the registry's: editkit says which files the patch changes (a dry
-            # run), each one's recorded hash must be its current one, and the toolkit's own
-            # guard is armed at what was just checked, so the patch is refused if a file changes
-            # between this check and the commit.
-            answer = self._call(
-                "apply_patch", {"patch": text, "dialect": _DIALECT, "force": True, "dry_run": True}
-            )
-            if answer["ok"]:
-                refusal = self._patch_guard(answer.get("files") or [])
-                if refusal is not None:
-                    return refusal
-                answer = self._call("apply_patch", {"patch": text, "dialect": _DIALECT})
+        sections = _sections(text, self._root)
+        names = _written_names(sections)
+        dry = self._call("apply_patch", {"patch": text, "dialect": _DIALECT, "force": True, "dry_run": True})
+        if not dry["ok"] and not dry["error"].get("failures"):
+            # The patch does not parse: said before anything else, as PraisonAI's parser says it.
+            return self._patch_refusal(dry["error"], patch, text, names)
+        refusal = self._first_refusal(dry, sections, names, patch, text, force)
+        if refusal is not None:
+            return refusal
+        if not dry["ok"]:
+            return self._patch_refusal(dry["error"], patch, text, names)
+        # Unless forced, the toolkit's own guard was armed at the hashes just checked, so the
+        # patch is refused if a file changes between that check and the commit.
+        args = {"patch": text, "dialect": _DIALECT, **({"force": True} if force else {})}
+        answer = self._call("apply_patch", args)
         if not answer["ok"]:
-            return self._patch_refusal(answer["error"], patch, text)
+            return self._patch_refusal(answer["error"], patch, text, names)
         files = answer.get("files") or []
         blocks = _diff_blocks(answer.get("diff", ""))
         messages = []
@@ -823,17 +866,17 @@ class EditTools(_Confined):
             action, path, source = file.get("action"), str(file.get("path", "")), file.get("from")
             if action == "delete":
                 _forget_hash(self._key(path))
-                messages.append(f"Deleted {path}")
+                messages.append(f"Deleted {names.get(path, path)}")
                 continue
             if action == "move":
                 _forget_hash(self._key(source))
-                display = f"{source} -> {path}"
+                display = f"{names.get(source, source)} -> {names.get(path, path)}"
                 block = blocks.get((f"a/{source}", f"b/{path}"), "")
                 verb = "Renamed"
             else:
-                display = path
-                names = ("/dev/null", f"b/{path}") if action == "add" else (f"a/{path}", f"b/{path}")
-                block = blocks.get(names, "")
+                display = names.get(path, path)
+                headers = ("/dev/null", f"b/{path}") if action == "add" else (f"a/{path}", f"b/{path}")
+                block = blocks.get(headers, "")
                 verb = "Added" if action == "add" else "Updated"
             _record_hash(self._key(path), file.get("sha256"))
             diff = _bound_diff(block, display)
@@ -841,24 +884,98 @@ class EditTools(_Confined):
             messages.append(f"{verb} {display}\n{diff}{diagnostics}")
         return "Success: Applied patch to {} file(s)\n\n{}".format(len(files), "\n\n".join(messages))
 
-    def _patch_guard(self, files: list[Mapping[str, Any]]) -> str | None:
-        """PraisonAI's refusal for the first file (in patch order) an update, move or delete
-        would change although it changed since its recorded read, else ``None``."""
-        for file in files:
-            action = file.get("action")
-            if action not in ("update", "move", "delete"):
-                continue
-            source = str(file.get("from") if action == "move" else file.get("path", ""))
-            current = self._call("read_file", {"path": source, "include_symbols": False, "raw": True})
-            recorded = _recorded_hash(self._key(source))
-            if current["ok"] and recorded and current.get("sha256") not in (None, recorded):
-                return (
-                    f"Error: Cannot {action} '{source}': file changed since it was read - re-read before editing "
-                    "(or pass force=True to override)."
-                )
-        return None
+    def _first_refusal(
+        self,
+        dry: Mapping[str, Any],
+        sections: list[dict[str, Any]],
+        names: Mapping[str, str],
+        patch: str,
+        text: str,
+        force: bool,
+    ) -> str | None:
+        """PraisonAI's refusal of the patch, or ``None`` when it applies. PraisonAI checks each
+        section in patch order, and within one: a move onto itself, whether the file is there
+        (or a path refused), whether an earlier section already produces its path, its decoding,
+        its staleness (unless ``force``), then its hunks in order (an empty old block among
+        them). The problems editkit's dry run found (``dry``) are ranked so among the adapter's
+        own checks, and the first one is said."""
+        found: list[tuple[tuple[int, int, int], Callable[[], str]]] = []
+        lines = [section["line"] for section in sections]
 
-    def _patch_refusal(self, error: Mapping[str, Any], patch: str, text: str) -> str:
+        def section_of(patch_line: Any) -> int:
+            if not isinstance(patch_line, int):
+                return len(sections)
+            return max((index for index, line in enumerate(lines) if line <= patch_line), default=0)
+
+        error = dry.get("error") or {}
+        for failure in error.get("failures") or []:
+            if failure.get("hunk") is not None:
+                step = (4, 2 * int(failure["hunk"]))
+            elif failure.get("kind") in ("utf16", "not_utf8"):
+                step = (2, 0)
+            else:
+                step = (0, 0)
+            one = {**error, "failures": [failure]}
+            found.append(((section_of(failure.get("patch_line")), *step), partial(self._patch_refusal, one, patch, text, names)))
+        # What each earlier section produces, and whether that file was on disk before the patch
+        # (an update's) or is new (an add's, a move's destination): PraisonAI checks each section
+        # against the files on disk before the patch, then against what earlier sections produce.
+        produced: dict[str, tuple[str, bool]] = {}
+        for index, section in enumerate(sections):
+            op, written, key = section["op"], section["path"], section["key"]
+            output, display = key, written
+            if op == "move" and section["to"]:
+                if key == section["to_key"]:
+                    said = f"Error: Cannot move '{written}' to '{section['to']}': source and destination are the same path"
+                    found.append(((index, -1, 0), partial(str, said)))
+                    continue
+                output, display = section["to_key"], f"{written} -> {section['to']}"
+            prior = produced.get(output) if op in ("add", "update", "move") else None
+            if prior is not None:
+                conflict = f"Error: Conflicting operations target the same path '{display}' (also produced by '{prior[0]}')"
+                if op == "update" and not prior[1]:
+                    said = f"Error: Cannot update '{written}': file not found"
+                    found.append(((index, 0, -1), partial(str, said)))
+                elif op == "update":
+                    found.append(((index, 1, 0), partial(str, conflict)))
+                elif not prior[1]:  # an add or a move onto a file an earlier section creates
+                    found.append(((index, 0, -1), partial(str, conflict)))
+            if op in ("add", "update") or op == "move" and section["to"]:
+                produced.setdefault(output, (display, op == "update"))
+            if op in ("move", "delete"):
+                produced.pop(key, None)
+            for number, hunk in enumerate(section["hunks"], 1):
+                if not any(line.strip() for line in hunk["old"]):
+                    said = f"Error: Empty hunk in {'move' if op == 'move' else 'update'} for '{written}'"
+                    found.append(((index, 4, 2 * number - 1), partial(str, said)))
+                    break
+        first = min(found, key=lambda item: item[0])[0] if found else (len(sections), 0, 0)
+        if not force:
+            for index, section in enumerate(sections[: first[0] + 1]):
+                if section["op"] not in ("update", "move", "delete") or (index, 3, 0) > first:
+                    continue
+                stale = self._stale(section["key"])
+                if stale:
+                    said = (
+                        f"Error: Cannot {section['op']} '{section['path']}': file changed since it was read - "
+                        "re-read before editing (or pass force=True to override)."
+                    )
+                    found.append(((index, 3, 0), partial(str, said)))
+                    break
+        if not found:
+            return None
+        return min(found, key=lambda item: item[0])[1]()
+
+    def _stale(self, path: str) -> bool:
+        """Whether ``path`` changed since its recorded read (reading it arms the toolkit's guard
+        at its current hash)."""
+        current = self._call("read_file", {"path": path, "include_symbols": False, "raw": True})
+        recorded = _recorded_hash(self._key(path))
+        return bool(current["ok"] and recorded and current.get("sha256") not in (None, recorded))
+
+    def _patch_refusal(self, error: Mapping[str, Any], patch: str, text: str, names: Mapping[str, str]) -> str:
+        """PraisonAI's message for editkit's refusal of ``text`` (``patch`` as given), naming each
+        file as the patch writes it (``names``)."""
         kind = error.get("kind")
         failures = error.get("failures") or []
         if not failures:
@@ -874,10 +991,13 @@ class EditTools(_Confined):
         failure = failures[0]
         kind = failure.get("kind")
         path = str(failure.get("path", ""))
+        path = names.get(path, path)
         message = str(failure.get("message", ""))
         if failure.get("hunk") is not None:
-            # editkit names a hunk by its first line (PraisonAI quotes the old text's start).
-            preview = str(failure.get("preview", ""))
+            # PraisonAI quotes the hunk's old text as the patch writes it (editkit's preview,
+            # its first line, when the patch line is unknown).
+            block = _old_block(text, failure.get("patch_line"))
+            preview = str(failure.get("preview", "")) if block is None else block
             if kind == "ambiguous":
                 return f"Error: Ambiguous hunk in '{path}': '{_preview(preview, 30)}' matches {_count(failure)} locations"
             if kind == "already_applied":
@@ -1021,11 +1141,28 @@ def create_edit_tools(
 # file_tools
 
 
-def _utf8(encoding: str) -> tuple[bool, bool]:
-    """(whether editkit can serve ``encoding``, whether it is ``utf-8-sig``). Raises
-    ``LookupError`` for an unknown encoding, as Python's ``open`` does."""
+#: Python codecs (by ``codecs.lookup`` name) the toolkit reads and writes under a WHATWG label,
+#: each giving every character the Python codec gives every byte (checked byte by byte).
+#: ``latin-1`` (WHATWG reads it as windows-1252) and ``koi8-u`` (KOI8-RU) are not among them.
+_LEGACY_CODECS: dict[str, str] = {
+    **{f"cp{page}": f"windows-{page}" for page in range(1250, 1259)},
+    "cp874": "windows-874",
+    **{f"iso8859-{part}": f"iso-8859-{part}" for part in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)},
+    "koi8-r": "koi8-r",
+    "cp866": "ibm866",
+    "mac-roman": "macintosh",
+}
+
+
+def _codec(encoding: str) -> tuple[bool, str | None, bool]:
+    """(whether editkit can serve ``encoding``, the toolkit's label for it when it is not UTF-8,
+    whether it is ``utf-8-sig``). Raises ``LookupError`` for an unknown encoding, as Python's
+    ``open`` does."""
     name = codecs.lookup(encoding).name
-    return name in ("utf-8", "utf-8-sig"), name == "utf-8-sig"
+    if name in ("utf-8", "utf-8-sig"):
+        return True, None, name == "utf-8-sig"
+    label = _LEGACY_CODECS.get(name)
+    return label is not None, label, False
 
 
 def _render_with_line_numbers(lines: list[str], start_index: int, max_line_chars: int) -> str:
@@ -1091,7 +1228,8 @@ class FileTools(_Confined):
 
         Args:
             filepath: Path to the file
-            encoding: File encoding (UTF-8: ``utf-8`` or ``utf-8-sig``)
+            encoding: File encoding (``utf-8``, ``utf-8-sig``, or a legacy code page editkit
+                reads and writes byte for byte: ``cp1252``, ``iso8859-15``, ``koi8-r``...)
             offset: 1-based first line to read (default: start of file)
             limit: Maximum number of lines to read (default: up to ``DEFAULT_MAX_LINES`` lines
                 from ``offset``); a negative value yields an empty window.
@@ -1105,18 +1243,27 @@ class FileTools(_Confined):
         refused = self._refused_path(filepath)
         if refused is not None:
             return self._logged(f"Error reading file {filepath}: {refused}")
-        answer = self._call("read_file", {"path": self._path(filepath), "include_symbols": False})
+        try:
+            supported, label, sig = _codec(encoding)
+        except LookupError as error:
+            unknown: LookupError | None = error
+            supported, label, sig = True, None, False
+        else:
+            unknown = None
+        args: dict[str, Any] = {"path": self._path(filepath), "include_symbols": False}
+        if label:
+            args["encoding"] = label
+        answer = self._call("read_file", args)
         if not answer["ok"]:
             return self._logged(
                 f"Error reading file {filepath}: {self._file_reason(answer['error'], filepath)}"
             )
-        try:
-            supported, sig = _utf8(encoding)
-        except LookupError as unknown:
+        if unknown is not None:
             return self._logged(f"Error reading file {filepath}: {unknown}")
         if not supported:
             return self._logged(
-                f"Error reading file {filepath}: editkit reads UTF-8 text only, not {encoding!r}"
+                f"Error reading file {filepath}: editkit reads UTF-8 and the legacy encodings it can "
+                f"read byte for byte, not {encoding!r}"
             )
         if answer.get("is_binary"):
             return self._logged(
@@ -1161,7 +1308,8 @@ class FileTools(_Confined):
         Args:
             filepath: Path to the file
             content: Content to write (a dict or list is written as JSON, anything else as ``str``)
-            encoding: File encoding (UTF-8: ``utf-8`` or ``utf-8-sig``)
+            encoding: File encoding (``utf-8``, ``utf-8-sig``, or a legacy code page editkit
+                reads and writes byte for byte: ``cp1252``, ``iso8859-15``, ``koi8-r``...)
             force: Bypass the automatic staleness guard for a blind overwrite
 
         Returns:
@@ -1184,19 +1332,22 @@ class FileTools(_Confined):
             else:
                 content = str(content)
         try:
-            supported, sig = _utf8(encoding)
+            supported, label, sig = _codec(encoding)
         except LookupError as unknown:
             self._logged(f"Error writing to file {filepath}: {unknown}")
             return False
         if not supported:
             self._logged(
-                f"Error writing to file {filepath}: editkit writes UTF-8 text only, not {encoding!r}"
+                f"Error writing to file {filepath}: editkit writes UTF-8 and the legacy encodings it can "
+                f"write byte for byte, not {encoding!r}"
             )
             return False
         if sig:
             content = "\ufeff" + content
         key = self._key(filepath)
         args = {"path": self._path(filepath), "content": content, **_guard(key, None, force)}
+        if label:
+            args["encoding"] = label
         answer = self._call("write_file", args)
         error = answer.get("error") or {}
         if error.get("kind") == "stale" and error.get("current_sha256") is None:
