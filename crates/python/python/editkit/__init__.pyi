@@ -82,6 +82,7 @@ __all__ = [
     "IsDirectory",
     "ListDirResult",
     "ListRootsResult",
+    "MergeSnippetResult",
     "MoveResult",
     "NoChange",
     "NotEncodable",
@@ -163,15 +164,31 @@ class EditFileResult(Result):
     diff: str
     diff_truncated: bool
     dry_run: bool
+    edits: list[dict[str, Any]] | None
     line_numbers_stripped: bool
     line_range: list[int]
     line_ranges: list[list[int]]
+    merged_with: dict[str, Any] | None
     new_size: int
     old_size: int
     path: str
     replacements: int
     rung: str
     score: float
+    sha256: str
+
+class MergeSnippetResult(Result):
+    chunks: list[dict[str, Any]]
+    diagnostics: dict[str, Any]
+    diff: str
+    diff_truncated: bool
+    dry_run: bool
+    line_ranges: list[list[int]]
+    markers: list[dict[str, Any]]
+    merged_with: dict[str, Any] | None
+    new_size: int
+    old_size: int
+    path: str
     sha256: str
 
 class InsertLinesResult(Result):
@@ -302,9 +319,11 @@ class EditPythonFileResult(Result):
     diff: str
     diff_truncated: bool
     dry_run: bool
+    edits: list[dict[str, Any]] | None
     line_numbers_stripped: bool
     line_range: list[int]
     line_ranges: list[list[int]]
+    merged_with: dict[str, Any] | None
     new_size: int
     old_size: int
     path: str
@@ -448,20 +467,35 @@ class Toolkit:
     def edit_file(
         self,
         path: str,
-        old_string: str,
-        new_string: str,
+        old_string: str | None = ...,
+        new_string: str | None = ...,
         *,
         backup: bool | None = ...,
         dry_run: bool | None = ...,
+        edits: list[dict[str, Any]] | None = ...,
         encoding: str | None = ...,
         expected_hash: str | None = ...,
         force: bool | None = ...,
         replace_all: bool | None = ...,
+        stale: Literal['merge', 'strict'] | None = ...,
         strict: bool | None = ...,
         within: str | None = ...,
         **aliases: Any,
     ) -> EditFileResult:
-        """Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it. within confines the search to a symbol (Class.method) or Markdown section (Usage > Flags). dry_run shows the diff without writing."""
+        """Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it."""
+    def merge_snippet(
+        self,
+        path: str,
+        snippet: str,
+        *,
+        deletions: Literal['refuse', 'allow'] | None = ...,
+        dry_run: bool | None = ...,
+        expected_hash: str | None = ...,
+        force: bool | None = ...,
+        stale: Literal['merge', 'strict'] | None = ...,
+        **aliases: Any,
+    ) -> MergeSnippetResult:
+        """Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."""
     def insert_lines(
         self,
         path: str,
