@@ -226,6 +226,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=compare.REPO / "target" / "compare")
     parser.add_argument("--venv", type=Path, default=compare.REPO / "target" / "compare-venv")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--parts", default="first,once,commands",
+                        help="comma-separated: first (first touch), once (each file once), commands")
     options = parser.parse_args()
     out = options.out.resolve()
     work = out / "cold-work"
@@ -243,8 +245,9 @@ def main() -> int:
               f"{os.getloadavg()[0]:.1f}. Medians; ratios are the other tool's time over editkit's (above 1: "
               "editkit is faster).", ""]
 
+    parts = set(options.parts.split(","))
     sizes = {"3 MB": speed.with_marker(speed.stdlib_python(3 << 20)),
-             "30 MB": speed.with_marker(speed.stdlib_python(30 << 20))}
+             "30 MB": speed.with_marker(speed.stdlib_python(30 << 20))} if "first" in parts else {}
     firsts = {}
     for label, text in sizes.items():
         print(f"first touch: {label}", file=sys.stderr)
@@ -257,13 +260,27 @@ def main() -> int:
             table.append([name, f"{wall:.1f} ms", f"{praisonai / wall:.2f}×", f"{aider / wall:.2f}×"])
         report += [f"## First edit of a {label} Python file ({options.rounds} rounds)", ""] + speed.rows(table) + [""]
         print("\n".join(speed.rows(table)), file=sys.stderr)
-    small, big = (len(sizes[key].encode()) for key in ("3 MB", "30 MB"))
-    table = [["setting", "30 MB / 3 MB", "slope"], ["---", "---:", "---:"]]
-    for name in ("editkit", "editkit checks off"):
-        a, b = median_ms(firsts["3 MB"][name]), median_ms(firsts["30 MB"][name])
-        table.append([name, f"{b / a:.2f}×", f"{(b - a) / 1e3 / (big - small) * 1e9:.1f} ns/byte"])
-    report += ["## First edit against file size", ""] + speed.rows(table) + [""]
+    if sizes:
+        small, big = (len(sizes[key].encode()) for key in ("3 MB", "30 MB"))
+        table = [["setting", "30 MB / 3 MB", "slope"], ["---", "---:", "---:"]]
+        for name in ("editkit", "editkit checks off"):
+            a, b = median_ms(firsts["3 MB"][name]), median_ms(firsts["30 MB"][name])
+            table.append([name, f"{b / a:.2f}×", f"{(b - a) / 1e3 / (big - small) * 1e9:.1f} ns/byte"])
+        report += ["## First edit against file size", ""] + speed.rows(table) + [""]
 
+    if "once" in parts:
+        report += once_section(binary, options, work)
+    if "commands" in parts:
+        report += commands_section(binary, options, work)
+
+    text = "\n".join(report)
+    (out / "cold.md").write_text(text + "\n", "utf-8")
+    print(text)
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def once_section(binary: Path, options: argparse.Namespace, work: Path) -> list[str]:
     print("each file touched once", file=sys.stderr)
     files = stdlib_files(70)
     result = each_once(binary, options.venv, work, files)
@@ -272,10 +289,11 @@ def main() -> int:
     for name, walls in result.items():
         wall = median_ms(walls)
         table.append([name, f"{wall:.2f} ms", f"{praisonai / wall:.2f}×", f"{aider / wall:.2f}×"])
-    report += [f"## One edit in each of {len(files)} standard-library files, each touched once", ""]
-    report += speed.rows(table) + [""]
     print("\n".join(speed.rows(table)), file=sys.stderr)
+    return [f"## One edit in each of {len(files)} standard-library files, each touched once", ""] + speed.rows(table) + [""]
 
+
+def commands_section(binary: Path, options: argparse.Namespace, work: Path) -> list[str]:
     print("commands", file=sys.stderr)
     times, file_count, hunks = commands(binary, work, options.rounds)
     git = median_ms(times["git apply"])
@@ -283,14 +301,7 @@ def main() -> int:
     for name, walls in times.items():
         wall = median_ms(walls)
         table.append([name, f"{wall:.1f} ms", f"{wall / git:.2f}×" if "apply" in name else ""])
-    report += [f"## Commands: a {file_count}-file, {hunks}-hunk diff to `.py` files; an edit", ""]
-    report += speed.rows(table) + [""]
-
-    text = "\n".join(report)
-    (out / "cold.md").write_text(text + "\n", "utf-8")
-    print(text)
-    shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return [f"## Commands: a {file_count}-file, {hunks}-hunk diff to `.py` files; an edit", ""] + speed.rows(table) + [""]
 
 
 if __name__ == "__main__":
