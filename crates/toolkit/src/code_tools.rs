@@ -32,6 +32,7 @@ impl Toolkit {
             within: None,
             strict: false,
             encoding: None,
+            cell_id: None,
         };
         let path = request.path.clone();
         // The errors already there are counted on the text the edit read under its lock.

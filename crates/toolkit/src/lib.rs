@@ -53,6 +53,8 @@ mod error;
 mod fs_tools;
 mod history;
 pub mod json;
+pub mod notebook;
+mod notebook_tools;
 #[cfg(feature = "patch")]
 mod patch_tools;
 #[cfg(feature = "search")]

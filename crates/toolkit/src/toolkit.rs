@@ -879,6 +879,9 @@ impl Toolkit {
         request: &EditFileRequest,
         vet: impl Fn(&str, &str) -> Result<()>,
     ) -> Result<EditFileResponse> {
+        if let Some(cell_id) = &request.cell_id {
+            return self.edit_cell(request, cell_id, &vet);
+        }
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let rel = lock.path().to_owned();
@@ -918,7 +921,7 @@ impl Toolkit {
 
     /// An edit worked out on the file's text, nothing written: the new text and what the
     /// response says of the match and the change.
-    fn prepare_edit(
+    pub(crate) fn prepare_edit(
         &self,
         rel: &str,
         old_text: &Text,
@@ -1053,7 +1056,7 @@ impl Toolkit {
     /// step every in-place edit shares. On a large file the diagnostics and `also` run on
     /// another thread while the file is written. Returns what was written (with the undo
     /// entry's path), the diagnostics and what `also` gave.
-    fn write_edited<T: Send>(
+    pub(crate) fn write_edited<T: Send>(
         &self,
         workspace: &Workspace,
         lock: editkit_vfs::FileLock<'_>,
@@ -1198,7 +1201,7 @@ fn strip_view_prefixes(text: &str) -> String {
 
 /// An edit worked out, before anything is written ([`Toolkit::edit`]).
 #[derive(Debug)]
-struct PreparedEdit {
+pub(crate) struct PreparedEdit {
     /// The file's canonical path.
     path: String,
     replacements: usize,
@@ -1208,13 +1211,13 @@ struct PreparedEdit {
     line_range: [usize; 2],
     line_ranges: Vec<[usize; 2]>,
     line_numbers_stripped: bool,
-    new_text: Text,
+    pub(crate) new_text: Text,
 }
 
 impl PreparedEdit {
     /// The response to `request`, given the diff (and whether it was cut), the sizes and the
     /// hash of what the file holds (no diagnostics or backup path yet), and the new text.
-    fn into_response(
+    pub(crate) fn into_response(
         self,
         request: &EditFileRequest,
         diff: (String, bool),

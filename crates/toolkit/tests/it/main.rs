@@ -17,6 +17,7 @@ mod hostile_state;
 mod hostile_tools;
 mod locks_across;
 mod model_patches;
+mod notebooks;
 mod patch_files;
 mod patch_inputs;
 mod read_only;
