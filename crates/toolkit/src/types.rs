@@ -483,7 +483,7 @@ pub struct EditFileRequest {
     /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
-    /// Edit inside this notebook cell's source (.ipynb; id from notebook_read)
+    /// Notebook cell to edit in (.ipynb)
     #[serde(default)]
     pub cell_id: Option<String>,
 }
@@ -1018,7 +1018,7 @@ pub struct NotebookEditRequest {
     pub path: String,
     /// replace, insert_before, insert_after or delete.
     #[serde(alias = "edit_mode")]
-    #[schemars(extend("x-aliases" = ["edit_mode"]))]
+    #[schemars(with = "String", extend("enum" = ["replace", "insert_before", "insert_after", "delete"], "x-aliases" = ["edit_mode"]))]
     pub action: NotebookAction,
     /// The cell's id (from notebook_read); or give index.
     #[serde(default)]
@@ -1032,6 +1032,7 @@ pub struct NotebookEditRequest {
     pub source: Option<String>,
     /// The new cell's type (default: the cell's own for replace, code for an insert).
     #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["code", "markdown", "raw"]))]
     pub cell_type: Option<CellType>,
     /// The SHA-256 the file must have now; always checked, even with force.
     #[serde(default)]

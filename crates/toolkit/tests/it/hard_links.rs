@@ -77,6 +77,13 @@ fn hostile_calls(tool: &str) -> Option<Vec<Value>> {
             .collect(),
         "edit_file" => each(&|p| json!({"path": p, "old_string": "SECRET_VALUE", "new_string": "changed"})),
         "insert_lines" => each(&|p| json!({"path": p, "line": 0, "text": "# added"})),
+        "notebook_read" => each(&|p| json!({"path": p})),
+        "notebook_edit" => [false, true]
+            .into_iter()
+            .flat_map(|force| {
+                linked.iter().map(move |p| json!({"path": p, "index": 0, "action": "delete", "force": force}))
+            })
+            .collect(),
         "apply_patch" => each(
             &|p| json!({"patch": format!("*** Begin Patch\n*** Update File: {p}\n@@\n-TOKEN=SECRET_VALUE\n+TOKEN=changed\n*** End Patch\n")}),
         ),
