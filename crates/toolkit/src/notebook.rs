@@ -50,7 +50,9 @@ pub enum Error {
         limit: usize,
     },
     /// A cell source over [`MAX_SOURCE_BYTES`].
-    #[error("the cell source is {size} bytes, over the limit of {limit} bytes (`MAX_SOURCE_BYTES`); split it over several cells")]
+    #[error(
+        "the cell source is {size} bytes, over the limit of {limit} bytes (`MAX_SOURCE_BYTES`); split it over several cells"
+    )]
     SourceTooLarge {
         /// Its size in bytes.
         size: usize,
@@ -156,7 +158,9 @@ impl<'a> Notebook<'a> {
         let Value::Object(root) = value else { return Err(not("the top level is not a JSON object".into())) };
         match root.get("nbformat").and_then(Value::as_u64) {
             Some(4) => {}
-            Some(other) => return Err(not(format!("it is nbformat {other}; convert it with `jupyter nbconvert --to notebook`"))),
+            Some(other) => {
+                return Err(not(format!("it is nbformat {other}; convert it with `jupyter nbconvert --to notebook`")));
+            }
             None => return Err(not("it has no `nbformat` number".into())),
         }
         let minor = root.get("nbformat_minor").and_then(Value::as_u64).unwrap_or(0);
@@ -306,7 +310,13 @@ impl<'a> Notebook<'a> {
     ///
     /// # Errors
     /// [`Error::TooManyCells`] when the notebook already holds [`MAX_CELLS`].
-    pub(crate) fn insert(&self, index: usize, after: bool, source: &str, kind: Kind) -> Result<(Splices, String), Error> {
+    pub(crate) fn insert(
+        &self,
+        index: usize,
+        after: bool,
+        source: &str,
+        kind: Kind,
+    ) -> Result<(Splices, String), Error> {
         if self.cells.len() >= MAX_CELLS {
             return Err(Error::TooManyCells { count: self.cells.len() + 1, limit: MAX_CELLS });
         }
@@ -552,7 +562,8 @@ impl Scanner<'_> {
             Some(b'[') => Ok(self.elements_end(at, depth)?.1),
             Some(_) => {
                 let mut i = at;
-                while i < self.text.len() && !matches!(self.text[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                while i < self.text.len() && !matches!(self.text[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                {
                     i += 1;
                 }
                 Ok(i)
@@ -673,7 +684,10 @@ mod tests {
         .unwrap();
         let (summary, cut) = summarise_outputs(&outputs, 1000);
         assert!(!cut);
-        assert_eq!(summary, "[display_data] <image/png, 4 bytes, not shown> <Figure>\n[error] E: bad (traceback of 2 lines not shown)");
+        assert_eq!(
+            summary,
+            "[display_data] <image/png, 4 bytes, not shown> <Figure>\n[error] E: bad (traceback of 2 lines not shown)"
+        );
         let (summary, cut) = summarise_outputs(&outputs, 10);
         assert!(cut && summary.starts_with("[display_d"), "{summary}");
     }

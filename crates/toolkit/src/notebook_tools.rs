@@ -42,7 +42,9 @@ fn splice(path: &str, text: &Text, splices: &notebook::Splices, count: usize) ->
         Ok(again) if again.cells.len() == count => Ok(new_text),
         _ => Err(refused(
             path,
-            notebook::Error::NotNotebook { reason: "the change would not leave a readable notebook, so nothing was written".into() },
+            notebook::Error::NotNotebook {
+                reason: "the change would not leave a readable notebook, so nothing was written".into(),
+            },
         )),
     }
 }
@@ -180,8 +182,9 @@ impl Toolkit {
         if request.dry_run {
             return Ok(response(self.diff(&rel, old, new_text.as_str()), editkit_vfs::Sha256::of(&bytes)));
         }
-        let (wrote, _, diff) =
-            self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), || self.diff(&rel, old, new_text.as_str()))?;
+        let (wrote, _, diff) = self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), || {
+            self.diff(&rel, old, new_text.as_str())
+        })?;
         drop(bytes);
         let KeptWrite { written, reformatted, .. } = wrote;
         if !reformatted {
@@ -200,7 +203,10 @@ impl Toolkit {
         vet: &impl Fn(&str, &str) -> Result<()>,
     ) -> Result<EditFileResponse> {
         if request.within.is_some() {
-            return Err(Error::invalid("within", "give within or cell_id, not both: cell_id already confines the edit"));
+            return Err(Error::invalid(
+                "within",
+                "give within or cell_id, not both: cell_id already confines the edit",
+            ));
         }
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
@@ -228,9 +234,10 @@ impl Toolkit {
             let diff = self.diff(&label, &old_source, &new_source);
             return Ok(prepared.into_response(request, diff, file.size(), bytes.len() as u64, sha256).0);
         }
-        let (wrote, diagnostics, diff) = self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), || {
-            self.diff(&label, &old_source, &new_source)
-        })?;
+        let (wrote, diagnostics, diff) =
+            self.write_edited(workspace, lock, &file, &bytes, new_text.as_str(), || {
+                self.diff(&label, &old_source, &new_source)
+            })?;
         drop(bytes);
         let KeptWrite { written, kept, reformatted } = wrote;
         let (mut response, _) = prepared.into_response(request, diff, file.size(), written.size, written.sha256);

@@ -83,8 +83,11 @@ __all__ = [
     "ListRootsResult",
     "MoveResult",
     "NoChange",
+    "NotEncodable",
     "NotFound",
     "NotUtf8",
+    "NotebookEditResult",
+    "NotebookReadResult",
     "OutsideWorkspace",
     "PermissionDenied",
     "ReadFileResult",
@@ -115,6 +118,7 @@ class ReadFileResult(Result):
     bom: bool
     code_blocks: list[dict[str, Any]]
     content: str
+    encoding: str | None
     end_line: int
     errors: list[dict[str, Any]]
     facts_included: bool
@@ -292,6 +296,23 @@ class EditorClearResult(Result):
     discarded_changes: bool
     session_id: str
 
+class NotebookReadResult(Result):
+    cells: list[dict[str, Any]]
+    nbformat: str
+    path: str
+    sha256: str
+
+class NotebookEditResult(Result):
+    action: Literal['replace'] | Literal['insert_before'] | Literal['insert_after'] | Literal['delete']
+    cell_count: int
+    cell_id: str
+    diff: str
+    diff_truncated: bool
+    dry_run: bool
+    index: int
+    path: str
+    sha256: str
+
 class EditPythonFileResult(Result):
     alignment: str
     backup_path: str | None
@@ -401,6 +422,7 @@ class Toolkit:
         self,
         path: str,
         *,
+        encoding: str | None = ...,
         include_symbols: bool | None = ...,
         limit: int | None = ...,
         offset: int | None = ...,
@@ -408,7 +430,7 @@ class Toolkit:
         tail: int | None = ...,
         **aliases: Any,
     ) -> ReadFileResult:
-        """Read a text file inside the workspace. Returns the content (LF line endings; a range of lines with offset/limit, or the last lines with tail; then start_line and end_line say which of total_lines; a read longer than the page bound ends early with next_offset, the offset to read on from), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols, and for Markdown headers, code blocks and links, on whole reads of files up to 256 KiB or with include_symbols (facts_included says which); an offset past the end is refused with the line count; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit, UTF-16 and invalid UTF-8."""
+        """Read a text file inside the workspace. Returns the content (LF line endings; offset/limit or tail pick lines, start_line/end_line of total_lines say which; a long read ends early with next_offset, where to read on), its sha256, file_type and line_count; for code also is_valid, syntax errors and symbols, and for Markdown headers, code blocks and links, on whole reads of files up to 256 KiB or with include_symbols (facts_included says which); an offset past the end is refused with the line count; binary files give is_binary and size only. Reading arms the staleness guard: a later write or edit is refused if the file changes on disk in between. Legacy encodings are decoded when detected. Refuses paths outside the workspace, blocked files (.git, .env, keys), files over the size limit."""
     def write_file(
         self,
         path: str,
@@ -416,6 +438,7 @@ class Toolkit:
         *,
         create_dirs: bool | None = ...,
         create_new: bool | None = ...,
+        encoding: str | None = ...,
         expected_hash: str | None = ...,
         force: bool | None = ...,
         **aliases: Any,
@@ -447,7 +470,9 @@ class Toolkit:
         new_string: str,
         *,
         backup: bool | None = ...,
+        cell_id: str | None = ...,
         dry_run: bool | None = ...,
+        encoding: str | None = ...,
         expected_hash: str | None = ...,
         force: bool | None = ...,
         replace_all: bool | None = ...,
@@ -615,6 +640,29 @@ class Toolkit:
         **aliases: Any,
     ) -> EditorClearResult:
         """Close an editor session, discarding changes that were not stored."""
+    def notebook_read(
+        self,
+        path: str,
+        *,
+        max_output_chars: int | None = ...,
+        **aliases: Any,
+    ) -> NotebookReadResult:
+        """Read a Jupyter notebook (.ipynb, nbformat 4) by cell: each cell's id (nbformat 4.5 ids; cell-<index> in older notebooks), cell_type, source as text, execution_count and a text summary of its outputs (streams and text/plain shown, images and other data named with their size, never inlined; max_output_chars per cell). Arms the staleness guard like read_file. Edit a cell with notebook_edit, or inside one with edit_file and cell_id."""
+    def notebook_edit(
+        self,
+        path: str,
+        action: Literal['replace', 'insert_before', 'insert_after', 'delete'],
+        *,
+        cell_id: str | None = ...,
+        cell_type: Literal['code', 'markdown', 'raw'] | None = ...,
+        dry_run: bool | None = ...,
+        expected_hash: str | None = ...,
+        force: bool | None = ...,
+        index: int | None = ...,
+        source: str | None = ...,
+        **aliases: Any,
+    ) -> NotebookEditResult:
+        """Change one cell of a Jupyter notebook, named by cell_id or index: replace its source (and cell_type), insert_before or insert_after it a new cell (source, cell_type default code), or delete it. Only that cell's JSON text changes (the file's indentation, key order and line endings are kept); a changed code cell's outputs and execution_count are cleared. Refused when the notebook changed since you read it (read it again, or pass force); undo with undo_edit; dry_run shows the diff without writing."""
     def edit_python_file(
         self,
         path: str,
@@ -706,6 +754,7 @@ class Toolkit:
         *,
         dialect: Literal['hunks', 'begin_patch', 'unified'] | None = ...,
         dry_run: bool | None = ...,
+        encoding: str | None = ...,
         force: bool | None = ...,
         strict: bool | None = ...,
         **aliases: Any,

@@ -142,7 +142,8 @@ fn notebook_read_gives_cells_with_ids_sources_and_output_summaries() {
     let short = env.ok("notebook_read", json!({"path": "test4.5.ipynb", "max_output_chars": 5}));
     let cut = short["cells"].as_array().unwrap().iter().find(|c| c["outputs_truncated"] == true).unwrap();
     assert!(cut["outputs"].as_str().unwrap().contains("more characters)"), "{cut}");
-    let refused = env.refused("notebook_read", json!({"path": "test4.5.ipynb", "max_output_chars": 20_001}), "invalid_args");
+    let refused =
+        env.refused("notebook_read", json!({"path": "test4.5.ipynb", "max_output_chars": 20_001}), "invalid_args");
     assert!(refused["error"]["message"].as_str().unwrap().contains("MAX_OUTPUT_CHARS"), "{refused}");
     // Not a notebook.
     env.put("plain.json", b"{\"a\": 1}\n");
@@ -235,7 +236,8 @@ fn cells_are_named_by_id_and_ids_are_unique() {
         assert!(ids.insert(added["cell_id"].as_str().unwrap().to_owned()), "repeated id on insert {n}");
         assert_valid(&env, name);
     }
-    let refused = env.refused("notebook_edit", json!({"path": name, "cell_id": "nope", "action": "delete"}), "not_found");
+    let refused =
+        env.refused("notebook_edit", json!({"path": name, "cell_id": "nope", "action": "delete"}), "not_found");
     assert!(refused["error"]["message"].as_str().unwrap().contains(&id), "{refused}");
     // A deleted cell, then its id, are gone.
     env.ok("notebook_edit", json!({"path": name, "cell_id": id, "action": "delete"}));
@@ -243,7 +245,10 @@ fn cells_are_named_by_id_and_ids_are_unique() {
     assert_valid(&env, name);
     // Positional ids name cells of older notebooks.
     env.put("test4.ipynb", &corpus("test4.ipynb"));
-    env.ok("notebook_edit", json!({"path": "test4.ipynb", "cell_id": "cell-3", "action": "replace", "source": "z = 3"}));
+    env.ok(
+        "notebook_edit",
+        json!({"path": "test4.ipynb", "cell_id": "cell-3", "action": "replace", "source": "z = 3"}),
+    );
     assert_eq!(parsed(&env, "test4.ipynb")["cells"][3]["source"], json!(["z = 3"]));
     assert_valid(&env, "test4.ipynb");
 }
@@ -267,8 +272,13 @@ fn edit_file_with_cell_id_edits_inside_one_cell_with_drift() {
     let name = "test4.5.ipynb";
     let old = corpus(name);
     let nb = parsed(&env, name);
-    let (index, cell) =
-        nb["cells"].as_array().unwrap().iter().enumerate().find(|(_, c)| c["outputs"] != json!([]) && c["cell_type"] == "code").unwrap();
+    let (index, cell) = nb["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c["outputs"] != json!([]) && c["cell_type"] == "code")
+        .unwrap();
     let source: String = cell["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
     let id = cell["id"].as_str().unwrap();
     let first_line = source.lines().next().unwrap().to_owned();
@@ -288,8 +298,16 @@ fn edit_file_with_cell_id_edits_inside_one_cell_with_drift() {
     assert_eq!((&now["outputs"], &now["execution_count"]), (&json!([]), &Value::Null));
     // Text only another cell holds is not found in this one.
     let elsewhere = nb["cells"][0]["source"][0].as_str().unwrap();
-    env.refused("edit_file", json!({"path": name, "cell_id": id, "old_string": elsewhere, "new_string": "x"}), "not_found");
-    env.refused("edit_file", json!({"path": name, "cell_id": "nope", "old_string": "a", "new_string": "b"}), "not_found");
+    env.refused(
+        "edit_file",
+        json!({"path": name, "cell_id": id, "old_string": elsewhere, "new_string": "x"}),
+        "not_found",
+    );
+    env.refused(
+        "edit_file",
+        json!({"path": name, "cell_id": "nope", "old_string": "a", "new_string": "b"}),
+        "not_found",
+    );
     // A dry run writes nothing; undo restores every byte.
     let before = bytes(&env, name);
     let dry = json!({"path": name, "cell_id": id, "old_string": "# edited", "new_string": "# again", "dry_run": true});
@@ -326,10 +344,8 @@ fn a_stale_notebook_is_refused_and_nothing_is_written() {
 fn dry_run_shows_the_diff_and_writes_nothing() {
     let env = setup("test4.ipynb");
     let name = "test4.ipynb";
-    let dry = env.ok(
-        "notebook_edit",
-        json!({"path": name, "index": 0, "action": "replace", "source": "pass", "dry_run": true}),
-    );
+    let dry = env
+        .ok("notebook_edit", json!({"path": name, "index": 0, "action": "replace", "source": "pass", "dry_run": true}));
     assert_eq!(dry["dry_run"], true);
     assert!(dry["diff"].as_str().unwrap().contains("+    \"pass\""), "{dry}");
     assert_eq!(bytes(&env, name), corpus(name));
@@ -382,12 +398,19 @@ fn arguments_and_bounds_are_refused_by_name_and_nothing_is_written() {
     );
     assert!(big["error"]["message"].as_str().unwrap().contains("MAX_SOURCE_BYTES"), "{big}");
     // A replacement that changes nothing.
-    let same = parsed(&env, name)["cells"][0]["source"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect::<String>();
+    let same = parsed(&env, name)["cells"][0]["source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect::<String>();
     env.refused("notebook_edit", json!({"path": name, "index": 0, "action": "replace", "source": same}), "no_change");
     // Too many cells.
     let cell = r#"{"cell_type": "raw", "metadata": {}, "source": []}"#;
     let cells = vec![cell; editkit::notebook::MAX_CELLS + 1].join(",\n  ");
-    let many = format!("{{\n \"cells\": [\n  {cells}\n ],\n \"metadata\": {{}},\n \"nbformat\": 4,\n \"nbformat_minor\": 4\n}}\n");
+    let many = format!(
+        "{{\n \"cells\": [\n  {cells}\n ],\n \"metadata\": {{}},\n \"nbformat\": 4,\n \"nbformat_minor\": 4\n}}\n"
+    );
     env.put("many.ipynb", many.as_bytes());
     let refused = env.refused("notebook_read", json!({"path": "many.ipynb"}), "too_large");
     assert!(refused["error"]["message"].as_str().unwrap().contains("MAX_CELLS"), "{refused}");
