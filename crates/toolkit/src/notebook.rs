@@ -525,6 +525,9 @@ fn plain(text: &str) -> String {
     out.trim_end_matches('\n').to_owned()
 }
 
+/// An object's members: each key with its value's range.
+type Members = Vec<(String, Range<usize>)>;
+
 /// Finds where JSON values stand in text already known to be JSON.
 struct Scanner<'t> {
     text: &'t [u8],
@@ -572,7 +575,7 @@ impl Scanner<'_> {
         }
     }
 
-    fn members_end(&self, at: usize, depth: usize) -> Result<(Vec<(String, Range<usize>)>, usize), String> {
+    fn members_end(&self, at: usize, depth: usize) -> Result<(Members, usize), String> {
         let mut members = Vec::new();
         let mut i = self.skip_ws(at + 1);
         if self.text.get(i) == Some(&b'}') {
@@ -616,7 +619,7 @@ impl Scanner<'_> {
     }
 
     /// The members of the object at `at`, each with its value's range.
-    fn members(&self, at: usize, depth: usize) -> Result<Vec<(String, Range<usize>)>, String> {
+    fn members(&self, at: usize, depth: usize) -> Result<Members, String> {
         if self.text.get(at) != Some(&b'{') {
             return Err("an object was expected".into());
         }
