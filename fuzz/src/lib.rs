@@ -221,6 +221,57 @@ pub fn call(data: &[u8]) {
     assert_eq!(snapshot(&base, &root), before, "{tool} changed something outside the root");
 }
 
+/// The notebook tools on an arbitrary file named `nb.ipynb`: every result is a contract object,
+/// and whenever an edit was written, the file still reads as a notebook with the cell count
+/// the edit reported.
+pub fn notebook(data: &[u8]) {
+    let Ok(tmp) = tempfile::tempdir() else { return };
+    let Ok(toolkit) = editkit::Toolkit::open(tmp.path(), editkit::ToolkitOptions::default()) else { return };
+    if std::fs::write(tmp.path().join("nb.ipynb"), data).is_err() {
+        return;
+    }
+    let contract = |result: &serde_json::Value| {
+        if result["ok"] != true {
+            let kind = result["error"]["kind"].as_str().expect("every error has a kind");
+            assert!(editkit::ERROR_KINDS.contains(&kind), "kind {kind:?} is not a contract kind");
+        }
+    };
+    let read = editkit::tools::call(&toolkit, "notebook_read", serde_json::json!({"path": "nb.ipynb"}));
+    contract(&read);
+    let first = read["cells"][0]["id"].as_str().unwrap_or("cell-0").to_owned();
+    let edits = [
+        (
+            "notebook_edit",
+            serde_json::json!({"path": "nb.ipynb", "index": 0, "action": "replace", "source": "x = 1\n"}),
+        ),
+        (
+            "notebook_edit",
+            serde_json::json!({"path": "nb.ipynb", "index": 0, "action": "replace", "source": "# m", "cell_type": "markdown"}),
+        ),
+        (
+            "notebook_edit",
+            serde_json::json!({"path": "nb.ipynb", "index": 0, "action": "insert_before", "source": "a\nb"}),
+        ),
+        ("notebook_edit", serde_json::json!({"path": "nb.ipynb", "index": 0, "action": "insert_after", "source": ""})),
+        (
+            "edit_file",
+            serde_json::json!({"path": "nb.ipynb", "cell_id": first, "old_string": "x = 1", "new_string": "x = 2"}),
+        ),
+        ("notebook_edit", serde_json::json!({"path": "nb.ipynb", "index": 0, "action": "delete", "force": true})),
+    ];
+    for (tool, args) in edits {
+        let result = editkit::tools::call(&toolkit, tool, args);
+        contract(&result);
+        if result["ok"] == true {
+            let again = editkit::tools::call(&toolkit, "notebook_read", serde_json::json!({"path": "nb.ipynb"}));
+            assert_eq!(again["ok"], true, "{tool} left a file that is not a notebook: {again}");
+            if let Some(count) = result["cell_count"].as_u64() {
+                assert_eq!(again["cells"].as_array().map(Vec::len), Some(count as usize), "{tool}: cell count");
+            }
+        }
+    }
+}
+
 /// Strict JSON parsing against serde_json: text serde_json refuses is refused, text it reads
 /// is read to the same value unless a key repeats, and a repeated key is named.
 pub fn json(data: &[u8]) {

@@ -18,6 +18,7 @@ fn seed_dirs(target: &str) -> &'static [&'static str] {
         "patch" => &["fixtures/patches"],
         "analyze" => &["fixtures/code", "fixtures/markdown"],
         "call" | "json" => &["fixtures/calls"],
+        "notebook" => &["fixtures/notebooks"],
         _ => &[],
     }
 }

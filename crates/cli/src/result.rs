@@ -7,7 +7,8 @@
 //! like `cat -n` (a right-aligned number and a tab) unless the server was started with
 //! `--line-numbers off`. `edit_file` strips that prefix when a model copies it into
 //! `old_string`. Writes, edits and patches answer what changed, the diff and any post-write
-//! problems; searches answer `path:line:column: text` lines; listings one path per line. A
+//! problems; searches answer `path:line:column: text` lines; listings one path per line; a
+//! notebook read its cells (a header line per cell, its source, its outputs' summary). A
 //! refusal answers `kind: message`. Other results answer their JSON.
 //!
 //! Every name in the text goes through [`ShownPath`] (quoted as git quotes names when it holds
@@ -149,6 +150,54 @@ fn render(tool: &str, result: &Value, style: TextStyle) -> String {
             out.push('\n');
             diff(&mut out, result);
             problems(&mut out, result.get("diagnostics"));
+        }
+        "notebook_read" => {
+            let cells = items(result, "cells");
+            let _ = writeln!(
+                out,
+                "{} · nbformat {} · {} · sha256 {}",
+                name(result, "path"),
+                said(result, "nbformat"),
+                plural(cells.len() as u64, "cell"),
+                said(result, "sha256")
+            );
+            for cell in cells {
+                let _ = write!(
+                    out,
+                    "--- cell {} · id {} · {}",
+                    num(cell, "index"),
+                    said(cell, "id"),
+                    said(cell, "cell_type")
+                );
+                if let Some(count) = cell.get("execution_count").and_then(Value::as_i64) {
+                    let _ = write!(out, " · execution_count {count}");
+                }
+                out.push('\n');
+                let source = str_of(cell, "source");
+                out.push_str(source);
+                if !source.is_empty() && !source.ends_with('\n') {
+                    out.push('\n');
+                }
+                let outputs = str_of(cell, "outputs");
+                if !outputs.is_empty() {
+                    let _ = writeln!(out, "--- outputs ({})\n{}", num(cell, "output_count"), shown::lines(outputs));
+                }
+            }
+        }
+        "notebook_edit" => {
+            let dry = result.get("dry_run").and_then(Value::as_bool) == Some(true);
+            let _ = writeln!(
+                out,
+                "{}{} cell {} (id {}) of {} · {} · sha256 {}",
+                if dry { "would " } else { "" },
+                said(result, "action"),
+                num(result, "index"),
+                said(result, "cell_id"),
+                name(result, "path"),
+                plural(num(result, "cell_count"), "cell"),
+                said(result, "sha256")
+            );
+            diff(&mut out, result);
         }
         "apply_patch" => {
             let dry = result.get("dry_run").and_then(Value::as_bool) == Some(true);
@@ -512,6 +561,20 @@ mod tests {
         let plain = TextStyle { line_numbers: false };
         let read = json!({"ok": true, "path": "a", "content": "x\n", "sha256": "ab", "start_line": 1, "end_line": 1, "total_lines": 1});
         assert_eq!(text(&tool_result("read_file", read, plain)), "a · 1 line · sha256 ab\nx\n");
+    }
+
+    #[test]
+    fn a_notebook_read_is_its_cells() {
+        let read = json!({"ok": true, "path": "n.ipynb", "nbformat": "4.5", "sha256": "ab", "cells": [
+            {"index": 0, "id": "a1", "cell_type": "markdown", "source": "# T", "execution_count": null,
+             "output_count": 0, "outputs": "", "outputs_truncated": false},
+            {"index": 1, "id": "b2", "cell_type": "code", "source": "print(1)\n", "execution_count": 3,
+             "output_count": 1, "outputs": "[stdout] 1\u{1b}", "outputs_truncated": false}]});
+        assert_eq!(
+            text(&tool_result("notebook_read", read, TextStyle::default())),
+            "n.ipynb · nbformat 4.5 · 2 cells · sha256 ab\n--- cell 0 · id a1 · markdown\n# T\n\
+             --- cell 1 · id b2 · code · execution_count 3\nprint(1)\n--- outputs (1)\n[stdout] 1\\033\n"
+        );
     }
 
     #[test]

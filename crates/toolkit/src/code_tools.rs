@@ -34,6 +34,7 @@ impl Toolkit {
             strict: false,
             encoding: None,
             stale: StaleMode::Merge,
+            cell_id: None,
         };
         let path = request.path.clone();
         // The errors already there are counted on the text the edit read under its lock.

@@ -136,6 +136,15 @@ pub enum Error {
         /// The file, or `patch`.
         what: String,
     },
+    /// A notebook tool refused (not a notebook, no such cell, past a bound).
+    #[error("`{path}`: {source}")]
+    Notebook {
+        /// The notebook.
+        path: String,
+        /// Why.
+        #[source]
+        source: crate::notebook::Error,
+    },
     /// The toolkit was opened read-only and the tool would write.
     #[error("`{tool}` writes, and this toolkit is read-only")]
     ReadOnly {
@@ -378,6 +387,13 @@ impl Error {
             Error::InvalidArgs { .. } | Error::UnknownTool { .. } => ErrorKind::InvalidArgs,
             Error::NoSession { .. } | Error::SessionEvicted { .. } | Error::NothingToUndo { .. } => ErrorKind::NotFound,
             Error::LimitExceeded { .. } => ErrorKind::TooLarge,
+            Error::Notebook { source, .. } => match source {
+                crate::notebook::Error::NotNotebook { .. } => ErrorKind::InvalidArgs,
+                crate::notebook::Error::NoCell { .. } => ErrorKind::NotFound,
+                crate::notebook::Error::TooManyCells { .. } | crate::notebook::Error::SourceTooLarge { .. } => {
+                    ErrorKind::TooLarge
+                }
+            },
             Error::ReadOnly { .. } => ErrorKind::Blocked,
         }
     }
@@ -464,6 +480,28 @@ impl Error {
             }
             Error::ReadOnly { tool } => {
                 map.insert("tool".into(), json!(tool));
+            }
+            Error::Notebook { path, source } => {
+                map.insert("path".into(), json!(path));
+                match source {
+                    crate::notebook::Error::NoCell { count, .. } => {
+                        map.insert("cell_count".into(), json!(count));
+                    }
+                    crate::notebook::Error::TooManyCells { count, limit } => {
+                        map.insert("cell_count".into(), json!(count));
+                        map.insert("limit".into(), json!("MAX_CELLS"));
+                        map.insert("max_cells".into(), json!(limit));
+                    }
+                    crate::notebook::Error::SourceTooLarge { size, limit } => {
+                        map.insert("size_bytes".into(), json!(size));
+                        map.insert("limit_bytes".into(), json!(limit));
+                        map.insert("limit".into(), json!("MAX_SOURCE_BYTES"));
+                        map.insert("field".into(), json!("source"));
+                    }
+                    crate::notebook::Error::NotNotebook { .. } => {
+                        map.insert("field".into(), json!("path"));
+                    }
+                }
             }
         }
         map

@@ -53,6 +53,8 @@ mod error;
 mod fs_tools;
 mod history;
 pub mod json;
+pub mod notebook;
+mod notebook_tools;
 mod outside;
 #[cfg(feature = "patch")]
 mod patch_tools;

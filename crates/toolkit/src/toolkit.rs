@@ -913,6 +913,15 @@ impl Toolkit {
                 ));
             }
         }
+        if let Some(cell_id) = &request.cell_id {
+            if !request.edits.is_empty() {
+                return Err(Error::invalid(
+                    "edits",
+                    "`edits` cannot be given with cell_id; edit a cell with old_string and new_string",
+                ));
+            }
+            return self.edit_cell(request, cell_id, &vet);
+        }
         let (root, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let rel = lock.path().to_owned();
@@ -992,7 +1001,7 @@ impl Toolkit {
 
     /// An edit worked out on the file's text, nothing written: the new text and what the
     /// response says of the match and the change.
-    fn prepare_edit(
+    pub(crate) fn prepare_edit(
         &self,
         rel: &str,
         old_text: &Text,
@@ -1391,7 +1400,7 @@ fn strip_view_prefixes(text: &str) -> String {
 
 /// An edit worked out, before anything is written ([`Toolkit::edit`]).
 #[derive(Debug)]
-struct PreparedEdit {
+pub(crate) struct PreparedEdit {
     /// The file's canonical path.
     path: String,
     replacements: usize,
@@ -1401,7 +1410,7 @@ struct PreparedEdit {
     line_range: [usize; 2],
     line_ranges: Vec<[usize; 2]>,
     line_numbers_stripped: bool,
-    new_text: Text,
+    pub(crate) new_text: Text,
     /// Each edit's placement, for a several-edit call.
     placements: Vec<EditPlacement>,
     /// The byte ranges replaced and their new text, when asked for (a merge carries them over
@@ -1457,7 +1466,7 @@ fn placement(replaced: &matcher::Planned) -> EditPlacement {
 impl PreparedEdit {
     /// The response to `request`, given the diff (and whether it was cut), the sizes and the
     /// hash of what the file holds (no diagnostics or backup path yet), and the new text.
-    fn into_response(
+    pub(crate) fn into_response(
         self,
         request: &EditFileRequest,
         diff: (String, bool),

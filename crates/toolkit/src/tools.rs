@@ -550,6 +550,26 @@ fn entries() -> Vec<Entry> {
             idempotent = false,
             "Close an editor session, discarding changes that were not stored."
         ),
+        tool!(
+            "notebook_read",
+            NotebookReadRequest,
+            NotebookReadResponse,
+            notebook_read,
+            ro = true,
+            destructive = false,
+            idempotent = true,
+            "Read a Jupyter notebook (.ipynb, nbformat 4) by cell: each cell's id (nbformat 4.5 ids; cell-<index> in older notebooks), cell_type, source as text, execution_count and a text summary of its outputs (streams and text/plain shown, images and other data named with their size, never inlined; max_output_chars per cell). Arms the staleness guard like read_file. Edit a cell with notebook_edit, or inside one with edit_file and cell_id."
+        ),
+        tool!(
+            "notebook_edit",
+            NotebookEditRequest,
+            NotebookEditResponse,
+            notebook_edit,
+            ro = false,
+            destructive = true,
+            idempotent = false,
+            "Change one cell of a Jupyter notebook, named by cell_id or index: replace its source (and cell_type), insert_before or insert_after it a new cell (source, cell_type default code), or delete it. Only that cell's JSON text changes (the file's indentation, key order and line endings are kept); a changed code cell's outputs and execution_count are cleared. Refused when the notebook changed since you read it (read it again, or pass force); undo with undo_edit; dry_run shows the diff without writing."
+        ),
     ];
     #[cfg(feature = "analyze")]
     list.extend([
@@ -657,6 +677,7 @@ pub const TOOLSETS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     ("editor", "in-memory editor sessions: several edits, one write", &EDITOR_SESSION_TOOLS),
+    ("notebook", "Jupyter notebooks read and edited by cell", &["notebook_read", "notebook_edit"]),
 ];
 
 /// Which tools a toolkit offers: `all` (the default for the library and `editkit call`), the

@@ -53,6 +53,7 @@ fn cases() -> BTreeMap<&'static str, Vec<Value>> {
             vec![
                 json!({"path": "a.txt", "old_string": "a", "new_string": ten_kib(), "replace_all": true, "dry_run": true}),
                 json!({"path": "a.txt", "old_string": "a", "new_string": ten_kib(), "replace_all": true}),
+                json!({"path": "big.ipynb", "cell_id": "cell-1", "old_string": "a", "new_string": ten_kib(), "replace_all": true}),
             ],
         ),
         (
@@ -109,6 +110,22 @@ fn cases() -> BTreeMap<&'static str, Vec<Value>> {
         ("glob", vec![json!({"pattern": "**/*", "path": "."})]),
         ("apply_patch", vec![json!({"patch": many_hunks, "dry_run": true})]),
         ("delete", vec![json!({"path": "gone", "recursive": true})]),
+        (
+            "notebook_read",
+            vec![
+                json!({"path": "big.ipynb", "max_output_chars": 20_000}),
+                json!({"path": "x.txt", "max_output_chars": huge}),
+            ],
+        ),
+        (
+            "notebook_edit",
+            vec![
+                json!({"path": "big.ipynb", "index": 0, "action": "replace", "source": too_big}),
+                json!({"path": "big.ipynb", "index": 9_999, "action": "insert_after", "source": "a\n".repeat(500_000)}),
+                json!({"path": "big.ipynb", "cell_id": "cell-5000", "action": "replace", "source": "x", "cell_type": "markdown"}),
+                json!({"path": "big.ipynb", "index": 0, "action": "delete"}),
+            ],
+        ),
     ];
     cases.into_iter().collect()
 }
@@ -134,6 +151,14 @@ fn every_tool_answers_hostile_arguments_within_a_memory_limit() {
     put("x.py", &x_lines);
     put("a.txt", &"a\n".repeat(100_000));
     put("a.py", &"def f():\n    a = 1\n".repeat(1_000));
+    // A notebook of the most cells a notebook tool takes, just under the read limit.
+    let cell = json!({"cell_type": "code", "execution_count": 1, "metadata": {},
+        "outputs": [{"name": "stdout", "output_type": "stream", "text": ["o".repeat(300)]}],
+        "source": vec!["a = 1\n"; 40]});
+    let big = json!({"cells": vec![cell; 10_000], "metadata": {}, "nbformat": 4, "nbformat_minor": 4});
+    let big = serde_json::to_string_pretty(&big).expect("a notebook");
+    assert!(big.len() < READ_LIMIT, "{}", big.len());
+    put("big.ipynb", &big);
     for n in 0..100 {
         put(&format!("gone/f{n}.txt"), "gone\n");
     }

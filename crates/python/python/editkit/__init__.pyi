@@ -88,6 +88,8 @@ __all__ = [
     "NotEncodable",
     "NotFound",
     "NotUtf8",
+    "NotebookEditResult",
+    "NotebookReadResult",
     "OutsideWorkspace",
     "PermissionDenied",
     "ReadFileResult",
@@ -312,6 +314,23 @@ class EditorClearResult(Result):
     discarded_changes: bool
     session_id: str
 
+class NotebookReadResult(Result):
+    cells: list[dict[str, Any]]
+    nbformat: str
+    path: str
+    sha256: str
+
+class NotebookEditResult(Result):
+    action: Literal['replace'] | Literal['insert_before'] | Literal['insert_after'] | Literal['delete']
+    cell_count: int
+    cell_id: str
+    diff: str
+    diff_truncated: bool
+    dry_run: bool
+    index: int
+    path: str
+    sha256: str
+
 class EditPythonFileResult(Result):
     alignment: str
     backup_path: str | None
@@ -471,6 +490,7 @@ class Toolkit:
         new_string: str | None = ...,
         *,
         backup: bool | None = ...,
+        cell_id: str | None = ...,
         dry_run: bool | None = ...,
         edits: list[dict[str, Any]] | None = ...,
         encoding: str | None = ...,
@@ -655,6 +675,29 @@ class Toolkit:
         **aliases: Any,
     ) -> EditorClearResult:
         """Close an editor session, discarding changes that were not stored."""
+    def notebook_read(
+        self,
+        path: str,
+        *,
+        max_output_chars: int | None = ...,
+        **aliases: Any,
+    ) -> NotebookReadResult:
+        """Read a Jupyter notebook (.ipynb, nbformat 4) by cell: each cell's id (nbformat 4.5 ids; cell-<index> in older notebooks), cell_type, source as text, execution_count and a text summary of its outputs (streams and text/plain shown, images and other data named with their size, never inlined; max_output_chars per cell). Arms the staleness guard like read_file. Edit a cell with notebook_edit, or inside one with edit_file and cell_id."""
+    def notebook_edit(
+        self,
+        path: str,
+        action: Literal['replace', 'insert_before', 'insert_after', 'delete'],
+        *,
+        cell_id: str | None = ...,
+        cell_type: Literal['code', 'markdown', 'raw'] | None = ...,
+        dry_run: bool | None = ...,
+        expected_hash: str | None = ...,
+        force: bool | None = ...,
+        index: int | None = ...,
+        source: str | None = ...,
+        **aliases: Any,
+    ) -> NotebookEditResult:
+        """Change one cell of a Jupyter notebook, named by cell_id or index: replace its source (and cell_type), insert_before or insert_after it a new cell (source, cell_type default code), or delete it. Only that cell's JSON text changes (the file's indentation, key order and line endings are kept); a changed code cell's outputs and execution_count are cleared. Refused when the notebook changed since you read it (read it again, or pass force); undo with undo_edit; dry_run shows the diff without writing."""
     def edit_python_file(
         self,
         path: str,

@@ -28,6 +28,7 @@ fn every_committed_fuzz_input_replays_cleanly() {
         ("paths", targets::paths),
         ("call", targets::call),
         ("json", targets::json),
+        ("notebook", targets::notebook),
         ("matcher", targets::matcher),
         ("analyze", targets::analyze),
         ("patch", targets::patch),

@@ -78,6 +78,13 @@ fn hostile_calls(tool: &str) -> Option<Vec<Value>> {
         "edit_file" => each(&|p| json!({"path": p, "old_string": "SECRET_VALUE", "new_string": "changed"})),
         "insert_lines" => each(&|p| json!({"path": p, "line": 0, "text": "# added"})),
         "merge_snippet" => each(&|p| json!({"path": p, "snippet": "TOKEN=SECRET_VALUE\nADDED=1\n"})),
+        "notebook_read" => each(&|p| json!({"path": p})),
+        "notebook_edit" => [false, true]
+            .into_iter()
+            .flat_map(|force| {
+                linked.iter().map(move |p| json!({"path": p, "index": 0, "action": "delete", "force": force}))
+            })
+            .collect(),
         "apply_patch" => each(
             &|p| json!({"patch": format!("*** Begin Patch\n*** Update File: {p}\n@@\n-TOKEN=SECRET_VALUE\n+TOKEN=changed\n*** End Patch\n")}),
         ),

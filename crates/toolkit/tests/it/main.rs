@@ -19,6 +19,7 @@ mod hostile_tools;
 mod locks_across;
 mod model_patches;
 mod multi_edit;
+mod notebooks;
 mod outside;
 mod patch_files;
 mod patch_inputs;

@@ -28,18 +28,21 @@ fn chmod(path: &Path, mode: u32) {
 
 const PY: &str = "def f():\n    return 1\n";
 const MD: &str = "# Project\n\nText.\n";
+const NB: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": 1,\n   \"id\": \"c1\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"x = 1\"\n   ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
 
-/// A workspace where `ro.py`, `ro.txt`, `PROJECT.md` and `dir/ro.txt` are 0444, and `rw.txt` 0644.
+/// A workspace where `ro.py`, `ro.txt`, `PROJECT.md`, `ro.ipynb` and `dir/ro.txt` are 0444, and
+/// `rw.txt` 0644.
 fn env() -> Env {
     let env = Env::with_files(&[
         ("ro.py", PY),
         ("ro.txt", "one\ntwo\n"),
         ("PROJECT.md", MD),
+        ("ro.ipynb", NB),
         ("dir/ro.txt", "inside\n"),
         ("dir/rw.txt", "writable\n"),
         ("rw.txt", "free\n"),
     ]);
-    for path in ["ro.py", "ro.txt", "PROJECT.md", "dir/ro.txt"] {
+    for path in ["ro.py", "ro.txt", "PROJECT.md", "ro.ipynb", "dir/ro.txt"] {
         chmod(&env.dir.path().join(path), 0o444);
     }
     env
@@ -57,6 +60,12 @@ fn calls(tool: &str) -> Option<Vec<Value>> {
         "edit_file" => vec![
             json!({"path": "ro.txt", "old_string": "two", "new_string": "2"}),
             json!({"path": "ro.txt", "old_string": "two", "new_string": "2", "force": true}),
+            json!({"path": "ro.ipynb", "cell_id": "c1", "old_string": "x = 1", "new_string": "x = 2"}),
+        ],
+        "notebook_edit" => vec![
+            json!({"path": "ro.ipynb", "cell_id": "c1", "action": "replace", "source": "x = 2"}),
+            json!({"path": "ro.ipynb", "index": 0, "action": "insert_after", "source": "y = 1", "force": true}),
+            json!({"path": "ro.ipynb", "index": 0, "action": "delete"}),
         ],
         "insert_lines" => vec![json!({"path": "ro.txt", "line": -1, "text": "three"})],
         "merge_snippet" => vec![
@@ -93,7 +102,7 @@ fn calls(tool: &str) -> Option<Vec<Value>> {
 fn every_writing_tool_refuses_a_read_only_file_naming_its_mode_and_changes_nothing() {
     let env = env();
     let root = env.dir.path().to_owned();
-    let watched = ["ro.py", "ro.txt", "PROJECT.md", "dir/ro.txt", "dir/rw.txt", "rw.txt"];
+    let watched = ["ro.py", "ro.txt", "PROJECT.md", "ro.ipynb", "dir/ro.txt", "dir/rw.txt", "rw.txt"];
     let before: Vec<_> = watched.iter().map(|path| state(&root.join(path))).collect();
     for path in ["ro.py", "ro.txt", "PROJECT.md", "rw.txt"] {
         env.ok("read_file", json!({ "path": path }));

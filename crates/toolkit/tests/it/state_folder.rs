@@ -305,6 +305,7 @@ fn writing_call(tool: &str, session: &str) -> Option<Value> {
         "write_python_file" => json!({"path": "src/new.py", "content": "x = 1\n"}),
         "write_markdown_file" => json!({"path": "docs/new.md", "content": "# New\n"}),
         "update_project_index" => json!({"project_name": "p", "description": "d", "structure": "s"}),
+        "notebook_edit" => json!({"path": "docs/analysis.ipynb", "index": 0, "action": "delete"}),
         "editor_load" => json!({"path": "docs/guide.md"}),
         "editor_edit" => json!({"session_id": session, "old_string": "say more", "new_string": "say much more"}),
         "editor_write" => json!({"session_id": session, "text": "# Guide\n"}),
