@@ -20,6 +20,7 @@ mod locks_across;
 mod model_patches;
 mod multi_edit;
 mod outside;
+mod outside_patch;
 mod patch_files;
 mod patch_inputs;
 mod read_only;
