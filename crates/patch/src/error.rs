@@ -311,7 +311,7 @@ pub enum Cause {
     )]
     ChangedOutside {
         /// The staleness refusal this stands for.
-        source: editkit_vfs::Error,
+        source: Box<editkit_vfs::Error>,
         /// 1-based first and last line, in the base, of the hunk's region that could not be
         /// carried over (`None`: the patch does not apply to the base).
         edit_lines: Option<[usize; 2]>,
@@ -340,7 +340,8 @@ impl Cause {
     pub fn error_kind(&self) -> ErrorKind {
         use editkit_matcher::ErrorKind as M;
         match self {
-            Cause::Vfs(err) | Cause::ChangedOutside { source: err, .. } => ErrorKind::Vfs(err.error_kind()),
+            Cause::Vfs(err) => ErrorKind::Vfs(err.error_kind()),
+            Cause::ChangedOutside { source, .. } => ErrorKind::Vfs(source.error_kind()),
             Cause::Matcher(err) => match err.error_kind() {
                 // A hunk with nothing to find, or a line range past the file: the patch is wrong.
                 M::EmptyNeedle | M::InvalidRange => ErrorKind::InvalidPatch,

@@ -560,7 +560,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                                 }
                                 Err(edit_lines) => {
                                     failures.push(file_failure(Cause::ChangedOutside {
-                                        source: stale,
+                                        source: Box::new(stale),
                                         edit_lines,
                                         outside: Box::new(outside),
                                     }));
