@@ -104,8 +104,8 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
         Command::Read { file, offset, limit, output, .. } => read(toolkit, &file, offset, limit, output),
         Command::Edit(args) => edit(toolkit, args),
         Command::Snippet(args) => snippet(toolkit, args),
-        Command::Apply { patch, dry_run, force, strict, allow_broken, output, .. } => {
-            apply(toolkit, &patch, dry_run, force, strict, allow_broken, output)
+        Command::Apply { patch, dry_run, force, strict, allow_broken, stale, output, .. } => {
+            apply(toolkit, &patch, ApplyFlags { dry_run, force, strict, allow_broken, stale }, output)
         }
         Command::Grep {
             pattern,
@@ -591,21 +591,23 @@ pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Va
     out
 }
 
-fn apply(
-    toolkit: &Toolkit,
-    patch: &str,
+/// `editkit apply`'s flags.
+struct ApplyFlags {
     dry_run: bool,
     force: bool,
     strict: bool,
     allow_broken: bool,
-    output: OutputArgs,
-) -> Result<u8, u8> {
+    stale: String,
+}
+
+fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) -> Result<u8, u8> {
+    let ApplyFlags { dry_run, force, strict, allow_broken, stale } = flags;
     let text = read_input(patch, "the patch")?;
     // What the files were, for the whole diff and the syntax comparison; found by a dry run.
     let preview = editkit::tools::call(
         toolkit,
         "apply_patch",
-        json!({"patch": text, "dry_run": true, "force": force, "strict": strict}),
+        json!({"patch": text, "dry_run": true, "force": force, "strict": strict, "stale": stale}),
     );
     let paths: Vec<String> = preview["files"]
         .as_array()
@@ -623,7 +625,7 @@ fn apply(
     let result = call(
         toolkit,
         "apply_patch",
-        json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict}),
+        json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict, "stale": stale}),
         output,
     )?;
     let after: Vec<Option<String>> = before.iter().map(|(path, _)| current_text(toolkit, path)).collect();

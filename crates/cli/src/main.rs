@@ -328,6 +328,10 @@ enum Command {
         /// Write and exit 0 even when the patch leaves a syntax error that was not there before.
         #[arg(long)]
         allow_broken: bool,
+        /// When a file changed since editkit read it: `merge` (default) applies each hunk to the
+        /// file as it is if its lines are untouched (all files or none); `strict` refuses.
+        #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
+        stale: String,
     },
     /// Search file contents with a regex, like ripgrep (exit 1 when nothing matches).
     #[command(

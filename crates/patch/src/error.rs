@@ -228,6 +228,14 @@ impl serde::Serialize for Failure {
         state.serialize_field("kind", self.kind())?;
         state.serialize_field("message", &self.cause.to_string())?;
         state.serialize_field("closest", &self.closest())?;
+        if let Cause::ChangedOutside { edit_lines, outside, .. } = &self.cause {
+            if let Some(edit_lines) = edit_lines {
+                state.serialize_field("edit_lines", edit_lines)?;
+            }
+            state.serialize_field("outside_lines", &outside.lines)?;
+            state.serialize_field("outside_diff", &outside.diff)?;
+            state.serialize_field("outside_diff_truncated", &outside.diff_truncated)?;
+        }
         state.end()
     }
 }
@@ -295,6 +303,21 @@ pub enum Cause {
         /// 1-based line where the lines stand.
         line: usize,
     },
+    /// The file changed since the version the patch was planned on (its base, see
+    /// [`crate::ApplyOptions::bases`]) in or next to a hunk's lines: kind `stale`.
+    #[error(
+        "{source}; the change made since it was read touches {} (see outside_diff): read the file again and regenerate the patch",
+        edit_lines.map_or_else(|| "the lines the patch changes".to_owned(), |[first, last]| format!("lines {first}-{last} (with one line each side) of the version read, which the hunk changes"))
+    )]
+    ChangedOutside {
+        /// The staleness refusal this stands for.
+        source: Box<editkit_vfs::Error>,
+        /// 1-based first and last line, in the base, of the hunk's region that could not be
+        /// carried over (`None`: the patch does not apply to the base).
+        edit_lines: Option<[usize; 2]>,
+        /// The change made outside.
+        outside: Box<crate::report::OutsideChange>,
+    },
     /// A pure addition's line number is past the end of the file.
     #[error("insertion line {line} is past the end of the file ({lines} lines); add context lines to place it")]
     LineOutOfRange {
@@ -318,6 +341,7 @@ impl Cause {
         use editkit_matcher::ErrorKind as M;
         match self {
             Cause::Vfs(err) => ErrorKind::Vfs(err.error_kind()),
+            Cause::ChangedOutside { source, .. } => ErrorKind::Vfs(source.error_kind()),
             Cause::Matcher(err) => match err.error_kind() {
                 // A hunk with nothing to find, or a line range past the file: the patch is wrong.
                 M::EmptyNeedle | M::InvalidRange => ErrorKind::InvalidPatch,

@@ -57,6 +57,7 @@
 mod commit;
 mod error;
 mod locate;
+mod merge;
 mod par;
 mod parse;
 mod plan;
@@ -69,7 +70,7 @@ pub use error::{Cause, Error, ErrorKind, Failure, Result};
 pub use locate::HunkReport;
 pub use parse::{Dialect, Hunk, MAX_PATCH_BYTES, Operation, Patch, parse, parse_as};
 pub use plan::{ApplyOptions, DEFAULT_MAX_WORK, MAX_PATCH_FILES, Plan, plan};
-pub use report::{Action, Applied, FileReport, Moved, Recovery};
+pub use report::{Action, Applied, FileReport, Moved, OutsideChange, Recovery};
 
 /// Parses, recovers, plans and commits a patch (or, with [`ApplyOptions::dry_run`], returns
 /// what it would do without writing the patch's files).

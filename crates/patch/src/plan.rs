@@ -39,6 +39,14 @@ pub struct ApplyOptions {
     /// (checked the same way: the bytes must decode and encode back to themselves).
     /// Default: `None` (detected).
     pub encoding: Option<editkit_vfs::Encoding>,
+    /// Per canonical path, the version of the file the caller last read (its SHA-256 and
+    /// text): when an updated file is stale only because it changed since that version (the
+    /// hash the workspace recorded is the base's; no expected hash given, no `force`), its
+    /// hunks are planned on the base and each is carried over to the file as it is when its
+    /// region, with one line each side, is unchanged there (a three-way merge); otherwise the
+    /// patch is refused with [`crate::Cause::ChangedOutside`]. Only a file one operation of
+    /// the patch names, updated in place. Default: empty (a stale file is refused).
+    pub bases: BTreeMap<String, (Sha256, Arc<Text>)>,
 }
 
 /// Default for [`ApplyOptions::max_work`]: 256 Mi units (hunks × bytes), e.g. 64 hunks over a
@@ -54,6 +62,7 @@ impl Default for ApplyOptions {
             strict: false,
             max_work: DEFAULT_MAX_WORK,
             encoding: None,
+            bases: BTreeMap::new(),
         }
     }
 }
@@ -343,6 +352,15 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         read_disk(workspace, read_through.get(*path).map_or(*path, String::as_str), options.encoding)
     });
     let disk: HashMap<String, Disk> = unique.iter().map(|path| (*path).to_owned()).zip(read).collect();
+    // How many operations name each path: a file merged with an outside change is named once.
+    let mut named: HashMap<&str, usize> = HashMap::new();
+    for (source, destination) in resolved.iter().flatten() {
+        for path in std::iter::once(source).chain(destination) {
+            *named.entry(path.as_str()).or_default() += 1;
+        }
+    }
+    // Stale files whose hunks are planned on the version read (`options.bases`) and merged.
+    let mut merging: HashMap<String, (Sha256, Arc<Text>)> = HashMap::new();
     // Staleness, once per existing file an operation reads.
     let mut checked: HashSet<&str> = HashSet::new();
     for (operation, paths) in patch.operations().iter().zip(&resolved) {
@@ -351,13 +369,27 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
             continue;
         }
         let Some(current) = disk.get(source.as_str()).and_then(|d| d.sha256) else { continue };
-        let expected =
-            match options.expected_hashes.get(operation.path()).or_else(|| options.expected_hashes.get(source)) {
-                Some(hash) => Some(*hash),
-                None if options.force => None,
-                None => workspace.txn().recorded_unchecked(source),
-            };
+        let given = options.expected_hashes.get(operation.path()).or_else(|| options.expected_hashes.get(source));
+        let expected = match given {
+            Some(hash) => Some(*hash),
+            None if options.force => None,
+            None => workspace.txn().recorded_unchecked(source),
+        };
         if let Some(expected) = expected.filter(|expected| *expected != current) {
+            let is_text = disk
+                .get(source.as_str())
+                .and_then(|d| d.content.as_deref())
+                .is_some_and(|v| matches!(v.content, Content::Text(_)));
+            if given.is_none()
+                && is_text
+                && named.get(source.as_str()) == Some(&1)
+                && matches!(operation, Operation::Update { move_to: None, hunks, .. } if !hunks.is_empty())
+                && let Some((sha256, base)) = options.bases.get(source)
+                && *sha256 == expected
+            {
+                merging.insert(source.clone(), (expected, Arc::clone(base)));
+                continue;
+            }
             failures.push(Failure {
                 path: operation.path().to_owned(),
                 hunk: None,
@@ -434,6 +466,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     sha256_before: None,
                     sha256_after: None,
                     hunks: Vec::new(),
+                    merged_with: None,
                 });
                 state.insert(source.clone(), Some(added));
             }
@@ -462,6 +495,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     sha256_before: current_sha256,
                     sha256_after: None,
                     hunks: Vec::new(),
+                    merged_with: None,
                 });
                 state.insert(source.clone(), None);
             }
@@ -493,6 +527,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     failures.push(file_failure(Cause::Vfs(err)));
                     continue;
                 }
+                let mut merged_with = None;
                 let Placed { version: updated, reports, windows, diff } = match (&current.content, hunks.is_empty()) {
                     // A move without hunks keeps the content, and its hash.
                     (_, true) => {
@@ -505,28 +540,57 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     }
                     (Content::Text(text), false) => {
                         charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
-                        let placed = ahead.remove(&index).unwrap_or_else(|| {
-                            apply_hunks(text, hunks, options.strict).map(|(text, reports, windows)| Placed {
-                                version: Version::new(Content::Text(text)),
-                                reports,
-                                windows,
-                                diff: None,
-                            })
-                        });
-                        match placed {
-                            Ok(placed) => placed,
-                            Err(hunk_failures) => {
-                                for (idx, cause) in hunk_failures {
-                                    let hunk = hunks.get(idx);
-                                    failures.push(Failure {
-                                        path: operation.path().to_owned(),
-                                        hunk: Some(idx + 1),
-                                        patch_line: hunk.map_or(operation.line(), |h| h.line),
-                                        preview: hunk.map(crate::parse::Hunk::preview).unwrap_or_default(),
-                                        cause,
-                                    });
+                        if let Some((expected, base)) = merging.get(source) {
+                            ahead.remove(&index);
+                            let stale = editkit_vfs::Error::Stale {
+                                path: operation.path().to_owned(),
+                                expected: Some(*expected),
+                                current: current_sha256,
+                            };
+                            let outside = crate::report::OutsideChange::between(source, base.as_str(), text.as_str());
+                            match crate::merge::merge(base, text, hunks, options.strict) {
+                                Ok((text, reports)) => {
+                                    merged_with = Some(outside);
+                                    Placed {
+                                        version: Version::new(Content::Text(text)),
+                                        reports,
+                                        windows: None,
+                                        diff: None,
+                                    }
                                 }
-                                continue;
+                                Err(edit_lines) => {
+                                    failures.push(file_failure(Cause::ChangedOutside {
+                                        source: Box::new(stale),
+                                        edit_lines,
+                                        outside: Box::new(outside),
+                                    }));
+                                    continue;
+                                }
+                            }
+                        } else {
+                            let placed = ahead.remove(&index).unwrap_or_else(|| {
+                                apply_hunks(text, hunks, options.strict).map(|(text, reports, windows)| Placed {
+                                    version: Version::new(Content::Text(text)),
+                                    reports,
+                                    windows,
+                                    diff: None,
+                                })
+                            });
+                            match placed {
+                                Ok(placed) => placed,
+                                Err(hunk_failures) => {
+                                    for (idx, cause) in hunk_failures {
+                                        let hunk = hunks.get(idx);
+                                        failures.push(Failure {
+                                            path: operation.path().to_owned(),
+                                            hunk: Some(idx + 1),
+                                            patch_line: hunk.map_or(operation.line(), |h| h.line),
+                                            preview: hunk.map(crate::parse::Hunk::preview).unwrap_or_default(),
+                                            cause,
+                                        });
+                                    }
+                                    continue;
+                                }
                             }
                         }
                     }
@@ -568,6 +632,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     sha256_before: current_sha256,
                     sha256_after: None,
                     hunks: reports,
+                    merged_with,
                 });
                 if moved {
                     state.insert(source.clone(), None);

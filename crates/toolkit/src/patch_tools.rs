@@ -73,12 +73,17 @@ impl Toolkit {
         let encoding = crate::toolkit::encoding_arg(request.encoding.as_deref())?;
         let parsed = patch::parse_as(&request.patch, dialect)?;
         patch::recover(workspace)?;
+        // A file changed since it was read is merged hunk by hunk with the version read, kept
+        // since (see `crate::outside`), unless the call asks for the old refusal.
+        let merge = !request.force && encoding.is_none() && request.stale == StaleMode::Merge;
+        let bases = if merge { self.patch_bases(workspace, &parsed) } else { Default::default() };
         let options = patch::ApplyOptions {
             dry_run: request.dry_run,
             force: request.force,
             strict: request.strict,
             max_work: self.options().max_patch_work,
             encoding,
+            bases,
             ..Default::default()
         };
         let plan = patch::plan(workspace, &parsed, &options)?;
@@ -106,7 +111,16 @@ impl Toolkit {
             for (path, bytes) in before {
                 // The patch is applied: a file that cannot be read again now (changed or linked
                 // meanwhile) is recorded without an expected hash, never turned into an error.
-                let after = workspace.txn().read_unchecked(&path).ok().flatten().map(|b| editkit_vfs::Sha256::of(&b));
+                let now = workspace.txn().read_unchecked(&path).ok().flatten();
+                let after = now.as_deref().map(editkit_vfs::Sha256::of);
+                // What the patch wrote is the base of a merge with a change made outside before
+                // the next edit or patch, as an edit's is.
+                if let (Some(now), Some(sha256)) = (now, after)
+                    && workspace.recorded_hash(&path).ok().flatten() == Some(sha256)
+                    && let Ok(text) = editkit_vfs::Text::decode_owned(now)
+                {
+                    self.read_versions.keep(0, &path, sha256, std::sync::Arc::new(text));
+                }
                 files.push((path, bytes, after));
             }
             history::record_patch(workspace, &files, &self.history_bounds())?;
@@ -134,6 +148,11 @@ impl Toolkit {
                         })
                         .collect(),
                     formatted: formatted_paths.contains(&file.path),
+                    merged_with: file.merged_with.as_ref().map(|outside| MergedWith {
+                        lines: outside.lines.clone(),
+                        diff: crate::shown::quote_diff_headers(outside.diff.clone(), [&file.path]),
+                        diff_truncated: outside.diff_truncated,
+                    }),
                     diagnostics: DiagnosticsInfo::default(),
                 })
                 .collect(),
@@ -165,6 +184,26 @@ impl Toolkit {
             }
         }
         Ok(response)
+    }
+
+    /// For each file the patch updates in place, the version of it this toolkit kept when it
+    /// was last read or written, when that is the version the workspace vouches for: what a
+    /// stale file's hunks are planned on before they are merged with the outside change.
+    fn patch_bases(
+        &self,
+        workspace: &editkit_vfs::Workspace,
+        parsed: &patch::Patch,
+    ) -> std::collections::BTreeMap<String, (editkit_vfs::Sha256, std::sync::Arc<editkit_vfs::Text>)> {
+        let mut bases = std::collections::BTreeMap::new();
+        for operation in parsed.operations() {
+            let patch::Operation::Update { move_to: None, .. } = operation else { continue };
+            let Ok(rel) = workspace.resolve(operation.path()) else { continue };
+            let Ok(Some(recorded)) = workspace.recorded_hash(&rel) else { continue };
+            if let Some(base) = self.read_versions.get(0, &rel, recorded) {
+                bases.insert(rel, (recorded, base));
+            }
+        }
+        bases
     }
 
     /// Formats one file a patch just wrote (see `Toolkit::reformat`), under its own lock and

@@ -758,6 +758,10 @@ pub struct ApplyPatchRequest {
     /// WHATWG label
     #[serde(default)]
     pub encoding: Option<String>,
+    /// If a file changed since read: merge per hunk, or strict.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    pub stale: StaleMode,
 }
 
 /// The patch formats apply_patch reads.
@@ -810,6 +814,10 @@ pub struct PatchedFile {
     /// is then the formatted content's, and `diff` still shows the patch's own change.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub formatted: bool,
+    /// The change made to the file since it was read, which the hunks were merged with (see
+    /// `edit_file`); hunk lines are numbered in the file as found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_with: Option<MergedWith>,
     /// Post-write diagnostics of this file, as `edit_file` runs them (none on a dry run or a
     /// delete).
     #[serde(default)]
@@ -1961,7 +1969,7 @@ request!(
 );
 request!(
     ApplyPatchRequest { patch: String }
-    defaults { force: bool = false, dry_run: bool = false, strict: bool = false }
+    defaults { force: bool = false, dry_run: bool = false, strict: bool = false, stale: StaleMode = StaleMode::Merge }
     optional { dialect: PatchDialect }
     optional_text { encoding }
 );

@@ -358,9 +358,25 @@ def outside_change(lines, at, kind, lang):
     return out
 
 
-def outside_groups(files):
+def as_patch(path, blocks, lang):
+    """A `*** Begin Patch` text making the same change as the edits of `blocks`: one hunk per
+    block (its lines as context, the last one changed), in file order."""
+    out = ["*** Begin Patch", f"*** Update File: {path}"]
+    for b in blocks:
+        out.append("@@")
+        out.extend(" " + line for line in b[:-1])
+        out.append("-" + b[-1])
+        out.append("+" + b[-1] + CHANGED[lang])
+    out.append("*** End Patch")
+    return "\n".join(out) + "\n"
+
+
+def outside_groups(files, groups=None, patch=False):
+    """Outside-change cases for edit_file or, with `patch`, for apply_patch (groups named
+    `patch-...`, the same change as a patch with one hunk per region)."""
     counts = {}
-    groups = [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)]
+    if groups is None:
+        groups = [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)]
     for group, n in groups:
         made = 0
         tries = 0
@@ -420,12 +436,17 @@ def outside_groups(files):
             else:
                 error = "stale"
             args = {"path": target_name(lang)}
-            if len(edits) == 1:
+            if patch:
+                if any(line.startswith(("***", "@@")) for b in blocks for line in b):
+                    continue
+                order = sorted(range(len(blocks)), key=lambda i: starts[i])
+                args["patch"] = as_patch(target_name(lang), [blocks[i] for i in order], lang)
+            elif len(edits) == 1:
                 args.update(edits[0])
             else:
                 args["edits"] = edits
             made += 1
-            name = f"{group}-{made:03d}"
+            name = f"{'patch-' if patch else ''}{group}-{made:03d}"
             write_case(OUTSIDE, name, encode(lines), args, after=None if error else encode(after), error=error)
             open(os.path.join(OUTSIDE, name, "outside"), "wb").write(encode(outside))
             counts[name] = os.path.relpath(path, CODE) + f":{kind}"
@@ -442,7 +463,8 @@ def main():
     for root, counts in (
         (MULTI, multi_edit_groups(files)),
         (SNIPPETS, snippet_groups(files)),
-        (OUTSIDE, outside_groups(files)),
+        (OUTSIDE, {**outside_groups(files), **outside_groups(
+            files, [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)], patch=True)}),
     ):
         with open(os.path.join(root, "SOURCES.tsv"), "w", encoding="utf-8") as out:
             for name in sorted(counts):

@@ -140,6 +140,19 @@ fn apply_prints_fuzzy_placements_and_takes_strict() {
 }
 
 #[test]
+fn apply_takes_stale_strict_and_refuses_another_mode() {
+    let dir = workspace(&[("c.py", "A = 1\n")]);
+    let root = root_arg(dir.path());
+    let patch = "*** Begin Patch\n*** Update File: c.py\n-A = 1\n+A = 2\n*** End Patch\n";
+    let bogus = run(&["apply", "-", "--stale", "sometimes", "--root", &root], patch);
+    assert_eq!(bogus.status.code(), Some(2), "{}", stderr(&bogus));
+    assert_eq!(read(dir.path(), "c.py"), "A = 1\n");
+    let strict = run(&["apply", "-", "--stale", "strict", "--root", &root], patch);
+    assert_eq!(strict.status.code(), Some(0), "{}", stderr(&strict));
+    assert_eq!(read(dir.path(), "c.py"), "A = 2\n");
+}
+
+#[test]
 fn apply_prints_the_problems_a_patch_leaves() {
     let dir = workspace(&[("bad.py", "def f():\n    return 1\n")]);
     let root = root_arg(dir.path());

@@ -351,3 +351,44 @@ fn parse_errors_are_invalid_patch_with_a_line() {
     let err = fails_with(&workspace, "   \n", &ApplyOptions::default(), "invalid_patch");
     assert!(err.to_string().contains("no operations"), "{err}");
 }
+
+/// `ApplyOptions::bases` with `a.txt`'s version as read.
+fn base_of(text: &str) -> ApplyOptions {
+    let base = editkit_vfs::Text::decode(text.as_bytes()).unwrap();
+    let sha256 = editkit_vfs::Sha256::of(text.as_bytes());
+    ApplyOptions {
+        bases: [("a.txt".to_owned(), (sha256, std::sync::Arc::new(base)))].into_iter().collect(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_stale_file_with_a_base_is_merged_per_hunk_unless_a_hash_is_given() {
+    let read = "one\ntwo\nthree\nfour\nfive\n";
+    let (tmp, workspace) = workspace_with(&[("a.txt", read)]);
+    workspace.read("a.txt").unwrap();
+    let now = "zero\none\ntwo\nthree\nfour\nfive\n";
+    std::fs::write(tmp.path().join("a.txt"), now).unwrap();
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n three\n-four\n+FOUR\n*** End Patch\n";
+    // An explicit expected hash keeps its meaning: the base is not used.
+    let mut pinned = base_of(read);
+    pinned.expected_hashes.insert("a.txt".to_owned(), editkit_vfs::Sha256::of(read.as_bytes()));
+    fails_with(&workspace, patch, &pinned, "stale");
+    // A base that is not the version the workspace vouches for is not used either.
+    fails_with(&workspace, patch, &base_of("other\n"), "stale");
+    let applied = apply(&workspace, patch, &base_of(read)).unwrap();
+    assert_eq!(std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(), now.replace("four", "FOUR"));
+    let file = &applied.files[0];
+    assert_eq!(file.merged_with.as_ref().unwrap().lines, vec![[1, 1]]);
+    assert_eq!((file.hunks[0].line, file.hunks[0].last_line), (4, 5), "numbered in the file as found");
+    // Next to the outside change: refused with it, nothing written.
+    workspace.read("a.txt").unwrap();
+    let read = std::fs::read_to_string(tmp.path().join("a.txt")).unwrap();
+    std::fs::write(tmp.path().join("a.txt"), read.replace("two", "TWO")).unwrap();
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n-three\n+THREE\n*** End Patch\n";
+    let err = fails_with(&workspace, patch, &base_of(&read), "stale");
+    let failure = serde_json::to_value(&err.failures()[0]).unwrap();
+    assert_eq!(failure["edit_lines"], serde_json::json!([4, 4]), "{failure:#}");
+    assert!(failure["outside_diff"].as_str().unwrap().contains("+TWO"), "{failure:#}");
+    assert_eq!(std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(), read.replace("two", "TWO"));
+}

@@ -1,6 +1,6 @@
 //! The agent-shaped edit corpora: `fixtures/multi-edits/` (several edits in one `edit_file`
 //! call), `fixtures/snippets/` (`merge_snippet`) and `fixtures/outside-changes/` (an edit after
-//! the file changed since it was read), generated from real code by
+//! the file changed since it was read; `patch-*` cases send the change as `apply_patch`), generated from real code by
 //! `crates/toolkit/tests/gen_agent_edit_corpus.py`. Zero wrong files: every write is the
 //! expected file, every expected refusal refuses with its kind and leaves the file as it was.
 
@@ -63,6 +63,11 @@ fn run_case(case: &Path, tool: &str) -> Outcome {
             outside
         }
         Err(_) => before,
+    };
+    // A patch case (`fixtures/outside-changes/patch-*`): the same change, sent as apply_patch.
+    let (tool, args) = match args.get("patch") {
+        Some(patch) => ("apply_patch", serde_json::json!({"patch": patch})),
+        None => (tool, args),
     };
     let result = env.call(tool, args);
     let now = std::fs::read(env.dir.path().join(&path)).unwrap();

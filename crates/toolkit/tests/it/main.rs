@@ -21,6 +21,7 @@ mod model_patches;
 mod multi_edit;
 mod notebooks;
 mod outside;
+mod outside_patch;
 mod patch_files;
 mod patch_inputs;
 mod read_only;

@@ -1,0 +1,108 @@
+//! apply_patch and changes made outside since a file was read: each hunk is carried over to
+//! the file as it is when its region (and one line each side) is unchanged, in every file of
+//! the patch, or the patch is refused as `stale` with the outside change and nothing written.
+
+use editkit::ToolkitOptions;
+use serde_json::json;
+
+use crate::support::Env;
+
+const M: &str = "import os\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+const N: &str = "x = 1\ny = 2\nz = 3\n";
+
+fn patch(m_old: &str, m_new: &str) -> String {
+    format!(
+        "*** Begin Patch\n*** Update File: m.py\n@@\n-{m_old}\n+{m_new}\n*** Update File: n.py\n@@\n x = 1\n-y = 2\n+y = 20\n*** \
+         End Patch\n"
+    )
+}
+
+fn read_both(env: &Env) {
+    env.ok("read_file", json!({"path": "m.py"}));
+    env.ok("read_file", json!({"path": "n.py"}));
+}
+
+#[test]
+fn a_change_elsewhere_in_one_file_of_two_is_merged_per_hunk() {
+    let env = Env::with_files(&[("m.py", M), ("n.py", N)]);
+    read_both(&env);
+    let changed = M.replace("import os\n", "import os\nimport sys\n");
+    env.put("m.py", changed.as_bytes());
+    let result = env.ok("apply_patch", json!({"patch": patch("    return 3", "    return 30")}));
+    assert_eq!(env.get("m.py"), changed.replace("return 3", "return 30"));
+    assert_eq!(env.get("n.py"), N.replace("y = 2", "y = 20"));
+    let files = result["files"].as_array().unwrap();
+    let m = files.iter().find(|f| f["path"] == "m.py").unwrap();
+    let n = files.iter().find(|f| f["path"] == "n.py").unwrap();
+    assert_eq!(m["merged_with"]["lines"], json!([[2, 2]]), "{result:#}");
+    assert!(m["merged_with"]["diff"].as_str().unwrap().contains("+import sys"), "{result:#}");
+    assert!(n.get("merged_with").is_none_or(serde_json::Value::is_null), "{result:#}");
+    // Hunk lines are numbered as in the file as found.
+    assert_eq!(m["hunks"][0]["lines"], json!([14, 14]), "{result:#}");
+    // The patch vouches for what it wrote: the next edit needs no read.
+    env.ok("edit_file", json!({"path": "m.py", "old_string": "return 1", "new_string": "return 10"}));
+}
+
+#[test]
+fn a_change_next_to_a_hunk_refuses_the_whole_patch() {
+    for (changed, what) in [
+        (M.replace("    return 3", "    return 33"), "the line itself"),
+        (M.replace("def c():", "def c(x):"), "the line before"),
+        (format!("{M}# end\n"), "the line after"),
+    ] {
+        let env = Env::with_files(&[("m.py", M), ("n.py", N)]);
+        read_both(&env);
+        env.put("m.py", changed.as_bytes());
+        let refused = env.refused("apply_patch", json!({"patch": patch("    return 3", "    return 30")}), "stale");
+        assert_eq!(env.get("m.py"), changed, "{what}: nothing written");
+        assert_eq!(env.get("n.py"), N, "{what}: nothing written in the other file either");
+        let failure = &refused["error"]["failures"][0];
+        assert_eq!(failure["path"], "m.py", "{what}: {refused:#}");
+        assert!(failure["outside_diff"].as_str().unwrap().contains("@@"), "{what}: {refused:#}");
+        assert_eq!(failure["edit_lines"], json!([13, 13]), "{what}: {refused:#}");
+    }
+}
+
+#[test]
+fn strict_keeps_the_old_refusal() {
+    let env = Env::with_files(&[("m.py", M), ("n.py", N)]);
+    read_both(&env);
+    let changed = M.replace("import os", "import re");
+    env.put("m.py", changed.as_bytes());
+    let refused = env.refused(
+        "apply_patch",
+        json!({"patch": patch("    return 3", "    return 30"), "stale": "strict"}),
+        "stale",
+    );
+    assert!(refused["error"]["failures"][0].get("outside_diff").is_none(), "{refused:#}");
+    assert_eq!(env.get("m.py"), changed);
+    assert_eq!(env.get("n.py"), N);
+}
+
+#[test]
+fn an_evicted_base_falls_back_to_stale() {
+    let env = Env::with_options(ToolkitOptions { kept_read_bytes: 64, ..Default::default() });
+    env.put("m.py", M.as_bytes());
+    env.put("n.py", N.as_bytes());
+    env.put("other.py", "x = 1\n".repeat(20).as_bytes());
+    read_both(&env);
+    env.ok("read_file", json!({"path": "other.py"}));
+    let changed = M.replace("import os", "import re");
+    env.put("m.py", changed.as_bytes());
+    let refused = env.refused("apply_patch", json!({"patch": patch("    return 3", "    return 30")}), "stale");
+    assert!(refused["error"]["failures"][0].get("outside_diff").is_none(), "no base, no diff: {refused:#}");
+    assert_eq!(env.get("m.py"), changed);
+    assert_eq!(env.get("n.py"), N);
+}
+
+#[test]
+fn a_dry_run_shows_the_merge_and_writes_nothing() {
+    let env = Env::with_files(&[("m.py", M), ("n.py", N)]);
+    read_both(&env);
+    let changed = M.replace("import os\n", "import os\nimport sys\n");
+    env.put("m.py", changed.as_bytes());
+    let result = env.ok("apply_patch", json!({"patch": patch("    return 1", "    return 10"), "dry_run": true}));
+    assert_eq!(env.get("m.py"), changed);
+    assert!(result["diff"].as_str().unwrap().contains("+    return 10"), "{result:#}");
+    assert_eq!(result["files"][0]["merged_with"]["lines"], json!([[2, 2]]), "{result:#}");
+}
