@@ -321,7 +321,7 @@ class NotebookReadResult(Result):
     sha256: str
 
 class NotebookEditResult(Result):
-    action: Literal['replace'] | Literal['insert_before'] | Literal['insert_after'] | Literal['delete']
+    action: Literal['replace', 'insert_before', 'insert_after', 'delete']
     cell_count: int
     cell_id: str
     diff: str

@@ -147,6 +147,10 @@ def _union(parts: list[str]) -> str:
     rest = [part for part in unique if part != "None"]
     if not rest:
         return "None"
+    # Literal members are one Literal (PEP 586: `Literal['a'] | Literal['b']` is `Literal['a', 'b']`).
+    literals = [part[len("Literal["):-1] for part in rest if part.startswith("Literal[")]
+    if len(literals) > 1:
+        rest = ["Literal[" + ", ".join(literals) + "]"] + [part for part in rest if not part.startswith("Literal[")]
     return " | ".join(rest + ["None"]) if optional else " | ".join(rest)
 
 
