@@ -1,7 +1,7 @@
 //! Jupyter notebooks (nbformat 4) read and changed a cell at a time, as JSON text.
 //!
 //! A notebook is parsed twice over the same text: once into values (the cells' contents) and
-//! once by [`scan`] into byte ranges (where each cell, and each of a cell's members, stands).
+//! once by `scan` into byte ranges (where each cell, and each of a cell's members, stands).
 //! A change is a few `(range, text)` splices inside the changed cell, or one splice inserting
 //! or removing a whole cell, written in the notebook's own indentation; every byte outside
 //! them is kept, so the file's key order, indentation and line endings stay as they were. No
