@@ -24,26 +24,6 @@ enum Agreement {
     Skipped,
 }
 
-/// Whether CPython's compiler refuses `source` (python3 from the PATH; the test fails
-/// without one).
-fn cpython_refuses(source: &str) -> bool {
-    use std::io::Write as _;
-    let mut child = std::process::Command::new("python3")
-        .args([
-            "-I",
-            "-B",
-            "-c",
-            "import sys\ntry:\n compile(sys.stdin.buffer.read(), 'f.py', 'exec')\nexcept SyntaxError:\n sys.exit(3)",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("python3 is needed to judge where tree-sitter and the regional check disagree");
-    child.stdin.take().unwrap().write_all(source.as_bytes()).unwrap();
-    let status = child.wait().unwrap();
-    assert!(matches!(status.code(), Some(0 | 3)), "python3 failed: {status}");
-    status.code() == Some(3)
-}
-
 /// Checks the change from `old` to `new` regionally and wholly, and asserts they agree: the
 /// verdict (introduced or not) is the same; and where the whole parse's errors stay within
 /// the checked lines (outside them it finds what it found before the change), the errors are
@@ -67,7 +47,7 @@ fn agrees(kind: FileKind, old: &str, new: &str, what: &str) -> (ChangeReport, Ag
         // CPython's compiler decides, and must side with the regional check.
         assert_eq!(kind, FileKind::Python, "{what}: the verdicts differ\n{report:#?}");
         assert_eq!(
-            cpython_refuses(new),
+            crate::cpython_refuses(new),
             report.introduced(),
             "{what}: the verdicts differ and CPython sides with the whole parse\n{report:#?}\nwhole new {whole_new:#?}"
         );

@@ -186,7 +186,7 @@ fn the_compiler_runs_exactly_where_cpython_may_refuse_what_the_grammar_takes() {
         let found = editkit_analyze::diagnose_change(&[Path::new(ROOT)], "m.py", None, source, &options, &cache);
         let ran = found.confinement.is_some();
         assert_eq!(ran, *must_run, "{source:?}: {found:?}");
-        let refused = cpython_refuses(source);
+        let refused = crate::cpython_refuses(source);
         if refused && found.syntax.is_none() {
             assert!(ran, "{source:?}: CPython refuses it, tree-sitter takes it, and the compiler did not run");
             assert!(found.checker.as_ref().is_some_and(|checker| !checker.ok), "{source:?}: {found:?}");
@@ -197,22 +197,4 @@ fn the_compiler_runs_exactly_where_cpython_may_refuse_what_the_grammar_takes() {
         }
     }
     assert!(ran_where_refused >= 15, "only {ran_where_refused} samples refused by CPython only");
-}
-
-fn cpython_refuses(source: &str) -> bool {
-    use std::io::Write as _;
-    let mut child = std::process::Command::new("python3")
-        .args([
-            "-I",
-            "-B",
-            "-c",
-            "import sys\ntry:\n compile(sys.stdin.buffer.read(), 'm.py', 'exec')\nexcept SyntaxError:\n sys.exit(3)",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("python3 is needed to judge the samples");
-    child.stdin.take().unwrap().write_all(source.as_bytes()).unwrap();
-    let status = child.wait().unwrap();
-    assert!(matches!(status.code(), Some(0 | 3)), "python3 failed: {status}");
-    status.code() == Some(3)
 }
