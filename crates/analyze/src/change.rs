@@ -36,11 +36,20 @@ pub struct ChangeReport {
     pub errors_before: Option<usize>,
     /// What was checked.
     pub scope: CheckScope,
-    /// The checked lines of the new text, 1-based and inclusive (`0..=0` for an empty text).
+    /// The checked lines of the new text, 1-based and inclusive (`0..=0` for an empty text):
+    /// from the first checked line to the last.
     pub lines: (usize, usize),
-    /// The bytes of the new text that were checked.
+    /// The checked lines of each place the change touched, in order (1-based, inclusive): a
+    /// change made in several places is checked on each place's statements alone; one place
+    /// (the whole text, for a whole check) otherwise.
+    pub places: Vec<(usize, usize)>,
+    /// The bytes of the new text that were checked (from the first place checked to the
+    /// last; those places only that hold a construct judged more strictly, if any does).
     #[serde(skip)]
     pub(crate) checked: Range<usize>,
+    /// Lines of the new text before `checked`.
+    #[serde(skip)]
+    pub(crate) checked_lines_before: usize,
     /// Whether the checked part holds a construct CPython's compiler judges more strictly
     /// than the grammar (Python only).
     #[serde(skip)]
@@ -88,37 +97,38 @@ impl ChangeReport {
 /// [`Error::TooLarge`], [`Error::TooManyTokens`] and [`Error::Timeout`] when the part to
 /// parse exceeds the parse limits: the check was not made.
 pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, Error> {
-    let find = match kind {
-        FileKind::Python => Some(region::python_region as fn(&str, &str) -> Result<Region, NoRegion>),
-        FileKind::Typescript | FileKind::Javascript => {
-            Some(region::js_region as fn(&str, &str) -> Result<Region, NoRegion>)
-        }
+    let scan = match kind {
+        FileKind::Python => Some(Scan::Python),
+        FileKind::Typescript | FileKind::Javascript => Some(Scan::Js),
         _ => None,
     };
-    if let (Some(find), Some(old)) = (find, old) {
-        match find(old, new) {
-            Ok(region) => {
-                let report = regional(kind, old, new, &region)?;
-                // An error at the region's first token is described by the token before it
-                // ("after `x`"): parse from the statement before, so the description is the
-                // one a whole parse gives.
-                let first_line = region.lines_before + 1;
-                let at_start = report
-                    .errors
-                    .iter()
-                    .any(|error| error.line == first_line && error.message.ends_with("at the start of the file"));
-                if let (true, Some(previous)) = (at_start, region.previous) {
-                    let lines_before =
-                        memchr::memchr_iter(b'\n', old.as_bytes().get(..previous).unwrap_or_default()).count();
-                    let wider = Region { start: previous, lines_before, previous: None, ..region };
-                    return regional(kind, old, new, &wider);
-                }
-                return Ok(report);
-            }
+    if let (Some(scan), Some(old)) = (scan, old) {
+        // A change in several places is checked place by place, each on its own statements;
+        // where a place cannot be checked alone, the change is one region.
+        let several = match scan {
+            Scan::Python => region::regions::<region::Scanner<'_>>(old, new),
+            Scan::Js => region::regions::<region::JsScanner<'_>>(old, new),
+        };
+        if let Some(regions) = several {
+            return regional(kind, old, new, &regions);
+        }
+        let one = match scan {
+            Scan::Python => region::python_region(old, new),
+            Scan::Js => region::js_region(old, new),
+        };
+        match one {
+            Ok(region) => return regional(kind, old, new, &[region]),
             Err(NoRegion::Unchanged) | Err(NoRegion::Unestablished) => {}
         }
     }
     whole(kind, old, new)
+}
+
+/// The lexical scans that find statement boundaries.
+#[derive(Clone, Copy)]
+enum Scan {
+    Python,
+    Js,
 }
 
 /// The bytes of `new` that [`check_change`] parses for a Python change from `old`: the
@@ -162,43 +172,121 @@ fn whole(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, E
     };
     let last = LineIndex::new(new).line(new.len().saturating_sub(1));
     let lines = if new.is_empty() { (0, 0) } else { (1, last) };
-    Ok(ChangeReport { errors, errors_before, scope: CheckScope::Whole, lines, checked: 0..new.len(), stricter })
+    Ok(ChangeReport {
+        errors,
+        errors_before,
+        scope: CheckScope::Whole,
+        lines,
+        places: vec![lines],
+        checked: 0..new.len(),
+        checked_lines_before: 0,
+        stricter,
+    })
 }
 
-fn regional(kind: FileKind, old: &str, new: &str, region: &Region) -> Result<ChangeReport, Error> {
-    let part = new.get(region.start..region.new_end).unwrap_or("");
+/// The most errors a report of a change in several places lists.
+const MAX_REPORTED: usize = 50;
+
+fn regional(kind: FileKind, old: &str, new: &str, regions: &[Region]) -> Result<ChangeReport, Error> {
+    let mut errors = Vec::new();
+    let mut places = Vec::with_capacity(regions.len());
+    // The places that hold a construct judged more strictly, and the lines before them.
+    let mut stricter: Option<(Range<usize>, usize)> = None;
+    let mut checked_regions = Vec::with_capacity(regions.len());
+    for region in regions {
+        let (region, part) = checked_part(kind, old, new, region)?;
+        errors.extend(part.errors);
+        if part.stricter {
+            let (start, lines_before) =
+                stricter.map_or((region.new_start, region.lines_before), |(hull, lines)| (hull.start, lines));
+            stricter = Some((start..region.new_end, lines_before));
+        }
+        places.push(part.lines);
+        checked_regions.push(region);
+    }
+    if regions.len() > 1 {
+        errors.sort_by_key(|error| (error.line, error.column));
+        errors.truncate(MAX_REPORTED);
+    }
+    // Counted over every place, as a whole parse counts the whole old text.
+    let errors_before = if errors.is_empty() {
+        None
+    } else {
+        let mut before = 0;
+        for region in &checked_regions {
+            let part = old.get(region.start..region.old_end).unwrap_or("");
+            before += syntax::tree_errors(&Parsed::new(kind, part, "syntax check")?).errors.len();
+        }
+        Some(before)
+    };
+    let (first, last) = (checked_regions.first(), checked_regions.last());
+    let hull = first.zip(last).map_or((0..0, 0), |(first, last)| (first.new_start..last.new_end, first.lines_before));
+    let (checked, checked_lines_before) = stricter.clone().unwrap_or(hull);
+    Ok(ChangeReport {
+        errors,
+        errors_before,
+        scope: CheckScope::Statements,
+        lines: (places.first().map_or(0, |place| place.0), places.last().map_or(0, |place| place.1)),
+        places,
+        checked,
+        checked_lines_before,
+        stricter: stricter.is_some(),
+    })
+}
+
+/// What the check of one region found.
+struct Part {
+    errors: Vec<SyntaxError>,
+    stricter: bool,
+    lines: (usize, usize),
+}
+
+/// Parses one region of the new text; the region as parsed (from the statement before, when
+/// an error at its first token needs the token before it to be described as a whole parse
+/// describes it: "after `x`").
+fn checked_part(kind: FileKind, old: &str, new: &str, region: &Region) -> Result<(Region, Part), Error> {
+    let part = parse_part(kind, new, region)?;
+    let first_line = region.lines_before + 1;
+    let at_start =
+        part.errors.iter().any(|error| error.line == first_line && error.message.ends_with("at the start of the file"));
+    if let (true, Some(previous)) = (at_start, region.previous) {
+        let back = region.start - previous;
+        let lines = memchr::memchr_iter(b'\n', old.as_bytes().get(previous..region.start).unwrap_or_default()).count();
+        let wider = Region {
+            start: previous,
+            new_start: region.new_start - back,
+            lines_before: region.lines_before - lines,
+            previous: None,
+            ..region.clone()
+        };
+        let part = parse_part(kind, new, &wider)?;
+        return Ok((wider, part));
+    }
+    Ok((region.clone(), part))
+}
+
+fn parse_part(kind: FileKind, new: &str, region: &Region) -> Result<Part, Error> {
+    let part = new.get(region.new_start..region.new_end).unwrap_or("");
     let parsed = Parsed::new(kind, part, "syntax check")?;
-    let changed = region.changed.start.saturating_sub(region.start)..region.changed.end.saturating_sub(region.start);
+    let changed =
+        region.changed.start.saturating_sub(region.new_start)..region.changed.end.saturating_sub(region.new_start);
     let stricter = kind == FileKind::Python && stricter_constructs(&parsed, &changed);
     let mut errors = syntax::tree_errors_after(&parsed, region.lines_before).errors;
     if let Some(anomaly) = region.unsettled {
         errors.push(opened(new, region, anomaly));
         errors.sort_by_key(|error| (error.line, error.column));
     }
-    let errors_before = if errors.is_empty() {
-        None
-    } else {
-        let before = old.get(region.start..region.old_end).unwrap_or("");
-        Some(syntax::tree_errors(&Parsed::new(kind, before, "syntax check")?).errors.len())
-    };
     let part_lines = memchr::memchr_iter(b'\n', part.as_bytes()).count();
     let last_line = if part.ends_with('\n') || part.is_empty() { part_lines } else { part_lines + 1 };
     let first = region.lines_before + 1;
-    Ok(ChangeReport {
-        errors,
-        errors_before,
-        scope: CheckScope::Statements,
-        lines: (first, (region.lines_before + last_line).max(first)),
-        checked: region.start..region.new_end,
-        stricter,
-    })
+    Ok(Part { errors, stricter, lines: (first, (region.lines_before + last_line).max(first)) })
 }
 
 /// The error naming what a change left open, at the opening's position in `new`.
 fn opened(new: &str, region: &Region, anomaly: Anomaly) -> SyntaxError {
     let at = anomaly.at();
-    let from = region.start.min(at);
-    let lines_before = if at >= region.start {
+    let from = region.new_start.min(at);
+    let lines_before = if at >= region.new_start {
         region.lines_before
     } else {
         memchr::memchr_iter(b'\n', new.as_bytes().get(..from).unwrap_or_default()).count()

@@ -13,6 +13,9 @@
 //! there on they lex alike). Its cost is a few nanoseconds per byte; a whole-file tree-sitter
 //! parse costs some 350.
 
+use std::ops::Range;
+use std::time::Instant;
+
 /// What the scan found that CPython's tokenizer refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Anomaly {
@@ -421,16 +424,20 @@ fn starts_with_word(line: &[u8], word: &[u8]) -> bool {
 }
 
 /// The part of an old and a new text a change touched, widened to whole top-level statements
-/// that lex alike around it: `old[start..old_end]` became `new[start..new_end]`, and the text
-/// before `start` and from `old_end` (`new_end`) on is the same in both and lexes the same.
+/// that lex alike around it: `old[start..old_end]` became `new[new_start..new_end]`, and the
+/// text around it lexes the same in both (for a change made in one place, the text before
+/// `start` and from `old_end` (`new_end`) on is the same in both).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Region {
+    /// Where the region starts in the old text.
     pub(crate) start: usize,
     pub(crate) old_end: usize,
+    /// Where the region starts in the new text: `start`, unless other places changed before.
+    pub(crate) new_start: usize,
     pub(crate) new_end: usize,
-    /// Lines before `start`.
+    /// Lines of the new text before `new_start`.
     pub(crate) lines_before: usize,
-    /// The start of the statement before `start`, if any.
+    /// The start of the statement before `start` in the old text, if any.
     pub(crate) previous: Option<usize>,
     /// The bytes of the new text the change replaced the old ones with.
     pub(crate) changed: std::ops::Range<usize>,
@@ -553,6 +560,7 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
         return Ok(Region {
             start,
             old_end,
+            new_start: start,
             new_end,
             lines_before,
             previous,
@@ -584,6 +592,7 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
         return Ok(Region {
             start,
             old_end: old.len(),
+            new_start: start,
             new_end: new.len(),
             lines_before,
             previous,
@@ -608,12 +617,191 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
     Ok(Region {
         start,
         old_end,
+        new_start: start,
         new_end,
         lines_before,
         previous,
         changed: prefix..new_change_end,
         unsettled: Some(open),
     })
+}
+
+/// The places where `old` and `new` differ, as whole lines: pairs of byte ranges, in order,
+/// with the text between two places (and around them all) the same in both. The lines are
+/// compared by Myers' diff, bounded in time ([`PLACES_TIMEOUT`], past which a place may take
+/// in lines that did not change: still right, only larger).
+pub(crate) fn places(old: &str, new: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
+    let prefix = crate::parse::common_prefix(old_bytes, new_bytes);
+    let suffix = crate::parse::common_suffix(
+        old_bytes.get(prefix..).unwrap_or_default(),
+        new_bytes.get(prefix..).unwrap_or_default(),
+    );
+    if prefix == old.len() && prefix == new.len() {
+        return Vec::new();
+    }
+    // Whole lines: back to the start of the first changed line, on to the end of the last.
+    let from = old_bytes.get(..prefix).and_then(|head| memchr::memrchr(b'\n', head)).map_or(0, |nl| nl + 1);
+    let tail = old.len() - suffix;
+    let to_line_end = memchr::memchr(b'\n', old_bytes.get(tail..).unwrap_or_default()).map_or(suffix, |nl| nl + 1);
+    let old_lines = line_ranges(old_bytes, from, tail + to_line_end);
+    let new_lines = line_ranges(new_bytes, from, new.len() - suffix + to_line_end);
+    let (old_texts, new_texts) = (line_texts(old_bytes, &old_lines), line_texts(new_bytes, &new_lines));
+    let deadline = (old_texts.len() + new_texts.len() > UNTIMED_LINES).then(|| Instant::now() + PLACES_TIMEOUT);
+    let ops = similar::capture_diff_slices_deadline(similar::Algorithm::Myers, &old_texts, &new_texts, deadline);
+    let span = |lines: &[Range<usize>], range: Range<usize>| {
+        let start = lines.get(range.start).map_or_else(|| lines.last().map_or(from, |line| line.end), |l| l.start);
+        let end = if range.end > range.start { lines[range.end - 1].end } else { start };
+        start..end
+    };
+    let mut found: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    let mut open: Option<(Range<usize>, Range<usize>)> = None;
+    for op in ops {
+        if op.tag() == similar::DiffTag::Equal {
+            found.extend(open.take());
+            continue;
+        }
+        let (old_range, new_range) = (op.old_range(), op.new_range());
+        open = Some(match open.take() {
+            Some((old_open, new_open)) => (old_open.start..old_range.end, new_open.start..new_range.end),
+            None => (old_range, new_range),
+        });
+    }
+    found.extend(open);
+    found.into_iter().map(|(old_range, new_range)| (span(&old_lines, old_range), span(&new_lines, new_range))).collect()
+}
+
+fn line_texts<'t>(bytes: &'t [u8], lines: &[Range<usize>]) -> Vec<&'t [u8]> {
+    lines.iter().map(|line| bytes.get(line.clone()).unwrap_or_default()).collect()
+}
+
+/// Up to how many lines, old and new together, [`places`] compares without a deadline.
+const UNTIMED_LINES: usize = 4096;
+
+/// How long [`places`] compares lines before it takes what is left as one place.
+const PLACES_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The lines of `bytes[from..to]`, each with its line end.
+fn line_ranges(bytes: &[u8], from: usize, to: usize) -> Vec<Range<usize>> {
+    let mut lines = Vec::new();
+    let mut start = from;
+    for nl in memchr::memchr_iter(b'\n', bytes.get(from..to).unwrap_or_default()) {
+        lines.push(start..from + nl + 1);
+        start = from + nl + 1;
+    }
+    if start < to {
+        lines.push(start..to);
+    }
+    lines
+}
+
+/// The regions of a change made in several places (see [`places`]), one per group of places
+/// whose statements do not meet, by the scan `L`; the old text is scanned once, the new one
+/// only around each region. `None` when a place cannot be checked alone (its statements stay
+/// open past the change, or their boundaries are not established): the caller then takes the
+/// change as one region.
+pub(crate) fn regions<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Option<Vec<Region>> {
+    let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
+    if crate::parse::bom_len(old) != crate::parse::bom_len(new) {
+        return None;
+    }
+    let places = places(old, new);
+    if places.len() < 2 {
+        return None;
+    }
+    let mut old_scan = L::new(old_bytes);
+    let mut starts = vec![0];
+    // The new text's offset minus the old one's, before the place at hand.
+    let mut delta: isize = 0;
+    // Lines of the new text before `counted`.
+    let (mut counted, mut lines) = (0, 0);
+    let mut found = Vec::new();
+    let mut next = 0;
+    while next < places.len() {
+        let place = next;
+        let prefix = places[place].0.start;
+        let after_change = loop {
+            match old_scan.next_boundary() {
+                Some(at) if at < prefix => {
+                    starts.push(at);
+                    if starts.len() > 2 * KEPT_STARTS {
+                        starts.drain(1..=KEPT_STARTS);
+                    }
+                }
+                other => break other,
+            }
+        };
+        if old_scan.anomaly().is_some_and(|anomaly| anomaly.at() < prefix) {
+            return None;
+        }
+        let shift = |at: usize, delta: isize| usize::try_from(at as isize + delta).ok();
+        let start = loop {
+            let candidate = starts.pop()?;
+            if L::line_starts(new_bytes, shift(candidate, delta)?) {
+                break candidate;
+            }
+        };
+        let previous = starts.last().copied();
+        let new_start = shift(start, delta)?;
+        let mut new_scan = L::resume(new_bytes, new_start);
+        let mut last = place;
+        let mut change_delta = delta + places[last].1.len() as isize - places[last].0.len() as isize;
+        let (mut old_next, mut new_next) = (after_change, new_scan.next_boundary());
+        let (old_end, new_end) = loop {
+            let (old_change_end, new_change_end) = (places[last].0.end, places[last].1.end);
+            let limit = old_change_end.saturating_add(MAX_SETTLE_BYTES);
+            while old_next.is_some_and(|boundary| boundary < old_change_end) {
+                old_next = old_scan.next_boundary();
+            }
+            while new_next.is_some_and(|boundary| boundary < new_change_end) {
+                new_next = new_scan.next_boundary();
+            }
+            // Statements that reach the next place take it into the region.
+            if let Some(following) = places.get(last + 1)
+                && old_next.is_none_or(|boundary| boundary >= following.0.start)
+            {
+                last += 1;
+                change_delta += following.1.len() as isize - following.0.len() as isize;
+                continue;
+            }
+            match (old_next, new_next) {
+                (Some(old_at), Some(new_at)) => {
+                    if old_at > limit {
+                        return None;
+                    }
+                    match (old_at as isize + change_delta).cmp(&(new_at as isize)) {
+                        std::cmp::Ordering::Equal => break (old_at, new_at),
+                        std::cmp::Ordering::Less => old_next = old_scan.next_boundary(),
+                        std::cmp::Ordering::Greater => new_next = new_scan.next_boundary(),
+                    }
+                }
+                (None, None) if old_scan.anomaly().is_none() && new_scan.anomaly().is_none() => {
+                    break (old.len(), new.len());
+                }
+                _ => return None,
+            }
+        };
+        if old_scan.anomaly().is_some_and(|anomaly| anomaly.at() < old_end) {
+            return None;
+        }
+        lines += memchr::memchr_iter(b'\n', new_bytes.get(counted..new_start).unwrap_or_default()).count();
+        counted = new_start;
+        found.push(Region {
+            start,
+            old_end,
+            new_start,
+            new_end,
+            lines_before: lines,
+            previous,
+            changed: places[place].1.start..places[last].1.end,
+            unsettled: None,
+        });
+        // The region's end is a boundary of both texts: the next region's earliest start.
+        starts = vec![old_end];
+        delta = change_delta;
+        next = last + 1;
+    }
+    Some(found)
 }
 
 /// One open construct of a JavaScript or TypeScript scan.
@@ -1002,6 +1190,56 @@ mod tests {
 
     fn lines_of(text: &str) -> Vec<usize> {
         boundaries(text).iter().map(|&at| text[..at].matches('\n').count() + 1).collect()
+    }
+
+    fn texts<'a>(new: &'a str, places: &[(Range<usize>, Range<usize>)], old: &'a str) -> Vec<(&'a str, &'a str)> {
+        places.iter().map(|(o, n)| (&old[o.clone()], &new[n.clone()])).collect()
+    }
+
+    #[test]
+    fn places_are_the_lines_that_differ_between_anchors() {
+        let old = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\n";
+        let new = "a = 1\nb = 22\nc = 3\nd = 4\ne = 5\nf = 66\n";
+        assert_eq!(texts(new, &places(old, new), old), [("b = 2\n", "b = 22\n"), ("f = 6\n", "f = 66\n")]);
+        // Lines that repeat are not anchors, yet are trimmed around a place; an insertion is
+        // a place with nothing old.
+        let old = "x\npass\npass\ny\npass\nz\n";
+        let new = "x\npass\nnew\npass\ny\npass\nz\nw\n";
+        assert_eq!(texts(new, &places(old, new), old), [("", "new\n"), ("", "w\n")]);
+        assert!(places("same\n", "same\n").is_empty());
+        // A moved line: the anchors keep their longest run in order.
+        let old = "a\nb\nc\nd\n";
+        let new = "b\nc\nd\na\n";
+        assert_eq!(texts(new, &places(old, new), old), [("a\n", ""), ("", "a\n")]);
+        // No final line end.
+        assert_eq!(texts("q\nr", &places("p\nr", "q\nr"), "p\nr"), [("p\n", "q\n")]);
+        assert_eq!(texts("p\ns", &places("p\nr", "p\ns"), "p\nr"), [("r", "s")]);
+    }
+
+    #[test]
+    fn a_change_in_several_places_is_checked_in_several_regions() {
+        let old = "def f():\n    return 1\n\nx = 1\n\ndef g():\n    return 2\n\ny = 2\n";
+        let new = "def f():\n    return 11\n\nx = 1\n\ndef g():\n    return 22\n\ny = 2\n";
+        let found = regions::<Scanner<'_>>(old, new).unwrap();
+        let parts: Vec<&str> = found.iter().map(|region| &new[region.new_start..region.new_end]).collect();
+        assert_eq!(parts, ["def f():\n    return 11\n\n", "def g():\n    return 22\n\n"]);
+        assert_eq!(found.iter().map(|region| region.lines_before).collect::<Vec<_>>(), [0, 5]);
+        // The old text's parts line up with the new one's.
+        assert_eq!(&old[found[1].start..found[1].old_end], "def g():\n    return 2\n\n");
+        // Places whose statements meet are one region.
+        let new = "def f():\n    return 11\n\nx = 1\n\ndef g():\n    return 2\n\ny = 22\n";
+        let old2 = "def f():\n    return 1\n\nx = 1\n\ndef g():\n    return 2\n\ny = 2\n";
+        assert_eq!(regions::<Scanner<'_>>(old2, new).unwrap().len(), 2);
+        let joined = "def f():\n    return 11\nx = 1\n";
+        assert!(regions::<Scanner<'_>>("def f():\n    return 1\nx = 2\n", joined).is_none_or(|r| r.len() == 1));
+        // A place that leaves a bracket open cannot be checked alone.
+        let open = "def f():\n    return (1\n\nx = 1\n\ndef g():\n    return 22\n\ny = 2\n";
+        assert!(regions::<Scanner<'_>>(old, open).is_none());
+        // Lines shift: a place that adds lines moves the next one's.
+        let longer = "def f():\n    a = 0\n    return 1\n\nx = 1\n\ndef g():\n    return 22\n\ny = 2\n";
+        let found = regions::<Scanner<'_>>(old, longer).unwrap();
+        assert_eq!(found[1].lines_before, 6);
+        assert_eq!(&longer[found[1].new_start..found[1].new_end], "def g():\n    return 22\n\n");
     }
 
     #[test]

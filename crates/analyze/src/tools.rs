@@ -148,6 +148,10 @@ pub struct CheckerReport {
 pub struct Diagnostics {
     /// The built-in tree-sitter (or JSON) syntax check of the new content.
     pub syntax: Option<SyntaxReport>,
+    /// How many syntax errors the same statements had before the change, given by
+    /// [`diagnose_change`] with `syntax` when the new content has errors and there was an old
+    /// one: the change introduced errors when there are more now.
+    pub syntax_errors_before: Option<usize>,
     /// The external checker that ran, if any.
     pub checker: Option<CheckerReport>,
     /// Checkers that were not installed, timed out or crashed ([`DiagnosticsMode::On`] only).
@@ -168,6 +172,15 @@ impl Diagnostics {
     pub fn has_problems(&self) -> bool {
         self.syntax.as_ref().is_some_and(|report| !report.valid)
             || self.checker.as_ref().is_some_and(|report| !report.ok)
+    }
+
+    /// `true` when the built-in check found more syntax errors in the statements a change
+    /// touched than they had before it (any, for a new file).
+    #[must_use]
+    pub fn introduced_syntax_errors(&self) -> bool {
+        self.syntax.as_ref().is_some_and(|report| {
+            !report.errors.is_empty() && self.syntax_errors_before.is_none_or(|before| report.errors.len() > before)
+        })
     }
 }
 
@@ -247,8 +260,9 @@ pub fn diagnose_change(
     match crate::check_change(kind, old, new) {
         Ok(report) => {
             compile_needed = report_all || (report.valid() && report.stricter);
-            compile = new.get(report.checked.clone()).map(|part| (part, report.lines.0.saturating_sub(1)));
+            compile = new.get(report.checked.clone()).map(|part| (part, report.checked_lines_before));
             if report_all || !report.valid() {
+                diagnostics.syntax_errors_before = report.errors_before;
                 diagnostics.syntax = Some(SyntaxReport { valid: report.valid(), errors: report.errors });
             }
         }

@@ -335,6 +335,19 @@ fn introduced_errors(file: &str, old: Option<&str>, new: Option<&str>) -> bool {
     editkit::analyze::check_change(kind, old, new).is_ok_and(|report| report.introduced())
 }
 
+/// Whether the toolkit's own check of each write judges it (its diagnostics are on): then its
+/// verdict is the command's, and the command does not check again.
+fn toolkit_checks(toolkit: &Toolkit) -> bool {
+    toolkit.options().diagnostics.mode != editkit::analyze::DiagnosticsMode::Off
+}
+
+/// Whether a write's diagnostics say it left more syntax errors in the statements it touched
+/// than they had before (the toolkit's verdict; a skipped check judges nothing).
+fn diagnostics_introduced(diagnostics: &Value) -> bool {
+    let errors = diagnostics["syntax_errors"].as_array().map_or(0, Vec::len) as u64;
+    errors > 0 && diagnostics["syntax_errors_before"].as_u64().is_none_or(|before| errors > before)
+}
+
 fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
     let mut olds = args.old;
     if let Some(path) = &args.old_file {
@@ -352,7 +365,11 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         );
         return Err(EXIT_USAGE);
     }
-    let before = (!args.dry_run).then(|| current_text(toolkit, &args.file)).flatten();
+    // The texts before and after, for the whole diff a person sees and for the syntax verdict
+    // when the toolkit's checks are off.
+    let toolkit_checks = toolkit_checks(toolkit);
+    let texts = !args.dry_run && (!args.output.json || !toolkit_checks);
+    let before = texts.then(|| current_text(toolkit, &args.file)).flatten();
     let mut request = json!({"path": args.file, "dry_run": args.dry_run, "force": args.force, "stale": args.stale});
     if olds.len() == 1 {
         request["old_string"] = json!(olds[0]);
@@ -378,7 +395,12 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         return Err(render::exit_code(error));
     }
     let after = before.as_ref().and_then(|_| current_text(toolkit, &args.file));
-    let broken = !args.dry_run && introduced_errors(&args.file, before.as_deref(), after.as_deref());
+    let broken = !args.dry_run
+        && if toolkit_checks {
+            diagnostics_introduced(&result["diagnostics"])
+        } else {
+            introduced_errors(&args.file, before.as_deref(), after.as_deref())
+        };
     if args.output.json {
         print_json(&result);
     } else {
@@ -603,24 +625,25 @@ struct ApplyFlags {
 fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) -> Result<u8, u8> {
     let ApplyFlags { dry_run, force, strict, allow_broken, stale } = flags;
     let text = read_input(patch, "the patch")?;
-    // What the files were, for the whole diff and the syntax comparison; found by a dry run.
-    let preview = editkit::tools::call(
-        toolkit,
-        "apply_patch",
-        json!({"patch": text, "dry_run": true, "force": force, "strict": strict, "stale": stale}),
-    );
-    let paths: Vec<String> = preview["files"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|file| [file["path"].as_str(), file["from"].as_str()])
-        .flatten()
-        .map(str::to_owned)
-        .collect();
-    let before: Vec<(String, Option<String>)> = if dry_run {
+    // What the files were, for the whole diff a person sees and, when the toolkit's checks are
+    // off, for the syntax comparison; found by a dry run. With its checks on, the toolkit's
+    // verdict per written file is the command's, and `--json` needs no texts.
+    let toolkit_checks = toolkit_checks(toolkit);
+    let before: Vec<(String, Option<String>)> = if dry_run || (output.json && toolkit_checks) {
         Vec::new()
     } else {
-        paths.iter().map(|path| (path.clone(), current_text(toolkit, path))).collect()
+        let preview = editkit::tools::call(
+            toolkit,
+            "apply_patch",
+            json!({"patch": text, "dry_run": true, "force": force, "strict": strict, "stale": stale}),
+        );
+        let paths = preview["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|file| [file["path"].as_str(), file["from"].as_str()])
+            .flatten();
+        paths.map(|path| (path.to_owned(), current_text(toolkit, path))).collect()
     };
     let result = call(
         toolkit,
@@ -629,12 +652,23 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
         output,
     )?;
     let after: Vec<Option<String>> = before.iter().map(|(path, _)| current_text(toolkit, path)).collect();
-    let broken: Vec<&str> = before
-        .iter()
-        .zip(&after)
-        .filter(|((path, old), new)| introduced_errors(path, old.as_deref(), new.as_deref()))
-        .map(|((path, _), _)| path.as_str())
-        .collect();
+    let broken: Vec<&str> = if dry_run {
+        Vec::new()
+    } else if toolkit_checks {
+        let files = result["files"].as_array().map(Vec::as_slice).unwrap_or_default();
+        files
+            .iter()
+            .filter(|file| diagnostics_introduced(&file["diagnostics"]))
+            .filter_map(|file| file["path"].as_str())
+            .collect()
+    } else {
+        before
+            .iter()
+            .zip(&after)
+            .filter(|((path, old), new)| introduced_errors(path, old.as_deref(), new.as_deref()))
+            .map(|((path, _), _)| path.as_str())
+            .collect()
+    };
     if output.json {
         print_json(&result);
     } else {

@@ -217,7 +217,8 @@ mod imp {
             reason: skipped.reason,
             size_bytes: skipped.size_bytes as u64,
         });
-        DiagnosticsInfo { has_problems, syntax_errors, checkers, confinement, skipped }
+        let syntax_errors_before = report.syntax_errors_before.map(|before| before as u64);
+        DiagnosticsInfo { has_problems, syntax_errors, syntax_errors_before, checkers, confinement, skipped }
     }
 
     /// The formatted content of `rel` (whose content is `text`), when a formatter succeeded.

@@ -229,6 +229,11 @@ pub struct DiagnosticsInfo {
     pub has_problems: bool,
     /// Syntax errors found by the built-in parser.
     pub syntax_errors: Vec<SyntaxErrorInfo>,
+    /// After an edit or patch of an existing file that left syntax errors: how many the
+    /// statements it touched had before. More errors now than before means the change
+    /// introduced them; as many means the file was already broken there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syntax_errors_before: Option<u64>,
     /// Output of external checkers that reported problems (name and capped output).
     pub checkers: Vec<CheckerInfo>,
     /// How the external checker was confined: `landlock`, `landlock without network rules

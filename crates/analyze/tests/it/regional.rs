@@ -160,11 +160,17 @@ fn sloppy_edits_of_real_typescript_check_as_a_whole_parse_does() {
 fn sloppy_edits(kind: FileKind, folder: &str, extension: &str, seed: u64) {
     let mut rng = Rng(seed);
     let (mut checks, mut introduced, mut regional, mut exact, mut verdict, mut cpython) = (0, 0, 0, 0, 0, 0);
+    let (mut several, mut apart) = (0, 0);
     for path in crate::corpus::files(folder, &[extension]) {
         let original = std::fs::read_to_string(&path).unwrap();
-        for round in 0..30 {
-            // A sloppy edit of the file, and its undo.
-            let edited = mutate(&original, &mut rng);
+        for round in 0..45 {
+            // A sloppy edit of the file, and its undo; from round 30 on, two or three sloppy
+            // edits at once, as a patch makes them.
+            let places = if round < 30 { 1 } else { 2 + rng.below(2) };
+            let mut edited = original.clone();
+            for _ in 0..places {
+                edited = mutate(&edited, &mut rng);
+            }
             if edited == original {
                 continue;
             }
@@ -176,6 +182,8 @@ fn sloppy_edits(kind: FileKind, folder: &str, extension: &str, seed: u64) {
                 cpython += usize::from(agreement == Agreement::Cpython);
                 introduced += usize::from(report.introduced());
                 regional += usize::from(report.scope == CheckScope::Statements);
+                apart += usize::from(report.places.len() > 1);
+                several += usize::from(places > 1);
                 checks += 1;
             }
         }
@@ -183,8 +191,11 @@ fn sloppy_edits(kind: FileKind, folder: &str, extension: &str, seed: u64) {
     eprintln!(
         "regional check: {checks} edits, {introduced} introduced errors, {regional} checked by statements; \
          {exact} with errors on the same lines as a whole parse, {verdict} with the same verdict only, \
-         {cpython} where CPython sides with the regional check against tree-sitter"
+         {cpython} where CPython sides with the regional check against tree-sitter; \
+         {apart} of {several} changes in several places checked place by place"
     );
+    // A place left open (a bracket, a string) or next to another is checked with the others.
+    assert!(apart * 5 > several, "changes in several places are checked place by place: {apart} of {several}");
     assert!(exact * 10 >= checks * 8, "the errors are a whole parse's in most edits: {exact} of {checks}");
     assert!(
         introduced > checks / 10 && introduced < checks,
@@ -233,6 +244,16 @@ fn an_error_in_a_30_mb_file_is_found_at_its_line_by_parsing_a_few_statements() {
     let report = check_change(FileKind::Python, Some(&old), &stray).unwrap();
     assert!(report.introduced(), "{report:#?}");
     assert_eq!(report.errors[0].line, line, "{report:#?}");
+    // Two places far apart: each is checked on its own statements, at its lines.
+    let early = old[old.len() / 4..].find("\ndef ").unwrap() + old.len() / 4 + 1;
+    let early_line = old[..early].matches('\n').count() + 1;
+    let two = format!("{}y = = 2\n{}x = = 1\n{}", &old[..early], &old[early..at], &old[at..]);
+    let report = check_change(FileKind::Python, Some(&old), &two).unwrap();
+    assert!(report.introduced(), "{report:#?}");
+    assert_eq!(report.places.len(), 2, "{report:#?}");
+    let lines: Vec<usize> = report.errors.iter().map(|error| error.line).collect();
+    assert_eq!(lines, [early_line, line + 1], "{report:#?}");
+    assert!(report.places.iter().all(|(first, last)| last - first < 500), "{:?}", report.places);
     // A clean change is clean, and undoing it too.
     let clean = format!("{}x = 1\n{}", &old[..at], &old[at..]);
     for (from, to) in [(&old, &clean), (&clean, &old)] {
