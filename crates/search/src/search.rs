@@ -1,6 +1,7 @@
 //! The search: a compiled pattern plus filters and bounds, run over a workspace path.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -484,6 +485,36 @@ struct SearchVisitor<'s, 'ws> {
     capped: AtomicBool,
 }
 
+/// Reads `reader` into `buffer` from `filled` on, until `to` bytes or the end, and gives how
+/// many bytes the buffer then holds. The buffer is kept initialised between files (its length
+/// is what was ever zeroed), so a worker zeroes memory only when a file is larger than any
+/// before; it grows to `expected` (the size the file had) at once, and by doubling past it.
+fn fill(
+    reader: &mut impl Read,
+    buffer: &mut Vec<u8>,
+    mut filled: usize,
+    to: usize,
+    expected: usize,
+) -> std::io::Result<usize> {
+    while filled < to {
+        if filled == buffer.len() {
+            let grown = buffer.len().saturating_mul(2).max(expected).max(filled + 1).min(to);
+            buffer.resize(grown, 0);
+        }
+        let end = buffer.len().min(to);
+        match reader.read(&mut buffer[filled..end]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(filled)
+}
+
+/// Up to which size a file is read whole into a worker's buffer (above it, it is streamed).
+const WHOLE_FILE_BYTES: u64 = 1 << 20;
+
 struct SearchState {
     searcher: Searcher,
     /// For files only checked for a match: no line numbers or context to compute.
@@ -491,6 +522,8 @@ struct SearchState {
     matcher: RegexMatcher,
     files_searched: usize,
     skipped: Vec<Skipped>,
+    /// The file being searched, read whole (kept between files).
+    buffer: Vec<u8>,
 }
 
 impl<'s, 'ws> SearchVisitor<'s, 'ws> {
@@ -564,14 +597,37 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
 
     /// The text of a file that is not UTF-8, when the codec establishes another encoding for it
     /// (read again through its handle, within the size limit already checked).
-    fn decoded(&self, file: &FileRef<'_, '_>) -> Option<editkit_vfs::Text> {
-        use std::io::Read;
-        let (handle, size) = self.open(file).ok()?;
+    /// `nul`: the stream met a NUL byte.
+    fn decoded(&self, file: &FileRef<'_, '_>, nul: bool) -> Option<editkit_vfs::Text> {
+        let (mut handle, size) = self.open(file).ok()?;
         if size > self.max_file_size {
             return None;
         }
-        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-        handle.take(self.max_file_size.saturating_add(1)).read_to_end(&mut bytes).ok()?;
+        // The head first: a binary file is known by it, and not read whole.
+        let limit = usize::try_from(self.max_file_size.saturating_add(1)).unwrap_or(usize::MAX);
+        let expected = usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1);
+        let head = (editkit_vfs::codec::BINARY_SNIFF_BYTES + 3).min(limit);
+        let mut bytes = Vec::new();
+        let filled = fill(&mut handle, &mut bytes, 0, head, expected).ok()?;
+        if memchr::memchr(0, &bytes[..filled]).is_some()
+            && matches!(
+                editkit_vfs::Text::decode(&bytes[..filled]),
+                Err(editkit_vfs::codec::DecodeError::Binary { .. })
+            )
+        {
+            return None;
+        }
+        // A NUL past the head: the codec takes such a file as text only in UTF-16 or UTF-32
+        // named by its byte-order mark.
+        if nul
+            && memchr::memchr(0, &bytes[..filled]).is_none()
+            && !bytes.starts_with(b"\xFF\xFE")
+            && !bytes.starts_with(b"\xFE\xFF")
+        {
+            return None;
+        }
+        let filled = if filled == head { fill(&mut handle, &mut bytes, filled, limit, expected).ok()? } else { filled };
+        bytes.truncate(filled);
         if bytes.len() as u64 > self.max_file_size {
             return None;
         }
@@ -637,7 +693,14 @@ impl Visitor for SearchVisitor<'_, '_> {
             .memory_map(MmapChoice::never());
         let counter = config.line_number(false).build();
         let searcher = config.line_number(true).before_context(builder.before).after_context(builder.after).build();
-        SearchState { searcher, counter, matcher: self.search.matcher.clone(), files_searched: 0, skipped: Vec::new() }
+        SearchState {
+            searcher,
+            counter,
+            matcher: self.search.matcher.clone(),
+            files_searched: 0,
+            skipped: Vec::new(),
+            buffer: Vec::new(),
+        }
     }
 
     fn file(&self, state: &mut SearchState, file: &FileRef<'_, '_>) {
@@ -651,6 +714,111 @@ impl Visitor for SearchVisitor<'_, '_> {
             let detail = format!("{size} bytes, over the limit of {} bytes", self.max_file_size);
             return state.skipped.push(skip(SkipReason::TooLarge, detail));
         }
+        // A file up to a MiB is read whole into the worker's buffer: one read; a larger one
+        // is searched as it streams through a fixed buffer, so memory stays flat.
+        if size <= WHOLE_FILE_BYTES {
+            self.search_whole(state, file, handle, size);
+        } else {
+            self.search_streamed(state, file, handle);
+        }
+    }
+}
+
+impl SearchVisitor<'_, '_> {
+    /// Searches a file read whole into the worker's buffer, after the checks every tool shares.
+    fn search_whole(&self, state: &mut SearchState, file: &FileRef<'_, '_>, handle: cap_std::fs::File, size: u64) {
+        let mut buffer = std::mem::take(&mut state.buffer);
+        self.search_in(state, file, handle, size, &mut buffer);
+        state.buffer = buffer;
+    }
+
+    fn search_in(
+        &self,
+        state: &mut SearchState,
+        file: &FileRef<'_, '_>,
+        mut handle: cap_std::fs::File,
+        size: u64,
+        buffer: &mut Vec<u8>,
+    ) {
+        let skip =
+            |reason: SkipReason, detail: String| Skipped { path: file.rel.to_owned(), reason, detail: Some(detail) };
+        let limit = usize::try_from(self.max_file_size.saturating_add(1)).unwrap_or(usize::MAX);
+        let expected = usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1);
+        // The head first: a NUL there makes the file binary to the codec, and the rest is not
+        // read (what the codec sniffs: the first 8 KiB, after a BOM).
+        let head = (editkit_vfs::codec::BINARY_SNIFF_BYTES + 3).min(limit);
+        let mut read = fill(&mut handle, buffer, 0, head, expected);
+        if let Ok(filled) = read
+            && memchr::memchr(0, &buffer[..filled]).is_some()
+            && let Err(editkit_vfs::codec::DecodeError::Binary { offset }) =
+                editkit_vfs::Text::decode(&buffer[..filled])
+        {
+            return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+        }
+        if let Ok(filled) = read
+            && filled == head
+        {
+            read = fill(&mut handle, buffer, filled, limit, expected);
+        }
+        let filled = match read {
+            Ok(filled) => filled,
+            Err(err) => return state.skipped.push(skip(SkipReason::Unreadable, err.to_string())),
+        };
+        if filled as u64 > self.max_file_size {
+            let detail = format!("over the limit of {} bytes (it grew while being read)", self.max_file_size);
+            return state.skipped.push(skip(SkipReason::TooLarge, detail));
+        }
+        let bytes = &buffer[..filled];
+        let builder = &self.search.builder;
+        // Collect one line more than can be kept, to know whether lines were left out.
+        let keep = if self.beyond_cutoff(file.rel) {
+            None
+        } else {
+            Some(builder.max_results.min(builder.max_matches_per_file))
+        };
+        let nul = memchr::memchr(0, bytes);
+        let invalid = if builder.lossy { None } else { std::str::from_utf8(bytes).err().map(|err| err.valid_up_to()) };
+        // An escape byte: ISO-2022-JP text is valid UTF-8 that starts with one.
+        let escape = memchr::memchr(0x1B, bytes).is_some();
+        let mut sink = FileSink::new(&state.matcher, self.sink, keep.map_or(0, |n| n.saturating_add(1)));
+        let searcher = if keep.is_some() { &mut state.searcher } else { &mut state.counter };
+        let outcome = if nul.is_none() && invalid.is_none() && !escape {
+            searcher.search_slice(&state.matcher, bytes, &mut sink)
+        } else {
+            // Not plain UTF-8 text: the codec decides whether it is text in another encoding
+            // (the one decision every tool shares), and then its decoded text is searched.
+            let decoded = editkit_vfs::Text::decode(bytes).ok().filter(|text| !text.encoding().is_utf8());
+            match decoded {
+                Some(text) => {
+                    let outcome = searcher.search_slice(&state.matcher, text.with_endings().as_bytes(), &mut sink);
+                    if outcome.is_ok() && sink.n_matches > 0 {
+                        self.lock().encodings.insert(file.rel.to_owned(), text.encoding().label());
+                    }
+                    outcome
+                }
+                // Escapes in UTF-8 text: searched as it is.
+                None if nul.is_none() && invalid.is_none() => searcher.search_slice(&state.matcher, bytes, &mut sink),
+                None => {
+                    if let Some(offset) = nul {
+                        return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+                    }
+                    let offset = invalid.unwrap_or(0);
+                    let detail = format!("invalid UTF-8 at byte offset {offset}; set lossy to search it anyway");
+                    return state.skipped.push(skip(SkipReason::NotUtf8, detail));
+                }
+            }
+        };
+        if let Err(err) = outcome {
+            return state.skipped.push(skip(SkipReason::Unreadable, err.to_string()));
+        }
+        self.found(&mut state.files_searched, file.rel, sink, keep);
+    }
+
+    /// Searches a file as it streams, checking as it goes that it is UTF-8; a file that is not
+    /// is read again whole for the codec, which decides whether it is text in another encoding.
+    fn search_streamed(&self, state: &mut SearchState, file: &FileRef<'_, '_>, handle: cap_std::fs::File) {
+        let skip =
+            |reason: SkipReason, detail: String| Skipped { path: file.rel.to_owned(), reason, detail: Some(detail) };
         let builder = &self.search.builder;
         // Collect one line more than can be kept, to know whether lines were left out.
         let keep = if self.beyond_cutoff(file.rel) {
@@ -667,7 +835,7 @@ impl Visitor for SearchVisitor<'_, '_> {
         if sink.binary.is_some() || reader.invalid_at.is_some() || reader.escape_seen {
             // Not UTF-8 text: the codec decides whether it is text in another encoding (the one
             // decision every tool shares), and then its decoded text is searched.
-            let decoded = self.decoded(file);
+            let decoded = self.decoded(file, sink.binary.is_some());
             let Some(text) = decoded else {
                 if sink.binary.is_none() && reader.invalid_at.is_none() {
                     // Escapes in UTF-8 text: searched as it is (above).

@@ -1,6 +1,7 @@
 //! Directory handles for walking the tree without ever leaving the root.
 
 use cap_std::fs::{Dir, File};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use crate::error::{Error, Result};
 use crate::workspace::{EntryKind, Workspace};
@@ -145,13 +146,29 @@ impl<'ws> WorkspaceDir<'ws> {
                 skipped(SkippedEntry { name, rel, symlink, reason });
             }
         };
-        for entry in self.dir.entries().map_err(io)? {
-            let entry = entry.map_err(io)?;
-            let name = match entry.file_name().into_string() {
-                Ok(name) => name,
-                Err(raw) => {
-                    let symlink = entry.file_type().is_ok_and(|t| t.is_symlink());
-                    skip(raw.to_string_lossy().into_owned(), symlink, SkipReason::NonUtf8Name);
+        // The entries are read through one fresh descriptor of the directory, opened for
+        // reading (the handle itself may be `O_PATH`; cap-std's `entries` opens two), with each
+        // entry's type from `getdents` where the file system knows it.
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        let fd = rustix::fs::openat(&self.dir, ".", flags, Mode::empty()).map_err(|errno| io(errno.into()))?;
+        let mut reader = rustix::fs::Dir::new(fd).map_err(|errno| io(errno.into()))?;
+        while let Some(entry) = reader.read() {
+            let entry = entry.map_err(|errno| io(errno.into()))?;
+            let raw = entry.file_name().to_bytes();
+            if raw == b"." || raw == b".." {
+                continue;
+            }
+            let file_type = match entry.file_type() {
+                FileType::Unknown => rustix::fs::statat(&self.dir, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
+                    .map(|stat| FileType::from_raw_mode(stat.st_mode))
+                    .map_err(|errno| io(errno.into())),
+                known => Ok(known),
+            };
+            let name = match std::str::from_utf8(raw) {
+                Ok(name) => name.to_owned(),
+                Err(_) => {
+                    let symlink = file_type.is_ok_and(|t| t == FileType::Symlink);
+                    skip(String::from_utf8_lossy(raw).into_owned(), symlink, SkipReason::NonUtf8Name);
                     continue;
                 }
             };
@@ -161,12 +178,12 @@ impl<'ws> WorkspaceDir<'ws> {
             let rel = self.child_rel(&name);
             // This directory passed the policy when it was opened, so the entry alone is checked.
             if self.workspace.is_blocked_exact(&rel) {
-                let symlink = entry.file_type().is_ok_and(|t| t.is_symlink());
+                let symlink = file_type.is_ok_and(|t| t == FileType::Symlink);
                 skip(name, symlink, SkipReason::Blocked);
                 continue;
             }
-            let file_type = entry.file_type().map_err(io)?;
-            let (kind, symlink) = if file_type.is_symlink() {
+            let file_type = file_type?;
+            let (kind, symlink) = if file_type == FileType::Symlink {
                 match self.workspace.resolve_inner(&rel, true) {
                     Ok(resolved) => (resolved.kind, true),
                     Err(err) => {
@@ -180,9 +197,9 @@ impl<'ws> WorkspaceDir<'ws> {
                         continue;
                     }
                 }
-            } else if file_type.is_dir() {
+            } else if file_type == FileType::Directory {
                 (Some(EntryKind::Dir), false)
-            } else if file_type.is_file() {
+            } else if file_type == FileType::RegularFile {
                 (Some(EntryKind::File), false)
             } else {
                 (Some(EntryKind::Other), false)

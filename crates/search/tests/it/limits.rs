@@ -127,6 +127,32 @@ fn binary_files_are_skipped_with_a_reason() {
 }
 
 #[test]
+fn files_around_the_binary_sniff_size_are_read_whole() {
+    // A file is read in two parts, the first 8 KiB (and a BOM's length) and the rest: a match
+    // at the end of each size around that boundary is found, and a NUL just past the codec's
+    // sniff window still makes the file binary.
+    let sniff = editkit_vfs::codec::BINARY_SNIFF_BYTES;
+    let mut files = Vec::new();
+    for size in sniff..sniff + 8 {
+        let body = "x".repeat(size - "needle\n".len() - 1);
+        files.push((format!("s{size}.txt"), format!("{body}\nneedle\n")));
+    }
+    let tree = Tree::new(&files.iter().map(|(name, text)| (name.as_str(), text.as_str())).collect::<Vec<_>>());
+    let mut nul = vec![b'y'; sniff + 1];
+    nul.extend_from_slice(b"\0needle\n");
+    tree.write("nul.txt", &nul);
+    // Files past a MiB stream through a fixed buffer, with the same verdicts.
+    let big = "filler line\n".repeat(150_000);
+    tree.write("z-big.txt", format!("{big}needle\n").as_bytes());
+    tree.write("z-big-nul.txt", format!("{big}\0needle\n").as_bytes());
+    let found = search(&tree, "needle", ".", |_| {});
+    let mut expected: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    expected.push("z-big.txt");
+    assert_eq!(files_of(&found), expected);
+    assert_eq!(skipped_of(&found), [("nul.txt", "binary"), ("z-big-nul.txt", "binary")]);
+}
+
+#[test]
 fn non_utf8_files_are_skipped_or_searched_lossily() {
     let tree = Tree::new(&[("utf8.txt", "caf\u{e9} needle\n")]);
     let mut latin1 = b"caf\xe9 needle\n".to_vec();
