@@ -300,12 +300,16 @@ pub(crate) fn record_patch_kept(workspace: &Workspace, files: &[PatchFileState])
     let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
     let seq = next_seq(seqs.last().copied())?;
     let mut snapshots = Vec::new();
+    let mut contents: Vec<(String, &[u8])> = Vec::new();
     for (n, (rel, before, after)) in files.iter().enumerate() {
         if let Some(bytes) = before {
-            workspace.txn().state_write(&format!("undo/patches/{seq:010}-{n}.bytes"), bytes)?;
+            contents.push((format!("undo/patches/{seq:010}-{n}.bytes"), bytes));
         }
         snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: *after });
     }
+    // The contents flushed together, then the record that names them.
+    let batch: Vec<(&str, &[u8])> = contents.iter().map(|(name, bytes)| (name.as_str(), *bytes)).collect();
+    workspace.txn().state_write_all(&batch)?;
     let json = serde_json::to_vec(&PatchSnapshot { files: snapshots, time_unix: Some(now_unix()) })
         .map_err(|e| Error::invalid("history", e.to_string()))?;
     workspace.txn().state_write(&format!("undo/patches/{seq:010}.json"), &json)?;

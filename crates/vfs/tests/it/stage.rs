@@ -303,3 +303,43 @@ fn folder_handles_say_whether_a_file_still_holds_the_bytes_planned_against() {
     std::fs::write(root.join("src/a.txt"), planned).unwrap();
     assert!(folders.holds_unchecked("src/a.txt", planned));
 }
+
+#[test]
+fn a_batch_of_state_files_lands_whole_or_leaves_no_temp_file() {
+    use editkit_vfs::Durability;
+    for durability in [Durability::Full, Durability::Atomic] {
+        let dir = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let workspace =
+            Workspace::builder(dir.path()).state_dir(state.path().join("s")).durability(durability).open().unwrap();
+        let names: Vec<String> =
+            (0..editkit_vfs::SYNCFS_FROM * 2).map(|n| format!("undo/{}/{n}.bytes", n % 3)).collect();
+        let batch: Vec<(&str, &[u8])> = names.iter().map(|name| (name.as_str(), name.as_bytes())).collect();
+        workspace.txn().state_write_all(&batch).unwrap();
+        for name in &names {
+            assert_eq!(workspace.txn().state_read(name).unwrap().as_deref(), Some(name.as_bytes()), "{durability:?}");
+        }
+        // A bad name anywhere refuses the batch: the files before it were staged, never
+        // renamed, and their temp files are gone.
+        let mut bad: Vec<(&str, &[u8])> = (0..10).map(|_| ("undo/new/x.bytes", &b"x"[..])).collect();
+        bad[6] = ("../escape", b"x");
+        assert!(workspace.txn().state_write_all(&bad).is_err());
+        assert_eq!(workspace.txn().state_read("undo/new/x.bytes").unwrap(), None);
+        let left: Vec<String> = walkdir_names(&state.path().join("s"));
+        assert!(left.iter().all(|name| !name.contains(".tmp")), "{left:?}");
+    }
+}
+
+/// Every file name under `dir`, recursively.
+fn walkdir_names(dir: &std::path::Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            names.extend(walkdir_names(&entry.path()));
+        } else {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names
+}
