@@ -359,11 +359,14 @@ fn check_splice(before: &str, new: &str, edited: &editkit::matcher::Replaced) {
 
 const ANALYZE_PATHS: [&str; 8] = ["a.py", "a.ts", "a.tsx", "a.js", "a.jsx", "a.md", "a.json", "a"];
 
-/// Arbitrary bytes through detect, syntax check, symbols, symbol ranges, function replacement
-/// and the Markdown outline: never a panic or a hang.
+/// Arbitrary bytes through detect, syntax check, the check of a change (old and new split at
+/// the first `\u{1}`, else the new text is the old one without its middle third), symbols,
+/// symbol ranges, function replacement and the Markdown outline: never a panic or a hang, and
+/// a change's errors and places are inside the new text.
 pub fn analyze(data: &[u8]) {
     use editkit::analyze::{
-        FileKind, check_syntax, detect, outline, replace_function, section_range, symbol_range, symbols,
+        FileKind, change_region, check_change, check_syntax, detect, outline, replace_function, section_range,
+        symbol_range, symbols,
     };
     // The first byte picks the path, so every grammar sees every input.
     let Some((&selector, bytes)) = data.split_first() else { return };
@@ -371,6 +374,28 @@ pub fn analyze(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(bytes) else { return };
     let kind = detect(path, text);
     let _ = check_syntax(kind, text);
+    let (old, new) = match text.split_once('\u{1}') {
+        Some((old, new)) => (old.to_owned(), new.to_owned()),
+        None => {
+            let (mut third, mut two) = (text.len() / 3, 2 * text.len() / 3);
+            while !text.is_char_boundary(third) {
+                third -= 1;
+            }
+            while !text.is_char_boundary(two) {
+                two -= 1;
+            }
+            (text.to_owned(), format!("{}{}", &text[..third], &text[two..]))
+        }
+    };
+    if let Ok(report) = check_change(kind, Some(&old), &new) {
+        let lines = new.matches('\n').count() + 1;
+        assert!(report.errors.iter().all(|error| (1..=lines).contains(&error.line)), "{report:?}");
+        assert!(report.places.windows(2).all(|pair| pair[0].1 <= pair[1].0), "{report:?}");
+        assert!(report.places.iter().all(|&(first, last)| first <= last && last <= lines), "{report:?}");
+    }
+    if let Some(range) = change_region(&old, &new) {
+        assert!(new.get(range.clone()).is_some(), "region {range:?} is not on char boundaries");
+    }
     let _ = outline(text);
     let _ = section_range(text, "a > b");
     let code_kind = match kind {
