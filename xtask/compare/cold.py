@@ -15,6 +15,9 @@ warm loop. Default settings throughout (checks on, full durability), in one run:
   standard-library `.py` files against `git apply` of the same diff, each a process on a fresh
   copy, taking turns; and `editkit edit` as a command.
 
+`--baseline OLD_BINARY` adds an earlier editkit, with defaults, to every part: the before and
+after of a change, measured side by side in one run.
+
 Writes DIR/cold.md (default target/compare). Standard library only.
 """
 
@@ -35,12 +38,21 @@ import compare  # noqa: E402
 import speed  # noqa: E402
 
 
+# An earlier editkit binary (`--baseline`), run side by side with defaults: the "before" of a
+# before/after comparison from one run.
+BASELINE: Path | None = None
+
+
 def fresh_tools(binary: Path, venv: Path) -> dict[str, compare.Tool]:
     worker = str(compare.HERE / "incumbent.py")
     aider_venv = venv.with_name(venv.name + "-aider")
     # The read limit raised to 64 MiB, for the 30 MB file.
     base = [str(binary), "call", "--root", "{root}", "--jsonl", "--max-read-bytes", str(64 << 20)]
-    return {
+    before = {}
+    if BASELINE is not None:
+        before_base = [str(BASELINE), "call", "--root", "{root}", "--jsonl", "--max-read-bytes", str(64 << 20)]
+        before = {"editkit before": compare.Editkit("editkit before", before_base)}
+    return before | {
         "editkit": compare.Editkit("editkit", base),
         "editkit atomic": compare.Editkit("editkit atomic", base + ["--durability", "atomic"]),
         "editkit checks off": compare.Editkit("editkit checks off", base + ["--diagnostics", "off"]),
@@ -192,6 +204,8 @@ def commands(binary: Path, work: Path, rounds: int) -> dict[str, list[float]]:
     patch.write_text(diff, "utf-8")
     times: dict[str, list[float]] = {"git apply": [], "editkit apply": [], "editkit apply --diagnostics off": [],
                                      "editkit edit": []}
+    if BASELINE is not None:
+        times |= {"editkit before: apply": [], "editkit before: edit": []}
     for round_ in range(rounds):
         runs = {
             "git apply": ["git", "apply", str(patch)],
@@ -199,6 +213,8 @@ def commands(binary: Path, work: Path, rounds: int) -> dict[str, list[float]]:
             "editkit apply --diagnostics off": [str(binary), "apply", str(patch), "--root", ".", "--json",
                                                 "--diagnostics", "off"],
         }
+        if BASELINE is not None:
+            runs["editkit before: apply"] = [str(BASELINE), "apply", str(patch), "--root", ".", "--json"]
         order = list(runs)
         shift = round_ % len(order)
         for name in order[shift:] + order[:shift]:
@@ -211,8 +227,12 @@ def commands(binary: Path, work: Path, rounds: int) -> dict[str, list[float]]:
         folder = work / "cmd-edit"
         write_tree(folder, {files[0].name: tree[files[0].name]})
         line = unique_line(tree[files[0].name])
-        times["editkit edit"].append(timed([str(binary), "edit", files[0].name, "--old", line, "--new",
-                                            line.rstrip("\n") + "  # edited\n", "--root", ".", "--json"], folder))
+        for name, program in [("editkit edit", binary), ("editkit before: edit", BASELINE)]:
+            if program is None:
+                continue
+            write_tree(folder, {files[0].name: tree[files[0].name]})
+            times[name].append(timed([str(program), "edit", files[0].name, "--old", line, "--new",
+                                      line.rstrip("\n") + "  # edited\n", "--root", ".", "--json"], folder))
     return times, len(files), diff.count("\n@@") + diff.startswith("@@")
 
 
@@ -226,9 +246,13 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=compare.REPO / "target" / "compare")
     parser.add_argument("--venv", type=Path, default=compare.REPO / "target" / "compare-venv")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="an earlier editkit binary, run side by side with defaults (rows 'editkit before')")
     parser.add_argument("--parts", default="first,once,commands",
                         help="comma-separated: first (first touch), once (each file once), commands")
     options = parser.parse_args()
+    global BASELINE
+    BASELINE = options.baseline.resolve() if options.baseline else None
     out = options.out.resolve()
     work = out / "cold-work"
     work.mkdir(parents=True, exist_ok=True)
@@ -263,7 +287,7 @@ def main() -> int:
     if sizes:
         small, big = (len(sizes[key].encode()) for key in ("3 MB", "30 MB"))
         table = [["setting", "30 MB / 3 MB", "slope"], ["---", "---:", "---:"]]
-        for name in ("editkit", "editkit checks off"):
+        for name in ("editkit", "editkit checks off") + (("editkit before",) if BASELINE is not None else ()):
             a, b = median_ms(firsts["3 MB"][name]), median_ms(firsts["30 MB"][name])
             table.append([name, f"{b / a:.2f}×", f"{(b - a) / 1e3 / (big - small) * 1e9:.1f} ns/byte"])
         report += ["## First edit against file size", ""] + speed.rows(table) + [""]

@@ -32,7 +32,14 @@ pub(crate) fn versus(parts: &[&str]) -> Result<()> {
         run("python3", &["xtask/compare/speed.py", "--editkit", editkit_str])?;
     }
     if wants("cold") {
-        run("python3", &["xtask/compare/cold.py", "--editkit", editkit_str])?;
+        // `EDITKIT_BASELINE=<an earlier editkit binary>` runs it beside this one: before and
+        // after from one run.
+        let baseline = std::env::var("EDITKIT_BASELINE").ok();
+        let mut args = vec!["xtask/compare/cold.py", "--editkit", editkit_str];
+        if let Some(baseline) = baseline.as_deref() {
+            args.extend(["--baseline", baseline]);
+        }
+        run("python3", &args)?;
     }
     if wants("patch") {
         run("cargo", &["run", "--locked", "--release", "-q", "-p", "editkit-patch", "--example", "bench_vs_git"])?;
