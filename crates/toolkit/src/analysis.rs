@@ -251,6 +251,36 @@ mod imp {
         result.map_err(|source| Error::Analyze { path: path.to_owned(), source })
     }
 
+    /// The definitions of `text` (a file at `path`, or a snippet for it) for `merge_snippet`, each
+    /// from its first decorator line; `None` without a grammar for the file's language, or when
+    /// the text has a syntax error or does not parse within the limits (name paths from a
+    /// broken tree could name the wrong definition).
+    pub(crate) fn snippet_definitions(
+        path: &str,
+        file_text: &str,
+        text: &str,
+    ) -> Option<Vec<editkit_matcher::snippet::Definition>> {
+        let kind = kind_of(path, file_text);
+        if !kind.is_code() || !analyze::check_syntax(kind, text).is_ok_and(|report| report.valid) {
+            return None;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let symbols = analyze::symbols(kind, text).ok()?;
+        Some(
+            symbols
+                .iter()
+                .map(|symbol| {
+                    // Decorators (`@cache`, `@Component(...)`) belong to the definition below them.
+                    let mut first = symbol.line;
+                    while first > 1 && lines.get(first - 2).is_some_and(|line| line.trim_start().starts_with('@')) {
+                        first -= 1;
+                    }
+                    editkit_matcher::snippet::Definition { path: symbol.path(), lines: [first, symbol.end_line] }
+                })
+                .collect(),
+        )
+    }
+
     pub(crate) fn replace_function(path: &str, text: &str, name: &str, implementation: &str) -> Result<String> {
         let kind = kind_of(path, text);
         analyze::replace_function(kind, text, name, implementation)
@@ -275,6 +305,15 @@ mod imp {
 
     pub(crate) fn facts(_path: &str, _text: &str) -> Facts {
         Facts::default()
+    }
+
+    /// Without the `analyze` feature every snippet chunk is aligned by lines.
+    pub(crate) fn snippet_definitions(
+        _path: &str,
+        _file_text: &str,
+        _text: &str,
+    ) -> Option<Vec<editkit_matcher::snippet::Definition>> {
+        None
     }
 }
 

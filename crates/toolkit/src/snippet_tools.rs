@@ -56,7 +56,27 @@ impl Toolkit {
             allow_deletions: request.deletions == Deletions::Allow,
             ..Default::default()
         };
+        // The snippet's definitions (parsed once), for chunks aligned within a definition.
+        let snippet_definitions: std::cell::OnceCell<Option<Vec<snippet::Definition>>> = std::cell::OnceCell::new();
         let plan = |text: &editkit_vfs::Text| {
+            let snippet_definitions = snippet_definitions.get_or_init(|| {
+                // A snippet whose first line of code is indented is a fragment: its name paths
+                // would lack their enclosing definitions.
+                let fragment = request
+                    .snippet
+                    .lines()
+                    .find(|line| !line.trim().is_empty() && !snippet::is_marker(line, &options.comments))
+                    .is_none_or(|line| line.starts_with(char::is_whitespace));
+                if fragment {
+                    return None;
+                }
+                crate::analysis::snippet_definitions(&rel, text.as_str(), &request.snippet)
+            });
+            let outline = snippet_definitions.as_ref().and_then(|snippet| {
+                let file = crate::analysis::snippet_definitions(&rel, text.as_str(), text.as_str())?;
+                Some(snippet::Outline { file, snippet: snippet.clone() })
+            });
+            let options = snippet::SnippetOptions { outline, ..options.clone() };
             let merged = snippet::merge(text.as_str(), &request.snippet, &options)
                 .map_err(|source| Error::Snippet { path: rel.clone(), source })?;
             self.check_readable(&rel, merged.text().len())?;
@@ -115,6 +135,11 @@ impl Toolkit {
                     aligned: chunk.aligned,
                     inserted: chunk.inserted,
                     removed: chunk.removed,
+                    alignment: match chunk.alignment {
+                        snippet::AlignedBy::Syntax => SnippetAlignment::Syntax,
+                        snippet::AlignedBy::Lines => SnippetAlignment::Lines,
+                    },
+                    definition: chunk.definition.clone(),
                 })
                 .collect(),
             markers: merged

@@ -1127,6 +1127,22 @@ pub struct SnippetChunk {
     pub inserted: usize,
     /// How many file lines within its span it replaced or deleted.
     pub removed: usize,
+    /// `syntax`: aligned within the one file definition of the name path it sits in
+    /// (`definition`); `lines`: by lines over the file.
+    pub alignment: SnippetAlignment,
+    /// The name path of the definition it was aligned within (`Class.method`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
+}
+
+/// How a snippet chunk was aligned with the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SnippetAlignment {
+    /// Within a definition found by the syntax tree (Python, TypeScript, TSX, JavaScript).
+    Syntax,
+    /// By lines.
+    Lines,
 }
 
 /// A marker of a snippet and the file lines it kept.

@@ -24,11 +24,19 @@ fn a_snippet_with_markers_lands_and_says_where() {
 #[test]
 fn a_forgotten_marker_is_refused_by_default_and_deletes_when_allowed() {
     let env = Env::with_files(&[("m.ts", TS)]);
-    // The snippet jumps from one() into two() without a marker: lines 5-8 would be deleted.
-    let snippet = "export function one(): number {\n  const x = 10;\n  return y;\n}\n";
+    // two() without its first line: a deletion or a forgotten marker.
+    let snippet = "export function two(): number {\n  return y;\n}\n";
     let refused = env.refused("merge_snippet", json!({"path": "m.ts", "snippet": snippet}), "not_found");
     assert_eq!(refused["error"]["reason"], "unaligned");
     assert_eq!(env.get("m.ts"), TS, "nothing is written on a refusal");
+    // By lines, this one() would run into two() (`return y;`) and delete lines 5-8; the syntax
+    // tree bounds it to one(), whose body it replaces.
+    let snippet = "export function one(): number {\n  const x = 10;\n  return y;\n}\n";
+    let result = env.ok("merge_snippet", json!({"path": "m.ts", "snippet": snippet, "dry_run": true}));
+    assert_eq!(result["chunks"][0]["alignment"], "syntax");
+    assert_eq!(result["chunks"][0]["definition"], "one");
+    assert_eq!(result["chunks"][0]["line_range"], json!([3, 6]));
+    assert!(result["diff"].as_str().unwrap().contains("-  return x;\n+  const x = 10;\n+  return y;"), "{result:#}");
     let snippet = "export function one(): number {\n  const x = 10;\n  return x;\n}\n\nexport function two(): number {\n  return y;\n}\n";
     env.refused("merge_snippet", json!({"path": "m.ts", "snippet": snippet}), "not_found");
     env.ok("merge_snippet", json!({"path": "m.ts", "snippet": snippet, "deletions": "allow"}));
