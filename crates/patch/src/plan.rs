@@ -44,8 +44,10 @@ pub struct ApplyOptions {
     /// hash the workspace recorded is the base's; no expected hash given, no `force`), its
     /// hunks are planned on the base and each is carried over to the file as it is when its
     /// region, with one line each side, is unchanged there (a three-way merge); otherwise the
-    /// patch is refused with [`crate::Cause::ChangedOutside`]. Only a file one operation of
-    /// the patch names, updated in place. Default: empty (a stale file is refused).
+    /// patch is refused with [`crate::Cause::ChangedOutside`]. An update that moves the file
+    /// is merged the same way (the base: the version read under its old name; a move without
+    /// hunks takes the file as it is). A file two operations of the patch name is refused
+    /// ([`crate::Cause::NamedTwice`]). Default: empty (a stale file is refused).
     pub bases: BTreeMap<String, (Sha256, Arc<Text>)>,
 }
 
@@ -380,14 +382,46 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 .get(source.as_str())
                 .and_then(|d| d.content.as_deref())
                 .is_some_and(|v| matches!(v.content, Content::Text(_)));
+            let stale = editkit_vfs::Error::Stale {
+                path: operation.path().to_owned(),
+                expected: Some(expected),
+                current: Some(current),
+            };
+            // An update (or a move, which takes the file's content along) merged with the change.
             if given.is_none()
                 && is_text
-                && named.get(source.as_str()) == Some(&1)
-                && matches!(operation, Operation::Update { move_to: None, hunks, .. } if !hunks.is_empty())
+                && matches!(operation, Operation::Update { move_to, hunks, .. } if !hunks.is_empty() || move_to.is_some())
                 && let Some((sha256, base)) = options.bases.get(source)
                 && *sha256 == expected
             {
-                merging.insert(source.clone(), (expected, Arc::clone(base)));
+                match named.get(source.as_str()).copied().unwrap_or(0) {
+                    1 => {
+                        merging.insert(source.clone(), (expected, Arc::clone(base)));
+                    }
+                    operations => {
+                        let now = disk.get(source.as_str()).and_then(|d| d.content.as_deref()).and_then(|v| {
+                            match &v.content {
+                                Content::Text(text) => Some(text.as_str()),
+                                Content::Raw(..) => None,
+                            }
+                        });
+                        failures.push(Failure {
+                            path: operation.path().to_owned(),
+                            hunk: None,
+                            patch_line: operation.line(),
+                            preview: String::new(),
+                            cause: Cause::NamedTwice {
+                                source: Box::new(stale),
+                                operations,
+                                outside: Box::new(crate::report::OutsideChange::between(
+                                    source,
+                                    base.as_str(),
+                                    now.unwrap_or_default(),
+                                )),
+                            },
+                        });
+                    }
+                }
                 continue;
             }
             failures.push(Failure {
@@ -395,11 +429,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 hunk: None,
                 patch_line: operation.line(),
                 preview: String::new(),
-                cause: Cause::Vfs(editkit_vfs::Error::Stale {
-                    path: operation.path().to_owned(),
-                    expected: Some(expected),
-                    current: Some(current),
-                }),
+                cause: Cause::Vfs(stale),
             });
         }
     }
@@ -530,7 +560,11 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 let mut merged_with = None;
                 let Placed { version: updated, reports, windows, diff } = match (&current.content, hunks.is_empty()) {
                     // A move without hunks keeps the content, and its hash.
-                    (_, true) => {
+                    (content, true) => {
+                        if let (Some((_, base)), Content::Text(text)) = (merging.get(source), content) {
+                            merged_with =
+                                Some(crate::report::OutsideChange::between(source, base.as_str(), text.as_str()));
+                        }
                         Placed { version: Arc::clone(&current), reports: Vec::new(), windows: None, diff: None }
                     }
                     (Content::Raw(_, err), false) => {

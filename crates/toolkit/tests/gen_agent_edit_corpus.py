@@ -493,11 +493,16 @@ def outside_change(lines, at, kind, lang):
     return out
 
 
-def as_patch(path, blocks, lang):
+def as_patch(path, blocks, lang, variant=None):
     """A `*** Begin Patch` text making the same change as the edits of `blocks`: one hunk per
-    block (its lines as context, the last one changed), in file order."""
+    block (its lines as context, the last one changed), in file order; `variant` as in
+    `outside_groups`."""
     out = ["*** Begin Patch", f"*** Update File: {path}"]
-    for b in blocks:
+    if variant == "moved":
+        out.append(f"*** Move to: moved_{path}")
+    for k, b in enumerate(blocks):
+        if variant == "twice" and k:
+            out.append(f"*** Update File: {path}")
         out.append("@@")
         out.extend(" " + line for line in b[:-1])
         out.append("-" + b[-1])
@@ -506,9 +511,12 @@ def as_patch(path, blocks, lang):
     return "\n".join(out) + "\n"
 
 
-def outside_groups(files, groups=None, patch=False):
+def outside_groups(files, groups=None, patch=False, variant=None, gen=None):
     """Outside-change cases for edit_file or, with `patch`, for apply_patch (groups named
-    `patch-...`, the same change as a patch with one hunk per region)."""
+    `patch-...`, the same change as a patch with one hunk per region). `variant` "moved": the
+    patch also moves the file (`*** Move to:`, expected at `moved_to`); "twice": each region
+    in an operation of its own, so two operations name the file (refused as `stale`)."""
+    gen = gen or rng
     counts = {}
     if groups is None:
         groups = [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)]
@@ -517,11 +525,11 @@ def outside_groups(files, groups=None, patch=False):
         tries = 0
         while made < n and tries < 1000:
             tries += 1
-            path = rng.choice(files)
+            path = gen.choice(files)
             lang = lang_of(path)
             lines = load(path)
             k = 2 if group == "apart-multi" else 1
-            size = rng.randint(1, 3)
+            size = gen.randint(1, 3)
             starts = disjoint(runs(lines, size), k, size, 8)
             if starts is None:
                 continue
@@ -529,7 +537,7 @@ def outside_groups(files, groups=None, patch=False):
             blocks = [lines[s:s + size] for s in starts]
             if any(text.count("\n".join(b)) != 1 for b in blocks):
                 continue
-            kind = rng.choice(["change", "insert", "delete"])
+            kind = gen.choice(["change", "insert", "delete"])
             s = starts[0]
             if group in ("apart", "apart-multi"):
                 # At least 3 lines from every edited region, and not a blank line.
@@ -537,11 +545,11 @@ def outside_groups(files, groups=None, patch=False):
                        and all(i < t - 2 or i > t + size + 1 for t in starts)]
                 if not far:
                     continue
-                at = rng.choice(far)
+                at = gen.choice(far)
             elif group == "adjacent":
                 # The line just before or after the region changed or deleted, or a line put
                 # between it and the region.
-                before_region = rng.random() < 0.5
+                before_region = gen.random() < 0.5
                 if kind == "insert":
                     at = s if before_region else s + size
                 else:
@@ -549,7 +557,7 @@ def outside_groups(files, groups=None, patch=False):
                 if at < 0 or at >= len(lines) or (kind != "insert" and not lines[at].strip()):
                     continue
             else:
-                at = s + rng.randrange(size)
+                at = s + gen.randrange(size)
                 kind = "change" if kind == "insert" else kind
             outside = outside_change(lines, at, kind, lang)
             if outside == lines:
@@ -575,13 +583,17 @@ def outside_groups(files, groups=None, patch=False):
                 if any(line.startswith(("***", "@@")) for b in blocks for line in b):
                     continue
                 order = sorted(range(len(blocks)), key=lambda i: starts[i])
-                args["patch"] = as_patch(target_name(lang), [blocks[i] for i in order], lang)
+                args["patch"] = as_patch(target_name(lang), [blocks[i] for i in order], lang, variant)
+                if variant == "moved":
+                    args["moved_to"] = "moved_" + target_name(lang)
+                if variant == "twice":
+                    error = "stale"
             elif len(edits) == 1:
                 args.update(edits[0])
             else:
                 args["edits"] = edits
             made += 1
-            name = f"{'patch-' if patch else ''}{group}-{made:03d}"
+            name = f"{'patch-' if patch else ''}{variant + '-' if variant else ''}{group}-{made:03d}"
             write_case(OUTSIDE, name, encode(lines), args, after=None if error else encode(after), error=error)
             open(os.path.join(OUTSIDE, name, "outside"), "wb").write(encode(outside))
             counts[name] = os.path.relpath(path, CODE) + f":{kind}"
@@ -599,7 +611,11 @@ def main():
         (MULTI, multi_edit_groups(files)),
         (SNIPPETS, {**snippet_groups(files), **syntax_groups(files)}),
         (OUTSIDE, {**outside_groups(files), **outside_groups(
-            files, [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)], patch=True)}),
+            files, [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)], patch=True),
+            # Their own generator, so the groups above keep their cases.
+            **outside_groups(files, [("apart", 10), ("adjacent", 6), ("overlapping", 6)], patch=True,
+                             variant="moved", gen=random.Random(3603)),
+            **outside_groups(files, [("apart-multi", 8)], patch=True, variant="twice", gen=random.Random(3604))}),
     ):
         with open(os.path.join(root, "SOURCES.tsv"), "w", encoding="utf-8") as out:
             for name in sorted(counts):

@@ -65,15 +65,24 @@ fn run_case(case: &Path, tool: &str) -> Outcome {
         Err(_) => before,
     };
     // A patch case (`fixtures/outside-changes/patch-*`): the same change, sent as apply_patch.
+    // A patch that moves the file (`patch-moved-*`) leaves it at `moved_to`.
+    let moved_to = args.get("moved_to").and_then(Value::as_str).map(str::to_owned);
     let (tool, args) = match args.get("patch") {
         Some(patch) => ("apply_patch", serde_json::json!({"patch": patch})),
         None => (tool, args),
     };
     let result = env.call(tool, args);
-    let now = std::fs::read(env.dir.path().join(&path)).unwrap();
+    let now = std::fs::read(env.dir.path().join(&path)).unwrap_or_default();
     match (std::fs::read(case.join("after")).ok(), std::fs::read_to_string(case.join("error")).ok()) {
         (Some(after), _) if result["ok"] == true => {
-            if now == after {
+            if let Some(moved_to) = &moved_to {
+                let moved = std::fs::read(env.dir.path().join(moved_to)).unwrap_or_default();
+                if moved == after && !env.dir.path().join(&path).exists() {
+                    Outcome::Edited
+                } else {
+                    Outcome::Wrong(format!("moved to a file other than `after`:\n{}", result["diff"]))
+                }
+            } else if now == after {
                 Outcome::Edited
             } else {
                 Outcome::Wrong(format!("wrote a file other than `after`:\n{}", result["diff"]))

@@ -106,3 +106,62 @@ fn a_dry_run_shows_the_merge_and_writes_nothing() {
     assert!(result["diff"].as_str().unwrap().contains("+    return 10"), "{result:#}");
     assert_eq!(result["files"][0]["merged_with"]["lines"], json!([[2, 2]]), "{result:#}");
 }
+
+/// A moved file is merged as one updated in place: its hunks are planned on the version read
+/// under its old name and carried over to the file as it is; a move without hunks takes the
+/// file as it is. An outside change next to a hunk still refuses the whole patch.
+#[test]
+fn a_moved_file_is_merged_with_the_version_read_under_its_old_name() {
+    let env = Env::with_files(&[("m.py", M), ("n.py", N)]);
+    read_both(&env);
+    let changed = M.replace("import os\n", "import os\nimport sys\n");
+    env.put("m.py", changed.as_bytes());
+    env.put("n.py", b"x = 1\ny = 2\nz = 3\nw = 4\n");
+    let patch = "*** Begin Patch\n*** Update File: m.py\n*** Move to: k.py\n@@\n-    return 3\n+    return 30\n*** Update \
+                 File: n.py\n*** Move to: o.py\n*** End Patch\n";
+    let result = env.ok("apply_patch", json!({"patch": patch}));
+    assert_eq!(env.get("k.py"), changed.replace("return 3", "return 30"));
+    assert_eq!(env.get("o.py"), "x = 1\ny = 2\nz = 3\nw = 4\n");
+    assert!(!env.dir.path().join("m.py").exists() && !env.dir.path().join("n.py").exists());
+    let files = result["files"].as_array().unwrap();
+    let k = files.iter().find(|f| f["path"] == "k.py").unwrap();
+    assert_eq!((&k["action"], &k["from"]), (&json!("move"), &json!("m.py")), "{result:#}");
+    assert_eq!(k["merged_with"]["lines"], json!([[2, 2]]), "{result:#}");
+    assert_eq!(k["hunks"][0]["lines"], json!([14, 14]), "{result:#}");
+    let o = files.iter().find(|f| f["path"] == "o.py").unwrap();
+    assert_eq!(o["merged_with"]["lines"], json!([[4, 4]]), "{result:#}");
+
+    let env = Env::with_files(&[("m.py", M)]);
+    env.ok("read_file", json!({"path": "m.py"}));
+    let changed = M.replace("def c():", "def c(x):");
+    env.put("m.py", changed.as_bytes());
+    let patch =
+        "*** Begin Patch\n*** Update File: m.py\n*** Move to: k.py\n@@\n-    return 3\n+    return 30\n*** End Patch\n";
+    let refused = env.refused("apply_patch", json!({"patch": patch}), "stale");
+    assert_eq!(refused["error"]["failures"][0]["edit_lines"], json!([13, 13]), "{refused:#}");
+    assert_eq!(env.get("m.py"), changed);
+    assert!(!env.dir.path().join("k.py").exists());
+}
+
+/// A file two operations of the patch name is not merged: the second operation's hunks stand
+/// on the first one's result, which the version read does not vouch for. The refusal says so.
+#[test]
+fn a_file_named_twice_is_refused_saying_why() {
+    let env = Env::with_files(&[("m.py", M)]);
+    env.ok("read_file", json!({"path": "m.py"}));
+    let changed = M.replace("import os\n", "import os\nimport sys\n");
+    env.put("m.py", changed.as_bytes());
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@\n-    return 3\n+    return 30\n*** Update File: m.py\n@@\n-    \
+                 return 1\n+    return 10\n*** End Patch\n";
+    let refused = env.refused("apply_patch", json!({"patch": patch}), "stale");
+    let failure = &refused["error"]["failures"][0];
+    assert_eq!(failure["reason"], "named_twice", "{refused:#}");
+    assert!(failure["message"].as_str().unwrap().contains("2 operations"), "{refused:#}");
+    assert!(failure["outside_diff"].as_str().unwrap().contains("+import sys"), "{refused:#}");
+    assert_eq!(env.get("m.py"), changed);
+    // The same hunks in one operation are merged.
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@\n-    return 1\n+    return 10\n@@\n-    return 3\n+    \
+                 return 30\n*** End Patch\n";
+    env.ok("apply_patch", json!({"patch": patch}));
+    assert_eq!(env.get("m.py"), changed.replace("return 1", "return 10").replace("return 3", "return 30"));
+}
