@@ -348,7 +348,7 @@ fn entries() -> Vec<Entry> {
             ro = false,
             destructive = false,
             idempotent = false,
-            "Insert text after a given line of a file (line 0 inserts at the top; the file's line count, or -1, appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count) or the file changed since you read it (pass expected_hash or force). Undo with undo_edit; dry_run shows the diff without writing."
+            "Insert text after a given line of a file (line 0 inserts at the top; the file's line count, or -1, appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count). If the file changed since you read it, line counts in the version read and the insertion is merged when the lines around it are unchanged (merged_with), else stale (stale: strict refuses every change). Undo with undo_edit; dry_run shows the diff without writing."
         ),
         tool!(
             "generate_diff",

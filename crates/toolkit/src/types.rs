@@ -1020,6 +1020,11 @@ pub struct InsertLinesRequest {
     /// Show the diff without writing (default: false).
     #[serde(default)]
     pub dry_run: bool,
+    /// If the file changed since read: `merge` (default; `line` is the version read's) or
+    /// `strict`, as for edit_file.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    pub stale: StaleMode,
 }
 
 impl InsertLinesRequest {
@@ -1067,6 +1072,10 @@ pub struct InsertLinesResponse {
     pub dry_run: bool,
     /// Post-write diagnostics (empty when off or clean).
     pub diagnostics: DiagnosticsInfo,
+    /// When the file had changed since it was read and the insertion was merged with that
+    /// change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_with: Option<MergedWith>,
 }
 
 /// Merge a lazy snippet (the changed parts of a file, the rest elided by marker comments).
@@ -2013,7 +2022,7 @@ request!(GlobRequest { pattern: String } text_defaults { path = dot() });
 request!(PathRequest { path: String });
 request!(
     InsertLinesRequest { path: String, line: usize, text: String }
-    defaults { force: bool = false, dry_run: bool = false }
+    defaults { force: bool = false, dry_run: bool = false, stale: StaleMode = StaleMode::Merge }
     optional { expected_hash: editkit_vfs::Sha256 }
 );
 request!(DeleteRequest { path: String } defaults { recursive: bool = false });
