@@ -1020,8 +1020,8 @@ pub struct InsertLinesRequest {
     /// Show the diff without writing (default: false).
     #[serde(default)]
     pub dry_run: bool,
-    /// If the file changed since read: `merge` (default; `line` is the version read's) or
-    /// `strict`, as for edit_file.
+    /// If changed since read: merge or strict.
+    // `merge`: `line` counts in the version read, as edit_file merges.
     #[serde(default)]
     #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
     pub stale: StaleMode,
