@@ -338,7 +338,7 @@ fn entries() -> Vec<Entry> {
             ro = false,
             destructive = true,
             idempotent = false,
-            "Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. In Python/TS/JS a chunk inside a definition the snippet names (class C:, a marker, def m():) aligns within C.m only. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."
+            "Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. In Python/TS/JS a chunk inside a definition the snippet names (class C:, a marker, def m():) aligns within C.m only; in Markdown within the section its header names. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."
         ),
         tool!(
             "insert_lines",

@@ -1148,7 +1148,8 @@ pub struct SnippetChunk {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SnippetAlignment {
-    /// Within a definition found by the syntax tree (Python, TypeScript, TSX, JavaScript).
+    /// Within a definition found by the syntax tree (Python, TypeScript, TSX, JavaScript) or a
+    /// Markdown section.
     Syntax,
     /// By lines.
     Lines,

@@ -109,3 +109,21 @@ fn the_marker_style_follows_the_language() {
     );
     assert_eq!(env.get("d.md"), "# Title\n\nText.\nMore text.\n\n## Usage\n\nRun it.\n");
 }
+
+/// Markdown: a chunk under a header the snippet gives (`## macOS`, the file's `Guide > macOS`)
+/// lands in that section only, though its lines stand in another section too.
+#[test]
+fn a_markdown_chunk_lands_in_the_section_the_snippet_names() {
+    let doc = "# Guide\n\n## Linux\n\nSteps:\n\nRun the installer.\nThen restart.\n\n## macOS\n\nSteps:\n\nRun the installer.\nThen restart.\n";
+    let env = Env::with_files(&[("guide.md", doc), ("guide.txt", doc)]);
+    let snippet = "<!-- ... -->\n## macOS\n<!-- ... -->\nRun the installer.\nCheck the version.\nThen restart.\n";
+    // By lines alone (a file of no known language) the paragraph stands twice.
+    env.refused("merge_snippet", json!({"path": "guide.txt", "snippet": snippet}), "ambiguous");
+    let result = env.ok("merge_snippet", json!({"path": "guide.md", "snippet": snippet}));
+    let expected = doc
+        .replacen("Run the installer.\nThen restart.\n", "@@", 1)
+        .replace("Run the installer.\nThen restart.\n", "Run the installer.\nCheck the version.\nThen restart.\n");
+    assert_eq!(env.get("guide.md"), expected.replace("@@", "Run the installer.\nThen restart.\n"));
+    assert_eq!(result["chunks"][1]["alignment"], "syntax", "{result:#}");
+    assert_eq!(result["chunks"][1]["definition"], "Guide > macOS", "{result:#}");
+}
