@@ -13,7 +13,8 @@
 //! (`def run` under `class B`, a method in a class) is aligned only within the one definition
 //! of that name path in the file (`B.run`, or its nearest enclosing definition the file has):
 //! twins elsewhere in the file do not make it ambiguous, and it can never straddle into a
-//! neighbouring definition. A name path the file defines twice is ambiguous.
+//! neighbouring definition. A name path the file defines twice (a getter and its setter) takes
+//! the one definition the chunk aligns with best; equally well with two is ambiguous.
 //!
 //! ```
 //! use editkit_matcher::snippet::{merge, Comment, SnippetOptions};
@@ -224,7 +225,8 @@ pub enum Error {
         /// 1-based file line it resembles.
         line: usize,
     },
-    /// A chunk sits in a definition whose name path the file defines more than once.
+    /// A chunk sits in a definition whose name path the file defines more than once, and aligns
+    /// as well (or not at all) with more than one of them.
     DefinedTwice {
         /// 1-based number of the chunk.
         chunk: usize,
@@ -316,7 +318,8 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "chunk {chunk} (snippet lines {a}-{b}) sits in `{definition}`, which the file defines more than \
-                     once (lines {}); edit it with edit_file and a line that stands only in the one meant",
+                     once (lines {}), and aligns as well with more than one; add a line that stands only in the one \
+                     meant, or use edit_file",
                     lines.join(", ")
                 )
             }
@@ -367,7 +370,38 @@ pub fn merge(text: &str, snippet: &str, options: &SnippetOptions) -> Result<Merg
         let chunk_keys: Vec<String> = chunk.lines.iter().map(|line| key(line)).collect();
         let snippet_lines = [chunk.first + 1, chunk.first + chunk.lines.len()];
         let scope = match &options.outline {
-            Some(outline) => outline.scope(number, snippet_lines)?,
+            Some(outline) => outline.scope(snippet_lines),
+            None => None,
+        };
+        let scope = match scope {
+            Some(Candidates { path, lines, ends_chunk }) => {
+                // A name path the file defines more than once (a property's getter and setter,
+                // overloads): the one definition the chunk aligns with best, when no other
+                // aligns as well.
+                let window = |[first, last]: [usize; 2]| (first.saturating_sub(1).max(lo), last.min(file.lines.len()));
+                let mut ranked: Vec<([usize; 2], Alignment)> = lines
+                    .iter()
+                    .filter_map(|&def| {
+                        let (from, to) = window(def);
+                        align(&chunk_keys, &keys, from, to).map(|found| (def, found))
+                    })
+                    .collect();
+                ranked.sort_by_key(|(_, found)| std::cmp::Reverse(found.rank()));
+                match ranked.as_slice() {
+                    _ if lines.len() == 1 => Some(Scope { path, lines: lines[0], ends_chunk }),
+                    [(def, best), rest @ ..] if rest.first().is_none_or(|(_, next)| next.rank() < best.rank()) => {
+                        Some(Scope { path, lines: *def, ends_chunk: false })
+                    }
+                    _ => {
+                        return Err(Error::DefinedTwice {
+                            chunk: number,
+                            snippet_lines,
+                            definition: path,
+                            lines: lines.iter().map(|def| def[0]).collect(),
+                        });
+                    }
+                }
+            }
             None => None,
         };
         // The file lines the chunk may align with: its definition's, or the whole file's.
@@ -417,34 +451,34 @@ pub fn merge(text: &str, snippet: &str, options: &SnippetOptions) -> Result<Merg
 }
 
 impl Outline {
-    /// The file definition chunk `number` (snippet lines `[a, b]`) is bounded by: the innermost
-    /// snippet definition holding the whole chunk whose name path the file defines, with that
-    /// definition's file lines; `None` when no enclosing definition is in the file.
-    fn scope(&self, number: usize, snippet_lines: [usize; 2]) -> Result<Option<Scope>, Error> {
+    /// The file definitions a chunk (snippet lines `[a, b]`) is bounded by: those of the
+    /// innermost snippet definition holding the whole chunk whose name path the file defines;
+    /// `None` when no enclosing definition is in the file.
+    fn scope(&self, snippet_lines: [usize; 2]) -> Option<Candidates> {
         let [a, b] = snippet_lines;
         let mut enclosing: Vec<&Definition> =
             self.snippet.iter().filter(|def| def.lines[0] <= a && b <= def.lines[1]).collect();
         // Innermost first: the latest start, then the earliest end.
         enclosing.sort_by_key(|def| (std::cmp::Reverse(def.lines[0]), def.lines[1]));
         for def in enclosing {
-            let found: Vec<&Definition> = self.file.iter().filter(|file_def| file_def.path == def.path).collect();
-            match found.as_slice() {
-                [] => {}
-                [one] => {
-                    return Ok(Some(Scope { path: one.path.clone(), lines: one.lines, ends_chunk: def.lines[1] == b }));
-                }
-                twice => {
-                    return Err(Error::DefinedTwice {
-                        chunk: number,
-                        snippet_lines,
-                        definition: def.path.clone(),
-                        lines: twice.iter().map(|file_def| file_def.lines[0]).collect(),
-                    });
-                }
+            let lines: Vec<[usize; 2]> =
+                self.file.iter().filter(|file_def| file_def.path == def.path).map(|file_def| file_def.lines).collect();
+            if !lines.is_empty() {
+                return Some(Candidates { path: def.path.clone(), lines, ends_chunk: def.lines[1] == b });
             }
         }
-        Ok(None)
+        None
     }
+}
+
+/// The file definitions of the name path a chunk sits in.
+struct Candidates {
+    /// The name path.
+    path: String,
+    /// The 1-based first and last file line of each definition of it.
+    lines: Vec<[usize; 2]>,
+    /// Whether the snippet's definition ends with the chunk's last line.
+    ends_chunk: bool,
 }
 
 /// The file definition a chunk is aligned within.

@@ -157,12 +157,17 @@ mod syntax {
         let file = "def f():\n    return 1\n\n\ndef f():\n    return 2\n";
         let outline = Outline { file: vec![def("f", 1, 2), def("f", 5, 6)], snippet: vec![def("f", 1, 3)] };
         let options = SnippetOptions { outline: Some(outline), ..Default::default() };
-        let err = merge(file, "def f():\n    log()\n    return 2\n", &options).unwrap_err();
+        let err = merge(file, "def f():\n    log()\n", &options).unwrap_err();
         assert!(
             matches!(&err, Error::DefinedTwice { definition, lines, .. } if definition == "f" && *lines == [1, 5]),
             "{err:?}"
         );
         assert_eq!(err.error_kind(), crate::ErrorKind::Ambiguous);
+        // The chunk's lines choose one of them: the one it aligns with best.
+        let merged = merge(file, "def f():\n    log()\n    return 2\n", &options).unwrap();
+        assert_eq!(merged.text(), file.replace("    return 2\n", "    log()\n    return 2\n"));
+        assert_eq!(merged.chunks()[0].definition.as_deref(), Some("f"));
+        assert_eq!(merged.chunks()[0].lines, [5, 6]);
     }
 
     #[test]

@@ -127,3 +127,34 @@ fn a_markdown_chunk_lands_in_the_section_the_snippet_names() {
     assert_eq!(result["chunks"][1]["alignment"], "syntax", "{result:#}");
     assert_eq!(result["chunks"][1]["definition"], "Guide > macOS", "{result:#}");
 }
+
+/// A property's getter and setter share the name path `C.x`: the chunk's lines choose the one
+/// it aligns with; a chunk that fits both as well is refused as ambiguous.
+#[test]
+fn a_name_path_defined_twice_takes_the_definition_the_chunk_fits() {
+    let file = "class C:\n    @property\n    def x(self):\n        return self._x\n\n    @x.setter\n    def x(self, value):\n        self._x = value\n";
+    let env = Env::with_files(&[("c.py", file)]);
+    let snippet =
+        "class C:\n    # ...\n    @x.setter\n    def x(self, value):\n        check(value)\n        self._x = value\n";
+    let result = env.ok("merge_snippet", json!({"path": "c.py", "snippet": snippet}));
+    assert_eq!(
+        env.get("c.py"),
+        file.replace("        self._x = value\n", "        check(value)\n        self._x = value\n")
+    );
+    assert_eq!(
+        (&result["chunks"][1]["alignment"], &result["chunks"][1]["definition"]),
+        (&json!("syntax"), &json!("C.x"))
+    );
+    // The getter's own signature picks the getter.
+    let snippet = "class C:\n    # ...\n    def x(self):\n        log()\n    # ...\n";
+    let result = env.ok("merge_snippet", json!({"path": "c.py", "snippet": snippet, "dry_run": true}));
+    assert_eq!(result["chunks"][1]["line_range"], json!([3, 3]), "{result:#}");
+    // Two definitions of `sep` the chunk fits as well.
+    let twice = "import sys\nif sys.platform == 'win32':\n    def sep():\n        return '\\\\'\nelse:\n    def sep():\n        return '/'\n";
+    env.put("s.py", twice.as_bytes());
+    let refused =
+        env.refused("merge_snippet", json!({"path": "s.py", "snippet": "def sep():\n    log()\n"}), "ambiguous");
+    assert_eq!(refused["error"]["definition"], "sep", "{refused:#}");
+    assert_eq!(refused["error"]["lines"], json!([3, 6]), "{refused:#}");
+    assert_eq!(env.get("s.py"), twice);
+}
