@@ -326,13 +326,12 @@ pub enum Cause {
         outside: Box<crate::report::OutsideChange>,
     },
     /// The file changed since the version the patch was planned on and two or more operations
-    /// of the patch name it: kind `stale`. Not merged, since each operation after the first
-    /// is placed on the one before's result, which the version read does not vouch for.
+    /// of the patch name it, not all of them updates in place (a move, an add or a delete):
+    /// kind `stale`. Only a file one operation names, or several in-place updates, is merged.
     #[error(
-        "{source}; it changed since it was read, and this patch names it in {operations} operations: a change made \
-         outside is merged only into a file one operation names (each later operation's hunks stand on the earlier \
-         one's result, not on the version read); put its hunks in one operation, or read it again and regenerate \
-         the patch"
+        "{source}; it changed since it was read, and this patch names it in {operations} operations, not all of \
+         them updates in place: a change made outside is merged only into a file one operation (or several \
+         updates in place) names; move or delete it in a patch of its own, or read it again and regenerate the patch"
     )]
     NamedTwice {
         /// The staleness refusal this stands for.

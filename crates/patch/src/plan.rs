@@ -46,8 +46,10 @@ pub struct ApplyOptions {
     /// region, with one line each side, is unchanged there (a three-way merge); otherwise the
     /// patch is refused with [`crate::Cause::ChangedOutside`]. An update that moves the file
     /// is merged the same way (the base: the version read under its old name; a move without
-    /// hunks takes the file as it is). A file two operations of the patch name is refused
-    /// ([`crate::Cause::NamedTwice`]). Default: empty (a stale file is refused).
+    /// hunks takes the file as it is). A file several in-place updates name is merged as one
+    /// change (each operation's hunks placed on the one before's result from the base, every
+    /// line their windows covered carried over); one an update and a move, add or delete name
+    /// is refused ([`crate::Cause::NamedTwice`]). Default: empty (a stale file is refused).
     pub bases: BTreeMap<String, (Sha256, Arc<Text>)>,
 }
 
@@ -68,6 +70,10 @@ impl Default for ApplyOptions {
         }
     }
 }
+
+/// A stale file several in-place updates name: the operations' indices, the merged text with
+/// each operation's hunk reports, and the outside change (reported by the first).
+type ChainedFile = (Vec<usize>, crate::merge::Chained, Option<crate::report::OutsideChange>);
 
 /// Charges placing `hunks` over `text` to the patch's work budget.
 fn charge_work(work: &mut u64, path: &str, text: &Text, hunks: &[crate::parse::Hunk], limit: u64) -> Result<()> {
@@ -363,6 +369,9 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     }
     // Stale files whose hunks are planned on the version read (`options.bases`) and merged.
     let mut merging: HashMap<String, (Sha256, Arc<Text>)> = HashMap::new();
+    // Stale files several updates name, merged as one change: the operations' indices, the
+    // merged text, each operation's hunk reports, the outside change (for the first).
+    let mut chained: HashMap<String, ChainedFile> = HashMap::new();
     // Staleness, once per existing file an operation reads.
     let mut checked: HashSet<&str> = HashSet::new();
     for (operation, paths) in patch.operations().iter().zip(&resolved) {
@@ -401,10 +410,55 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     operations => {
                         let now = disk.get(source.as_str()).and_then(|d| d.content.as_deref()).and_then(|v| {
                             match &v.content {
-                                Content::Text(text) => Some(text.as_str()),
+                                Content::Text(text) => Some(text),
                                 Content::Raw(..) => None,
                             }
                         });
+                        // Several updates in place, and nothing else, name it: their hunks
+                        // chained on the base and carried over as one change.
+                        let naming: Vec<(usize, &[crate::parse::Hunk])> = patch
+                            .operations()
+                            .iter()
+                            .zip(&resolved)
+                            .enumerate()
+                            .filter(|(_, (_, paths))| {
+                                paths.as_ref().is_some_and(|(from, to)| from == source || to.as_ref() == Some(source))
+                            })
+                            .map(|(index, (operation, paths))| match (operation, paths) {
+                                (Operation::Update { move_to: None, hunks, .. }, Some((_, None)))
+                                    if !hunks.is_empty() =>
+                                {
+                                    Some((index, hunks.as_slice()))
+                                }
+                                _ => None,
+                            })
+                            .collect::<Option<Vec<_>>>()
+                            .unwrap_or_default();
+                        if let Some(now) = now
+                            && naming.len() == operations
+                        {
+                            let chain: Vec<&[crate::parse::Hunk]> = naming.iter().map(|(_, hunks)| *hunks).collect();
+                            let outside = crate::report::OutsideChange::between(source, base.as_str(), now.as_str());
+                            match crate::merge::merge_chain(base, now, &chain, options.strict) {
+                                Ok((merged, reports)) => {
+                                    let indices = naming.iter().map(|(index, _)| *index).collect();
+                                    chained.insert(source.clone(), (indices, (merged, reports), Some(outside)));
+                                }
+                                Err(edit_lines) => failures.push(Failure {
+                                    path: operation.path().to_owned(),
+                                    hunk: None,
+                                    patch_line: operation.line(),
+                                    preview: String::new(),
+                                    cause: Cause::ChangedOutside {
+                                        source: Box::new(stale),
+                                        edit_lines,
+                                        outside: Box::new(outside),
+                                    },
+                                }),
+                            }
+                            continue;
+                        }
+                        let now = now.map(Text::as_str);
                         failures.push(Failure {
                             path: operation.path().to_owned(),
                             hunk: None,
@@ -574,7 +628,21 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     }
                     (Content::Text(text), false) => {
                         charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
-                        if let Some((expected, base)) = merging.get(source) {
+                        let in_chain = chained.get_mut(source).and_then(|(indices, (merged, reports), outside)| {
+                            let at = indices.iter().position(|at| *at == index)?;
+                            // The first operation writes the merged text; the others keep it.
+                            let version = if at == 0 {
+                                Version::new(Content::Text(merged.clone()))
+                            } else {
+                                Arc::clone(&current)
+                            };
+                            Some((version, std::mem::take(&mut reports[at]), outside.take()))
+                        });
+                        if let Some((version, reports, outside)) = in_chain {
+                            ahead.remove(&index);
+                            merged_with = outside;
+                            Placed { version, reports, windows: None, diff: None }
+                        } else if let Some((expected, base)) = merging.get(source) {
                             ahead.remove(&index);
                             let stale = editkit_vfs::Error::Stale {
                                 path: operation.path().to_owned(),

@@ -515,7 +515,7 @@ def outside_groups(files, groups=None, patch=False, variant=None, gen=None):
     """Outside-change cases for edit_file or, with `patch`, for apply_patch (groups named
     `patch-...`, the same change as a patch with one hunk per region). `variant` "moved": the
     patch also moves the file (`*** Move to:`, expected at `moved_to`); "twice": each region
-    in an operation of its own, so two operations name the file (refused as `stale`)."""
+    in an operation of its own, so two operations name the file (merged as one change)."""
     gen = gen or rng
     counts = {}
     if groups is None:
@@ -528,7 +528,7 @@ def outside_groups(files, groups=None, patch=False, variant=None, gen=None):
             path = gen.choice(files)
             lang = lang_of(path)
             lines = load(path)
-            k = 2 if group == "apart-multi" else 1
+            k = 2 if group == "apart-multi" or variant == "twice" else 1
             size = gen.randint(1, 3)
             starts = disjoint(runs(lines, size), k, size, 8)
             if starts is None:
@@ -586,8 +586,6 @@ def outside_groups(files, groups=None, patch=False, variant=None, gen=None):
                 args["patch"] = as_patch(target_name(lang), [blocks[i] for i in order], lang, variant)
                 if variant == "moved":
                     args["moved_to"] = "moved_" + target_name(lang)
-                if variant == "twice":
-                    error = "stale"
             elif len(edits) == 1:
                 args.update(edits[0])
             else:
@@ -615,7 +613,8 @@ def main():
             # Their own generator, so the groups above keep their cases.
             **outside_groups(files, [("apart", 10), ("adjacent", 6), ("overlapping", 6)], patch=True,
                              variant="moved", gen=random.Random(3603)),
-            **outside_groups(files, [("apart-multi", 8)], patch=True, variant="twice", gen=random.Random(3604))}),
+            **outside_groups(files, [("apart-multi", 8), ("adjacent", 6), ("overlapping", 6)], patch=True,
+                             variant="twice", gen=random.Random(3604))}),
     ):
         with open(os.path.join(root, "SOURCES.tsv"), "w", encoding="utf-8") as out:
             for name in sorted(counts):
