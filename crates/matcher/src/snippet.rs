@@ -8,6 +8,14 @@
 //! out are a deletion, refused unless allowed, since a forgotten marker looks the same. A chunk
 //! that aligns equally well at two places is ambiguous; one that aligns nowhere is not found.
 //!
+//! With an [`Outline`] (the definitions of the file and of the snippet, from a syntax tree the
+//! caller parsed: the matcher has no grammar), a chunk inside a definition of the snippet
+//! (`def run` under `class B`, a method in a class) is aligned only within the one definition
+//! of that name path in the file (`B.run`, or its nearest enclosing definition the file has):
+//! twins elsewhere in the file do not make it ambiguous, and it can never straddle into a
+//! neighbouring definition. A name path the file defines twice (a getter and its setter) takes
+//! the one definition the chunk aligns with best; equally well with two is ambiguous.
+//!
 //! ```
 //! use editkit_matcher::snippet::{merge, Comment, SnippetOptions};
 //! let file = "def a():\n    return 1\n\n\ndef b():\n    return 2\n";
@@ -66,12 +74,43 @@ pub struct SnippetOptions {
     /// Most alignment cells (chunk lines × file lines searched, summed over the chunks and the
     /// searches for a second placement) one merge may compute. Default: 64 Mi.
     pub max_cells: u64,
+    /// The definitions of the file and of the snippet, when the caller has a grammar for the
+    /// file's language; `None` (the default): every chunk is aligned by lines.
+    pub outline: Option<Outline>,
 }
 
 impl Default for SnippetOptions {
     fn default() -> Self {
-        SnippetOptions { comments: Comment::ALL.to_vec(), allow_deletions: false, max_cells: 64 << 20 }
+        SnippetOptions { comments: Comment::ALL.to_vec(), allow_deletions: false, max_cells: 64 << 20, outline: None }
     }
+}
+
+/// A named definition (function, class, method) of a text, from its syntax tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// Its dotted name path (`Class.method`), as the enclosing definitions nest it.
+    pub path: String,
+    /// 1-based first line (its decorators included) and last line.
+    pub lines: [usize; 2],
+}
+
+/// The definitions of the file and of the snippet (both in their own line numbers), which
+/// bound each chunk to the definition it sits in.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Outline {
+    /// The file's definitions.
+    pub file: Vec<Definition>,
+    /// The snippet's definitions (markers are comments of the language, so a snippet parses).
+    pub snippet: Vec<Definition>,
+}
+
+/// How a chunk was aligned with the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlignedBy {
+    /// Within the one file definition of the name path the chunk sits in (see [`Outline`]).
+    Syntax,
+    /// By lines over the whole file (after the chunk before it).
+    Lines,
 }
 
 /// Where one chunk of the snippet landed.
@@ -89,6 +128,10 @@ pub struct ChunkPlacement {
     pub inserted: usize,
     /// How many file lines inside its span it replaced or deleted.
     pub removed: usize,
+    /// Whether it was aligned within a definition or by lines.
+    pub alignment: AlignedBy,
+    /// The name path of the file definition it was aligned within (with [`AlignedBy::Syntax`]).
+    pub definition: Option<String>,
 }
 
 /// A marker of the snippet and the file lines it kept.
@@ -182,6 +225,29 @@ pub enum Error {
         /// 1-based file line it resembles.
         line: usize,
     },
+    /// A chunk sits in a definition whose name path the file defines more than once, and aligns
+    /// as well (or not at all) with more than one of them.
+    DefinedTwice {
+        /// 1-based number of the chunk.
+        chunk: usize,
+        /// 1-based first and last snippet line of the chunk.
+        snippet_lines: [usize; 2],
+        /// The name path.
+        definition: String,
+        /// 1-based first line of each of the file's definitions of it.
+        lines: Vec<usize>,
+    },
+    /// A chunk sits in a definition of the file and aligns with none of its lines.
+    NotInDefinition {
+        /// 1-based number of the chunk.
+        chunk: usize,
+        /// 1-based first and last snippet line of the chunk.
+        snippet_lines: [usize; 2],
+        /// The name path.
+        definition: String,
+        /// 1-based first and last file line of the definition.
+        lines: [usize; 2],
+    },
     /// The merge leaves the file as it is.
     NoChange,
     /// The alignment work would pass [`SnippetOptions::max_cells`].
@@ -200,8 +266,10 @@ impl Error {
     pub const fn error_kind(&self) -> crate::ErrorKind {
         match self {
             Error::Empty => crate::ErrorKind::EmptyNeedle,
-            Error::NotFound { .. } | Error::Unaligned { .. } => crate::ErrorKind::NotFound,
-            Error::Ambiguous { .. } | Error::Edge { .. } => crate::ErrorKind::Ambiguous,
+            Error::NotFound { .. } | Error::Unaligned { .. } | Error::NotInDefinition { .. } => {
+                crate::ErrorKind::NotFound
+            }
+            Error::Ambiguous { .. } | Error::Edge { .. } | Error::DefinedTwice { .. } => crate::ErrorKind::Ambiguous,
             Error::NoChange => crate::ErrorKind::NoChange,
             Error::LimitExceeded { .. } => crate::ErrorKind::LimitExceeded,
         }
@@ -245,6 +313,21 @@ impl fmt::Display for Error {
                  to the chunk: it could be inserted or replace that line; include the file's line beyond it as \
                  context (unchanged), so the chunk places it"
             ),
+            Error::DefinedTwice { chunk, snippet_lines: [a, b], definition, lines } => {
+                let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "chunk {chunk} (snippet lines {a}-{b}) sits in `{definition}`, which the file defines more than \
+                     once (lines {}), and aligns as well with more than one; add a line that stands only in the one \
+                     meant, or use edit_file",
+                    lines.join(", ")
+                )
+            }
+            Error::NotInDefinition { chunk, snippet_lines: [a, b], definition, lines: [first, last] } => write!(
+                f,
+                "chunk {chunk} (snippet lines {a}-{b}) sits in `{definition}` but aligns with none of its lines \
+                 (file lines {first}-{last}); copy a line or two of that definition's own code around the change"
+            ),
             Error::NoChange => write!(f, "the snippet changes nothing: every line of it already stands in the file"),
             Error::LimitExceeded { cells, limit } => write!(
                 f,
@@ -286,12 +369,69 @@ pub fn merge(text: &str, snippet: &str, options: &SnippetOptions) -> Result<Merg
         let number = index + 1;
         let chunk_keys: Vec<String> = chunk.lines.iter().map(|line| key(line)).collect();
         let snippet_lines = [chunk.first + 1, chunk.first + chunk.lines.len()];
-        let Some(best) = align(&chunk_keys, &keys, lo, file.lines.len()) else {
-            return Err(Error::NotFound { chunk: number, snippet_lines, after_line: lo });
+        let scope = match &options.outline {
+            Some(outline) => outline.scope(snippet_lines),
+            None => None,
+        };
+        let scope = match scope {
+            Some(Candidates { path, lines, ends_chunk }) => {
+                // A name path the file defines more than once (a property's getter and setter,
+                // overloads): the one definition the chunk aligns with best, when no other
+                // aligns as well.
+                let window = |[first, last]: [usize; 2]| (first.saturating_sub(1).max(lo), last.min(file.lines.len()));
+                let mut ranked: Vec<([usize; 2], Alignment)> = lines
+                    .iter()
+                    .filter_map(|&def| {
+                        let (from, to) = window(def);
+                        align(&chunk_keys, &keys, from, to).map(|found| (def, found))
+                    })
+                    .collect();
+                ranked.sort_by_key(|(_, found)| std::cmp::Reverse(found.rank()));
+                match ranked.as_slice() {
+                    _ if lines.len() == 1 => Some(Scope { path, lines: lines[0], ends_chunk }),
+                    [(def, best), rest @ ..] if rest.first().is_none_or(|(_, next)| next.rank() < best.rank()) => {
+                        Some(Scope { path, lines: *def, ends_chunk: false })
+                    }
+                    _ => {
+                        return Err(Error::DefinedTwice {
+                            chunk: number,
+                            snippet_lines,
+                            definition: path,
+                            lines: lines.iter().map(|def| def[0]).collect(),
+                        });
+                    }
+                }
+            }
+            None => None,
+        };
+        // The file lines the chunk may align with: its definition's, or the whole file's.
+        let (scope_lo, scope_hi) = scope.as_ref().map_or((0, file.lines.len()), |scope| {
+            (scope.lines[0].saturating_sub(1), scope.lines[1].min(file.lines.len()))
+        });
+        let closing = scope.as_ref().and_then(|scope| {
+            // Closing lines (`}`, `});`) ending the snippet's definition end the file's.
+            let punctuation = !chunk_keys.iter().any(|key| key.chars().any(char::is_alphanumeric));
+            let first = scope_hi.checked_sub(chunk_keys.len())?;
+            (punctuation && scope.ends_chunk && first >= lo.max(scope_lo) && keys[first..scope_hi] == chunk_keys[..])
+                .then(|| Alignment { pairs: (0..chunk_keys.len()).map(|at| (at, first + at)).collect(), skipped: 0 })
+        });
+        let at_closing = closing.is_some();
+        let Some(best) = closing.or_else(|| align(&chunk_keys, &keys, lo.max(scope_lo), scope_hi)) else {
+            return Err(match scope {
+                Some(Scope { path: definition, lines, .. }) => {
+                    Error::NotInDefinition { chunk: number, snippet_lines, definition, lines }
+                }
+                None => Error::NotFound { chunk: number, snippet_lines, after_line: lo },
+            });
         };
         let (start, end) = (best.pairs[0].1, best.pairs[best.pairs.len() - 1].1);
-        // Another placement as good anywhere else in the file binds the chunk two ways.
-        let others = [align(&chunk_keys, &keys, 0, start), align(&chunk_keys, &keys, end + 1, file.lines.len())];
+        // Another placement as good anywhere else in its scope binds the chunk two ways.
+        let others = if at_closing {
+            // Placed at its definition's end, as the snippet's definition ends with it.
+            [None, None]
+        } else {
+            [align(&chunk_keys, &keys, scope_lo, start), align(&chunk_keys, &keys, end + 1, scope_hi)]
+        };
         let twins: Vec<usize> = others
             .iter()
             .flatten()
@@ -304,10 +444,51 @@ pub fn merge(text: &str, snippet: &str, options: &SnippetOptions) -> Result<Merg
             lines.sort_unstable();
             return Err(Error::Ambiguous { chunk: number, snippet_lines, lines });
         }
-        placed.push(Placed { chunk: index, pairs: best.pairs });
+        placed.push(Placed { chunk: index, pairs: best.pairs, definition: scope.map(|scope| scope.path) });
         lo = end + 1;
     }
     build(text, &file, &parsed, &placed, options.allow_deletions)
+}
+
+impl Outline {
+    /// The file definitions a chunk (snippet lines `[a, b]`) is bounded by: those of the
+    /// innermost snippet definition holding the whole chunk whose name path the file defines;
+    /// `None` when no enclosing definition is in the file.
+    fn scope(&self, snippet_lines: [usize; 2]) -> Option<Candidates> {
+        let [a, b] = snippet_lines;
+        let mut enclosing: Vec<&Definition> =
+            self.snippet.iter().filter(|def| def.lines[0] <= a && b <= def.lines[1]).collect();
+        // Innermost first: the latest start, then the earliest end.
+        enclosing.sort_by_key(|def| (std::cmp::Reverse(def.lines[0]), def.lines[1]));
+        for def in enclosing {
+            let lines: Vec<[usize; 2]> =
+                self.file.iter().filter(|file_def| file_def.path == def.path).map(|file_def| file_def.lines).collect();
+            if !lines.is_empty() {
+                return Some(Candidates { path: def.path.clone(), lines, ends_chunk: def.lines[1] == b });
+            }
+        }
+        None
+    }
+}
+
+/// The file definitions of the name path a chunk sits in.
+struct Candidates {
+    /// The name path.
+    path: String,
+    /// The 1-based first and last file line of each definition of it.
+    lines: Vec<[usize; 2]>,
+    /// Whether the snippet's definition ends with the chunk's last line.
+    ends_chunk: bool,
+}
+
+/// The file definition a chunk is aligned within.
+struct Scope {
+    /// Its name path.
+    path: String,
+    /// Its 1-based first and last file line.
+    lines: [usize; 2],
+    /// Whether the snippet's definition ends with the chunk's last line.
+    ends_chunk: bool,
 }
 
 /// The lines of a text, with where each starts.
@@ -519,6 +700,8 @@ fn resembles(new: &str, old: &str) -> bool {
 struct Placed {
     chunk: usize,
     pairs: Vec<(usize, usize)>,
+    /// The file definition it was aligned within.
+    definition: Option<String>,
 }
 
 /// `line` moved from the indentation of the chunk's line `from` to that of the file's line
@@ -639,6 +822,8 @@ fn build(
             aligned: pairs.len(),
             inserted,
             removed,
+            alignment: if place.definition.is_some() { AlignedBy::Syntax } else { AlignedBy::Lines },
+            definition: place.definition.clone(),
         });
     }
     if edits.is_empty() {

@@ -236,6 +236,13 @@ impl serde::Serialize for Failure {
             state.serialize_field("outside_diff", &outside.diff)?;
             state.serialize_field("outside_diff_truncated", &outside.diff_truncated)?;
         }
+        if let Cause::NamedTwice { operations, outside, .. } = &self.cause {
+            state.serialize_field("reason", "named_twice")?;
+            state.serialize_field("operations", operations)?;
+            state.serialize_field("outside_lines", &outside.lines)?;
+            state.serialize_field("outside_diff", &outside.diff)?;
+            state.serialize_field("outside_diff_truncated", &outside.diff_truncated)?;
+        }
         state.end()
     }
 }
@@ -318,6 +325,22 @@ pub enum Cause {
         /// The change made outside.
         outside: Box<crate::report::OutsideChange>,
     },
+    /// The file changed since the version the patch was planned on and two or more operations
+    /// of the patch name it, not all of them updates in place (a move, an add or a delete):
+    /// kind `stale`. Only a file one operation names, or several in-place updates, is merged.
+    #[error(
+        "{source}; it changed since it was read, and this patch names it in {operations} operations, not all of \
+         them updates in place: a change made outside is merged only into a file one operation (or several \
+         updates in place) names; move or delete it in a patch of its own, or read it again and regenerate the patch"
+    )]
+    NamedTwice {
+        /// The staleness refusal this stands for.
+        source: Box<editkit_vfs::Error>,
+        /// How many operations name the file (as source or destination).
+        operations: usize,
+        /// The change made outside.
+        outside: Box<crate::report::OutsideChange>,
+    },
     /// A pure addition's line number is past the end of the file.
     #[error("insertion line {line} is past the end of the file ({lines} lines); add context lines to place it")]
     LineOutOfRange {
@@ -341,7 +364,9 @@ impl Cause {
         use editkit_matcher::ErrorKind as M;
         match self {
             Cause::Vfs(err) => ErrorKind::Vfs(err.error_kind()),
-            Cause::ChangedOutside { source, .. } => ErrorKind::Vfs(source.error_kind()),
+            Cause::ChangedOutside { source, .. } | Cause::NamedTwice { source, .. } => {
+                ErrorKind::Vfs(source.error_kind())
+            }
             Cause::Matcher(err) => match err.error_kind() {
                 // A hunk with nothing to find, or a line range past the file: the patch is wrong.
                 M::EmptyNeedle | M::InvalidRange => ErrorKind::InvalidPatch,

@@ -44,8 +44,12 @@ pub struct ApplyOptions {
     /// hash the workspace recorded is the base's; no expected hash given, no `force`), its
     /// hunks are planned on the base and each is carried over to the file as it is when its
     /// region, with one line each side, is unchanged there (a three-way merge); otherwise the
-    /// patch is refused with [`crate::Cause::ChangedOutside`]. Only a file one operation of
-    /// the patch names, updated in place. Default: empty (a stale file is refused).
+    /// patch is refused with [`crate::Cause::ChangedOutside`]. An update that moves the file
+    /// is merged the same way (the base: the version read under its old name; a move without
+    /// hunks takes the file as it is). A file several in-place updates name is merged as one
+    /// change (each operation's hunks placed on the one before's result from the base, every
+    /// line their windows covered carried over); one an update and a move, add or delete name
+    /// is refused ([`crate::Cause::NamedTwice`]). Default: empty (a stale file is refused).
     pub bases: BTreeMap<String, (Sha256, Arc<Text>)>,
 }
 
@@ -66,6 +70,10 @@ impl Default for ApplyOptions {
         }
     }
 }
+
+/// A stale file several in-place updates name: the operations' indices, the merged text with
+/// each operation's hunk reports, and the outside change (reported by the first).
+type ChainedFile = (Vec<usize>, crate::merge::Chained, Option<crate::report::OutsideChange>);
 
 /// Charges placing `hunks` over `text` to the patch's work budget.
 fn charge_work(work: &mut u64, path: &str, text: &Text, hunks: &[crate::parse::Hunk], limit: u64) -> Result<()> {
@@ -361,6 +369,9 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     }
     // Stale files whose hunks are planned on the version read (`options.bases`) and merged.
     let mut merging: HashMap<String, (Sha256, Arc<Text>)> = HashMap::new();
+    // Stale files several updates name, merged as one change: the operations' indices, the
+    // merged text, each operation's hunk reports, the outside change (for the first).
+    let mut chained: HashMap<String, ChainedFile> = HashMap::new();
     // Staleness, once per existing file an operation reads.
     let mut checked: HashSet<&str> = HashSet::new();
     for (operation, paths) in patch.operations().iter().zip(&resolved) {
@@ -380,14 +391,91 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 .get(source.as_str())
                 .and_then(|d| d.content.as_deref())
                 .is_some_and(|v| matches!(v.content, Content::Text(_)));
+            let stale = editkit_vfs::Error::Stale {
+                path: operation.path().to_owned(),
+                expected: Some(expected),
+                current: Some(current),
+            };
+            // An update (or a move, which takes the file's content along) merged with the change.
             if given.is_none()
                 && is_text
-                && named.get(source.as_str()) == Some(&1)
-                && matches!(operation, Operation::Update { move_to: None, hunks, .. } if !hunks.is_empty())
+                && matches!(operation, Operation::Update { move_to, hunks, .. } if !hunks.is_empty() || move_to.is_some())
                 && let Some((sha256, base)) = options.bases.get(source)
                 && *sha256 == expected
             {
-                merging.insert(source.clone(), (expected, Arc::clone(base)));
+                match named.get(source.as_str()).copied().unwrap_or(0) {
+                    1 => {
+                        merging.insert(source.clone(), (expected, Arc::clone(base)));
+                    }
+                    operations => {
+                        let now = disk.get(source.as_str()).and_then(|d| d.content.as_deref()).and_then(|v| {
+                            match &v.content {
+                                Content::Text(text) => Some(text),
+                                Content::Raw(..) => None,
+                            }
+                        });
+                        // Several updates in place, and nothing else, name it: their hunks
+                        // chained on the base and carried over as one change.
+                        let naming: Vec<(usize, &[crate::parse::Hunk])> = patch
+                            .operations()
+                            .iter()
+                            .zip(&resolved)
+                            .enumerate()
+                            .filter(|(_, (_, paths))| {
+                                paths.as_ref().is_some_and(|(from, to)| from == source || to.as_ref() == Some(source))
+                            })
+                            .map(|(index, (operation, paths))| match (operation, paths) {
+                                (Operation::Update { move_to: None, hunks, .. }, Some((_, None)))
+                                    if !hunks.is_empty() =>
+                                {
+                                    Some((index, hunks.as_slice()))
+                                }
+                                _ => None,
+                            })
+                            .collect::<Option<Vec<_>>>()
+                            .unwrap_or_default();
+                        if let Some(now) = now
+                            && naming.len() == operations
+                        {
+                            let chain: Vec<&[crate::parse::Hunk]> = naming.iter().map(|(_, hunks)| *hunks).collect();
+                            let outside = crate::report::OutsideChange::between(source, base.as_str(), now.as_str());
+                            match crate::merge::merge_chain(base, now, &chain, options.strict) {
+                                Ok((merged, reports)) => {
+                                    let indices = naming.iter().map(|(index, _)| *index).collect();
+                                    chained.insert(source.clone(), (indices, (merged, reports), Some(outside)));
+                                }
+                                Err(edit_lines) => failures.push(Failure {
+                                    path: operation.path().to_owned(),
+                                    hunk: None,
+                                    patch_line: operation.line(),
+                                    preview: String::new(),
+                                    cause: Cause::ChangedOutside {
+                                        source: Box::new(stale),
+                                        edit_lines,
+                                        outside: Box::new(outside),
+                                    },
+                                }),
+                            }
+                            continue;
+                        }
+                        let now = now.map(Text::as_str);
+                        failures.push(Failure {
+                            path: operation.path().to_owned(),
+                            hunk: None,
+                            patch_line: operation.line(),
+                            preview: String::new(),
+                            cause: Cause::NamedTwice {
+                                source: Box::new(stale),
+                                operations,
+                                outside: Box::new(crate::report::OutsideChange::between(
+                                    source,
+                                    base.as_str(),
+                                    now.unwrap_or_default(),
+                                )),
+                            },
+                        });
+                    }
+                }
                 continue;
             }
             failures.push(Failure {
@@ -395,11 +483,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 hunk: None,
                 patch_line: operation.line(),
                 preview: String::new(),
-                cause: Cause::Vfs(editkit_vfs::Error::Stale {
-                    path: operation.path().to_owned(),
-                    expected: Some(expected),
-                    current: Some(current),
-                }),
+                cause: Cause::Vfs(stale),
             });
         }
     }
@@ -530,7 +614,11 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 let mut merged_with = None;
                 let Placed { version: updated, reports, windows, diff } = match (&current.content, hunks.is_empty()) {
                     // A move without hunks keeps the content, and its hash.
-                    (_, true) => {
+                    (content, true) => {
+                        if let (Some((_, base)), Content::Text(text)) = (merging.get(source), content) {
+                            merged_with =
+                                Some(crate::report::OutsideChange::between(source, base.as_str(), text.as_str()));
+                        }
                         Placed { version: Arc::clone(&current), reports: Vec::new(), windows: None, diff: None }
                     }
                     (Content::Raw(_, err), false) => {
@@ -540,7 +628,21 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     }
                     (Content::Text(text), false) => {
                         charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
-                        if let Some((expected, base)) = merging.get(source) {
+                        let in_chain = chained.get_mut(source).and_then(|(indices, (merged, reports), outside)| {
+                            let at = indices.iter().position(|at| *at == index)?;
+                            // The first operation writes the merged text; the others keep it.
+                            let version = if at == 0 {
+                                Version::new(Content::Text(merged.clone()))
+                            } else {
+                                Arc::clone(&current)
+                            };
+                            Some((version, std::mem::take(&mut reports[at]), outside.take()))
+                        });
+                        if let Some((version, reports, outside)) = in_chain {
+                            ahead.remove(&index);
+                            merged_with = outside;
+                            Placed { version, reports, windows: None, diff: None }
+                        } else if let Some((expected, base)) = merging.get(source) {
                             ahead.remove(&index);
                             let stale = editkit_vfs::Error::Stale {
                                 path: operation.path().to_owned(),

@@ -74,6 +74,7 @@ struct OpenArgs {
     max_sessions: Option<usize>,
     max_session_bytes: Option<u64>,
     max_patch_work: Option<u64>,
+    kept_read_bytes: Option<u64>,
 }
 
 /// An option given a word it does not take, in the contract's shape.
@@ -158,6 +159,10 @@ impl OpenArgs {
         if let Some(work) = self.max_patch_work {
             options.max_patch_work = positive("max_patch_work", work)?;
         }
+        if let Some(bytes) = self.kept_read_bytes {
+            // 0 keeps no version: every edit of a file changed since its read is `stale`.
+            options.kept_read_bytes = bytes;
+        }
         Ok(options)
     }
 
@@ -183,7 +188,7 @@ impl PyToolkit {
         formatters=None, durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
         read_page_bytes=None, full_diffs=false, tools=None, history_depth=None, history_bytes=None,
         max_sessions=None,
-        max_session_bytes=None, max_patch_work=None,
+        max_session_bytes=None, max_patch_work=None, kept_read_bytes=None,
     ))]
     #[expect(clippy::too_many_arguments, reason = "one keyword argument per Python option")]
     fn new(
@@ -207,6 +212,7 @@ impl PyToolkit {
         max_sessions: Option<usize>,
         max_session_bytes: Option<u64>,
         max_patch_work: Option<u64>,
+        kept_read_bytes: Option<u64>,
     ) -> PyResult<Self> {
         let args = OpenArgs {
             roots,
@@ -228,6 +234,7 @@ impl PyToolkit {
             max_sessions,
             max_session_bytes,
             max_patch_work,
+            kept_read_bytes,
         };
         match py.detach(|| args.open()) {
             Ok(toolkit) => Ok(PyToolkit { toolkit: Arc::new(toolkit) }),
@@ -308,6 +315,7 @@ fn _editkit(module: &Bound<'_, PyModule>) -> PyResult<()> {
     limits.set_item("max_sessions", editkit::DEFAULT_MAX_SESSIONS)?;
     limits.set_item("max_session_bytes", editkit::DEFAULT_MAX_SESSION_BYTES)?;
     limits.set_item("max_patch_work", editkit::patch::DEFAULT_MAX_WORK)?;
+    limits.set_item("kept_read_bytes", editkit::DEFAULT_KEPT_READ_BYTES)?;
     module.add("DEFAULT_LIMITS", limits)?;
     Ok(())
 }

@@ -378,3 +378,28 @@ def test_an_outside_change_elsewhere_is_merged_and_strict_refuses(tk: editkit.To
     edited = tk.edit_file("m.py", "return 1", "return 2")
     assert edited.merged_with["lines"] == [[2, 2]]
     assert (workspace / "m.py").read_text() == "import os\nimport sys\n\n\ndef a():\n    return 2\n"
+
+
+def test_kept_read_bytes_bounds_the_merge_bases_and_insert_lines_takes_stale(workspace: Path) -> None:
+    (workspace / "m.py").write_text("import os\n\n\ndef a():\n    return 1\n")
+    outside = "import os\nimport sys\n\n\ndef a():\n    return 1\n"
+    # No version kept: an outside change is refused as stale, as before merging.
+    none_kept = editkit.Toolkit(workspace, kept_read_bytes=0)
+    none_kept.read_file("m.py")
+    (workspace / "m.py").write_text(outside)
+    with pytest.raises(editkit.Stale):
+        none_kept.edit_file("m.py", "return 1", "return 2")
+    assert editkit.DEFAULT_LIMITS["kept_read_bytes"] == 32 << 20
+    for wrong in (-1, 1.5, True, "1"):
+        with pytest.raises(editkit.InvalidArgs, match="kept_read_bytes"):
+            editkit.Toolkit(workspace, kept_read_bytes=wrong)
+    tk = editkit.Toolkit(workspace, kept_read_bytes=1 << 20)
+    tk.read_file("m.py")
+    (workspace / "m.py").write_text(outside.replace("import sys\n", "import sys\nimport re\n"))
+    with pytest.raises(editkit.Stale):
+        tk.insert_lines("m.py", 5, "    log()", stale="strict")
+    # After line 5 (`def a():`) of the version read: line 6 of the file now.
+    inserted = tk.insert_lines("m.py", 5, "    log()")
+    assert inserted.merged_with["lines"] == [[3, 3]]
+    assert inserted.line_range == [7, 7]
+    assert (workspace / "m.py").read_text() == "import os\nimport sys\nimport re\n\n\ndef a():\n    log()\n    return 1\n"

@@ -251,6 +251,64 @@ mod imp {
         result.map_err(|source| Error::Analyze { path: path.to_owned(), source })
     }
 
+    /// The definitions of `text` (a file at `path`, or a snippet for it) for `merge_snippet`:
+    /// code definitions from their first decorator line, Markdown sections; `None` without a
+    /// grammar for the extension's language, or when code has a syntax error or does not parse
+    /// within the limits (name paths from a broken tree could name the wrong definition).
+    pub(crate) fn snippet_definitions(path: &str, text: &str) -> Option<Vec<editkit_matcher::snippet::Definition>> {
+        // By extension alone, as the marker styles: a file's content never picks its grammar
+        // here (a `.txt` whose first lines look like Markdown headers stays lines).
+        let kind = kind_of(path, "");
+        if kind == FileKind::Markdown {
+            return markdown_sections(text);
+        }
+        if !kind.is_code() || !analyze::check_syntax(kind, text).is_ok_and(|report| report.valid) {
+            return None;
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let symbols = analyze::symbols(kind, text).ok()?;
+        Some(
+            symbols
+                .iter()
+                .map(|symbol| {
+                    // Decorators (`@cache`, `@Component(...)`) belong to the definition below them.
+                    let mut first = symbol.line;
+                    while first > 1 && lines.get(first - 2).is_some_and(|line| line.trim_start().starts_with('@')) {
+                        first -= 1;
+                    }
+                    editkit_matcher::snippet::Definition { path: symbol.path(), lines: [first, symbol.end_line] }
+                })
+                .collect(),
+        )
+    }
+
+    /// A Markdown text's sections as definitions: each header to the line before the next
+    /// header of its level or above, named by its headers' texts joined by ` > ` (as `within`).
+    fn markdown_sections(text: &str) -> Option<Vec<editkit_matcher::snippet::Definition>> {
+        let outline = analyze::outline(text).ok()?;
+        let last_line = text.lines().count();
+        let headers = &outline.headers;
+        let mut sections = Vec::with_capacity(headers.len());
+        // The open headers (level, text), outermost first.
+        let mut open: Vec<(u8, &str)> = Vec::new();
+        for (at, header) in headers.iter().enumerate() {
+            while open.last().is_some_and(|(level, _)| *level >= header.level) {
+                open.pop();
+            }
+            open.push((header.level, header.text.as_str()));
+            let end = headers[at + 1..]
+                .iter()
+                .find(|next| next.level <= header.level)
+                .map_or(last_line, |next| next.line.saturating_sub(1));
+            let path: Vec<&str> = open.iter().map(|(_, text)| *text).collect();
+            sections.push(editkit_matcher::snippet::Definition {
+                path: path.join(" > "),
+                lines: [header.line, end.max(header.line)],
+            });
+        }
+        Some(sections)
+    }
+
     pub(crate) fn replace_function(path: &str, text: &str, name: &str, implementation: &str) -> Result<String> {
         let kind = kind_of(path, text);
         analyze::replace_function(kind, text, name, implementation)
@@ -275,6 +333,11 @@ mod imp {
 
     pub(crate) fn facts(_path: &str, _text: &str) -> Facts {
         Facts::default()
+    }
+
+    /// Without the `analyze` feature every snippet chunk is aligned by lines.
+    pub(crate) fn snippet_definitions(_path: &str, _text: &str) -> Option<Vec<editkit_matcher::snippet::Definition>> {
+        None
     }
 }
 

@@ -699,6 +699,18 @@ fn snippet_details(err: &editkit_matcher::snippet::Error, map: &mut Map<String, 
             map.insert("lines".into(), json!(lines));
             map.insert("deleted".into(), json!(deleted));
         }
+        E::DefinedTwice { chunk, snippet_lines, definition, lines } => {
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_lines".into(), json!(snippet_lines));
+            map.insert("definition".into(), json!(definition));
+            map.insert("lines".into(), json!(lines));
+        }
+        E::NotInDefinition { chunk, snippet_lines, definition, lines } => {
+            map.insert("chunk".into(), json!(chunk));
+            map.insert("snippet_lines".into(), json!(snippet_lines));
+            map.insert("definition".into(), json!(definition));
+            map.insert("lines".into(), json!(lines));
+        }
         E::Edge { chunk, snippet_line, line } => {
             map.insert("chunk".into(), json!(chunk));
             map.insert("snippet_line".into(), json!(snippet_line));

@@ -186,7 +186,7 @@ impl Toolkit {
         Ok(response)
     }
 
-    /// For each file the patch updates in place, the version of it this toolkit kept when it
+    /// For each file the patch updates (or moves), the version of it this toolkit kept when it
     /// was last read or written, when that is the version the workspace vouches for: what a
     /// stale file's hunks are planned on before they are merged with the outside change.
     fn patch_bases(
@@ -196,7 +196,7 @@ impl Toolkit {
     ) -> std::collections::BTreeMap<String, (editkit_vfs::Sha256, std::sync::Arc<editkit_vfs::Text>)> {
         let mut bases = std::collections::BTreeMap::new();
         for operation in parsed.operations() {
-            let patch::Operation::Update { move_to: None, .. } = operation else { continue };
+            let patch::Operation::Update { .. } = operation else { continue };
             let Ok(rel) = workspace.resolve(operation.path()) else { continue };
             let Ok(Some(recorded)) = workspace.recorded_hash(&rel) else { continue };
             if let Some(base) = self.read_versions.get(0, &rel, recorded) {

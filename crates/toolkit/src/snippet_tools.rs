@@ -24,6 +24,31 @@ pub(crate) fn comments_for(path: &str) -> Vec<Comment> {
     }
 }
 
+/// The snippet's definitions named as in the file: a Markdown snippet names a section by its
+/// own headers (`Install`), the file by all of its (`Guide > Install`); a snippet path the file
+/// does not define, which ends exactly one file path, takes that path (and so do the paths
+/// under it). Code paths the file defines as given are left as they are.
+fn named_in_file(snippet: &[snippet::Definition], file: &[snippet::Definition]) -> Vec<snippet::Definition> {
+    let mut out = snippet.to_vec();
+    for def in snippet {
+        if file.iter().any(|file_def| file_def.path == def.path) {
+            continue;
+        }
+        let suffix = format!(" > {}", def.path);
+        let mut ending = file.iter().filter(|file_def| file_def.path.ends_with(&suffix));
+        let (Some(only), None) = (ending.next(), ending.next()) else { continue };
+        let prefix = format!("{} > ", def.path);
+        for renamed in &mut out {
+            if renamed.path == def.path {
+                renamed.path.clone_from(&only.path);
+            } else if let Some(rest) = renamed.path.strip_prefix(&prefix) {
+                renamed.path = format!("{} > {rest}", only.path);
+            }
+        }
+    }
+    out
+}
+
 impl Toolkit {
     /// Merges a lazy snippet into a file: each chunk lands where its lines align with the
     /// file's uniquely and in order; a marker keeps the file's lines between the chunks
@@ -56,7 +81,28 @@ impl Toolkit {
             allow_deletions: request.deletions == Deletions::Allow,
             ..Default::default()
         };
+        // The snippet's definitions (parsed once), for chunks aligned within a definition.
+        let snippet_definitions: std::cell::OnceCell<Option<Vec<snippet::Definition>>> = std::cell::OnceCell::new();
         let plan = |text: &editkit_vfs::Text| {
+            let snippet_definitions = snippet_definitions.get_or_init(|| {
+                // A snippet whose first line of code is indented is a fragment: its name paths
+                // would lack their enclosing definitions.
+                let fragment = request
+                    .snippet
+                    .lines()
+                    .find(|line| !line.trim().is_empty() && !snippet::is_marker(line, &options.comments))
+                    .is_none_or(|line| line.starts_with(char::is_whitespace));
+                if fragment {
+                    return None;
+                }
+                crate::analysis::snippet_definitions(&rel, &request.snippet)
+            });
+            let outline = snippet_definitions.as_ref().and_then(|snippet| {
+                let file = crate::analysis::snippet_definitions(&rel, text.as_str())?;
+                let snippet = named_in_file(snippet, &file);
+                Some(snippet::Outline { file, snippet })
+            });
+            let options = snippet::SnippetOptions { outline, ..options.clone() };
             let merged = snippet::merge(text.as_str(), &request.snippet, &options)
                 .map_err(|source| Error::Snippet { path: rel.clone(), source })?;
             self.check_readable(&rel, merged.text().len())?;
@@ -115,6 +161,11 @@ impl Toolkit {
                     aligned: chunk.aligned,
                     inserted: chunk.inserted,
                     removed: chunk.removed,
+                    alignment: match chunk.alignment {
+                        snippet::AlignedBy::Syntax => SnippetAlignment::Syntax,
+                        snippet::AlignedBy::Lines => SnippetAlignment::Lines,
+                    },
+                    definition: chunk.definition.clone(),
                 })
                 .collect(),
             markers: merged

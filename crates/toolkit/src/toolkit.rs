@@ -1194,35 +1194,72 @@ impl Toolkit {
         if request.text.is_empty() {
             return Err(Error::invalid("text", "text is empty; give the lines to insert"));
         }
-        let (_, workspace) = self.route(&request.path);
+        let (root, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
-        let file = lock.read_for_write(request.expected_hash, request.force)?;
-        let rel = file.path().to_owned();
-        let old_text = file.decoded();
-        let total = old_text.line_count();
-        let line = if request.line == InsertLinesRequest::END { total } else { request.line };
-        if line > total {
-            return Err(Error::invalid(
-                "line",
-                format!(
-                    "line {} is past the end of `{}`, which has {total} lines; give 0 to {total} ({total} appends)",
-                    request.line, request.path
-                ),
-            ));
-        }
+        let rel = lock.path().to_owned();
         let body = request.text.strip_suffix('\n').unwrap_or(&request.text);
-        let (at, piece) = match line {
-            0 => (0, format!("{body}\n")),
-            line if line == total && !old_text.trailing_newline() => (old_text.as_str().len(), format!("\n{body}")),
-            line => {
-                let at =
-                    old_text.as_str().match_indices('\n').nth(line - 1).map_or(old_text.as_str().len(), |(i, _)| i + 1);
-                (at, format!("{body}\n"))
+        let inserted = body.split('\n').count();
+        // The line it goes after and the insertion, on a version of the file.
+        let plan = |old_text: &editkit_vfs::Text| {
+            let total = old_text.line_count();
+            let line = if request.line == InsertLinesRequest::END { total } else { request.line };
+            if line > total {
+                return Err(Error::invalid(
+                    "line",
+                    format!(
+                        "line {} is past the end of `{}`, which has {total} lines; give 0 to {total} ({total} appends)",
+                        request.line, request.path
+                    ),
+                ));
+            }
+            let (at, piece) = match line {
+                0 => (0, format!("{body}\n")),
+                line if line == total && !old_text.trailing_newline() => (old_text.as_str().len(), format!("\n{body}")),
+                line => {
+                    let at = old_text
+                        .as_str()
+                        .match_indices('\n')
+                        .nth(line - 1)
+                        .map_or(old_text.as_str().len(), |(i, _)| i + 1);
+                    (at, format!("{body}\n"))
+                }
+            };
+            Ok((line, at..at, piece))
+        };
+        let splice = |text: &editkit_vfs::Text, edits: &[(std::ops::Range<usize>, &str)]| {
+            text.spliced(edits).map_err(|e| Error::invalid("line", format!("internal range error: {e}")))
+        };
+        let attempt = lock.read_for_write_with(request.expected_hash, request.force, |old_text| {
+            let (line, range, piece) = plan(old_text)?;
+            let new_text = splice(old_text, &[(range, piece.as_str())])?;
+            Ok::<_, Error>((line, new_text))
+        });
+        let (file, line, new_text, merged_with) = match attempt {
+            // Changed since it was read: the insertion planned on the version read and carried
+            // over, as an edit is.
+            Err(stale @ editkit_vfs::Error::Stale { .. })
+                if request.expected_hash.is_none() && !request.force && request.stale == StaleMode::Merge =>
+            {
+                let outside = self.merge_outside(root, workspace, &rel, stale, plan, |(_, range, piece)| {
+                    vec![(range.clone(), piece.clone())]
+                })?;
+                let edits: Vec<(std::ops::Range<usize>, &str)> =
+                    outside.rebased.pieces.iter().map(|(range, piece)| (range.clone(), piece.as_str())).collect();
+                let new_text = splice(outside.file.decoded(), &edits)?;
+                let line = match outside.planned.0 {
+                    0 => 0,
+                    line => outside.rebased.line(line),
+                };
+                (outside.file, line, new_text, Some(outside.merged_with))
+            }
+            attempt => {
+                let (file, planned) = attempt?;
+                let (line, new_text) = planned?;
+                (file, line, new_text, None)
             }
         };
-        let mut new_text = old_text.clone();
-        new_text.splice(at..at, &piece).map_err(|e| Error::invalid("line", format!("internal range error: {e}")))?;
-        let inserted = body.split('\n').count();
+        let expected = merged_with.as_ref().map(|_| file.sha256());
+        let old_text = file.decoded();
         let (diff, diff_truncated) = self.diff(&rel, old_text.as_str(), new_text.as_str());
         let bytes = new_text.try_encoded().map_err(|err| unencodable(&request.path, err))?;
         let response = |sha256, diagnostics| InsertLinesResponse {
@@ -1233,6 +1270,7 @@ impl Toolkit {
             sha256,
             dry_run: request.dry_run,
             diagnostics,
+            merged_with: merged_with.clone(),
         };
         if request.dry_run {
             return Ok(response(editkit_vfs::Sha256::of(&bytes), DiagnosticsInfo::default()));
@@ -1241,12 +1279,18 @@ impl Toolkit {
         let (wrote, diagnostics, ()) = self.write_edited(
             workspace,
             lock,
-            ReadForWrite { file: &file, expected_hash: None },
+            ReadForWrite { file: &file, expected_hash: expected },
             &bytes,
             new_text.as_str(),
             || (),
         )?;
-        Ok(response(wrote.written.sha256, diagnostics))
+        let KeptWrite { written, reformatted, .. } = wrote;
+        if !reformatted {
+            // The base of a merge with a change made outside before the next edit.
+            drop(bytes);
+            self.read_versions.keep(root, &rel, written.sha256, std::sync::Arc::new(new_text));
+        }
+        Ok(response(written.sha256, diagnostics))
     }
 
     /// Writes the edited `bytes` of an existing file through its `lock` (undo entry, formatter),

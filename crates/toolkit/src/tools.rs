@@ -328,7 +328,7 @@ fn entries() -> Vec<Entry> {
             ro = false,
             destructive = true,
             idempotent = false,
-            "Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it."
+            "Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it. Several files: apply_patch; code with elided parts: merge_snippet."
         ),
         tool!(
             "merge_snippet",
@@ -338,7 +338,7 @@ fn entries() -> Vec<Entry> {
             ro = false,
             destructive = true,
             idempotent = false,
-            "Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."
+            "Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. In Python/TS/JS a chunk inside a definition the snippet names (class C:, a marker, def m():) aligns within C.m only; in Markdown within the section its header names. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."
         ),
         tool!(
             "insert_lines",
@@ -348,7 +348,7 @@ fn entries() -> Vec<Entry> {
             ro = false,
             destructive = false,
             idempotent = false,
-            "Insert text after a given line of a file (line 0 inserts at the top; the file's line count, or -1, appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count) or the file changed since you read it (pass expected_hash or force). Undo with undo_edit; dry_run shows the diff without writing."
+            "Insert text after a given line of a file (line 0 inserts at the top; the file's line count, or -1, appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count). A file changed since you read it is merged if the lines around are untouched, else stale. Undo with undo_edit; dry_run shows the diff without writing."
         ),
         tool!(
             "generate_diff",
@@ -607,7 +607,7 @@ fn entries() -> Vec<Entry> {
     #[cfg(feature = "patch")]
     list.extend([
         tool!("apply_patch", ApplyPatchRequest, ApplyPatchResponse, apply_patch, ro = false, destructive = true, idempotent = false,
-            "Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete: a *** Begin Patch or @@/=== patch ends with *** End Patch, a unified diff with a newline. A file changed since you read it is merged per hunk when each hunk's lines and one line each side are untouched (merged_with); else stale. On any failure nothing is written and the error lists every failing hunk. dry_run returns the combined diff without writing."),
+            "Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete: a *** Begin Patch or @@/=== patch ends with *** End Patch, a unified diff with a newline. A file changed since you read it is merged per hunk when each hunk's lines and one line each side are untouched (merged_with); else stale. On any failure nothing is written and the error lists every failing hunk. dry_run returns the combined diff without writing. One file: edit_file, or merge_snippet for code with elided parts."),
     ]);
     list
 }

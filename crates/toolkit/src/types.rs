@@ -1020,6 +1020,11 @@ pub struct InsertLinesRequest {
     /// Show the diff without writing (default: false).
     #[serde(default)]
     pub dry_run: bool,
+    /// If changed since read: merge or strict.
+    // `merge`: `line` counts in the version read, as edit_file merges.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    pub stale: StaleMode,
 }
 
 impl InsertLinesRequest {
@@ -1067,6 +1072,10 @@ pub struct InsertLinesResponse {
     pub dry_run: bool,
     /// Post-write diagnostics (empty when off or clean).
     pub diagnostics: DiagnosticsInfo,
+    /// When the file had changed since it was read and the insertion was merged with that
+    /// change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_with: Option<MergedWith>,
 }
 
 /// Merge a lazy snippet (the changed parts of a file, the rest elided by marker comments).
@@ -1127,6 +1136,23 @@ pub struct SnippetChunk {
     pub inserted: usize,
     /// How many file lines within its span it replaced or deleted.
     pub removed: usize,
+    /// `syntax`: aligned within the one file definition of the name path it sits in
+    /// (`definition`); `lines`: by lines over the file.
+    pub alignment: SnippetAlignment,
+    /// The name path of the definition it was aligned within (`Class.method`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
+}
+
+/// How a snippet chunk was aligned with the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SnippetAlignment {
+    /// Within a definition found by the syntax tree (Python, TypeScript, TSX, JavaScript) or a
+    /// Markdown section.
+    Syntax,
+    /// By lines.
+    Lines,
 }
 
 /// A marker of a snippet and the file lines it kept.
@@ -1997,7 +2023,7 @@ request!(GlobRequest { pattern: String } text_defaults { path = dot() });
 request!(PathRequest { path: String });
 request!(
     InsertLinesRequest { path: String, line: usize, text: String }
-    defaults { force: bool = false, dry_run: bool = false }
+    defaults { force: bool = false, dry_run: bool = false, stale: StaleMode = StaleMode::Merge }
     optional { expected_hash: editkit_vfs::Sha256 }
 );
 request!(DeleteRequest { path: String } defaults { recursive: bool = false });

@@ -343,6 +343,141 @@ def snippet_groups(files):
 
 
 # ---------------------------------------------------------------------------------------------
+# Snippets only the syntax tree places: a method whose body stands twice in the file (a copy
+# of it in another class), the snippet naming its class. Its own generator, so the groups
+# above keep their cases.
+
+syntax_rng = random.Random(3602)
+PY_CLASS = re.compile(r"^class (\w+)\b.*:\s*$")
+PY_METHOD = re.compile(r"^    (async )?def (\w+)\(.*\).*:\s*$")
+TS_CLASS = re.compile(r"^(export )?(default )?(abstract )?class (\w+)\b.*\{\s*$")
+TS_METHOD = re.compile(
+    r"^  (?:(?:public|private|protected|static|async|override|readonly) +)*(#?\w+) *(<[^>]*>)? *\(.*\) *(: *[^={]+)? *\{\s*$"
+)
+TS_MARKERS = ["// ... existing code ...", "// ...", "/* ... */", "// … rest …"]
+
+
+def balanced(line):
+    return all(line.count(a) == line.count(b) for a, b in ("()", "[]", "{}")) and "`" not in line
+
+
+def ts_statement(line, opens=False):
+    """Whether `line` is a whole statement (or, with `opens`, ends where one may follow)."""
+    text = line.strip()
+    if opens and (not text or text.endswith("{")):
+        return True
+    return (bool(text) and balanced(text) and not text.startswith((".", "?", ":", "|", "&", "+", "-", "*", "}", "//", "/*"))
+            and (text[-1].isalnum() or text[-1] in ")];'\"_"))
+
+
+def class_methods(lines, lang):
+    """(class header, class end, method header, method end) of every method directly in a
+    top-level class, ends inclusive (Python: the last non-blank line of the body)."""
+    out = []
+    for c, line in enumerate(lines):
+        if lang == "py":
+            if not PY_CLASS.match(line):
+                continue
+            end = next((i for i in range(c + 1, len(lines)) if lines[i].strip() and not lines[i][0].isspace()), len(lines))
+            while end > c + 1 and not lines[end - 1].strip():
+                end -= 1
+            end -= 1
+            for m in range(c + 1, end + 1):
+                if PY_METHOD.match(lines[m]):
+                    stop = next((i for i in range(m + 1, end + 1) if lines[i].strip() and len(indent_of(lines[i])) <= 4), end + 1)
+                    last = stop - 1
+                    while last > m and not lines[last].strip():
+                        last -= 1
+                    out.append((c, end, m, last))
+        else:
+            if not TS_CLASS.match(line):
+                continue
+            end = next((i for i in range(c + 1, len(lines)) if lines[i] == "}"), None)
+            if end is None:
+                continue
+            for m in range(c + 1, end):
+                head = TS_METHOD.match(lines[m])
+                if head and head.group(1) not in ("if", "for", "while", "switch", "catch", "return"):
+                    last = next((i for i in range(m + 1, end) if lines[i] == "  }"), None)
+                    if last is not None:
+                        out.append((c, end, m, last))
+    return out
+
+
+def syntax_groups(files):
+    counts = {}
+    made = 0
+    tries = 0
+    used = set()
+    while made < 16 and tries < 2000:
+        tries += 1
+        lang_wanted = "py" if made < 8 else "ts"
+        path = syntax_rng.choice([f for f in files if lang_of(f) == lang_wanted])
+        lang = lang_of(path)
+        lines = load(path)
+        methods = class_methods(lines, lang)
+        if not methods:
+            continue
+        c, end, m, last = syntax_rng.choice(methods)
+        good = set(unique_lines(lines))
+        body_indent = None
+        regions = []
+        for s in range(m + 1, last - 1):
+            trio = lines[s:s + 3]
+            if s + 2 > last or not all(s + k in good for k in range(3)):
+                continue
+            if len(set(indent_of(l) for l in trio)) != 1 or not all(balanced(l) for l in trio):
+                continue
+            if lang == "py" and any(l.rstrip().endswith(":") or l.lstrip().startswith(("else", "elif", "except", "finally", "@")) for l in trio):
+                continue
+            if lang != "py" and not (all(ts_statement(l) for l in trio) and ts_statement(lines[s - 1], opens=True)):
+                continue
+            regions.append(s)
+        if not regions or key(lines[c]) not in set(key(lines[i]) for i in good):
+            continue
+        s = syntax_rng.choice(regions)
+        if (path, m) in used:
+            continue
+        used.add((path, m))
+        a, b, cc = lines[s:s + 3]
+        added = new_line(lang, indent_of(b), 1)
+        comment = "#" if lang == "py" else None
+        marker = syntax_rng.choice(MARKERS["py"] if lang == "py" else TS_MARKERS)
+        inner = indent_of(a)
+        body = []
+        if c > 0:
+            body.append(marker)
+        body += [lines[c], ("    " if lang == "py" else "  ") + marker, lines[m]]
+        if s > m + 1:
+            body.append(inner + marker)
+        body += [a, b, added, cc]
+        if s + 2 < last:
+            body.append(inner + marker)
+        if lang != "py":
+            body.append("  }")
+        body.append(("    " if lang == "py" else "  ") + marker)
+        if lang != "py":
+            body.append("}")
+        body.append(marker)
+        snippet = "\n".join(body) + "\n"
+        if lang == "py":
+            try:
+                compile(snippet, "snippet", "exec")
+                compile("\n".join(lines) + "\n", "file", "exec")
+            except SyntaxError:
+                continue
+        method = lines[m:last + 1]
+        twin = ["", "", "class EditkitTwin:"] + method if lang == "py" else ["", "class EditkitTwin {"] + method + ["}"]
+        before = lines + twin
+        after = lines[:s + 2] + [added] + lines[s + 2:] + twin
+        made += 1
+        name = f"named-twins-{made:03d}"
+        write_case(SNIPPETS, name, encode(before), {"path": target_name(lang), "snippet": snippet}, after=encode(after))
+        counts[name] = os.path.relpath(path, CODE) + f":{lines[m].strip()}"
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------
 # Changes made outside between the read and the edit
 
 
@@ -358,11 +493,16 @@ def outside_change(lines, at, kind, lang):
     return out
 
 
-def as_patch(path, blocks, lang):
+def as_patch(path, blocks, lang, variant=None):
     """A `*** Begin Patch` text making the same change as the edits of `blocks`: one hunk per
-    block (its lines as context, the last one changed), in file order."""
+    block (its lines as context, the last one changed), in file order; `variant` as in
+    `outside_groups`."""
     out = ["*** Begin Patch", f"*** Update File: {path}"]
-    for b in blocks:
+    if variant == "moved":
+        out.append(f"*** Move to: moved_{path}")
+    for k, b in enumerate(blocks):
+        if variant == "twice" and k:
+            out.append(f"*** Update File: {path}")
         out.append("@@")
         out.extend(" " + line for line in b[:-1])
         out.append("-" + b[-1])
@@ -371,9 +511,12 @@ def as_patch(path, blocks, lang):
     return "\n".join(out) + "\n"
 
 
-def outside_groups(files, groups=None, patch=False):
+def outside_groups(files, groups=None, patch=False, variant=None, gen=None):
     """Outside-change cases for edit_file or, with `patch`, for apply_patch (groups named
-    `patch-...`, the same change as a patch with one hunk per region)."""
+    `patch-...`, the same change as a patch with one hunk per region). `variant` "moved": the
+    patch also moves the file (`*** Move to:`, expected at `moved_to`); "twice": each region
+    in an operation of its own, so two operations name the file (merged as one change)."""
+    gen = gen or rng
     counts = {}
     if groups is None:
         groups = [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)]
@@ -382,11 +525,11 @@ def outside_groups(files, groups=None, patch=False):
         tries = 0
         while made < n and tries < 1000:
             tries += 1
-            path = rng.choice(files)
+            path = gen.choice(files)
             lang = lang_of(path)
             lines = load(path)
-            k = 2 if group == "apart-multi" else 1
-            size = rng.randint(1, 3)
+            k = 2 if group == "apart-multi" or variant == "twice" else 1
+            size = gen.randint(1, 3)
             starts = disjoint(runs(lines, size), k, size, 8)
             if starts is None:
                 continue
@@ -394,7 +537,7 @@ def outside_groups(files, groups=None, patch=False):
             blocks = [lines[s:s + size] for s in starts]
             if any(text.count("\n".join(b)) != 1 for b in blocks):
                 continue
-            kind = rng.choice(["change", "insert", "delete"])
+            kind = gen.choice(["change", "insert", "delete"])
             s = starts[0]
             if group in ("apart", "apart-multi"):
                 # At least 3 lines from every edited region, and not a blank line.
@@ -402,11 +545,11 @@ def outside_groups(files, groups=None, patch=False):
                        and all(i < t - 2 or i > t + size + 1 for t in starts)]
                 if not far:
                     continue
-                at = rng.choice(far)
+                at = gen.choice(far)
             elif group == "adjacent":
                 # The line just before or after the region changed or deleted, or a line put
                 # between it and the region.
-                before_region = rng.random() < 0.5
+                before_region = gen.random() < 0.5
                 if kind == "insert":
                     at = s if before_region else s + size
                 else:
@@ -414,7 +557,7 @@ def outside_groups(files, groups=None, patch=False):
                 if at < 0 or at >= len(lines) or (kind != "insert" and not lines[at].strip()):
                     continue
             else:
-                at = s + rng.randrange(size)
+                at = s + gen.randrange(size)
                 kind = "change" if kind == "insert" else kind
             outside = outside_change(lines, at, kind, lang)
             if outside == lines:
@@ -440,13 +583,15 @@ def outside_groups(files, groups=None, patch=False):
                 if any(line.startswith(("***", "@@")) for b in blocks for line in b):
                     continue
                 order = sorted(range(len(blocks)), key=lambda i: starts[i])
-                args["patch"] = as_patch(target_name(lang), [blocks[i] for i in order], lang)
+                args["patch"] = as_patch(target_name(lang), [blocks[i] for i in order], lang, variant)
+                if variant == "moved":
+                    args["moved_to"] = "moved_" + target_name(lang)
             elif len(edits) == 1:
                 args.update(edits[0])
             else:
                 args["edits"] = edits
             made += 1
-            name = f"{'patch-' if patch else ''}{group}-{made:03d}"
+            name = f"{'patch-' if patch else ''}{variant + '-' if variant else ''}{group}-{made:03d}"
             write_case(OUTSIDE, name, encode(lines), args, after=None if error else encode(after), error=error)
             open(os.path.join(OUTSIDE, name, "outside"), "wb").write(encode(outside))
             counts[name] = os.path.relpath(path, CODE) + f":{kind}"
@@ -462,9 +607,14 @@ def main():
         os.makedirs(root, exist_ok=True)
     for root, counts in (
         (MULTI, multi_edit_groups(files)),
-        (SNIPPETS, snippet_groups(files)),
+        (SNIPPETS, {**snippet_groups(files), **syntax_groups(files)}),
         (OUTSIDE, {**outside_groups(files), **outside_groups(
-            files, [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)], patch=True)}),
+            files, [("apart", 16), ("apart-multi", 8), ("adjacent", 12), ("overlapping", 12)], patch=True),
+            # Their own generator, so the groups above keep their cases.
+            **outside_groups(files, [("apart", 10), ("adjacent", 6), ("overlapping", 6)], patch=True,
+                             variant="moved", gen=random.Random(3603)),
+            **outside_groups(files, [("apart-multi", 8), ("adjacent", 6), ("overlapping", 6)], patch=True,
+                             variant="twice", gen=random.Random(3604))}),
     ):
         with open(os.path.join(root, "SOURCES.tsv"), "w", encoding="utf-8") as out:
             for name in sorted(counts):

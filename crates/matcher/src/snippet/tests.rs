@@ -96,3 +96,113 @@ fn the_work_is_bounded() {
     let options = SnippetOptions { max_cells: 10, ..Default::default() };
     assert!(matches!(merge(PY, "def a():\n    x = 3\n", &options), Err(Error::LimitExceeded { .. })));
 }
+
+mod syntax {
+    use super::super::{AlignedBy, Definition, Outline};
+    use super::*;
+
+    const TWINS: &str = "class A:\n    def run(self):\n        x = 1\n        return x\n\n\nclass B:\n    def other(self):\n        pass\n\n    def run(self):\n        x = 1\n        return x\n";
+
+    fn def(path: &str, first: usize, last: usize) -> Definition {
+        Definition { path: path.into(), lines: [first, last] }
+    }
+
+    fn twins_outline(snippet: Vec<Definition>) -> SnippetOptions {
+        let file =
+            vec![def("A", 1, 4), def("A.run", 2, 4), def("B", 7, 13), def("B.other", 8, 9), def("B.run", 11, 13)];
+        SnippetOptions { outline: Some(Outline { file, snippet }), ..Default::default() }
+    }
+
+    const SNIPPET: &str =
+        "class B:\n    # ... existing code ...\n    def run(self):\n        x = 1\n        log(x)\n        return x\n";
+
+    #[test]
+    fn a_method_named_in_its_class_lands_in_that_class_only() {
+        // By lines the body stands twice.
+        assert!(matches!(refused(TWINS, SNIPPET), Error::Ambiguous { .. }));
+        let options = twins_outline(vec![def("B", 1, 6), def("B.run", 3, 6)]);
+        let merged = merge(TWINS, SNIPPET, &options).unwrap();
+        let expected =
+            format!("{}        log(x)\n        return x\n", &TWINS[..TWINS.len() - "        return x\n".len()]);
+        assert_eq!(merged.text(), expected);
+        let chunks = merged.chunks();
+        assert_eq!(chunks[1].lines, [11, 13]);
+        assert_eq!((chunks[1].alignment, chunks[1].definition.as_deref()), (AlignedBy::Syntax, Some("B.run")));
+        assert_eq!(chunks[0].definition.as_deref(), Some("B"));
+    }
+
+    #[test]
+    fn a_chunk_never_straddles_out_of_its_definition() {
+        // By lines, `x = 1` aligns with `B.run`'s and the chunk leaves out `def run` (unaligned);
+        // within `B.other` it is a new line.
+        let snippet = "class B:\n    # ...\n    def other(self):\n        pass\n        x = 1\n";
+        assert!(matches!(refused(TWINS, snippet), Error::Unaligned { .. }));
+        let options = twins_outline(vec![def("B", 1, 5), def("B.other", 3, 5)]);
+        let merged = merge(TWINS, snippet, &options).unwrap();
+        assert_eq!(merged.text(), TWINS.replace("        pass\n", "        pass\n        x = 1\n"));
+        assert_eq!(merged.chunks()[1].lines, [8, 9]);
+        // A chunk that aligns with nothing of its definition is refused, even where it would
+        // align elsewhere.
+        let snippet = "class B:\n    def other(self):\n        # ...\n        return x\n        log()\n";
+        let options = twins_outline(vec![def("B", 1, 5), def("B.other", 2, 5)]);
+        let err = merge(TWINS, snippet, &options).unwrap_err();
+        assert!(
+            matches!(&err, Error::NotInDefinition { definition, lines: [8, 9], .. } if definition == "B.other"),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_name_path_defined_twice_is_ambiguous() {
+        let file = "def f():\n    return 1\n\n\ndef f():\n    return 2\n";
+        let outline = Outline { file: vec![def("f", 1, 2), def("f", 5, 6)], snippet: vec![def("f", 1, 3)] };
+        let options = SnippetOptions { outline: Some(outline), ..Default::default() };
+        let err = merge(file, "def f():\n    log()\n", &options).unwrap_err();
+        assert!(
+            matches!(&err, Error::DefinedTwice { definition, lines, .. } if definition == "f" && *lines == [1, 5]),
+            "{err:?}"
+        );
+        assert_eq!(err.error_kind(), crate::ErrorKind::Ambiguous);
+        // The chunk's lines choose one of them: the one it aligns with best.
+        let merged = merge(file, "def f():\n    log()\n    return 2\n", &options).unwrap();
+        assert_eq!(merged.text(), file.replace("    return 2\n", "    log()\n    return 2\n"));
+        assert_eq!(merged.chunks()[0].definition.as_deref(), Some("f"));
+        assert_eq!(merged.chunks()[0].lines, [5, 6]);
+    }
+
+    #[test]
+    fn a_chunk_outside_every_definition_aligns_by_lines() {
+        let options = twins_outline(vec![]);
+        let merged =
+            merge(TWINS, "class B:\n    def other(self):\n        pass\n        done()\n# ...\n", &options).unwrap();
+        assert_eq!((merged.chunks()[0].alignment, merged.chunks()[0].definition.as_deref()), (AlignedBy::Lines, None));
+    }
+
+    #[test]
+    fn a_new_method_is_bounded_by_its_class() {
+        let snippet = "class B:\n    # ...\n    def run(self):\n        x = 1\n        return x\n\n    def new(self):\n        return 0\n";
+        let options = twins_outline(vec![def("B", 1, 8), def("B.run", 3, 5), def("B.new", 7, 8)]);
+        let merged = merge(TWINS, snippet, &options).unwrap();
+        assert_eq!(merged.text(), format!("{TWINS}\n    def new(self):\n        return 0\n"));
+    }
+
+    #[test]
+    fn closing_lines_after_a_marker_end_their_definition() {
+        let file = "class A {\n  run() {\n    if (x) {\n      go();\n    }\n    stop();\n  }\n}\n\nclass B {\n  run() {\n    if (x) {\n      go();\n    }\n    stop();\n  }\n}\n";
+        let snippet =
+            "class B {\n  // ...\n  run() {\n    if (x) {\n      go();\n      more();\n    // ...\n  }\n  // ...\n}\n";
+        // By lines, `}` alone places nothing.
+        assert!(matches!(refused(file, snippet), Error::Ambiguous { .. } | Error::NotFound { .. }));
+        let outline = Outline {
+            file: vec![def("A", 1, 8), def("A.run", 2, 7), def("B", 10, 17), def("B.run", 11, 16)],
+            snippet: vec![def("B", 1, 10), def("B.run", 3, 8)],
+        };
+        let options = SnippetOptions { outline: Some(outline), ..Default::default() };
+        let merged = merge(file, snippet, &options).unwrap();
+        let b = file.find("class B").unwrap();
+        let expected = format!("{}{}", &file[..b], file[b..].replace("      go();\n", "      go();\n      more();\n"));
+        assert_eq!(merged.text(), expected);
+        let spans: Vec<[usize; 2]> = merged.chunks().iter().map(|chunk| chunk.lines).collect();
+        assert_eq!(spans, [[10, 10], [11, 13], [16, 16], [17, 17]]);
+    }
+}

@@ -1,6 +1,6 @@
 //! Properties of `snippet::merge` over generated files and snippets.
 
-use editkit_matcher::snippet::{Comment, SnippetOptions, merge};
+use editkit_matcher::snippet::{AlignedBy, Comment, Definition, Outline, SnippetOptions, merge};
 use proptest::prelude::*;
 
 /// Lines from a small alphabet, so repeats (twins) are common, some indented, some blank.
@@ -71,11 +71,27 @@ fn outside_lines_kept(
     changes: &[Change],
     ends: (bool, bool),
     allow: bool,
+    outline: Option<Outline>,
 ) -> Result<bool, TestCaseError> {
     let text = lines.join("\n") + "\n";
     let snippet = snippet(lines, cuts, changes, ends);
-    let options = SnippetOptions { comments: vec![Comment::Hash], allow_deletions: allow, ..Default::default() };
+    let options = SnippetOptions {
+        comments: vec![Comment::Hash],
+        allow_deletions: allow,
+        outline: outline.clone(),
+        ..Default::default()
+    };
     let Ok(merged) = merge(&text, &snippet, &options) else { return Ok(false) };
+    // A chunk aligned by the syntax tree lies within a file definition of its name path.
+    for chunk in merged.chunks() {
+        if chunk.alignment == AlignedBy::Syntax {
+            let outline = outline.as_ref().expect("syntax alignment needs an outline");
+            let name = chunk.definition.as_deref().expect("a syntax-aligned chunk names its definition");
+            let within = |def: &&Definition| def.lines[0] <= chunk.lines[0] && chunk.lines[1] <= def.lines[1];
+            let defs: Vec<&Definition> = outline.file.iter().filter(|def| def.path == name).collect();
+            prop_assert!(defs.iter().any(within), "{:?} outside every {name}: {defs:?}", chunk.lines);
+        }
+    }
     let result: Vec<&str> = merged.text().strip_suffix('\n').unwrap_or(merged.text()).split('\n').collect();
     let spans: Vec<[usize; 2]> = merged.chunks().iter().map(|chunk| chunk.lines).collect();
     for pair in spans.windows(2) {
@@ -134,7 +150,7 @@ fn lines_outside_the_spans_are_kept() {
     );
     runner
         .run(&strategy, |(lines, cuts, changes, ends, allow)| {
-            if outside_lines_kept(&lines, &cuts, &changes, ends, allow)? {
+            if outside_lines_kept(&lines, &cuts, &changes, ends, allow, None)? {
                 accepted.set(accepted.get() + 1);
             }
             Ok(())
@@ -162,4 +178,68 @@ proptest! {
         let unchanged = format!("{}\n{}\n", lines[at], lines[at + 1]);
         prop_assert!(merge(&text, &unchanged, &SnippetOptions::default()).is_err());
     }
+}
+
+/// Random definitions over `len` lines, named from a small set so name paths repeat.
+fn definitions(len: usize) -> impl Strategy<Value = Vec<Definition>> {
+    let names = prop::sample::select(vec!["a", "b", "a.c", "b.c"]);
+    prop::collection::vec((names, any::<usize>(), any::<usize>()), 0..5).prop_map(move |defs| {
+        defs.into_iter()
+            .map(|(name, x, y)| {
+                let (x, y) = (x % len.max(1) + 1, y % len.max(1) + 1);
+                Definition { path: name.to_owned(), lines: [x.min(y), x.max(y)] }
+            })
+            .collect()
+    })
+}
+
+/// The same property with definitions (any, even overlapping ones): lines outside the spans
+/// are kept, and a chunk aligned by the syntax tree lies within its named definition.
+#[test]
+fn lines_outside_the_spans_are_kept_within_definitions() {
+    let mut runner =
+        proptest::test_runner::TestRunner::new(ProptestConfig { cases: 2048, ..ProptestConfig::default() });
+    let (accepted, by_syntax) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    let strategy = (
+        file(),
+        prop::collection::vec(any::<usize>(), 1..6),
+        prop::collection::vec(change(), 1..12),
+        any::<(bool, bool)>(),
+        any::<bool>(),
+    )
+        .prop_flat_map(|(lines, cuts, changes, ends, allow)| {
+            let len = lines.len();
+            (Just((lines, cuts, changes, ends, allow)), definitions(len), definitions(len + 12))
+        });
+    runner
+        .run(&strategy, |((lines, cuts, changes, ends, allow), file, snippet_defs)| {
+            // Often one definition holds the whole snippet, so its chunks have a scope.
+            let (mut file, mut snippet_defs) = (file, snippet_defs);
+            if cuts.len() % 2 == 1 {
+                snippet_defs.push(Definition { path: "a".into(), lines: [1, lines.len() + 12] });
+                let at = cuts[0] % lines.len();
+                file.push(Definition { path: "a".into(), lines: [at / 2 + 1, (at + lines.len()) / 2 + 1] });
+            }
+            let outline = Outline { file, snippet: snippet_defs };
+            if outside_lines_kept(&lines, &cuts, &changes, ends, allow, Some(outline.clone()))? {
+                accepted.set(accepted.get() + 1);
+                let text = lines.join("\n") + "\n";
+                let options = SnippetOptions {
+                    comments: vec![Comment::Hash],
+                    allow_deletions: allow,
+                    outline: Some(outline),
+                    ..Default::default()
+                };
+                let snippet = snippet(&lines, &cuts, &changes, ends);
+                if merge(&text, &snippet, &options)
+                    .is_ok_and(|merged| merged.chunks().iter().any(|chunk| chunk.alignment == AlignedBy::Syntax))
+                {
+                    by_syntax.set(by_syntax.get() + 1);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    eprintln!("accepted {}, {} with a chunk aligned by syntax", accepted.get(), by_syntax.get());
+    assert!(by_syntax.get() >= 40, "only {} merges aligned a chunk by syntax", by_syntax.get());
 }

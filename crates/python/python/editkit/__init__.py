@@ -265,7 +265,9 @@ class Toolkit:
     - ``state_dir``: where locks, patch journals and undo history live (never inside a root).
     - bounds: ``max_read_bytes``, ``read_page_bytes``, ``max_sessions``, ``max_session_bytes``,
       ``max_patch_work``, ``history_depth``, ``history_bytes`` (undo history per root, default
-      256 MiB); ``tools`` selects the tool sets (``"core,editor"``).
+      256 MiB), ``kept_read_bytes`` (the versions reads and edits saw, kept as the bases an edit of
+      a file changed since is merged against; default 32 MiB, oldest dropped first; 0 keeps none,
+      so such an edit is refused as stale); ``tools`` selects the tool sets (``"core,editor"``).
 
     Refused options or roots raise ``InvalidArgs`` / ``NotFound`` / ``IoError``...
     """
@@ -292,6 +294,7 @@ class Toolkit:
         max_sessions: int | None = None,
         max_session_bytes: int | None = None,
         max_patch_work: int | None = None,
+        kept_read_bytes: int | None = None,
     ):
         if isinstance(root, (str, os.PathLike)):
             roots = [os.fspath(root)]
@@ -309,6 +312,7 @@ class Toolkit:
             "max_sessions": max_sessions,
             "max_session_bytes": max_session_bytes,
             "max_patch_work": max_patch_work,
+            "kept_read_bytes": kept_read_bytes,
         }
         for field, value in bounds.items():
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -359,6 +363,7 @@ class Toolkit:
                 max_sessions=max_sessions,
                 max_session_bytes=max_session_bytes,
                 max_patch_work=max_patch_work,
+                kept_read_bytes=kept_read_bytes,
             )
         except _editkit.OpenError as refused:
             raise error_from(refused.args[0]) from None

@@ -199,6 +199,7 @@ class InsertLinesResult(Result):
     diff_truncated: bool
     dry_run: bool
     line_range: list[int]
+    merged_with: dict[str, Any] | None
     path: str
     sha256: str
 
@@ -428,6 +429,7 @@ class Toolkit:
         max_sessions: int | None = ...,
         max_session_bytes: int | None = ...,
         max_patch_work: int | None = ...,
+        kept_read_bytes: int | None = ...,
     ) -> None: ...
     @property
     def roots(self) -> list[str]: ...
@@ -502,7 +504,7 @@ class Toolkit:
         within: str | None = ...,
         **aliases: Any,
     ) -> EditFileResult:
-        """Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it."""
+        """Replace old_string with new_string in a file. old_string must identify exactly one place: copy it from the file with a line or two of context. Small drift in whitespace, indentation, quotes/dashes or escaping is tolerated and the result names the matching rung and score; the new text is re-indented like the file. Refuses (changing nothing) when the text matches several places (ambiguous, with their lines; add context or use replace_all), is not found (not_found, with the closest region and the first differing line), is already applied, or the file changed since you read it. Several files: apply_patch; code with elided parts: merge_snippet."""
     def merge_snippet(
         self,
         path: str,
@@ -515,7 +517,7 @@ class Toolkit:
         stale: Literal['merge', 'strict'] | None = ...,
         **aliases: Any,
     ) -> MergeSnippetResult:
-        """Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."""
+        """Merge a lazy snippet into one file: the changed parts, each with a line or two of the file's own code around it, the rest elided by marker comments holding ... (# ... existing code ..., // ...). Chunks land where their lines align uniquely and in order (whitespace and indentation tolerated); new lines are inserted or replace the lines between aligned neighbours. Lines a chunk leaves out without a marker are refused (not_found, reason unaligned) unless deletions is allow; a chunk aligning twice is ambiguous. In Python/TS/JS a chunk inside a definition the snippet names (class C:, a marker, def m():) aligns within C.m only; in Markdown within the section its header names. Use it for scattered changes written as code; edit_file for exact replacements; apply_patch for several files."""
     def insert_lines(
         self,
         path: str,
@@ -525,9 +527,10 @@ class Toolkit:
         dry_run: bool | None = ...,
         expected_hash: str | None = ...,
         force: bool | None = ...,
+        stale: Literal['merge', 'strict'] | None = ...,
         **aliases: Any,
     ) -> InsertLinesResult:
-        """Insert text after a given line of a file (line 0 inserts at the top; the file's line count, or -1, appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count) or the file changed since you read it (pass expected_hash or force). Undo with undo_edit; dry_run shows the diff without writing."""
+        """Insert text after a given line of a file (line 0 inserts at the top; the file's line count, or -1, appends). The new lines take the file's line endings. Refused when the line is past the end (the message gives the line count). A file changed since you read it is merged if the lines around are untouched, else stale. Undo with undo_edit; dry_run shows the diff without writing."""
     def generate_diff(
         self,
         path: str,
@@ -795,4 +798,4 @@ class Toolkit:
         strict: bool | None = ...,
         **aliases: Any,
     ) -> ApplyPatchResult:
-        """Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete: a *** Begin Patch or @@/=== patch ends with *** End Patch, a unified diff with a newline. A file changed since you read it is merged per hunk when each hunk's lines and one line each side are untouched (merged_with); else stale. On any failure nothing is written and the error lists every failing hunk. dry_run returns the combined diff without writing."""
+        """Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete: a *** Begin Patch or @@/=== patch ends with *** End Patch, a unified diff with a newline. A file changed since you read it is merged per hunk when each hunk's lines and one line each side are untouched (merged_with); else stale. On any failure nothing is written and the error lists every failing hunk. dry_run returns the combined diff without writing. One file: edit_file, or merge_snippet for code with elided parts."""

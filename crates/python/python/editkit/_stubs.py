@@ -88,6 +88,7 @@ class Toolkit:
         max_sessions: int | None = ...,
         max_session_bytes: int | None = ...,
         max_patch_work: int | None = ...,
+        kept_read_bytes: int | None = ...,
     ) -> None: ...
     @property
     def roots(self) -> list[str]: ...

@@ -130,3 +130,34 @@ fn an_evicted_base_falls_back_to_stale() {
         env.refused("edit_file", json!({"path": "m.py", "old_string": "return 3", "new_string": "return 30"}), "stale");
     assert!(refused["error"].get("outside_diff").is_none(), "no base, no diff: {refused:#}");
 }
+
+/// insert_lines takes `stale` as edit_file does: its line numbers are the version read's, the
+/// insertion is carried over to the file as it is when the lines around it are unchanged, and
+/// `strict` (or a change next to it) refuses as `stale`.
+#[test]
+fn insert_lines_merges_at_the_line_it_read() {
+    let changed = FILE.replace("import os\n", "import os\nimport sys\n");
+    let env = Env::with_files(&[("m.py", FILE)]);
+    read(&env);
+    env.put("m.py", changed.as_bytes());
+    // After line 12 (`def c():`) of the version read: line 13 of the file now.
+    let result = env.ok("insert_lines", json!({"path": "m.py", "line": 12, "text": "    log()"}));
+    assert_eq!(env.get("m.py"), changed.replace("def c():\n", "def c():\n    log()\n"));
+    assert_eq!(result["line_range"], json!([14, 14]), "{result:#}");
+    assert_eq!(result["merged_with"]["lines"], json!([[2, 2]]), "{result:#}");
+    // The next insert needs no read: what it wrote is the base.
+    let now = env.get("m.py");
+    env.put("m.py", now.replace("    return 3\n", "    return 33\n").as_bytes());
+    let result = env.ok("insert_lines", json!({"path": "m.py", "line": 0, "text": "# top"}));
+    assert_eq!(result["merged_with"]["lines"], json!([[15, 15]]), "{result:#}");
+    assert_eq!(env.get("m.py"), format!("# top\n{}", now.replace("    return 3\n", "    return 33\n")));
+
+    let env = Env::with_files(&[("m.py", FILE)]);
+    read(&env);
+    env.put("m.py", changed.as_bytes());
+    env.refused("insert_lines", json!({"path": "m.py", "line": 12, "text": "    log()", "stale": "strict"}), "stale");
+    // Next to the change: stale, with the outside diff.
+    let refused = env.refused("insert_lines", json!({"path": "m.py", "line": 1, "text": "import re"}), "stale");
+    assert!(refused["error"]["outside_diff"].as_str().unwrap().contains("+import sys"), "{refused:#}");
+    assert_eq!(env.get("m.py"), changed);
+}

@@ -106,3 +106,120 @@ fn a_dry_run_shows_the_merge_and_writes_nothing() {
     assert!(result["diff"].as_str().unwrap().contains("+    return 10"), "{result:#}");
     assert_eq!(result["files"][0]["merged_with"]["lines"], json!([[2, 2]]), "{result:#}");
 }
+
+/// A moved file is merged as one updated in place: its hunks are planned on the version read
+/// under its old name and carried over to the file as it is; a move without hunks takes the
+/// file as it is. An outside change next to a hunk still refuses the whole patch.
+#[test]
+fn a_moved_file_is_merged_with_the_version_read_under_its_old_name() {
+    let env = Env::with_files(&[("m.py", M), ("n.py", N)]);
+    read_both(&env);
+    let changed = M.replace("import os\n", "import os\nimport sys\n");
+    env.put("m.py", changed.as_bytes());
+    env.put("n.py", b"x = 1\ny = 2\nz = 3\nw = 4\n");
+    let patch = "*** Begin Patch\n*** Update File: m.py\n*** Move to: k.py\n@@\n-    return 3\n+    return 30\n*** Update \
+                 File: n.py\n*** Move to: o.py\n*** End Patch\n";
+    let result = env.ok("apply_patch", json!({"patch": patch}));
+    assert_eq!(env.get("k.py"), changed.replace("return 3", "return 30"));
+    assert_eq!(env.get("o.py"), "x = 1\ny = 2\nz = 3\nw = 4\n");
+    assert!(!env.dir.path().join("m.py").exists() && !env.dir.path().join("n.py").exists());
+    let files = result["files"].as_array().unwrap();
+    let k = files.iter().find(|f| f["path"] == "k.py").unwrap();
+    assert_eq!((&k["action"], &k["from"]), (&json!("move"), &json!("m.py")), "{result:#}");
+    assert_eq!(k["merged_with"]["lines"], json!([[2, 2]]), "{result:#}");
+    assert_eq!(k["hunks"][0]["lines"], json!([14, 14]), "{result:#}");
+    let o = files.iter().find(|f| f["path"] == "o.py").unwrap();
+    assert_eq!(o["merged_with"]["lines"], json!([[4, 4]]), "{result:#}");
+
+    let env = Env::with_files(&[("m.py", M)]);
+    env.ok("read_file", json!({"path": "m.py"}));
+    let changed = M.replace("def c():", "def c(x):");
+    env.put("m.py", changed.as_bytes());
+    let patch =
+        "*** Begin Patch\n*** Update File: m.py\n*** Move to: k.py\n@@\n-    return 3\n+    return 30\n*** End Patch\n";
+    let refused = env.refused("apply_patch", json!({"patch": patch}), "stale");
+    assert_eq!(refused["error"]["failures"][0]["edit_lines"], json!([13, 13]), "{refused:#}");
+    assert_eq!(env.get("m.py"), changed);
+    assert!(!env.dir.path().join("k.py").exists());
+}
+
+/// A file several updates of the patch name is merged as one change: each operation's hunks
+/// are placed on the one before's result from the version read, and every line a hunk's
+/// window covered, with one line each side, must stand unchanged in the file as it is. A file
+/// named by an update and a move is refused, saying why.
+#[test]
+fn a_file_named_by_several_updates_is_merged_as_one_change() {
+    let changed = M.replace("import os\n", "import os\nimport sys\n");
+    let env = Env::with_files(&[("m.py", M)]);
+    env.ok("read_file", json!({"path": "m.py"}));
+    env.put("m.py", changed.as_bytes());
+    // The second update edits the first one's result.
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@\n-    return 3\n+    return 30\n*** Update File: m.py\n@@\n-    \
+                 return 1\n+    return 10\n*** Update File: m.py\n@@\n-    return 30\n+    return 300\n*** End Patch\n";
+    let result = env.ok("apply_patch", json!({"patch": patch}));
+    assert_eq!(env.get("m.py"), changed.replace("return 1", "return 10").replace("return 3", "return 300"));
+    let files = result["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3, "{result:#}");
+    assert_eq!(files[0]["merged_with"]["lines"], json!([[2, 2]]), "{result:#}");
+    assert!(result["diff"].as_str().unwrap().contains("+    return 300"), "{result:#}");
+
+    // Next to the second update's hunk: stale, nothing written.
+    let env = Env::with_files(&[("m.py", M)]);
+    env.ok("read_file", json!({"path": "m.py"}));
+    let near = M.replace("def a():", "def a(x):");
+    env.put("m.py", near.as_bytes());
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@\n-    return 3\n+    return 30\n*** Update File: m.py\n@@\n-    \
+                 return 1\n+    return 10\n*** End Patch\n";
+    let refused = env.refused("apply_patch", json!({"patch": patch}), "stale");
+    assert_eq!(refused["error"]["failures"][0]["edit_lines"], json!([5, 5]), "{refused:#}");
+    assert_eq!(env.get("m.py"), near);
+
+    // Named by an update and a move: refused, saying why.
+    let env = Env::with_files(&[("m.py", M)]);
+    env.ok("read_file", json!({"path": "m.py"}));
+    env.put("m.py", changed.as_bytes());
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@\n-    return 3\n+    return 30\n*** Update File: m.py\n*** Move \
+                 to: k.py\n*** End Patch\n";
+    let refused = env.refused("apply_patch", json!({"patch": patch}), "stale");
+    let failure = &refused["error"]["failures"][0];
+    assert_eq!(failure["reason"], "named_twice", "{refused:#}");
+    assert!(failure["message"].as_str().unwrap().contains("2 operations"), "{refused:#}");
+    assert!(failure["outside_diff"].as_str().unwrap().contains("+import sys"), "{refused:#}");
+    assert_eq!(env.get("m.py"), changed);
+    assert!(!env.dir.path().join("k.py").exists());
+}
+
+/// Chained updates at the file's edges, one on the other's lines, and appending: each merged
+/// with a change elsewhere lands as the operations meant on the file as it is.
+#[test]
+fn chained_updates_at_the_edges_merge_exactly() {
+    let base = "a = 1\nb = 2\n\n\nc = 3\nd = 4\n\n\ne = 5\nf = 6";
+    let outside = base.replace("c = 3\n", "c = 3\nc2 = 33\n");
+    let update = |hunk: &str| format!("*** Update File: m.py\n{hunk}");
+    let cases = [
+        // First line, then last line (no final newline).
+        (
+            vec![update("@@\n-a = 1\n+a = 10\n"), update("@@\n e = 5\n-f = 6\n+f = 60\n")],
+            outside.replace("a = 1", "a = 10").replace("f = 6", "f = 60"),
+        ),
+        // The second edits the line the first wrote, and adds one after it.
+        (
+            vec![update("@@\n-b = 2\n+b = 20\n"), update("@@\n-b = 20\n+b = 200\n+b2 = 2\n")],
+            outside.replace("b = 2\n", "b = 200\nb2 = 2\n"),
+        ),
+        // Appending after the last line, twice.
+        (vec![update("@@\n f = 6\n+g = 7\n"), update("@@\n g = 7\n+h = 8\n")], format!("{outside}\ng = 7\nh = 8")),
+    ];
+    for (operations, expected) in cases {
+        let env = Env::with_files(&[("m.py", base)]);
+        env.ok("read_file", json!({"path": "m.py"}));
+        env.put("m.py", outside.as_bytes());
+        let patch = format!("*** Begin Patch\n{}*** End Patch\n", operations.concat());
+        let result = env.ok("apply_patch", json!({"patch": patch}));
+        assert_eq!(env.get("m.py"), expected, "{patch}\n{result:#}");
+        // The same chain with no outside change makes the same edit.
+        let env = Env::with_files(&[("m.py", base)]);
+        env.ok("apply_patch", json!({"patch": patch}));
+        assert_eq!(env.get("m.py"), expected.replace("c2 = 33\n", ""), "{patch}");
+    }
+}

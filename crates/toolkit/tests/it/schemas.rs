@@ -168,3 +168,29 @@ fn the_readme_tool_reference_is_current() {
         assert!(current.contains(&format!("**`{}`**", spec.name)), "{} is missing from the reference", spec.name);
     }
 }
+
+/// A model choosing how to edit reads when to use which: each of the three edit tools'
+/// descriptions names the other two, and the README's "Which edit tool" gives each a few lines.
+#[test]
+fn the_edit_tools_say_when_to_use_which() {
+    let specs = editkit::tools::specs();
+    let trio = ["edit_file", "merge_snippet", "apply_patch"];
+    for name in trio {
+        let spec = specs.iter().find(|spec| spec.name == name).unwrap();
+        for other in trio.iter().filter(|other| **other != name) {
+            assert!(spec.description.contains(other), "{name}'s description does not say when to use {other}");
+        }
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let section = readme.split("## Which edit tool\n").nth(1).expect("README has `## Which edit tool`");
+    let section = section.split("\n## ").next().unwrap();
+    for name in trio {
+        let entry = section
+            .split("\n- ")
+            .find(|entry| entry.starts_with(&format!("**`{name}`**")))
+            .unwrap_or_else(|| panic!("README's `Which edit tool` has no entry for {name}"));
+        let entry = entry.split("\n\n").next().unwrap();
+        assert!(entry.lines().count() <= 6, "{name}'s entry is more than a few lines");
+    }
+}
