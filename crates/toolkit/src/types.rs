@@ -914,6 +914,14 @@ pub struct SearchFilesRequest {
     /// Lines of context after each match (instead of `context_lines`).
     #[serde(default)]
     pub after_context: Option<usize>,
+    /// Take hidden files and folders too (names starting with `.`). Default: false, as ripgrep.
+    /// Blocked files (`.env`, `.git`, keys...) stay out whatever this says.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
+    /// ripgrep; false takes the files they name too (`node_modules`, build output).
+    #[serde(default = "yes")]
+    pub ignore_rules: bool,
 }
 
 /// List a directory.
@@ -954,6 +962,14 @@ pub struct GlobRequest {
     #[serde(default = "dot", alias = "directory")]
     #[schemars(extend("x-aliases" = ["directory"]))]
     pub path: String,
+    /// Take hidden files and folders too (names starting with `.`). Default: false, as ripgrep.
+    /// Blocked files (`.env`, `.git`, keys...) stay out whatever this says.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
+    /// ripgrep; false takes the files they name too (`node_modules`, build output).
+    #[serde(default = "yes")]
+    pub ignore_rules: bool,
 }
 
 /// Files matching a glob.
@@ -1987,13 +2003,17 @@ request!(UndoEditRequest { path: String } defaults { force: bool = false });
 request!(UndoPatchRequest {} defaults { force: bool = false });
 request!(
     SearchFilesRequest { pattern: String }
-    defaults { regex: bool = yes(), max_results: usize = hundred(), context_lines: usize = 0 }
+    defaults { regex: bool = yes(), max_results: usize = hundred(), context_lines: usize = 0, hidden: bool = false, ignore_rules: bool = yes() }
     text_defaults { path = dot() }
     optional { case_sensitive: bool, before_context: usize, after_context: usize }
     optional_text { glob, file_extension }
 );
 request!(ListDirRequest {} text_defaults { path = dot() });
-request!(GlobRequest { pattern: String } text_defaults { path = dot() });
+request!(
+    GlobRequest { pattern: String }
+    defaults { hidden: bool = false, ignore_rules: bool = yes() }
+    text_defaults { path = dot() }
+);
 request!(PathRequest { path: String });
 request!(
     InsertLinesRequest { path: String, line: usize, text: String }

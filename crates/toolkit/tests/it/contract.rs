@@ -128,6 +128,46 @@ fn search_counts_files_with_matches() {
 }
 
 #[test]
+fn search_and_glob_take_ignored_and_hidden_files_only_when_asked() {
+    // `hidden: true` and `ignore_rules: false` change which files the walk takes, nothing else:
+    // blocked files (`.env`, `.git`) stay out whatever they say.
+    let env = Env::with_files(&[
+        (".git/HEAD", "TODO ref\n"),
+        (".gitignore", "node_modules/\n"),
+        (".ignore", "build/\n"),
+        ("a.py", "TODO a\n"),
+        ("node_modules/m.py", "TODO m\n"),
+        ("build/b.py", "TODO b\n"),
+        (".hidden/h.py", "TODO h\n"),
+        (".env", "TODO=1\n"),
+        (".dot.py", "TODO dot\n"),
+    ]);
+    let cases = [
+        (json!({}), vec!["a.py"]),
+        (json!({"hidden": true}), vec![".dot.py", ".hidden/h.py", "a.py"]),
+        (json!({"ignore_rules": false}), vec!["a.py", "build/b.py", "node_modules/m.py"]),
+        (
+            json!({"hidden": true, "ignore_rules": false}),
+            vec![".dot.py", ".hidden/h.py", "a.py", "build/b.py", "node_modules/m.py"],
+        ),
+    ];
+    for (options, expected) in cases {
+        let mut args = json!({"pattern": "TODO"});
+        args.as_object_mut().unwrap().extend(options.as_object().unwrap().clone());
+        let found = env.ok("search_files", args.clone());
+        let files: Vec<&str> =
+            found["results"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
+        assert_eq!(files, expected, "search_files {args}");
+        let code = env.ok("search_code", args.clone());
+        assert_eq!(code["files_with_matches"].as_u64(), Some(expected.len() as u64), "search_code {args}");
+        args["pattern"] = json!("**/*.py");
+        let globbed = env.ok("glob", args.clone());
+        assert_eq!(globbed["matches"], json!(expected), "glob {args}");
+    }
+    env.refused("glob", json!({"pattern": "*", "hidden": "yes"}), "invalid_args");
+}
+
+#[test]
 fn edits_keep_crlf_and_bom_and_report_their_rung() {
     let env = Env::new();
     env.put("win.py", b"\xEF\xBB\xBFdef f():\r\n\treturn 1\r\n\r\nx = f()\r\n");
