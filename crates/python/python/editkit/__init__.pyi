@@ -753,12 +753,14 @@ class Toolkit:
         context_lines: int | None = ...,
         file_extension: str | None = ...,
         glob: str | None = ...,
+        hidden: bool | None = ...,
+        ignore_rules: bool | None = ...,
         max_results: int | None = ...,
         path: str | None = ...,
         regex: bool | None = ...,
         **aliases: Any,
     ) -> SearchFilesResult:
-        """Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected, binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."""
+        """Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected unless ignore_rules: false or hidden: true (blocked files stay out), binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."""
     def search_code(
         self,
         pattern: str,
@@ -769,6 +771,8 @@ class Toolkit:
         context_lines: int | None = ...,
         file_extension: str | None = ...,
         glob: str | None = ...,
+        hidden: bool | None = ...,
+        ignore_rules: bool | None = ...,
         max_results: int | None = ...,
         path: str | None = ...,
         regex: bool | None = ...,
@@ -779,10 +783,12 @@ class Toolkit:
         self,
         pattern: str,
         *,
+        hidden: bool | None = ...,
+        ignore_rules: bool | None = ...,
         path: str | None = ...,
         **aliases: Any,
     ) -> GlobResult:
-        """Find files by glob pattern (**/*.py) under a directory, respecting .gitignore. Returns sorted paths relative to the workspace root."""
+        """Find files by glob pattern (**/*.py) under a directory, respecting .gitignore and leaving hidden files out unless ignore_rules: false or hidden: true, like search_files. Returns sorted paths relative to the workspace root."""
     def apply_patch(
         self,
         patch: str,
