@@ -68,6 +68,7 @@ struct OpenArgs {
     max_read_bytes: Option<u64>,
     read_page_bytes: Option<usize>,
     full_diffs: bool,
+    detect_encodings: bool,
     tools: Option<String>,
     history_depth: Option<usize>,
     history_bytes: Option<u64>,
@@ -91,8 +92,12 @@ fn choose<T: Copy>(field: &str, given: &str, choices: &[(&str, T)]) -> Result<T,
 
 impl OpenArgs {
     fn options(&self) -> Result<ToolkitOptions, Value> {
-        let mut options =
-            ToolkitOptions { read_only: self.read_only, full_diffs: self.full_diffs, ..Default::default() };
+        let mut options = ToolkitOptions {
+            read_only: self.read_only,
+            full_diffs: self.full_diffs,
+            detect_encodings: self.detect_encodings,
+            ..Default::default()
+        };
         options.policy.blocked.extend(self.blocked.iter().cloned());
         options.policy.hard_links_under.extend(self.hard_links.iter().cloned());
         options.policy.absolute = choose(
@@ -181,7 +186,7 @@ impl PyToolkit {
     #[pyo3(signature = (
         roots, *, read_only=false, blocked=Vec::new(), hard_links=Vec::new(), diagnostics="auto".to_owned(), format=false,
         formatters=None, durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
-        read_page_bytes=None, full_diffs=false, tools=None, history_depth=None, history_bytes=None,
+        read_page_bytes=None, full_diffs=false, detect_encodings=true, tools=None, history_depth=None, history_bytes=None,
         max_sessions=None,
         max_session_bytes=None, max_patch_work=None,
     ))]
@@ -201,6 +206,7 @@ impl PyToolkit {
         max_read_bytes: Option<u64>,
         read_page_bytes: Option<usize>,
         full_diffs: bool,
+        detect_encodings: bool,
         tools: Option<String>,
         history_depth: Option<usize>,
         history_bytes: Option<u64>,
@@ -222,6 +228,7 @@ impl PyToolkit {
             max_read_bytes,
             read_page_bytes,
             full_diffs,
+            detect_encodings,
             tools,
             history_depth,
             history_bytes,

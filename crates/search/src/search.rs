@@ -599,6 +599,9 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
     /// (read again through its handle, within the size limit already checked).
     /// `nul`: the stream met a NUL byte.
     fn decoded(&self, file: &FileRef<'_, '_>, nul: bool) -> Option<editkit_vfs::Text> {
+        if self.workspace.default_encoding().is_some() {
+            return None; // the workspace reads UTF-8 only
+        }
         let (mut handle, size) = self.open(file).ok()?;
         if size > self.max_file_size {
             return None;

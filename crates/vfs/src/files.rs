@@ -204,6 +204,7 @@ impl Workspace {
         encoding: Option<crate::Encoding>,
         work: impl FnOnce(&Text) -> T,
     ) -> Result<(FileText, T)> {
+        let encoding = encoding.or(self.default_encoding());
         let (rel, mut file, size) = self.open_sized(path)?;
         let vouch = |sha256: Sha256| match expected {
             Some(expected) if expected != sha256 => {
@@ -271,7 +272,13 @@ impl Workspace {
     pub fn peek(&self, path: &str) -> Result<FileText> {
         let (rel, bytes) = self.read_raw(path)?;
         let sha256 = Sha256::of(&bytes);
-        file_text(path, rel, bytes, sha256)
+        match self.default_encoding() {
+            Some(encoding) => {
+                let text = Text::decode_as(&bytes, encoding).map_err(|err| Error::from_decode(path, err))?;
+                Ok(FileText { path: rel, text: text.into(), sha256, size: bytes.len() as u64 })
+            }
+            None => file_text(path, rel, bytes, sha256),
+        }
     }
 
     /// Reads a file's bytes as they are and records their hash in the read ledger.
