@@ -922,6 +922,11 @@ pub struct SearchFilesRequest {
     /// ripgrep; false takes the files they name too (`node_modules`, build output).
     #[serde(default = "yes")]
     pub ignore_rules: bool,
+    /// Take files reached through symlinks that stay inside the workspace (under the link's
+    /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
+    /// leading outside are never followed. Default: false, as ripgrep.
+    #[serde(default)]
+    pub follow_links: bool,
 }
 
 /// List a directory.
@@ -970,6 +975,11 @@ pub struct GlobRequest {
     /// ripgrep; false takes the files they name too (`node_modules`, build output).
     #[serde(default = "yes")]
     pub ignore_rules: bool,
+    /// Take files reached through symlinks that stay inside the workspace (under the link's
+    /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
+    /// leading outside are never followed. Default: false, as ripgrep.
+    #[serde(default)]
+    pub follow_links: bool,
 }
 
 /// Files matching a glob.
@@ -2003,7 +2013,7 @@ request!(UndoEditRequest { path: String } defaults { force: bool = false });
 request!(UndoPatchRequest {} defaults { force: bool = false });
 request!(
     SearchFilesRequest { pattern: String }
-    defaults { regex: bool = yes(), max_results: usize = hundred(), context_lines: usize = 0, hidden: bool = false, ignore_rules: bool = yes() }
+    defaults { regex: bool = yes(), max_results: usize = hundred(), context_lines: usize = 0, hidden: bool = false, ignore_rules: bool = yes(), follow_links: bool = false }
     text_defaults { path = dot() }
     optional { case_sensitive: bool, before_context: usize, after_context: usize }
     optional_text { glob, file_extension }
@@ -2011,7 +2021,7 @@ request!(
 request!(ListDirRequest {} text_defaults { path = dot() });
 request!(
     GlobRequest { pattern: String }
-    defaults { hidden: bool = false, ignore_rules: bool = yes() }
+    defaults { hidden: bool = false, ignore_rules: bool = yes(), follow_links: bool = false }
     text_defaults { path = dot() }
 );
 request!(PathRequest { path: String });

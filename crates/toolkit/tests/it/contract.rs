@@ -165,6 +165,36 @@ fn search_and_glob_take_ignored_and_hidden_files_only_when_asked() {
         assert_eq!(globbed["matches"], json!(expected), "glob {args}");
     }
     env.refused("glob", json!({"pattern": "*", "hidden": "yes"}), "invalid_args");
+    // `follow_links: true` takes a file linked inside the root, under the link's name; never a
+    // linked folder (a loop cannot trap the walk) nor anything behind a link leading out.
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("o.py"), "TODO o\n").unwrap();
+        std::os::unix::fs::symlink("a.py", env.dir.path().join("alias.py")).unwrap();
+        std::os::unix::fs::symlink(".", env.dir.path().join("loop")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("o.py"), env.dir.path().join("out.py")).unwrap();
+        for tool in ["search_files", "glob"] {
+            let pattern = if tool == "glob" { "**/*.py" } else { "TODO" };
+            let plain = env.ok(tool, json!({"pattern": pattern}));
+            let followed = env.ok(tool, json!({"pattern": pattern, "follow_links": true}));
+            let names = |found: &serde_json::Value| -> Vec<String> {
+                match found.get("matches") {
+                    Some(matches) => {
+                        matches.as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()).collect()
+                    }
+                    None => found["results"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|r| r["file"].as_str().unwrap().to_owned())
+                        .collect(),
+                }
+            };
+            assert_eq!(names(&plain), ["a.py"], "{tool}");
+            assert_eq!(names(&followed), ["a.py", "alias.py"], "{tool}");
+        }
+    }
 }
 
 #[test]
