@@ -1015,16 +1015,21 @@ def test_safer_replace_function_replaces_exactly_the_definition(workspace: Path,
     assert (workspace / "mod.py").read_text() == text.replace("return 1", "return 99")
 
 
-def test_differs_search_code_honours_gitignore_safer_refuses_a_missing_directory(
+def test_search_code_walks_every_folder_as_gaia_does_safer_refuses_a_missing_directory(
     workspace: Path, agent: FileAgent
 ) -> None:
+    # GAIA's search_code: os.walk(directory), every file whose name ends with file_extension,
+    # read as UTF-8 (a file that is not is skipped): .gitignored and hidden folders included.
     (workspace / ".git").mkdir()
     (workspace / ".gitignore").write_text("build/\n")
-    for folder in ("build", ".venv", "src"):
-        (workspace / folder).mkdir()
+    for folder in ("build", ".venv", "src", "node_modules/pkg"):
+        (workspace / folder).mkdir(parents=True)
         (workspace / folder / "m.py").write_text("# TODO here\n")
-
+    (workspace / ".hidden.py").write_text("# TODO hidden\n")
     (workspace / "src" / "blob.py").write_bytes(b"\x00\x01# TODO in binary\n")
+    # Text in windows-1252 that editkit could read: GAIA's open(encoding="utf-8") cannot.
+    latin = "# TODO café crème brûlée à la française, déjà vu, naïve façade, voilà\n"
+    (workspace / "src" / "latin.py").write_bytes(latin.encode("cp1252"))
     for name in ("zeta.py", "alpha.py", "mid.py"):
         (workspace / "src" / name).write_text("# TODO\n")
 
@@ -1032,12 +1037,17 @@ def test_differs_search_code_honours_gitignore_safer_refuses_a_missing_directory
     missing = agent.search_code(str(workspace / "srcc"), "TODO")
     one_file = agent.search_code(str(workspace / "src" / "m.py"), "TODO")
 
-    assert [result["file"] for result in found["results"]] == [
+    assert sorted(result["file"] for result in found["results"]) == [
+        ".hidden.py",
+        ".venv/m.py",
+        "build/m.py",
+        "node_modules/pkg/m.py",
         "src/alpha.py",
         "src/m.py",
         "src/mid.py",
         "src/zeta.py",
     ]
+    assert found["files_with_matches"] == 8
     assert missing["status"] == "error"
     assert missing["error_kind"] == "not_found"
     assert one_file["results"] == [{"file": "m.py", "matches": [{"line": 1, "content": "# TODO here"}]}]
@@ -1878,11 +1888,33 @@ def test_invalid_code_on_a_host_without_a_validator_is_refused_as_invalid_first(
     assert not (workspace / "x.py").exists()
 
 
-def test_other_failures_carry_editkits_message(workspace: Path, agent: FileAgent) -> None:
-    (workspace / "latin.txt").write_bytes(b"caf\xe9\n")
+def test_an_undecodable_file_answers_pythons_unicode_decode_error(workspace: Path, agent: FileAgent) -> None:
+    # GAIA opens every file with open(file_path, "r", encoding="utf-8") inside try/except
+    # Exception as e: return {"status": "error", "error": str(e)}; read_file answers a file it
+    # cannot decode as binary. Text in a legacy encoding, which editkit could read, is no
+    # different, and nothing is written.
+    latin = "# café crème brûlée à la française, déjà vu, naïve façade\nx = 1\n".encode("cp1252")
+    cases = {
+        "latin.txt": latin,
+        "short.txt": b"caf\xe9\n",
+        "wide.txt": "wide text, long enough to be taken for UTF-16 by its BOM\n".encode("utf-16"),
+    }
+    for name, data in cases.items():
+        path = workspace / name
+        path.write_bytes(data)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            expected = str(error)
+        results = [
+            agent.generate_diff(str(path), "x\n"),
+            agent.edit_file(str(path), "x", "y"),
+            agent.edit_python_file(str(path), "x", "y"),
+        ]
+        for result in results:
+            assert (result["status"], result["error"]) == ("error", expected), name
+        read = agent.read_file(str(path))
+        assert (read["file_type"], read["content"]) == ("binary", f"[Binary file, {len(data)} bytes]"), name
+        assert path.read_bytes() == data, name
+    assert agent.search_code(str(workspace), "x", "")["results"] == []
 
-    result = agent.generate_diff(str(workspace / "latin.txt"), "cafe\n")
-
-    assert result["status"] == "error"
-    assert result["error_kind"] == "not_utf8"
-    assert "codec" not in result["error"]  # GAIA: "'utf-8' codec can't decode byte 0xe9..."

@@ -1042,7 +1042,11 @@ def test_row_binary_files_are_not_text(ws: LocalWorkspace, workspace: Path) -> N
     assert (workspace / "blob.txt").read_bytes() == b"needle\x00needle\n"
 
 
-def test_row_glob_and_grep_skip_hidden_ignored_and_linked_files(ws: LocalWorkspace, workspace: Path) -> None:
+def test_glob_and_grep_take_hidden_ignored_and_linked_files_as_path_glob_does(
+    ws: LocalWorkspace, workspace: Path
+) -> None:
+    # nodestep's glob and grep: Path.glob / rglob("*"), which take dot names and files a
+    # .gitignore names like any others, and files reached through links inside the root.
     seed(
         ws,
         {
@@ -1055,15 +1059,44 @@ def test_row_glob_and_grep_skip_hidden_ignored_and_linked_files(ws: LocalWorkspa
             "real/d.py": "needle\n",
         },
     )
-    (workspace / ".git").mkdir()  # .gitignore applies in a git repository
+    (workspace / ".git").mkdir()  # .gitignore would apply in a git repository
     (workspace / "alias.py").symlink_to("a.py")
     (workspace / "alias-dir").symlink_to("real", target_is_directory=True)
-    assert ws.glob("**/*.py") == ["a.py", "real/d.py"]
+    files = [".cache/b.py", ".hidden.py", "a.py", "alias.py", "build/c.py", "ignored.py", "real/d.py"]
+    assert ws.glob("**/*.py") == files
+    assert ws.grep("needle") == GrepResult(matches={name: ["needle"] for name in files})
+    globbed = ws.grep("needle", glob_pattern="**/*.py")
+    assert globbed == GrepResult(matches={name: ["needle"] for name in files})
+
+
+def test_row_a_linked_folder_is_not_entered(ws: LocalWorkspace, workspace: Path) -> None:
+    seed(ws, {"real/d.py": "needle\n"})
+    (workspace / "alias-dir").symlink_to("real", target_is_directory=True)
+    (workspace / "real" / "loop").symlink_to("..", target_is_directory=True)
+    assert ws.glob("**/*.py") == ["real/d.py"]  # nodestep: alias-dir/d.py too, and loops
     assert ws.glob("alias-dir/*.py") == []  # nodestep: ['alias-dir/d.py']
-    assert ws.grep("needle") == GrepResult(matches={"a.py": ["needle"], "real/d.py": ["needle"]})
-    # list_dir and read_file still see them.
-    assert ".hidden.py" in ws.list_dir() and "alias.py" in ws.list_dir()
-    assert ws.read_file("ignored.py") == "needle\n"
+    assert ws.grep("needle") == GrepResult(matches={"real/d.py": ["needle"]})
+    assert ws.read_file("alias-dir/d.py") == "needle\n"  # a path through the link is followed
+
+
+def test_a_file_that_is_not_utf8_is_not_a_utf8_text_file(ws: LocalWorkspace, workspace: Path) -> None:
+    # nodestep: "Read a UTF-8 text file" - WorkspaceError "'<path>' is not a UTF-8 text file";
+    # grep lists in skipped the files that are "not UTF-8 text". Text in a legacy encoding or
+    # UTF-16, which editkit could read, is no different, and edit writes nothing.
+    cases = {
+        "latin.txt": ("# café crème brûlée à la française, déjà vu, naïve\nneedle in a haystack\n").encode(
+            "cp1252"
+        ),
+        "wide.txt": "wide text, long enough to be taken for UTF-16 by its BOM\nneedle\n".encode("utf-16"),
+    }
+    for name, data in cases.items():
+        (workspace / name).write_bytes(data)
+        with pytest.raises(WorkspaceError, match=f"^'{name}' is not a UTF-8 text file"):
+            ws.read_file(name)
+        with pytest.raises(WorkspaceError, match=f"^'{name}' is not a UTF-8 text file"):
+            ws.edit(name, "needle", "pin")
+        assert (workspace / name).read_bytes() == data
+    assert ws.grep("needle") == GrepResult(skipped=["latin.txt", "wide.txt"])
 
 
 def test_row_links_leading_outside_are_not_listed_and_never_followed(layout: tuple[LocalWorkspace, Path]) -> None:

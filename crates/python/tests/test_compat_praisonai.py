@@ -1045,7 +1045,9 @@ def test_file_tools_write_and_list(files: praisonai.FileTools, workspace: Path) 
     (workspace / ".git").mkdir()
     write(workspace / ".gitignore", "build/\n")
     write(workspace / "build/gen.txt", "generated\n")
-    assert [entry["name"] for entry in files.list_files(".", "**/*.txt")] == ["hello.txt", "n.txt"]
+    # Path.glob: a .gitignored file is a file like any other.
+    listed = files.list_files(".", "**/*.txt")
+    assert sorted(entry["name"] for entry in listed) == ["gen.txt", "hello.txt", "n.txt"]
     assert files.list_files("missing")[0]["error"].startswith("Error listing files in missing: ")
 
 
@@ -1803,17 +1805,49 @@ def test_safer_added_files_end_with_a_newline(tools: praisonai.EditTools, worksp
     assert (workspace / "b.txt").read_text() == "b\n"  # PraisonAI: "b"
 
 
-def test_safer_search_honours_gitignore(tools: praisonai.EditTools, workspace: Path) -> None:
-    (workspace / ".git").mkdir()  # a repository: its .gitignore applies, as with ripgrep
+def test_search_files_reads_every_file_glob_glob_finds(tools: praisonai.EditTools, workspace: Path) -> None:
+    # PraisonAI's search_files: glob.glob(os.path.join(directory, "**", file_pattern),
+    # recursive=True), each file read as UTF-8 (UnicodeDecodeError: skipped) with readlines(),
+    # a match where pattern.lower() is in line.lower(), shown as line.strip() with its
+    # match_start. glob.glob takes .gitignored files, enters a dot folder only where the pattern
+    # names it, and text mode ends a line at a lone CR.
+    (workspace / ".git").mkdir()
     write(workspace / ".gitignore", "node_modules/\n*.log\n")
     write(workspace / "src/a.js", "needle\n")
     write(workspace / "node_modules/lib/index.js", "needle\n")
     write(workspace / "debug.log", "needle\n")
     write(workspace / "src/long.txt", "x" * 3000 + " needle " + "y" * 3000 + "\n")
+    write(workspace / "sub/.hid/h.py", "needle\n")
+    write(workspace / ".dot.py", "needle\n")
+    write(workspace / "cr.txt", b"x\rneedle\r\nNEEDLE twice: needle\n")
+    write(workspace / "bom.txt", b"\xef\xbb\xbf  Needle \n")
+    latin = "café crème brûlée à la française, déjà vu, naïve façade, voilà: needle\n"
+    write(workspace / "latin.txt", latin.encode("cp1252"))
     found = json.loads(tools.search_files(".", "NEEDLE"))
-    assert [result["file"] for result in found["results"]] == ["src/a.js", "src/long.txt"]
-    long_match = found["results"][1]["matches"][0]
-    assert long_match["match_start"] == 3001 and len(long_match["line"]) < 1000  # shown cut
+    assert sorted(result["file"] for result in found["results"]) == [
+        "bom.txt",
+        "cr.txt",
+        "debug.log",
+        "node_modules/lib/index.js",
+        "src/a.js",
+        "src/long.txt",
+    ]
+    by_file = {result["file"]: result["matches"] for result in found["results"]}
+    assert by_file["cr.txt"] == [
+        {"line_number": 2, "line": "needle", "match_start": 0},
+        {"line_number": 3, "line": "NEEDLE twice: needle", "match_start": 0},
+    ]
+    assert by_file["bom.txt"] == [{"line_number": 1, "line": "\ufeff  Needle", "match_start": 3}]
+    assert by_file["src/long.txt"] == [
+        {"line_number": 1, "line": "x" * 3000 + " needle " + "y" * 3000, "match_start": 3001}
+    ]
+    assert found["total_files"] == 6 and found["total_matches"] == 7
+    named = json.loads(tools.search_files(".", "needle", "**/.hid/*.py"))
+    assert named["results"] == [
+        {"file": "sub/.hid/h.py", "matches": [{"line_number": 1, "line": "needle", "match_start": 0}]}
+    ]
+    dotted = json.loads(tools.search_files(".", "needle", ".*.py"))
+    assert [result["file"] for result in dotted["results"]] == [".dot.py"]
 
 
 def test_file_tools_read_and_write_in_the_encoding_given(files: praisonai.FileTools, workspace: Path) -> None:
@@ -1889,22 +1923,33 @@ def test_differs_diffs_end_every_line_with_a_newline(tools: praisonai.EditTools,
     )
 
 
-def test_differs_a_file_that_is_not_utf8(
+def test_a_file_that_is_not_utf8_is_pythons_unicode_decode_error(
     tools: praisonai.EditTools, files: praisonai.FileTools, workspace: Path
 ) -> None:
-    write(workspace / "lat.txt", b"caf\xe9\n")
-    reason = (
-        "`lat.txt` is not valid UTF-8 (first bad byte at offset 3); its encoding could not be established "
-        'with confidence (best guess: windows-1252); if it is windows-1252, pass `encoding: "windows-1252"`'
-    )
-    # PraisonAI: "'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte"
-    assert tools.read_file("lat.txt") == (f"Error reading file lat.txt: {reason}", "")
-    assert tools.edit_file("lat.txt", "caf", "x") == f"Error editing file lat.txt: {reason}"
-    assert files.read_file("lat.txt") == f"Error reading file lat.txt: {reason}"
-    assert (
-        tools.apply_patch("*** Update File: lat.txt\n@@\na\n===\nb\n")
-        == f"Error: Cannot update 'lat.txt': {reason}"
-    )
+    # PraisonAI opens files with encoding="utf-8" and words a failure "Error reading file
+    # <path>: <the exception>" (edit: "Error editing file", a patch: "Error: Cannot update
+    # '<path>': ..."). Text in a legacy encoding, which editkit could read, is no different.
+    cases = {
+        "lat.txt": b"caf\xe9\n",
+        "long.txt": "café crème brûlée à la française, déjà vu, naïve façade, voilà\nx\n".encode(
+            "cp1252"
+        ),
+    }
+    for name, data in cases.items():
+        write(workspace / name, data)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            reason = str(error)
+        assert tools.read_file(name) == (f"Error reading file {name}: {reason}", "")
+        assert tools.edit_file(name, "x", "y") == f"Error editing file {name}: {reason}"
+        assert files.read_file(name) == f"Error reading file {name}: {reason}"
+        assert (
+            tools.apply_patch(f"*** Update File: {name}\n@@\nx\n===\ny\n")
+            == f"Error: Cannot update '{name}': {reason}"
+        )
+        assert (workspace / name).read_bytes() == data
+    assert reason.startswith("'utf-8' codec can't decode byte 0xe9 in position 3")
 
 
 def test_safer_a_folder_is_not_deleted_by_a_patch(tools: praisonai.EditTools, workspace: Path) -> None:
@@ -2046,23 +2091,13 @@ def test_a_patch_is_refused_for_its_first_problem_in_patch_order(
     assert (workspace / "a.txt").read_text() == "two\n" and (workspace / "b.txt").read_text() == "b\n"
 
 
-def test_differs_search_never_enters_dot_folders_and_keeps_lone_crs(
-    tools: praisonai.EditTools, workspace: Path
-) -> None:
-    write(workspace / "sub/.hid/h.py", "needle\n")
-    write(workspace / "cr.txt", b"x\rneedle\n")
-    # PraisonAI finds sub/.hid/h.py for a pattern naming the folder.
-    assert json.loads(tools.search_files(".", "needle", "**/.hid/*.py"))["results"] == []
-    # PraisonAI: line 2, "needle", match_start 0 (universal newlines).
-    assert json.loads(tools.search_files(".", "needle"))["results"] == [
-        {"file": "cr.txt", "matches": [{"line_number": 1, "line": "x\rneedle", "match_start": 2}]}
-    ]
-
-
-def test_differs_list_files_with_a_pattern_of_several_parts(
+def test_list_files_with_a_pattern_of_several_parts_is_path_glob(
     files: praisonai.FileTools, workspace: Path
 ) -> None:
+    # PraisonAI's list_files: Path(directory).glob(pattern), files only; pathlib's glob takes
+    # dot files and dot folders like any others.
     for name in ("a.py", ".dot.py", "sub/s.py", "sub/.d2.py", "sub/.hid/h.py"):
         write(workspace / name, "x\n")
-    # PraisonAI's Path.glob: .d2.py, .dot.py, a.py, h.py and s.py.
-    assert [entry["name"] for entry in files.list_files(".", "**/*.py")] == ["a.py", "s.py"]
+    listed = files.list_files(".", "**/*.py")
+    assert sorted(entry["name"] for entry in listed) == [".d2.py", ".dot.py", "a.py", "h.py", "s.py"]
+    assert [entry["name"] for entry in files.list_files(".", "sub/.hid/*")] == ["h.py"]

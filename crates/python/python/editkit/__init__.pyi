@@ -422,6 +422,7 @@ class Toolkit:
         max_read_bytes: int | None = ...,
         read_page_bytes: int | None = ...,
         full_diffs: bool = ...,
+        detect_encodings: bool = ...,
         tools: str | None = ...,
         history_depth: int | None = ...,
         history_bytes: int | None = ...,
@@ -752,6 +753,7 @@ class Toolkit:
         case_sensitive: bool | None = ...,
         context_lines: int | None = ...,
         file_extension: str | None = ...,
+        follow_links: bool | None = ...,
         glob: str | None = ...,
         hidden: bool | None = ...,
         ignore_rules: bool | None = ...,
@@ -760,7 +762,7 @@ class Toolkit:
         regex: bool | None = ...,
         **aliases: Any,
     ) -> SearchFilesResult:
-        """Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected unless ignore_rules: false or hidden: true (blocked files stay out), binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."""
+        """Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected unless ignore_rules: false or hidden: true (blocked files stay out), links followed only with follow_links: true (files inside the workspace), binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."""
     def search_code(
         self,
         pattern: str,
@@ -770,6 +772,7 @@ class Toolkit:
         case_sensitive: bool | None = ...,
         context_lines: int | None = ...,
         file_extension: str | None = ...,
+        follow_links: bool | None = ...,
         glob: str | None = ...,
         hidden: bool | None = ...,
         ignore_rules: bool | None = ...,
@@ -783,6 +786,7 @@ class Toolkit:
         self,
         pattern: str,
         *,
+        follow_links: bool | None = ...,
         hidden: bool | None = ...,
         ignore_rules: bool | None = ...,
         path: str | None = ...,

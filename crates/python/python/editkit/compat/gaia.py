@@ -102,6 +102,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 import editkit
+from editkit.compat._utf8 import decode_error
 
 __all__ = [
     "MAX_WRITE_SIZE_BYTES",
@@ -556,7 +557,9 @@ def _toolkit_layout(allowed: Iterable[PathLike], blocked: Iterable[PathLike]) ->
 
 #: Toolkit options that differ from editkit's defaults, to match GAIA's results: whole diffs,
 #: and no post-write checker runs (GAIA reports none).
-_TOOLKIT_DEFAULTS: dict[str, Any] = {"full_diffs": True, "diagnostics": "off"}
+# GAIA opens every file as UTF-8 (another encoding is "binary" to ``read_file``, an error to the
+# edit tools, skipped by ``search_code``): the toolkit reads UTF-8 only, as GAIA does.
+_TOOLKIT_DEFAULTS: dict[str, Any] = {"full_diffs": True, "diagnostics": "off", "detect_encodings": False}
 
 
 def _open_toolkit(
@@ -700,6 +703,7 @@ def _refusal(
     *,
     text_missing: str = "Content to replace not found in file",
     syntax: str = "Invalid Python syntax",
+    toolkit: Any = None,
 ) -> dict[str, Any]:
     """The error dict for a toolkit refusal about ``shown`` (the path as GAIA words it; ``target``
     is the absolute path). ``mode`` says which of GAIA's checks the tool runs: ``read`` (an
@@ -731,6 +735,9 @@ def _refusal(
         )
     elif kind == "is_directory":
         text = f"[Errno 21] Is a directory: {shown!r}"
+    elif kind in ("not_utf8", "utf16") and toolkit is not None:
+        # GAIA opens the file as UTF-8 and answers the UnicodeDecodeError's text.
+        text = decode_error(toolkit.call, target) or message
     else:
         text = message
     return _failure(text, error)
@@ -1129,7 +1136,7 @@ class FileIOToolsMixin:
             return None
         where = toolkit.call("exists", {"path": path})
         if not where.get("ok"):
-            return _refusal(where.get("error") or {}, shown, path, mode)
+            return _refusal(where.get("error") or {}, shown, path, mode, toolkit=toolkit)
         megabytes = size / (1024 * 1024)
         limit = MAX_WRITE_SIZE_BYTES / (1024 * 1024)
         if mode == "write":
@@ -1207,7 +1214,7 @@ class FileIOToolsMixin:
                 info = toolkit.call("file_info", {"path": path})
                 if info.get("ok"):
                     return self._binary(file_path, int(info["size_bytes"]))
-            return _refusal(error, file_path, path, "read")
+            return _refusal(error, file_path, path, "read", toolkit=toolkit)
         if answer["is_binary"]:
             return self._binary(file_path, int(answer["size_bytes"]))
         content = ("\ufeff" if answer.get("bom") else "") + answer["content"]
@@ -1303,7 +1310,8 @@ class FileIOToolsMixin:
         args = {"path": path, "content": content, "validate": validate, "create_dirs": create_dirs}
         answer = toolkit.call("write_python_file", args)
         if not answer.get("ok"):
-            return _with_cpython_errors(_refusal(answer.get("error") or {}, file_path, path, "write"), content)
+            refused = _refusal(answer.get("error") or {}, file_path, path, "write", toolkit=toolkit)
+            return _with_cpython_errors(refused, content)
         return {
             "status": "success",
             "file_path": file_path,
@@ -1359,7 +1367,7 @@ class FileIOToolsMixin:
             if error.get("kind") == "no_change":
                 missing = self._text_present(toolkit, path, old_content)
                 if missing is not None:
-                    return _refusal(missing, file_path, path, "edit")
+                    return _refusal(missing, file_path, path, "edit", toolkit=toolkit)
                 # GAIA answers an edit that changes nothing as a success that changed nothing.
                 if dry_run:
                     return {"status": "success", "dry_run": True, "diff": "", "would_change": False}
@@ -1377,7 +1385,14 @@ class FileIOToolsMixin:
                 else None
             )
             return _with_cpython_errors(
-                _refusal(error, file_path, path, "edit", syntax="Edit would result in invalid Python syntax"),
+                _refusal(
+                    error,
+                    file_path,
+                    path,
+                    "edit",
+                    syntax="Edit would result in invalid Python syntax",
+                    toolkit=toolkit,
+                ),
                 edited,
             )
         diff = "\n".join(_gaia_diff(before, answer["diff"], file_path, file_path, "\n"))
@@ -1434,11 +1449,14 @@ class FileIOToolsMixin:
             "max_results": wanted * MATCHES_PER_FILE,
             # GAIA keeps the files whose name ends with file_extension.
             "glob": "**/*" + _escaped(file_extension or ""),
+            # GAIA walks every folder (os.walk): hidden ones and those .gitignore names too.
+            "hidden": True,
+            "ignore_rules": False,
         }
         while True:
             answer = toolkit.call("search_code", args)
             if not answer.get("ok"):
-                return _refusal(answer.get("error") or {}, directory, path, "read")
+                return _refusal(answer.get("error") or {}, directory, path, "read", toolkit=toolkit)
             cut_short = self._search_cut_short(answer, wanted, args["max_results"])
             if not cut_short or args["max_results"] >= SEARCH_LINES_BOUND:
                 break
@@ -1494,7 +1512,7 @@ class FileIOToolsMixin:
         args = {"path": path, "new_content": new_content, "context_lines": context_lines}
         answer = toolkit.call("generate_diff", args)
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, file_path, path, "read")
+            return _refusal(answer.get("error") or {}, file_path, path, "read", toolkit=toolkit)
         before = _text_of(toolkit, path)
         if before is None:
             lines = _difflib_lines(answer["diff"], file_path, file_path, "\n")
@@ -1540,7 +1558,7 @@ class FileIOToolsMixin:
             "write_markdown_file", {"path": path, "content": content, "create_dirs": create_dirs}
         )
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, file_path, path, "write")
+            return _refusal(answer.get("error") or {}, file_path, path, "write", toolkit=toolkit)
         return {
             "status": "success",
             "file_path": file_path,
@@ -1581,7 +1599,7 @@ class FileIOToolsMixin:
             return refused
         answer = toolkit.call("write_file", {"path": path, "content": content, "create_dirs": create_dirs})
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, resolved, path, "write")
+            return _refusal(answer.get("error") or {}, resolved, path, "write", toolkit=toolkit)
         self._show_write(resolved, content)
         return {
             "status": "success",
@@ -1668,7 +1686,12 @@ class FileIOToolsMixin:
             if error.get("kind") == "not_found" and "closest" not in error:
                 return _failure(f"File not found: {file_path}", error)
             return _refusal(
-                error, resolved, path, "edit", text_missing=f"Content to replace not found in {file_path}"
+                error,
+                resolved,
+                path,
+                "edit",
+                text_missing=f"Content to replace not found in {file_path}",
+                toolkit=toolkit,
             )
         name = os.path.basename(resolved)
         lines = _gaia_diff(before, answer["diff"], f"a/{name}", f"b/{name}", "")
@@ -1748,10 +1771,10 @@ class FileIOToolsMixin:
             args = {"path": path, "content": whole, "create_new": True, "create_dirs": False}
             created = True
         else:
-            return _refusal(error, gaia_path, path, "index")
+            return _refusal(error, gaia_path, path, "index", toolkit=toolkit)
         answer = toolkit.call("write_file", args)
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, gaia_path, path, "index")
+            return _refusal(answer.get("error") or {}, gaia_path, path, "index", toolkit=toolkit)
         return {
             "status": "success",
             "file_path": gaia_path,
@@ -1790,7 +1813,7 @@ class FileIOToolsMixin:
             return refused
         check = toolkit.call("check_syntax", {"path": path})
         if not check.get("ok"):
-            return _refusal(check.get("error") or {}, file_path, path, "edit")
+            return _refusal(check.get("error") or {}, file_path, path, "edit", toolkit=toolkit)
         if Path(path).suffix.lower() not in (".py", ".pyi"):
             # The specification's tool replaces a function "in a Python file": another file is
             # read as Python, as GAIA reads it, and one that is not Python is refused.
@@ -1815,7 +1838,12 @@ class FileIOToolsMixin:
             if error.get("kind") == "not_found" and "available" in error:
                 return _failure(f"Function '{function_name}' not found in file", error)
             return _refusal(
-                error, file_path, path, "edit", syntax="Replacement would result in invalid syntax"
+                error,
+                file_path,
+                path,
+                "edit",
+                syntax="Replacement would result in invalid syntax",
+                toolkit=toolkit,
             )
         return {
             "status": "success",

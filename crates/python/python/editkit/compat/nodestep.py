@@ -294,6 +294,8 @@ class LocalWorkspace(_WorkspaceBase):
             return editkit.Toolkit(
                 self._root_dir,
                 diagnostics="off",
+                # nodestep opens every file as UTF-8: another encoding is "not a UTF-8 text file".
+                detect_encodings=False,
                 absolute_paths="refuse",
                 max_read_bytes=max_file_read_bytes,
             )
@@ -633,7 +635,11 @@ class LocalWorkspace(_WorkspaceBase):
     def _files(self, pattern: str, path: str) -> list[str]:
         """The files under the directory ``path`` matching ``pattern``, relative to the root."""
         try:
-            found = self._toolkit.glob(pattern, path=path or ".")
+            # Path.glob takes dot names, .gitignored files and files linked inside the root as
+            # any others.
+            found = self._toolkit.glob(
+                pattern, path=path or ".", hidden=True, ignore_rules=False, follow_links=True
+            )
         except editkit.InvalidArgs as error:
             if self._kind(path) == "dir":
                 raise ValueError(f"Invalid glob pattern '{pattern}': {error.message}") from error
@@ -770,7 +776,13 @@ class LocalWorkspace(_WorkspaceBase):
         """The symlinks under the directory ``path`` (matching ``glob_pattern``) that point
         outside the root, as the search meets them: named, never followed (the search that
         finds them matches no line, so it reads nothing behind them)."""
-        args: dict[str, Any] = {"pattern": _MATCHES_NOTHING, "path": path or ".", "max_results": 1}
+        args: dict[str, Any] = {
+            "pattern": _MATCHES_NOTHING,
+            "path": path or ".",
+            "max_results": 1,
+            "hidden": True,
+            "ignore_rules": False,
+        }
         if glob_pattern:
             args["glob"] = glob_pattern
         answer = self._toolkit.call("search_files", args)

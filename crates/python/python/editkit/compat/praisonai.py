@@ -117,6 +117,7 @@ from __future__ import annotations
 import codecs
 import errno
 import fnmatch
+import io
 import json
 import logging
 import os
@@ -125,12 +126,13 @@ import threading
 import types
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, Callable, TypeVar, Union, cast
 
 import editkit
+from editkit.compat._utf8 import decode_error
 
 __all__ = [
     "EditTools",
@@ -281,6 +283,9 @@ def _shared_toolkit(
         if toolkit is None:
             toolkit = editkit.Toolkit(
                 root,
+                # PraisonAI opens files as UTF-8 unless ``FileTools`` is given an encoding (passed
+                # on explicitly): another encoding is its UnicodeDecodeError.
+                detect_encodings=False,
                 read_only=read_only,
                 diagnostics=diagnostics,
                 format=format,
@@ -428,6 +433,11 @@ class _Confined:
             return self._traversal(self._path(path))
         if kind == "is_directory":
             return self._os_error(errno.EISDIR, path)
+        if kind == "not_utf8":
+            # PraisonAI reads as UTF-8 and quotes Python's UnicodeDecodeError.
+            quoted = decode_error(self._call, self._path(path))
+            if quoted is not None:
+                return quoted
         return str(error.get("message", ""))
 
     @staticmethod
@@ -1029,7 +1039,25 @@ class EditTools(_Confined):
             )
         if kind == "utf16":
             return f"Error: Cannot {op} '{path}': UTF-16 encoding is not supported. Please convert the file to UTF-8."
+        if kind == "not_utf8":
+            return f"Error: Cannot {op} '{path}': {self._reason(failure, path)}"
         return f"Error: Cannot {op} '{path}': {message}"
+
+    def _texts(self, files: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+        """Each ``(path, shown)`` of ``files`` that reads as text, with its text as Python's
+        text mode reads it (universal newlines, a BOM as ``\\ufeff``); what cannot be read now
+        is left out, as PraisonAI skips it."""
+        for start in range(0, len(files), _READ_BATCH):
+            batch = files[start : start + _READ_BATCH]
+            read = self._call("read_files", {"paths": [path for path, _ in batch], "include_symbols": False})
+            for (path, shown), item in zip(batch, read.get("files") or ()):
+                text = item.get("file")
+                if (item.get("error") or {}).get("kind") == "too_large":
+                    # Past the call's bound together with the others: alone, within the file's.
+                    alone = self._call("read_file", {"path": path, "include_symbols": False})
+                    text = alone if alone.get("ok") else None
+                if text and not text.get("is_binary"):
+                    yield shown, ("\ufeff" if text.get("bom") else "") + str(text.get("content", ""))
 
     def search_files(self, directory: str, pattern: str, file_pattern: str = "*") -> str:
         """Search for text patterns within files (case-insensitive substring search).
@@ -1052,8 +1080,9 @@ class EditTools(_Confined):
         if file_pattern and file_pattern not in ("*", "**", "**/*"):
             # PraisonAI globs `<directory>/**/<file_pattern>`: the pattern matches at any depth.
             args["glob"] = file_pattern if "/" not in file_pattern else "**/" + file_pattern.lstrip("/")
-        # glob.glob finds a file whose name starts with a dot only for a pattern that does.
-        dot_names = str(file_pattern or "*").rstrip("/").rsplit("/", 1)[-1].startswith(".")
+        # glob.glob walks every folder, .gitignored ones too, and dot names where the pattern
+        # names them (checked below, as glob.glob matches them).
+        args.update(hidden=True, ignore_rules=False)
         answer = self._call("search_files", args)
         if not answer["ok"]:
             error = answer["error"]
@@ -1063,21 +1092,26 @@ class EditTools(_Confined):
                 {"error": self._logged(f"Error searching files: {self._reason(error, directory)}")}
             )
         base = str(answer.get("directory") or ".").strip("/")
-        results = []
+        wanted = ["**", *str(file_pattern or "*").split("/")]
+        found_files = []
         for found in answer.get("results") or []:
             file = str(found["file"])
             relative = (
                 file[len(base) + 1 :] if base not in ("", ".") and file.startswith(base + "/") else file
             )
-            if file == base or not dot_names and relative.rsplit("/", 1)[-1].startswith("."):
-                continue  # glob.glob finds nothing under a file, nor dot names for most patterns
+            # glob.glob finds nothing under a file, and a name as its pattern matches it.
+            if file != base and _glob_finds(wanted, relative.split("/")):
+                found_files.append((file, relative))
+        # Each line as PraisonAI reads it: universal newlines (a lone CR ends a line), the BOM a
+        # character, the pattern in ``line.lower()``. editkit's search found every file holding
+        # such a line (its lines are at least as long), so only these are read again.
+        needle = pattern.lower()
+        results = []
+        for relative, text in self._texts(found_files):
             matches = [
-                {
-                    "line_number": match["line"],
-                    "line": str(match["content"]).strip(),
-                    "match_start": max(int(match["column"]) - 1, 0),
-                }
-                for match in found.get("matches") or []
+                {"line_number": number, "line": line.strip(), "match_start": line.lower().find(needle)}
+                for number, line in enumerate(io.StringIO(text, newline="\n").readlines(), 1)
+                if needle in line.lower()
             ]
             if matches:
                 results.append({"file": relative, "matches": matches})
@@ -1091,6 +1125,26 @@ class EditTools(_Confined):
             },
             indent=2,
         )
+
+
+#: Files one ``read_files`` call takes while ``search_files`` reads its matches again.
+_READ_BATCH = 64
+
+
+def _glob_finds(pattern: list[str], path: list[str]) -> bool:
+    """Whether ``glob.glob(recursive=True)`` finds ``path`` (its segments) for ``pattern`` (its
+    segments): ``**`` takes any number of folders, each segment is ``fnmatch``'d, and a name
+    starting with a dot is matched only by a segment that starts with one."""
+    if not pattern:
+        return not path
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return _glob_finds(rest, path) or (
+            bool(path) and not path[0].startswith(".") and _glob_finds(pattern, path[1:])
+        )
+    if not path or (path[0].startswith(".") and not head.startswith(".")):
+        return False
+    return fnmatch.fnmatchcase(path[0], head) and _glob_finds(rest, path[1:])
 
 
 def _diff_blocks(diff: str) -> dict[tuple[str, str], str]:
@@ -1393,7 +1447,11 @@ class FileTools(_Confined):
         if pattern and PurePosixPath(pattern).parts[-1] == "**":
             return []  # pathlib's glob gives folders only for a pattern ending in `**`
         if pattern and len(PurePosixPath(pattern).parts) > 1:
-            answer = self._call("glob", {"pattern": pattern, "path": self._path(directory)})
+            # Path.glob takes dot names and .gitignored files as any others.
+            answer = self._call(
+                "glob",
+                {"pattern": pattern, "path": self._path(directory), "hidden": True, "ignore_rules": False},
+            )
             if answer["ok"]:
                 paths = list(answer.get("matches") or [])
         else:
