@@ -1048,6 +1048,7 @@ def test_search_code_walks_every_folder_as_gaia_does_safer_refuses_a_missing_dir
         "src/zeta.py",
     ]
     assert found["files_with_matches"] == 8
+    assert found["files_searched"] == 10  # GAIA counts the files it could not read too
     assert missing["status"] == "error"
     assert missing["error_kind"] == "not_found"
     assert one_file["results"] == [{"file": "m.py", "matches": [{"line": 1, "content": "# TODO here"}]}]

@@ -1823,11 +1823,13 @@ def test_search_files_reads_every_file_glob_glob_finds(tools: praisonai.EditTool
     write(workspace / "bom.txt", b"\xef\xbb\xbf  Needle \n")
     latin = "café crème brûlée à la française, déjà vu, naïve façade, voilà: needle\n"
     write(workspace / "latin.txt", latin.encode("cp1252"))
+    (workspace / "linked.txt").symlink_to("src/a.js")  # glob.glob takes a link to a file
     found = json.loads(tools.search_files(".", "NEEDLE"))
     assert sorted(result["file"] for result in found["results"]) == [
         "bom.txt",
         "cr.txt",
         "debug.log",
+        "linked.txt",
         "node_modules/lib/index.js",
         "src/a.js",
         "src/long.txt",
@@ -1841,7 +1843,7 @@ def test_search_files_reads_every_file_glob_glob_finds(tools: praisonai.EditTool
     assert by_file["src/long.txt"] == [
         {"line_number": 1, "line": "x" * 3000 + " needle " + "y" * 3000, "match_start": 3001}
     ]
-    assert found["total_files"] == 6 and found["total_matches"] == 7
+    assert found["total_files"] == 7 and found["total_matches"] == 8
     named = json.loads(tools.search_files(".", "needle", "**/.hid/*.py"))
     assert named["results"] == [
         {"file": "sub/.hid/h.py", "matches": [{"line_number": 1, "line": "needle", "match_start": 0}]}
@@ -1867,18 +1869,73 @@ def test_file_tools_read_and_write_in_the_encoding_given(files: praisonai.FileTo
     assert (workspace / "legacy.txt").read_bytes() == "café\nnaïve\n".encode("cp1252")
 
 
-def test_differs_file_tools_encodings_editkit_cannot_serve(files: praisonai.FileTools, workspace: Path) -> None:
+@pytest.mark.parametrize(
+    ("encoding", "text"),
+    [
+        ("latin-1", "café\x85\x9c naïve\n"),  # C1 controls, as Python's latin-1 gives them
+        ("iso8859-1", "crème brûlée\n"),
+        ("cp1252", "“quoted” – €5\n"),
+        ("koi8-u", "Привіт, ґанок\n"),
+        ("koi8-r", "мир\n"),
+        ("cp437", "│box│ ñ\n"),
+        ("cp037", "EBCDIC text\n"),
+        ("mac-roman", "café ∑\n"),
+        ("shift_jis", "日本語のテキスト\n"),
+        ("euc-jp", "日本語\n"),
+        ("iso2022_jp", "日本語\n"),
+        ("gb2312", "中文文本\n"),
+        ("gbk", "中文文本\n"),
+        ("big5", "繁體中文\n"),
+        ("euc-kr", "한국어 텍스트\n"),
+        ("utf-16", "wide ünïcödé\n"),
+        ("utf-16-le", "wide\n"),
+        ("utf-16-be", "wide\n"),
+        ("utf-32", "wider 𝄞\n"),
+        ("utf-8-sig", "signed\n"),
+        ("cp1251", "line one\r\nline two\rthree\n"),  # universal newlines on reading
+    ],
+)
+def test_file_tools_read_and_write_in_any_python_codec(
+    files: praisonai.FileTools, workspace: Path, encoding: str, text: str
+) -> None:
+    # PraisonAI's file_tools: read_file(filepath, encoding='utf-8') opens the file with
+    # open(safe_path, 'r', encoding=encoding); write_file(filepath, content, encoding='utf-8')
+    # with open(..., 'w', encoding=encoding): any codec Python has.
+    assert files.write_file("f.txt", text, encoding=encoding) is True
+    assert (workspace / "f.txt").read_bytes() == text.encode(encoding)
+    universal = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert files.read_file("f.txt", encoding=encoding, line_numbers=False) == universal
+    assert files.read_file("f.txt", encoding=encoding) == _render(universal)
+
+
+def _render(text: str) -> str:
+    return "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(text.splitlines(), 1))
+
+
+def test_file_tools_codec_errors_are_pythons(files: praisonai.FileTools, workspace: Path) -> None:
+    write(workspace / "bad.txt", b"ok \x81\n")
+    try:
+        b"ok \x81\n".decode("cp1252")
+    except UnicodeDecodeError as error:
+        reason = str(error)  # 'charmap' codec can't decode byte 0x81 in position 3: ...
+    assert files.read_file("bad.txt", encoding="cp1252") == f"Error reading file bad.txt: {reason}"
+    assert files.read_file("bad.txt", encoding="no-such-codec").startswith("Error reading file bad.txt: ")
+    assert files.write_file("k.txt", "中", encoding="koi8-u") is False and not (workspace / "k.txt").exists()
+    # The staleness guard holds for any codec: a write after a change on disk is refused.
+    assert files.write_file("l.txt", "café\n", encoding="latin-1") is True
+    files.read_file("l.txt", encoding="latin-1")
+    write(workspace / "l.txt", "changed\n".encode("latin-1"))
+    assert files.write_file("l.txt", "mine\n", encoding="latin-1") is False
+    assert (workspace / "l.txt").read_bytes() == b"changed\n"
+
+
+def test_file_tools_utf8_reads_keep_the_bom_as_text_mode_does(
+    files: praisonai.FileTools, workspace: Path
+) -> None:
     write(workspace / "bom.txt", b"\xef\xbb\xbfhi\r\n")
     assert files.read_file("bom.txt", line_numbers=False) == "\ufeffhi\n"  # text mode: BOM a character
     assert files.read_file("bom.txt", encoding="utf-8-sig", line_numbers=False) == "hi\n"
     assert files.read_file("bom.txt", encoding="UTF8", line_numbers=False) == "\ufeffhi\n"
-    assert files.read_file("bom.txt", encoding="latin-1") == (
-        "Error reading file bom.txt: editkit reads UTF-8 and the legacy encodings it can read byte for "
-        "byte, not 'latin-1'"
-    )
-    assert (
-        files.write_file("l.txt", "café", encoding="latin-1") is False and not (workspace / "l.txt").exists()
-    )
     assert files.write_file("s.txt", "x", encoding="utf-8-sig") is True
     assert (workspace / "s.txt").read_bytes() == b"\xef\xbb\xbfx"
 

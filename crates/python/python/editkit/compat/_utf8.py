@@ -1,10 +1,13 @@
-"""Python's own words for a file that is not UTF-8, for the adapters of tools that open files as
-UTF-8 (``open(path, encoding="utf-8").read()``) and quote the ``UnicodeDecodeError``."""
+"""A file's bytes as they are on disk, through the toolkit, for the adapters of tools that read
+files with Python's codecs: Python's own ``UnicodeDecodeError`` for a file that is not UTF-8
+(``open(path, encoding="utf-8").read()``), and reading or writing in any Python codec."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Callable
+
+Call = Callable[[str, Mapping[str, Any]], Mapping[str, Any]]
 
 
 def _byte_of() -> dict[str, int]:
@@ -22,13 +25,10 @@ def _byte_of() -> dict[str, int]:
 _BYTE_OF = _byte_of()
 
 
-def decode_error(call: Callable[[str, Mapping[str, Any]], Mapping[str, Any]], path: str) -> str | None:
+def decode_error(call: Call, path: str) -> str | None:
     """``str()`` of the ``UnicodeDecodeError`` Python raises reading the file at ``path`` (a
-    toolkit path) as UTF-8, or ``None`` when it reads (or cannot be read at all).
-
-    The toolkit reads the file's bytes as windows-1252, one character a byte, exactly as they
-    are on disk (``raw``: line endings kept); they are decoded here as Python decodes them."""
-    data = _bytes_of(call, path)
+    toolkit path) as UTF-8, or ``None`` when it reads (or cannot be read at all)."""
+    data, _ = file_bytes(call, path)
     if data is None:
         return None
     try:
@@ -38,22 +38,37 @@ def decode_error(call: Callable[[str, Mapping[str, Any]], Mapping[str, Any]], pa
     return None
 
 
-def _bytes_of(call: Callable[[str, Mapping[str, Any]], Mapping[str, Any]], path: str) -> bytes | None:
-    """The file's bytes as they are on disk, read through the toolkit in an encoding that gives
-    one character for each byte (windows-1252), or for each two (UTF-16LE, for a file holding
-    NUL bytes, which no single-byte encoding takes); ``None`` when neither reads it."""
+def file_bytes(call: Call, path: str) -> tuple[bytes | None, Mapping[str, Any]]:
+    """The file's bytes as they are on disk, and the toolkit's answer (its ``sha256`` is
+    theirs; on a refusal, the refusal), read in an encoding that gives one character for each
+    byte (windows-1252), or for each two (UTF-16LE, for a file holding NUL bytes, which no
+    single-byte encoding takes). The bytes are ``None`` when neither reads the file (a binary
+    file, or a refusal)."""
     args = {"path": path, "raw": True, "include_symbols": False}
     answer = call("read_file", {**args, "encoding": "windows-1252"})
-    if answer.get("ok") and not answer.get("is_binary"):
+    if not answer.get("ok"):
+        return None, answer
+    if not answer.get("is_binary"):
         try:
-            return bytes(_BYTE_OF[char] for char in str(answer.get("content", "")))
+            return bytes(_BYTE_OF[char] for char in str(answer.get("content", ""))), answer
         except KeyError:
-            return None
-    answer = call("read_file", {**args, "encoding": "utf-16le"})
-    if answer.get("ok") and not answer.get("is_binary"):
+            return None, answer
+    wide = call("read_file", {**args, "encoding": "utf-16le"})
+    if wide.get("ok") and not wide.get("is_binary"):
+        content = str(wide.get("content", ""))
+        if wide.get("bom") and not content.startswith("\ufeff"):
+            content = "\ufeff" + content
         try:
-            body = str(answer.get("content", "")).encode("utf-16-le")
+            return content.encode("utf-16-le"), wide
         except UnicodeEncodeError:
-            return None
-        return (b"\xff\xfe" if answer.get("bom") else b"") + body
-    return None
+            pass
+    return None, answer
+
+
+def transport(data: bytes) -> str:
+    """The text whose windows-1252 encoding is exactly ``data``: what a toolkit write takes, with
+    ``encoding: "windows-1252"``, to put those bytes on disk."""
+    return data.decode("latin-1").translate(_TRANSPORT)
+
+
+_TRANSPORT = {byte: char for char, byte in _BYTE_OF.items() if ord(char) != byte}

@@ -1449,9 +1449,11 @@ class FileIOToolsMixin:
             "max_results": wanted * MATCHES_PER_FILE,
             # GAIA keeps the files whose name ends with file_extension.
             "glob": "**/*" + _escaped(file_extension or ""),
-            # GAIA walks every folder (os.walk): hidden ones and those .gitignore names too.
+            # GAIA walks every folder (os.walk): hidden ones and those .gitignore names too, and
+            # reads the files linked there (os.walk does not enter a linked folder, nor does this).
             "hidden": True,
             "ignore_rules": False,
+            "follow_links": True,
         }
         while True:
             answer = toolkit.call("search_code", args)
@@ -1474,7 +1476,8 @@ class FileIOToolsMixin:
             "status": "success",
             "pattern": pattern,
             "directory": directory,
-            "files_searched": answer["files_searched"],
+            # GAIA counts every file it tries, one it cannot read (binary, undecodable) too.
+            "files_searched": answer["files_searched"] + len(answer.get("skipped") or ()),
             "files_with_matches": min(answer["files_with_matches"], wanted),
             "results": results,
             "truncated": cut_short or answer["files_with_matches"] > len(results),

@@ -132,7 +132,7 @@ from pathlib import PurePosixPath
 from typing import Any, Callable, TypeVar, Union, cast
 
 import editkit
-from editkit.compat._utf8 import decode_error
+from editkit.compat._utf8 import decode_error, file_bytes, transport
 
 __all__ = [
     "EditTools",
@@ -1082,7 +1082,7 @@ class EditTools(_Confined):
             args["glob"] = file_pattern if "/" not in file_pattern else "**/" + file_pattern.lstrip("/")
         # glob.glob walks every folder, .gitignored ones too, and dot names where the pattern
         # names them (checked below, as glob.glob matches them).
-        args.update(hidden=True, ignore_rules=False)
+        args.update(hidden=True, ignore_rules=False, follow_links=True)
         answer = self._call("search_files", args)
         if not answer["ok"]:
             error = answer["error"]
@@ -1195,28 +1195,12 @@ def create_edit_tools(
 # file_tools
 
 
-#: Python codecs (by ``codecs.lookup`` name) the toolkit reads and writes under a WHATWG label,
-#: each giving every character the Python codec gives every byte (checked byte by byte).
-#: ``latin-1`` (WHATWG reads it as windows-1252) and ``koi8-u`` (KOI8-RU) are not among them.
-_LEGACY_CODECS: dict[str, str] = {
-    **{f"cp{page}": f"windows-{page}" for page in range(1250, 1259)},
-    "cp874": "windows-874",
-    **{f"iso8859-{part}": f"iso-8859-{part}" for part in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)},
-    "koi8-r": "koi8-r",
-    "cp866": "ibm866",
-    "mac-roman": "macintosh",
-}
-
-
-def _codec(encoding: str) -> tuple[bool, str | None, bool]:
-    """(whether editkit can serve ``encoding``, the toolkit's label for it when it is not UTF-8,
-    whether it is ``utf-8-sig``). Raises ``LookupError`` for an unknown encoding, as Python's
-    ``open`` does."""
+def _codec(encoding: str) -> tuple[bool, bool]:
+    """(whether ``encoding`` is UTF-8, read and written by the toolkit as text; whether it is
+    ``utf-8-sig``). Any other codec is Python's own, applied here to the file's bytes. Raises
+    ``LookupError`` for an unknown encoding, as Python's ``open`` does."""
     name = codecs.lookup(encoding).name
-    if name in ("utf-8", "utf-8-sig"):
-        return True, None, name == "utf-8-sig"
-    label = _LEGACY_CODECS.get(name)
-    return label is not None, label, False
+    return name in ("utf-8", "utf-8-sig"), name == "utf-8-sig"
 
 
 def _render_with_line_numbers(lines: list[str], start_index: int, max_line_chars: int) -> str:
@@ -1282,8 +1266,8 @@ class FileTools(_Confined):
 
         Args:
             filepath: Path to the file
-            encoding: File encoding (``utf-8``, ``utf-8-sig``, or a legacy code page editkit
-                reads and writes byte for byte: ``cp1252``, ``iso8859-15``, ``koi8-r``...)
+            encoding: File encoding, any of Python's (``utf-8``, ``utf-8-sig``, ``latin-1``,
+                ``cp1252``, ``koi8-u``, ``shift_jis``, ``utf-16``...)
             offset: 1-based first line to read (default: start of file)
             limit: Maximum number of lines to read (default: up to ``DEFAULT_MAX_LINES`` lines
                 from ``offset``); a negative value yields an empty window.
@@ -1298,32 +1282,37 @@ class FileTools(_Confined):
         if refused is not None:
             return self._logged(f"Error reading file {filepath}: {refused}")
         try:
-            supported, label, sig = _codec(encoding)
+            utf8, sig = _codec(encoding)
         except LookupError as error:
             unknown: LookupError | None = error
-            supported, label, sig = True, None, False
+            utf8, sig = True, False
         else:
             unknown = None
         args: dict[str, Any] = {"path": self._path(filepath), "include_symbols": False}
-        if label:
-            args["encoding"] = label
-        answer = self._call("read_file", args)
+        if utf8:
+            raw, answer = None, self._call("read_file", {**args, "encoding": "utf-8"})
+        else:
+            raw, answer = file_bytes(self._call, self._path(filepath))
         if not answer["ok"]:
             return self._logged(
                 f"Error reading file {filepath}: {self._file_reason(answer['error'], filepath)}"
             )
         if unknown is not None:
             return self._logged(f"Error reading file {filepath}: {unknown}")
-        if not supported:
-            return self._logged(
-                f"Error reading file {filepath}: editkit reads UTF-8 and the legacy encodings it can "
-                f"read byte for byte, not {encoding!r}"
-            )
-        if answer.get("is_binary"):
+        if answer.get("is_binary") or (raw is None and not utf8):
             return self._logged(
                 f"Error reading file {filepath}: binary file ({answer.get('size_bytes', 0)} bytes); "
                 "only text files are read"
             )
+        if raw is not None:
+            # Python's codec on the file's bytes, as open(filepath, encoding=encoding) reads them
+            # (universal newlines).
+            try:
+                decoded = raw.decode(encoding)
+            except UnicodeDecodeError as error:
+                return self._logged(f"Error reading file {filepath}: {error}")
+            decoded = decoded.replace("\r\n", "\n").replace("\r", "\n")
+            answer = {**answer, "content": decoded, "bom": False}
         _record_hash(self._key(filepath), answer.get("sha256"))
         # Text mode: universal newlines (editkit's LF text), and a BOM is a character unless
         # the encoding is utf-8-sig.
@@ -1362,8 +1351,8 @@ class FileTools(_Confined):
         Args:
             filepath: Path to the file
             content: Content to write (a dict or list is written as JSON, anything else as ``str``)
-            encoding: File encoding (``utf-8``, ``utf-8-sig``, or a legacy code page editkit
-                reads and writes byte for byte: ``cp1252``, ``iso8859-15``, ``koi8-r``...)
+            encoding: File encoding, any of Python's (``utf-8``, ``utf-8-sig``, ``latin-1``,
+                ``cp1252``, ``koi8-u``, ``shift_jis``, ``utf-16``...)
             force: Bypass the automatic staleness guard for a blind overwrite
 
         Returns:
@@ -1386,22 +1375,25 @@ class FileTools(_Confined):
             else:
                 content = str(content)
         try:
-            supported, label, sig = _codec(encoding)
+            utf8, sig = _codec(encoding)
         except LookupError as unknown:
             self._logged(f"Error writing to file {filepath}: {unknown}")
-            return False
-        if not supported:
-            self._logged(
-                f"Error writing to file {filepath}: editkit writes UTF-8 and the legacy encodings it can "
-                f"write byte for byte, not {encoding!r}"
-            )
             return False
         if sig:
             content = "\ufeff" + content
         key = self._key(filepath)
         args = {"path": self._path(filepath), "content": content, **_guard(key, None, force)}
-        if label:
-            args["encoding"] = label
+        if not utf8:
+            # Python's codec makes the bytes, as open(filepath, "w", encoding=encoding) writes
+            # them; the toolkit writes exactly those bytes.
+            try:
+                data = content.encode(encoding)
+            except UnicodeEncodeError as error:
+                self._logged(f"Error writing to file {filepath}: {error}")
+                return False
+            args.update(content=transport(data), encoding="windows-1252")
+        else:
+            args["encoding"] = "utf-8"
         answer = self._call("write_file", args)
         error = answer.get("error") or {}
         if error.get("kind") == "stale" and error.get("current_sha256") is None:
@@ -1450,7 +1442,13 @@ class FileTools(_Confined):
             # Path.glob takes dot names and .gitignored files as any others.
             answer = self._call(
                 "glob",
-                {"pattern": pattern, "path": self._path(directory), "hidden": True, "ignore_rules": False},
+                {
+                    "pattern": pattern,
+                    "path": self._path(directory),
+                    "hidden": True,
+                    "ignore_rules": False,
+                    "follow_links": True,
+                },
             )
             if answer["ok"]:
                 paths = list(answer.get("matches") or [])
