@@ -683,6 +683,8 @@ impl Toolkit {
             kind: metadata.kind,
             size_bytes: if metadata.kind == EntryKind::File { metadata.size } else { 0 },
             modified_unix: metadata.modified_unix,
+            modified_ns: metadata.modified_ns,
+            changed_ns: metadata.changed_ns,
             permissions: format!("{:04o}", metadata.mode),
             file_type,
             line_count,

@@ -1347,6 +1347,11 @@ pub struct FileInfoResponse {
     pub size_bytes: u64,
     /// Last modification, seconds since the Unix epoch.
     pub modified_unix: i64,
+    /// Last modification, nanoseconds since the Unix epoch.
+    pub modified_ns: i64,
+    /// Last status change (`ctime`: content, mode, links or name changed), nanoseconds since
+    /// the Unix epoch.
+    pub changed_ns: i64,
     /// Permission bits in octal (`0644`).
     pub permissions: String,
     /// For a text file: `python`, `markdown`, `text`... or `binary`; none for a directory.

@@ -1040,7 +1040,16 @@ impl Workspace {
             stat(&fd)?
         };
         let size = if resolved.rel.is_empty() { 0 } else { stat.st_size.unsigned_abs() };
-        Ok(Metadata { kind, size, modified_unix: stat.st_mtime, mode: stat.st_mode & 0o7777 })
+        // Whole seconds and nanoseconds of a timestamp as nanoseconds (saturating in 2262).
+        let nanos = |seconds: i64, nanos: i64| seconds.saturating_mul(1_000_000_000).saturating_add(nanos);
+        Ok(Metadata {
+            kind,
+            size,
+            modified_unix: stat.st_mtime,
+            modified_ns: nanos(stat.st_mtime, i64::try_from(stat.st_mtime_nsec).unwrap_or(0)),
+            changed_ns: nanos(stat.st_ctime, i64::try_from(stat.st_ctime_nsec).unwrap_or(0)),
+            mode: stat.st_mode & 0o7777,
+        })
     }
 
     /// Files and directories under `under` whose path relative to `under` matches `pattern`

@@ -254,6 +254,11 @@ pub struct Metadata {
     pub size: u64,
     /// Last modification, in whole seconds since the Unix epoch.
     pub modified_unix: i64,
+    /// Last modification, in nanoseconds since the Unix epoch.
+    pub modified_ns: i64,
+    /// Last status change (the inode's `ctime`: content, mode, links, name), in nanoseconds
+    /// since the Unix epoch.
+    pub changed_ns: i64,
     /// The permission bits (`0o644`...), without the file type.
     pub mode: u32,
 }

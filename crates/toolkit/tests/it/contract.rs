@@ -594,6 +594,17 @@ fn file_info_says_what_a_path_is_and_create_directory_makes_one() {
     assert_eq!((info["file_type"].as_str(), info["permissions"].as_str()), (Some("python"), Some("0640")));
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     assert!((now - info["modified_unix"].as_i64().unwrap()).abs() < 600, "{info}");
+    // The same time to the nanosecond, and the status change time, as `stat` gives them.
+    let stat = std::fs::metadata(env.dir.path().join(info["path"].as_str().unwrap())).unwrap();
+    let nanos = |time: std::time::SystemTime| {
+        i64::try_from(time.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()).unwrap()
+    };
+    assert_eq!(info["modified_ns"].as_i64(), Some(nanos(stat.modified().unwrap())), "{info}");
+    assert_eq!(info["modified_ns"].as_i64().unwrap() / 1_000_000_000, info["modified_unix"].as_i64().unwrap());
+    {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(info["changed_ns"].as_i64(), Some(stat.ctime() * 1_000_000_000 + stat.ctime_nsec()), "{info}");
+    }
     let binary = env.ok("file_info", json!({"path": "logo.png"}));
     assert_eq!((binary["file_type"].as_str(), binary["line_count"].as_u64()), (Some("binary"), None));
     let dir = env.ok("file_info", json!({"path": "src"}));
