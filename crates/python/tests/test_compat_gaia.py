@@ -1919,3 +1919,22 @@ def test_an_undecodable_file_answers_pythons_unicode_decode_error(workspace: Pat
         assert path.read_bytes() == data, name
     assert agent.search_code(str(workspace), "x", "")["results"] == []
 
+
+
+def test_a_read_only_file_is_pythons_permission_error(workspace: Path, agent: FileAgent) -> None:
+    # GAIA writes with open(file_path, "w") inside try/except Exception as e: str(e), which for
+    # a file its owner made read-only is "[Errno 13] Permission denied: '<path>'"; nothing changes.
+    target = workspace / "locked.py"
+    target.write_text("x = 1\n")
+    target.chmod(0o444)
+    try:
+        results = [
+            (agent.write_python_file(str(target), "x = 2\n"), str(target)),
+            (agent.edit_python_file(str(target), "x = 1", "x = 2"), str(target)),
+            (agent.edit_file(str(target), "x = 1", "x = 2"), str(target.resolve())),
+        ]
+        for result, shown in results:
+            assert (result["status"], result["error"]) == ("error", f"[Errno 13] Permission denied: {shown!r}")
+        assert target.read_text() == "x = 1\n"
+    finally:
+        target.chmod(0o644)

@@ -1959,13 +1959,16 @@ def test_safer_file_tools_root_is_pinned_at_creation(
     assert edits.read_file("a.txt")[0] == "mine\n"
 
 
-def test_safer_list_files_created_is_the_modification_time(
-    files: praisonai.FileTools, workspace: Path
-) -> None:
+def test_list_files_times_are_st_mtime_and_st_ctime(files: praisonai.FileTools, workspace: Path) -> None:
+    # PraisonAI's list_files: 'modified': stat.st_mtime, 'created': stat.st_ctime.
     target = write(workspace / "a.txt", "a\n")
-    os.utime(target, (1_700_000_000, 1_700_000_000))
+    os.utime(target, ns=(1_700_000_000_123_456_789, 1_700_000_000_123_456_789))
+    write(workspace / "sub/b.txt", "b\n")
+    for entry in [*files.list_files("."), *files.list_files(".", "**/*.txt")]:
+        stat = os.stat(entry["path"])
+        assert (entry["modified"], entry["created"]) == (stat.st_mtime, stat.st_ctime), entry
     (entry,) = files.list_files(".")
-    assert entry["modified"] == entry["created"] == 1_700_000_000.0
+    assert entry["modified"] == os.stat(target).st_mtime != 1_700_000_000.0
 
 
 def test_differs_diffs_end_every_line_with_a_newline(tools: praisonai.EditTools, workspace: Path) -> None:

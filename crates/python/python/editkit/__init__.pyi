@@ -221,9 +221,11 @@ class ExistsResult(Result):
     path: str
 
 class FileInfoResult(Result):
+    changed_ns: int
     file_type: str | None
     kind: str
     line_count: int | None
+    modified_ns: int
     modified_unix: int
     path: str
     permissions: str

@@ -735,6 +735,12 @@ def _refusal(
         )
     elif kind == "is_directory":
         text = f"[Errno 21] Is a directory: {shown!r}"
+    elif kind == "permission_denied":
+        text = f"[Errno 13] Permission denied: {shown!r}"  # a read-only file, as open() says
+    elif kind == "io" and re.search(r"\(os error (\d+)\)", message):
+        # An OSError, worded as Python's: the errno and its strerror, then the path.
+        number = int(re.findall(r"\(os error (\d+)\)", message)[-1])
+        text = f"[Errno {number}] {os.strerror(number)}: {shown!r}"
     elif kind in ("not_utf8", "utf16") and toolkit is not None:
         # GAIA opens the file as UTF-8 and answers the UnicodeDecodeError's text.
         text = decode_error(toolkit.call, target) or message

@@ -1127,6 +1127,13 @@ class EditTools(_Confined):
         )
 
 
+def _stat_time(nanoseconds: int) -> float:
+    """A time as ``os.stat`` gives it in ``st_mtime``/``st_ctime``: seconds plus nanoseconds
+    times 1e-9, computed as CPython computes it."""
+    seconds, nanos = divmod(nanoseconds, 1_000_000_000)
+    return float(seconds) + nanos * 1e-9
+
+
 #: Files one ``read_files`` call takes while ``search_files`` reads its matches again.
 _READ_BATCH = 64
 
@@ -1481,14 +1488,13 @@ class FileTools(_Confined):
             info = self._call("file_info", {"path": path})
             if not info["ok"] or info.get("kind") != "file":
                 continue
-            modified = float(info.get("modified_unix", 0))
             result.append(
                 {
                     "name": path.rsplit("/", 1)[-1],
                     "path": os.path.join(self.root, path),
                     "size": int(info.get("size_bytes", 0)),
-                    "modified": modified,
-                    "created": modified,
+                    "modified": _stat_time(int(info.get("modified_ns", 0))),
+                    "created": _stat_time(int(info.get("changed_ns", 0))),
                 }
             )
         return result
