@@ -9,6 +9,7 @@ and messages were taken from running it): the same scenarios run against the rea
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import inspect
@@ -1971,16 +1972,27 @@ def test_list_files_times_are_st_mtime_and_st_ctime(files: praisonai.FileTools, 
     assert entry["modified"] == os.stat(target).st_mtime != 1_700_000_000.0
 
 
-def test_differs_diffs_end_every_line_with_a_newline(tools: praisonai.EditTools, workspace: Path) -> None:
+def test_success_diffs_are_praisonais_render_diff(tools: praisonai.EditTools, workspace: Path) -> None:
+    # PraisonAI's _render_diff: difflib.unified_diff(old.splitlines(keepends=True),
+    # new.splitlines(keepends=True), fromfile="<path> (before)", tofile="<path> (after)", n=3),
+    # bounded to 10 lines of 200 characters.
     write(workspace / "c.txt", b"a\r\nb\r\nc\r\n")
-    # PraisonAI: "@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n"
-    assert tools.edit_file("c.txt", "b", "B").endswith("@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
+    assert tools.edit_file("c.txt", "b", "B").endswith(
+        "--- c.txt (before)\n+++ c.txt (after)\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n"
+    )
     assert (workspace / "c.txt").read_bytes() == b"a\r\nB\r\nc\r\n"
     write(workspace / "n.txt", "a\nb")
-    # PraisonAI: "@@ -1,2 +1,2 @@\n a\n-b+B"
     assert tools.apply_patch("*** Update File: n.txt\n@@\nb\n===\nB\n").endswith(
-        "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n"
+        "--- n.txt (before)\n+++ n.txt (after)\n@@ -1,2 +1,2 @@\n a\n-b+B"
     )
+    write(workspace / "bom.txt", b"\xef\xbb\xbfone\ntwo\n")
+    assert tools.edit_file("bom.txt", "two", "2").endswith("@@ -1,2 +1,2 @@\n one\n-two\n+2\n")
+    long = "".join(f"line {n}\n" for n in range(30))
+    write(workspace / "long.txt", long)
+    shown = tools.edit_file("long.txt", long, long.upper()).split("Diff:\n", 1)[1]
+    before, after = long.splitlines(keepends=True), long.upper().splitlines(keepends=True)
+    expected = list(difflib.unified_diff(before, after, "long.txt (before)", "long.txt (after)", n=3))
+    assert shown == "".join(expected[:10]) + "... (diff truncated)\n"
 
 
 def test_a_file_that_is_not_utf8_is_pythons_unicode_decode_error(

@@ -115,6 +115,7 @@ stands in the way):
 from __future__ import annotations
 
 import codecs
+import difflib
 import errno
 import fnmatch
 import io
@@ -468,6 +469,28 @@ def _bound_diff(diff: str, label: str) -> str:
     return "".join(shown) if shown else _NO_CHANGES
 
 
+def _render_diff(before: str, after: str, label: str) -> str:
+    """PraisonAI's diff of a change: ``difflib``'s unified diff of the text before and after
+    (each line with its own ending, as ``splitlines(keepends=True)`` gives it), under its labels
+    and within its bound (10 lines, 200 characters a line)."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"{label} (before)",
+        tofile=f"{label} (after)",
+        n=3,
+    )
+    shown: list[str] = []
+    for index, line in enumerate(lines):
+        if index >= _DIFF_MAX_LINES:
+            shown.append("... (diff truncated)\n")
+            break
+        if len(line) > _DIFF_MAX_LINE_CHARS:
+            line = line[: _DIFF_MAX_LINE_CHARS - 3] + "...\n"
+        shown.append(line)
+    return "".join(shown) if shown else _NO_CHANGES
+
+
 def _diagnostics(info: Mapping[str, Any] | None, mode: str, display: str) -> str:
     """editkit's post-write diagnostics as PraisonAI appends them (``\\n\\nDiagnostics (tool):
     …``): problems in ``auto`` mode, every checker's verdict in ``on`` mode, nothing when off."""
@@ -759,10 +782,13 @@ class EditTools(_Confined):
             "replace_all": bool(replace_all),
         }
         args.update(_guard(key, expected_hash, force))
+        before = self._raw_text(filepath)
         answer = self._call("edit_file", args)
         if answer["ok"]:
             _record_hash(key, answer.get("sha256"))
-            diff = _bound_diff(answer.get("diff", ""), filepath)
+            diff = self._change_diff(before, filepath, answer.get("sha256"), filepath)
+            if diff is None:
+                diff = _bound_diff(answer.get("diff", ""), filepath)
             diagnostics = _diagnostics(answer.get("diagnostics"), self._post_edit_diagnostics, filepath)
             return (
                 f"Success: Made {answer['replacements']} replacement(s) in {filepath}\n\nDiff:\n{diff}"
@@ -785,6 +811,29 @@ class EditTools(_Confined):
         )
         if answer["ok"]:
             _record_hash(key, answer.get("sha256"))
+
+    def _raw_args(self, filepath: Any) -> dict[str, Any]:
+        """A read of the file's text as it stands: line endings kept, UTF-8 only."""
+        return {"path": self._path(filepath), "include_symbols": False, "raw": True, "encoding": "utf-8"}
+
+    def _raw_text(self, filepath: Any) -> str | None:
+        """The file's text as PraisonAI decodes it for an edit (its line endings kept, a UTF-8
+        BOM left out), or ``None`` when it is not there or not text."""
+        answer = self._call("read_file", self._raw_args(filepath))
+        if not answer["ok"] or answer.get("is_binary"):
+            return None
+        return str(answer.get("content", "")).removeprefix("\ufeff")
+
+    def _change_diff(self, before: str | None, filepath: Any, sha256: Any, label: str) -> str | None:
+        """PraisonAI's diff of the change that left ``filepath`` with content ``sha256``, from
+        its text ``before``; ``None`` when the file no longer holds that content (changed since)
+        or ``before`` is unknown."""
+        if before is None:
+            return None
+        answer = self._call("read_file", self._raw_args(filepath))
+        if not answer["ok"] or answer.get("is_binary") or answer.get("sha256") != sha256:
+            return None
+        return _render_diff(before, str(answer.get("content", "")).removeprefix("\ufeff"), label)
 
     def _edit_refusal(
         self, error: Mapping[str, Any], filepath: str, old_string: Any, expected_hash: str | None
@@ -865,6 +914,10 @@ class EditTools(_Confined):
             return self._patch_refusal(dry["error"], patch, text, names)
         # Unless forced, the toolkit's own guard was armed at the hashes just checked, so the
         # patch is refused if a file changes between that check and the commit.
+        # Each file the patch changes as it stands now, for PraisonAI's diffs.
+        sources = [str(file.get("from") or file.get("path")) for file in dry.get("files") or []
+                   if file.get("action") in ("update", "move")]
+        befores = {source: self._raw_text(source) for source in sources}
         args = {"patch": text, "dialect": _DIALECT, **({"force": True} if force else {})}
         answer = self._call("apply_patch", args)
         if not answer["ok"]:
@@ -889,7 +942,10 @@ class EditTools(_Confined):
                 block = blocks.get(headers, "")
                 verb = "Added" if action == "add" else "Updated"
             _record_hash(self._key(path), file.get("sha256"))
-            diff = _bound_diff(block, display)
+            before = "" if action == "add" else befores.get(str(source or path))
+            diff = self._change_diff(before, path, file.get("sha256"), display)
+            if diff is None:
+                diff = _bound_diff(block, display)
             diagnostics = _diagnostics(file.get("diagnostics"), self._post_edit_diagnostics, path)
             messages.append(f"{verb} {display}\n{diff}{diagnostics}")
         return "Success: Applied patch to {} file(s)\n\n{}".format(len(files), "\n\n".join(messages))
