@@ -1938,3 +1938,56 @@ def test_a_read_only_file_is_pythons_permission_error(workspace: Path, agent: Fi
         assert target.read_text() == "x = 1\n"
     finally:
         target.chmod(0o644)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if True:\n\tx = 1\n        y = 2\n",  # inconsistent tabs: CPython's TabError
+        "x = '\\N{NO SUCH CHARACTER NAME}'\n",  # an unknown character name
+        "x = f'{\"\\n\".join(a)}'\n",  # a backslash in an f-string field (CPython < 3.12)
+        "def f[T](x: T) -> T:\n    return x\n",  # type parameters (CPython >= 3.12)
+        "class A:\n    def m(self):\n        async def inner():\n            pass\n",
+    ],
+)
+def test_validity_is_cpythons_ast_parse(workspace: Path, agent: FileAgent, source: str) -> None:
+    # GAIA validates with ast.parse (read_file's is_valid and errors, write_python_file's
+    # "Invalid Python syntax", edit_python_file's "Edit would result in invalid Python syntax"),
+    # whatever another parser says of the text.
+    try:
+        ast.parse(source)
+        expected = None
+    except SyntaxError as error:
+        expected = str(error)
+    target = workspace / "m.py"
+    written = agent.write_python_file(str(target), source)
+    if expected is None:
+        assert written["status"] == "success"
+        read = agent.read_file(str(target))
+        assert (read["is_valid"], read["errors"]) == (True, [])
+        tree = ast.parse(source)
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        walked = [node for node in ast.walk(tree) if isinstance(node, kinds)]
+        assert [(s["name"], s["line"]) for s in read["symbols"]] == [(n.name, n.lineno) for n in walked]
+    else:
+        assert written == {"status": "error", "error": "Invalid Python syntax", "syntax_errors": [expected]}
+        assert not target.exists()
+        target.write_text(source)
+        read = agent.read_file(str(target))
+        assert (read["is_valid"], read["errors"]) == (False, [expected])
+        target.write_text("x = 0\n")
+        agent.read_file(str(target))  # the agent reads what it edits (the staleness guard)
+        edited = agent.edit_python_file(str(target), "x = 0\n", source)
+        assert (edited["status"], edited["error"]) == ("error", "Edit would result in invalid Python syntax")
+        assert edited["syntax_errors"] == [expected]
+        assert target.read_text() == "x = 0\n"
+
+
+def test_cpython_and_editkits_parser_disagree_on_these_texts(workspace: Path) -> None:
+    # What the test above is about: editkit's own parser takes texts CPython refuses.
+    toolkit = editkit.Toolkit(workspace)
+    for source in ("if True:\n\tx = 1\n        y = 2\n", "x = '\\N{NO SUCH CHARACTER NAME}'\n"):
+        (workspace / "probe.py").write_text(source)
+        assert toolkit.call("check_syntax", {"path": "probe.py"})["valid"] is True
+        with pytest.raises(SyntaxError):
+            ast.parse(source)

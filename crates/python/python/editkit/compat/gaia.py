@@ -673,6 +673,42 @@ def _cpython_errors(text: Optional[str], found: list[str]) -> list[str]:
     return found
 
 
+def _cpython_verdict(text: str) -> Optional[str]:
+    """GAIA's judgement of Python source: ``None`` when CPython's ``ast.parse`` takes it, else
+    the ``str()`` of what it raised (a ``SyntaxError``; a ``ValueError`` for a NUL byte)."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return str(error)
+    return None
+
+
+def _ast_symbols(text: str) -> list[dict[str, Any]]:
+    """GAIA's symbols of source CPython parses: each function and class in ``ast.walk`` order,
+    with its ``line``, and this adapter's ``end_line`` and ``parent`` (the dotted names of the
+    definitions around it, ``None`` at the top)."""
+    parents: dict[ast.AST, Optional[str]] = {}
+    symbols = []
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for node in ast.walk(ast.parse(text)):
+        above = parents.get(node)
+        here = above
+        if isinstance(node, definitions):
+            symbols.append(
+                {
+                    "name": node.name,
+                    "type": "class" if isinstance(node, ast.ClassDef) else "function",
+                    "line": node.lineno,
+                    "end_line": node.end_lineno,
+                    "parent": above,
+                }
+            )
+            here = f"{above}.{node.name}" if above else node.name
+        for child in ast.iter_child_nodes(node):
+            parents[child] = here
+    return symbols
+
+
 def _with_cpython_errors(result: dict[str, Any], text: Optional[str]) -> dict[str, Any]:
     """``result`` (a refusal) with GAIA's ``syntax_errors`` for ``text`` when it has them."""
     if "syntax_errors" in result:
@@ -1234,11 +1270,14 @@ class FileIOToolsMixin:
         }
         if extension == ".py":
             result["file_type"] = "python"
-            result["is_valid"] = bool(answer.get("is_valid"))
-            result["errors"] = [_syntax_error_text(error) for error in answer.get("errors", ())]
-            if not result["is_valid"]:
-                result["errors"] = _cpython_errors(answer["content"], result["errors"])
-            if result["is_valid"]:
+            # GAIA's verdict is CPython's (ast.parse of the text, its BOM left out: see the table).
+            verdict = _cpython_verdict(answer["content"])
+            result["is_valid"] = verdict is None
+            result["errors"] = [] if verdict is None else [verdict]
+            if result["is_valid"] and not answer.get("is_valid"):
+                # CPython takes what editkit's parser does not: the symbols are CPython's too.
+                result["symbols"] = _ast_symbols(answer["content"])
+            elif result["is_valid"]:
                 symbols = [symbol for symbol in answer.get("symbols", ()) if _symbol_type(symbol["kind"])]
                 symbols.sort(key=_walk_order(answer["content"]))
                 result["symbols"] = [
@@ -1309,11 +1348,16 @@ class FileIOToolsMixin:
                 except (ValueError, RecursionError, MemoryError):
                     pass
             return toolkit
+        if validate:
+            # GAIA validates with CPython's ast.parse before anything else.
+            verdict = _cpython_verdict(content)
+            if verdict is not None:
+                return _failure("Invalid Python syntax", syntax_errors=[verdict])
         path = _absolute(file_path)
         refused = self._oversize(toolkit, path, file_path, len(content.encode("utf-8")), "write")
         if refused:
             return refused
-        args = {"path": path, "content": content, "validate": validate, "create_dirs": create_dirs}
+        args = {"path": path, "content": content, "validate": False, "create_dirs": create_dirs}
         answer = toolkit.call("write_python_file", args)
         if not answer.get("ok"):
             refused = _refusal(answer.get("error") or {}, file_path, path, "write", toolkit=toolkit)
@@ -1364,10 +1408,13 @@ class FileIOToolsMixin:
             "dry_run": dry_run,
         }
         before = _text_of(toolkit, path)
-        refused = self._leaves_errors(toolkit, path, args, before)
+        refused, judged = self._cpython_judges(toolkit, path, args, before)
         if refused:
             return refused
-        answer = toolkit.call("edit_python_file", args)
+        # Judged by CPython, the edit is made without editkit's own syntax check (edit_file).
+        answer = toolkit.call("edit_file" if judged else "edit_python_file", args)
+        if answer.get("ok") and "would_change" not in answer:
+            answer["would_change"] = answer["replacements"] > 0
         if not answer.get("ok"):
             error = answer.get("error") or {}
             if error.get("kind") == "no_change":
@@ -1619,29 +1666,25 @@ class FileIOToolsMixin:
         }
 
     @staticmethod
-    def _leaves_errors(
+    @staticmethod
+    def _cpython_judges(
         toolkit: editkit.Toolkit, path: str, args: Mapping[str, Any], before: Optional[str]
-    ) -> Optional[dict[str, Any]]:
-        """GAIA's refusal of an edit to a file that already has syntax errors when the edited
-        text still has one ("Edit a Python file by replacing content with validation": the
-        result is validated whole, as GAIA's ``ast.parse`` of it), else ``None``. editkit
-        refuses the errors an edit adds by itself; an edit of a valid file needs nothing more."""
+    ) -> tuple[Optional[dict[str, Any]], bool]:
+        """GAIA's judgement of an edit: CPython's ``ast.parse`` of the whole edited text. The
+        edit is found as editkit finds it (a dry run) and applied to ``before``; its result is
+        GAIA's refusal (``Edit would result in invalid Python syntax``) when CPython refuses
+        the text, and whether CPython judged it (``False``: the text could not be rebuilt, and
+        editkit's own check stands)."""
         if before is None:
-            return None
-        check = toolkit.call("check_syntax", {"path": path})
-        if not check.get("ok") or check.get("valid"):
-            return None
-        dry = toolkit.call("edit_python_file", {**args, "dry_run": True})
+            return None, False
+        dry = toolkit.call("edit_file", {**args, "dry_run": True})
         after = _applied(before, dry["diff"]) if dry.get("ok") and not dry.get("diff_truncated") else None
         if after is None:
-            return None
-        try:
-            ast.parse(after)
-        except SyntaxError as error:
-            return _failure("Edit would result in invalid Python syntax", syntax_errors=[str(error)])
-        except (ValueError, RecursionError, MemoryError):
-            return None
-        return None
+            return None, False
+        verdict = _cpython_verdict(after)
+        if verdict is not None:
+            return _failure("Edit would result in invalid Python syntax", syntax_errors=[verdict]), True
+        return None, True
 
     def edit_file(
         self,
@@ -1823,17 +1866,13 @@ class FileIOToolsMixin:
         check = toolkit.call("check_syntax", {"path": path})
         if not check.get("ok"):
             return _refusal(check.get("error") or {}, file_path, path, "edit", toolkit=toolkit)
-        if Path(path).suffix.lower() not in (".py", ".pyi"):
-            # The specification's tool replaces a function "in a Python file": another file is
-            # read as Python, as GAIA reads it, and one that is not Python is refused.
-            text = _text_of(toolkit, path)
-            try:
-                ast.parse(text or "")
-            except SyntaxError as error:
-                return _failure(f"File has syntax errors: {error}")
-        if not check["valid"] and check["errors"]:
-            first = _cpython_errors(_text_of(toolkit, path), [_syntax_error_text(check["errors"][0])])[0]
-            return _failure(f"File has syntax errors: {first}")
+        # GAIA parses the file with ast.parse first (any file is read as Python).
+        text = _text_of(toolkit, path)
+        verdict = _cpython_verdict(text) if text is not None else None
+        if verdict is not None:
+            return _failure(f"File has syntax errors: {verdict}")
+        if text is None and not check["valid"] and check["errors"]:
+            return _failure(f"File has syntax errors: {_syntax_error_text(check['errors'][0])}")
         args = {
             "path": path,
             "function_name": function_name,
