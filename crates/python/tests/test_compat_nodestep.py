@@ -946,25 +946,45 @@ def test_row_new_text_takes_the_files_line_endings(ws: LocalWorkspace, workspace
     assert (workspace / "cut.txt").read_bytes() == b"xby\r\n"
 
 
-def test_row_in_a_mixed_file_an_old_text_matches_with_any_line_endings(
+def _nodestep_edit(content: str, old: str, new: str, replace_all: bool) -> tuple[str, int]:
+    """nodestep's LocalWorkspace.edit on a file's text (read with newline=""): "In a CRLF file,
+    old and new written with LF match and are written with CRLF"; otherwise old as spelt."""
+    if old not in content and "\r\n" in content and "\r\n" not in old:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    if replace_all:
+        return content.replace(old, new), content.count(old)
+    return (content.replace(old, new, 1), 1) if old in content else (content, 0)
+
+
+@pytest.mark.parametrize(
+    ("raw", "old", "new", "replace_all"),
+    [
+        (b"x\r\ny\nx\ny\n", "x\ny", "z", False),  # as spelt once, twice with any ending
+        (b"x\r\ny\nx\ny\n", "x\ny", "w\nv", True),
+        (b"w\r\nv\nz\ny\n", "x\ny", "q", True),  # not as spelt: 0
+        (b"a\rb\nc\n", "a\nb", "A\nB", False),  # a CR where old has an LF: 0
+        (b"a\r\nb\na\nb\n", "a\nb", "c\nd", True),  # the LF one only
+        (b"a\nb\r\na\r\nb\n", "a\r\nb", "c\r\nd", False),  # the CRLF one only
+        (b"one\r\ntwo\nthree\n", "one\ntwo", "1\n2", False),  # LFs as CRLFs: nodestep's retry
+    ],
+)
+def test_in_a_mixed_file_old_is_found_only_as_spelt(
+    ws: LocalWorkspace, workspace: Path, raw: bytes, old: str, new: str, replace_all: bool
+) -> None:
+    (workspace / "mixed.txt").write_bytes(raw)
+    expected, count = _nodestep_edit(raw.decode(), old, new, replace_all)
+    assert ws.edit("mixed.txt", old, new, replace_all=replace_all) == count
+    assert (workspace / "mixed.txt").read_bytes() == expected.encode()
+
+
+def test_row_in_a_mixed_file_old_spelt_as_several_places_is_refused(
     ws: LocalWorkspace, workspace: Path
 ) -> None:
-    raw = b"x\r\ny\nx\ny\n"  # "x\ny" stands once as spelt, twice with any ending
+    raw = b"x\r\ny\nx\ny\nx\ny\n"
     (workspace / "mixed.txt").write_bytes(raw)
-    with pytest.raises(WorkspaceError, match="2 places") as refused:
-        ws.edit("mixed.txt", "x\ny", "z")  # nodestep: replaces the LF one
-    assert isinstance(refused.value.__cause__, editkit.Ambiguous)
+    with pytest.raises(WorkspaceError, match="2 times"):
+        ws.edit("mixed.txt", "x\ny", "z")  # nodestep: replaces the first
     assert (workspace / "mixed.txt").read_bytes() == raw
-    assert ws.edit("mixed.txt", "y\nx\ny", "y\nz\ny") == 1  # with more context, one place
-    assert (workspace / "mixed.txt").read_bytes() == b"x\r\ny\nz\ny\n"
-    assert ws.edit("mixed.txt", "x\ny", "w\nv", replace_all=True) == 1  # nodestep: 0 (not as spelt)
-    assert (workspace / "mixed.txt").read_bytes() == b"w\r\nv\nz\ny\n"
-    (workspace / "cr.txt").write_bytes(b"a\rb\nc\n")
-    assert ws.edit("cr.txt", "a\nb", "A\nB") == 1  # nodestep: 0
-    assert (workspace / "cr.txt").read_bytes() == b"A\rB\nc\n"
-    (workspace / "two.txt").write_bytes(b"a\r\nb\na\nb\n")
-    assert ws.edit("two.txt", "a\nb", "c\nd", replace_all=True) == 2  # nodestep: 1 (the LF one)
-    assert (workspace / "two.txt").read_bytes() == b"c\r\nd\nc\nd\n"
 
 
 def test_row_an_old_text_taking_in_the_byte_order_mark_is_refused(

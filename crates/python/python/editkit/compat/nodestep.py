@@ -605,6 +605,10 @@ class LocalWorkspace(_WorkspaceBase):
             )
         if not _findable(old, str(read.line_endings)):
             return 0
+        if str(read.line_endings) == "mixed" and _LINE_BREAKS.search(old):
+            spelt = self._edit_as_spelt(path, read, old, new, replace_all)
+            if spelt is not None:
+                return spelt
         # The same text in editkit's view of the file, where every line ending is an LF; editkit
         # finds it exactly (strict), as str.count and str.replace do.
         wanted = old.replace("\r\n", "\n").replace("\r", "\n")
@@ -631,6 +635,45 @@ class LocalWorkspace(_WorkspaceBase):
         except editkit.EditkitError as error:
             raise _refused(error, path) from error
         return done.replacements
+
+    def _edit_as_spelt(
+        self, path: str, read: editkit.ReadFileResult, old: str, new: str, replace_all: bool
+    ) -> int | None:
+        """nodestep's edit of a file mixing line endings: ``old`` found only as spelt (or, when
+        it is not and holds no CRLF, with its LFs as CRLFs), where editkit's strict matching
+        takes any line endings. ``None`` when editkit finds exactly those places (its own edit
+        then runs); else the places are edited here, the new text's line breaks taking the
+        ending of the text it replaces, and the count returned."""
+        content = str(read.content)
+        target = old
+        if old not in content and "\r\n" in content and "\r\n" not in old:
+            target = old.replace("\n", "\r\n")
+        count = content.count(target)
+        wanted = old.replace("\r\n", "\n").replace("\r", "\n")
+        try:
+            places = self._toolkit.edit_file(
+                path, wanted, new, replace_all=True, strict=True, dry_run=True, expected_hash=read.sha256
+            ).replacements
+        except editkit.AlreadyApplied as error:
+            raise _refused(error, path) from error
+        except editkit.EditkitError:
+            places = 0
+        if count == 0:
+            return 0  # not as spelt: nodestep's "not found", whatever editkit finds spelt otherwise
+        if places == count:
+            return None
+        if count > 1 and not replace_all:
+            raise WorkspaceError(
+                f"Old text stands {count} times in '{path}'; give more context or pass replace_all=True"
+            )
+        ending = _LINE_BREAKS.search(target)
+        replacement = _LINE_BREAKS.sub(ending.group() if ending else "\n", new)
+        edited = content.replace(target, replacement, -1 if replace_all else 1)
+        try:
+            self._toolkit.write_file(path, edited, expected_hash=read.sha256)
+        except editkit.EditkitError as error:
+            raise _refused(error, path) from error
+        return count if replace_all else 1
 
     def _files(self, pattern: str, path: str) -> list[str]:
         """The files under the directory ``path`` matching ``pattern``, relative to the root."""
