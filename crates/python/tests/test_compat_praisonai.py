@@ -2173,3 +2173,20 @@ def test_list_files_with_a_pattern_of_several_parts_is_path_glob(
     listed = files.list_files(".", "**/*.py")
     assert sorted(entry["name"] for entry in listed) == [".d2.py", ".dot.py", "a.py", "h.py", "s.py"]
     assert [entry["name"] for entry in files.list_files(".", "sub/.hid/*")] == ["h.py"]
+
+
+def test_safer_search_files_enters_no_linked_folder(tools: praisonai.EditTools, workspace: Path) -> None:
+    write(workspace / "d/a.py", "needle\n")
+    (workspace / "d/up").symlink_to("..", target_is_directory=True)  # glob.glob: 41 copies of a.py
+    (workspace / "alias").symlink_to("d", target_is_directory=True)  # glob.glob: alias/a.py too
+    found = json.loads(tools.search_files(".", "needle"))
+    assert [result["file"] for result in found["results"]] == ["d/a.py"]
+
+
+def test_differs_list_files_with_a_pattern_naming_a_linked_folder(
+    files: praisonai.FileTools, workspace: Path
+) -> None:
+    write(workspace / "d/a.py", "x\n")
+    (workspace / "alias").symlink_to("d", target_is_directory=True)
+    assert [entry["name"] for entry in files.list_files(".", "**/*.py")] == ["a.py"]  # as Path.glob
+    assert files.list_files(".", "alias/*.py") == []  # Path.glob: alias/a.py

@@ -5,12 +5,14 @@ The ten file tools of the AMD GAIA code agent, with the interface GAIA documents
 ``{"status": "success", ...}`` / ``{"status": "error", "error": ...}`` dicts and messages, and
 the same host contract (a class mixes ``FileIOToolsMixin`` in, sets ``self.path_validator`` and
 calls ``register_file_io_tools()``, which registers each tool with the ``@tool`` registry).
-Every read, write, match, syntax check, diff and path decision is made by an
+Every read, write, match, diff and path decision is made by an
 :class:`editkit.Toolkit` whose roots are the validator's ``allowed_paths`` and whose blocked
 patterns are GAIA's write-deny list (``gaia.security``: shell startup files, credential and key
 names and extensions, autostart and git folders, system and credential folders) plus the
 validator's ``blocked_paths``; this module only translates arguments and results, in GAIA's
-words.
+words. Whether Python source is valid is GAIA's judgement, CPython's ``ast.parse`` (in this
+process: nothing is run), for ``read_file``, ``write_python_file``, ``edit_python_file`` (of the
+whole edited text) and ``replace_function`` (of the file).
 
 The validator is this module's :class:`PathValidator` or GAIA's own
 (``gaia.security.PathValidator``): of any other object only ``allowed_paths`` (and
@@ -69,7 +71,16 @@ test and says why; it does not differ otherwise):
 | ``search_code`` of a directory that does not exist, or of a file | zero results | a missing directory is an error (``not_found``); a file is searched | a misspelt path is never answered "no matches", which the agent would take for a fact |
 | ``update_gaia_md`` on an existing ``GAIA.md`` | rewrites the whole file: boilerplate, this call's sections only, a new timestamp; hand-written sections and the sections not given this time are dropped | replaces this call's sections and the ``**Last Updated:**`` line in place (inserting a missing one where GAIA puts it) and keeps everything else; a new file is GAIA's, byte for byte | hand-written sections are never dropped |
 | Files over 16 MiB (``max_read_bytes``) | read whole into memory | refused (``too_large``, naming the limit) | a huge file cannot exhaust memory or flood the model's context |
-| A file with NUL bytes that is valid UTF-8 | read as text | read as binary (``[Binary file, N bytes]``) | a binary file is never edited as text, which would corrupt it |
+| A file with NUL bytes that is valid UTF-8 | read as text; searched by ``search_code`` | read as binary (``[Binary file, N bytes]``); ``search_code`` leaves it out (counted in ``files_searched``, as a file GAIA could not read) | a binary file is never edited as text, which would corrupt it, nor offered to the agent as text to edit |
+
+As GAIA, every file is opened as UTF-8 only: one in another encoding (a legacy code page,
+UTF-16), which editkit could read, is binary to ``read_file``, left out by ``search_code`` and,
+to the other tools, an error worded as Python's ``UnicodeDecodeError`` (``'utf-8' codec can't
+decode byte 0xe9 in position 3: invalid continuation byte``); a read-only file or another
+``OSError`` is worded as Python's (``[Errno 13] Permission denied: '…'``). ``search_code`` walks
+every folder as ``os.walk`` does, hidden ones and those a ``.gitignore`` names included, follows a
+link to a file inside the allowed paths and enters no linked folder; its results are in path
+order (``os.walk``'s is the file system's, which nothing fixes).
 
 Where the specification leaves GAIA's code behind, this adapter follows the specification: ``read_file``'s
 ``file_type`` is one of its four, and ``update_gaia_md`` takes ``structure`` as text too ("``str`` or
@@ -80,9 +91,7 @@ stands in the way):
 
 | Situation | GAIA's ``FileIOToolsMixin`` | This adapter | Not yet as GAIA because |
 |---|---|---|---|
-| ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path | the toolkit's search always honours ``.gitignore`` and hidden files (no option to turn it off) |
-| Syntax errors where editkit's parser finds the text invalid and CPython's does not, and ``replace_function``'s "Replacement would result in invalid syntax" | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser (elsewhere the errors are CPython's, as GAIA's) | CPython has no message for text it accepts, and the replaced text is editkit's to build |
-| Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message | editkit does the reading and writing, so there is no Python exception to quote |
+| ``replace_function``: whether the result parses ("Replacement would result in invalid syntax") | CPython's ``ast.parse`` of the new file | editkit's parser of the new file (on the texts where the two disagree; CPython's message when both refuse) | the toolkit builds the replaced text and checks it in one step, without showing it first |
 """
 
 # The annotations stay evaluated at runtime (no ``from __future__ import annotations``, hence

@@ -30,7 +30,11 @@ writes, edits and deletes).
 
 ``edit`` finds ``old`` as nodestep does, exactly (editkit's strict matching: no tolerance for
 drift), counted as ``str.count`` counts (overlapping places once), and as spelt in the file's
-line endings or, in a CRLF file, with its LFs as CRLFs.
+line endings or, in a CRLF file, with its LFs as CRLFs (in a file mixing line endings, only as
+spelt, so, as nodestep's, only there). As nodestep, files are read as UTF-8 only: one in a legacy
+code page or UTF-16, which editkit could read, is "not a UTF-8 text file" (in ``grep``'s
+``skipped``). ``glob`` and ``grep`` take what ``Path.glob`` and ``rglob`` take: hidden files,
+files a ``.gitignore`` names, and files linked inside the root.
 
 Where this class deliberately differs from nodestep's because it is safer (each row has a test
 and says why; it behaves the same everywhere else):
@@ -57,8 +61,7 @@ stands in the way):
 
 | Case | nodestep's ``LocalWorkspace`` | this class | Not yet as nodestep because |
 |---|---|---|---|
-| ``edit`` in a file mixing line endings, of an ``old`` holding a line break | finds ``old`` only as spelt (or, if not, with its LFs as CRLFs) | finds it with any line endings: in several places, ``WorkspaceError`` (ambiguous), or with ``replace_all`` every one replaced; in one place spelt otherwise, replaced | editkit's strict matching compares lines whatever their endings |
-| ``glob`` and ``grep``: hidden files, files a ``.gitignore`` ignores (in a git repository), links inside the root | matched and searched | left out, as ripgrep does: links are not followed (a ``path`` that is a link is) | the toolkit's search and glob always honour ``.gitignore`` and hidden files (not following links inside the root is the safe part) |
+| ``glob`` or ``grep`` with a pattern naming a folder linked inside the root (``alias-dir/*.py``) | that folder's files (``Path.glob`` follows a link it is told to, not one ``**`` meets) | nothing | the toolkit's walk never enters a linked folder, whatever the pattern |
 """
 
 from __future__ import annotations

@@ -67,7 +67,10 @@ overlapping places as several. The two documented refusals of ``edit()`` keep th
 words on their first line (``Error: '...' found multiple times. ...``, ``Error: '...' not found in
 text.``); a second line gives editkit's detail (the candidate lines, the closest region). The
 original's private attributes ``_lines``, ``_file_mtime`` and ``_trailing_newline`` do not exist
-(``_file_path`` holds the loaded file's absolute path, or ``None``).
+(``_file_path`` holds the loaded file's absolute path, or ``None``). As the original,
+``load()`` reads the file as UTF-8 only: one that is not (invalid UTF-8, or a legacy code page or
+UTF-16, which editkit could read) is ``Error: UnicodeDecodeError: 'utf-8' codec can't decode
+byte ...``, in Python's words.
 """
 
 from __future__ import annotations

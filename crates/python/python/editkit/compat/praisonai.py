@@ -65,6 +65,16 @@ section header): '<line>'``.
 ``copy_file``, ``move_file``, ``delete_file``, ``get_file_info`` and
 ``download_file`` are not provided.
 
+As PraisonAI, the tools open files as UTF-8 (``FileTools`` in the ``encoding`` given, any of
+Python's codecs, applied here to the file's bytes): a file that does not decode is an error in
+Python's words (``'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation
+byte``), and ``search_files`` skips it. ``search_files`` reads every file ``glob.glob`` finds
+(``.gitignore``d ones included; a name starting with a dot only where the pattern names it) and
+each line as ``readlines()`` gives it (a lone CR ends a line); ``list_files`` lists what
+``Path.glob`` finds (dot files included) with ``os.stat``'s ``st_mtime`` and ``st_ctime``, in
+name order (PraisonAI's is the file system's, which nothing fixes); success messages carry
+PraisonAI's own diff of the file's text before and after.
+
 Where this adapter differs from the original because it is deliberately safer (each row has a
 test and says why; it does not differ otherwise):
 
@@ -73,7 +83,7 @@ test and says why; it does not differ otherwise):
 | ``old_string`` differs from the file by indentation or whitespace | the fuzzy ladder pastes ``new_string`` as given, unindented; a block-anchor match may rewrite lines the old text never named | the one matching region is replaced and ``new_string`` re-indented like the file; a similar block is changed line by line or refused, never guessed | a guessed block can rewrite lines the old text never named, and unindented code changes its meaning |
 | The same edit is sent twice (a retry) | "String not found", or applied again when the old text sits inside the new (``foo`` → ``foo bar`` twice gives ``foo bar bar``) | refused: ``Error: String not found in file: '…' - the new text is already there …``; the file is not touched | a retry never applies an edit a second time |
 | ``old_string == new_string`` | ``Success: Made 1 replacement(s)`` (file rewritten, "No changes detected") | refused: ``Error: old_string and new_string are identical - the edit would change nothing`` | the agent is never told it changed a file it did not change |
-| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending | an edit changes only the text it names, never every line's ending |
+| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending (and the success message's diff shows them so, where PraisonAI's shows the new text as given) | an edit changes only the text it names, never every line's ending |
 | The hash ``read_file`` returns (and ``expected_hash`` is checked against) | SHA-256 of the decoded text without its BOM | SHA-256 of the bytes on disk, BOM included (the same value for a file without BOM), so adding or dropping a BOM is a change | adding or dropping a BOM is a change the staleness guard sees |
 | A write is interrupted (crash, power loss, full disk) | written in place, never fsynced: a torn or empty file | a complete temp file renamed over the target: old or new content, never a mix; ``apply_patch`` commits all files or none through a journal. The default durability, ``"atomic"``, does not fsync (a power failure may lose the latest writes, as with PraisonAI, but never tears a file); ``durability="full"`` (``create_edit_tools``, ``EditTools``, ``FileTools``, ``create_file_tools``) fsyncs file and folder before returning; a ``toolkit=`` passed in keeps its own | a crash never leaves a torn or empty file |
 | A custom formatter (``formatters=``) | run on the file in place, from the project, with the project's configuration files in reach | run on a private copy of the file (the same name) in a private folder, contained as editkit's own formatters (a scrubbed environment, no network, no writes outside that folder); its result is written through editkit under the file's lock: a formatter changes nothing but the file, and no configuration the repository ships is read | a formatter cannot change anything but the file, nor run on configuration the repository ships |
@@ -82,6 +92,7 @@ test and says why; it does not differ otherwise):
 | ``.git`` internals, ``.env`` files, private keys, credential files | read, edited, searched, listed | refused for reads, edits, patches and writes; left out of searches and listings | secrets are neither read into the model's context nor changed |
 | A ``Workspace`` with ``access="ro"`` or ``"none"`` | ``EditTools`` still edits and patches | every write refused; reads still work | a read-only workspace is read-only for every tool |
 | Binary files (NUL bytes) | read and edited when they decode as UTF-8 | refused by every tool; ``search_files`` skips them | a binary file is never edited as text, which would corrupt it |
+| A folder linked inside the root, in ``search_files`` | walked (``glob.glob`` follows it: a link to a parent folder is walked again at every level, 40 deep, each file found 41 times) | not entered (a link to a file is followed, as PraisonAI follows it) | one call cannot loop through a link cycle, nor show a file many times |
 | Files over 16 MiB | read whole into memory | refused with the limit named (``toolkit=editkit.Toolkit(..., max_read_bytes=…)`` raises it) | a huge file cannot exhaust memory or flood the model's context |
 | A ``*** Delete File:`` section naming a folder | the folder is renamed aside (``<folder>.praison_patch_tmp``) and reported ``Deleted`` | refused (``Error applying patch: [Errno 21] Is a directory: '…'``) | a file deletion never takes a whole folder with it |
 | A patch opening with ``*** Begin Patch`` that does not end with ``*** End Patch`` | the part present is applied | refused as cut off; nothing is written | a patch cut off in transit is never half applied |
@@ -102,14 +113,9 @@ stands in the way):
 
 | Situation | PraisonAI 1.7.17 | This adapter | Not yet as PraisonAI because |
 |---|---|---|---|
-| The diff in a success message | lines end as in the file (``-b\\r\\n+B\\r\\n`` for a CRLF file; a hunk's new lines end with ``\\n`` but the last); a last line without line end runs into the next (``-b+B``) | every line ends with ``\\n``; a last line without line end is marked ``\\ No newline at end of file`` | editkit's diffs end every line and mark a missing final newline; the adapter shows them as they are |
-| A file that is not UTF-8 | ``Error … <path>: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte`` | ``Error … <path>: `<path>` is not valid UTF-8 (first bad byte at offset 3); … (best guess: windows-1252) …`` (the same in ``Error: Cannot update '<path>': …``) | editkit decodes the file, and its message is its own |
 | A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed | in editkit's hunk dialect a blank last line is a separator, so the empty line cannot be spelt |
+| ``list_files`` with a pattern naming a folder linked inside the root (``alias/*.py``) | that folder's files (``Path.glob`` follows a link it is told to, not one ``**`` meets) | nothing | the toolkit's walk never enters a linked folder, whatever the pattern |
 | ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators | editkit's patch engine ends every added line; the dialect cannot spell a file without a final newline |
-| ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line | the toolkit's search always honours ``.gitignore`` and hidden files, and its lines end at LF |
-| ``list_files(directory, pattern)`` with a pattern of several parts (``**/*.py``) | every file ``Path.glob`` finds, dot files and files in dot folders and ``.gitignore``d ones included | honours ``.gitignore`` and leaves dot files and dot folders out (a one-part pattern, ``*.py``, lists the folder's files, dot files and ignored ones included, as PraisonAI) | the toolkit's glob always honours ``.gitignore`` and hidden files |
-| ``list_files`` order, ``'modified'``, ``'created'`` | directory order; ``st_mtime``, ``st_ctime`` (fractional seconds) | sorted by name; both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds | the toolkit lists by name and its ``file_info`` has neither change time nor fractions of a second |
-| ``file_tools`` with an ``encoding`` other than UTF-8 and the code pages editkit reads and writes byte for byte as Python does (``cp1250``-``cp1258``, ``cp874``, ``iso8859-2``...``-16`` but 9 and 11, ``koi8-r``, ``cp866``, ``mac-roman``) | decodes or encodes with any Python codec | refused (``Error reading file …`` / ``False``) | the toolkit's WHATWG encodings give other characters for the rest (``latin-1`` is read as windows-1252) or are not mapped yet (CJK code pages, UTF-16) |
 """
 
 from __future__ import annotations
