@@ -717,6 +717,13 @@ pub struct ReplaceFunctionRequest {
     /// Keep the previous content for undo and return its path (default: true).
     #[serde(default = "yes")]
     pub backup: bool,
+    /// Answer the diff and the new content's hash without writing (default: false).
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Refuse a result with more syntax errors than the file had (default: true); false leaves
+    /// the judgement to the caller (an application checking with its own parser).
+    #[serde(default = "yes")]
+    pub validate: bool,
 }
 
 /// What replace_function did.
@@ -730,9 +737,11 @@ pub struct ReplaceFunctionResponse {
     pub backup_path: Option<String>,
     /// Unified diff of the change (bounded).
     pub diff: String,
-    /// SHA-256 of the new content.
+    /// SHA-256 of the new content (that the file would have, on a dry run).
     #[schemars(with = "String")]
     pub sha256: editkit_vfs::Sha256,
+    /// Whether this was a dry run (nothing written).
+    pub dry_run: bool,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2001,7 +2010,7 @@ request!(
 );
 request!(
     ReplaceFunctionRequest { path: String, function_name: String, new_implementation: String }
-    defaults { backup: bool = yes() }
+    defaults { backup: bool = yes(), dry_run: bool = false, validate: bool = yes() }
 );
 request!(
     ApplyPatchRequest { patch: String }

@@ -930,3 +930,32 @@ fn a_cut_patch_is_refused_in_every_dialect_given() {
     env.ok("apply_patch", json!({"patch": whole, "dialect": "hunks"}));
     assert_eq!(env.get("lib/app.py"), "x = 2\n");
 }
+
+#[test]
+fn replace_function_dry_run_shows_the_change_and_validate_false_skips_the_syntax_check() {
+    let source = "def f():\n    return 1\n\n\ndef g():\n    return 2\n";
+    let env = Env::with_files(&[("m.py", source)]);
+    // A dry run answers the diff and the hash the file would have, and writes nothing.
+    let dry = env.ok(
+        "replace_function",
+        json!({"path": "m.py", "function_name": "f", "new_implementation": "def f():\n    return 3\n", "dry_run": true}),
+    );
+    assert_eq!(dry["dry_run"], true);
+    assert!(dry["diff"].as_str().unwrap().contains("-    return 1\n+    return 3\n"), "{dry}");
+    assert_eq!(env.get("m.py"), source);
+    let expected = source.replace("return 1", "return 3");
+    assert_eq!(dry["sha256"], editkit::vfs::Sha256::of(expected.as_bytes()).to_string());
+    // A result editkit's parser refuses is refused, unless validate is false (the caller judges).
+    let broken = json!({"path": "m.py", "function_name": "f", "new_implementation": "def f():\n    return (\n"});
+    env.refused("replace_function", broken.clone(), "syntax_error");
+    let mut unchecked = broken;
+    unchecked["validate"] = json!(false);
+    unchecked["dry_run"] = json!(true);
+    let shown = env.ok("replace_function", unchecked.clone());
+    assert!(shown["diff"].as_str().unwrap().contains("+    return (\n"), "{shown}");
+    assert_eq!(env.get("m.py"), source);
+    unchecked["dry_run"] = json!(false);
+    let written = env.ok("replace_function", unchecked);
+    assert_eq!(written["dry_run"], false);
+    assert!(env.get("m.py").contains("return (\n"));
+}
