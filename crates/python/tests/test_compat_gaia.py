@@ -1991,3 +1991,24 @@ def test_cpython_and_editkits_parser_disagree_on_these_texts(workspace: Path) ->
         assert toolkit.call("check_syntax", {"path": "probe.py"})["valid"] is True
         with pytest.raises(SyntaxError):
             ast.parse(source)
+
+
+def test_replace_function_judges_the_result_with_cpython(workspace: Path, agent: FileAgent) -> None:
+    # GAIA: ast.parse(modified_content); on SyntaxError "Replacement would result in invalid
+    # syntax" with "syntax_errors": [str(e)], and nothing written. editkit's parser takes this
+    # text; CPython does not (an unknown character name).
+    target = workspace / "m.py"
+    target.write_text("def f():\n    return 0\n")
+    agent.read_file(str(target))
+    implementation = "def f():\n    return '\\N{NO SUCH CHARACTER NAME}'\n"
+    with pytest.raises(SyntaxError) as error:
+        ast.parse(implementation)
+    result = agent.replace_function(str(target), "f", implementation, backup=False)
+    assert result == {
+        "status": "error",
+        "error": "Replacement would result in invalid syntax",
+        "syntax_errors": [str(error.value)],
+    }
+    assert target.read_text() == "def f():\n    return 0\n"
+    done = agent.replace_function(str(target), "f", "def f():\n    return 1\n", backup=False)
+    assert done["status"] == "success" and target.read_text() == "def f():\n    return 1\n"

@@ -357,6 +357,7 @@ class EditPythonFileResult(Result):
 class ReplaceFunctionResult(Result):
     backup_path: str | None
     diff: str
+    dry_run: bool
     function_replaced: str
     path: str
     sha256: str
@@ -719,6 +720,8 @@ class Toolkit:
         new_implementation: str,
         *,
         backup: bool | None = ...,
+        dry_run: bool | None = ...,
+        validate: bool | None = ...,
         **aliases: Any,
     ) -> ReplaceFunctionResult:
         """Replace a whole function or method by name (func, Class.method, Outer.Inner.method) in a Python, TypeScript, TSX or JavaScript file. The new definition is re-indented to fit and decorators are kept unless it brings its own. Refuses unknown names (listing the available ones), duplicates (with their lines) and results that would not parse."""

@@ -85,13 +85,6 @@ order (``os.walk``'s is the file system's, which nothing fixes).
 Where the specification leaves GAIA's code behind, this adapter follows the specification: ``read_file``'s
 ``file_type`` is one of its four, and ``update_gaia_md`` takes ``structure`` as text too ("``str`` or
 ``dict``"; GAIA writes an empty ``Project Structure`` block for text).
-
-Differences that are not safer, still to be removed (each has a test; the last column says what
-stands in the way):
-
-| Situation | GAIA's ``FileIOToolsMixin`` | This adapter | Not yet as GAIA because |
-|---|---|---|---|
-| ``replace_function``: whether the result parses ("Replacement would result in invalid syntax") | CPython's ``ast.parse`` of the new file | editkit's parser of the new file (on the texts where the two disagree; CPython's message when both refuse) | the toolkit builds the replaced text and checks it in one step, without showing it first |
 """
 
 # The annotations stay evaluated at runtime (no ``from __future__ import annotations``, hence
@@ -1889,6 +1882,16 @@ class FileIOToolsMixin:
             "backup": backup,
         }
         before = _text_of(toolkit, path)
+        if text is not None and before is not None:
+            # GAIA's judgement of the result: CPython's ast.parse of the replaced text, shown by
+            # a dry run, applied to the text read.
+            dry = toolkit.call("replace_function", {**args, "dry_run": True, "validate": False})
+            after = _applied(before, dry["diff"]) if dry.get("ok") else None
+            if after is not None:
+                verdict = _cpython_verdict(after)
+                if verdict is not None:
+                    return _failure("Replacement would result in invalid syntax", syntax_errors=[verdict])
+                args["validate"] = False
         answer = toolkit.call("replace_function", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
