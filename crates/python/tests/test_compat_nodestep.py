@@ -1089,17 +1089,21 @@ def test_glob_and_grep_take_hidden_ignored_and_linked_files_as_path_glob_does(
     assert globbed == GrepResult(matches={name: ["needle"] for name in files})
 
 
-def test_differs_a_pattern_naming_a_linked_folder_finds_nothing(
-    ws: LocalWorkspace, workspace: Path
-) -> None:
+def test_a_linked_folder_is_entered_where_path_glob_enters_it(ws: LocalWorkspace, workspace: Path) -> None:
+    # Path.glob: ** enters no linked folder (nor a loop); a segment of the pattern, a name or a
+    # wildcard, follows a link to a folder inside the root.
     seed(ws, {"real/d.py": "needle\n"})
     (workspace / "alias-dir").symlink_to("real", target_is_directory=True)
     (workspace / "real" / "loop").symlink_to("..", target_is_directory=True)
-    # As Path.glob, ** enters no linked folder (nor a loop).
     assert ws.glob("**/*.py") == ["real/d.py"]
     assert ws.grep("needle") == GrepResult(matches={"real/d.py": ["needle"]})
-    assert ws.glob("alias-dir/*.py") == []  # nodestep: ['alias-dir/d.py']
-    assert ws.read_file("alias-dir/d.py") == "needle\n"  # a path through the link is followed
+    assert ws.glob("alias-dir/*.py") == ["alias-dir/d.py"]
+    assert ws.glob("*/d.py") == ["alias-dir/d.py", "real/d.py"]
+    assert ws.glob("alias-dir/**/*.py") == ["alias-dir/d.py"]
+    assert ws.glob("real/loop/real/*.py") == ["real/loop/real/d.py"]
+    found = ws.grep("needle", glob_pattern="alias-dir/*.py")
+    assert found == GrepResult(matches={"alias-dir/d.py": ["needle"]})
+    assert ws.read_file("alias-dir/d.py") == "needle\n"
 
 
 def test_a_file_that_is_not_utf8_is_not_a_utf8_text_file(ws: LocalWorkspace, workspace: Path) -> None:

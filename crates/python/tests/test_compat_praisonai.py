@@ -2183,10 +2183,16 @@ def test_safer_search_files_enters_no_linked_folder(tools: praisonai.EditTools, 
     assert [result["file"] for result in found["results"]] == ["d/a.py"]
 
 
-def test_differs_list_files_with_a_pattern_naming_a_linked_folder(
+def test_list_files_enters_a_linked_folder_where_path_glob_enters_it(
     files: praisonai.FileTools, workspace: Path
 ) -> None:
+    # Path.glob: ** enters no linked folder; a segment of the pattern follows one.
     write(workspace / "d/a.py", "x\n")
     (workspace / "alias").symlink_to("d", target_is_directory=True)
-    assert [entry["name"] for entry in files.list_files(".", "**/*.py")] == ["a.py"]  # as Path.glob
-    assert files.list_files(".", "alias/*.py") == []  # Path.glob: alias/a.py
+    assert [entry["name"] for entry in files.list_files(".", "**/*.py")] == ["a.py"]
+    listed = files.list_files(".", "alias/*.py")
+    assert [entry["path"] for entry in listed] == [str(workspace.resolve() / "alias" / "a.py")]
+    assert sorted(entry["path"] for entry in files.list_files(".", "*/a.py")) == [
+        str(workspace.resolve() / "alias" / "a.py"),
+        str(workspace.resolve() / "d" / "a.py"),
+    ]

@@ -34,7 +34,8 @@ line endings or, in a CRLF file, with its LFs as CRLFs (in a file mixing line en
 spelt, so, as nodestep's, only there). As nodestep, files are read as UTF-8 only: one in a legacy
 code page or UTF-16, which editkit could read, is "not a UTF-8 text file" (in ``grep``'s
 ``skipped``). ``glob`` and ``grep`` take what ``Path.glob`` and ``rglob`` take: hidden files,
-files a ``.gitignore`` names, and files linked inside the root.
+files a ``.gitignore`` names, files linked inside the root, and a folder linked inside the root
+where a segment of the pattern (a name or a wildcard, not ``**``) takes them.
 
 Where this class deliberately differs from nodestep's because it is safer (each row has a test
 and says why; it behaves the same everywhere else):
@@ -55,13 +56,6 @@ and says why; it behaves the same everywhere else):
 | A FIFO, socket or device | ``read_file``, ``edit`` and ``write_file`` block on it | ``WorkspaceError`` (not a regular file) | a tool never blocks forever on a pipe or a device |
 | ``write_file`` and ``edit`` | write the file in place | write a temp file and rename it over the target, fsynced: never torn; a hard link keeps the old content | a crash never leaves a torn file, and a hard-linked copy elsewhere is not changed through the link |
 | ``delete`` | removes, nothing kept | keeps the content for ``workspace.toolkit.undo_edit`` (a file) or ``undo_patch`` (a folder); a folder holding a file over ``max_file_read_bytes``, or past 10,000 files or 256 MiB, is refused (``WorkspaceError``) | a deletion can be undone, and one call cannot remove an unbounded tree |
-
-Differences that are not safer, still to be removed (each has a test; the last column says what
-stands in the way):
-
-| Case | nodestep's ``LocalWorkspace`` | this class | Not yet as nodestep because |
-|---|---|---|---|
-| ``glob`` or ``grep`` with a pattern naming a folder linked inside the root (``alias-dir/*.py``) | that folder's files (``Path.glob`` follows a link it is told to, not one ``**`` meets) | nothing | the toolkit's walk never enters a linked folder, whatever the pattern |
 """
 
 from __future__ import annotations
@@ -75,6 +69,7 @@ from pathlib import Path, PureWindowsPath
 from typing import Any
 
 import editkit
+from editkit.compat._pathglob import path_glob
 
 try:  # nodestep's own classes when it is installed, so its handlers and type checks take ours
     from nodestep.exceptions import NodestepError, PathAccessError, WorkspaceError
@@ -680,6 +675,11 @@ class LocalWorkspace(_WorkspaceBase):
 
     def _files(self, pattern: str, path: str) -> list[str]:
         """The files under the directory ``path`` matching ``pattern``, relative to the root."""
+        if pattern.split("/", 1)[0] != "**":
+            # Path.glob follows a linked folder its own segments take it to.
+            globbed = path_glob(self._toolkit.call, path or ".", pattern, _GLOB_BOUND)
+            if globbed is not None and not globbed[1]:
+                return globbed[0]
         try:
             # Path.glob takes dot names, .gitignored files and files linked inside the root as
             # any others.

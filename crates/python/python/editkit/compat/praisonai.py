@@ -71,7 +71,8 @@ Python's words (``'utf-8' codec can't decode byte 0xe9 in position 3: invalid co
 byte``), and ``search_files`` skips it. ``search_files`` reads every file ``glob.glob`` finds
 (``.gitignore``d ones included; a name starting with a dot only where the pattern names it) and
 each line as ``readlines()`` gives it (a lone CR ends a line); ``list_files`` lists what
-``Path.glob`` finds (dot files included) with ``os.stat``'s ``st_mtime`` and ``st_ctime``, in
+``Path.glob`` finds (dot files included; a folder linked inside the root where a segment of the
+pattern takes it, not where ``**`` meets it) with ``os.stat``'s ``st_mtime`` and ``st_ctime``, in
 name order (PraisonAI's is the file system's, which nothing fixes); success messages carry
 PraisonAI's own diff of the file's text before and after.
 
@@ -114,7 +115,6 @@ stands in the way):
 | Situation | PraisonAI 1.7.17 | This adapter | Not yet as PraisonAI because |
 |---|---|---|---|
 | A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed | in editkit's hunk dialect a blank last line is a separator, so the empty line cannot be spelt |
-| ``list_files`` with a pattern naming a folder linked inside the root (``alias/*.py``) | that folder's files (``Path.glob`` follows a link it is told to, not one ``**`` meets) | nothing | the toolkit's walk never enters a linked folder, whatever the pattern |
 | ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators | editkit's patch engine ends every added line; the dialect cannot spell a file without a final newline |
 """
 
@@ -139,6 +139,7 @@ from pathlib import PurePosixPath
 from typing import Any, Callable, TypeVar, Union, cast
 
 import editkit
+from editkit.compat._pathglob import path_glob
 from editkit.compat._utf8 import decode_error, file_bytes, transport
 
 __all__ = [
@@ -1196,6 +1197,9 @@ def _stat_time(nanoseconds: int) -> float:
     return float(seconds) + nanos * 1e-9
 
 
+#: Most files ``list_files`` lists for a pattern (the toolkit's ``glob`` bound).
+_LIST_BOUND = 10_000
+
 #: Files one ``read_files`` call takes while ``search_files`` reads its matches again.
 _READ_BATCH = 64
 
@@ -1507,7 +1511,13 @@ class FileTools(_Confined):
         paths: list[str] = []
         if pattern and PurePosixPath(pattern).parts[-1] == "**":
             return []  # pathlib's glob gives folders only for a pattern ending in `**`
-        if pattern and len(PurePosixPath(pattern).parts) > 1:
+        globbed = None
+        if pattern and len(PurePosixPath(pattern).parts) > 1 and PurePosixPath(pattern).parts[0] != "**":
+            # Path.glob follows a linked folder its own segments take it to.
+            globbed = path_glob(self._call, self._path(directory), pattern, _LIST_BOUND)
+        if globbed is not None:
+            answer, paths = {"ok": True}, globbed[0]
+        elif pattern and len(PurePosixPath(pattern).parts) > 1:
             # Path.glob takes dot names and .gitignored files as any others.
             answer = self._call(
                 "glob",
