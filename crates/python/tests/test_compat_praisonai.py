@@ -232,11 +232,11 @@ def test_apply_patch_success_message_for_every_operation(module: Any, workspace:
     )
     assert module.apply_patch(patch) == (
         "Success: Applied patch to 3 file(s)\n\n"
-        "Added notes.md\n--- notes.md (before)\n+++ notes.md (after)\n@@ -0,0 +1,2 @@\n+# Notes\n+ship it\n\n\n"
+        "Added notes.md\n--- notes.md (before)\n+++ notes.md (after)\n@@ -0,0 +1,2 @@\n+# Notes\n+ship it\n\n"
         "Updated app.py\n--- app.py (before)\n+++ app.py (after)\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n\n\n"
         "Deleted old.txt"
     )
-    assert (workspace / "notes.md").read_text() == "# Notes\nship it\n"
+    assert (workspace / "notes.md").read_text() == "# Notes\nship it"
     assert (workspace / "app.py").read_text() == "x = 1\ny = 3\n"
     assert not (workspace / "old.txt").exists()
 
@@ -359,15 +359,13 @@ PATCHES = [
     _case("delete", {"d.txt": "d\n"}, "*** Delete File: d.txt\n", (OK_1, {})),
     _case("delete after blank lines", {"u.txt": "a\n"}, "\n\n*** Delete File: u.txt\n", (OK_1, {})),
     _case("add an empty file", {}, "*** Add File: a.txt\n", (OK_1, {"a.txt": ""})),
-    # "*** Add File: content": every line ends with a newline; blank or whitespace-only lines
-    # before the next section are separators.
+    # PraisonAI's add: every line up to the next header or sentinel, blank ones too, joined by
+    # newlines (the last without one).
     _case(
         "add",
         {},
         "*** Add File: a.txt\none\ntwo\n",
         (OK_1, {"a.txt": "one\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, no final newline in the patch",
@@ -382,64 +380,48 @@ PATCHES = [
         {},
         "*** Add File: a.txt\r\none\r\ntwo\r\n",
         (OK_1, {"a.txt": "one\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, a blank line inside",
         {},
         "*** Add File: a.txt\none\n\ntwo\n",
         (OK_1, {"a.txt": "one\n\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\n\ntwo\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, blank lines before the next section",
         {},
         "*** Add File: a.txt\none\ntwo\n\n\n*** Add File: b.txt\nb\n",
         (OK_2, {"a.txt": "one\ntwo\n\n", "b.txt": "b"}),
-        ours=(OK_2, {"a.txt": "one\ntwo\n", "b.txt": "b\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, a whitespace-only last line",
         {},
         "*** Add File: a.txt\n  x  \n\t\n",
         (OK_1, {"a.txt": "  x  \n\t"}),
-        ours=(OK_1, {"a.txt": "  x  \n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, lines like markers",
         {},
         "*** Add File: a.txt\n*** not a header\n@@\nx\n===\ny\n",
         (OK_1, {"a.txt": "*** not a header\n@@\nx\n===\ny"}),
-        ours=(OK_1, {"a.txt": "*** not a header\n@@\nx\n===\ny\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add a + line beside an update",
         AB,
         "*** Add File: n.md\n+ milk\n*** Update File: u.txt\n@@\nbeta\n===\nBETA\n",
         (OK_2, {"n.md": "+ milk", "u.txt": "alpha\nBETA\n"}),
-        ours=(OK_2, {"n.md": "+ milk\n", "u.txt": "alpha\nBETA\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add beside an update, in sentinels",
         AB,
         "*** Begin Patch\n*** Add File: a.txt\none\n*** Update File: u.txt\n@@\nbeta\n===\nBETA\n*** End Patch\n",
         (OK_2, {"a.txt": "one", "u.txt": "alpha\nBETA\n"}),
-        ours=(OK_2, {"a.txt": "one\n", "u.txt": "alpha\nBETA\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "paths written ./",
         AB,
         "*** Update File: ./u.txt\n@@\nbeta\n===\nBETA\n*** Add File: ./n.txt\nx\n",
         (OK_2, {"n.txt": "x", "u.txt": "alpha\nBETA\n"}),
-        ours=(OK_2, {"n.txt": "x\n", "u.txt": "alpha\nBETA\n"}),
-        row="*** Add File: content",
     ),
     # Blank lines closing a hunk's old or new text are separators.
     _case(
@@ -463,7 +445,7 @@ PATCHES = [
         ABC,
         "*** Update File: u.txt\n@@\nbeta\n===\nBETA\n\n*** Add File: n.txt\nx\n",
         (OK_2, {"n.txt": "x", "u.txt": "alpha\nBETA\n\ngamma\n"}),
-        ours=(OK_2, {"n.txt": "x\n", "u.txt": "alpha\nBETA\ngamma\n"}),
+        ours=(OK_2, {"n.txt": "x", "u.txt": "alpha\nBETA\ngamma\n"}),
         row="Blank lines closing a hunk's old or new text",
     ),
     _case(
@@ -494,40 +476,30 @@ PATCHES = [
         {},
         "*** Add File: notes.md\n+ milk\n+ eggs\n",
         (OK_1, {"notes.md": "+ milk\n+ eggs"}),
-        ours=(OK_1, {"notes.md": "+ milk\n+ eggs\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add +lines",
         {},
         "*** Add File: a.txt\n+one\n+two\n",
         (OK_1, {"a.txt": "+one\n+two"}),
-        ours=(OK_1, {"a.txt": "+one\n+two\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add + lines, in sentinels",
         {},
         "*** Begin Patch\n*** Add File: notes.md\n+ milk\n+ eggs\n*** End Patch\n",
         (OK_1, {"notes.md": "+ milk\n+ eggs"}),
-        ours=(OK_1, {"notes.md": "+ milk\n+ eggs\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, in sentinels",
         {},
         "*** Begin Patch\n*** Add File: a.txt\none\ntwo\n*** End Patch\n",
         (OK_1, {"a.txt": "one\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add beside a move",
         {"m.txt": "m\n"},
         "*** Add File: n.md\nmilk\n*** Move File: m.txt -> k.txt\n",
         (OK_2, {"k.txt": "m\n", "n.md": "milk"}),
-        ours=(OK_2, {"k.txt": "m\n", "n.md": "milk\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "update, an indented ===",
@@ -661,14 +633,18 @@ def test_a_patch_goes_to_editkit_as_written(
     tools: praisonai.EditTools, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """editkit gets the patch as written, with ``*** End Patch`` added when it has neither
-    sentinel and ends with a line break, to read in PraisonAI's dialect (a dry run first: the
-    adapter only ranks the problems it finds among PraisonAI's own checks)."""
+    sentinel and ends with a line break and each added file's lines closed by ``\\ No newline
+    at end of file`` (taken as written, as PraisonAI joins them), to read in PraisonAI's dialect
+    (a dry run first: the adapter only ranks the problems it finds among PraisonAI's own
+    checks)."""
     sent: list[dict[str, Any]] = []
     monkeypatch.setattr(
         tools, "_call", lambda tool, args: sent.append(dict(args)) or {"ok": False, "error": {}}
     )
     patches = {
-        "*** Add File: notes.md\n+ milk\n+ eggs\n": "*** Add File: notes.md\n+ milk\n+ eggs\n*** End Patch\n",
+        "*** Add File: notes.md\n+ milk\n+ eggs\n": (
+            "*** Add File: notes.md\n+ milk\n+ eggs\n\\ No newline at end of file\n*** End Patch\n"
+        ),
         "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n": "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n*** End Patch\n",
         "*** Move File: a -> b\n": "*** Move File: a -> b\n*** End Patch\n",
         # Ending mid-line, it may be cut: editkit gets it as it is and refuses it.
@@ -1509,9 +1485,9 @@ def test_differs_patches_are_read_in_praisonais_dialect_only(
     # PraisonAI's own patches, with or without the sentinels: an added line is written as it stands.
     wrapped = "*** Begin Patch\n*** Add File: y.txt\n+hi\n*** Update File: x.py\n@@\nb = 2\n===\nb = 3\n*** End Patch\n"
     assert tools.apply_patch(wrapped).startswith("Success: Applied patch to 2 file(s)")
-    assert (workspace / "y.txt").read_text() == "+hi\n" and target.read_text() == "a = 1\nb = 3\n"
+    assert (workspace / "y.txt").read_text() == "+hi" and target.read_text() == "a = 1\nb = 3\n"
     assert tools.apply_patch("*** Add File: z.txt\n+ milk\n").startswith("Success")
-    assert (workspace / "z.txt").read_text() == "+ milk\n"
+    assert (workspace / "z.txt").read_text() == "+ milk"
 
 
 def test_paths_may_be_path_objects_and_odd_arguments_are_messages(
@@ -1798,12 +1774,16 @@ def test_safer_hunks_replace_whole_lines(tools: praisonai.EditTools, workspace: 
     ).startswith("Success")
 
 
-def test_safer_added_files_end_with_a_newline(tools: praisonai.EditTools, workspace: Path) -> None:
+def test_added_files_are_their_lines_joined_as_praisonai_joins_them(
+    tools: praisonai.EditTools, workspace: Path
+) -> None:
+    # PraisonAI: an added file's content is "\n".join(body), body every line up to the next
+    # header or sentinel.
     assert tools.apply_patch("*** Add File: a.txt\none\ntwo\n\n\n*** Add File: b.txt\nb\n").startswith(
         "Success: Applied patch to 2 file(s)"
     )
-    assert (workspace / "a.txt").read_text() == "one\ntwo\n"  # PraisonAI: "one\ntwo\n\n"
-    assert (workspace / "b.txt").read_text() == "b\n"  # PraisonAI: "b"
+    assert (workspace / "a.txt").read_text() == "one\ntwo\n\n"
+    assert (workspace / "b.txt").read_text() == "b"
 
 
 def test_search_files_reads_every_file_glob_glob_finds(tools: praisonai.EditTools, workspace: Path) -> None:
@@ -2109,7 +2089,7 @@ def test_two_sections_producing_one_path_are_refused_as_a_conflict(
     assert (workspace / "u.txt").read_text() == "a\n" and not (workspace / "n.txt").exists()
     # A file deleted by an earlier section may be produced again.
     assert tools.apply_patch("*** Delete File: u.txt\n*** Add File: u.txt\nnew\n").startswith("Success")
-    assert (workspace / "u.txt").read_text() == "new\n"
+    assert (workspace / "u.txt").read_text() == "new"
 
 
 def test_apply_patch_names_files_as_the_patch_writes_them(tools: praisonai.EditTools, workspace: Path) -> None:
@@ -2122,7 +2102,7 @@ def test_apply_patch_names_files_as_the_patch_writes_them(tools: praisonai.EditT
         "Success: Applied patch to 2 file(s)\n\n"
         "Updated ./a.py\n--- ./a.py (before)\n+++ ./a.py (after)\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n"
         f"+    return 2\n\n\nAdded {workspace}/n.txt\n--- {workspace}/n.txt (before)\n+++ {workspace}/n.txt (after)\n"
-        "@@ -0,0 +1 @@\n+n\n"
+        "@@ -0,0 +1 @@\n+n"
     )
     tools.read_file("a.py")
     write(workspace / "a.py", "changed\n")

@@ -50,7 +50,8 @@ in the argv, appended when omitted), run after an edit or a patch when ``post_ed
 fails the edit, and the staleness guard then holds the formatted content. ``apply_patch`` hands the patch to editkit as written (closed with
 ``*** End Patch`` when it has neither sentinel), and editkit parses it in PraisonAI's own dialect
 (``dialect="hunks"``: ``@@`` hunks of old text, ``===``, new text; an added file's lines are
-literal, a leading ``+`` included; ``*** Begin Patch``/``*** End Patch`` are optional
+literal, a leading ``+`` included, and closed by ``\\ No newline at end of file``, so that the
+file is its lines joined by newlines, blank ones included, as PraisonAI writes it; ``*** Begin Patch``/``*** End Patch`` are optional
 sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
 PraisonAI takes it: nothing in it tells a patch cut off between two lines from a whole one (open
 a patch with ``*** Begin Patch`` to have that refused too: it then needs its ``*** End Patch``). The
@@ -115,7 +116,6 @@ stands in the way):
 | Situation | PraisonAI 1.7.17 | This adapter | Not yet as PraisonAI because |
 |---|---|---|---|
 | A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed | in editkit's hunk dialect a blank last line is a separator, so the empty line cannot be spelt |
-| ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators | editkit's patch engine ends every added line; the dialect cannot spell a file without a final newline |
 """
 
 from __future__ import annotations
@@ -549,8 +549,33 @@ def _toolkit_patch(patch: str) -> str:
     meaningful = [line.strip() for line in patch.splitlines() if line.strip()]
     closed = meaningful and (meaningful[0] == _SENTINELS[0] or meaningful[-1] == _SENTINELS[1])
     if meaningful and not closed and patch.endswith("\n"):
-        return patch + _SENTINELS[1] + "\n"
-    return patch
+        patch = patch + _SENTINELS[1] + "\n"
+    return _literal_adds(patch)
+
+
+#: The marker that closes an added file's lines as written in editkit's ``@@``/``===`` dialect.
+_NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def _literal_adds(patch: str) -> str:
+    """``patch`` with each ``*** Add File:`` body closed by ``\\ No newline at end of file``:
+    PraisonAI writes an added file as its lines joined by newlines (every line up to the next
+    header or sentinel, blank ones too, the last without a line end), which editkit's dialect
+    spells so. A body running to the end of a patch cut off mid-line is left as it is."""
+    out: list[str] = []
+    adding = False
+    for line in patch.splitlines(keepends=True):
+        stripped = line.strip()
+        boundary = stripped in _SENTINELS or any(stripped.startswith(prefix) for _, prefix in _HEADERS)
+        if adding and boundary:
+            out.append(_NO_NEWLINE)
+            adding = False
+        out.append(line)
+        if stripped.startswith("*** Add File:"):
+            adding = True
+    if adding and patch.endswith(("\n", "\r")):
+        out.append(_NO_NEWLINE)
+    return "".join(out)
 
 
 #: editkit's refusal of a line where a section header belongs: ``invalid patch at line N:
