@@ -51,8 +51,8 @@ fails the edit, and the staleness guard then holds the formatted content. ``appl
 ``*** End Patch`` when it has neither sentinel), and editkit parses it in PraisonAI's own dialect
 (``dialect="hunks"``: ``@@`` hunks of old text, ``===``, new text; an added file's lines are
 literal, a leading ``+`` included, and closed by ``\\ No newline at end of file``, so that the
-file is its lines joined by newlines, blank ones included, as PraisonAI writes it; ``*** Begin Patch``/``*** End Patch`` are optional
-sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
+file is its lines joined by newlines, blank ones included, as PraisonAI writes it;
+``*** Begin Patch``/``*** End Patch`` are optional sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
 PraisonAI takes it: nothing in it tells a patch cut off between two lines from a whole one (open
 a patch with ``*** Begin Patch`` to have that refused too: it then needs its ``*** End Patch``). The
 adapter reads a patch's section headers and hunks only to say what PraisonAI says, before
