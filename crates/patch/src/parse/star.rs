@@ -162,12 +162,7 @@ fn add_body(lines: &[Line<'_>], start: usize, dialect: Dialect) -> Result<(Strin
         if body.last().is_some_and(|l| l == super::NO_NEWLINE_MARKER) {
             // `\ No newline at end of file` closes the content as written: every line before
             // it, blank ones too, the last without a line end.
-            let mut literal: Vec<&str> = lines
-                .get(start..i)
-                .unwrap_or_default()
-                .iter()
-                .map(|line| line.text)
-                .collect();
+            let mut literal: Vec<&str> = lines.get(start..i).unwrap_or_default().iter().map(|line| line.text).collect();
             while literal.last().is_some_and(|l| *l != super::NO_NEWLINE_MARKER) {
                 literal.pop();
             }
