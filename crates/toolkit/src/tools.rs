@@ -587,11 +587,11 @@ fn entries() -> Vec<Entry> {
     #[cfg(feature = "search")]
     list.extend([
         tool!("search_files", SearchFilesRequest, SearchFilesResponse, search_files, ro = true, destructive = false, idempotent = true,
-            "Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected unless ignore_rules: false or hidden: true (blocked files stay out), links followed only with follow_links: true (files inside the workspace), binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."),
+            "Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected, binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."),
         tool!("search_code", SearchFilesRequest, SearchFilesResponse, search_code, ro = true, destructive = false, idempotent = true,
             "Search code like search_files, in Python files by default (file_extension .py)."),
         tool!("glob", GlobRequest, GlobResponse, glob, ro = true, destructive = false, idempotent = true,
-            "Find files by glob pattern (**/*.py) under a directory, respecting .gitignore and leaving hidden files out unless ignore_rules: false or hidden: true, like search_files. Returns sorted paths relative to the workspace root."),
+            "Find files by glob pattern (**/*.py) under a directory, respecting .gitignore. Returns sorted paths relative to the workspace root."),
     ]);
     #[cfg(not(feature = "search"))]
     list.push(tool!(

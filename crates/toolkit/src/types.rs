@@ -923,18 +923,21 @@ pub struct SearchFilesRequest {
     /// Lines of context after each match (instead of `context_lines`).
     #[serde(default)]
     pub after_context: Option<usize>,
-    /// Take hidden files and folders too (names starting with `.`). Default: false, as ripgrep.
-    /// Blocked files (`.env`, `.git`, keys...) stay out whatever this says.
+    /// Take dot files and folders too. Default: false, as ripgrep. Blocked paths (`.env`,
+    /// `.git`, keys...) stay out whatever this says.
     #[serde(default)]
+    #[schemars(description = "")]
     pub hidden: bool,
     /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
     /// ripgrep; false takes the files they name too (`node_modules`, build output).
     #[serde(default = "yes")]
+    #[schemars(description = "")]
     pub ignore_rules: bool,
     /// Take files reached through symlinks that stay inside the workspace (under the link's
     /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
     /// leading outside are never followed. Default: false, as ripgrep.
     #[serde(default)]
+    #[schemars(description = "")]
     pub follow_links: bool,
 }
 
@@ -976,18 +979,21 @@ pub struct GlobRequest {
     #[serde(default = "dot", alias = "directory")]
     #[schemars(extend("x-aliases" = ["directory"]))]
     pub path: String,
-    /// Take hidden files and folders too (names starting with `.`). Default: false, as ripgrep.
-    /// Blocked files (`.env`, `.git`, keys...) stay out whatever this says.
+    /// Take dot files and folders too. Default: false, as ripgrep. Blocked paths (`.env`,
+    /// `.git`, keys...) stay out whatever this says.
     #[serde(default)]
+    #[schemars(description = "")]
     pub hidden: bool,
     /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
     /// ripgrep; false takes the files they name too (`node_modules`, build output).
     #[serde(default = "yes")]
+    #[schemars(description = "")]
     pub ignore_rules: bool,
     /// Take files reached through symlinks that stay inside the workspace (under the link's
     /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
     /// leading outside are never followed. Default: false, as ripgrep.
     #[serde(default)]
+    #[schemars(description = "")]
     pub follow_links: bool,
 }
 
