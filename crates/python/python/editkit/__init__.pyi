@@ -767,7 +767,7 @@ class Toolkit:
         regex: bool | None = ...,
         **aliases: Any,
     ) -> SearchFilesResult:
-        """Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected unless ignore_rules: false or hidden: true (blocked files stay out), links followed only with follow_links: true (files inside the workspace), binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."""
+        """Search file contents under a directory with a regex (or a literal with regex=false), like ripgrep: .gitignore and hidden files are respected, binary files skipped. Filter with glob (src/**/*.ts) or file_extension (.py). Returns matching lines with line and column, files sorted, and whether results were cut at max_results."""
     def search_code(
         self,
         pattern: str,
@@ -797,7 +797,7 @@ class Toolkit:
         path: str | None = ...,
         **aliases: Any,
     ) -> GlobResult:
-        """Find files by glob pattern (**/*.py) under a directory, respecting .gitignore and leaving hidden files out unless ignore_rules: false or hidden: true, like search_files. Returns sorted paths relative to the workspace root."""
+        """Find files by glob pattern (**/*.py) under a directory, respecting .gitignore. Returns sorted paths relative to the workspace root."""
     def apply_patch(
         self,
         patch: str,
