@@ -790,7 +790,8 @@ impl SearchVisitor<'_, '_> {
         } else {
             // Not plain UTF-8 text: the codec decides whether it is text in another encoding
             // (the one decision every tool shares), and then its decoded text is searched.
-            let decoded = editkit_vfs::Text::decode(bytes).ok().filter(|text| !text.encoding().is_utf8());
+            // (A workspace that reads UTF-8 only decodes nothing else.)
+            let decoded = self.workspace.decode(bytes, None).ok().filter(|text| !text.encoding().is_utf8());
             match decoded {
                 Some(text) => {
                     let outcome = searcher.search_slice(&state.matcher, text.with_endings().as_bytes(), &mut sink);
