@@ -90,7 +90,7 @@ mod worker;
 
 pub use cache::{CheckCache, DEFAULT_CACHED_BYTES, DEFAULT_CACHED_FILES};
 pub use change::{ChangeReport, CheckScope, change_region, check_change};
-pub use edit::{replace_function, symbol_range};
+pub use edit::{replace_function, replace_function_checked, symbol_range};
 pub use error::{Error, ErrorKind};
 pub use kind::{FileKind, detect};
 pub use markdown::{CodeBlock, Header, Link, Outline, Splice, outline, section_range, set_section, set_title};

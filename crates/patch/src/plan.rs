@@ -928,6 +928,7 @@ fn first_difference(expected: &str, actual: &str) -> Option<usize> {
 }
 
 fn read_disk(workspace: &Workspace, path: &str, encoding: Option<editkit_vfs::Encoding>) -> Disk {
+    let encoding = encoding.or(workspace.default_encoding());
     // The common case in one open; anything else is looked at step by step below.
     if let Some(bytes) = workspace.txn().read_plain_unchecked(path, workspace.max_read_bytes()) {
         return disk_of(bytes, encoding);

@@ -68,6 +68,7 @@ struct OpenArgs {
     max_read_bytes: Option<u64>,
     read_page_bytes: Option<usize>,
     full_diffs: bool,
+    detect_encodings: bool,
     tools: Option<String>,
     history_depth: Option<usize>,
     history_bytes: Option<u64>,
@@ -92,8 +93,12 @@ fn choose<T: Copy>(field: &str, given: &str, choices: &[(&str, T)]) -> Result<T,
 
 impl OpenArgs {
     fn options(&self) -> Result<ToolkitOptions, Value> {
-        let mut options =
-            ToolkitOptions { read_only: self.read_only, full_diffs: self.full_diffs, ..Default::default() };
+        let mut options = ToolkitOptions {
+            read_only: self.read_only,
+            full_diffs: self.full_diffs,
+            detect_encodings: self.detect_encodings,
+            ..Default::default()
+        };
         options.policy.blocked.extend(self.blocked.iter().cloned());
         options.policy.hard_links_under.extend(self.hard_links.iter().cloned());
         options.policy.absolute = choose(
@@ -186,7 +191,7 @@ impl PyToolkit {
     #[pyo3(signature = (
         roots, *, read_only=false, blocked=Vec::new(), hard_links=Vec::new(), diagnostics="auto".to_owned(), format=false,
         formatters=None, durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
-        read_page_bytes=None, full_diffs=false, tools=None, history_depth=None, history_bytes=None,
+        read_page_bytes=None, full_diffs=false, detect_encodings=true, tools=None, history_depth=None, history_bytes=None,
         max_sessions=None,
         max_session_bytes=None, max_patch_work=None, kept_read_bytes=None,
     ))]
@@ -206,6 +211,7 @@ impl PyToolkit {
         max_read_bytes: Option<u64>,
         read_page_bytes: Option<usize>,
         full_diffs: bool,
+        detect_encodings: bool,
         tools: Option<String>,
         history_depth: Option<usize>,
         history_bytes: Option<u64>,
@@ -228,6 +234,7 @@ impl PyToolkit {
             max_read_bytes,
             read_page_bytes,
             full_diffs,
+            detect_encodings,
             tools,
             history_depth,
             history_bytes,

@@ -400,11 +400,26 @@ def test_edit_reads_its_strings_with_lf_endings(tool: FileModify, workspace: Pat
     assert refused.value.message.startswith("Error: String not found in file: 'nine\n'\n")
 
 
-def test_a_file_that_is_not_utf8_is_worded_as_the_original(tool: FileModify, workspace: Path) -> None:
-    (workspace / "latin1.txt").write_bytes(b"caf\xe9\n")
-    with pytest.raises(editkit.NotUtf8, match="^Error editing file '/latin1.txt': "):
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"caf\xe9\n",
+        # Text in a legacy encoding or UTF-16 that editkit could read: the original reads UTF-8.
+        "café crème brûlée à la française, déjà vu, naïve façade, et voilà\n".encode("cp1252"),
+        "wide text, long enough to be taken for UTF-16 by its BOM\n".encode("utf-16"),
+    ],
+)
+def test_a_file_that_is_not_utf8_is_worded_as_the_original(
+    tool: FileModify, workspace: Path, raw: bytes
+) -> None:
+    # The original: except (OSError, UnicodeDecodeError, ...) as e: "Error editing file '<path>': {e}".
+    (workspace / "latin1.txt").write_bytes(raw)
+    with pytest.raises(UnicodeDecodeError) as python:
+        raw.decode("utf-8")
+    with pytest.raises((editkit.NotUtf8, editkit.Utf16)) as refused:
         tool("edit", "latin1.txt", old_string="caf", new_string="bar")
-    assert (workspace / "latin1.txt").read_bytes() == b"caf\xe9\n"
+    assert refused.value.message == f"Error editing file '/latin1.txt': {python.value}"
+    assert (workspace / "latin1.txt").read_bytes() == raw
 
 
 # -- where the workspace comes from --------------------------------------------------------------

@@ -1015,16 +1015,21 @@ def test_safer_replace_function_replaces_exactly_the_definition(workspace: Path,
     assert (workspace / "mod.py").read_text() == text.replace("return 1", "return 99")
 
 
-def test_differs_search_code_honours_gitignore_safer_refuses_a_missing_directory(
+def test_search_code_walks_every_folder_as_gaia_does_safer_refuses_a_missing_directory(
     workspace: Path, agent: FileAgent
 ) -> None:
+    # GAIA's search_code: os.walk(directory), every file whose name ends with file_extension,
+    # read as UTF-8 (a file that is not is skipped): .gitignored and hidden folders included.
     (workspace / ".git").mkdir()
     (workspace / ".gitignore").write_text("build/\n")
-    for folder in ("build", ".venv", "src"):
-        (workspace / folder).mkdir()
+    for folder in ("build", ".venv", "src", "node_modules/pkg"):
+        (workspace / folder).mkdir(parents=True)
         (workspace / folder / "m.py").write_text("# TODO here\n")
-
+    (workspace / ".hidden.py").write_text("# TODO hidden\n")
     (workspace / "src" / "blob.py").write_bytes(b"\x00\x01# TODO in binary\n")
+    # Text in windows-1252 that editkit could read: GAIA's open(encoding="utf-8") cannot.
+    latin = "# TODO café crème brûlée à la française, déjà vu, naïve façade, voilà\n"
+    (workspace / "src" / "latin.py").write_bytes(latin.encode("cp1252"))
     for name in ("zeta.py", "alpha.py", "mid.py"):
         (workspace / "src" / name).write_text("# TODO\n")
 
@@ -1032,12 +1037,18 @@ def test_differs_search_code_honours_gitignore_safer_refuses_a_missing_directory
     missing = agent.search_code(str(workspace / "srcc"), "TODO")
     one_file = agent.search_code(str(workspace / "src" / "m.py"), "TODO")
 
-    assert [result["file"] for result in found["results"]] == [
+    assert sorted(result["file"] for result in found["results"]) == [
+        ".hidden.py",
+        ".venv/m.py",
+        "build/m.py",
+        "node_modules/pkg/m.py",
         "src/alpha.py",
         "src/m.py",
         "src/mid.py",
         "src/zeta.py",
     ]
+    assert found["files_with_matches"] == 8
+    assert found["files_searched"] == 10  # GAIA counts the files it could not read too
     assert missing["status"] == "error"
     assert missing["error_kind"] == "not_found"
     assert one_file["results"] == [{"file": "m.py", "matches": [{"line": 1, "content": "# TODO here"}]}]
@@ -1878,11 +1889,126 @@ def test_invalid_code_on_a_host_without_a_validator_is_refused_as_invalid_first(
     assert not (workspace / "x.py").exists()
 
 
-def test_other_failures_carry_editkits_message(workspace: Path, agent: FileAgent) -> None:
-    (workspace / "latin.txt").write_bytes(b"caf\xe9\n")
+def test_an_undecodable_file_answers_pythons_unicode_decode_error(workspace: Path, agent: FileAgent) -> None:
+    # GAIA opens every file with open(file_path, "r", encoding="utf-8") inside try/except
+    # Exception as e: return {"status": "error", "error": str(e)}; read_file answers a file it
+    # cannot decode as binary. Text in a legacy encoding, which editkit could read, is no
+    # different, and nothing is written.
+    latin = "# café crème brûlée à la française, déjà vu, naïve façade\nx = 1\n".encode("cp1252")
+    cases = {
+        "latin.txt": latin,
+        "short.txt": b"caf\xe9\n",
+        "wide.txt": "wide text, long enough to be taken for UTF-16 by its BOM\n".encode("utf-16"),
+    }
+    for name, data in cases.items():
+        path = workspace / name
+        path.write_bytes(data)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            expected = str(error)
+        results = [
+            agent.generate_diff(str(path), "x\n"),
+            agent.edit_file(str(path), "x", "y"),
+            agent.edit_python_file(str(path), "x", "y"),
+        ]
+        for result in results:
+            assert (result["status"], result["error"]) == ("error", expected), name
+        read = agent.read_file(str(path))
+        assert (read["file_type"], read["content"]) == ("binary", f"[Binary file, {len(data)} bytes]"), name
+        assert path.read_bytes() == data, name
+    assert agent.search_code(str(workspace), "x", "")["results"] == []
 
-    result = agent.generate_diff(str(workspace / "latin.txt"), "cafe\n")
 
-    assert result["status"] == "error"
-    assert result["error_kind"] == "not_utf8"
-    assert "codec" not in result["error"]  # GAIA: "'utf-8' codec can't decode byte 0xe9..."
+
+def test_a_read_only_file_is_pythons_permission_error(workspace: Path, agent: FileAgent) -> None:
+    # GAIA writes with open(file_path, "w") inside try/except Exception as e: str(e), which for
+    # a file its owner made read-only is "[Errno 13] Permission denied: '<path>'"; nothing changes.
+    target = workspace / "locked.py"
+    target.write_text("x = 1\n")
+    target.chmod(0o444)
+    try:
+        results = [
+            (agent.write_python_file(str(target), "x = 2\n"), str(target)),
+            (agent.edit_python_file(str(target), "x = 1", "x = 2"), str(target)),
+            (agent.edit_file(str(target), "x = 1", "x = 2"), str(target.resolve())),
+        ]
+        for result, shown in results:
+            assert (result["status"], result["error"]) == ("error", f"[Errno 13] Permission denied: {shown!r}")
+        assert target.read_text() == "x = 1\n"
+    finally:
+        target.chmod(0o644)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "if True:\n\tx = 1\n        y = 2\n",  # inconsistent tabs: CPython's TabError
+        "x = '\\N{NO SUCH CHARACTER NAME}'\n",  # an unknown character name
+        "x = f'{\"\\n\".join(a)}'\n",  # a backslash in an f-string field (CPython < 3.12)
+        "def f[T](x: T) -> T:\n    return x\n",  # type parameters (CPython >= 3.12)
+        "class A:\n    def m(self):\n        async def inner():\n            pass\n",
+    ],
+)
+def test_validity_is_cpythons_ast_parse(workspace: Path, agent: FileAgent, source: str) -> None:
+    # GAIA validates with ast.parse (read_file's is_valid and errors, write_python_file's
+    # "Invalid Python syntax", edit_python_file's "Edit would result in invalid Python syntax"),
+    # whatever another parser says of the text.
+    try:
+        ast.parse(source)
+        expected = None
+    except SyntaxError as error:
+        expected = str(error)
+    target = workspace / "m.py"
+    written = agent.write_python_file(str(target), source)
+    if expected is None:
+        assert written["status"] == "success"
+        read = agent.read_file(str(target))
+        assert (read["is_valid"], read["errors"]) == (True, [])
+        tree = ast.parse(source)
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        walked = [node for node in ast.walk(tree) if isinstance(node, kinds)]
+        assert [(s["name"], s["line"]) for s in read["symbols"]] == [(n.name, n.lineno) for n in walked]
+    else:
+        assert written == {"status": "error", "error": "Invalid Python syntax", "syntax_errors": [expected]}
+        assert not target.exists()
+        target.write_text(source)
+        read = agent.read_file(str(target))
+        assert (read["is_valid"], read["errors"]) == (False, [expected])
+        target.write_text("x = 0\n")
+        agent.read_file(str(target))  # the agent reads what it edits (the staleness guard)
+        edited = agent.edit_python_file(str(target), "x = 0\n", source)
+        assert (edited["status"], edited["error"]) == ("error", "Edit would result in invalid Python syntax")
+        assert edited["syntax_errors"] == [expected]
+        assert target.read_text() == "x = 0\n"
+
+
+def test_cpython_and_editkits_parser_disagree_on_these_texts(workspace: Path) -> None:
+    # What the test above is about: editkit's own parser takes texts CPython refuses.
+    toolkit = editkit.Toolkit(workspace)
+    for source in ("if True:\n\tx = 1\n        y = 2\n", "x = '\\N{NO SUCH CHARACTER NAME}'\n"):
+        (workspace / "probe.py").write_text(source)
+        assert toolkit.call("check_syntax", {"path": "probe.py"})["valid"] is True
+        with pytest.raises(SyntaxError):
+            ast.parse(source)
+
+
+def test_replace_function_judges_the_result_with_cpython(workspace: Path, agent: FileAgent) -> None:
+    # GAIA: ast.parse(modified_content); on SyntaxError "Replacement would result in invalid
+    # syntax" with "syntax_errors": [str(e)], and nothing written. editkit's parser takes this
+    # text; CPython does not (an unknown character name).
+    target = workspace / "m.py"
+    target.write_text("def f():\n    return 0\n")
+    agent.read_file(str(target))
+    implementation = "def f():\n    return '\\N{NO SUCH CHARACTER NAME}'\n"
+    with pytest.raises(SyntaxError) as error:
+        ast.parse(implementation)
+    result = agent.replace_function(str(target), "f", implementation, backup=False)
+    assert result == {
+        "status": "error",
+        "error": "Replacement would result in invalid syntax",
+        "syntax_errors": [str(error.value)],
+    }
+    assert target.read_text() == "def f():\n    return 0\n"
+    done = agent.replace_function(str(target), "f", "def f():\n    return 1\n", backup=False)
+    assert done["status"] == "success" and target.read_text() == "def f():\n    return 1\n"

@@ -946,25 +946,45 @@ def test_row_new_text_takes_the_files_line_endings(ws: LocalWorkspace, workspace
     assert (workspace / "cut.txt").read_bytes() == b"xby\r\n"
 
 
-def test_row_in_a_mixed_file_an_old_text_matches_with_any_line_endings(
+def _nodestep_edit(content: str, old: str, new: str, replace_all: bool) -> tuple[str, int]:
+    """nodestep's LocalWorkspace.edit on a file's text (read with newline=""): "In a CRLF file,
+    old and new written with LF match and are written with CRLF"; otherwise old as spelt."""
+    if old not in content and "\r\n" in content and "\r\n" not in old:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    if replace_all:
+        return content.replace(old, new), content.count(old)
+    return (content.replace(old, new, 1), 1) if old in content else (content, 0)
+
+
+@pytest.mark.parametrize(
+    ("raw", "old", "new", "replace_all"),
+    [
+        (b"x\r\ny\nx\ny\n", "x\ny", "z", False),  # as spelt once, twice with any ending
+        (b"x\r\ny\nx\ny\n", "x\ny", "w\nv", True),
+        (b"w\r\nv\nz\ny\n", "x\ny", "q", True),  # not as spelt: 0
+        (b"a\rb\nc\n", "a\nb", "A\nB", False),  # a CR where old has an LF: 0
+        (b"a\r\nb\na\nb\n", "a\nb", "c\nd", True),  # the LF one only
+        (b"a\nb\r\na\r\nb\n", "a\r\nb", "c\r\nd", False),  # the CRLF one only
+        (b"one\r\ntwo\nthree\n", "one\ntwo", "1\n2", False),  # LFs as CRLFs: nodestep's retry
+    ],
+)
+def test_in_a_mixed_file_old_is_found_only_as_spelt(
+    ws: LocalWorkspace, workspace: Path, raw: bytes, old: str, new: str, replace_all: bool
+) -> None:
+    (workspace / "mixed.txt").write_bytes(raw)
+    expected, count = _nodestep_edit(raw.decode(), old, new, replace_all)
+    assert ws.edit("mixed.txt", old, new, replace_all=replace_all) == count
+    assert (workspace / "mixed.txt").read_bytes() == expected.encode()
+
+
+def test_row_in_a_mixed_file_old_spelt_as_several_places_is_refused(
     ws: LocalWorkspace, workspace: Path
 ) -> None:
-    raw = b"x\r\ny\nx\ny\n"  # "x\ny" stands once as spelt, twice with any ending
+    raw = b"x\r\ny\nx\ny\nx\ny\n"
     (workspace / "mixed.txt").write_bytes(raw)
-    with pytest.raises(WorkspaceError, match="2 places") as refused:
-        ws.edit("mixed.txt", "x\ny", "z")  # nodestep: replaces the LF one
-    assert isinstance(refused.value.__cause__, editkit.Ambiguous)
+    with pytest.raises(WorkspaceError, match="2 times"):
+        ws.edit("mixed.txt", "x\ny", "z")  # nodestep: replaces the first
     assert (workspace / "mixed.txt").read_bytes() == raw
-    assert ws.edit("mixed.txt", "y\nx\ny", "y\nz\ny") == 1  # with more context, one place
-    assert (workspace / "mixed.txt").read_bytes() == b"x\r\ny\nz\ny\n"
-    assert ws.edit("mixed.txt", "x\ny", "w\nv", replace_all=True) == 1  # nodestep: 0 (not as spelt)
-    assert (workspace / "mixed.txt").read_bytes() == b"w\r\nv\nz\ny\n"
-    (workspace / "cr.txt").write_bytes(b"a\rb\nc\n")
-    assert ws.edit("cr.txt", "a\nb", "A\nB") == 1  # nodestep: 0
-    assert (workspace / "cr.txt").read_bytes() == b"A\rB\nc\n"
-    (workspace / "two.txt").write_bytes(b"a\r\nb\na\nb\n")
-    assert ws.edit("two.txt", "a\nb", "c\nd", replace_all=True) == 2  # nodestep: 1 (the LF one)
-    assert (workspace / "two.txt").read_bytes() == b"c\r\nd\nc\nd\n"
 
 
 def test_row_an_old_text_taking_in_the_byte_order_mark_is_refused(
@@ -1042,7 +1062,11 @@ def test_row_binary_files_are_not_text(ws: LocalWorkspace, workspace: Path) -> N
     assert (workspace / "blob.txt").read_bytes() == b"needle\x00needle\n"
 
 
-def test_row_glob_and_grep_skip_hidden_ignored_and_linked_files(ws: LocalWorkspace, workspace: Path) -> None:
+def test_glob_and_grep_take_hidden_ignored_and_linked_files_as_path_glob_does(
+    ws: LocalWorkspace, workspace: Path
+) -> None:
+    # nodestep's glob and grep: Path.glob / rglob("*"), which take dot names and files a
+    # .gitignore names like any others, and files reached through links inside the root.
     seed(
         ws,
         {
@@ -1055,15 +1079,51 @@ def test_row_glob_and_grep_skip_hidden_ignored_and_linked_files(ws: LocalWorkspa
             "real/d.py": "needle\n",
         },
     )
-    (workspace / ".git").mkdir()  # .gitignore applies in a git repository
+    (workspace / ".git").mkdir()  # .gitignore would apply in a git repository
     (workspace / "alias.py").symlink_to("a.py")
     (workspace / "alias-dir").symlink_to("real", target_is_directory=True)
-    assert ws.glob("**/*.py") == ["a.py", "real/d.py"]
-    assert ws.glob("alias-dir/*.py") == []  # nodestep: ['alias-dir/d.py']
-    assert ws.grep("needle") == GrepResult(matches={"a.py": ["needle"], "real/d.py": ["needle"]})
-    # list_dir and read_file still see them.
-    assert ".hidden.py" in ws.list_dir() and "alias.py" in ws.list_dir()
-    assert ws.read_file("ignored.py") == "needle\n"
+    files = [".cache/b.py", ".hidden.py", "a.py", "alias.py", "build/c.py", "ignored.py", "real/d.py"]
+    assert ws.glob("**/*.py") == files
+    assert ws.grep("needle") == GrepResult(matches={name: ["needle"] for name in files})
+    globbed = ws.grep("needle", glob_pattern="**/*.py")
+    assert globbed == GrepResult(matches={name: ["needle"] for name in files})
+
+
+def test_a_linked_folder_is_entered_where_path_glob_enters_it(ws: LocalWorkspace, workspace: Path) -> None:
+    # Path.glob: ** enters no linked folder (nor a loop); a segment of the pattern, a name or a
+    # wildcard, follows a link to a folder inside the root.
+    seed(ws, {"real/d.py": "needle\n"})
+    (workspace / "alias-dir").symlink_to("real", target_is_directory=True)
+    (workspace / "real" / "loop").symlink_to("..", target_is_directory=True)
+    assert ws.glob("**/*.py") == ["real/d.py"]
+    assert ws.grep("needle") == GrepResult(matches={"real/d.py": ["needle"]})
+    assert ws.glob("alias-dir/*.py") == ["alias-dir/d.py"]
+    assert ws.glob("*/d.py") == ["alias-dir/d.py", "real/d.py"]
+    assert ws.glob("alias-dir/**/*.py") == ["alias-dir/d.py"]
+    assert ws.glob("real/loop/real/*.py") == ["real/loop/real/d.py"]
+    found = ws.grep("needle", glob_pattern="alias-dir/*.py")
+    assert found == GrepResult(matches={"alias-dir/d.py": ["needle"]})
+    assert ws.read_file("alias-dir/d.py") == "needle\n"
+
+
+def test_a_file_that_is_not_utf8_is_not_a_utf8_text_file(ws: LocalWorkspace, workspace: Path) -> None:
+    # nodestep: "Read a UTF-8 text file" - WorkspaceError "'<path>' is not a UTF-8 text file";
+    # grep lists in skipped the files that are "not UTF-8 text". Text in a legacy encoding or
+    # UTF-16, which editkit could read, is no different, and edit writes nothing.
+    cases = {
+        "latin.txt": ("# café crème brûlée à la française, déjà vu, naïve\nneedle in a haystack\n").encode(
+            "cp1252"
+        ),
+        "wide.txt": "wide text, long enough to be taken for UTF-16 by its BOM\nneedle\n".encode("utf-16"),
+    }
+    for name, data in cases.items():
+        (workspace / name).write_bytes(data)
+        with pytest.raises(WorkspaceError, match=f"^'{name}' is not a UTF-8 text file"):
+            ws.read_file(name)
+        with pytest.raises(WorkspaceError, match=f"^'{name}' is not a UTF-8 text file"):
+            ws.edit(name, "needle", "pin")
+        assert (workspace / name).read_bytes() == data
+    assert ws.grep("needle") == GrepResult(skipped=["latin.txt", "wide.txt"])
 
 
 def test_row_links_leading_outside_are_not_listed_and_never_followed(layout: tuple[LocalWorkspace, Path]) -> None:

@@ -447,20 +447,32 @@ def test_row_load_of_a_missing_folder_or_a_folder_returns_the_error(
     assert editor._file_path is None
 
 
+def test_row_a_binary_file_is_refused(editor: TextEditor, workspace: Path) -> None:
+    (workspace / "f.bin").write_bytes(b"line one\nline\x00two\nline three\n")
+    assert editor.load("f.bin").startswith("Error: Binary: ")
+    assert editor.read() == NO_FILE
+
+
 @pytest.mark.parametrize(
-    ("raw", "kind"),
+    "raw",
     [
-        (b"line one\nline\x00two\nline three\n", "Binary"),
-        (b"caf\xe9\n", "NotUtf8"),
-        (b"\xff\xfea\x00\n\x00", "Utf16"),
+        b"caf\xe9\n",
+        b"\xff\xfea\x00\n\x00",
+        # Text in a legacy encoding or UTF-16 that editkit could read: the original reads UTF-8.
+        "café crème brûlée à la française, déjà vu, naïve façade, et voilà\n".encode("cp1252"),
+        "wide text, long enough to be taken for UTF-16 by its BOM\n".encode("utf-16"),
     ],
 )
-def test_row_files_that_are_not_utf8_text_are_refused(
-    editor: TextEditor, workspace: Path, raw: bytes, kind: str
+def test_a_file_that_is_not_utf8_is_the_originals_unicode_decode_error(
+    editor: TextEditor, workspace: Path, raw: bytes
 ) -> None:
-    (workspace / "f.bin").write_bytes(raw)
-    assert editor.load("f.bin").startswith(f"Error: {kind}: ")
+    # The original: "Error: UnicodeDecodeError: ..." for a file that does not decode as UTF-8.
+    (workspace / "f.txt").write_bytes(raw)
+    with pytest.raises(UnicodeDecodeError) as error:
+        raw.decode("utf-8")
+    assert editor.load("f.txt") == f"Error: UnicodeDecodeError: {error.value}"
     assert editor.read() == NO_FILE
+    assert (workspace / "f.txt").read_bytes() == raw
 
 
 def test_row_overlapping_places_are_several(editor: TextEditor, workspace: Path) -> None:

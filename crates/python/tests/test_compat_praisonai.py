@@ -9,6 +9,7 @@ and messages were taken from running it): the same scenarios run against the rea
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import inspect
@@ -231,11 +232,11 @@ def test_apply_patch_success_message_for_every_operation(module: Any, workspace:
     )
     assert module.apply_patch(patch) == (
         "Success: Applied patch to 3 file(s)\n\n"
-        "Added notes.md\n--- notes.md (before)\n+++ notes.md (after)\n@@ -0,0 +1,2 @@\n+# Notes\n+ship it\n\n\n"
+        "Added notes.md\n--- notes.md (before)\n+++ notes.md (after)\n@@ -0,0 +1,2 @@\n+# Notes\n+ship it\n\n"
         "Updated app.py\n--- app.py (before)\n+++ app.py (after)\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n\n\n"
         "Deleted old.txt"
     )
-    assert (workspace / "notes.md").read_text() == "# Notes\nship it\n"
+    assert (workspace / "notes.md").read_text() == "# Notes\nship it"
     assert (workspace / "app.py").read_text() == "x = 1\ny = 3\n"
     assert not (workspace / "old.txt").exists()
 
@@ -358,15 +359,13 @@ PATCHES = [
     _case("delete", {"d.txt": "d\n"}, "*** Delete File: d.txt\n", (OK_1, {})),
     _case("delete after blank lines", {"u.txt": "a\n"}, "\n\n*** Delete File: u.txt\n", (OK_1, {})),
     _case("add an empty file", {}, "*** Add File: a.txt\n", (OK_1, {"a.txt": ""})),
-    # "*** Add File: content": every line ends with a newline; blank or whitespace-only lines
-    # before the next section are separators.
+    # PraisonAI's add: every line up to the next header or sentinel, blank ones too, joined by
+    # newlines (the last without one).
     _case(
         "add",
         {},
         "*** Add File: a.txt\none\ntwo\n",
         (OK_1, {"a.txt": "one\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, no final newline in the patch",
@@ -381,64 +380,48 @@ PATCHES = [
         {},
         "*** Add File: a.txt\r\none\r\ntwo\r\n",
         (OK_1, {"a.txt": "one\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, a blank line inside",
         {},
         "*** Add File: a.txt\none\n\ntwo\n",
         (OK_1, {"a.txt": "one\n\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\n\ntwo\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, blank lines before the next section",
         {},
         "*** Add File: a.txt\none\ntwo\n\n\n*** Add File: b.txt\nb\n",
         (OK_2, {"a.txt": "one\ntwo\n\n", "b.txt": "b"}),
-        ours=(OK_2, {"a.txt": "one\ntwo\n", "b.txt": "b\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, a whitespace-only last line",
         {},
         "*** Add File: a.txt\n  x  \n\t\n",
         (OK_1, {"a.txt": "  x  \n\t"}),
-        ours=(OK_1, {"a.txt": "  x  \n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, lines like markers",
         {},
         "*** Add File: a.txt\n*** not a header\n@@\nx\n===\ny\n",
         (OK_1, {"a.txt": "*** not a header\n@@\nx\n===\ny"}),
-        ours=(OK_1, {"a.txt": "*** not a header\n@@\nx\n===\ny\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add a + line beside an update",
         AB,
         "*** Add File: n.md\n+ milk\n*** Update File: u.txt\n@@\nbeta\n===\nBETA\n",
         (OK_2, {"n.md": "+ milk", "u.txt": "alpha\nBETA\n"}),
-        ours=(OK_2, {"n.md": "+ milk\n", "u.txt": "alpha\nBETA\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add beside an update, in sentinels",
         AB,
         "*** Begin Patch\n*** Add File: a.txt\none\n*** Update File: u.txt\n@@\nbeta\n===\nBETA\n*** End Patch\n",
         (OK_2, {"a.txt": "one", "u.txt": "alpha\nBETA\n"}),
-        ours=(OK_2, {"a.txt": "one\n", "u.txt": "alpha\nBETA\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "paths written ./",
         AB,
         "*** Update File: ./u.txt\n@@\nbeta\n===\nBETA\n*** Add File: ./n.txt\nx\n",
         (OK_2, {"n.txt": "x", "u.txt": "alpha\nBETA\n"}),
-        ours=(OK_2, {"n.txt": "x\n", "u.txt": "alpha\nBETA\n"}),
-        row="*** Add File: content",
     ),
     # Blank lines closing a hunk's old or new text are separators.
     _case(
@@ -462,7 +445,7 @@ PATCHES = [
         ABC,
         "*** Update File: u.txt\n@@\nbeta\n===\nBETA\n\n*** Add File: n.txt\nx\n",
         (OK_2, {"n.txt": "x", "u.txt": "alpha\nBETA\n\ngamma\n"}),
-        ours=(OK_2, {"n.txt": "x\n", "u.txt": "alpha\nBETA\ngamma\n"}),
+        ours=(OK_2, {"n.txt": "x", "u.txt": "alpha\nBETA\ngamma\n"}),
         row="Blank lines closing a hunk's old or new text",
     ),
     _case(
@@ -493,40 +476,30 @@ PATCHES = [
         {},
         "*** Add File: notes.md\n+ milk\n+ eggs\n",
         (OK_1, {"notes.md": "+ milk\n+ eggs"}),
-        ours=(OK_1, {"notes.md": "+ milk\n+ eggs\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add +lines",
         {},
         "*** Add File: a.txt\n+one\n+two\n",
         (OK_1, {"a.txt": "+one\n+two"}),
-        ours=(OK_1, {"a.txt": "+one\n+two\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add + lines, in sentinels",
         {},
         "*** Begin Patch\n*** Add File: notes.md\n+ milk\n+ eggs\n*** End Patch\n",
         (OK_1, {"notes.md": "+ milk\n+ eggs"}),
-        ours=(OK_1, {"notes.md": "+ milk\n+ eggs\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add, in sentinels",
         {},
         "*** Begin Patch\n*** Add File: a.txt\none\ntwo\n*** End Patch\n",
         (OK_1, {"a.txt": "one\ntwo"}),
-        ours=(OK_1, {"a.txt": "one\ntwo\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "add beside a move",
         {"m.txt": "m\n"},
         "*** Add File: n.md\nmilk\n*** Move File: m.txt -> k.txt\n",
         (OK_2, {"k.txt": "m\n", "n.md": "milk"}),
-        ours=(OK_2, {"k.txt": "m\n", "n.md": "milk\n"}),
-        row="*** Add File: content",
     ),
     _case(
         "update, an indented ===",
@@ -660,14 +633,18 @@ def test_a_patch_goes_to_editkit_as_written(
     tools: praisonai.EditTools, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """editkit gets the patch as written, with ``*** End Patch`` added when it has neither
-    sentinel and ends with a line break, to read in PraisonAI's dialect (a dry run first: the
-    adapter only ranks the problems it finds among PraisonAI's own checks)."""
+    sentinel and ends with a line break and each added file's lines closed by ``\\ No newline
+    at end of file`` (taken as written, as PraisonAI joins them), to read in PraisonAI's dialect
+    (a dry run first: the adapter only ranks the problems it finds among PraisonAI's own
+    checks)."""
     sent: list[dict[str, Any]] = []
     monkeypatch.setattr(
         tools, "_call", lambda tool, args: sent.append(dict(args)) or {"ok": False, "error": {}}
     )
     patches = {
-        "*** Add File: notes.md\n+ milk\n+ eggs\n": "*** Add File: notes.md\n+ milk\n+ eggs\n*** End Patch\n",
+        "*** Add File: notes.md\n+ milk\n+ eggs\n": (
+            "*** Add File: notes.md\n+ milk\n+ eggs\n\\ No newline at end of file\n*** End Patch\n"
+        ),
         "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n": "*** Update File: u4.txt\n@@\nbeta\n\n===\nBETA\n*** End Patch\n",
         "*** Move File: a -> b\n": "*** Move File: a -> b\n*** End Patch\n",
         # Ending mid-line, it may be cut: editkit gets it as it is and refuses it.
@@ -1045,7 +1022,9 @@ def test_file_tools_write_and_list(files: praisonai.FileTools, workspace: Path) 
     (workspace / ".git").mkdir()
     write(workspace / ".gitignore", "build/\n")
     write(workspace / "build/gen.txt", "generated\n")
-    assert [entry["name"] for entry in files.list_files(".", "**/*.txt")] == ["hello.txt", "n.txt"]
+    # Path.glob: a .gitignored file is a file like any other.
+    listed = files.list_files(".", "**/*.txt")
+    assert sorted(entry["name"] for entry in listed) == ["gen.txt", "hello.txt", "n.txt"]
     assert files.list_files("missing")[0]["error"].startswith("Error listing files in missing: ")
 
 
@@ -1506,9 +1485,9 @@ def test_differs_patches_are_read_in_praisonais_dialect_only(
     # PraisonAI's own patches, with or without the sentinels: an added line is written as it stands.
     wrapped = "*** Begin Patch\n*** Add File: y.txt\n+hi\n*** Update File: x.py\n@@\nb = 2\n===\nb = 3\n*** End Patch\n"
     assert tools.apply_patch(wrapped).startswith("Success: Applied patch to 2 file(s)")
-    assert (workspace / "y.txt").read_text() == "+hi\n" and target.read_text() == "a = 1\nb = 3\n"
+    assert (workspace / "y.txt").read_text() == "+hi" and target.read_text() == "a = 1\nb = 3\n"
     assert tools.apply_patch("*** Add File: z.txt\n+ milk\n").startswith("Success")
-    assert (workspace / "z.txt").read_text() == "+ milk\n"
+    assert (workspace / "z.txt").read_text() == "+ milk"
 
 
 def test_paths_may_be_path_objects_and_odd_arguments_are_messages(
@@ -1795,25 +1774,63 @@ def test_safer_hunks_replace_whole_lines(tools: praisonai.EditTools, workspace: 
     ).startswith("Success")
 
 
-def test_safer_added_files_end_with_a_newline(tools: praisonai.EditTools, workspace: Path) -> None:
+def test_added_files_are_their_lines_joined_as_praisonai_joins_them(
+    tools: praisonai.EditTools, workspace: Path
+) -> None:
+    # PraisonAI: an added file's content is "\n".join(body), body every line up to the next
+    # header or sentinel.
     assert tools.apply_patch("*** Add File: a.txt\none\ntwo\n\n\n*** Add File: b.txt\nb\n").startswith(
         "Success: Applied patch to 2 file(s)"
     )
-    assert (workspace / "a.txt").read_text() == "one\ntwo\n"  # PraisonAI: "one\ntwo\n\n"
-    assert (workspace / "b.txt").read_text() == "b\n"  # PraisonAI: "b"
+    assert (workspace / "a.txt").read_text() == "one\ntwo\n\n"
+    assert (workspace / "b.txt").read_text() == "b"
 
 
-def test_safer_search_honours_gitignore(tools: praisonai.EditTools, workspace: Path) -> None:
-    (workspace / ".git").mkdir()  # a repository: its .gitignore applies, as with ripgrep
+def test_search_files_reads_every_file_glob_glob_finds(tools: praisonai.EditTools, workspace: Path) -> None:
+    # PraisonAI's search_files: glob.glob(os.path.join(directory, "**", file_pattern),
+    # recursive=True), each file read as UTF-8 (UnicodeDecodeError: skipped) with readlines(),
+    # a match where pattern.lower() is in line.lower(), shown as line.strip() with its
+    # match_start. glob.glob takes .gitignored files, enters a dot folder only where the pattern
+    # names it, and text mode ends a line at a lone CR.
+    (workspace / ".git").mkdir()
     write(workspace / ".gitignore", "node_modules/\n*.log\n")
     write(workspace / "src/a.js", "needle\n")
     write(workspace / "node_modules/lib/index.js", "needle\n")
     write(workspace / "debug.log", "needle\n")
     write(workspace / "src/long.txt", "x" * 3000 + " needle " + "y" * 3000 + "\n")
+    write(workspace / "sub/.hid/h.py", "needle\n")
+    write(workspace / ".dot.py", "needle\n")
+    write(workspace / "cr.txt", b"x\rneedle\r\nNEEDLE twice: needle\n")
+    write(workspace / "bom.txt", b"\xef\xbb\xbf  Needle \n")
+    latin = "café crème brûlée à la française, déjà vu, naïve façade, voilà: needle\n"
+    write(workspace / "latin.txt", latin.encode("cp1252"))
+    (workspace / "linked.txt").symlink_to("src/a.js")  # glob.glob takes a link to a file
     found = json.loads(tools.search_files(".", "NEEDLE"))
-    assert [result["file"] for result in found["results"]] == ["src/a.js", "src/long.txt"]
-    long_match = found["results"][1]["matches"][0]
-    assert long_match["match_start"] == 3001 and len(long_match["line"]) < 1000  # shown cut
+    assert sorted(result["file"] for result in found["results"]) == [
+        "bom.txt",
+        "cr.txt",
+        "debug.log",
+        "linked.txt",
+        "node_modules/lib/index.js",
+        "src/a.js",
+        "src/long.txt",
+    ]
+    by_file = {result["file"]: result["matches"] for result in found["results"]}
+    assert by_file["cr.txt"] == [
+        {"line_number": 2, "line": "needle", "match_start": 0},
+        {"line_number": 3, "line": "NEEDLE twice: needle", "match_start": 0},
+    ]
+    assert by_file["bom.txt"] == [{"line_number": 1, "line": "\ufeff  Needle", "match_start": 3}]
+    assert by_file["src/long.txt"] == [
+        {"line_number": 1, "line": "x" * 3000 + " needle " + "y" * 3000, "match_start": 3001}
+    ]
+    assert found["total_files"] == 7 and found["total_matches"] == 8
+    named = json.loads(tools.search_files(".", "needle", "**/.hid/*.py"))
+    assert named["results"] == [
+        {"file": "sub/.hid/h.py", "matches": [{"line_number": 1, "line": "needle", "match_start": 0}]}
+    ]
+    dotted = json.loads(tools.search_files(".", "needle", ".*.py"))
+    assert [result["file"] for result in dotted["results"]] == [".dot.py"]
 
 
 def test_file_tools_read_and_write_in_the_encoding_given(files: praisonai.FileTools, workspace: Path) -> None:
@@ -1833,18 +1850,73 @@ def test_file_tools_read_and_write_in_the_encoding_given(files: praisonai.FileTo
     assert (workspace / "legacy.txt").read_bytes() == "café\nnaïve\n".encode("cp1252")
 
 
-def test_differs_file_tools_encodings_editkit_cannot_serve(files: praisonai.FileTools, workspace: Path) -> None:
+@pytest.mark.parametrize(
+    ("encoding", "text"),
+    [
+        ("latin-1", "café\x85\x9c naïve\n"),  # C1 controls, as Python's latin-1 gives them
+        ("iso8859-1", "crème brûlée\n"),
+        ("cp1252", "“quoted” – €5\n"),
+        ("koi8-u", "Привіт, ґанок\n"),
+        ("koi8-r", "мир\n"),
+        ("cp437", "│box│ ñ\n"),
+        ("cp037", "EBCDIC text\n"),
+        ("mac-roman", "café ∑\n"),
+        ("shift_jis", "日本語のテキスト\n"),
+        ("euc-jp", "日本語\n"),
+        ("iso2022_jp", "日本語\n"),
+        ("gb2312", "中文文本\n"),
+        ("gbk", "中文文本\n"),
+        ("big5", "繁體中文\n"),
+        ("euc-kr", "한국어 텍스트\n"),
+        ("utf-16", "wide ünïcödé\n"),
+        ("utf-16-le", "wide\n"),
+        ("utf-16-be", "wide\n"),
+        ("utf-32", "wider 𝄞\n"),
+        ("utf-8-sig", "signed\n"),
+        ("cp1251", "line one\r\nline two\rthree\n"),  # universal newlines on reading
+    ],
+)
+def test_file_tools_read_and_write_in_any_python_codec(
+    files: praisonai.FileTools, workspace: Path, encoding: str, text: str
+) -> None:
+    # PraisonAI's file_tools: read_file(filepath, encoding='utf-8') opens the file with
+    # open(safe_path, 'r', encoding=encoding); write_file(filepath, content, encoding='utf-8')
+    # with open(..., 'w', encoding=encoding): any codec Python has.
+    assert files.write_file("f.txt", text, encoding=encoding) is True
+    assert (workspace / "f.txt").read_bytes() == text.encode(encoding)
+    universal = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert files.read_file("f.txt", encoding=encoding, line_numbers=False) == universal
+    assert files.read_file("f.txt", encoding=encoding) == _render(universal)
+
+
+def _render(text: str) -> str:
+    return "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(text.splitlines(), 1))
+
+
+def test_file_tools_codec_errors_are_pythons(files: praisonai.FileTools, workspace: Path) -> None:
+    write(workspace / "bad.txt", b"ok \x81\n")
+    try:
+        b"ok \x81\n".decode("cp1252")
+    except UnicodeDecodeError as error:
+        reason = str(error)  # 'charmap' codec can't decode byte 0x81 in position 3: ...
+    assert files.read_file("bad.txt", encoding="cp1252") == f"Error reading file bad.txt: {reason}"
+    assert files.read_file("bad.txt", encoding="no-such-codec").startswith("Error reading file bad.txt: ")
+    assert files.write_file("k.txt", "中", encoding="koi8-u") is False and not (workspace / "k.txt").exists()
+    # The staleness guard holds for any codec: a write after a change on disk is refused.
+    assert files.write_file("l.txt", "café\n", encoding="latin-1") is True
+    files.read_file("l.txt", encoding="latin-1")
+    write(workspace / "l.txt", "changed\n".encode("latin-1"))
+    assert files.write_file("l.txt", "mine\n", encoding="latin-1") is False
+    assert (workspace / "l.txt").read_bytes() == b"changed\n"
+
+
+def test_file_tools_utf8_reads_keep_the_bom_as_text_mode_does(
+    files: praisonai.FileTools, workspace: Path
+) -> None:
     write(workspace / "bom.txt", b"\xef\xbb\xbfhi\r\n")
     assert files.read_file("bom.txt", line_numbers=False) == "\ufeffhi\n"  # text mode: BOM a character
     assert files.read_file("bom.txt", encoding="utf-8-sig", line_numbers=False) == "hi\n"
     assert files.read_file("bom.txt", encoding="UTF8", line_numbers=False) == "\ufeffhi\n"
-    assert files.read_file("bom.txt", encoding="latin-1") == (
-        "Error reading file bom.txt: editkit reads UTF-8 and the legacy encodings it can read byte for "
-        "byte, not 'latin-1'"
-    )
-    assert (
-        files.write_file("l.txt", "café", encoding="latin-1") is False and not (workspace / "l.txt").exists()
-    )
     assert files.write_file("s.txt", "x", encoding="utf-8-sig") is True
     assert (workspace / "s.txt").read_bytes() == b"\xef\xbb\xbfx"
 
@@ -1868,43 +1940,68 @@ def test_safer_file_tools_root_is_pinned_at_creation(
     assert edits.read_file("a.txt")[0] == "mine\n"
 
 
-def test_safer_list_files_created_is_the_modification_time(
-    files: praisonai.FileTools, workspace: Path
-) -> None:
+def test_list_files_times_are_st_mtime_and_st_ctime(files: praisonai.FileTools, workspace: Path) -> None:
+    # PraisonAI's list_files: 'modified': stat.st_mtime, 'created': stat.st_ctime.
     target = write(workspace / "a.txt", "a\n")
-    os.utime(target, (1_700_000_000, 1_700_000_000))
+    os.utime(target, ns=(1_700_000_000_123_456_789, 1_700_000_000_123_456_789))
+    write(workspace / "sub/b.txt", "b\n")
+    for entry in [*files.list_files("."), *files.list_files(".", "**/*.txt")]:
+        stat = os.stat(entry["path"])
+        assert (entry["modified"], entry["created"]) == (stat.st_mtime, stat.st_ctime), entry
     (entry,) = files.list_files(".")
-    assert entry["modified"] == entry["created"] == 1_700_000_000.0
+    assert entry["modified"] == os.stat(target).st_mtime != 1_700_000_000.0
 
 
-def test_differs_diffs_end_every_line_with_a_newline(tools: praisonai.EditTools, workspace: Path) -> None:
+def test_success_diffs_are_praisonais_render_diff(tools: praisonai.EditTools, workspace: Path) -> None:
+    # PraisonAI's _render_diff: difflib.unified_diff(old.splitlines(keepends=True),
+    # new.splitlines(keepends=True), fromfile="<path> (before)", tofile="<path> (after)", n=3),
+    # bounded to 10 lines of 200 characters.
     write(workspace / "c.txt", b"a\r\nb\r\nc\r\n")
-    # PraisonAI: "@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n"
-    assert tools.edit_file("c.txt", "b", "B").endswith("@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
+    assert tools.edit_file("c.txt", "b", "B").endswith(
+        "--- c.txt (before)\n+++ c.txt (after)\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n"
+    )
     assert (workspace / "c.txt").read_bytes() == b"a\r\nB\r\nc\r\n"
     write(workspace / "n.txt", "a\nb")
-    # PraisonAI: "@@ -1,2 +1,2 @@\n a\n-b+B"
     assert tools.apply_patch("*** Update File: n.txt\n@@\nb\n===\nB\n").endswith(
-        "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n"
+        "--- n.txt (before)\n+++ n.txt (after)\n@@ -1,2 +1,2 @@\n a\n-b+B"
     )
+    write(workspace / "bom.txt", b"\xef\xbb\xbfone\ntwo\n")
+    assert tools.edit_file("bom.txt", "two", "2").endswith("@@ -1,2 +1,2 @@\n one\n-two\n+2\n")
+    long = "".join(f"line {n}\n" for n in range(30))
+    write(workspace / "long.txt", long)
+    shown = tools.edit_file("long.txt", long, long.upper()).split("Diff:\n", 1)[1]
+    before, after = long.splitlines(keepends=True), long.upper().splitlines(keepends=True)
+    expected = list(difflib.unified_diff(before, after, "long.txt (before)", "long.txt (after)", n=3))
+    assert shown == "".join(expected[:10]) + "... (diff truncated)\n"
 
 
-def test_differs_a_file_that_is_not_utf8(
+def test_a_file_that_is_not_utf8_is_pythons_unicode_decode_error(
     tools: praisonai.EditTools, files: praisonai.FileTools, workspace: Path
 ) -> None:
-    write(workspace / "lat.txt", b"caf\xe9\n")
-    reason = (
-        "`lat.txt` is not valid UTF-8 (first bad byte at offset 3); its encoding could not be established "
-        'with confidence (best guess: windows-1252); if it is windows-1252, pass `encoding: "windows-1252"`'
-    )
-    # PraisonAI: "'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte"
-    assert tools.read_file("lat.txt") == (f"Error reading file lat.txt: {reason}", "")
-    assert tools.edit_file("lat.txt", "caf", "x") == f"Error editing file lat.txt: {reason}"
-    assert files.read_file("lat.txt") == f"Error reading file lat.txt: {reason}"
-    assert (
-        tools.apply_patch("*** Update File: lat.txt\n@@\na\n===\nb\n")
-        == f"Error: Cannot update 'lat.txt': {reason}"
-    )
+    # PraisonAI opens files with encoding="utf-8" and words a failure "Error reading file
+    # <path>: <the exception>" (edit: "Error editing file", a patch: "Error: Cannot update
+    # '<path>': ..."). Text in a legacy encoding, which editkit could read, is no different.
+    cases = {
+        "lat.txt": b"caf\xe9\n",
+        "long.txt": "café crème brûlée à la française, déjà vu, naïve façade, voilà\nx\n".encode(
+            "cp1252"
+        ),
+    }
+    for name, data in cases.items():
+        write(workspace / name, data)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            reason = str(error)
+        assert tools.read_file(name) == (f"Error reading file {name}: {reason}", "")
+        assert tools.edit_file(name, "x", "y") == f"Error editing file {name}: {reason}"
+        assert files.read_file(name) == f"Error reading file {name}: {reason}"
+        assert (
+            tools.apply_patch(f"*** Update File: {name}\n@@\nx\n===\ny\n")
+            == f"Error: Cannot update '{name}': {reason}"
+        )
+        assert (workspace / name).read_bytes() == data
+    assert reason.startswith("'utf-8' codec can't decode byte 0xe9 in position 3")
 
 
 def test_safer_a_folder_is_not_deleted_by_a_patch(tools: praisonai.EditTools, workspace: Path) -> None:
@@ -1992,7 +2089,7 @@ def test_two_sections_producing_one_path_are_refused_as_a_conflict(
     assert (workspace / "u.txt").read_text() == "a\n" and not (workspace / "n.txt").exists()
     # A file deleted by an earlier section may be produced again.
     assert tools.apply_patch("*** Delete File: u.txt\n*** Add File: u.txt\nnew\n").startswith("Success")
-    assert (workspace / "u.txt").read_text() == "new\n"
+    assert (workspace / "u.txt").read_text() == "new"
 
 
 def test_apply_patch_names_files_as_the_patch_writes_them(tools: praisonai.EditTools, workspace: Path) -> None:
@@ -2005,7 +2102,7 @@ def test_apply_patch_names_files_as_the_patch_writes_them(tools: praisonai.EditT
         "Success: Applied patch to 2 file(s)\n\n"
         "Updated ./a.py\n--- ./a.py (before)\n+++ ./a.py (after)\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n"
         f"+    return 2\n\n\nAdded {workspace}/n.txt\n--- {workspace}/n.txt (before)\n+++ {workspace}/n.txt (after)\n"
-        "@@ -0,0 +1 @@\n+n\n"
+        "@@ -0,0 +1 @@\n+n"
     )
     tools.read_file("a.py")
     write(workspace / "a.py", "changed\n")
@@ -2046,23 +2143,36 @@ def test_a_patch_is_refused_for_its_first_problem_in_patch_order(
     assert (workspace / "a.txt").read_text() == "two\n" and (workspace / "b.txt").read_text() == "b\n"
 
 
-def test_differs_search_never_enters_dot_folders_and_keeps_lone_crs(
-    tools: praisonai.EditTools, workspace: Path
-) -> None:
-    write(workspace / "sub/.hid/h.py", "needle\n")
-    write(workspace / "cr.txt", b"x\rneedle\n")
-    # PraisonAI finds sub/.hid/h.py for a pattern naming the folder.
-    assert json.loads(tools.search_files(".", "needle", "**/.hid/*.py"))["results"] == []
-    # PraisonAI: line 2, "needle", match_start 0 (universal newlines).
-    assert json.loads(tools.search_files(".", "needle"))["results"] == [
-        {"file": "cr.txt", "matches": [{"line_number": 1, "line": "x\rneedle", "match_start": 2}]}
-    ]
-
-
-def test_differs_list_files_with_a_pattern_of_several_parts(
+def test_list_files_with_a_pattern_of_several_parts_is_path_glob(
     files: praisonai.FileTools, workspace: Path
 ) -> None:
+    # PraisonAI's list_files: Path(directory).glob(pattern), files only; pathlib's glob takes
+    # dot files and dot folders like any others.
     for name in ("a.py", ".dot.py", "sub/s.py", "sub/.d2.py", "sub/.hid/h.py"):
         write(workspace / name, "x\n")
-    # PraisonAI's Path.glob: .d2.py, .dot.py, a.py, h.py and s.py.
-    assert [entry["name"] for entry in files.list_files(".", "**/*.py")] == ["a.py", "s.py"]
+    listed = files.list_files(".", "**/*.py")
+    assert sorted(entry["name"] for entry in listed) == [".d2.py", ".dot.py", "a.py", "h.py", "s.py"]
+    assert [entry["name"] for entry in files.list_files(".", "sub/.hid/*")] == ["h.py"]
+
+
+def test_safer_search_files_enters_no_linked_folder(tools: praisonai.EditTools, workspace: Path) -> None:
+    write(workspace / "d/a.py", "needle\n")
+    (workspace / "d/up").symlink_to("..", target_is_directory=True)  # glob.glob: 41 copies of a.py
+    (workspace / "alias").symlink_to("d", target_is_directory=True)  # glob.glob: alias/a.py too
+    found = json.loads(tools.search_files(".", "needle"))
+    assert [result["file"] for result in found["results"]] == ["d/a.py"]
+
+
+def test_list_files_enters_a_linked_folder_where_path_glob_enters_it(
+    files: praisonai.FileTools, workspace: Path
+) -> None:
+    # Path.glob: ** enters no linked folder; a segment of the pattern follows one.
+    write(workspace / "d/a.py", "x\n")
+    (workspace / "alias").symlink_to("d", target_is_directory=True)
+    assert [entry["name"] for entry in files.list_files(".", "**/*.py")] == ["a.py"]
+    listed = files.list_files(".", "alias/*.py")
+    assert [entry["path"] for entry in listed] == [str(workspace.resolve() / "alias" / "a.py")]
+    assert sorted(entry["path"] for entry in files.list_files(".", "*/a.py")) == [
+        str(workspace.resolve() / "alias" / "a.py"),
+        str(workspace.resolve() / "d" / "a.py"),
+    ]

@@ -599,6 +599,9 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
     /// (read again through its handle, within the size limit already checked).
     /// `nul`: the stream met a NUL byte.
     fn decoded(&self, file: &FileRef<'_, '_>, nul: bool) -> Option<editkit_vfs::Text> {
+        if self.workspace.default_encoding().is_some() {
+            return None; // the workspace reads UTF-8 only
+        }
         let (mut handle, size) = self.open(file).ok()?;
         if size > self.max_file_size {
             return None;
@@ -787,7 +790,8 @@ impl SearchVisitor<'_, '_> {
         } else {
             // Not plain UTF-8 text: the codec decides whether it is text in another encoding
             // (the one decision every tool shares), and then its decoded text is searched.
-            let decoded = editkit_vfs::Text::decode(bytes).ok().filter(|text| !text.encoding().is_utf8());
+            // (A workspace that reads UTF-8 only decodes nothing else.)
+            let decoded = self.workspace.decode(bytes, None).ok().filter(|text| !text.encoding().is_utf8());
             match decoded {
                 Some(text) => {
                     let outcome = searcher.search_slice(&state.matcher, text.with_endings().as_bytes(), &mut sink);

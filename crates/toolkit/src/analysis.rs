@@ -309,9 +309,15 @@ mod imp {
         Some(sections)
     }
 
-    pub(crate) fn replace_function(path: &str, text: &str, name: &str, implementation: &str) -> Result<String> {
+    pub(crate) fn replace_function(
+        path: &str,
+        text: &str,
+        name: &str,
+        implementation: &str,
+        validate: bool,
+    ) -> Result<String> {
         let kind = kind_of(path, text);
-        analyze::replace_function(kind, text, name, implementation)
+        analyze::replace_function_checked(kind, text, name, implementation, validate)
             .map_err(|source| Error::Analyze { path: path.to_owned(), source })
     }
 }

@@ -69,13 +69,21 @@ impl Toolkit {
     /// `not_found` (listing the available names), `ambiguous` (with lines), `syntax_error`
     /// when the result would not parse, `stale`, path errors.
     pub fn replace_function(&self, request: ReplaceFunctionRequest) -> Result<ReplaceFunctionResponse> {
-        self.writable("replace_function")?;
+        if !request.dry_run {
+            self.writable("replace_function")?;
+        }
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let file = lock.read_for_write(None, false)?;
         let rel = file.path().to_owned();
         let old = file.text();
-        let new = analysis::replace_function(&rel, old, &request.function_name, &request.new_implementation)?;
+        let new = analysis::replace_function(
+            &rel,
+            old,
+            &request.function_name,
+            &request.new_implementation,
+            request.validate,
+        )?;
         let mut text = file.decoded().clone();
         // Splice only the changed middle so untouched lines keep their original endings.
         let prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
@@ -86,6 +94,18 @@ impl Toolkit {
         text.splice(prefix..old_end, new.get(prefix..new_end).unwrap_or_default())
             .map_err(|e| Error::invalid("new_implementation", e.to_string()))?;
         let bytes = text.try_encoded().map_err(|err| crate::toolkit::unencodable(&request.path, err))?;
+        if request.dry_run {
+            drop(lock);
+            let (diff, _) = self.diff(&rel, old, text.as_str());
+            return Ok(ReplaceFunctionResponse {
+                path: rel,
+                function_replaced: request.function_name,
+                backup_path: None,
+                diff,
+                sha256: editkit_vfs::Sha256::of(&bytes),
+                dry_run: true,
+            });
+        }
         let crate::toolkit::KeptWrite { written, kept, .. } = self.write_kept(
             workspace,
             &lock,
@@ -101,6 +121,7 @@ impl Toolkit {
             backup_path: if request.backup { kept } else { None },
             diff,
             sha256: written.sha256,
+            dry_run: false,
         })
     }
 

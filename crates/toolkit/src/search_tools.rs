@@ -52,7 +52,8 @@ impl Toolkit {
             })
             .max_results(request.max_results)
             .max_bytes(usize::try_from(self.options().max_call_bytes).unwrap_or(usize::MAX))
-            .context(request.context_lines);
+            .context(request.context_lines)
+            .walk_options(walk_options(request.hidden, request.ignore_rules, request.follow_links));
         if let Some(lines) = request.before_context {
             builder.before_context(lines);
         }
@@ -137,11 +138,24 @@ impl Toolkit {
     /// As [`Toolkit::glob`].
     pub fn glob_with(&self, request: GlobRequest, control: &search::Control) -> Result<GlobResponse> {
         let (_, workspace) = self.route(&request.path);
-        let listed = search::Files::builder(request.pattern.as_str()).max_files(MAX_GLOB_FILES).run_with(
-            workspace,
-            &request.path,
-            control,
-        )?;
+        let listed = search::Files::builder(request.pattern.as_str())
+            .max_files(MAX_GLOB_FILES)
+            .walk_options(walk_options(request.hidden, request.ignore_rules, request.follow_links))
+            .run_with(workspace, &request.path, control)?;
         Ok(GlobResponse { pattern: request.pattern, matches: listed.files, truncated: listed.truncated })
+    }
+}
+
+/// The walk a search or glob asks for: `hidden` takes dot files in, `ignore_rules: false` leaves
+/// `.gitignore` and `.ignore` files unread, `follow_links` takes files linked inside the root.
+/// The workspace's blocked paths stay out either way (the walk never lists them), and so does
+/// anything behind a link leading out.
+fn walk_options(hidden: bool, ignore_rules: bool, follow_links: bool) -> search::WalkOptions {
+    search::WalkOptions {
+        hidden,
+        git_ignore: ignore_rules,
+        ignore_files: ignore_rules,
+        follow_links,
+        ..Default::default()
     }
 }

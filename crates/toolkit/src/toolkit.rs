@@ -31,6 +31,12 @@ pub struct ToolkitOptions {
     /// dropped first), the bases an edit of a file changed since is merged against; an edit
     /// whose base was dropped is refused as stale. Default: [`crate::DEFAULT_KEPT_READ_BYTES`].
     pub kept_read_bytes: u64,
+    /// Read a file that is not UTF-8 in another encoding established with confidence (UTF-16
+    /// with a BOM, ISO-2022-JP, a detected legacy code page), and write it back in it. With
+    /// `false` every tool takes UTF-8 only unless a call names its `encoding`, as a tool that
+    /// opens files as UTF-8 does: anything else is `not_utf8` (or `utf16`), and searches skip
+    /// it. Default: true.
+    pub detect_encodings: bool,
     /// Refuse every tool that writes. Default: false.
     pub read_only: bool,
     /// How far writes go before a tool returns: [`Durability::Full`] fsyncs each file and its
@@ -92,6 +98,7 @@ impl Default for ToolkitOptions {
             max_read_bytes: editkit_vfs::DEFAULT_MAX_READ_BYTES,
             read_page_bytes: None,
             kept_read_bytes: crate::outside::DEFAULT_KEPT_READ_BYTES,
+            detect_encodings: true,
             read_only: false,
             durability: Durability::Full,
             full_diffs: false,
@@ -297,7 +304,8 @@ impl Toolkit {
                 .max_read_bytes(options.max_read_bytes)
                 // A read-only toolkit writes nothing, not even lock files.
                 .cross_process_locks(!options.read_only)
-                .durability(options.durability);
+                .durability(options.durability)
+                .detect_encodings(options.detect_encodings);
             if let Some(home) = &options.state_home {
                 builder.state_home(home);
             }
@@ -541,7 +549,7 @@ impl Toolkit {
         let sha256 = editkit_vfs::Sha256::of(&bytes);
         let size_bytes = bytes.len() as u64;
         let asked = encoding_arg(request.encoding.as_deref())?;
-        let decoded = match asked.map_or_else(|| Text::decode(&bytes), |encoding| Text::decode_as(&bytes, encoding)) {
+        let decoded = match workspace.decode(&bytes, asked) {
             Ok(text) => text,
             Err(editkit_vfs::codec::DecodeError::Binary { .. }) => {
                 return Ok(ReadFileResponse {
@@ -675,6 +683,8 @@ impl Toolkit {
             kind: metadata.kind,
             size_bytes: if metadata.kind == EntryKind::File { metadata.size } else { 0 },
             modified_unix: metadata.modified_unix,
+            modified_ns: metadata.modified_ns,
+            changed_ns: metadata.changed_ns,
             permissions: format!("{:04o}", metadata.mode),
             file_type,
             line_count,

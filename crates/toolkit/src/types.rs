@@ -717,6 +717,13 @@ pub struct ReplaceFunctionRequest {
     /// Keep the previous content for undo and return its path (default: true).
     #[serde(default = "yes")]
     pub backup: bool,
+    /// Answer the diff and the new content's hash without writing (default: false).
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Refuse a result with more syntax errors than the file had (default: true); false leaves
+    /// the judgement to the caller (an application checking with its own parser).
+    #[serde(default = "yes")]
+    pub validate: bool,
 }
 
 /// What replace_function did.
@@ -730,9 +737,11 @@ pub struct ReplaceFunctionResponse {
     pub backup_path: Option<String>,
     /// Unified diff of the change (bounded).
     pub diff: String,
-    /// SHA-256 of the new content.
+    /// SHA-256 of the new content (that the file would have, on a dry run).
     #[schemars(with = "String")]
     pub sha256: editkit_vfs::Sha256,
+    /// Whether this was a dry run (nothing written).
+    pub dry_run: bool,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -914,6 +923,22 @@ pub struct SearchFilesRequest {
     /// Lines of context after each match (instead of `context_lines`).
     #[serde(default)]
     pub after_context: Option<usize>,
+    /// Take dot files and folders too. Default: false, as ripgrep. Blocked paths (`.env`,
+    /// `.git`, keys...) stay out whatever this says.
+    #[serde(default)]
+    #[schemars(description = "")]
+    pub hidden: bool,
+    /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
+    /// ripgrep; false takes the files they name too (`node_modules`, build output).
+    #[serde(default = "yes")]
+    #[schemars(description = "")]
+    pub ignore_rules: bool,
+    /// Take files reached through symlinks that stay inside the workspace (under the link's
+    /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
+    /// leading outside are never followed. Default: false, as ripgrep.
+    #[serde(default)]
+    #[schemars(description = "")]
+    pub follow_links: bool,
 }
 
 /// List a directory.
@@ -954,6 +979,22 @@ pub struct GlobRequest {
     #[serde(default = "dot", alias = "directory")]
     #[schemars(extend("x-aliases" = ["directory"]))]
     pub path: String,
+    /// Take dot files and folders too. Default: false, as ripgrep. Blocked paths (`.env`,
+    /// `.git`, keys...) stay out whatever this says.
+    #[serde(default)]
+    #[schemars(description = "")]
+    pub hidden: bool,
+    /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
+    /// ripgrep; false takes the files they name too (`node_modules`, build output).
+    #[serde(default = "yes")]
+    #[schemars(description = "")]
+    pub ignore_rules: bool,
+    /// Take files reached through symlinks that stay inside the workspace (under the link's
+    /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
+    /// leading outside are never followed. Default: false, as ripgrep.
+    #[serde(default)]
+    #[schemars(description = "")]
+    pub follow_links: bool,
 }
 
 /// Files matching a glob.
@@ -1347,6 +1388,11 @@ pub struct FileInfoResponse {
     pub size_bytes: u64,
     /// Last modification, seconds since the Unix epoch.
     pub modified_unix: i64,
+    /// Last modification, nanoseconds since the Unix epoch.
+    pub modified_ns: i64,
+    /// Last status change (`ctime`: content, mode, links or name changed), nanoseconds since
+    /// the Unix epoch.
+    pub changed_ns: i64,
     /// Permission bits in octal (`0644`).
     pub permissions: String,
     /// For a text file: `python`, `markdown`, `text`... or `binary`; none for a directory.
@@ -1996,7 +2042,7 @@ request!(
 );
 request!(
     ReplaceFunctionRequest { path: String, function_name: String, new_implementation: String }
-    defaults { backup: bool = yes() }
+    defaults { backup: bool = yes(), dry_run: bool = false, validate: bool = yes() }
 );
 request!(
     ApplyPatchRequest { patch: String }
@@ -2013,13 +2059,17 @@ request!(UndoEditRequest { path: String } defaults { force: bool = false });
 request!(UndoPatchRequest {} defaults { force: bool = false });
 request!(
     SearchFilesRequest { pattern: String }
-    defaults { regex: bool = yes(), max_results: usize = hundred(), context_lines: usize = 0 }
+    defaults { regex: bool = yes(), max_results: usize = hundred(), context_lines: usize = 0, hidden: bool = false, ignore_rules: bool = yes(), follow_links: bool = false }
     text_defaults { path = dot() }
     optional { case_sensitive: bool, before_context: usize, after_context: usize }
     optional_text { glob, file_extension }
 );
 request!(ListDirRequest {} text_defaults { path = dot() });
-request!(GlobRequest { pattern: String } text_defaults { path = dot() });
+request!(
+    GlobRequest { pattern: String }
+    defaults { hidden: bool = false, ignore_rules: bool = yes(), follow_links: bool = false }
+    text_defaults { path = dot() }
+);
 request!(PathRequest { path: String });
 request!(
     InsertLinesRequest { path: String, line: usize, text: String }

@@ -204,6 +204,7 @@ impl Workspace {
         encoding: Option<crate::Encoding>,
         work: impl FnOnce(&Text) -> T,
     ) -> Result<(FileText, T)> {
+        let encoding = encoding.or(self.default_encoding());
         let (rel, mut file, size) = self.open_sized(path)?;
         let vouch = |sha256: Sha256| match expected {
             Some(expected) if expected != sha256 => {
@@ -271,7 +272,13 @@ impl Workspace {
     pub fn peek(&self, path: &str) -> Result<FileText> {
         let (rel, bytes) = self.read_raw(path)?;
         let sha256 = Sha256::of(&bytes);
-        file_text(path, rel, bytes, sha256)
+        match self.default_encoding() {
+            Some(encoding) => {
+                let text = Text::decode_as(&bytes, encoding).map_err(|err| Error::from_decode(path, err))?;
+                Ok(FileText { path: rel, text: text.into(), sha256, size: bytes.len() as u64 })
+            }
+            None => file_text(path, rel, bytes, sha256),
+        }
     }
 
     /// Reads a file's bytes as they are and records their hash in the read ledger.
@@ -1033,7 +1040,16 @@ impl Workspace {
             stat(&fd)?
         };
         let size = if resolved.rel.is_empty() { 0 } else { stat.st_size.unsigned_abs() };
-        Ok(Metadata { kind, size, modified_unix: stat.st_mtime, mode: stat.st_mode & 0o7777 })
+        // Whole seconds and nanoseconds of a timestamp as nanoseconds (saturating in 2262).
+        let nanos = |seconds: i64, nanos: i64| seconds.saturating_mul(1_000_000_000).saturating_add(nanos);
+        Ok(Metadata {
+            kind,
+            size,
+            modified_unix: stat.st_mtime,
+            modified_ns: nanos(stat.st_mtime, i64::try_from(stat.st_mtime_nsec).unwrap_or(0)),
+            changed_ns: nanos(stat.st_ctime, i64::try_from(stat.st_ctime_nsec).unwrap_or(0)),
+            mode: stat.st_mode & 0o7777,
+        })
     }
 
     /// Files and directories under `under` whose path relative to `under` matches `pattern`

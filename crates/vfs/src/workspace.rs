@@ -44,9 +44,20 @@ pub struct WorkspaceBuilder {
     cross_process_locks: bool,
     durability: crate::Durability,
     lock_wait: std::time::Duration,
+    detect_encodings: bool,
 }
 
 impl WorkspaceBuilder {
+    /// Whether a file that is not UTF-8 is read in another encoding established with
+    /// confidence (UTF-16 with a BOM, ISO-2022-JP, a detected legacy code page; see
+    /// [`Text::decode`](crate::Text::decode)). With `false`, a read without an explicit encoding
+    /// takes UTF-8 only, as a tool that opens files as UTF-8 does: anything else is `not_utf8`
+    /// or `utf16`. Default: `true`.
+    pub fn detect_encodings(&mut self, yes: bool) -> &mut Self {
+        self.detect_encodings = yes;
+        self
+    }
+
     /// The path policy. Default: [`Policy::default`].
     pub fn policy(&mut self, policy: Policy) -> &mut Self {
         self.policy = policy;
@@ -179,6 +190,7 @@ impl WorkspaceBuilder {
             durability: self.durability,
             lock_wait: self.lock_wait,
             reaper: crate::reap::Reaper::default(),
+            detect_encodings: self.detect_encodings,
         })
     }
 }
@@ -212,6 +224,8 @@ pub struct Workspace {
     pub(crate) lock_wait: std::time::Duration,
     /// Unlinks state entries handed over by [`crate::Txn::state_remove_soon`].
     pub(crate) reaper: crate::reap::Reaper,
+    /// [`WorkspaceBuilder::detect_encodings`].
+    detect_encodings: bool,
 }
 
 /// What a path names.
@@ -240,6 +254,11 @@ pub struct Metadata {
     pub size: u64,
     /// Last modification, in whole seconds since the Unix epoch.
     pub modified_unix: i64,
+    /// Last modification, in nanoseconds since the Unix epoch.
+    pub modified_ns: i64,
+    /// Last status change (the inode's `ctime`: content, mode, links, name), in nanoseconds
+    /// since the Unix epoch.
+    pub changed_ns: i64,
     /// The permission bits (`0o644`...), without the file type.
     pub mode: u32,
 }
@@ -255,6 +274,29 @@ impl Workspace {
             cross_process_locks: true,
             durability: crate::Durability::Full,
             lock_wait: crate::LOCK_WAIT,
+            detect_encodings: true,
+        }
+    }
+
+    /// The encoding a read without one takes: `None` (detected) unless
+    /// [`WorkspaceBuilder::detect_encodings`] is off, then UTF-8.
+    pub fn default_encoding(&self) -> Option<crate::Encoding> {
+        (!self.detect_encodings).then(crate::Encoding::utf8)
+    }
+
+    /// Decodes bytes read from this workspace as its reads do: in `encoding` when given, else
+    /// as [`Workspace::default_encoding`] says (detected, or UTF-8 only).
+    ///
+    /// # Errors
+    /// As [`Text::decode`](crate::Text::decode) and [`Text::decode_as`](crate::Text::decode_as).
+    pub fn decode(
+        &self,
+        bytes: &[u8],
+        encoding: Option<crate::Encoding>,
+    ) -> std::result::Result<crate::Text, crate::codec::DecodeError> {
+        match encoding.or(self.default_encoding()) {
+            Some(encoding) => crate::Text::decode_as(bytes, encoding),
+            None => crate::Text::decode(bytes),
         }
     }
 

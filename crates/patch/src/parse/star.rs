@@ -125,7 +125,9 @@ pub(super) fn parse(lines: &[Line<'_>], dialect: Dialect) -> Result<Vec<Operatio
 }
 
 /// The content of an added file: `+` lines (Begin Patch) or plain lines (`@@`/`===` dialect),
-/// up to the next section. Trailing empty lines before the next section are separators.
+/// up to the next section. Trailing empty lines before the next section are separators; in the
+/// `@@`/`===` dialect a last line `\ No newline at end of file` instead takes every line before
+/// it as written and leaves the last without a line end.
 fn add_body(lines: &[Line<'_>], start: usize, dialect: Dialect) -> Result<(String, usize)> {
     let mut body: Vec<String> = Vec::new();
     let mut i = start;
@@ -156,6 +158,16 @@ fn add_body(lines: &[Line<'_>], start: usize, dialect: Dialect) -> Result<(Strin
     if dialect == Dialect::Hunks {
         while body.last().is_some_and(|l| l.trim().is_empty()) {
             body.pop();
+        }
+        if body.last().is_some_and(|l| l == super::NO_NEWLINE_MARKER) {
+            // `\ No newline at end of file` closes the content as written: every line before
+            // it, blank ones too, the last without a line end.
+            let mut literal: Vec<&str> = lines.get(start..i).unwrap_or_default().iter().map(|line| line.text).collect();
+            while literal.last().is_some_and(|l| *l != super::NO_NEWLINE_MARKER) {
+                literal.pop();
+            }
+            literal.pop();
+            return Ok((literal.join("\n"), i));
         }
     } else {
         // Only truly empty lines (no `+`) are separators.

@@ -57,6 +57,24 @@ fn markers_tolerate_surrounding_whitespace_and_crlf() {
 }
 
 #[test]
+fn a_hunks_add_body_closed_by_the_no_newline_marker_is_taken_as_written() {
+    // Every line before the marker is content, blank ones too; the last has no line end.
+    let patch = parse(
+        "*** Add File: a.txt\nx\ny\n\n\n\\ No newline at end of file\n\n*** Add File: b.txt\nz\n\\ No newline at end of file\n*** Add File: c.txt\nw\n\n*** End Patch\n",
+    )
+    .unwrap();
+    let contents: Vec<&str> = patch
+        .operations()
+        .iter()
+        .map(|op| match op {
+            Operation::Add { content, .. } => content.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(contents, ["x\ny\n\n", "z", "w\n"]);
+}
+
+#[test]
 fn hunk_dialect_reads_old_separator_new() {
     let patch = parse(
         "*** Update File: a.txt\n@@\none\ntwo\n===\nuno\ntwo\n\n@@\nthree\n===\ntres\n*** Add File: b.txt\nplain\n*** End Patch\n",

@@ -263,6 +263,10 @@ class Toolkit:
     - ``absolute_paths``: ``"remap"`` (an absolute path inside a root is used, others refused),
       ``"refuse"``, or ``"rooted"`` (any other absolute path is taken as rooted at the workspace).
     - ``state_dir``: where locks, patch journals and undo history live (never inside a root).
+    - ``detect_encodings``: read a file that is not UTF-8 in another encoding established with
+      confidence (UTF-16 with a BOM, a detected legacy code page) and write it back in it
+      (default); ``False`` takes UTF-8 only, as a tool that opens files as UTF-8 does: anything
+      else is ``NotUtf8`` (or ``Utf16``) unless a call names its ``encoding``.
     - bounds: ``max_read_bytes``, ``read_page_bytes``, ``max_sessions``, ``max_session_bytes``,
       ``max_patch_work``, ``history_depth``, ``history_bytes`` (undo history per root, default
       256 MiB), ``kept_read_bytes`` (the versions reads and edits saw, kept as the bases an edit of
@@ -288,6 +292,7 @@ class Toolkit:
         max_read_bytes: int | None = None,
         read_page_bytes: int | None = None,
         full_diffs: bool = False,
+        detect_encodings: bool = True,
         tools: str | None = None,
         history_depth: int | None = None,
         history_bytes: int | None = None,
@@ -357,6 +362,7 @@ class Toolkit:
                 max_read_bytes=max_read_bytes,
                 read_page_bytes=read_page_bytes,
                 full_diffs=full_diffs,
+                detect_encodings=detect_encodings,
                 tools=tools,
                 history_depth=history_depth,
                 history_bytes=history_bytes,

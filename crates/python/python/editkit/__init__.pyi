@@ -222,9 +222,11 @@ class ExistsResult(Result):
     path: str
 
 class FileInfoResult(Result):
+    changed_ns: int
     file_type: str | None
     kind: str
     line_count: int | None
+    modified_ns: int
     modified_unix: int
     path: str
     permissions: str
@@ -356,6 +358,7 @@ class EditPythonFileResult(Result):
 class ReplaceFunctionResult(Result):
     backup_path: str | None
     diff: str
+    dry_run: bool
     function_replaced: str
     path: str
     sha256: str
@@ -423,6 +426,7 @@ class Toolkit:
         max_read_bytes: int | None = ...,
         read_page_bytes: int | None = ...,
         full_diffs: bool = ...,
+        detect_encodings: bool = ...,
         tools: str | None = ...,
         history_depth: int | None = ...,
         history_bytes: int | None = ...,
@@ -719,6 +723,8 @@ class Toolkit:
         new_implementation: str,
         *,
         backup: bool | None = ...,
+        dry_run: bool | None = ...,
+        validate: bool | None = ...,
         **aliases: Any,
     ) -> ReplaceFunctionResult:
         """Replace a whole function or method by name (func, Class.method, Outer.Inner.method) in a Python, TypeScript, TSX or JavaScript file. The new definition is re-indented to fit and decorators are kept unless it brings its own. Refuses unknown names (listing the available ones), duplicates (with their lines) and results that would not parse."""
@@ -755,7 +761,10 @@ class Toolkit:
         case_sensitive: bool | None = ...,
         context_lines: int | None = ...,
         file_extension: str | None = ...,
+        follow_links: bool | None = ...,
         glob: str | None = ...,
+        hidden: bool | None = ...,
+        ignore_rules: bool | None = ...,
         max_results: int | None = ...,
         path: str | None = ...,
         regex: bool | None = ...,
@@ -771,7 +780,10 @@ class Toolkit:
         case_sensitive: bool | None = ...,
         context_lines: int | None = ...,
         file_extension: str | None = ...,
+        follow_links: bool | None = ...,
         glob: str | None = ...,
+        hidden: bool | None = ...,
+        ignore_rules: bool | None = ...,
         max_results: int | None = ...,
         path: str | None = ...,
         regex: bool | None = ...,
@@ -782,6 +794,9 @@ class Toolkit:
         self,
         pattern: str,
         *,
+        follow_links: bool | None = ...,
+        hidden: bool | None = ...,
+        ignore_rules: bool | None = ...,
         path: str | None = ...,
         **aliases: Any,
     ) -> GlobResult:

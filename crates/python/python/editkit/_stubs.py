@@ -82,6 +82,7 @@ class Toolkit:
         max_read_bytes: int | None = ...,
         read_page_bytes: int | None = ...,
         full_diffs: bool = ...,
+        detect_encodings: bool = ...,
         tools: str | None = ...,
         history_depth: int | None = ...,
         history_bytes: int | None = ...,

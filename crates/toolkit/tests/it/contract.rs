@@ -128,6 +128,76 @@ fn search_counts_files_with_matches() {
 }
 
 #[test]
+fn search_and_glob_take_ignored_and_hidden_files_only_when_asked() {
+    // `hidden: true` and `ignore_rules: false` change which files the walk takes, nothing else:
+    // blocked files (`.env`, `.git`) stay out whatever they say.
+    let env = Env::with_files(&[
+        (".git/HEAD", "TODO ref\n"),
+        (".gitignore", "node_modules/\n"),
+        (".ignore", "build/\n"),
+        ("a.py", "TODO a\n"),
+        ("node_modules/m.py", "TODO m\n"),
+        ("build/b.py", "TODO b\n"),
+        (".hidden/h.py", "TODO h\n"),
+        (".env", "TODO=1\n"),
+        (".dot.py", "TODO dot\n"),
+    ]);
+    let cases = [
+        (json!({}), vec!["a.py"]),
+        (json!({"hidden": true}), vec![".dot.py", ".hidden/h.py", "a.py"]),
+        (json!({"ignore_rules": false}), vec!["a.py", "build/b.py", "node_modules/m.py"]),
+        (
+            json!({"hidden": true, "ignore_rules": false}),
+            vec![".dot.py", ".hidden/h.py", "a.py", "build/b.py", "node_modules/m.py"],
+        ),
+    ];
+    for (options, expected) in cases {
+        let mut args = json!({"pattern": "TODO"});
+        args.as_object_mut().unwrap().extend(options.as_object().unwrap().clone());
+        let found = env.ok("search_files", args.clone());
+        let files: Vec<&str> =
+            found["results"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
+        assert_eq!(files, expected, "search_files {args}");
+        let code = env.ok("search_code", args.clone());
+        assert_eq!(code["files_with_matches"].as_u64(), Some(expected.len() as u64), "search_code {args}");
+        args["pattern"] = json!("**/*.py");
+        let globbed = env.ok("glob", args.clone());
+        assert_eq!(globbed["matches"], json!(expected), "glob {args}");
+    }
+    env.refused("glob", json!({"pattern": "*", "hidden": "yes"}), "invalid_args");
+    // `follow_links: true` takes a file linked inside the root, under the link's name; never a
+    // linked folder (a loop cannot trap the walk) nor anything behind a link leading out.
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("o.py"), "TODO o\n").unwrap();
+        std::os::unix::fs::symlink("a.py", env.dir.path().join("alias.py")).unwrap();
+        std::os::unix::fs::symlink(".", env.dir.path().join("loop")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("o.py"), env.dir.path().join("out.py")).unwrap();
+        for tool in ["search_files", "glob"] {
+            let pattern = if tool == "glob" { "**/*.py" } else { "TODO" };
+            let plain = env.ok(tool, json!({"pattern": pattern}));
+            let followed = env.ok(tool, json!({"pattern": pattern, "follow_links": true}));
+            let names = |found: &serde_json::Value| -> Vec<String> {
+                match found.get("matches") {
+                    Some(matches) => {
+                        matches.as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_owned()).collect()
+                    }
+                    None => found["results"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|r| r["file"].as_str().unwrap().to_owned())
+                        .collect(),
+                }
+            };
+            assert_eq!(names(&plain), ["a.py"], "{tool}");
+            assert_eq!(names(&followed), ["a.py", "alias.py"], "{tool}");
+        }
+    }
+}
+
+#[test]
 fn edits_keep_crlf_and_bom_and_report_their_rung() {
     let env = Env::new();
     env.put("win.py", b"\xEF\xBB\xBFdef f():\r\n\treturn 1\r\n\r\nx = f()\r\n");
@@ -524,6 +594,17 @@ fn file_info_says_what_a_path_is_and_create_directory_makes_one() {
     assert_eq!((info["file_type"].as_str(), info["permissions"].as_str()), (Some("python"), Some("0640")));
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
     assert!((now - info["modified_unix"].as_i64().unwrap()).abs() < 600, "{info}");
+    // The same time to the nanosecond, and the status change time, as `stat` gives them.
+    let stat = std::fs::metadata(env.dir.path().join(info["path"].as_str().unwrap())).unwrap();
+    let nanos = |time: std::time::SystemTime| {
+        i64::try_from(time.duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()).unwrap()
+    };
+    assert_eq!(info["modified_ns"].as_i64(), Some(nanos(stat.modified().unwrap())), "{info}");
+    assert_eq!(info["modified_ns"].as_i64().unwrap() / 1_000_000_000, info["modified_unix"].as_i64().unwrap());
+    {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(info["changed_ns"].as_i64(), Some(stat.ctime() * 1_000_000_000 + stat.ctime_nsec()), "{info}");
+    }
     let binary = env.ok("file_info", json!({"path": "logo.png"}));
     assert_eq!((binary["file_type"].as_str(), binary["line_count"].as_u64()), (Some("binary"), None));
     let dir = env.ok("file_info", json!({"path": "src"}));
@@ -848,4 +929,33 @@ fn a_cut_patch_is_refused_in_every_dialect_given() {
     assert!(!env.dir.path().join("lib").exists());
     env.ok("apply_patch", json!({"patch": whole, "dialect": "hunks"}));
     assert_eq!(env.get("lib/app.py"), "x = 2\n");
+}
+
+#[test]
+fn replace_function_dry_run_shows_the_change_and_validate_false_skips_the_syntax_check() {
+    let source = "def f():\n    return 1\n\n\ndef g():\n    return 2\n";
+    let env = Env::with_files(&[("m.py", source)]);
+    // A dry run answers the diff and the hash the file would have, and writes nothing.
+    let dry = env.ok(
+        "replace_function",
+        json!({"path": "m.py", "function_name": "f", "new_implementation": "def f():\n    return 3\n", "dry_run": true}),
+    );
+    assert_eq!(dry["dry_run"], true);
+    assert!(dry["diff"].as_str().unwrap().contains("-    return 1\n+    return 3\n"), "{dry}");
+    assert_eq!(env.get("m.py"), source);
+    let expected = source.replace("return 1", "return 3");
+    assert_eq!(dry["sha256"], editkit::vfs::Sha256::of(expected.as_bytes()).to_string());
+    // A result editkit's parser refuses is refused, unless validate is false (the caller judges).
+    let broken = json!({"path": "m.py", "function_name": "f", "new_implementation": "def f():\n    return (\n"});
+    env.refused("replace_function", broken.clone(), "syntax_error");
+    let mut unchecked = broken;
+    unchecked["validate"] = json!(false);
+    unchecked["dry_run"] = json!(true);
+    let shown = env.ok("replace_function", unchecked.clone());
+    assert!(shown["diff"].as_str().unwrap().contains("+    return (\n"), "{shown}");
+    assert_eq!(env.get("m.py"), source);
+    unchecked["dry_run"] = json!(false);
+    let written = env.ok("replace_function", unchecked);
+    assert_eq!(written["dry_run"], false);
+    assert!(env.get("m.py").contains("return (\n"));
 }

@@ -245,3 +245,54 @@ fn search_files_searches_decoded_text_and_names_the_encoding() {
     let files: Vec<&str> = native["results"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
     assert_eq!(files, ["shift_jis.py"]);
 }
+
+#[test]
+fn with_detection_off_every_tool_takes_utf8_only_unless_told() {
+    // `detect_encodings: false` is a tool that opens files as UTF-8: every other encoding is
+    // refused by every tool (nothing written), skipped by searches, and a write replaces the
+    // file with UTF-8; an explicit `encoding` still reads and writes it.
+    let env = Env::with_options(editkit::ToolkitOptions { detect_encodings: false, ..Default::default() });
+    for case in cases() {
+        let file = text(&case, "file");
+        let original = corpus(&file);
+        env.put(&file, &original);
+        if case["encoding"] == "iso-2022-jp" {
+            // Seven-bit text is UTF-8: read as it stands, escapes included.
+            let read = env.ok("read_file", json!({"path": file}));
+            assert_eq!(
+                (read["encoding"].as_str(), read["content"].as_str()),
+                (Some("utf-8"), std::str::from_utf8(&original).ok())
+            );
+            continue;
+        }
+        let kind = if file.starts_with("utf-16") { "utf16" } else { "not_utf8" };
+        let edit = json!({"path": file, "old_string": "total = sum(values)", "new_string": "total = sum(values, 0)"});
+        let refusals = [
+            ("read_file", json!({"path": file})),
+            ("edit_file", edit.clone()),
+            ("edit_python_file", edit),
+            (
+                "replace_function",
+                json!({"path": file, "function_name": "average", "new_implementation": "def average(values):\n    return 0\n"}),
+            ),
+            ("generate_diff", json!({"path": file, "new_content": "x = 1\n"})),
+            ("insert_lines", json!({"path": file, "line": 1, "text": "# x"})),
+            ("editor_load", json!({"path": file})),
+            (
+                "apply_patch",
+                json!({"patch": format!("*** Begin Patch\n*** Update File: {file}\n@@\n-    total = sum(values)\n+    total = 0\n*** End Patch\n")}),
+            ),
+        ];
+        for (tool, args) in refusals {
+            let refused = env.call(tool, args);
+            assert_eq!(refused["error"]["kind"], kind, "{tool} {file}: {refused:#}");
+            assert_eq!(bytes_of(&env, &file), original, "{tool} {file}");
+        }
+        let found = env.ok("search_files", json!({"pattern": "MESSAGE", "path": file}));
+        assert_eq!(found["results"], json!([]), "{file}: {found:#}");
+        let told = env.ok("read_file", json!({"path": file, "encoding": case["encoding"]}));
+        assert_eq!(told["content"], case["text"], "{file}");
+        env.ok("write_file", json!({"path": file, "content": "é\n", "force": true}));
+        assert_eq!(bytes_of(&env, &file), "é\n".as_bytes(), "{file}");
+    }
+}

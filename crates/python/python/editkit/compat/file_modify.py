@@ -67,8 +67,9 @@ or share (``C:\reports\a.md`` and ``//server/share/a.md`` become ``/reports/a.md
 here such a path is refused rather than guessed at. The original serialises read-modify-write
 with one ``asyncio`` lock per path in each process, so two worker processes can interleave and
 lose an edit; here a per-file lock is shared by threads and processes. A file that is not UTF-8
-text (invalid UTF-8, UTF-16) is refused by both, here as ``NotUtf8`` or ``Utf16`` worded as the
-original words it (``Error editing file '...': ...``).
+text (invalid UTF-8, UTF-16, a legacy code page) is refused by both, here as ``NotUtf8`` or
+``Utf16`` worded as the original words it (``Error editing file '...': 'utf-8' codec can't
+decode byte ...``, Python's own message).
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
 import editkit
+from editkit.compat._utf8 import decode_error
 
 __all__ = [
     "OUTPUT_SCHEMA",
@@ -223,7 +225,7 @@ class FileModify:
         if toolkit is None:
             root = os.fspath(workspace_dir) if workspace_dir is not None else default_workspace_dir()
             os.makedirs(root, exist_ok=True)
-            toolkit = editkit.Toolkit(root, diagnostics="off")
+            toolkit = editkit.Toolkit(root, diagnostics="off", detect_encodings=False)
         self.toolkit: editkit.Toolkit = toolkit
 
     @property
@@ -281,8 +283,10 @@ class FileModify:
         if kind == "not_found" and editing and "closest" not in error:
             return _reworded(error, f"Error: File '{path}' not found")
         if kind in _NOT_READABLE and editing:
+            # The original reads the file as UTF-8 and quotes the exception.
+            quoted = decode_error(self._call, path.lstrip("/") or ".") if kind != "io" else None
             return editkit.error_from(
-                {**error, "message": f"Error editing file '{path}': {error.get('message', '')}"}
+                {**error, "message": f"Error editing file '{path}': {quoted or error.get('message', '')}"}
             )
         return editkit.error_from(error)
 

@@ -5,12 +5,14 @@ The ten file tools of the AMD GAIA code agent, with the interface GAIA documents
 ``{"status": "success", ...}`` / ``{"status": "error", "error": ...}`` dicts and messages, and
 the same host contract (a class mixes ``FileIOToolsMixin`` in, sets ``self.path_validator`` and
 calls ``register_file_io_tools()``, which registers each tool with the ``@tool`` registry).
-Every read, write, match, syntax check, diff and path decision is made by an
+Every read, write, match, diff and path decision is made by an
 :class:`editkit.Toolkit` whose roots are the validator's ``allowed_paths`` and whose blocked
 patterns are GAIA's write-deny list (``gaia.security``: shell startup files, credential and key
 names and extensions, autostart and git folders, system and credential folders) plus the
 validator's ``blocked_paths``; this module only translates arguments and results, in GAIA's
-words.
+words. Whether Python source is valid is GAIA's judgement, CPython's ``ast.parse`` (in this
+process: nothing is run), for ``read_file``, ``write_python_file``, ``edit_python_file`` (of the
+whole edited text) and ``replace_function`` (of the file).
 
 The validator is this module's :class:`PathValidator` or GAIA's own
 (``gaia.security.PathValidator``): of any other object only ``allowed_paths`` (and
@@ -69,20 +71,20 @@ test and says why; it does not differ otherwise):
 | ``search_code`` of a directory that does not exist, or of a file | zero results | a missing directory is an error (``not_found``); a file is searched | a misspelt path is never answered "no matches", which the agent would take for a fact |
 | ``update_gaia_md`` on an existing ``GAIA.md`` | rewrites the whole file: boilerplate, this call's sections only, a new timestamp; hand-written sections and the sections not given this time are dropped | replaces this call's sections and the ``**Last Updated:**`` line in place (inserting a missing one where GAIA puts it) and keeps everything else; a new file is GAIA's, byte for byte | hand-written sections are never dropped |
 | Files over 16 MiB (``max_read_bytes``) | read whole into memory | refused (``too_large``, naming the limit) | a huge file cannot exhaust memory or flood the model's context |
-| A file with NUL bytes that is valid UTF-8 | read as text | read as binary (``[Binary file, N bytes]``) | a binary file is never edited as text, which would corrupt it |
+| A file with NUL bytes that is valid UTF-8 | read as text; searched by ``search_code`` | read as binary (``[Binary file, N bytes]``); ``search_code`` leaves it out (counted in ``files_searched``, as a file GAIA could not read) | a binary file is never edited as text, which would corrupt it, nor offered to the agent as text to edit |
+
+As GAIA, every file is opened as UTF-8 only: one in another encoding (a legacy code page,
+UTF-16), which editkit could read, is binary to ``read_file``, left out by ``search_code`` and,
+to the other tools, an error worded as Python's ``UnicodeDecodeError`` (``'utf-8' codec can't
+decode byte 0xe9 in position 3: invalid continuation byte``); a read-only file or another
+``OSError`` is worded as Python's (``[Errno 13] Permission denied: '…'``). ``search_code`` walks
+every folder as ``os.walk`` does, hidden ones and those a ``.gitignore`` names included, follows a
+link to a file inside the allowed paths and enters no linked folder; its results are in path
+order (``os.walk``'s is the file system's, which nothing fixes).
 
 Where the specification leaves GAIA's code behind, this adapter follows the specification: ``read_file``'s
 ``file_type`` is one of its four, and ``update_gaia_md`` takes ``structure`` as text too ("``str`` or
 ``dict``"; GAIA writes an empty ``Project Structure`` block for text).
-
-Differences that are not safer, still to be removed (each has a test; the last column says what
-stands in the way):
-
-| Situation | GAIA's ``FileIOToolsMixin`` | This adapter | Not yet as GAIA because |
-|---|---|---|---|
-| ``search_code`` | walks every file, ``.venv``, ``node_modules`` and hidden folders included, in the order the directories list them | honours ``.gitignore`` (in a git repository), skips hidden and binary files, lists files by path | the toolkit's search always honours ``.gitignore`` and hidden files (no option to turn it off) |
-| Syntax errors where editkit's parser finds the text invalid and CPython's does not, and ``replace_function``'s "Replacement would result in invalid syntax" | CPython's message for the first error, ``invalid syntax (<unknown>, line 1)`` | editkit's parser's message for each error, in the same form (``missing `)` after `(` (<unknown>, line 1)``); validity is judged by that parser (elsewhere the errors are CPython's, as GAIA's) | CPython has no message for text it accepts, and the replaced text is editkit's to build |
-| Other failures (undecodable text for ``generate_diff`` or an edit, I/O errors) | the Python exception's text | editkit's message | editkit does the reading and writing, so there is no Python exception to quote |
 """
 
 # The annotations stay evaluated at runtime (no ``from __future__ import annotations``, hence
@@ -102,6 +104,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 import editkit
+from editkit.compat._utf8 import decode_error
 
 __all__ = [
     "MAX_WRITE_SIZE_BYTES",
@@ -556,7 +559,9 @@ def _toolkit_layout(allowed: Iterable[PathLike], blocked: Iterable[PathLike]) ->
 
 #: Toolkit options that differ from editkit's defaults, to match GAIA's results: whole diffs,
 #: and no post-write checker runs (GAIA reports none).
-_TOOLKIT_DEFAULTS: dict[str, Any] = {"full_diffs": True, "diagnostics": "off"}
+# GAIA opens every file as UTF-8 (another encoding is "binary" to ``read_file``, an error to the
+# edit tools, skipped by ``search_code``): the toolkit reads UTF-8 only, as GAIA does.
+_TOOLKIT_DEFAULTS: dict[str, Any] = {"full_diffs": True, "diagnostics": "off", "detect_encodings": False}
 
 
 def _open_toolkit(
@@ -670,6 +675,42 @@ def _cpython_errors(text: Optional[str], found: list[str]) -> list[str]:
     return found
 
 
+def _cpython_verdict(text: str) -> Optional[str]:
+    """GAIA's judgement of Python source: ``None`` when CPython's ``ast.parse`` takes it, else
+    the ``str()`` of what it raised (a ``SyntaxError``; a ``ValueError`` for a NUL byte)."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return str(error)
+    return None
+
+
+def _ast_symbols(text: str) -> list[dict[str, Any]]:
+    """GAIA's symbols of source CPython parses: each function and class in ``ast.walk`` order,
+    with its ``line``, and this adapter's ``end_line`` and ``parent`` (the dotted names of the
+    definitions around it, ``None`` at the top)."""
+    parents: dict[ast.AST, Optional[str]] = {}
+    symbols = []
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for node in ast.walk(ast.parse(text)):
+        above = parents.get(node)
+        here = above
+        if isinstance(node, definitions):
+            symbols.append(
+                {
+                    "name": node.name,
+                    "type": "class" if isinstance(node, ast.ClassDef) else "function",
+                    "line": node.lineno,
+                    "end_line": node.end_lineno,
+                    "parent": above,
+                }
+            )
+            here = f"{above}.{node.name}" if above else node.name
+        for child in ast.iter_child_nodes(node):
+            parents[child] = here
+    return symbols
+
+
 def _with_cpython_errors(result: dict[str, Any], text: Optional[str]) -> dict[str, Any]:
     """``result`` (a refusal) with GAIA's ``syntax_errors`` for ``text`` when it has them."""
     if "syntax_errors" in result:
@@ -700,6 +741,7 @@ def _refusal(
     *,
     text_missing: str = "Content to replace not found in file",
     syntax: str = "Invalid Python syntax",
+    toolkit: Any = None,
 ) -> dict[str, Any]:
     """The error dict for a toolkit refusal about ``shown`` (the path as GAIA words it; ``target``
     is the absolute path). ``mode`` says which of GAIA's checks the tool runs: ``read`` (an
@@ -731,6 +773,15 @@ def _refusal(
         )
     elif kind == "is_directory":
         text = f"[Errno 21] Is a directory: {shown!r}"
+    elif kind == "permission_denied":
+        text = f"[Errno 13] Permission denied: {shown!r}"  # a read-only file, as open() says
+    elif kind == "io" and re.search(r"\(os error (\d+)\)", message):
+        # An OSError, worded as Python's: the errno and its strerror, then the path.
+        number = int(re.findall(r"\(os error (\d+)\)", message)[-1])
+        text = f"[Errno {number}] {os.strerror(number)}: {shown!r}"
+    elif kind in ("not_utf8", "utf16") and toolkit is not None:
+        # GAIA opens the file as UTF-8 and answers the UnicodeDecodeError's text.
+        text = decode_error(toolkit.call, target) or message
     else:
         text = message
     return _failure(text, error)
@@ -1129,7 +1180,7 @@ class FileIOToolsMixin:
             return None
         where = toolkit.call("exists", {"path": path})
         if not where.get("ok"):
-            return _refusal(where.get("error") or {}, shown, path, mode)
+            return _refusal(where.get("error") or {}, shown, path, mode, toolkit=toolkit)
         megabytes = size / (1024 * 1024)
         limit = MAX_WRITE_SIZE_BYTES / (1024 * 1024)
         if mode == "write":
@@ -1207,7 +1258,7 @@ class FileIOToolsMixin:
                 info = toolkit.call("file_info", {"path": path})
                 if info.get("ok"):
                     return self._binary(file_path, int(info["size_bytes"]))
-            return _refusal(error, file_path, path, "read")
+            return _refusal(error, file_path, path, "read", toolkit=toolkit)
         if answer["is_binary"]:
             return self._binary(file_path, int(answer["size_bytes"]))
         content = ("\ufeff" if answer.get("bom") else "") + answer["content"]
@@ -1221,11 +1272,14 @@ class FileIOToolsMixin:
         }
         if extension == ".py":
             result["file_type"] = "python"
-            result["is_valid"] = bool(answer.get("is_valid"))
-            result["errors"] = [_syntax_error_text(error) for error in answer.get("errors", ())]
-            if not result["is_valid"]:
-                result["errors"] = _cpython_errors(answer["content"], result["errors"])
-            if result["is_valid"]:
+            # GAIA's verdict is CPython's (ast.parse of the text, its BOM left out: see the table).
+            verdict = _cpython_verdict(answer["content"])
+            result["is_valid"] = verdict is None
+            result["errors"] = [] if verdict is None else [verdict]
+            if result["is_valid"] and not answer.get("is_valid"):
+                # CPython takes what editkit's parser does not: the symbols are CPython's too.
+                result["symbols"] = _ast_symbols(answer["content"])
+            elif result["is_valid"]:
                 symbols = [symbol for symbol in answer.get("symbols", ()) if _symbol_type(symbol["kind"])]
                 symbols.sort(key=_walk_order(answer["content"]))
                 result["symbols"] = [
@@ -1296,14 +1350,20 @@ class FileIOToolsMixin:
                 except (ValueError, RecursionError, MemoryError):
                     pass
             return toolkit
+        if validate:
+            # GAIA validates with CPython's ast.parse before anything else.
+            verdict = _cpython_verdict(content)
+            if verdict is not None:
+                return _failure("Invalid Python syntax", syntax_errors=[verdict])
         path = _absolute(file_path)
         refused = self._oversize(toolkit, path, file_path, len(content.encode("utf-8")), "write")
         if refused:
             return refused
-        args = {"path": path, "content": content, "validate": validate, "create_dirs": create_dirs}
+        args = {"path": path, "content": content, "validate": False, "create_dirs": create_dirs}
         answer = toolkit.call("write_python_file", args)
         if not answer.get("ok"):
-            return _with_cpython_errors(_refusal(answer.get("error") or {}, file_path, path, "write"), content)
+            refused = _refusal(answer.get("error") or {}, file_path, path, "write", toolkit=toolkit)
+            return _with_cpython_errors(refused, content)
         return {
             "status": "success",
             "file_path": file_path,
@@ -1350,16 +1410,19 @@ class FileIOToolsMixin:
             "dry_run": dry_run,
         }
         before = _text_of(toolkit, path)
-        refused = self._leaves_errors(toolkit, path, args, before)
+        refused, judged = self._cpython_judges(toolkit, path, args, before)
         if refused:
             return refused
-        answer = toolkit.call("edit_python_file", args)
+        # Judged by CPython, the edit is made without editkit's own syntax check (edit_file).
+        answer = toolkit.call("edit_file" if judged else "edit_python_file", args)
+        if answer.get("ok") and "would_change" not in answer:
+            answer["would_change"] = answer["replacements"] > 0
         if not answer.get("ok"):
             error = answer.get("error") or {}
             if error.get("kind") == "no_change":
                 missing = self._text_present(toolkit, path, old_content)
                 if missing is not None:
-                    return _refusal(missing, file_path, path, "edit")
+                    return _refusal(missing, file_path, path, "edit", toolkit=toolkit)
                 # GAIA answers an edit that changes nothing as a success that changed nothing.
                 if dry_run:
                     return {"status": "success", "dry_run": True, "diff": "", "would_change": False}
@@ -1377,7 +1440,14 @@ class FileIOToolsMixin:
                 else None
             )
             return _with_cpython_errors(
-                _refusal(error, file_path, path, "edit", syntax="Edit would result in invalid Python syntax"),
+                _refusal(
+                    error,
+                    file_path,
+                    path,
+                    "edit",
+                    syntax="Edit would result in invalid Python syntax",
+                    toolkit=toolkit,
+                ),
                 edited,
             )
         diff = "\n".join(_gaia_diff(before, answer["diff"], file_path, file_path, "\n"))
@@ -1434,11 +1504,16 @@ class FileIOToolsMixin:
             "max_results": wanted * MATCHES_PER_FILE,
             # GAIA keeps the files whose name ends with file_extension.
             "glob": "**/*" + _escaped(file_extension or ""),
+            # GAIA walks every folder (os.walk): hidden ones and those .gitignore names too, and
+            # reads the files linked there (os.walk does not enter a linked folder, nor does this).
+            "hidden": True,
+            "ignore_rules": False,
+            "follow_links": True,
         }
         while True:
             answer = toolkit.call("search_code", args)
             if not answer.get("ok"):
-                return _refusal(answer.get("error") or {}, directory, path, "read")
+                return _refusal(answer.get("error") or {}, directory, path, "read", toolkit=toolkit)
             cut_short = self._search_cut_short(answer, wanted, args["max_results"])
             if not cut_short or args["max_results"] >= SEARCH_LINES_BOUND:
                 break
@@ -1456,7 +1531,8 @@ class FileIOToolsMixin:
             "status": "success",
             "pattern": pattern,
             "directory": directory,
-            "files_searched": answer["files_searched"],
+            # GAIA counts every file it tries, one it cannot read (binary, undecodable) too.
+            "files_searched": answer["files_searched"] + len(answer.get("skipped") or ()),
             "files_with_matches": min(answer["files_with_matches"], wanted),
             "results": results,
             "truncated": cut_short or answer["files_with_matches"] > len(results),
@@ -1494,7 +1570,7 @@ class FileIOToolsMixin:
         args = {"path": path, "new_content": new_content, "context_lines": context_lines}
         answer = toolkit.call("generate_diff", args)
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, file_path, path, "read")
+            return _refusal(answer.get("error") or {}, file_path, path, "read", toolkit=toolkit)
         before = _text_of(toolkit, path)
         if before is None:
             lines = _difflib_lines(answer["diff"], file_path, file_path, "\n")
@@ -1540,7 +1616,7 @@ class FileIOToolsMixin:
             "write_markdown_file", {"path": path, "content": content, "create_dirs": create_dirs}
         )
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, file_path, path, "write")
+            return _refusal(answer.get("error") or {}, file_path, path, "write", toolkit=toolkit)
         return {
             "status": "success",
             "file_path": file_path,
@@ -1581,7 +1657,7 @@ class FileIOToolsMixin:
             return refused
         answer = toolkit.call("write_file", {"path": path, "content": content, "create_dirs": create_dirs})
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, resolved, path, "write")
+            return _refusal(answer.get("error") or {}, resolved, path, "write", toolkit=toolkit)
         self._show_write(resolved, content)
         return {
             "status": "success",
@@ -1592,29 +1668,25 @@ class FileIOToolsMixin:
         }
 
     @staticmethod
-    def _leaves_errors(
+    @staticmethod
+    def _cpython_judges(
         toolkit: editkit.Toolkit, path: str, args: Mapping[str, Any], before: Optional[str]
-    ) -> Optional[dict[str, Any]]:
-        """GAIA's refusal of an edit to a file that already has syntax errors when the edited
-        text still has one ("Edit a Python file by replacing content with validation": the
-        result is validated whole, as GAIA's ``ast.parse`` of it), else ``None``. editkit
-        refuses the errors an edit adds by itself; an edit of a valid file needs nothing more."""
+    ) -> tuple[Optional[dict[str, Any]], bool]:
+        """GAIA's judgement of an edit: CPython's ``ast.parse`` of the whole edited text. The
+        edit is found as editkit finds it (a dry run) and applied to ``before``; its result is
+        GAIA's refusal (``Edit would result in invalid Python syntax``) when CPython refuses
+        the text, and whether CPython judged it (``False``: the text could not be rebuilt, and
+        editkit's own check stands)."""
         if before is None:
-            return None
-        check = toolkit.call("check_syntax", {"path": path})
-        if not check.get("ok") or check.get("valid"):
-            return None
-        dry = toolkit.call("edit_python_file", {**args, "dry_run": True})
+            return None, False
+        dry = toolkit.call("edit_file", {**args, "dry_run": True})
         after = _applied(before, dry["diff"]) if dry.get("ok") and not dry.get("diff_truncated") else None
         if after is None:
-            return None
-        try:
-            ast.parse(after)
-        except SyntaxError as error:
-            return _failure("Edit would result in invalid Python syntax", syntax_errors=[str(error)])
-        except (ValueError, RecursionError, MemoryError):
-            return None
-        return None
+            return None, False
+        verdict = _cpython_verdict(after)
+        if verdict is not None:
+            return _failure("Edit would result in invalid Python syntax", syntax_errors=[verdict]), True
+        return None, True
 
     def edit_file(
         self,
@@ -1668,7 +1740,12 @@ class FileIOToolsMixin:
             if error.get("kind") == "not_found" and "closest" not in error:
                 return _failure(f"File not found: {file_path}", error)
             return _refusal(
-                error, resolved, path, "edit", text_missing=f"Content to replace not found in {file_path}"
+                error,
+                resolved,
+                path,
+                "edit",
+                text_missing=f"Content to replace not found in {file_path}",
+                toolkit=toolkit,
             )
         name = os.path.basename(resolved)
         lines = _gaia_diff(before, answer["diff"], f"a/{name}", f"b/{name}", "")
@@ -1748,10 +1825,10 @@ class FileIOToolsMixin:
             args = {"path": path, "content": whole, "create_new": True, "create_dirs": False}
             created = True
         else:
-            return _refusal(error, gaia_path, path, "index")
+            return _refusal(error, gaia_path, path, "index", toolkit=toolkit)
         answer = toolkit.call("write_file", args)
         if not answer.get("ok"):
-            return _refusal(answer.get("error") or {}, gaia_path, path, "index")
+            return _refusal(answer.get("error") or {}, gaia_path, path, "index", toolkit=toolkit)
         return {
             "status": "success",
             "file_path": gaia_path,
@@ -1790,18 +1867,14 @@ class FileIOToolsMixin:
             return refused
         check = toolkit.call("check_syntax", {"path": path})
         if not check.get("ok"):
-            return _refusal(check.get("error") or {}, file_path, path, "edit")
-        if Path(path).suffix.lower() not in (".py", ".pyi"):
-            # The specification's tool replaces a function "in a Python file": another file is
-            # read as Python, as GAIA reads it, and one that is not Python is refused.
-            text = _text_of(toolkit, path)
-            try:
-                ast.parse(text or "")
-            except SyntaxError as error:
-                return _failure(f"File has syntax errors: {error}")
-        if not check["valid"] and check["errors"]:
-            first = _cpython_errors(_text_of(toolkit, path), [_syntax_error_text(check["errors"][0])])[0]
-            return _failure(f"File has syntax errors: {first}")
+            return _refusal(check.get("error") or {}, file_path, path, "edit", toolkit=toolkit)
+        # GAIA parses the file with ast.parse first (any file is read as Python).
+        text = _text_of(toolkit, path)
+        verdict = _cpython_verdict(text) if text is not None else None
+        if verdict is not None:
+            return _failure(f"File has syntax errors: {verdict}")
+        if text is None and not check["valid"] and check["errors"]:
+            return _failure(f"File has syntax errors: {_syntax_error_text(check['errors'][0])}")
         args = {
             "path": path,
             "function_name": function_name,
@@ -1809,13 +1882,28 @@ class FileIOToolsMixin:
             "backup": backup,
         }
         before = _text_of(toolkit, path)
+        if text is not None and before is not None:
+            # GAIA's judgement of the result: CPython's ast.parse of the replaced text, shown by
+            # a dry run, applied to the text read.
+            dry = toolkit.call("replace_function", {**args, "dry_run": True, "validate": False})
+            after = _applied(before, dry["diff"]) if dry.get("ok") else None
+            if after is not None:
+                verdict = _cpython_verdict(after)
+                if verdict is not None:
+                    return _failure("Replacement would result in invalid syntax", syntax_errors=[verdict])
+                args["validate"] = False
         answer = toolkit.call("replace_function", args)
         if not answer.get("ok"):
             error = answer.get("error") or {}
             if error.get("kind") == "not_found" and "available" in error:
                 return _failure(f"Function '{function_name}' not found in file", error)
             return _refusal(
-                error, file_path, path, "edit", syntax="Replacement would result in invalid syntax"
+                error,
+                file_path,
+                path,
+                "edit",
+                syntax="Replacement would result in invalid syntax",
+                toolkit=toolkit,
             )
         return {
             "status": "success",

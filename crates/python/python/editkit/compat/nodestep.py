@@ -30,7 +30,12 @@ writes, edits and deletes).
 
 ``edit`` finds ``old`` as nodestep does, exactly (editkit's strict matching: no tolerance for
 drift), counted as ``str.count`` counts (overlapping places once), and as spelt in the file's
-line endings or, in a CRLF file, with its LFs as CRLFs.
+line endings or, in a CRLF file, with its LFs as CRLFs (in a file mixing line endings, only as
+spelt, so, as nodestep's, only there). As nodestep, files are read as UTF-8 only: one in a legacy
+code page or UTF-16, which editkit could read, is "not a UTF-8 text file" (in ``grep``'s
+``skipped``). ``glob`` and ``grep`` take what ``Path.glob`` and ``rglob`` take: hidden files,
+files a ``.gitignore`` names, files linked inside the root, and a folder linked inside the root
+where a segment of the pattern (a name or a wildcard, not ``**``) takes them.
 
 Where this class deliberately differs from nodestep's because it is safer (each row has a test
 and says why; it behaves the same everywhere else):
@@ -51,14 +56,6 @@ and says why; it behaves the same everywhere else):
 | A FIFO, socket or device | ``read_file``, ``edit`` and ``write_file`` block on it | ``WorkspaceError`` (not a regular file) | a tool never blocks forever on a pipe or a device |
 | ``write_file`` and ``edit`` | write the file in place | write a temp file and rename it over the target, fsynced: never torn; a hard link keeps the old content | a crash never leaves a torn file, and a hard-linked copy elsewhere is not changed through the link |
 | ``delete`` | removes, nothing kept | keeps the content for ``workspace.toolkit.undo_edit`` (a file) or ``undo_patch`` (a folder); a folder holding a file over ``max_file_read_bytes``, or past 10,000 files or 256 MiB, is refused (``WorkspaceError``) | a deletion can be undone, and one call cannot remove an unbounded tree |
-
-Differences that are not safer, still to be removed (each has a test; the last column says what
-stands in the way):
-
-| Case | nodestep's ``LocalWorkspace`` | this class | Not yet as nodestep because |
-|---|---|---|---|
-| ``edit`` in a file mixing line endings, of an ``old`` holding a line break | finds ``old`` only as spelt (or, if not, with its LFs as CRLFs) | finds it with any line endings: in several places, ``WorkspaceError`` (ambiguous), or with ``replace_all`` every one replaced; in one place spelt otherwise, replaced | editkit's strict matching compares lines whatever their endings |
-| ``glob`` and ``grep``: hidden files, files a ``.gitignore`` ignores (in a git repository), links inside the root | matched and searched | left out, as ripgrep does: links are not followed (a ``path`` that is a link is) | the toolkit's search and glob always honour ``.gitignore`` and hidden files (not following links inside the root is the safe part) |
 """
 
 from __future__ import annotations
@@ -72,6 +69,7 @@ from pathlib import Path, PureWindowsPath
 from typing import Any
 
 import editkit
+from editkit.compat._pathglob import path_glob
 
 try:  # nodestep's own classes when it is installed, so its handlers and type checks take ours
     from nodestep.exceptions import NodestepError, PathAccessError, WorkspaceError
@@ -294,6 +292,8 @@ class LocalWorkspace(_WorkspaceBase):
             return editkit.Toolkit(
                 self._root_dir,
                 diagnostics="off",
+                # nodestep opens every file as UTF-8: another encoding is "not a UTF-8 text file".
+                detect_encodings=False,
                 absolute_paths="refuse",
                 max_read_bytes=max_file_read_bytes,
             )
@@ -603,6 +603,10 @@ class LocalWorkspace(_WorkspaceBase):
             )
         if not _findable(old, str(read.line_endings)):
             return 0
+        if str(read.line_endings) == "mixed" and _LINE_BREAKS.search(old):
+            spelt = self._edit_as_spelt(path, read, old, new, replace_all)
+            if spelt is not None:
+                return spelt
         # The same text in editkit's view of the file, where every line ending is an LF; editkit
         # finds it exactly (strict), as str.count and str.replace do.
         wanted = old.replace("\r\n", "\n").replace("\r", "\n")
@@ -630,10 +634,58 @@ class LocalWorkspace(_WorkspaceBase):
             raise _refused(error, path) from error
         return done.replacements
 
+    def _edit_as_spelt(
+        self, path: str, read: editkit.ReadFileResult, old: str, new: str, replace_all: bool
+    ) -> int | None:
+        """nodestep's edit of a file mixing line endings: ``old`` found only as spelt (or, when
+        it is not and holds no CRLF, with its LFs as CRLFs), where editkit's strict matching
+        takes any line endings. ``None`` when editkit finds exactly those places (its own edit
+        then runs); else the places are edited here, the new text's line breaks taking the
+        ending of the text it replaces, and the count returned."""
+        content = str(read.content)
+        target = old
+        if old not in content and "\r\n" in content and "\r\n" not in old:
+            target = old.replace("\n", "\r\n")
+        count = content.count(target)
+        wanted = old.replace("\r\n", "\n").replace("\r", "\n")
+        try:
+            places = self._toolkit.edit_file(
+                path, wanted, new, replace_all=True, strict=True, dry_run=True, expected_hash=read.sha256
+            ).replacements
+        except editkit.AlreadyApplied as error:
+            raise _refused(error, path) from error
+        except editkit.EditkitError:
+            places = 0
+        if count == 0:
+            return 0  # not as spelt: nodestep's "not found", whatever editkit finds spelt otherwise
+        if places == count:
+            return None
+        if count > 1 and not replace_all:
+            raise WorkspaceError(
+                f"Old text stands {count} times in '{path}'; give more context or pass replace_all=True"
+            )
+        ending = _LINE_BREAKS.search(target)
+        replacement = _LINE_BREAKS.sub(ending.group() if ending else "\n", new)
+        edited = content.replace(target, replacement, -1 if replace_all else 1)
+        try:
+            self._toolkit.write_file(path, edited, expected_hash=read.sha256)
+        except editkit.EditkitError as error:
+            raise _refused(error, path) from error
+        return count if replace_all else 1
+
     def _files(self, pattern: str, path: str) -> list[str]:
         """The files under the directory ``path`` matching ``pattern``, relative to the root."""
+        if pattern.split("/", 1)[0] != "**":
+            # Path.glob follows a linked folder its own segments take it to.
+            globbed = path_glob(self._toolkit.call, path or ".", pattern, _GLOB_BOUND)
+            if globbed is not None and not globbed[1]:
+                return globbed[0]
         try:
-            found = self._toolkit.glob(pattern, path=path or ".")
+            # Path.glob takes dot names, .gitignored files and files linked inside the root as
+            # any others.
+            found = self._toolkit.glob(
+                pattern, path=path or ".", hidden=True, ignore_rules=False, follow_links=True
+            )
         except editkit.InvalidArgs as error:
             if self._kind(path) == "dir":
                 raise ValueError(f"Invalid glob pattern '{pattern}': {error.message}") from error
@@ -770,7 +822,13 @@ class LocalWorkspace(_WorkspaceBase):
         """The symlinks under the directory ``path`` (matching ``glob_pattern``) that point
         outside the root, as the search meets them: named, never followed (the search that
         finds them matches no line, so it reads nothing behind them)."""
-        args: dict[str, Any] = {"pattern": _MATCHES_NOTHING, "path": path or ".", "max_results": 1}
+        args: dict[str, Any] = {
+            "pattern": _MATCHES_NOTHING,
+            "path": path or ".",
+            "max_results": 1,
+            "hidden": True,
+            "ignore_rules": False,
+        }
         if glob_pattern:
             args["glob"] = glob_pattern
         answer = self._toolkit.call("search_files", args)

@@ -46,7 +46,7 @@ else it behaves as documented):
 | A crash or a full disk during ``store()`` | the file is left truncated or torn | old or new content, whole: a temp file renamed over the target |
 | CRLF, lone CR, ``\f``, ``\v``, ``\x1c``-``\x1e``, ``\x85``, U+2028, U+2029 in the file | rewritten as LF line breaks (and counted as lines) | kept byte for byte (new lines take the file's ending): an edit changes only the text it names |
 | ``write()`` before any ``load()`` | ``Replaced (N lines).``, text later lost | refused: no file loaded, so nothing the agent writes is lost silently |
-| ``load()`` of a folder, a binary file, one over the read bound (16 MiB), UTF-16, invalid UTF-8 | ``IsADirectoryError`` raised; loaded if it decodes as UTF-8; else ``Error: UnicodeDecodeError: ...`` | ``Error: IsDirectory`` / ``Binary`` / ``TooLarge`` / ``Utf16`` / ``NotUtf8: ...``: nothing is loaded that ``store()`` would write back changed |
+| ``load()`` of a folder, a binary file (NUL bytes, even valid UTF-8), one over the read bound (16 MiB) | ``IsADirectoryError`` raised; loaded | ``Error: IsDirectory`` / ``Binary`` / ``TooLarge: ...``: nothing is loaded that ``store()`` would write back changed, nor a file that would fill memory |
 | A failed ``load()`` | the new path kept, with the lines loaded before | no file loaded: the old lines cannot be stored into the new path |
 | ``edit()`` whose ``old_string`` stands in overlapping places (``aa`` in ``aaa``) | the first replaced | ``Error: '...' found multiple times. ...``: two places are a guess |
 | ``edit()`` whose ``new_string`` is its ``old_string`` | ``Replaced ...``, nothing changes | ``Error: NoChange: ...``: the agent learns its edit did nothing |
@@ -67,7 +67,10 @@ overlapping places as several. The two documented refusals of ``edit()`` keep th
 words on their first line (``Error: '...' found multiple times. ...``, ``Error: '...' not found in
 text.``); a second line gives editkit's detail (the candidate lines, the closest region). The
 original's private attributes ``_lines``, ``_file_mtime`` and ``_trailing_newline`` do not exist
-(``_file_path`` holds the loaded file's absolute path, or ``None``).
+(``_file_path`` holds the loaded file's absolute path, or ``None``). As the original,
+``load()`` reads the file as UTF-8 only: one that is not (invalid UTF-8, or a legacy code page or
+UTF-16, which editkit could read) is ``Error: UnicodeDecodeError: 'utf-8' codec can't decode
+byte ...``, in Python's words.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import editkit
+from editkit.compat._utf8 import decode_error
 
 try:  # peteos' own base class when it is installed, so that peteos registers this class as its own
     from peteos.oap.agentic_object import AgenticObject as _AgenticBase
@@ -149,7 +153,10 @@ class TextEditor(_AgenticBase):  # type: ignore[misc,valid-type]
         if toolkit is not None and root is not None:
             raise TypeError("TextEditor takes toolkit or root, not both")
         if toolkit is None:
-            toolkit = editkit.Toolkit(os.getcwd() if root is None else root, diagnostics="off")
+            # The original reads files as UTF-8 only.
+            toolkit = editkit.Toolkit(
+                os.getcwd() if root is None else root, diagnostics="off", detect_encodings=False
+            )
         self._editor_toolkit: editkit.Toolkit = toolkit
         self._editor_session: str | None = None
         self._editor_given: str | None = None
@@ -173,6 +180,11 @@ class TextEditor(_AgenticBase):  # type: ignore[misc,valid-type]
             if error.get("kind") == "not_found" and not error.get("evicted"):
                 # As documented: an error, and nothing is created.
                 return f"Error: file not found: {self._absolute(file_path)}"
+            if error.get("kind") in ("not_utf8", "utf16"):
+                # As the original, which reads the file as UTF-8: Python's own words.
+                quoted = decode_error(self._call, file_path)
+                if quoted is not None:
+                    return f"Error: UnicodeDecodeError: {quoted}"
             return _failure(error)
         self._editor_session = str(loaded["session_id"])
         self._editor_given = file_path

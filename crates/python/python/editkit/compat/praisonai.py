@@ -50,8 +50,9 @@ in the argv, appended when omitted), run after an edit or a patch when ``post_ed
 fails the edit, and the staleness guard then holds the formatted content. ``apply_patch`` hands the patch to editkit as written (closed with
 ``*** End Patch`` when it has neither sentinel), and editkit parses it in PraisonAI's own dialect
 (``dialect="hunks"``: ``@@`` hunks of old text, ``===``, new text; an added file's lines are
-literal, a leading ``+`` included; ``*** Begin Patch``/``*** End Patch`` are optional
-sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
+literal, a leading ``+`` included, and closed by ``\\ No newline at end of file``, so that the
+file is its lines joined by newlines, blank ones included, as PraisonAI writes it;
+``*** Begin Patch``/``*** End Patch`` are optional sentinels). A patch with neither sentinel that ends with a line break is taken as complete, as
 PraisonAI takes it: nothing in it tells a patch cut off between two lines from a whole one (open
 a patch with ``*** Begin Patch`` to have that refused too: it then needs its ``*** End Patch``). The
 adapter reads a patch's section headers and hunks only to say what PraisonAI says, before
@@ -65,6 +66,17 @@ section header): '<line>'``.
 ``copy_file``, ``move_file``, ``delete_file``, ``get_file_info`` and
 ``download_file`` are not provided.
 
+As PraisonAI, the tools open files as UTF-8 (``FileTools`` in the ``encoding`` given, any of
+Python's codecs, applied here to the file's bytes): a file that does not decode is an error in
+Python's words (``'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation
+byte``), and ``search_files`` skips it. ``search_files`` reads every file ``glob.glob`` finds
+(``.gitignore``d ones included; a name starting with a dot only where the pattern names it) and
+each line as ``readlines()`` gives it (a lone CR ends a line); ``list_files`` lists what
+``Path.glob`` finds (dot files included; a folder linked inside the root where a segment of the
+pattern takes it, not where ``**`` meets it) with ``os.stat``'s ``st_mtime`` and ``st_ctime``, in
+name order (PraisonAI's is the file system's, which nothing fixes); success messages carry
+PraisonAI's own diff of the file's text before and after.
+
 Where this adapter differs from the original because it is deliberately safer (each row has a
 test and says why; it does not differ otherwise):
 
@@ -73,7 +85,7 @@ test and says why; it does not differ otherwise):
 | ``old_string`` differs from the file by indentation or whitespace | the fuzzy ladder pastes ``new_string`` as given, unindented; a block-anchor match may rewrite lines the old text never named | the one matching region is replaced and ``new_string`` re-indented like the file; a similar block is changed line by line or refused, never guessed | a guessed block can rewrite lines the old text never named, and unindented code changes its meaning |
 | The same edit is sent twice (a retry) | "String not found", or applied again when the old text sits inside the new (``foo`` → ``foo bar`` twice gives ``foo bar bar``) | refused: ``Error: String not found in file: '…' - the new text is already there …``; the file is not touched | a retry never applies an edit a second time |
 | ``old_string == new_string`` | ``Success: Made 1 replacement(s)`` (file rewritten, "No changes detected") | refused: ``Error: old_string and new_string are identical - the edit would change nothing`` | the agent is never told it changed a file it did not change |
-| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending | an edit changes only the text it names, never every line's ending |
+| A file with mixed line endings, lone CRs or a UTF-8 BOM is edited or patched | any CRLF makes every line CRLF; lone CRs become line breaks of the new style | every untouched byte kept: each line keeps its own ending, the BOM stays; new lines take the file's dominant ending (and the success message's diff shows them so, where PraisonAI's shows the new text as given) | an edit changes only the text it names, never every line's ending |
 | The hash ``read_file`` returns (and ``expected_hash`` is checked against) | SHA-256 of the decoded text without its BOM | SHA-256 of the bytes on disk, BOM included (the same value for a file without BOM), so adding or dropping a BOM is a change | adding or dropping a BOM is a change the staleness guard sees |
 | A write is interrupted (crash, power loss, full disk) | written in place, never fsynced: a torn or empty file | a complete temp file renamed over the target: old or new content, never a mix; ``apply_patch`` commits all files or none through a journal. The default durability, ``"atomic"``, does not fsync (a power failure may lose the latest writes, as with PraisonAI, but never tears a file); ``durability="full"`` (``create_edit_tools``, ``EditTools``, ``FileTools``, ``create_file_tools``) fsyncs file and folder before returning; a ``toolkit=`` passed in keeps its own | a crash never leaves a torn or empty file |
 | A custom formatter (``formatters=``) | run on the file in place, from the project, with the project's configuration files in reach | run on a private copy of the file (the same name) in a private folder, contained as editkit's own formatters (a scrubbed environment, no network, no writes outside that folder); its result is written through editkit under the file's lock: a formatter changes nothing but the file, and no configuration the repository ships is read | a formatter cannot change anything but the file, nor run on configuration the repository ships |
@@ -82,6 +94,7 @@ test and says why; it does not differ otherwise):
 | ``.git`` internals, ``.env`` files, private keys, credential files | read, edited, searched, listed | refused for reads, edits, patches and writes; left out of searches and listings | secrets are neither read into the model's context nor changed |
 | A ``Workspace`` with ``access="ro"`` or ``"none"`` | ``EditTools`` still edits and patches | every write refused; reads still work | a read-only workspace is read-only for every tool |
 | Binary files (NUL bytes) | read and edited when they decode as UTF-8 | refused by every tool; ``search_files`` skips them | a binary file is never edited as text, which would corrupt it |
+| A folder linked inside the root, in ``search_files`` | walked (``glob.glob`` follows it: a link to a parent folder is walked again at every level, 40 deep, each file found 41 times) | not entered (a link to a file is followed, as PraisonAI follows it) | one call cannot loop through a link cycle, nor show a file many times |
 | Files over 16 MiB | read whole into memory | refused with the limit named (``toolkit=editkit.Toolkit(..., max_read_bytes=…)`` raises it) | a huge file cannot exhaust memory or flood the model's context |
 | A ``*** Delete File:`` section naming a folder | the folder is renamed aside (``<folder>.praison_patch_tmp``) and reported ``Deleted`` | refused (``Error applying patch: [Errno 21] Is a directory: '…'``) | a file deletion never takes a whole folder with it |
 | A patch opening with ``*** Begin Patch`` that does not end with ``*** End Patch`` | the part present is applied | refused as cut off; nothing is written | a patch cut off in transit is never half applied |
@@ -102,21 +115,16 @@ stands in the way):
 
 | Situation | PraisonAI 1.7.17 | This adapter | Not yet as PraisonAI because |
 |---|---|---|---|
-| The diff in a success message | lines end as in the file (``-b\\r\\n+B\\r\\n`` for a CRLF file; a hunk's new lines end with ``\\n`` but the last); a last line without line end runs into the next (``-b+B``) | every line ends with ``\\n``; a last line without line end is marked ``\\ No newline at end of file`` | editkit's diffs end every line and mark a missing final newline; the adapter shows them as they are |
-| A file that is not UTF-8 | ``Error … <path>: 'utf-8' codec can't decode byte 0xe9 in position 3: invalid continuation byte`` | ``Error … <path>: `<path>` is not valid UTF-8 (first bad byte at offset 3); … (best guess: windows-1252) …`` (the same in ``Error: Cannot update '<path>': …``) | editkit decodes the file, and its message is its own |
 | A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed | in editkit's hunk dialect a blank last line is a separator, so the empty line cannot be spelt |
-| ``*** Add File:`` content | written without its last line end; blank lines before the next section kept | each line ends with a newline; blank or whitespace-only lines before the next section are separators | editkit's patch engine ends every added line; the dialect cannot spell a file without a final newline |
-| ``search_files`` | every file ``glob.glob`` finds, ``.gitignore``d ones (``node_modules``, ``.venv``) included; a folder named by the pattern (``**/.github/*.yml``) is entered even when its name starts with a dot; a lone CR ends a line | honours ``.gitignore`` in a git repository, like ripgrep, skips binary files and shows a very long line cut; never enters a folder whose name starts with a dot; a lone CR is part of its line | the toolkit's search always honours ``.gitignore`` and hidden files, and its lines end at LF |
-| ``list_files(directory, pattern)`` with a pattern of several parts (``**/*.py``) | every file ``Path.glob`` finds, dot files and files in dot folders and ``.gitignore``d ones included | honours ``.gitignore`` and leaves dot files and dot folders out (a one-part pattern, ``*.py``, lists the folder's files, dot files and ignored ones included, as PraisonAI) | the toolkit's glob always honours ``.gitignore`` and hidden files |
-| ``list_files`` order, ``'modified'``, ``'created'`` | directory order; ``st_mtime``, ``st_ctime`` (fractional seconds) | sorted by name; both the modification time in whole seconds: the toolkit's ``file_info`` gives no change time and whole seconds | the toolkit lists by name and its ``file_info`` has neither change time nor fractions of a second |
-| ``file_tools`` with an ``encoding`` other than UTF-8 and the code pages editkit reads and writes byte for byte as Python does (``cp1250``-``cp1258``, ``cp874``, ``iso8859-2``...``-16`` but 9 and 11, ``koi8-r``, ``cp866``, ``mac-roman``) | decodes or encodes with any Python codec | refused (``Error reading file …`` / ``False``) | the toolkit's WHATWG encodings give other characters for the rest (``latin-1`` is read as windows-1252) or are not mapped yet (CJK code pages, UTF-16) |
 """
 
 from __future__ import annotations
 
 import codecs
+import difflib
 import errno
 import fnmatch
+import io
 import json
 import logging
 import os
@@ -125,12 +133,14 @@ import threading
 import types
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import partial
 from pathlib import PurePosixPath
 from typing import Any, Callable, TypeVar, Union, cast
 
 import editkit
+from editkit.compat._pathglob import path_glob
+from editkit.compat._utf8 import decode_error, file_bytes, transport
 
 __all__ = [
     "EditTools",
@@ -281,6 +291,9 @@ def _shared_toolkit(
         if toolkit is None:
             toolkit = editkit.Toolkit(
                 root,
+                # PraisonAI opens files as UTF-8 unless ``FileTools`` is given an encoding (passed
+                # on explicitly): another encoding is its UnicodeDecodeError.
+                detect_encodings=False,
                 read_only=read_only,
                 diagnostics=diagnostics,
                 format=format,
@@ -428,6 +441,11 @@ class _Confined:
             return self._traversal(self._path(path))
         if kind == "is_directory":
             return self._os_error(errno.EISDIR, path)
+        if kind == "not_utf8":
+            # PraisonAI reads as UTF-8 and quotes Python's UnicodeDecodeError.
+            quoted = decode_error(self._call, self._path(path))
+            if quoted is not None:
+                return quoted
         return str(error.get("message", ""))
 
     @staticmethod
@@ -447,6 +465,28 @@ def _bound_diff(diff: str, label: str) -> str:
     lines = diff.splitlines(keepends=True)
     if len(lines) >= 2 and lines[0].startswith("--- ") and lines[1].startswith("+++ "):
         lines[0:2] = [f"--- {label} (before)\n", f"+++ {label} (after)\n"]
+    shown: list[str] = []
+    for index, line in enumerate(lines):
+        if index >= _DIFF_MAX_LINES:
+            shown.append("... (diff truncated)\n")
+            break
+        if len(line) > _DIFF_MAX_LINE_CHARS:
+            line = line[: _DIFF_MAX_LINE_CHARS - 3] + "...\n"
+        shown.append(line)
+    return "".join(shown) if shown else _NO_CHANGES
+
+
+def _render_diff(before: str, after: str, label: str) -> str:
+    """PraisonAI's diff of a change: ``difflib``'s unified diff of the text before and after
+    (each line with its own ending, as ``splitlines(keepends=True)`` gives it), under its labels
+    and within its bound (10 lines, 200 characters a line)."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"{label} (before)",
+        tofile=f"{label} (after)",
+        n=3,
+    )
     shown: list[str] = []
     for index, line in enumerate(lines):
         if index >= _DIFF_MAX_LINES:
@@ -509,8 +549,33 @@ def _toolkit_patch(patch: str) -> str:
     meaningful = [line.strip() for line in patch.splitlines() if line.strip()]
     closed = meaningful and (meaningful[0] == _SENTINELS[0] or meaningful[-1] == _SENTINELS[1])
     if meaningful and not closed and patch.endswith("\n"):
-        return patch + _SENTINELS[1] + "\n"
-    return patch
+        patch = patch + _SENTINELS[1] + "\n"
+    return _literal_adds(patch)
+
+
+#: The marker that closes an added file's lines as written in editkit's ``@@``/``===`` dialect.
+_NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def _literal_adds(patch: str) -> str:
+    """``patch`` with each ``*** Add File:`` body closed by ``\\ No newline at end of file``:
+    PraisonAI writes an added file as its lines joined by newlines (every line up to the next
+    header or sentinel, blank ones too, the last without a line end), which editkit's dialect
+    spells so. A body running to the end of a patch cut off mid-line is left as it is."""
+    out: list[str] = []
+    adding = False
+    for line in patch.splitlines(keepends=True):
+        stripped = line.strip()
+        boundary = stripped in _SENTINELS or any(stripped.startswith(prefix) for _, prefix in _HEADERS)
+        if adding and boundary:
+            out.append(_NO_NEWLINE)
+            adding = False
+        out.append(line)
+        if stripped.startswith("*** Add File:"):
+            adding = True
+    if adding and patch.endswith(("\n", "\r")):
+        out.append(_NO_NEWLINE)
+    return "".join(out)
 
 
 #: editkit's refusal of a line where a section header belongs: ``invalid patch at line N:
@@ -749,10 +814,13 @@ class EditTools(_Confined):
             "replace_all": bool(replace_all),
         }
         args.update(_guard(key, expected_hash, force))
+        before = self._raw_text(filepath)
         answer = self._call("edit_file", args)
         if answer["ok"]:
             _record_hash(key, answer.get("sha256"))
-            diff = _bound_diff(answer.get("diff", ""), filepath)
+            diff = self._change_diff(before, filepath, answer.get("sha256"), filepath)
+            if diff is None:
+                diff = _bound_diff(answer.get("diff", ""), filepath)
             diagnostics = _diagnostics(answer.get("diagnostics"), self._post_edit_diagnostics, filepath)
             return (
                 f"Success: Made {answer['replacements']} replacement(s) in {filepath}\n\nDiff:\n{diff}"
@@ -775,6 +843,29 @@ class EditTools(_Confined):
         )
         if answer["ok"]:
             _record_hash(key, answer.get("sha256"))
+
+    def _raw_args(self, filepath: Any) -> dict[str, Any]:
+        """A read of the file's text as it stands: line endings kept, UTF-8 only."""
+        return {"path": self._path(filepath), "include_symbols": False, "raw": True, "encoding": "utf-8"}
+
+    def _raw_text(self, filepath: Any) -> str | None:
+        """The file's text as PraisonAI decodes it for an edit (its line endings kept, a UTF-8
+        BOM left out), or ``None`` when it is not there or not text."""
+        answer = self._call("read_file", self._raw_args(filepath))
+        if not answer["ok"] or answer.get("is_binary"):
+            return None
+        return str(answer.get("content", "")).removeprefix("\ufeff")
+
+    def _change_diff(self, before: str | None, filepath: Any, sha256: Any, label: str) -> str | None:
+        """PraisonAI's diff of the change that left ``filepath`` with content ``sha256``, from
+        its text ``before``; ``None`` when the file no longer holds that content (changed since)
+        or ``before`` is unknown."""
+        if before is None:
+            return None
+        answer = self._call("read_file", self._raw_args(filepath))
+        if not answer["ok"] or answer.get("is_binary") or answer.get("sha256") != sha256:
+            return None
+        return _render_diff(before, str(answer.get("content", "")).removeprefix("\ufeff"), label)
 
     def _edit_refusal(
         self, error: Mapping[str, Any], filepath: str, old_string: Any, expected_hash: str | None
@@ -855,6 +946,10 @@ class EditTools(_Confined):
             return self._patch_refusal(dry["error"], patch, text, names)
         # Unless forced, the toolkit's own guard was armed at the hashes just checked, so the
         # patch is refused if a file changes between that check and the commit.
+        # Each file the patch changes as it stands now, for PraisonAI's diffs.
+        sources = [str(file.get("from") or file.get("path")) for file in dry.get("files") or []
+                   if file.get("action") in ("update", "move")]
+        befores = {source: self._raw_text(source) for source in sources}
         args = {"patch": text, "dialect": _DIALECT, **({"force": True} if force else {})}
         answer = self._call("apply_patch", args)
         if not answer["ok"]:
@@ -879,7 +974,10 @@ class EditTools(_Confined):
                 block = blocks.get(headers, "")
                 verb = "Added" if action == "add" else "Updated"
             _record_hash(self._key(path), file.get("sha256"))
-            diff = _bound_diff(block, display)
+            before = "" if action == "add" else befores.get(str(source or path))
+            diff = self._change_diff(before, path, file.get("sha256"), display)
+            if diff is None:
+                diff = _bound_diff(block, display)
             diagnostics = _diagnostics(file.get("diagnostics"), self._post_edit_diagnostics, path)
             messages.append(f"{verb} {display}\n{diff}{diagnostics}")
         return "Success: Applied patch to {} file(s)\n\n{}".format(len(files), "\n\n".join(messages))
@@ -1029,7 +1127,25 @@ class EditTools(_Confined):
             )
         if kind == "utf16":
             return f"Error: Cannot {op} '{path}': UTF-16 encoding is not supported. Please convert the file to UTF-8."
+        if kind == "not_utf8":
+            return f"Error: Cannot {op} '{path}': {self._reason(failure, path)}"
         return f"Error: Cannot {op} '{path}': {message}"
+
+    def _texts(self, files: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+        """Each ``(path, shown)`` of ``files`` that reads as text, with its text as Python's
+        text mode reads it (universal newlines, a BOM as ``\\ufeff``); what cannot be read now
+        is left out, as PraisonAI skips it."""
+        for start in range(0, len(files), _READ_BATCH):
+            batch = files[start : start + _READ_BATCH]
+            read = self._call("read_files", {"paths": [path for path, _ in batch], "include_symbols": False})
+            for (path, shown), item in zip(batch, read.get("files") or ()):
+                text = item.get("file")
+                if (item.get("error") or {}).get("kind") == "too_large":
+                    # Past the call's bound together with the others: alone, within the file's.
+                    alone = self._call("read_file", {"path": path, "include_symbols": False})
+                    text = alone if alone.get("ok") else None
+                if text and not text.get("is_binary"):
+                    yield shown, ("\ufeff" if text.get("bom") else "") + str(text.get("content", ""))
 
     def search_files(self, directory: str, pattern: str, file_pattern: str = "*") -> str:
         """Search for text patterns within files (case-insensitive substring search).
@@ -1052,8 +1168,9 @@ class EditTools(_Confined):
         if file_pattern and file_pattern not in ("*", "**", "**/*"):
             # PraisonAI globs `<directory>/**/<file_pattern>`: the pattern matches at any depth.
             args["glob"] = file_pattern if "/" not in file_pattern else "**/" + file_pattern.lstrip("/")
-        # glob.glob finds a file whose name starts with a dot only for a pattern that does.
-        dot_names = str(file_pattern or "*").rstrip("/").rsplit("/", 1)[-1].startswith(".")
+        # glob.glob walks every folder, .gitignored ones too, and dot names where the pattern
+        # names them (checked below, as glob.glob matches them).
+        args.update(hidden=True, ignore_rules=False, follow_links=True)
         answer = self._call("search_files", args)
         if not answer["ok"]:
             error = answer["error"]
@@ -1063,21 +1180,26 @@ class EditTools(_Confined):
                 {"error": self._logged(f"Error searching files: {self._reason(error, directory)}")}
             )
         base = str(answer.get("directory") or ".").strip("/")
-        results = []
+        wanted = ["**", *str(file_pattern or "*").split("/")]
+        found_files = []
         for found in answer.get("results") or []:
             file = str(found["file"])
             relative = (
                 file[len(base) + 1 :] if base not in ("", ".") and file.startswith(base + "/") else file
             )
-            if file == base or not dot_names and relative.rsplit("/", 1)[-1].startswith("."):
-                continue  # glob.glob finds nothing under a file, nor dot names for most patterns
+            # glob.glob finds nothing under a file, and a name as its pattern matches it.
+            if file != base and _glob_finds(wanted, relative.split("/")):
+                found_files.append((file, relative))
+        # Each line as PraisonAI reads it: universal newlines (a lone CR ends a line), the BOM a
+        # character, the pattern in ``line.lower()``. editkit's search found every file holding
+        # such a line (its lines are at least as long), so only these are read again.
+        needle = pattern.lower()
+        results = []
+        for relative, text in self._texts(found_files):
             matches = [
-                {
-                    "line_number": match["line"],
-                    "line": str(match["content"]).strip(),
-                    "match_start": max(int(match["column"]) - 1, 0),
-                }
-                for match in found.get("matches") or []
+                {"line_number": number, "line": line.strip(), "match_start": line.lower().find(needle)}
+                for number, line in enumerate(io.StringIO(text, newline="\n").readlines(), 1)
+                if needle in line.lower()
             ]
             if matches:
                 results.append({"file": relative, "matches": matches})
@@ -1091,6 +1213,36 @@ class EditTools(_Confined):
             },
             indent=2,
         )
+
+
+def _stat_time(nanoseconds: int) -> float:
+    """A time as ``os.stat`` gives it in ``st_mtime``/``st_ctime``: seconds plus nanoseconds
+    times 1e-9, computed as CPython computes it."""
+    seconds, nanos = divmod(nanoseconds, 1_000_000_000)
+    return float(seconds) + nanos * 1e-9
+
+
+#: Most files ``list_files`` lists for a pattern (the toolkit's ``glob`` bound).
+_LIST_BOUND = 10_000
+
+#: Files one ``read_files`` call takes while ``search_files`` reads its matches again.
+_READ_BATCH = 64
+
+
+def _glob_finds(pattern: list[str], path: list[str]) -> bool:
+    """Whether ``glob.glob(recursive=True)`` finds ``path`` (its segments) for ``pattern`` (its
+    segments): ``**`` takes any number of folders, each segment is ``fnmatch``'d, and a name
+    starting with a dot is matched only by a segment that starts with one."""
+    if not pattern:
+        return not path
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return _glob_finds(rest, path) or (
+            bool(path) and not path[0].startswith(".") and _glob_finds(pattern, path[1:])
+        )
+    if not path or (path[0].startswith(".") and not head.startswith(".")):
+        return False
+    return fnmatch.fnmatchcase(path[0], head) and _glob_finds(rest, path[1:])
 
 
 def _diff_blocks(diff: str) -> dict[tuple[str, str], str]:
@@ -1141,28 +1293,12 @@ def create_edit_tools(
 # file_tools
 
 
-#: Python codecs (by ``codecs.lookup`` name) the toolkit reads and writes under a WHATWG label,
-#: each giving every character the Python codec gives every byte (checked byte by byte).
-#: ``latin-1`` (WHATWG reads it as windows-1252) and ``koi8-u`` (KOI8-RU) are not among them.
-_LEGACY_CODECS: dict[str, str] = {
-    **{f"cp{page}": f"windows-{page}" for page in range(1250, 1259)},
-    "cp874": "windows-874",
-    **{f"iso8859-{part}": f"iso-8859-{part}" for part in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)},
-    "koi8-r": "koi8-r",
-    "cp866": "ibm866",
-    "mac-roman": "macintosh",
-}
-
-
-def _codec(encoding: str) -> tuple[bool, str | None, bool]:
-    """(whether editkit can serve ``encoding``, the toolkit's label for it when it is not UTF-8,
-    whether it is ``utf-8-sig``). Raises ``LookupError`` for an unknown encoding, as Python's
-    ``open`` does."""
+def _codec(encoding: str) -> tuple[bool, bool]:
+    """(whether ``encoding`` is UTF-8, read and written by the toolkit as text; whether it is
+    ``utf-8-sig``). Any other codec is Python's own, applied here to the file's bytes. Raises
+    ``LookupError`` for an unknown encoding, as Python's ``open`` does."""
     name = codecs.lookup(encoding).name
-    if name in ("utf-8", "utf-8-sig"):
-        return True, None, name == "utf-8-sig"
-    label = _LEGACY_CODECS.get(name)
-    return label is not None, label, False
+    return name in ("utf-8", "utf-8-sig"), name == "utf-8-sig"
 
 
 def _render_with_line_numbers(lines: list[str], start_index: int, max_line_chars: int) -> str:
@@ -1228,8 +1364,8 @@ class FileTools(_Confined):
 
         Args:
             filepath: Path to the file
-            encoding: File encoding (``utf-8``, ``utf-8-sig``, or a legacy code page editkit
-                reads and writes byte for byte: ``cp1252``, ``iso8859-15``, ``koi8-r``...)
+            encoding: File encoding, any of Python's (``utf-8``, ``utf-8-sig``, ``latin-1``,
+                ``cp1252``, ``koi8-u``, ``shift_jis``, ``utf-16``...)
             offset: 1-based first line to read (default: start of file)
             limit: Maximum number of lines to read (default: up to ``DEFAULT_MAX_LINES`` lines
                 from ``offset``); a negative value yields an empty window.
@@ -1244,32 +1380,37 @@ class FileTools(_Confined):
         if refused is not None:
             return self._logged(f"Error reading file {filepath}: {refused}")
         try:
-            supported, label, sig = _codec(encoding)
+            utf8, sig = _codec(encoding)
         except LookupError as error:
             unknown: LookupError | None = error
-            supported, label, sig = True, None, False
+            utf8, sig = True, False
         else:
             unknown = None
         args: dict[str, Any] = {"path": self._path(filepath), "include_symbols": False}
-        if label:
-            args["encoding"] = label
-        answer = self._call("read_file", args)
+        if utf8:
+            raw, answer = None, self._call("read_file", {**args, "encoding": "utf-8"})
+        else:
+            raw, answer = file_bytes(self._call, self._path(filepath))
         if not answer["ok"]:
             return self._logged(
                 f"Error reading file {filepath}: {self._file_reason(answer['error'], filepath)}"
             )
         if unknown is not None:
             return self._logged(f"Error reading file {filepath}: {unknown}")
-        if not supported:
-            return self._logged(
-                f"Error reading file {filepath}: editkit reads UTF-8 and the legacy encodings it can "
-                f"read byte for byte, not {encoding!r}"
-            )
-        if answer.get("is_binary"):
+        if answer.get("is_binary") or (raw is None and not utf8):
             return self._logged(
                 f"Error reading file {filepath}: binary file ({answer.get('size_bytes', 0)} bytes); "
                 "only text files are read"
             )
+        if raw is not None:
+            # Python's codec on the file's bytes, as open(filepath, encoding=encoding) reads them
+            # (universal newlines).
+            try:
+                decoded = raw.decode(encoding)
+            except UnicodeDecodeError as error:
+                return self._logged(f"Error reading file {filepath}: {error}")
+            decoded = decoded.replace("\r\n", "\n").replace("\r", "\n")
+            answer = {**answer, "content": decoded, "bom": False}
         _record_hash(self._key(filepath), answer.get("sha256"))
         # Text mode: universal newlines (editkit's LF text), and a BOM is a character unless
         # the encoding is utf-8-sig.
@@ -1308,8 +1449,8 @@ class FileTools(_Confined):
         Args:
             filepath: Path to the file
             content: Content to write (a dict or list is written as JSON, anything else as ``str``)
-            encoding: File encoding (``utf-8``, ``utf-8-sig``, or a legacy code page editkit
-                reads and writes byte for byte: ``cp1252``, ``iso8859-15``, ``koi8-r``...)
+            encoding: File encoding, any of Python's (``utf-8``, ``utf-8-sig``, ``latin-1``,
+                ``cp1252``, ``koi8-u``, ``shift_jis``, ``utf-16``...)
             force: Bypass the automatic staleness guard for a blind overwrite
 
         Returns:
@@ -1332,22 +1473,25 @@ class FileTools(_Confined):
             else:
                 content = str(content)
         try:
-            supported, label, sig = _codec(encoding)
+            utf8, sig = _codec(encoding)
         except LookupError as unknown:
             self._logged(f"Error writing to file {filepath}: {unknown}")
-            return False
-        if not supported:
-            self._logged(
-                f"Error writing to file {filepath}: editkit writes UTF-8 and the legacy encodings it can "
-                f"write byte for byte, not {encoding!r}"
-            )
             return False
         if sig:
             content = "\ufeff" + content
         key = self._key(filepath)
         args = {"path": self._path(filepath), "content": content, **_guard(key, None, force)}
-        if label:
-            args["encoding"] = label
+        if not utf8:
+            # Python's codec makes the bytes, as open(filepath, "w", encoding=encoding) writes
+            # them; the toolkit writes exactly those bytes.
+            try:
+                data = content.encode(encoding)
+            except UnicodeEncodeError as error:
+                self._logged(f"Error writing to file {filepath}: {error}")
+                return False
+            args.update(content=transport(data), encoding="windows-1252")
+        else:
+            args["encoding"] = "utf-8"
         answer = self._call("write_file", args)
         error = answer.get("error") or {}
         if error.get("kind") == "stale" and error.get("current_sha256") is None:
@@ -1392,8 +1536,24 @@ class FileTools(_Confined):
         paths: list[str] = []
         if pattern and PurePosixPath(pattern).parts[-1] == "**":
             return []  # pathlib's glob gives folders only for a pattern ending in `**`
-        if pattern and len(PurePosixPath(pattern).parts) > 1:
-            answer = self._call("glob", {"pattern": pattern, "path": self._path(directory)})
+        globbed = None
+        if pattern and len(PurePosixPath(pattern).parts) > 1 and PurePosixPath(pattern).parts[0] != "**":
+            # Path.glob follows a linked folder its own segments take it to.
+            globbed = path_glob(self._call, self._path(directory), pattern, _LIST_BOUND)
+        if globbed is not None:
+            answer, paths = {"ok": True}, globbed[0]
+        elif pattern and len(PurePosixPath(pattern).parts) > 1:
+            # Path.glob takes dot names and .gitignored files as any others.
+            answer = self._call(
+                "glob",
+                {
+                    "pattern": pattern,
+                    "path": self._path(directory),
+                    "hidden": True,
+                    "ignore_rules": False,
+                    "follow_links": True,
+                },
+            )
             if answer["ok"]:
                 paths = list(answer.get("matches") or [])
         else:
@@ -1425,14 +1585,13 @@ class FileTools(_Confined):
             info = self._call("file_info", {"path": path})
             if not info["ok"] or info.get("kind") != "file":
                 continue
-            modified = float(info.get("modified_unix", 0))
             result.append(
                 {
                     "name": path.rsplit("/", 1)[-1],
                     "path": os.path.join(self.root, path),
                     "size": int(info.get("size_bytes", 0)),
-                    "modified": modified,
-                    "created": modified,
+                    "modified": _stat_time(int(info.get("modified_ns", 0))),
+                    "created": _stat_time(int(info.get("changed_ns", 0))),
                 }
             )
         return result
