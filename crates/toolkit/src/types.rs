@@ -376,17 +376,17 @@ pub struct WriteFileRequest {
     pub path: String,
     /// The complete new content.
     pub content: String,
-    /// Create missing parent directories (default: true).
+    /// Create missing parent directories.
     #[serde(default = "yes")]
     pub create_dirs: bool,
-    /// Write even if the file changed since it was read (default: false).
+    /// Write even if the file changed since it was read.
     #[serde(default)]
     pub force: bool,
     /// The SHA-256 the file must have now (from read_file); always checked, even with force.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Only create: refused (exists) if anything stands where the path leads (default: false).
+    /// Only create: refused (exists) if anything stands where the path leads.
     #[serde(default)]
     pub create_new: bool,
     /// WHATWG label
@@ -424,10 +424,10 @@ pub struct WritePythonFileRequest {
     pub path: String,
     /// The complete new content.
     pub content: String,
-    /// Refuse content with syntax errors (default: true).
+    /// Refuse content with syntax errors.
     #[serde(default = "yes")]
     pub validate: bool,
-    /// Create missing parent directories (default: true).
+    /// Create missing parent directories.
     #[serde(default = "yes")]
     pub create_dirs: bool,
 }
@@ -457,7 +457,7 @@ pub struct WriteMarkdownFileRequest {
     pub path: String,
     /// The complete new content.
     pub content: String,
-    /// Create missing parent directories (default: true).
+    /// Create missing parent directories.
     #[serde(default = "yes")]
     pub create_dirs: bool,
 }
@@ -500,7 +500,7 @@ pub struct EditFileRequest {
     #[serde(default, alias = "new_str", alias = "new_text", alias = "replace")]
     #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
     pub new_string: String,
-    /// Replace every occurrence instead of requiring exactly one (default: false).
+    /// Replace every occurrence instead of requiring exactly one.
     #[serde(default)]
     pub replace_all: bool,
     /// Several edits (max 64) in place of old_string/new_string, each found in the file as
@@ -511,19 +511,19 @@ pub struct EditFileRequest {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Edit even if the file changed since it was read (default: false).
+    /// Edit even if the file changed since it was read.
     #[serde(default)]
     pub force: bool,
-    /// Report what would change without writing (default: false).
+    /// Report what would change without writing.
     #[serde(default)]
     pub dry_run: bool,
-    /// Return the kept copy's path (default: false; undo_edit always has one).
+    /// Return the kept copy's path (undo_edit always has one).
     #[serde(default)]
     pub backup: bool,
     /// Confine the search to one symbol (`Class.method`) or Markdown section (`Usage > Flags`).
     #[serde(default)]
     pub within: Option<String>,
-    /// Match old_string exactly as written, no drift tolerated (default: false).
+    /// Match old_string exactly as written, no drift tolerated.
     #[serde(default)]
     pub strict: bool,
     /// WHATWG label
@@ -572,7 +572,7 @@ pub struct EditItem {
     pub old_string: String,
     /// The replacement.
     pub new_string: String,
-    /// Every occurrence (default: false).
+    /// Every occurrence.
     #[serde(default)]
     pub replace_all: bool,
 }
@@ -683,10 +683,10 @@ pub struct EditPythonFileRequest {
     #[serde(alias = "new_content")]
     #[schemars(extend("x-aliases" = ["new_content"]))]
     pub new_string: String,
-    /// Keep the previous content for undo and return its path (default: true).
+    /// Keep the previous content for undo and return its path.
     #[serde(default = "yes")]
     pub backup: bool,
-    /// Check without writing (default: false).
+    /// Check without writing.
     #[serde(default)]
     pub dry_run: bool,
 }
@@ -714,10 +714,10 @@ pub struct ReplaceFunctionRequest {
     pub function_name: String,
     /// The complete new definition (any indentation; it is re-indented to fit).
     pub new_implementation: String,
-    /// Keep the previous content for undo and return its path (default: true).
+    /// Keep the previous content for undo and return its path.
     #[serde(default = "yes")]
     pub backup: bool,
-    /// Answer the diff and the new content's hash without writing (default: false).
+    /// Answer the diff and the new content's hash without writing.
     #[serde(default)]
     pub dry_run: bool,
     /// Refuse a result with more syntax errors than the file had (default: true); false leaves
@@ -752,17 +752,17 @@ pub struct ReplaceFunctionResponse {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct ApplyPatchRequest {
-    /// The patch: `*** Begin Patch` format, `@@`/`===` hunks, or a unified diff.
+    /// The patch, in one of the formats above.
     #[serde(alias = "input", alias = "diff")]
     #[schemars(extend("x-aliases" = ["input", "diff"]))]
     pub patch: String,
-    /// Apply even to files changed since they were read (default: false).
+    /// Apply even to files changed since they were read.
     #[serde(default)]
     pub force: bool,
-    /// Report what would change without writing (default: false).
+    /// Report what would change without writing.
     #[serde(default)]
     pub dry_run: bool,
-    /// Place hunks by exact text only: no tolerant rung (default: false).
+    /// Place hunks by exact text only: no tolerant rung.
     #[serde(default)]
     pub strict: bool,
     /// Read the patch as this dialect instead of guessing from its markers.
@@ -858,7 +858,7 @@ pub struct UndoEditRequest {
     #[serde(alias = "file_path", alias = "filepath")]
     #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
     pub path: String,
-    /// Restore even if the file changed since editkit's change (default: false).
+    /// Restore even if the file changed since editkit's change.
     #[serde(default)]
     pub force: bool,
 }
@@ -868,7 +868,7 @@ pub struct UndoEditRequest {
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct UndoPatchRequest {
-    /// Restore even if files changed since the patch (default: false).
+    /// Restore even if files changed since the patch.
     #[serde(default)]
     pub force: bool,
 }
@@ -904,7 +904,7 @@ pub struct SearchFilesRequest {
     /// Only files with this extension (`.py` or `py`).
     #[serde(default)]
     pub file_extension: Option<String>,
-    /// Treat the pattern as a regex (default: true).
+    /// Treat the pattern as a regex.
     #[serde(default = "yes")]
     pub regex: bool,
     /// Case sensitivity; default smart (insensitive unless the pattern has an uppercase letter).
@@ -1055,10 +1055,10 @@ pub struct InsertLinesRequest {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Insert even if the file changed since it was read (default: false).
+    /// Insert even if the file changed since it was read.
     #[serde(default)]
     pub force: bool,
-    /// Show the diff without writing (default: false).
+    /// Show the diff without writing.
     #[serde(default)]
     pub dry_run: bool,
     /// If changed since read: merge or strict.
@@ -1133,7 +1133,7 @@ pub struct MergeSnippetRequest {
     #[serde(alias = "code_edit")]
     #[schemars(extend("x-aliases" = ["code_edit"]))]
     pub snippet: String,
-    /// Show the diff without writing (default: false).
+    /// Show the diff without writing.
     #[serde(default)]
     pub dry_run: bool,
     /// Lines a chunk leaves out without a marker: `refuse` (default) or `allow` (deleted).
@@ -1144,7 +1144,7 @@ pub struct MergeSnippetRequest {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Merge even if the file changed since it was read (default: false).
+    /// Merge even if the file changed since it was read.
     #[serde(default)]
     pub force: bool,
     /// If the file changed since read: `merge` (default) or `strict`, as for edit_file.
@@ -1344,10 +1344,10 @@ pub struct NotebookEditRequest {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Edit even if the file changed since it was read (default: false).
+    /// Edit even if the file changed since it was read.
     #[serde(default)]
     pub force: bool,
-    /// Report what would change without writing (default: false).
+    /// Report what would change without writing.
     #[serde(default)]
     pub dry_run: bool,
 }
@@ -1444,7 +1444,7 @@ pub struct DeleteResponse {
 pub struct ReadFilesRequest {
     /// File paths, relative to the workspace root (at most 64).
     pub paths: Vec<String>,
-    /// Compute code facts and Markdown outlines for each file (default: false).
+    /// Compute code facts and Markdown outlines for each file.
     #[serde(default)]
     pub include_symbols: bool,
 }
@@ -1492,7 +1492,7 @@ pub struct TreeRequest {
     /// their directory's `files`.
     #[serde(default = "three")]
     pub depth: usize,
-    /// Give each file's size, and each directory's total (default: false).
+    /// Give each file's size, and each directory's total.
     #[serde(default)]
     pub sizes: bool,
 }
@@ -1540,7 +1540,7 @@ pub struct MoveRequest {
     /// never replaced.
     #[serde(default)]
     pub overwrite: bool,
-    /// Create missing parent directories of `to` (default: true).
+    /// Create missing parent directories of `to`.
     #[serde(default = "yes")]
     pub create_dirs: bool,
 }
@@ -1832,10 +1832,10 @@ pub struct EditorEditRequest {
     #[serde(alias = "new", alias = "new_str")]
     #[schemars(extend("x-aliases" = ["new", "new_str"]))]
     pub new_string: String,
-    /// Replace every occurrence (default: false).
+    /// Replace every occurrence.
     #[serde(default)]
     pub replace_all: bool,
-    /// Match old_string exactly as written, with no tolerance for drift (default: false).
+    /// Match old_string exactly as written, with no tolerance for drift.
     #[serde(default)]
     pub strict: bool,
 }
