@@ -485,6 +485,11 @@ struct SearchVisitor<'s, 'ws> {
     capped: AtomicBool,
 }
 
+/// A file left out of a search, and why.
+fn skipped(rel: &str, reason: SkipReason, detail: String) -> Skipped {
+    Skipped { path: rel.to_owned(), reason, detail: Some(detail) }
+}
+
 /// Reads `reader` into `buffer` from `filled` on, until `to` bytes or the end, and gives how
 /// many bytes the buffer then holds. The buffer is kept initialised between files (its length
 /// is what was ever zeroed), so a worker zeroes memory only when a file is larger than any
@@ -510,6 +515,16 @@ fn fill(
         }
     }
     Ok(filled)
+}
+
+/// How [`SearchVisitor::read_file`] ended.
+enum FileRead {
+    /// The whole file: this many bytes of the buffer.
+    Whole(usize),
+    /// The head holds a NUL at `offset` and the codec calls the file binary.
+    Binary { offset: usize },
+    /// The caller's check stopped the read after the head.
+    Stopped,
 }
 
 /// Up to which size a file is read whole into a worker's buffer (above it, it is streamed).
@@ -606,35 +621,48 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         if size > self.max_file_size {
             return None;
         }
-        // The head first: a binary file is known by it, and not read whole.
-        let limit = usize::try_from(self.max_file_size.saturating_add(1)).unwrap_or(usize::MAX);
-        let expected = usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1);
-        let head = (editkit_vfs::codec::BINARY_SNIFF_BYTES + 3).min(limit);
+        // A binary file is known by its head, and not read whole; a NUL past the head makes
+        // the file text to the codec only in UTF-16 or UTF-32 named by its byte-order mark.
         let mut bytes = Vec::new();
-        let filled = fill(&mut handle, &mut bytes, 0, head, expected).ok()?;
-        if memchr::memchr(0, &bytes[..filled]).is_some()
-            && matches!(
-                editkit_vfs::Text::decode(&bytes[..filled]),
-                Err(editkit_vfs::codec::DecodeError::Binary { .. })
-            )
-        {
-            return None;
-        }
-        // A NUL past the head: the codec takes such a file as text only in UTF-16 or UTF-32
-        // named by its byte-order mark.
-        if nul
-            && memchr::memchr(0, &bytes[..filled]).is_none()
-            && !bytes.starts_with(b"\xFF\xFE")
-            && !bytes.starts_with(b"\xFE\xFF")
-        {
-            return None;
-        }
-        let filled = if filled == head { fill(&mut handle, &mut bytes, filled, limit, expected).ok()? } else { filled };
+        let past_head = |head: &[u8]| {
+            nul && memchr::memchr(0, head).is_none() && !head.starts_with(b"\xFF\xFE") && !head.starts_with(b"\xFE\xFF")
+        };
+        let Ok(FileRead::Whole(filled)) = self.read_file(&mut handle, size, &mut bytes, past_head) else { return None };
         bytes.truncate(filled);
         if bytes.len() as u64 > self.max_file_size {
             return None;
         }
         editkit_vfs::Text::decode_owned(bytes).ok().filter(|text| !text.encoding().is_utf8())
+    }
+
+    /// Reads the open file (of `size` bytes when opened) into `buffer` as a search does: its
+    /// head first (the first 8 KiB and a BOM's length, what the codec sniffs), where a NUL the
+    /// codec calls binary ends the read, as does `stop` returning true for the head; then the
+    /// rest, up to the size limit and a byte more (so a file that grew past it shows).
+    fn read_file(
+        &self,
+        handle: &mut cap_std::fs::File,
+        size: u64,
+        buffer: &mut Vec<u8>,
+        stop: impl Fn(&[u8]) -> bool,
+    ) -> std::io::Result<FileRead> {
+        let limit = usize::try_from(self.max_file_size.saturating_add(1)).unwrap_or(usize::MAX);
+        let expected = usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1);
+        let head = (editkit_vfs::codec::BINARY_SNIFF_BYTES + 3).min(limit);
+        let filled = fill(handle, buffer, 0, head, expected)?;
+        let bytes = buffer.get(..filled).unwrap_or_default();
+        if memchr::memchr(0, bytes).is_some()
+            && let Err(editkit_vfs::codec::DecodeError::Binary { offset }) = editkit_vfs::Text::decode(bytes)
+        {
+            return Ok(FileRead::Binary { offset });
+        }
+        if stop(bytes) {
+            return Ok(FileRead::Stopped);
+        }
+        if filled < head {
+            return Ok(FileRead::Whole(filled));
+        }
+        fill(handle, buffer, filled, limit, expected).map(FileRead::Whole)
     }
 
     /// The open file and its size (from the one `fstat` that checks it is a regular file).
@@ -707,8 +735,7 @@ impl Visitor for SearchVisitor<'_, '_> {
     }
 
     fn file(&self, state: &mut SearchState, file: &FileRef<'_, '_>) {
-        let skip =
-            |reason: SkipReason, detail: String| Skipped { path: file.rel.to_owned(), reason, detail: Some(detail) };
+        let skip = |reason: SkipReason, detail: String| skipped(file.rel, reason, detail);
         let (handle, size) = match self.open(file) {
             Ok(opened) => opened,
             Err(err) => return state.skipped.push(walk_error(file.rel.to_owned(), &err)),
@@ -743,28 +770,16 @@ impl SearchVisitor<'_, '_> {
         size: u64,
         buffer: &mut Vec<u8>,
     ) {
-        let skip =
-            |reason: SkipReason, detail: String| Skipped { path: file.rel.to_owned(), reason, detail: Some(detail) };
-        let limit = usize::try_from(self.max_file_size.saturating_add(1)).unwrap_or(usize::MAX);
-        let expected = usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1);
-        // The head first: a NUL there makes the file binary to the codec, and the rest is not
-        // read (what the codec sniffs: the first 8 KiB, after a BOM).
-        let head = (editkit_vfs::codec::BINARY_SNIFF_BYTES + 3).min(limit);
-        let mut read = fill(&mut handle, buffer, 0, head, expected);
-        if let Ok(filled) = read
-            && memchr::memchr(0, &buffer[..filled]).is_some()
-            && let Err(editkit_vfs::codec::DecodeError::Binary { offset }) =
-                editkit_vfs::Text::decode(&buffer[..filled])
-        {
-            return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
-        }
-        if let Ok(filled) = read
-            && filled == head
-        {
-            read = fill(&mut handle, buffer, filled, limit, expected);
-        }
-        let filled = match read {
-            Ok(filled) => filled,
+        let skip = |reason: SkipReason, detail: String| skipped(file.rel, reason, detail);
+        let filled = match self.read_file(&mut handle, size, buffer, |_| false) {
+            Ok(FileRead::Whole(filled)) => filled,
+            Ok(FileRead::Binary { offset }) => {
+                return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+            }
+            // Nothing stops this read after the head; were it stopped, the file is not searched.
+            Ok(FileRead::Stopped) => {
+                return state.skipped.push(skip(SkipReason::Unreadable, "read stopped after its head".into()));
+            }
             Err(err) => return state.skipped.push(skip(SkipReason::Unreadable, err.to_string())),
         };
         if filled as u64 > self.max_file_size {
@@ -821,8 +836,7 @@ impl SearchVisitor<'_, '_> {
     /// Searches a file as it streams, checking as it goes that it is UTF-8; a file that is not
     /// is read again whole for the codec, which decides whether it is text in another encoding.
     fn search_streamed(&self, state: &mut SearchState, file: &FileRef<'_, '_>, handle: cap_std::fs::File) {
-        let skip =
-            |reason: SkipReason, detail: String| Skipped { path: file.rel.to_owned(), reason, detail: Some(detail) };
+        let skip = |reason: SkipReason, detail: String| skipped(file.rel, reason, detail);
         let builder = &self.search.builder;
         // Collect one line more than can be kept, to know whether lines were left out.
         let keep = if self.beyond_cutoff(file.rel) {
