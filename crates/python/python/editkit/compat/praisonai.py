@@ -106,16 +106,11 @@ test and says why; it does not differ otherwise):
 | A ``*** Move File:`` header without exactly one ``->`` between two paths (``a->b``, ``a -> b -> c``) | split at its first arrow: moved to ``b``, to ``b -> c`` | refused as the documentation words a malformed header (``Error: Invalid patch: Unexpected line in patch (expected a section header): '*** Move File: a->b' - `*** Move File:` takes `FROM -> TO` …``): a path may hold ``->`` itself, so a header that does not split one way only is not guessed | a header that splits two ways is never guessed |
 | Lines of an update section outside an ``@@`` hunk | skipped: a section of ``old``/``===``/``new`` lines without any ``@@`` reports success and changes nothing; a line before the first ``@@`` is dropped | nothing is dropped silently: hunk lines without any ``@@`` are applied as the hunk they spell; a line before the first ``@@`` is refused as an invalid patch | nothing the patch says is dropped silently |
 | An ``*** Update File:`` section without hunks | success; nothing changes | refused as an invalid patch (``… has no hunks; add a change or remove the section``): a change asked for and missing is a mistake to report, not a success | a change asked for and missing is reported, never called a success |
+| A patch hunk with nothing after its ``===`` line | the old text replaced by an empty string: the line break after it stays, so an empty line is left where the lines stood (``a``/``b``/``c`` without ``b`` gives ``a``, an empty line, ``c``) | the old lines are removed, as blank lines closing a hunk's new text are separators | a hunk that deletes lines leaves nothing behind the patch did not write |
 | A ``===`` line inside a hunk's new text (a second ``===``) | dropped: the lines around it joined | written as a line: everything after a hunk's first ``===`` is new text, taken literally (a ``===`` can be content, a reST underline) | nothing the patch says is dropped silently |
 | Text after ``@@`` (``@@ def main``) | ignored | an anchor, as in Codex patches: the hunk is looked for after the first line holding it (``@@ def b`` picks ``b``'s ``x = 1`` where PraisonAI finds two), and refused (``Error: Hunk not found …``) when the anchor is not in the file rather than applied where the patch did not point | a hunk is never applied where the patch did not point |
 | ``file_tools`` paths | checked against the current directory at each call | confined to the root pinned at creation (a later ``os.chdir`` cannot move it) | a later ``os.chdir`` cannot move the boundary |
 
-Differences that are not safer, still to be removed (each has a test; the last column says what
-stands in the way):
-
-| Situation | PraisonAI 1.7.17 | This adapter | Not yet as PraisonAI because |
-|---|---|---|---|
-| A patch hunk with nothing after its ``===`` line | the old text replaced by nothing: an empty line is left where it stood | the old lines are removed | in editkit's hunk dialect a blank last line is a separator, so the empty line cannot be spelt |
 """
 
 from __future__ import annotations
