@@ -192,8 +192,23 @@ fn regional(kind: FileKind, old: &str, new: &str, regions: &[Region]) -> Result<
     let mut places = Vec::with_capacity(regions.len());
     // The places that hold a construct judged more strictly, and the lines before them.
     let mut stricter: Option<(Range<usize>, usize)> = None;
-    let mut checked_regions = Vec::with_capacity(regions.len());
+    // Each checked part of the old text (with the lines opening its blocks, for a narrowed one).
+    let mut checked_regions: Vec<(Region, Option<String>)> = Vec::with_capacity(regions.len());
     for region in regions {
+        if let Some(parts) = narrowed_parts(kind, old, new, region)? {
+            for (narrowed, part) in parts {
+                errors.extend(part.errors);
+                places.push(part.lines);
+                // The compile check takes the whole top-level statements, which compile alone.
+                if part.stricter {
+                    let (start, lines_before) =
+                        stricter.map_or((region.new_start, region.lines_before), |(hull, lines)| (hull.start, lines));
+                    stricter = Some((start..region.new_end, lines_before));
+                }
+                checked_regions.push((narrowed.region, Some(narrowed.headers)));
+            }
+            continue;
+        }
         let (region, part) = checked_part(kind, old, new, region)?;
         errors.extend(part.errors);
         if part.stricter {
@@ -202,9 +217,9 @@ fn regional(kind: FileKind, old: &str, new: &str, regions: &[Region]) -> Result<
             stricter = Some((start..region.new_end, lines_before));
         }
         places.push(part.lines);
-        checked_regions.push(region);
+        checked_regions.push((region, None));
     }
-    if regions.len() > 1 {
+    if checked_regions.len() > 1 {
         errors.sort_by_key(|error| (error.line, error.column));
         errors.truncate(MAX_REPORTED);
     }
@@ -213,13 +228,17 @@ fn regional(kind: FileKind, old: &str, new: &str, regions: &[Region]) -> Result<
         None
     } else {
         let mut before = 0;
-        for region in &checked_regions {
+        for (region, headers) in &checked_regions {
             let part = old.get(region.start..region.old_end).unwrap_or("");
-            before += syntax::tree_errors(&Parsed::new(kind, part, "syntax check")?).errors.len();
+            let text = match headers {
+                Some(headers) => std::borrow::Cow::Owned(format!("{headers}{part}")),
+                None => std::borrow::Cow::Borrowed(part),
+            };
+            before += syntax::tree_errors(&Parsed::new(kind, &text, "syntax check")?).errors.len();
         }
         Some(before)
     };
-    let (first, last) = (checked_regions.first(), checked_regions.last());
+    let (first, last) = (regions.first(), regions.last());
     let hull = first.zip(last).map_or((0..0, 0), |(first, last)| (first.new_start..last.new_end, first.lines_before));
     let (checked, checked_lines_before) = stricter.clone().unwrap_or(hull);
     Ok(ChangeReport {
@@ -232,6 +251,50 @@ fn regional(kind: FileKind, old: &str, new: &str, regions: &[Region]) -> Result<
         checked_lines_before,
         stricter: stricter.is_some(),
     })
+}
+
+/// Top-level regions of Python at least this long are narrowed to the statements of the
+/// blocks the change touched ([`region::narrow`]).
+const NARROW_FROM: usize = 2048;
+
+/// The parts of a top-level Python region narrowed to the blocks its places touched, each
+/// parsed after the lines opening its blocks; `None` when the region is checked whole: short,
+/// not narrowable, or a narrowed parse finds an error (error recovery depends on the text
+/// around, so only the parse of the whole statements places and counts errors as a
+/// whole-file parse does).
+fn narrowed_parts(
+    kind: FileKind,
+    old: &str,
+    new: &str,
+    top: &Region,
+) -> Result<Option<Vec<(region::Narrowed, Part)>>, Error> {
+    if kind != FileKind::Python || top.unsettled.is_some() || top.new_end - top.new_start < NARROW_FROM {
+        return Ok(None);
+    }
+    let Some(narrowed) = region::narrow(old, new, top) else { return Ok(None) };
+    let mut parts = Vec::with_capacity(narrowed.len());
+    for narrow in narrowed {
+        let region = &narrow.region;
+        if region.lines_before < narrow.header_lines {
+            return Ok(None);
+        }
+        let part = new.get(region.new_start..region.new_end).unwrap_or("");
+        let text = format!("{}{part}", narrow.headers);
+        let parsed = Parsed::new(kind, &text, "syntax check")?;
+        // Only a clean narrowed parse is trusted: where it finds an error, the parse of the
+        // whole top-level statements places and counts it as a whole-file parse would.
+        if !syntax::tree_errors(&parsed).errors.is_empty() {
+            return Ok(None);
+        }
+        let shift = |at: usize| narrow.headers.len() + at.saturating_sub(region.new_start);
+        let stricter = stricter_constructs(&parsed, &(shift(region.changed.start)..shift(region.changed.end)));
+        let part_lines = memchr::memchr_iter(b'\n', part.as_bytes()).count();
+        let last_line = if part.ends_with('\n') || part.is_empty() { part_lines } else { part_lines + 1 };
+        let first = region.lines_before + 1;
+        let lines = (first, (region.lines_before + last_line).max(first));
+        parts.push((narrow, Part { errors: Vec::new(), stricter, lines }));
+    }
+    Ok(Some(parts))
 }
 
 /// What the check of one region found.

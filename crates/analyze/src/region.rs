@@ -89,6 +89,9 @@ pub(crate) struct Scanner<'t> {
     brackets: Vec<(u8, usize)>,
     /// The last statement start was a decorator: the next one belongs to it.
     after_decorator: bool,
+    /// Every code line outside strings, brackets and continuations is a boundary, whatever
+    /// its indentation (the scan [`narrow`] uses).
+    every_line: bool,
     /// The first thing found wrong, if any.
     pub(crate) anomaly: Option<Anomaly>,
 }
@@ -164,7 +167,15 @@ impl<'t> Scanner<'t> {
     }
 
     fn at_line(text: &'t [u8], at: usize) -> Self {
-        Scanner { text, at, frames: Vec::new(), brackets: Vec::new(), after_decorator: false, anomaly: None }
+        Scanner {
+            text,
+            at,
+            frames: Vec::new(),
+            brackets: Vec::new(),
+            after_decorator: false,
+            every_line: false,
+            anomaly: None,
+        }
     }
 
     fn flag(&mut self, anomaly: Anomaly) {
@@ -175,6 +186,10 @@ impl<'t> Scanner<'t> {
     /// statement; keeps track of decorators.
     fn starts_statement(&mut self, at: usize) -> bool {
         let line = self.text.get(at..).unwrap_or_default();
+        if self.every_line {
+            let code = line.iter().find(|&&byte| !matches!(byte, b' ' | b'\t' | b'\x0c'));
+            return code.is_some_and(|byte| !matches!(byte, b'#' | b'\n' | b'\r'));
+        }
         let Some(&first) = line.first() else { return false };
         if matches!(first, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#' | b')' | b']' | b'}' | b'\\') {
             return false;
@@ -441,6 +456,8 @@ pub(crate) struct Region {
     pub(crate) previous: Option<usize>,
     /// The bytes of the new text the change replaced the old ones with.
     pub(crate) changed: std::ops::Range<usize>,
+    /// The places the region holds: each one's bytes in the old text and in the new.
+    pub(crate) places: Vec<(Range<usize>, Range<usize>)>,
     /// The new text never lexes like the old again after the change (it opened a bracket or
     /// a string that stays open): the region ends where the touched statements end in the old
     /// text, and this is what the scan of the new text found.
@@ -565,6 +582,7 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
             lines_before,
             previous,
             changed: prefix..new_change_end,
+            places: vec![(prefix..old_change_end, prefix..new_change_end)],
             unsettled: None,
         });
     }
@@ -597,6 +615,7 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
             lines_before,
             previous,
             changed: prefix..new_change_end,
+            places: vec![(prefix..old_change_end, prefix..new_change_end)],
             unsettled: None,
         });
     };
@@ -608,6 +627,22 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
         return Err(NoRegion::Unestablished);
     }
     while new_scan.next_boundary().is_some() {}
+    // The whole new text scans clean and nothing is open at its end: what was open where the
+    // old statements end closes later. The change closed something the old text left open
+    // (its boundaries past the change are not the new text's); check to the end of both.
+    if new_scan.anomaly().is_none() && new_scan.open().is_none() {
+        return Ok(Region {
+            start,
+            old_end: old.len(),
+            new_start: start,
+            new_end: new.len(),
+            lines_before,
+            previous,
+            changed: prefix..new_change_end,
+            places: vec![(prefix..old_change_end, prefix..new_change_end)],
+            unsettled: None,
+        });
+    }
     let open = match open {
         Anomaly::Unclosed { at, bracket } if new_scan.open().is_none_or(|end| end.at() != at) => {
             Anomaly::OpenPast { at, bracket }
@@ -622,6 +657,7 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
         lines_before,
         previous,
         changed: prefix..new_change_end,
+        places: vec![(prefix..old_change_end, prefix..new_change_end)],
         unsettled: Some(open),
     })
 }
@@ -794,12 +830,263 @@ pub(crate) fn regions<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Option<Vec<
             lines_before: lines,
             previous,
             changed: places[place].1.start..places[last].1.end,
+            places: places.get(place..=last).unwrap_or_default().to_vec(),
             unsettled: None,
         });
         // The region's end is a boundary of both texts: the next region's earliest start.
         starts = vec![old_end];
         delta = change_delta;
         next = last + 1;
+    }
+    Some(found)
+}
+
+/// A region of Python narrowed to statements inside one block, parsed after the lines that
+/// open the blocks around it (`headers`, from the old text, the same in the new one).
+#[derive(Debug, Clone)]
+pub(crate) struct Narrowed {
+    pub(crate) region: Region,
+    pub(crate) headers: String,
+    pub(crate) header_lines: usize,
+}
+
+/// The leading spaces and tabs of the line at `at`.
+fn indent_of(text: &[u8], at: usize) -> &[u8] {
+    let line = text.get(at..).unwrap_or_default();
+    let width = line.iter().take_while(|&&byte| byte == b' ' || byte == b'\t').count();
+    line.get(..width).unwrap_or_default()
+}
+
+/// Whether a line (at `at`, indented by `indent`) continues the statement before it at its
+/// level: an `else`/`elif`/`except`/`finally` clause.
+fn continues(text: &[u8], at: usize, indent: usize) -> bool {
+    let line = text.get(at + indent..).unwrap_or_default();
+    ["else", "elif", "except", "finally"].iter().any(|word| starts_with_word(line, word.as_bytes()))
+}
+
+/// The code lines (outside strings, brackets and continuations) of `text[from..to]`, `from`
+/// being a top-level statement start; `None` when the scan finds something wrong there.
+fn code_lines(text: &[u8], from: usize, to: usize) -> Option<Vec<usize>> {
+    let mut scan = Scanner::at_line(text, from);
+    scan.every_line = true;
+    let mut lines = vec![from];
+    while let Some(at) = scan.next_boundary() {
+        if at >= to {
+            break;
+        }
+        lines.push(at);
+    }
+    if scan.anomaly.is_some_and(|anomaly| anomaly.at() < to) {
+        return None;
+    }
+    Some(lines)
+}
+
+/// Regions narrower than the top-level `top` (Python): each place it holds checked on the
+/// statements of the innermost block holding it, found by indentation on the code lines of
+/// the old text, and parsed after the lines opening the blocks around (from the old text:
+/// they are outside every place). `None` when a place cannot be narrowed (it touches
+/// column 0, changes indentation past its block, or the block's lines are not established):
+/// the caller checks `top` whole.
+pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>> {
+    let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
+    let lines = code_lines(old_bytes, top.start, top.old_end)?;
+    let indent = |index: usize| indent_of(old_bytes, lines[index]);
+    // Where each code line ends: at the next one, or at the region's end.
+    let line_end = |index: usize| lines.get(index + 1).copied().unwrap_or(top.old_end);
+    // The places as whole lines (the same lines around each in both texts, so each keeps its
+    // length difference); places that then share a line are one.
+    // The bytes after each place are the same in both texts: both ends go on by the same
+    // count, to the end of the line, when either ends inside one.
+    let at_line_start = |text: &[u8], at: usize| at == 0 || text.get(at - 1) == Some(&b'\n');
+    let whole = |old_place: &Range<usize>, new_place: &Range<usize>| {
+        let back = old_place.start
+            - memchr::memrchr(b'\n', old_bytes.get(..old_place.start).unwrap_or_default()).map_or(0, |nl| nl + 1);
+        let on = if at_line_start(old_bytes, old_place.end) && at_line_start(new_bytes, new_place.end) {
+            0
+        } else {
+            memchr::memchr(b'\n', old_bytes.get(old_place.end..).unwrap_or_default())
+                .map_or(old.len() - old_place.end, |nl| nl + 1)
+        };
+        (
+            old_place.start - back..(old_place.end + on).max(old_place.start - back),
+            new_place.start.saturating_sub(back)..(new_place.end + on).max(new_place.start.saturating_sub(back)),
+        )
+    };
+    let mut places: Vec<(Range<usize>, Range<usize>)> = Vec::with_capacity(top.places.len());
+    for (old_place, new_place) in &top.places {
+        let (old_place, new_place) = whole(old_place, new_place);
+        match places.last_mut() {
+            Some((old_last, new_last)) if old_last.end > old_place.start => {
+                old_last.end = old_place.end;
+                new_last.end = new_place.end;
+            }
+            _ => places.push((old_place, new_place)),
+        }
+    }
+    let mut found: Vec<Narrowed> = Vec::new();
+    let mut delta = top.new_start as isize - top.start as isize;
+    let mut next = 0;
+    while next < places.len() {
+        let (old_place, new_place) = places[next].clone();
+        // The code lines the place touches (an insertion touches the lines on both sides).
+        let (from, to) = if old_place.is_empty() {
+            (old_place.start.saturating_sub(1), old_place.start + 1)
+        } else {
+            (old_place.start, old_place.end)
+        };
+        let first = lines.partition_point(|&at| at <= from).checked_sub(1)?;
+        let last = lines.partition_point(|&at| at < to).checked_sub(1)?.max(first);
+        let old_min = (first..=last).map(|index| indent(index).len()).min()?;
+        // The new lines' own indentation bounds the block too (a line moved left leaves it).
+        let new_text = new_bytes.get(new_place.clone()).unwrap_or_default();
+        let new_min = new_text
+            .split(|&byte| byte == b'\n')
+            .filter(|line| line.iter().any(|byte| !matches!(byte, b' ' | b'\t' | b'\r' | b'\x0c')))
+            .map(|line| line.iter().take_while(|&&byte| byte == b' ' || byte == b'\t').count())
+            .min()
+            .unwrap_or(usize::MAX);
+        let (mut first, mut least) = (first, old_min.min(new_min));
+        let header = loop {
+            if least == 0 || first == 0 {
+                return None;
+            }
+            // The block: the nearest line before with less indentation opens it.
+            let header = (0..first).rev().find(|&index| indent(index).len() < least)?;
+            // A change to the first line of a block's first statement can change the block's
+            // indentation, which decides the lines after it: such a place is checked in the
+            // block around that one, from the line opening it. (A place on its later lines,
+            // as in a docstring, leaves the indentation as it was.)
+            if first > header + 1 || lines.get(header + 1).is_some_and(|&line| old_place.start > line) {
+                break header;
+            }
+            (first, least) = (header, indent(header).len().min(new_min));
+        };
+        let body = indent(header + 1);
+        let width = body.len();
+        if width > least || width <= indent(header).len() {
+            return None;
+        }
+        let same_block = |line: &[u8]| line.len() < width || line.starts_with(body);
+        if !(first..=last).all(|index| same_block(indent(index)))
+            || !new_text.split(|&byte| byte == b'\n').all(|line| same_block(indent_of(line, 0)))
+        {
+            return None;
+        }
+        // A boundary at the block's level: a statement start there, or a line left of it.
+        let boundary = |text: &[u8], at: usize| {
+            let own = indent_of(text, at);
+            own.len() < width || (own == body && !continues(text, at, width))
+        };
+        // A boundary that is not the definition a decorator line just above belongs to.
+        let boundary_after = |text: &[u8], lines: &[usize], index: usize| {
+            boundary(text, lines[index])
+                && (index == 0
+                    || indent_of(text, lines[index]).len() != width
+                    || text.get(lines[index - 1] + width) != Some(&b'@')
+                    || indent_of(text, lines[index - 1]).len() != width)
+        };
+        // The region starts at the statement before the place (new text at its end could
+        // continue it), or at the block's first statement; a decorated definition at its
+        // first decorator.
+        let mut start =
+            (header + 1..first).rev().find(|&index| boundary(old_bytes, lines[index])).unwrap_or(header + 1);
+        while start > header + 1 && old_bytes.get(lines[start - 1] + width) == Some(&b'@') {
+            start -= 1;
+        }
+        // The lines opening the blocks around the start, outermost first.
+        let mut openers = Vec::new();
+        let mut level = indent(start).len();
+        for index in (0..start).rev() {
+            if indent(index).len() < level {
+                openers.push(index);
+                level = indent(index).len();
+                if level == 0 {
+                    break;
+                }
+            }
+        }
+        openers.reverse();
+        let mut headers = String::new();
+        for &index in &openers {
+            let range = lines[index]..line_end(index);
+            if places.iter().any(|(place, _)| place.start < range.end && range.start < place.end.max(place.start + 1)) {
+                return None;
+            }
+            let opener = old.get(range)?;
+            // A clause that only stands after another (`else:`, `except:`, `case`), or a
+            // `try:`/`match` that needs one after its body, opens as `if 1:` on as many lines.
+            let own = indent(index);
+            let code = opener.get(own.len()..).unwrap_or_default().as_bytes();
+            if ["else", "elif", "except", "finally", "try", "match", "case"]
+                .iter()
+                .any(|word| starts_with_word(code, word.as_bytes()))
+            {
+                headers.push_str(std::str::from_utf8(own).ok()?);
+                headers.push_str("if 1:");
+                headers.extend(std::iter::repeat_n('\n', memchr::memchr_iter(b'\n', opener.as_bytes()).count()));
+            } else {
+                headers.push_str(opener);
+            }
+        }
+        // Forward until both texts reach a boundary at the same place of their common tail.
+        let new_start = usize::try_from(lines[start] as isize + delta).ok()?;
+        let new_lines = code_lines(new_bytes, new_start, top.new_end)?;
+        let mut last_place = next;
+        let mut change_delta = delta + new_place.len() as isize - old_place.len() as isize;
+        let mut old_index = last + 1;
+        let mut new_index = 0;
+        let (old_end, new_end) = loop {
+            let (old_change_end, new_change_end) = (places[last_place].0.end, places[last_place].1.end);
+            while old_index < lines.len()
+                && (lines[old_index] < old_change_end || !boundary_after(old_bytes, &lines, old_index))
+            {
+                old_index += 1;
+            }
+            while new_index < new_lines.len()
+                && (new_lines[new_index] < new_change_end || !boundary_after(new_bytes, &new_lines, new_index))
+            {
+                new_index += 1;
+            }
+            let old_at = lines.get(old_index).copied().unwrap_or(top.old_end);
+            let new_at = new_lines.get(new_index).copied().unwrap_or(top.new_end);
+            if let Some(following) = places.get(last_place + 1)
+                && old_at >= following.0.start
+            {
+                last_place += 1;
+                change_delta += following.1.len() as isize - following.0.len() as isize;
+                continue;
+            }
+            // The block's end (a line left of its statements, or the top-level region's end)
+            // is as far as a region inside it may go: past it the lines belong elsewhere.
+            let old_ends = old_index >= lines.len() || indent_of(old_bytes, old_at).len() < width;
+            let new_ends = new_index >= new_lines.len() || indent_of(new_bytes, new_at).len() < width;
+            match (old_at as isize + change_delta).cmp(&(new_at as isize)) {
+                std::cmp::Ordering::Equal => break (old_at, new_at),
+                std::cmp::Ordering::Less if !old_ends => old_index += 1,
+                std::cmp::Ordering::Greater if !new_ends => new_index += 1,
+                _ => return None,
+            }
+        };
+        let lines_before = top.lines_before
+            + memchr::memchr_iter(b'\n', new_bytes.get(top.new_start..new_start).unwrap_or_default()).count();
+        let region = Region {
+            start: lines[start],
+            old_end,
+            new_start,
+            new_end,
+            lines_before,
+            previous: None,
+            changed: new_place.start..places[last_place].1.end,
+            places: places.get(next..=last_place).unwrap_or_default().to_vec(),
+            unsettled: None,
+        };
+        if found.last().is_some_and(|before| before.region.old_end > region.start) {
+            return None;
+        }
+        found.push(Narrowed { region, header_lines: memchr::memchr_iter(b'\n', headers.as_bytes()).count(), headers });
+        delta = change_delta;
+        next = last_place + 1;
     }
     Some(found)
 }

@@ -261,3 +261,49 @@ fn an_error_in_a_30_mb_file_is_found_at_its_line_by_parsing_a_few_statements() {
         assert!(report.valid() && report.scope == CheckScope::Statements, "{report:#?}");
     }
 }
+
+/// Undoing a sloppy edit that left a docstring's opening quotes out: the old text's strings
+/// are flipped from there to its end, so its statement boundaries past the change are not the
+/// new text's. The new text closes everything it opens: the check runs to its end, clean.
+#[test]
+fn a_change_that_closes_what_the_old_text_left_open_is_checked_to_the_end() {
+    let new = std::fs::read_to_string(crate::fixtures().join("code/python/json_decoder.py")).unwrap();
+    let opener = "        \"\"\"``object_hook``, if specified, will be called with the result\n        of every JSON object decoded and its return value will be used in\n";
+    assert!(new.contains(opener));
+    let old =
+        new.replacen(opener, "", 1).replacen("``object_pairs_hook`` takes\n", "``object_pairs_hook`` ta\nkes\n", 1);
+    assert!(crate::cpython_refuses(&old) && !crate::cpython_refuses(&new));
+    let (report, agreement) = agrees(FileKind::Python, &old, &new, "docstring opener restored");
+    assert!(report.valid() && !report.introduced(), "{report:#?}");
+    assert_eq!(agreement, Agreement::Exact);
+}
+
+/// A long class is one top-level statement: an edit inside one of its methods is checked on
+/// the statements of that method's block, parsed after the lines opening the class and the
+/// method, not on the whole class; an error introduced there is still found at its line.
+#[test]
+fn an_edit_inside_a_method_of_a_long_class_checks_that_block() {
+    let mut old = String::from("import os\n\n\nclass Big:\n    \"\"\"A long class.\"\"\"\n\n");
+    for i in 0..300 {
+        old.push_str(&format!(
+            "    def method_{i}(self, value):\n        total = value + {i}\n        if total > 10:\n            total -= 1\n        return total + {i}\n\n"
+        ));
+    }
+    old.push_str("\nprint(Big().method_1(os.sep))\n");
+    let line = old.lines().position(|line| line == "        return total + 150").unwrap() + 1;
+
+    let new = old.replace("        return total + 150\n", "        return total - 150\n");
+    let (report, agreement) = agrees(FileKind::Python, &old, &new, "an edit inside a method");
+    assert!(report.valid() && report.scope == CheckScope::Statements, "{report:#?}");
+    assert_eq!(agreement, Agreement::Exact);
+    let (first, last) = report.lines;
+    assert!(first <= line && line <= last && last - first < 10, "checked lines {first}..={last}, the edit at {line}");
+
+    let broken = old.replace("        return total + 150\n", "        return (total + 150\n");
+    let (report, _) = agrees(FileKind::Python, &old, &broken, "an error inside a method");
+    assert!(report.introduced(), "{report:#?}");
+    assert!(
+        report.errors.iter().any(|error| error.line == line && error.message.contains("never closed")),
+        "{report:#?}"
+    );
+}
