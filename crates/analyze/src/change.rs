@@ -364,7 +364,7 @@ fn opened(new: &str, region: &Region, anomaly: Anomaly) -> SyntaxError {
 
 /// Node kinds of tree-sitter-python that CPython's compiler may refuse where the grammar
 /// accepts them, wherever they stand: Python 2 statements, `global`/`nonlocal`
-/// declarations, `__future__` and `*` imports, deletions, `:=`.
+/// declarations, `__future__` and `*` imports.
 const STRICTER: &[&str] = &[
     "print_statement",
     "exec_statement",
@@ -372,8 +372,6 @@ const STRICTER: &[&str] = &[
     "nonlocal_statement",
     "future_import_statement",
     "wildcard_import",
-    "delete_statement",
-    "named_expression",
 ];
 
 /// Whether the parsed Python text holds, where it overlaps `changed` (source offsets, ends
@@ -386,8 +384,11 @@ const STRICTER: &[&str] = &[
 ///   positional one after a keyword or `**`, `*` after `**`, a repeated keyword, or a
 ///   generator beside other arguments;
 /// - an assignment or augmented assignment to something other than names, attributes,
-///   subscripts and their tuples and lists; a star expression outside a call;
-/// - an f-string or t-string; a bytes literal with a character outside ASCII; a string with a
+///   subscripts and their tuples and lists; a star expression outside a call; a `del` of
+///   anything else; `:=` outside parentheses, a condition or a call argument, or in a
+///   comprehension;
+/// - a t-string, an f-string with more than plain replacement fields ([`plain_fstring`]); a
+///   bytes literal with a character outside ASCII; a string with a
 ///   `\N{...}` escape or a `\x`, `\u` or `\U` escape without its digits;
 /// - a top-level statement that does not start at column 0 (an unexpected indent, which
 ///   tree-sitter takes).
@@ -442,8 +443,46 @@ fn refused_maybe(parsed: &Parsed<'_>, node: Node<'_>) -> bool {
             !matches!(parent.kind(), "argument_list" | "list" | "tuple" | "set" | "dictionary" | "expression_list")
         }),
         "string" => string_suspect(parsed.text(node)),
+        "delete_statement" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor).any(|child| child.kind() != "comment" && !deletable(child))
+        }
+        "named_expression" => walrus_suspect(node),
         _ => false,
     }
+}
+
+/// Whether a `del` target is one CPython takes: names, attributes, subscripts, and tuples and
+/// lists of them.
+fn deletable(node: Node<'_>) -> bool {
+    match node.kind() {
+        "identifier" | "attribute" | "subscript" => true,
+        "tuple" | "list" | "expression_list" | "parenthesized_expression" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor).all(|child| child.kind() == "comment" || deletable(child))
+        }
+        _ => false,
+    }
+}
+
+/// An assignment expression (`:=`) outside the places CPython takes it on every version
+/// since 3.8: in parentheses, as the condition of `if`, `elif` or `while`, or a positional
+/// call argument, and not inside a comprehension (whose iteration variables it may not bind).
+fn walrus_suspect(node: Node<'_>) -> bool {
+    let placed = node.parent().is_some_and(|parent| match parent.kind() {
+        "parenthesized_expression" | "argument_list" => true,
+        "if_statement" | "elif_clause" | "while_statement" => {
+            parent.child_by_field_name("condition").is_some_and(|condition| condition.id() == node.id())
+        }
+        _ => false,
+    });
+    !placed
+        || enclosing(
+            node,
+            &["list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"],
+            &["lambda"],
+        )
+        .is_some()
 }
 
 /// The nearest ancestor of `node` of one of `kinds`, searched up to (not past) a function or
@@ -501,6 +540,7 @@ fn parameters_suspect(parsed: &Parsed<'_>, node: Node<'_>) -> bool {
             }
             "default_parameter" | "typed_default_parameter" => child.child_by_field_name("name"),
             "keyword_separator" | "positional_separator" => None,
+            "comment" => continue,
             _ => return true,
         };
         match child.kind() {
@@ -571,13 +611,103 @@ fn plain_target(node: Node<'_>, unpacking: bool) -> bool {
     }
 }
 
+/// Whether an f-string's quoted body (after its prefix) holds nothing CPython judges more
+/// strictly than the grammar, on any version since 3.8: each replacement field is a simple
+/// expression (names, numbers, attributes, calls, subscripts, operators, strings in the other
+/// quote; no backslashes, comments, braces, line breaks or `lambda`), an optional `=`, a conversion
+/// `!r`, `!s` or `!a`, and a format spec without braces, quotes or backslashes; a `}` outside
+/// a field is doubled. Anything else goes to the compile check.
+fn plain_fstring(quoted: &str, raw: bool) -> bool {
+    let quote = if quoted.starts_with("\"\"\"") || quoted.starts_with("'''") { 3 } else { 1 };
+    let Some(body) = quoted.get(quote..quoted.len().saturating_sub(quote)) else { return false };
+    let body = body.as_bytes();
+    let mut at = 0;
+    while let Some(&byte) = body.get(at) {
+        match byte {
+            b'{' if body.get(at + 1) == Some(&b'{') => at += 2,
+            b'}' if body.get(at + 1) == Some(&b'}') => at += 2,
+            b'}' => return false,
+            b'{' => match plain_field(body, at + 1, quoted.as_bytes().first().copied().unwrap_or(b'"')) {
+                Some(end) => at = end + 1,
+                None => return false,
+            },
+            b'\\' if !raw => at += 2,
+            _ => at += 1,
+        }
+    }
+    true
+}
+
+/// The end (its `}`) of a plain replacement field whose expression starts at `from`, in an
+/// f-string quoted by `quote` (a string inside the field takes the other quote).
+fn plain_field(body: &[u8], from: usize, quote: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut at = from;
+    // The expression: up to `!`, `:`, `=` or `}` outside brackets (`!=`, `==`, `<=`, `>=` are
+    // operators).
+    loop {
+        let byte = *body.get(at)?;
+        match byte {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.checked_sub(1)?,
+            b'!' | b'=' | b'<' | b'>' if body.get(at + 1) == Some(&b'=') => at += 1,
+            b'!' | b':' | b'=' | b'}' if depth == 0 => break,
+            b'\'' | b'"' if byte != quote => {
+                let close = memchr::memchr(byte, body.get(at + 1..)?)? + at + 1;
+                if body
+                    .get(at + 1..close)?
+                    .iter()
+                    .any(|&inner| matches!(inner, b'\\' | b'\n' | b'\r' | b'{' | b'}') || inner == quote)
+                {
+                    return None;
+                }
+                at = close;
+            }
+            b'\'' | b'"' | b'\\' | b'#' | b'{' | b'}' | b'\n' | b'\r' => return None,
+            _ => {}
+        }
+        at += 1;
+    }
+    let expression = std::str::from_utf8(body.get(from..at)?).ok()?;
+    if expression.trim().is_empty()
+        || expression
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| word == "lambda" || word == "yield")
+    {
+        return None;
+    }
+    if body.get(at) == Some(&b'=') {
+        at += 1;
+    }
+    if body.get(at) == Some(&b'!') {
+        if !matches!(body.get(at + 1), Some(b'r' | b's' | b'a')) {
+            return None;
+        }
+        at += 2;
+    }
+    if body.get(at) == Some(&b':') {
+        at += 1;
+        while let Some(&byte) = body.get(at) {
+            match byte {
+                b'}' => break,
+                b'{' | b'\'' | b'"' | b'\\' | b'\n' | b'\r' => return None,
+                _ => at += 1,
+            }
+        }
+    }
+    (body.get(at) == Some(&b'}')).then_some(at)
+}
+
 /// A string literal CPython may refuse where the grammar took it: an f-string or t-string, a
 /// bytes literal with a character outside ASCII, `\N{...}`, or `\x`, `\u`, `\U` without their
 /// digits.
 fn string_suspect(text: &str) -> bool {
     let prefix: String = text.chars().take_while(|c| c.is_ascii_alphabetic()).map(|c| c.to_ascii_lowercase()).collect();
-    if prefix.contains(['f', 't']) {
+    if prefix.contains('t') {
         return true;
+    }
+    if prefix.contains('f') {
+        return !plain_fstring(text.get(prefix.len()..).unwrap_or_default(), prefix.contains('r'));
     }
     let bytes = prefix.contains('b');
     if bytes && !text.is_ascii() {
