@@ -59,6 +59,53 @@ pub(crate) fn safe_entries(path: Option<&OsStr>, roots: &Roots) -> Vec<PathBuf> 
     std::env::split_paths(path).filter(|entry| entry.is_absolute() && entry.is_dir() && !roots.contain(entry)).collect()
 }
 
+/// How long a lookup on `PATH` ([`lookup`]) is reused: a program installed or removed while a
+/// long-lived process runs is seen within this, and a process that checks a file on every edit
+/// does not search `PATH` (resolving each entry's real path) every time.
+const LOOKUP_REUSED_FOR: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A lookup of one program, as [`lookup`] keeps it.
+struct Lookup {
+    program: String,
+    path: Option<OsString>,
+    roots: Vec<PathBuf>,
+    at: std::time::Instant,
+    found: (Vec<PathBuf>, Result<PathBuf, String>),
+}
+
+/// The usable entries of the process's `PATH` ([`safe_entries`]) and the program `program`
+/// resolves to among them ([`program`]), reused for [`LOOKUP_REUSED_FOR`] while `PATH` and
+/// the roots stay the same; a program found is checked to be executable still on every use.
+pub(crate) fn lookup(program_name: &str, roots: &Roots) -> (Vec<PathBuf>, Result<PathBuf, String>) {
+    static LOOKUPS: std::sync::Mutex<Vec<Lookup>> = std::sync::Mutex::new(Vec::new());
+    /// Distinct lookups kept (programs times root sets); the oldest goes first.
+    const KEPT: usize = 32;
+    let path = std::env::var_os("PATH");
+    let mut lookups = LOOKUPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    lookups.retain(|kept| kept.at.elapsed() < LOOKUP_REUSED_FOR);
+    if let Some(kept) =
+        lookups.iter().find(|kept| kept.program == program_name && kept.path == path && kept.roots == roots.paths)
+        && kept.found.1.as_ref().ok().is_none_or(|found| is_executable(found))
+    {
+        return kept.found.clone();
+    }
+    let entries = safe_entries(path.as_deref(), roots);
+    let found = program(program_name, &entries, roots);
+    lookups.retain(|kept| !(kept.program == program_name && kept.path == path && kept.roots == roots.paths));
+    if lookups.len() >= KEPT {
+        lookups.remove(0);
+    }
+    let found = (entries, found);
+    lookups.push(Lookup {
+        program: program_name.to_owned(),
+        path,
+        roots: roots.paths.clone(),
+        at: std::time::Instant::now(),
+        found: found.clone(),
+    });
+    found
+}
+
 /// Joins entries back into a `PATH` value.
 pub(crate) fn join(entries: &[PathBuf]) -> OsString {
     std::env::join_paths(entries).unwrap_or_default()

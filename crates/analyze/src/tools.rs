@@ -553,8 +553,8 @@ fn run_tool(tool: &ExternalTool, roots: &Roots, path: &str, source: &str, timeou
     let Some((program, args)) = tool.argv.split_first() else {
         return Ran::skipped("the tool's argv is empty".to_owned());
     };
-    let entries = resolve::safe_entries(std::env::var_os("PATH").as_deref(), roots);
-    let program = match resolve::program(program, &entries, roots) {
+    let (entries, found) = resolve::lookup(program, roots);
+    let program = match found {
         Ok(program) => program,
         Err(reason) => return Ran::skipped(reason),
     };
@@ -611,8 +611,8 @@ fn run_python_worker(cache: &CheckCache, roots: &Roots, path: &str, input: (&str
             input.len()
         ));
     }
-    let entries = resolve::safe_entries(std::env::var_os("PATH").as_deref(), roots);
-    let program = match resolve::program("python3", &entries, roots) {
+    let (entries, found) = resolve::lookup("python3", roots);
+    let program = match found {
         Ok(program) => program,
         Err(reason) => return Ran::skipped(reason),
     };
