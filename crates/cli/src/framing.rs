@@ -14,9 +14,10 @@
 //! - well-formed JSON that is not a JSON-RPC message gets an Invalid Request error, except the
 //!   notifications rmcp ignores for compatibility (non-MCP methods without an id).
 //!
-//! - before the session opens (`initialize`, then `notifications/initialized`), a notification
-//!   is dropped, a `ping` answered and any other request refused (-32600), where rmcp would end
-//!   the session;
+//! - before the session opens (`initialize`, then `notifications/initialized`; or, on protocol
+//!   2026-07-28, the first request with complete `_meta`), a notification is dropped, a `ping`
+//!   answered, `server/discover` and requests naming a protocol version in `_meta` handed on,
+//!   and any other request refused (-32600), where rmcp would end the session;
 //! - a `tools/call` whose params are not a name and an arguments object gets Invalid params
 //!   (-32602), not rmcp's "method not found".
 //!
@@ -187,7 +188,12 @@ impl<R: AsyncBufRead + Unpin + Send> Framed<R> {
         }
         let ignored = ignored_notification(&value);
         match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
-            Ok(message) => Decision::Pass(Box::new(message)),
+            Ok(message) => {
+                if *stage == Stage::New && opens_inline(&message) {
+                    *stage = Stage::Open;
+                }
+                Decision::Pass(Box::new(message))
+            }
             Err(_) if ignored => Decision::Skip,
             Err(err) => {
                 let message = format!("Invalid Request: not a JSON-RPC 2.0 message this server reads ({err})");
@@ -339,11 +345,18 @@ fn lifecycle(value: &Value, id: &Value, stage: &mut Stage) -> Option<Decision> {
         }
         (_, _, false) => Some(Decision::Skip),
         (_, "ping", true) => Some(Decision::Reply(frame(&json!({"jsonrpc": "2.0", "id": id, "result": {}})))),
+        // Protocol 2026-07-28 has no handshake: `server/discover` is answered at any time, and a
+        // request carrying its protocol version in `_meta` opens the session by itself (rmcp
+        // answers one whose metadata is incomplete, and the session stays new).
+        (Stage::New, "server/discover", true) => None,
+        (Stage::New, _, true) if value.pointer(META_PROTOCOL_VERSION).is_some() => None,
         (Stage::New, _, true) => Some(Decision::Reply(error_frame(
             id,
             INVALID_REQUEST,
             &format!(
-                "Invalid Request: `{method:.80}` before `initialize`; send initialize first, then notifications/initialized"
+                "Invalid Request: `{method:.80}` before `initialize`; send initialize first, then \
+                 notifications/initialized (protocol 2025-11-25 and earlier), or name the protocol version and \
+                 client capabilities in the request's _meta (protocol 2026-07-28)"
             ),
             None,
         ))),
@@ -356,6 +369,23 @@ fn lifecycle(value: &Value, id: &Value, stage: &mut Stage) -> Option<Decision> {
             None,
         ))),
     }
+}
+
+/// Where a request names its protocol version (protocol 2026-07-28).
+const META_PROTOCOL_VERSION: &str = "/params/_meta/io.modelcontextprotocol~1protocolVersion";
+
+/// Whether rmcp opens the session on `message` without a handshake: a request other than
+/// `server/discover` with the 2026-07-28 metadata complete, naming a version the server
+/// speaks. (rmcp answers any other request before the session opens and keeps waiting.)
+fn opens_inline(message: &RxJsonRpcMessage<RoleServer>) -> bool {
+    use rmcp::model::{ClientRequest, GetMeta as _, JsonRpcMessage, ProtocolVersion};
+    let JsonRpcMessage::Request(request) = message else { return false };
+    if matches!(request.request, ClientRequest::DiscoverRequest(_) | ClientRequest::InitializeRequest(_)) {
+        return false;
+    }
+    let meta = request.request.get_meta();
+    meta.missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty()
+        && meta.protocol_version().is_some_and(|version| crate::mcp::SUPPORTED_VERSIONS.contains(&version))
 }
 
 /// A `tools/call` request whose params are not `{"name": string, "arguments": object}`: an

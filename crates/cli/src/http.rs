@@ -170,7 +170,7 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
     let shown: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
     let factory = move || {
         let toolkit = Toolkit::open_roots(&roots, base.clone()).map_err(|err| io::Error::other(err.to_string()))?;
-        Ok(Server::new(toolkit, Arc::clone(&tools), style, client_roots))
+        Ok(Server::new(toolkit, Arc::clone(&tools), style, client_roots, true))
     };
     let mut config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(crate::framing::MAX_MESSAGE_BYTES)

@@ -31,8 +31,9 @@ use std::time::Duration;
 use editkit::tools::ToolSpec;
 use editkit::{Toolkit, ToolkitOptions};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -44,23 +45,44 @@ use crate::{EXIT_OK, EXIT_REFUSED};
 
 /// The server's instructions: where the tools work and how to use them well.
 /// `roots` are the fixed roots; `None` when they are the client's.
-fn instructions(roots: Option<&[String]>, style: TextStyle) -> String {
+fn instructions(roots: Option<&[String]>, style: TextStyle, stateless_hash: bool) -> String {
     let numbers = if style.line_numbers {
         "A read's text is the file with numbered lines (`     12<TAB>line`); do not copy the numbers into \
          old_string (they are stripped if you do). "
     } else {
         ""
     };
+    let hash = if stateless_hash {
+        "On protocol 2026-07-28 this HTTP server keeps nothing between requests: a write to an existing file \
+         (write_file, edit_file, insert_lines, merge_snippet, notebook_edit) must pass the sha256 of your read as \
+         expected_hash (or force: true to overwrite whatever is there); without it the write is refused. "
+    } else {
+        "Passing that sha256 as expected_hash to write_file, edit_file or insert_lines guards the write even \
+         across connections. "
+    };
     format!(
         "editkit's file tools work inside the workspace root(s) only: {} (list_roots names them; relative \
          paths resolve in the first). Read a file before editing it: reads return a sha256 and arm a staleness \
-         guard, so a write to a file that changed since is refused. {numbers}edit_file needs old_string to match \
+         guard, so a write to a file that changed since is refused. {hash}{numbers}edit_file needs old_string to match \
          exactly one place (small whitespace drift is tolerated and reported); on `ambiguous`, add context lines; \
          several changes to one file go in one call as edits. merge_snippet (tool set code) takes the changed parts \
          of one file with `... existing code ...` marker comments for the rest. apply_patch changes every file or none. A message may be up to 65 MiB. A refused call returns isError with a stable error kind \
          (not_found, ambiguous, stale, outside_workspace, invalid_args...) in structured content.",
         roots.map_or_else(|| "the roots this client names".to_owned(), |roots| roots.join(", "))
     )
+}
+
+/// The protocol revisions served: 2026-07-28 (no handshake, metadata on each request) and the
+/// handshake revisions before it.
+pub(crate) const SUPPORTED_VERSIONS: &[ProtocolVersion] = ProtocolVersion::KNOWN_VERSIONS;
+
+/// How long a 2026-07-28 client may keep the tool list (`ttlMs`): it is fixed for the
+/// server's life by its flags.
+const TOOLS_TTL_MS: u64 = 3_600_000;
+
+/// Whether `context`'s request is on the 2026-07-28 lifecycle (no handshake, no session).
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_some_and(|version| !version.has_initialize())
 }
 
 /// A search with a progressToken reports progress after every this many files.
@@ -101,6 +123,9 @@ pub(crate) struct Server {
     refreshing: Arc<tokio::sync::Mutex<()>>,
     /// Set while the client's roots cannot be used.
     roots_problem: Arc<RwLock<Option<String>>>,
+    /// Refuse a 2026-07-28 write to an existing file without `expected_hash` or `force`: over
+    /// HTTP each such request gets a toolkit of its own, whose staleness ledger is empty.
+    stateless_hash: bool,
 }
 
 /// The tools `options` offer, as MCP tools.
@@ -115,7 +140,13 @@ pub(crate) fn tool_list(options: &McpOptions) -> Vec<Tool> {
 impl Server {
     /// A server on `toolkit`; with `client_roots`, it takes the client's roots once the
     /// session opens.
-    pub(crate) fn new(toolkit: Toolkit, tools: Arc<Vec<Tool>>, style: TextStyle, client_roots: bool) -> Server {
+    pub(crate) fn new(
+        toolkit: Toolkit,
+        tools: Arc<Vec<Tool>>,
+        style: TextStyle,
+        client_roots: bool,
+        stateless_hash: bool,
+    ) -> Server {
         let client_roots = client_roots.then(|| Arc::new(toolkit.options().clone()));
         let (roots_ready, _) = watch::channel(client_roots.is_none());
         Server {
@@ -126,6 +157,7 @@ impl Server {
             roots_ready: Arc::new(roots_ready),
             refreshing: Arc::new(tokio::sync::Mutex::new(())),
             roots_problem: Arc::new(RwLock::new(None)),
+            stateless_hash,
         }
     }
 }
@@ -150,7 +182,7 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
         roots.join(", "),
         if options.client_roots.is_some() { " until the client names its roots" } else { "" },
     );
-    let server = Server::new(toolkit, Arc::new(tools), options.style, options.client_roots.is_some());
+    let server = Server::new(toolkit, Arc::new(tools), options.style, options.client_roots.is_some(), false);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let code = runtime.block_on(async move {
         let input = tokio::io::BufReader::with_capacity(1 << 20, tokio::io::stdin());
@@ -343,7 +375,12 @@ impl ServerHandler for Server {
             .with_instructions(instructions(
                 self.client_roots.is_none().then(|| self.root_list()).as_deref(),
                 self.style,
+                self.stateless_hash,
             ))
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(SUPPORTED_VERSIONS)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -357,7 +394,7 @@ impl ServerHandler for Server {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         // The list is one page: no cursor was ever handed out, so any cursor is made up.
         if let Some(cursor) = request.and_then(|params| params.cursor) {
@@ -366,7 +403,13 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        let mut list = ListToolsResult::with_all_items(self.tools.as_ref().clone());
+        if stateless(&context) {
+            // The same list for every client of this server (its flags choose it).
+            list.ttl_ms = Some(TOOLS_TTL_MS);
+            list.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(list)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -386,10 +429,11 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        let args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
-        // With the client's roots, calls wait for its answer to roots/list. A session opened
-        // without `initialize` (protocol 2026-07-28: no roots) has nothing to wait for.
-        if context.peer.peer_info().is_none() {
+        let mut args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
+        // With the client's roots, calls wait for its answer to roots/list. A request without
+        // `initialize` (protocol 2026-07-28: no roots) has nothing to wait for.
+        let stateless = stateless(&context);
+        if context.peer.peer_info().is_none() || stateless {
             self.roots_ready.send_replace(true);
         }
         let mut ready = self.roots_ready.subscribe();
@@ -406,6 +450,12 @@ impl ServerHandler for Server {
             )));
         }
         let toolkit = self.current();
+        if self.stateless_hash
+            && stateless
+            && let Some(refusal) = unproven_write(&toolkit, &name, &mut args)
+        {
+            return Ok(CallToolResponse::from(tool_result(&name, refusal, self.style)));
+        }
         let owned = name.into_owned();
         let tool = owned.clone();
         // notifications/cancelled for this request cancels `context.ct`: the search stops
@@ -453,6 +503,55 @@ impl ServerHandler for Server {
         }
         Ok(CallToolResponse::from(tool_result(&tool, result?, self.style)))
     }
+}
+
+/// The tools that write over a file's content and take the read's sha256 as `expected_hash`.
+const HASH_GUARDED: &[&str] = &["write_file", "edit_file", "insert_lines", "merge_snippet", "notebook_edit"];
+
+/// The tools that write over a file's content with no `expected_hash` to prove what was read.
+const UNGUARDED_WRITERS: &[&str] =
+    &["write_python_file", "write_markdown_file", "edit_python_file", "replace_function"];
+
+/// The refusal of a stateless write to an existing file that does not prove what its caller
+/// read (`expected_hash`) or say it overwrites whatever is there (`force`); `None` lets the
+/// call run. A `write_file` to a file that is not there yet runs with `create_new`, so a file
+/// created meanwhile is not overwritten unseen.
+fn unproven_write(toolkit: &Toolkit, tool: &str, args: &mut Value) -> Option<Value> {
+    let guarded = HASH_GUARDED.contains(&tool);
+    if !guarded && !UNGUARDED_WRITERS.contains(&tool) {
+        return None;
+    }
+    let flag = |name: &str| args.get(name).and_then(Value::as_bool) == Some(true);
+    if args.get("expected_hash").is_some_and(|hash| !hash.is_null()) || flag("force") || flag("dry_run") {
+        return None;
+    }
+    // A bad or missing path is the tool's to refuse.
+    let path = args.get("path").and_then(Value::as_str)?.to_owned();
+    let exists = toolkit.exists(editkit::PathRequest::new(path.clone())).ok()?.exists;
+    if !exists {
+        if tool == "write_file"
+            && let Some(map) = args.as_object_mut()
+        {
+            map.entry("create_new").or_insert(Value::Bool(true));
+        }
+        return None;
+    }
+    let message = if guarded {
+        format!(
+            "`{path}` exists and this server keeps no state between requests (MCP 2026-07-28 over HTTP), so a \
+             write must prove what it read: pass expected_hash, the sha256 of your read_file of `{path}` (read \
+             it first if you have not), or force: true to overwrite whatever is there"
+        )
+    } else {
+        format!(
+            "`{path}` exists and this server keeps no state between requests (MCP 2026-07-28 over HTTP), and \
+             {tool} cannot prove what was read: use edit_file or write_file with expected_hash, the sha256 of \
+             your read_file of `{path}`"
+        )
+    };
+    let field = if guarded { "expected_hash" } else { "path" };
+    let refusal = editkit::Error::InvalidArgs { field: Some(field.to_owned()), message };
+    Some(serde_json::json!({"ok": false, "error": refusal.to_json()}))
 }
 
 #[cfg(test)]

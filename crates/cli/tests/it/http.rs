@@ -46,13 +46,15 @@ struct Start<'a> {
     stderr: Option<std::io::PipeWriter>,
     /// With `stderr`, a clone of the reading end: read up to the address line, then dropped.
     stderr_reader: Option<std::io::PipeReader>,
+    /// Serve this folder instead of a new workspace holding `a.txt`.
+    root: Option<&'a std::path::Path>,
 }
 
 impl Server {
     #[track_caller]
     fn start(start: Start<'_>) -> Server {
         let dir = workspace(&[("a.txt", "alpha\n")]);
-        let root = root_arg(dir.path());
+        let root = root_arg(start.root.unwrap_or(dir.path()));
         let mut args: Vec<String> = ["mcp", "--root", &root, "--http", "127.0.0.1:0", "--token", TOKEN]
             .iter()
             .map(|s| (*s).to_owned())
@@ -144,6 +146,7 @@ impl Server {
     /// session; the answer's status, head and (de-chunked) body.
     #[track_caller]
     fn post(&self, auth: &str, session: Option<&str>, body: &Value) -> Answer {
+        let sent = body;
         let body = body.to_string();
         let mut head = format!(
             "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: {auth}\r\nAccept: application/json, text/event-stream\r\n\
@@ -153,6 +156,14 @@ impl Server {
         );
         if let Some(session) = session {
             head.push_str(&format!("Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: {PROTOCOL}\r\n"));
+        }
+        // A 2026-07-28 request: the version and the standard headers a router reads.
+        if let Some(version) = sent.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion") {
+            head.push_str(&format!("Mcp-Protocol-Version: {}\r\n", version.as_str().unwrap_or_default()));
+            head.push_str(&format!("Mcp-Method: {}\r\n", sent["method"].as_str().unwrap_or_default()));
+            if let Some(name) = sent.pointer("/params/name").and_then(Value::as_str) {
+                head.push_str(&format!("Mcp-Name: {name}\r\n"));
+            }
         }
         head.push_str("\r\n");
         let mut stream = self.connect();
@@ -563,4 +574,66 @@ fn http_limits_that_cannot_hold_are_usage_errors() {
     // The limits need --http.
     let output = super::run(&["mcp", "--root", &root, "--max-http-sessions", "4"], "");
     assert_eq!(output.status.code(), Some(2), "{}", super::stderr(&output));
+}
+
+/// A 2026-07-28 request (no session: its version and the client's capabilities in `_meta`).
+fn stateless_call(id: u64, tool: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+/// The JSON-RPC message of an answer (a JSON body, or the last `data:` line of an SSE one).
+#[track_caller]
+fn message_of(answer: &Answer) -> Value {
+    let text = answer.body.lines().rev().find_map(|line| line.strip_prefix("data:")).unwrap_or(&answer.body).trim();
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {answer:?}"))
+}
+
+#[test]
+fn stateless_requests_to_two_servers_of_one_workspace_keep_the_staleness_guard() {
+    let dir = workspace(&[("a.txt", "alpha\n")]);
+    let file = dir.path().join("a.txt");
+    let servers = [0, 1].map(|_| Server::start(Start { root: Some(dir.path()), ..Start::default() }));
+    let auth = format!("Bearer {TOKEN}");
+    // One agent's requests, each to the other process in turn.
+    let mut turn = 0;
+    let mut call = |tool: &str, arguments: Value| {
+        turn += 1;
+        let server = &servers[turn % 2];
+        let answer = server.post(&auth, None, &stateless_call(turn as u64, tool, arguments));
+        assert_eq!(answer.status, 200, "{answer:?}\n{}", server.log());
+        assert!(answer.header("mcp-session-id").is_none(), "a stateless request opened a session: {answer:?}");
+        message_of(&answer)["result"].clone()
+    };
+    let read = call("read_file", json!({"path": "a.txt"}));
+    let sha = read["structuredContent"]["sha256"].as_str().unwrap_or_else(|| panic!("{read}")).to_owned();
+    // The other process never saw that read: without the hash the edit is refused.
+    let unproven = call("edit_file", json!({"path": "a.txt", "old_string": "alpha", "new_string": "beta"}));
+    assert_eq!(unproven["isError"], true, "{unproven}");
+    let error = &unproven["structuredContent"]["error"];
+    assert_eq!(
+        (error["kind"].as_str(), error["field"].as_str()),
+        (Some("invalid_args"), Some("expected_hash")),
+        "{error}"
+    );
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("sha256")), "{error}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "alpha\n");
+    let guarded =
+        call("edit_file", json!({"path": "a.txt", "old_string": "alpha", "new_string": "beta", "expected_hash": sha}));
+    assert_eq!(guarded["isError"], false, "{guarded}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "beta\n");
+    let read = call("read_file", json!({"path": "a.txt"}));
+    let sha = read["structuredContent"]["sha256"].as_str().unwrap_or_else(|| panic!("{read}")).to_owned();
+    std::fs::write(&file, "changed by a person\n").unwrap();
+    let stale = call("write_file", json!({"path": "a.txt", "content": "gamma\n", "expected_hash": sha}));
+    assert_eq!(stale["structuredContent"]["error"]["kind"], "stale", "{stale}");
+    let unproven = call("write_file", json!({"path": "a.txt", "content": "gamma\n"}));
+    assert_eq!(unproven["structuredContent"]["error"]["field"], "expected_hash", "{unproven}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "changed by a person\n");
+    // A new file needs no hash; force overwrites knowingly.
+    let created = call("write_file", json!({"path": "b.txt", "content": "new\n"}));
+    assert_eq!(created["isError"], false, "{created}");
+    let forced = call("write_file", json!({"path": "a.txt", "content": "forced\n", "force": true}));
+    assert_eq!(forced["isError"], false, "{forced}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "forced\n");
 }

@@ -655,3 +655,54 @@ fn a_patch_with_a_progress_token_reports_its_files_before_the_reply() {
     assert_eq!(std::fs::read_to_string(dir.path().join("c.txt")).unwrap(), "C\n");
     session.finish();
 }
+
+/// Protocol 2026-07-28's request `_meta`: its version and the client's capabilities.
+fn meta_2026() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+#[test]
+fn protocol_2026_07_28_is_served_without_a_handshake_and_handshake_revisions_as_before() {
+    let dir = workspace(&[("a.txt", "alpha\n")]);
+    let root = root_arg(dir.path());
+    let mut session = Session::spawn(&["--root", &root]);
+    // server/discover before anything else, as the 2026-07-28 clients probe.
+    let discover = session.request(1, "server/discover", json!({"_meta": meta_2026()}));
+    let versions = discover["result"]["supportedVersions"].as_array().unwrap_or_else(|| panic!("{discover}"));
+    for version in ["2026-07-28", "2025-11-25", "2025-06-18"] {
+        assert!(versions.contains(&json!(version)), "{version} is not offered: {discover}");
+    }
+    let instructions = discover["result"]["instructions"].as_str().unwrap_or_default();
+    assert!(instructions.contains("expected_hash"), "{discover}");
+    // Each request names its version; the tool list says how long it keeps.
+    let listed = session.request(2, "tools/list", json!({"_meta": meta_2026()}));
+    assert!(listed["result"]["ttlMs"].as_u64().is_some_and(|ttl| ttl > 0), "{listed}");
+    assert_eq!(listed["result"]["cacheScope"], "private", "{listed}");
+    // A notification once the session is open is no message out of order.
+    session
+        .send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}).to_string());
+    let read = session.request(
+        3,
+        "tools/call",
+        json!({"name": "read_file", "arguments": {"path": "a.txt"}, "_meta": meta_2026()}),
+    );
+    assert_eq!(read["result"]["structuredContent"]["content"], "alpha\n", "{read}");
+    // Without its metadata a request is refused (rmcp: invalid params), and the session goes on.
+    let bare = session.request(4, "tools/list", json!({}));
+    assert!(bare["error"]["message"].as_str().is_some_and(|m| m.contains("_meta")), "{bare}");
+    let again = session.request(5, "tools/list", json!({"_meta": meta_2026()}));
+    // Deterministic: the same list, byte for byte, every time and from every process.
+    assert_eq!(again["result"], listed["result"]);
+    let mut other = Session::spawn(&["--root", &root]);
+    let elsewhere = other.request(1, "tools/list", json!({"_meta": meta_2026()}));
+    assert_eq!(elsewhere["result"].to_string(), listed["result"].to_string());
+    other.finish();
+    session.finish();
+
+    // A handshake client sees the list as before: no cache hints, no resultType.
+    let mut legacy = Session::start(&["--root", &root]);
+    let listed = legacy.request(2, "tools/list", json!({}));
+    let result = listed["result"].as_object().unwrap_or_else(|| panic!("{listed}"));
+    assert!(!result.contains_key("ttlMs") && !result.contains_key("resultType"), "{listed}");
+    legacy.finish();
+}

@@ -19,7 +19,11 @@ Phase 4 serves streamable HTTP (`--http 127.0.0.1:0`) to two SDK clients at once
 without the bearer token get 401 and a foreign Origin 403; each session keeps its own
 staleness guard (a write over the other client's change is refused), and 40 concurrent
 read-then-edit rounds on one file all land.
-Phase 5 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
+Phase 5 is `mcp.Client` on protocol 2026-07-28 over stateless streamable HTTP, with two server
+processes on one workspace behind one address (a round-robin transport sends each request to
+the other): identical tool lists with cache hints, an edit without expected_hash refused, one
+with the read's sha256 applied, a write after an outside change refused as stale.
+Phase 6 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
 each gets a JSON-RPC error (or is ignored) and that the server keeps serving.
 Exits non-zero with a message on the first failed check.
 """
@@ -116,13 +120,15 @@ async def phase_handshake(root):
 
 async def phase_client(root):
     """The SDK's high-level `mcp.Client` with its default connection (`mode="auto"`): it probes
-    `server/discover` first and falls back to the `initialize` handshake for an older server."""
+    `server/discover` first, which editkit answers, so every request after it carries protocol
+    2026-07-28 and the client's capabilities in `_meta` (no `initialize`)."""
     params = StdioServerParameters(command=EDITKIT, args=["mcp", "--tools", "all", "--output-schemas", "--root", root])
     async with Client(params) as client:
-        check(
-            client.session.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS + MODERN_PROTOCOL_VERSIONS,
-            f"negotiated {client.session.protocol_version}",
-        )
+        check(client.session.protocol_version == "2026-07-28", f"negotiated {client.session.protocol_version}")
+        check(client.session.protocol_version in MODERN_PROTOCOL_VERSIONS, "2026-07-28 is not modern to the SDK")
+        discovered = client.session.discover_result
+        check(discovered is not None and "2025-11-25" in discovered.supported_versions, f"discover: {discovered}")
+        check("expected_hash" in (discovered.instructions or ""), "the instructions do not name expected_hash")
         await session_checks(client.session, root)
 
 
@@ -466,6 +472,102 @@ async def phase_http(root):
         proc.stderr.close()
 
 
+class RoundRobin(httpx2.AsyncBaseTransport):
+    """A load balancer in front of several server processes: one address for the client, each
+    request to the next process in turn."""
+
+    def __init__(self, ports):
+        self.ports, self.turn, self.served = ports, 0, [0] * len(ports)
+        self.inner = httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request):
+        backend = self.turn % len(self.ports)
+        self.turn += 1
+        self.served[backend] += 1
+        request.url = request.url.copy_with(port=self.ports[backend])
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self):
+        await self.inner.aclose()
+
+
+def start_http_server(root, token):
+    """`editkit mcp --http 127.0.0.1:0` and the URL it says it listens at."""
+    proc = subprocess.Popen(
+        [EDITKIT, "mcp", "--http", "127.0.0.1:0", "--root", root],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "EDITKIT_MCP_TOKEN": token},
+    )
+    line = proc.stderr.readline()
+    check(" at http://127.0.0.1:" in line, f"the server did not say where it listens: {line!r}")
+    return proc, line.split(" at ", 1)[1].split()[0]
+
+
+async def phase_stateless_http(root):
+    """`mcp.Client` on protocol 2026-07-28 over streamable HTTP, with two server processes
+    behind one address answering alternate requests: no session, so the staleness guard is the
+    read's sha256 passed back as expected_hash."""
+    token = "e2e-token-0123456789abcdef"
+    servers = [start_http_server(root, token) for _ in range(2)]
+    try:
+        url = servers[0][1]
+        ports = [int(u.rsplit(":", 1)[1].split("/")[0]) for _, u in servers]
+        balancer = RoundRobin(ports)
+        step(f"two servers at ports {ports} behind {url}")
+        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=60, transport=balancer)
+        async with http, Client(streamable_http_client(url, http_client=http)) as client:
+            session = client.session
+            check(session.protocol_version == "2026-07-28", f"negotiated {session.protocol_version}")
+            first = await session.list_tools()
+            second = await session.list_tools()  # the session itself does not cache
+            dump = lambda listed: json.dumps([t.model_dump(mode="json", by_alias=True) for t in listed.tools])
+            check(dump(first) == dump(second), "the two processes list different tools")
+            check(first.ttl_ms and first.ttl_ms > 0 and first.cache_scope == "private", f"tools/list cache hints: {first.ttl_ms} {first.cache_scope}")
+            step(f"tools/list from both processes: {len(first.tools)} tools, identical; ttlMs {first.ttl_ms}, cacheScope {first.cache_scope}")
+
+            result = await session.call_tool("read_file", {"path": "app.py"})
+            check(not result.is_error, f"read: {text_of(result)}")
+            sha = result.structured_content["sha256"]
+            check(sha in text_of(result), "the read's text does not show its sha256")
+            before = read(root, "app.py")
+            result = await session.call_tool("edit_file", {"path": "app.py", "old_string": "'hello '", "new_string": "'hi '"})
+            error = result.structured_content.get("error", {})
+            check(result.is_error and error.get("kind") == "invalid_args" and error.get("field") == "expected_hash", f"unproven edit: {text_of(result)}")
+            check("sha256" in error["message"] and read(root, "app.py") == before, f"unproven edit: {error}")
+            step("an edit without expected_hash: refused (invalid_args, field expected_hash), nothing written")
+
+            result = await session.call_tool("edit_file", {"path": "app.py", "old_string": "'hello '", "new_string": "'hi '", "expected_hash": sha})
+            check(not result.is_error and "'hi '" in read(root, "app.py"), f"guarded edit: {text_of(result)}")
+            result = await session.call_tool("read_file", {"path": "app.py"})
+            sha = result.structured_content["sha256"]
+            step("an edit with the read's sha256 as expected_hash: applied")
+
+            write(root, "app.py", read(root, "app.py") + "# changed by a person\n")
+            result = await session.call_tool("write_file", {"path": "app.py", "content": "clobbered\n", "expected_hash": sha})
+            check(result.is_error and result.structured_content["error"]["kind"] == "stale", f"stale write: {text_of(result)}")
+            check(read(root, "app.py").endswith("# changed by a person\n"), "the stale write changed the file")
+            step("a write after an outside change: refused as stale, the person's change kept")
+
+            result = await session.call_tool("write_file", {"path": "fresh.txt", "content": "new\n"})
+            check(not result.is_error and read(root, "fresh.txt") == "new\n", f"new file: {text_of(result)}")
+            patch = "*** Begin Patch\n*** Update File: lib/util.py\n@@\n-VERSION = 1\n+VERSION = 2\n*** End Patch\n"
+            result = await session.call_tool("apply_patch", {"patch": patch})
+            check(not result.is_error and read(root, "lib/util.py").startswith("VERSION = 2\n"), f"patch: {text_of(result)}")
+            result = await session.call_tool("search_files", {"pattern": "VERSION"})
+            check(not result.is_error and result.structured_content["results"], f"search: {text_of(result)}")
+            step("a new file needs no hash; apply_patch (guarded by its context lines) and search_files")
+        check(min(balancer.served) >= 4, f"requests per process: {balancer.served}")
+        step(f"requests per process: {balancer.served}")
+    finally:
+        for proc, _ in servers:
+            proc.kill()
+            proc.wait(timeout=10)
+            proc.stderr.close()
+
+
 def phase_raw(root):
     proc = subprocess.Popen(
         [EDITKIT, "mcp", "--root", root],
@@ -539,6 +641,7 @@ def main():
         ("mcp.Client, default connection (server/discover, else initialize)", phase_client),
         ("ClientSession with roots, the default server", phase_default_with_roots),
         ("two ClientSessions over streamable HTTP", phase_http),
+        ("mcp.Client over stateless streamable HTTP, two server processes behind one address", phase_stateless_http),
     ]
     for number, (how, phase) in enumerate(connections, start=1):
         with tempfile.TemporaryDirectory() as root:
