@@ -23,6 +23,10 @@ fn main() -> Result<()> {
         Some("fuzz") => fuzz::fuzz(&workspace_root(), rest),
         Some("compare") => compare::compare(rest),
         Some("mcp-inspect") => run("bash", &["crates/cli/tests/mcp/inspect.sh"]),
+        Some("conformance") => {
+            run("cargo", &["build", "--locked", "-p", "editkit-cli"])?;
+            run("python3", &["crates/cli/tests/mcp/conformance.py", "target/debug/editkit"])
+        }
         Some("help" | "--help" | "-h") | None => {
             println!("{HELP}");
             Ok(())
@@ -52,7 +56,10 @@ cargo xtask fuzz [TARGET...] [--seconds N]
                             corpus and crashers under fixtures/fuzz/<target>/
 cargo xtask compare [ARGS]  editkit vs PraisonAI and Aider edit tools on the same corpus; report in
                             target/compare/report.md
-cargo xtask mcp-inspect     the MCP Inspector's CLI mode against `editkit mcp` (downloads it once)";
+cargo xtask mcp-inspect     the MCP Inspector's CLI mode against `editkit mcp` (downloads it once)
+cargo xtask conformance     the official MCP conformance suite's server scenarios that apply to a
+                            tools-only server, against `editkit mcp --http` (installs the suite
+                            and Node.js 22 under target/conformance once)";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_owned).unwrap_or_else(|| PathBuf::from("."))
@@ -98,6 +105,9 @@ fn ci() -> Result<()> {
     run("cargo", &["test", "--locked", "--workspace"])?;
     // The MCP Inspector's CLI (from npm) drives every tool of the binary the tests just built.
     run("bash", &["crates/cli/tests/mcp/inspect.sh", "target/debug/editkit"])?;
+    // The official MCP conformance suite (npm, with the Node.js 22 it needs, both installed
+    // under target/conformance) runs its server scenarios that apply to a tools-only server.
+    run("python3", &["crates/cli/tests/mcp/conformance.py", "target/debug/editkit"])?;
     // The Python package: its release wheel (maturin) installed into a fresh virtual
     // environment, and its pytest suite run against that installation.
     python::ci()?;
