@@ -581,7 +581,7 @@ fn entries() -> Vec<Entry> {
             "List the functions, classes, methods, interfaces, type aliases and enums of a Python, TypeScript, TSX or JavaScript file, with lines and parents."),
         tool!("check_syntax", PathRequest, CheckSyntaxResponse, check_syntax, ro = true, destructive = false, idempotent = true,
             "Check a Python, TypeScript, TSX, JavaScript or JSON file for syntax errors, with line and column of each."),
-        tool!("update_project_index", UpdateProjectIndexRequest, UpdateProjectIndexResponse, update_project_index, ro = false, destructive = false, idempotent = true,
+        tool!("update_project_index", UpdateProjectIndexRequest, UpdateProjectIndexResponse, update_project_index, ro = false, destructive = true, idempotent = true,
             "Create or refresh the title and the Description, Structure and Instructions sections of a project index Markdown file (PROJECT.md by default) without touching its other sections."),
     ]);
     #[cfg(feature = "search")]

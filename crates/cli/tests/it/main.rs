@@ -1,5 +1,6 @@
 //! Integration tests of the `editkit` binary, one binary with a module per area.
 
+mod annotations;
 mod bulk;
 mod call;
 mod demo;
