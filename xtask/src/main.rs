@@ -23,6 +23,7 @@ fn main() -> Result<()> {
         Some("fuzz") => fuzz::fuzz(&workspace_root(), rest),
         Some("compare") => compare::compare(rest),
         Some("mcp-inspect") => run("bash", &["crates/cli/tests/mcp/inspect.sh"]),
+        Some("mcp-ts") => run("bash", &["crates/cli/tests/mcp/ts-e2e.sh"]),
         Some("conformance") => {
             run("cargo", &["build", "--locked", "-p", "editkit-cli"])?;
             run("python3", &["crates/cli/tests/mcp/conformance.py", "target/debug/editkit"])
@@ -57,6 +58,8 @@ cargo xtask fuzz [TARGET...] [--seconds N]
 cargo xtask compare [ARGS]  editkit vs PraisonAI and Aider edit tools on the same corpus; report in
                             target/compare/report.md
 cargo xtask mcp-inspect     the MCP Inspector's CLI mode against `editkit mcp` (downloads it once)
+cargo xtask mcp-ts          the official MCP TypeScript SDK end to end against `editkit mcp` (stdio
+                            and HTTP; installs the SDK under target/ts-sdk once)
 cargo xtask conformance     the official MCP conformance suite's server scenarios that apply to a
                             tools-only server, against `editkit mcp --http` (installs the suite
                             and Node.js 22 under target/conformance once)";
@@ -105,6 +108,8 @@ fn ci() -> Result<()> {
     run("cargo", &["test", "--locked", "--workspace"])?;
     // The MCP Inspector's CLI (from npm) drives every tool of the binary the tests just built.
     run("bash", &["crates/cli/tests/mcp/inspect.sh", "target/debug/editkit"])?;
+    // The official MCP TypeScript SDK (npm, under target/ts-sdk) end to end on stdio and HTTP.
+    run("bash", &["crates/cli/tests/mcp/ts-e2e.sh", "target/debug/editkit"])?;
     // The official MCP conformance suite (npm, with the Node.js 22 it needs, both installed
     // under target/conformance) runs its server scenarios that apply to a tools-only server.
     run("python3", &["crates/cli/tests/mcp/conformance.py", "target/debug/editkit"])?;

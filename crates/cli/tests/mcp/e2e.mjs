@@ -1,0 +1,129 @@
+// End-to-end test of `editkit mcp` with the official MCP TypeScript SDK
+// (@modelcontextprotocol/sdk, which speaks the handshake revisions up to 2025-11-25), over
+// stdio and over streamable HTTP: tools/list, read_file -> edit_file -> a stale write refused
+// (isError, kind stale, the person's change kept) -> apply_patch -> search_files, checking the
+// files on disk after each step. Every structured result is checked against the tool's output
+// schema by the SDK (the server runs with --output-schemas).
+//
+// Usage: node e2e.mjs EDITKIT_BINARY   (ts-e2e.sh installs the SDK and runs this)
+// Exits non-zero with a message on the first failed check.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const editkit = resolve(process.argv[2] ?? "target/debug/editkit");
+
+function check(condition, message) {
+  if (!condition) throw new Error(`check failed: ${message}`);
+}
+
+function step(text) {
+  console.log(`  - ${text}`);
+}
+
+function fixture() {
+  const root = mkdtempSync(join(tmpdir(), "editkit-ts-e2e-"));
+  mkdirSync(join(root, "lib"));
+  writeFileSync(join(root, "app.py"), "def greet(name):\n    return 'hello ' + name\n");
+  writeFileSync(join(root, "lib/util.py"), "VERSION = 1\n");
+  writeFileSync(join(root, "notes.md"), "# Notes\n");
+  return root;
+}
+
+const text = (result) => result.content.filter((b) => b.type === "text").map((b) => b.text).join("");
+const onDisk = (root, path) => readFileSync(join(root, path), "utf8");
+
+async function checks(client, root) {
+  const info = client.getServerVersion();
+  check(info?.name === "editkit", `server name ${info?.name}`);
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name);
+  for (const name of ["read_file", "edit_file", "write_file", "apply_patch", "search_files"]) {
+    check(names.includes(name), `${name} is not listed: ${names}`);
+  }
+  check(tools.every((t) => t.annotations && t.outputSchema), "a tool lacks annotations or an output schema");
+  step(`tools/list: ${tools.length} tools, each with annotations and an output schema`);
+
+  const call = (name, args) => client.callTool({ name, arguments: args });
+  let result = await call("read_file", { path: "app.py" });
+  check(!result.isError && result.structuredContent.content === onDisk(root, "app.py"), `read: ${text(result)}`);
+  const sha = result.structuredContent.sha256;
+  step(`read_file app.py: sha256 ${sha.slice(0, 12)}`);
+
+  result = await call("edit_file", { path: "app.py", old_string: "'hello '", new_string: "'hi '", expected_hash: sha });
+  check(!result.isError && onDisk(root, "app.py").includes("'hi '"), `edit: ${text(result)}`);
+  step(`edit_file app.py: rung ${result.structuredContent.rung}`);
+
+  result = await call("read_file", { path: "notes.md" });
+  check(!result.isError, `read notes.md: ${text(result)}`);
+  writeFileSync(join(root, "notes.md"), "# Notes\n\nchanged by a person\n");
+  result = await call("write_file", { path: "notes.md", content: "# by the agent\n" });
+  check(result.isError === true && result.structuredContent.error.kind === "stale", `stale write: ${text(result)}`);
+  check(onDisk(root, "notes.md") === "# Notes\n\nchanged by a person\n", "the stale write changed the file");
+  step("a write after an outside change: refused as stale, the person's change kept");
+
+  const patch = "*** Begin Patch\n*** Update File: lib/util.py\n@@\n-VERSION = 1\n+VERSION = 2\n*** Add File: lib/new.py\n+NEW = True\n*** End Patch\n";
+  result = await call("apply_patch", { patch });
+  check(!result.isError && onDisk(root, "lib/util.py") === "VERSION = 2\n" && onDisk(root, "lib/new.py") === "NEW = True\n", `patch: ${text(result)}`);
+  step("apply_patch: lib/util.py updated, lib/new.py added");
+
+  result = await call("search_files", { pattern: "VERSION|NEW" });
+  const files = result.structuredContent.results.map((r) => r.file).sort();
+  check(!result.isError && JSON.stringify(files) === JSON.stringify(["lib/new.py", "lib/util.py"]), `search: ${files}`);
+  step(`search_files: ${files.join(", ")}`);
+}
+
+async function stdio() {
+  const root = fixture();
+  try {
+    const transport = new StdioClientTransport({ command: editkit, args: ["mcp", "--tools", "all", "--output-schemas", "--root", root], stderr: "ignore" });
+    const client = new Client({ name: "editkit-ts-e2e", version: "0" });
+    await client.connect(transport);
+    await checks(client, root);
+    await client.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function http() {
+  const root = fixture();
+  const token = "ts-e2e-token-0123456789abcdef";
+  const server = spawn(editkit, ["mcp", "--http", "127.0.0.1:0", "--tools", "all", "--output-schemas", "--root", root], {
+    env: { ...process.env, EDITKIT_MCP_TOKEN: token },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  try {
+    const url = await new Promise((done, fail) => {
+      let seen = "";
+      server.stderr.on("data", (chunk) => {
+        seen += chunk;
+        const found = seen.match(/ at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+        if (found) done(found[1]);
+      });
+      server.on("exit", (code) => fail(new Error(`the server exited (${code}): ${seen}`)));
+    });
+    step(`listening at ${url}`);
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const client = new Client({ name: "editkit-ts-e2e", version: "0" });
+    await client.connect(transport);
+    check(transport.sessionId, "no session over HTTP");
+    await checks(client, root);
+    await transport.terminateSession();
+    await client.close();
+  } finally {
+    server.kill();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+console.log("phase 1: the official MCP TypeScript SDK, Client over stdio");
+await stdio();
+console.log("phase 2: the official MCP TypeScript SDK, Client over streamable HTTP (a session)");
+await http();
+console.log("ts e2e: all checks passed");
