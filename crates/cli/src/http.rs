@@ -45,7 +45,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{Semaphore, oneshot};
 
 use crate::log;
-use crate::mcp::{McpOptions, Server, tool_list};
+use crate::mcp::{McpOptions, Server, Shared as ServerShared, tool_list};
 use crate::{EXIT_REFUSED, EXIT_USAGE};
 
 /// Where and for whom the HTTP transport serves.
@@ -162,6 +162,9 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
     fit_descriptor_limit(&mut limits, toolkit.workspaces().len());
     let tools = Arc::new(tool_list(options));
     let count = tools.len();
+    // One task store for every session and stateless request of this process.
+    let tasks = rmcp::task_manager::TaskManager::new();
+    let task_after = options.task_after;
     let roots: Vec<PathBuf> = toolkit.workspaces().iter().map(|w| w.root_path().to_owned()).collect();
     let base = toolkit.options().clone();
     let (style, client_roots) = (options.style, options.client_roots.is_some());
@@ -170,7 +173,15 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
     let shown: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
     let factory = move || {
         let toolkit = Toolkit::open_roots(&roots, base.clone()).map_err(|err| io::Error::other(err.to_string()))?;
-        Ok(Server::new(toolkit, Arc::clone(&tools), style, client_roots, true))
+        let shared = ServerShared {
+            tools: Arc::clone(&tools),
+            style,
+            client_roots,
+            stateless_hash: true,
+            tasks: tasks.clone(),
+            task_after,
+        };
+        Ok(Server::new(toolkit, shared))
     };
     let mut config = StreamableHttpServerConfig::default()
         .with_max_request_body_bytes(crate::framing::MAX_MESSAGE_BYTES)

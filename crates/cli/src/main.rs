@@ -232,6 +232,11 @@ enum Command {
         /// the offset that reads on.
         #[arg(long, value_name = "BYTES", default_value_t = 64 << 10)]
         page_bytes: usize,
+        /// For a client that declares the tasks extension (protocol 2026-07-28): a search,
+        /// glob, tree or apply_patch still running after this many milliseconds goes on as a
+        /// task the client polls (0: at once; a patch over 32 files or 256 hunks at once).
+        #[arg(long, value_name = "MS", default_value_t = 2000)]
+        task_after_ms: u64,
         /// Serve streamable HTTP on this address (`127.0.0.1:8765`; port 0 picks one) instead
         /// of stdio, so several agents share one server and its locks. Each session gets its
         /// own staleness guard and editor sessions.
@@ -578,6 +583,7 @@ fn main() -> anyhow::Result<ExitCode> {
             output_schemas,
             line_numbers,
             page_bytes,
+            task_after_ms,
             http,
             token,
             allow_origin,
@@ -605,6 +611,7 @@ fn main() -> anyhow::Result<ExitCode> {
                     allow_remote,
                     limits: http_limits,
                 }),
+                task_after: std::time::Duration::from_millis(task_after_ms),
             };
             let base = editkit::ToolkitOptions {
                 read_only,

@@ -24,18 +24,20 @@
 use std::borrow::Cow;
 use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use editkit::tools::ToolSpec;
 use editkit::{Toolkit, ToolkitOptions};
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CreateTaskResult,
+    GetTaskParams, GetTaskResult, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
@@ -85,6 +87,19 @@ fn stateless(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|version| !version.has_initialize())
 }
 
+/// The tools that may run as a task (extension `io.modelcontextprotocol/tasks`) for a client
+/// that declares it: the walks, and `apply_patch`.
+const TASK_TOOLS: &[&str] = &["apply_patch", "search_files", "search_code", "glob", "tree"];
+
+/// An `apply_patch` over either bound (files, hunks) runs as a task at once.
+const PATCH_TASK_BOUND: (usize, usize) = (32, 256);
+
+/// Most tasks running at once; past it a call runs synchronously.
+const MAX_RUNNING_TASKS: usize = 16;
+
+/// How often a task's status message says how far it got, and how often a client should poll.
+const TASK_STATUS_EVERY: Duration = Duration::from_millis(250);
+
 /// A search with a progressToken reports progress after every this many files.
 const PROGRESS_EVERY: u64 = 1000;
 
@@ -106,6 +121,8 @@ pub(crate) struct McpOptions {
     pub(crate) read_only: bool,
     /// Serve streamable HTTP instead of stdio.
     pub(crate) http: Option<crate::http::HttpOptions>,
+    /// A task-eligible call still running after this long becomes a task (zero: at once).
+    pub(crate) task_after: Duration,
 }
 
 /// The MCP server: the toolkit and the tools it exposes (one per session over HTTP).
@@ -126,6 +143,21 @@ pub(crate) struct Server {
     /// Refuse a 2026-07-28 write to an existing file without `expected_hash` or `force`: over
     /// HTTP each such request gets a toolkit of its own, whose staleness ledger is empty.
     stateless_hash: bool,
+    /// The tasks of this process (shared by every session and request).
+    tasks: TaskManager,
+    /// A task-eligible call still running after this long becomes a task.
+    task_after: Duration,
+}
+
+/// What every [`Server`] of one process shares besides its toolkit.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    pub(crate) tools: Arc<Vec<Tool>>,
+    pub(crate) style: TextStyle,
+    pub(crate) client_roots: bool,
+    pub(crate) stateless_hash: bool,
+    pub(crate) tasks: TaskManager,
+    pub(crate) task_after: Duration,
 }
 
 /// The tools `options` offer, as MCP tools.
@@ -140,13 +172,8 @@ pub(crate) fn tool_list(options: &McpOptions) -> Vec<Tool> {
 impl Server {
     /// A server on `toolkit`; with `client_roots`, it takes the client's roots once the
     /// session opens.
-    pub(crate) fn new(
-        toolkit: Toolkit,
-        tools: Arc<Vec<Tool>>,
-        style: TextStyle,
-        client_roots: bool,
-        stateless_hash: bool,
-    ) -> Server {
+    pub(crate) fn new(toolkit: Toolkit, shared: Shared) -> Server {
+        let Shared { tools, style, client_roots, stateless_hash, tasks, task_after } = shared;
         let client_roots = client_roots.then(|| Arc::new(toolkit.options().clone()));
         let (roots_ready, _) = watch::channel(client_roots.is_none());
         Server {
@@ -158,6 +185,8 @@ impl Server {
             refreshing: Arc::new(tokio::sync::Mutex::new(())),
             roots_problem: Arc::new(RwLock::new(None)),
             stateless_hash,
+            tasks,
+            task_after,
         }
     }
 }
@@ -182,7 +211,15 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
         roots.join(", "),
         if options.client_roots.is_some() { " until the client names its roots" } else { "" },
     );
-    let server = Server::new(toolkit, Arc::new(tools), options.style, options.client_roots.is_some(), false);
+    let shared = Shared {
+        tools: Arc::new(tools),
+        style: options.style,
+        client_roots: options.client_roots.is_some(),
+        stateless_hash: false,
+        tasks: TaskManager::new(),
+        task_after: options.task_after,
+    };
+    let server = Server::new(toolkit, shared);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let code = runtime.block_on(async move {
         let input = tokio::io::BufReader::with_capacity(1 << 20, tokio::io::stdin());
@@ -370,7 +407,7 @@ fn title(name: &str) -> String {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
             .with_server_info(Implementation::new("editkit", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions(
                 self.client_roots.is_none().then(|| self.root_list()).as_deref(),
@@ -410,6 +447,30 @@ impl ServerHandler for Server {
             list.cache_scope = Some(CacheScope::Private);
         }
         Ok(list)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel_task(&request.task_id)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -456,6 +517,12 @@ impl ServerHandler for Server {
         {
             return Ok(CallToolResponse::from(tool_result(&name, refusal, self.style)));
         }
+        // A client that declares the tasks extension gets a long walk or a large patch as a
+        // task: a patch over the bound at once, the others once they run past `task_after`.
+        let task_eligible = TASK_TOOLS.contains(&name.as_ref())
+            && context.client_capabilities().is_some_and(|caps| caps.supports_tasks())
+            && self.tasks.running_task_count() < MAX_RUNNING_TASKS;
+        let task_at_once = task_eligible && name == "apply_patch" && patch_over_bound(&args);
         let owned = name.into_owned();
         let tool = owned.clone();
         // notifications/cancelled for this request cancels `context.ct`: the search stops
@@ -467,14 +534,28 @@ impl ServerHandler for Server {
             watched.cancelled().await;
             set.store(true, Ordering::Relaxed);
         });
-        let mut control = editkit::search::Control::with_flag(flag);
+        let mut control = editkit::search::Control::with_flag(Arc::clone(&flag));
         // With a progressToken, progress goes out every PROGRESS_EVERY files, in order and
-        // before the reply.
-        let forwarder = context.meta.get_progress_token().map(|token| {
-            let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<u64>();
+        // before the reply; a task says it in its status message.
+        let visited = Arc::new(AtomicU64::new(0));
+        let token = context.meta.get_progress_token();
+        let (sender, receiver) = match token {
+            Some(_) => {
+                let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<u64>();
+                (Some(sender), Some(receiver))
+            }
+            None => (None, None),
+        };
+        if sender.is_some() || task_eligible {
+            let seen = Arc::clone(&visited);
             control = std::mem::take(&mut control).on_progress(PROGRESS_EVERY, move |files| {
-                let _ = sender.send(files);
+                seen.fetch_max(files, Ordering::Relaxed);
+                if let Some(sender) = &sender {
+                    let _ = sender.send(files);
+                }
             });
+        }
+        let forwarder = token.zip(receiver).map(|(token, mut receiver)| {
             let peer = context.peer.clone();
             tokio::spawn(async move {
                 // Workers may report out of order; progress only ever goes up.
@@ -493,15 +574,89 @@ impl ServerHandler for Server {
             })
         });
         // Tools do blocking file I/O; keep the runtime free to read the next request.
-        let result =
-            tokio::task::spawn_blocking(move || editkit::tools::call_with_control(&toolkit, &owned, args, &control))
-                .await
-                .map_err(|err| ErrorData::internal_error(format!("the tool call stopped: {err}"), None));
+        let mut work =
+            tokio::task::spawn_blocking(move || editkit::tools::call_with_control(&toolkit, &owned, args, &control));
+        let finished = if task_at_once || (task_eligible && self.task_after.is_zero()) {
+            None
+        } else if task_eligible {
+            tokio::time::timeout(self.task_after, &mut work).await.ok()
+        } else {
+            Some((&mut work).await)
+        };
+        let Some(result) = finished else {
+            // From here on the task's own cancellation applies, not the request's.
+            watcher.abort();
+            if let Some(forwarder) = forwarder {
+                forwarder.abort();
+            }
+            let style = self.style;
+            let options = TaskOptions::new()
+                .with_poll_interval_ms(TASK_STATUS_EVERY.as_millis() as u64)
+                .with_status_message(format!("{tool} is running"));
+            let task = self
+                .tasks
+                .spawn(options, move |context| Box::pin(finish_task(context, work, flag, visited, tool, style)));
+            return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
+        };
+        let result = result.map_err(|err| ErrorData::internal_error(format!("the tool call stopped: {err}"), None));
         watcher.abort();
         if let Some(forwarder) = forwarder {
             let _ = forwarder.await;
         }
         Ok(CallToolResponse::from(tool_result(&tool, result?, self.style)))
+    }
+}
+
+/// Whether a patch names more files or hunks than [`PATCH_TASK_BOUND`] (counted from its
+/// header lines, before anything is parsed).
+fn patch_over_bound(args: &Value) -> bool {
+    let Some(patch) = args.get("patch").and_then(Value::as_str) else { return false };
+    let (mut files, mut hunks) = (0, 0);
+    for line in patch.lines() {
+        if ["*** Update File:", "*** Add File:", "*** Delete File:", "+++ "].iter().any(|head| line.starts_with(head)) {
+            files += 1;
+        } else if line.starts_with("@@") || line == "===" {
+            hunks += 1;
+        }
+        if files > PATCH_TASK_BOUND.0 || hunks > PATCH_TASK_BOUND.1 {
+            return true;
+        }
+    }
+    false
+}
+
+/// Runs a tool call on as a task: its status message says how many files were visited, and
+/// `tasks/cancel` stops a walk (the task ends cancelled); a patch runs to its end, as it writes
+/// every file or none.
+async fn finish_task(
+    context: TaskContext,
+    mut work: tokio::task::JoinHandle<Value>,
+    flag: Arc<AtomicBool>,
+    visited: Arc<AtomicU64>,
+    tool: String,
+    style: TextStyle,
+) -> Result<CallToolResult, TaskExit> {
+    let mut tick = tokio::time::interval(TASK_STATUS_EVERY);
+    loop {
+        tokio::select! {
+            done = &mut work => {
+                let result = done.map_err(|err| {
+                    TaskExit::Error(ErrorData::internal_error(format!("the tool call stopped: {err}"), None))
+                })?;
+                if flag.load(Ordering::Relaxed) && tool != "apply_patch" {
+                    return Err(TaskExit::Cancelled);
+                }
+                context.set_status_message(format!("{tool} finished"));
+                return Ok(tool_result(&tool, result, style));
+            }
+            () = context.cancelled(), if !flag.load(Ordering::Relaxed) => flag.store(true, Ordering::Relaxed),
+            _ = tick.tick() => {
+                let files = visited.load(Ordering::Relaxed);
+                if files > 0 {
+                    context.set_status_message(format!("{tool}: {files} files visited"));
+                }
+            }
+        }
     }
 }
 

@@ -79,7 +79,8 @@ fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {
 }
 
 fn plural(n: u64, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    let ending = if ["ch", "sh", "s", "x"].iter().any(|end| word.ends_with(end)) { "es" } else { "s" };
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}{ending}") }
 }
 
 /// The text block of a successful result of `tool`.
@@ -575,6 +576,13 @@ mod tests {
             "n.ipynb · nbformat 4.5 · 2 cells · sha256 ab\n--- cell 0 · id a1 · markdown\n# T\n\
              --- cell 1 · id b2 · code · execution_count 3\nprint(1)\n--- outputs (1)\n[stdout] 1\\033\n"
         );
+    }
+
+    #[test]
+    fn counts_read_as_words() {
+        assert_eq!(plural(1, "match"), "1 match");
+        assert_eq!(plural(4, "match"), "4 matches");
+        assert_eq!(plural(2, "file"), "2 files");
     }
 
     #[test]

@@ -706,3 +706,85 @@ fn protocol_2026_07_28_is_served_without_a_handshake_and_handshake_revisions_as_
     assert!(!result.contains_key("ttlMs") && !result.contains_key("resultType"), "{listed}");
     legacy.finish();
 }
+
+/// Protocol 2026-07-28's request `_meta` of a client that declares the tasks extension.
+fn meta_with_tasks() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})
+}
+
+/// Polls `tasks/get` until the task is no longer working; its last state.
+fn wait_for_task(session: &mut Session, id: &mut u64, task: &str) -> Value {
+    for _ in 0..600 {
+        *id += 1;
+        let got = session.request(*id, "tasks/get", json!({"taskId": task, "_meta": meta_with_tasks()}));
+        let state = got["result"].clone();
+        assert!(state.is_object(), "{got}");
+        if state["status"] != "working" {
+            return state;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("task {task} still working after 30 s");
+}
+
+#[test]
+fn long_work_runs_as_a_task_for_clients_that_declare_the_extension() {
+    // A patch over the bound (33 files): a task at once.
+    let files: Vec<(String, String)> = (0..33).map(|n| (format!("f{n}.txt"), format!("value {n}\n"))).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let dir = workspace(&refs);
+    let mut patch = String::from("*** Begin Patch\n");
+    for n in 0..33 {
+        patch.push_str(&format!("*** Update File: f{n}.txt\n@@\n-value {n}\n+patched {n}\n"));
+    }
+    patch.push_str("*** End Patch\n");
+    let mut session = Session::spawn(&["--root", &root_arg(dir.path())]);
+    let created = session.request(
+        1,
+        "tools/call",
+        json!({"name": "apply_patch", "arguments": {"patch": patch}, "_meta": meta_with_tasks()}),
+    );
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned();
+    let mut id = 1;
+    let done = wait_for_task(&mut session, &mut id, &task);
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["structuredContent"]["ok"], true, "{done}");
+    for n in 0..33 {
+        assert_eq!(std::fs::read_to_string(dir.path().join(format!("f{n}.txt"))).unwrap(), format!("patched {n}\n"));
+    }
+    // A client without the extension gets the same work synchronously.
+    let plain = session.request(
+        100,
+        "tools/call",
+        json!({"name": "apply_patch", "arguments": {"patch": patch.replace("-value", "-patched").replace("+patched", "+again")},
+            "_meta": meta_2026()}),
+    );
+    assert_eq!(plain["result"]["structuredContent"]["ok"], true, "{plain}");
+    assert!(plain["result"].get("taskId").is_none(), "{plain}");
+    // An unknown task is an error naming it.
+    let unknown = session.request(101, "tasks/get", json!({"taskId": "no-such-task", "_meta": meta_with_tasks()}));
+    assert!(unknown["error"]["message"].as_str().is_some_and(|m| m.contains("no-such-task")), "{unknown}");
+    session.finish();
+
+    // A walk that runs past --task-after-ms (0: at once) goes on as a task.
+    let mut session = Session::spawn(&["--root", &root_arg(dir.path()), "--task-after-ms", "0"]);
+    let created = session.request(
+        1,
+        "tools/call",
+        json!({"name": "search_files", "arguments": {"pattern": "again 3$"}, "_meta": meta_with_tasks()}),
+    );
+    let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned();
+    let mut id = 1;
+    let done = wait_for_task(&mut session, &mut id, &task);
+    assert_eq!(done["status"], "completed", "{done}");
+    let found: Vec<&str> = done["result"]["structuredContent"]["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{done}"))
+        .iter()
+        .filter_map(|r| r["file"].as_str())
+        .collect();
+    assert_eq!(found, ["f3.txt"], "{done}");
+    session.finish();
+}
