@@ -43,6 +43,7 @@ mod demo;
 mod framing;
 mod http;
 mod human;
+mod links;
 mod log;
 mod mcp;
 mod render;

@@ -33,8 +33,8 @@ use editkit::{Toolkit, ToolkitOptions};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CreateTaskResult,
     GetTaskParams, GetTaskResult, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
-    UpdateTaskParams,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool, ToolAnnotations, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
@@ -147,6 +147,8 @@ pub(crate) struct Server {
     tasks: TaskManager,
     /// A task-eligible call still running after this long becomes a task.
     task_after: Duration,
+    /// The texts of big results, behind resource links (shared likewise).
+    links: crate::links::Links,
 }
 
 /// What every [`Server`] of one process shares besides its toolkit.
@@ -158,6 +160,7 @@ pub(crate) struct Shared {
     pub(crate) stateless_hash: bool,
     pub(crate) tasks: TaskManager,
     pub(crate) task_after: Duration,
+    pub(crate) links: crate::links::Links,
 }
 
 /// The tools `options` offer, as MCP tools.
@@ -173,7 +176,7 @@ impl Server {
     /// A server on `toolkit`; with `client_roots`, it takes the client's roots once the
     /// session opens.
     pub(crate) fn new(toolkit: Toolkit, shared: Shared) -> Server {
-        let Shared { tools, style, client_roots, stateless_hash, tasks, task_after } = shared;
+        let Shared { tools, style, client_roots, stateless_hash, tasks, task_after, links } = shared;
         let client_roots = client_roots.then(|| Arc::new(toolkit.options().clone()));
         let (roots_ready, _) = watch::channel(client_roots.is_none());
         Server {
@@ -187,6 +190,7 @@ impl Server {
             stateless_hash,
             tasks,
             task_after,
+            links,
         }
     }
 }
@@ -218,6 +222,7 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
         stateless_hash: false,
         tasks: TaskManager::new(),
         task_after: options.task_after,
+        links: crate::links::Links::under(state_home(&toolkit).as_deref()),
     };
     let server = Server::new(toolkit, shared);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -246,6 +251,11 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
         code
     });
     Ok(code)
+}
+
+/// Where the toolkit keeps its state (and the server the texts behind resource links).
+pub(crate) fn state_home(toolkit: &Toolkit) -> Option<PathBuf> {
+    toolkit.options().state_home.clone().or_else(editkit::vfs::default_state_home)
 }
 
 /// The local directory a root URI names: `file://` URIs only, percent-decoded.
@@ -407,7 +417,7 @@ fn title(name: &str) -> String {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_tasks().build())
             .with_server_info(Implementation::new("editkit", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions(
                 self.client_roots.is_none().then(|| self.root_list()).as_deref(),
@@ -447,6 +457,20 @@ impl ServerHandler for Server {
             list.cache_scope = Some(CacheScope::Private);
         }
         Ok(list)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let text = self.links.read(&request.uri).map_err(|message| ErrorData::resource_not_found(message, None))?;
+        let contents = ResourceContents::text(text, request.uri).with_mime_type("text/plain");
+        // A kept text never changes.
+        let result = ReadResourceResult::new(vec![contents])
+            .with_ttl_ms(crate::links::KEPT_FOR.as_millis() as u64)
+            .with_cache_scope(CacheScope::Private);
+        Ok(result.into())
     }
 
     async fn get_task(
@@ -589,13 +613,13 @@ impl ServerHandler for Server {
             if let Some(forwarder) = forwarder {
                 forwarder.abort();
             }
-            let style = self.style;
+            let (style, links) = (self.style, self.links.clone());
             let options = TaskOptions::new()
                 .with_poll_interval_ms(TASK_STATUS_EVERY.as_millis() as u64)
                 .with_status_message(format!("{tool} is running"));
             let task = self
                 .tasks
-                .spawn(options, move |context| Box::pin(finish_task(context, work, flag, visited, tool, style)));
+                .spawn(options, move |context| Box::pin(finish_task(context, work, flag, visited, tool, style, links)));
             return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
         };
         let result = result.map_err(|err| ErrorData::internal_error(format!("the tool call stopped: {err}"), None));
@@ -603,7 +627,9 @@ impl ServerHandler for Server {
         if let Some(forwarder) = forwarder {
             let _ = forwarder.await;
         }
-        Ok(CallToolResponse::from(tool_result(&tool, result?, self.style)))
+        let answer = tool_result(&tool, result?, self.style);
+        let answer = if stateless { self.links.link(&tool, answer) } else { answer };
+        Ok(CallToolResponse::from(answer))
     }
 }
 
@@ -635,6 +661,7 @@ async fn finish_task(
     visited: Arc<AtomicU64>,
     tool: String,
     style: TextStyle,
+    links: crate::links::Links,
 ) -> Result<CallToolResult, TaskExit> {
     let mut tick = tokio::time::interval(TASK_STATUS_EVERY);
     loop {
@@ -647,7 +674,8 @@ async fn finish_task(
                     return Err(TaskExit::Cancelled);
                 }
                 context.set_status_message(format!("{tool} finished"));
-                return Ok(tool_result(&tool, result, style));
+                // Only 2026-07-28 clients declare the tasks extension: a big text is linked.
+                return Ok(links.link(&tool, tool_result(&tool, result, style)));
             }
             () = context.cancelled(), if !flag.load(Ordering::Relaxed) => flag.store(true, Ordering::Relaxed),
             _ = tick.tick() => {

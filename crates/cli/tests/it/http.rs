@@ -161,7 +161,8 @@ impl Server {
         if let Some(version) = sent.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion") {
             head.push_str(&format!("Mcp-Protocol-Version: {}\r\n", version.as_str().unwrap_or_default()));
             head.push_str(&format!("Mcp-Method: {}\r\n", sent["method"].as_str().unwrap_or_default()));
-            if let Some(name) = sent.pointer("/params/name").and_then(Value::as_str) {
+            let name = sent.pointer("/params/name").or_else(|| sent.pointer("/params/uri"));
+            if let Some(name) = name.and_then(Value::as_str) {
                 head.push_str(&format!("Mcp-Name: {name}\r\n"));
             }
         }
@@ -636,4 +637,17 @@ fn stateless_requests_to_two_servers_of_one_workspace_keep_the_staleness_guard()
     let forced = call("write_file", json!({"path": "a.txt", "content": "forced\n", "force": true}));
     assert_eq!(forced["isError"], false, "{forced}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "forced\n");
+    // A big listing from one process is a link the other reads.
+    for n in 0..1500 {
+        std::fs::write(dir.path().join(format!("many_{n:04}.log")), "").unwrap();
+    }
+    let listed = call("glob", json!({"pattern": "*.log"}));
+    let uri = listed["content"][1]["uri"].as_str().unwrap_or_else(|| panic!("no link: {listed:.400}")).to_owned();
+    let read = json!({"jsonrpc": "2.0", "id": 99, "method": "resources/read", "params": {"uri": uri,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    for server in &servers {
+        let answer = server.post(&auth, None, &read);
+        let text = message_of(&answer)["result"]["contents"][0]["text"].as_str().unwrap_or_default().to_owned();
+        assert_eq!(text.lines().filter(|l| l.starts_with("many_")).count(), 1500, "{answer:?}");
+    }
 }

@@ -788,3 +788,43 @@ fn long_work_runs_as_a_task_for_clients_that_declare_the_extension() {
     assert_eq!(found, ["f3.txt"], "{done}");
     session.finish();
 }
+
+#[test]
+fn a_big_listing_is_its_head_and_a_resource_link_to_the_whole() {
+    let files: Vec<(String, String)> = (0..1500).map(|n| (format!("dir/file_{n:04}.txt"), String::new())).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let dir = workspace(&refs);
+    let mut session = Session::spawn(&["--root", &root_arg(dir.path())]);
+    let globbed = session.request(
+        1,
+        "tools/call",
+        json!({"name": "glob", "arguments": {"pattern": "**/*.txt"}, "_meta": meta_2026()}),
+    );
+    let content = globbed["result"]["content"].as_array().unwrap_or_else(|| panic!("{globbed}"));
+    let head = content[0]["text"].as_str().unwrap_or_default();
+    assert_eq!(content[1]["type"], "resource_link", "{globbed}");
+    let uri = content[1]["uri"].as_str().unwrap_or_default().to_owned();
+    assert!(head.len() < 17 << 10 && head.contains(&uri) && head.contains("resources/read"), "{head:.300}");
+    assert!(head.starts_with("1500 files matching") && head.contains("\ndir/file_0000.txt\n"), "{head:.300}");
+    // The structured content keeps every match.
+    assert_eq!(
+        globbed["result"]["structuredContent"]["matches"].as_array().map(Vec::len),
+        Some(1500),
+        "{globbed:.300}"
+    );
+    let read = session.request(2, "resources/read", json!({"uri": uri, "_meta": meta_2026()}));
+    let whole = read["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{read:.300}"));
+    assert!(whole.starts_with(head.lines().next().unwrap_or_default()) && whole.contains("dir/file_1499.txt"));
+    assert_eq!(whole.lines().filter(|line| line.starts_with("dir/")).count(), 1500);
+    let gone = session.request(3, "resources/read", json!({"uri": "editkit://results/0000", "_meta": meta_2026()}));
+    assert!(gone["error"]["message"].as_str().is_some_and(|m| m.contains("run the tool again")), "{gone}");
+    session.finish();
+
+    // A handshake client gets the whole text, as before.
+    let mut legacy = Session::start(&["--root", &root_arg(dir.path())]);
+    let globbed = legacy.request(2, "tools/call", json!({"name": "glob", "arguments": {"pattern": "**/*.txt"}}));
+    let content = globbed["result"]["content"].as_array().unwrap_or_else(|| panic!("{globbed}"));
+    assert_eq!(content.len(), 1, "{globbed:.300}");
+    assert!(content[0]["text"].as_str().is_some_and(|t| t.contains("dir/file_1499.txt")));
+    legacy.finish();
+}

@@ -22,7 +22,8 @@ read-then-edit rounds on one file all land.
 Phase 5 is `mcp.Client` on protocol 2026-07-28 over stateless streamable HTTP, with two server
 processes on one workspace behind one address (a round-robin transport sends each request to
 the other): identical tool lists with cache hints, an edit without expected_hash refused, one
-with the read's sha256 applied, a write after an outside change refused as stale.
+with the read's sha256 applied, a write after an outside change refused as stale, and a big
+listing answered with its head and a resource link that the other process reads.
 Phase 6 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
 each gets a JSON-RPC error (or is ignored) and that the server keeps serving.
 Exits non-zero with a message on the first failed check.
@@ -559,6 +560,19 @@ async def phase_stateless_http(root):
             result = await session.call_tool("search_files", {"pattern": "VERSION"})
             check(not result.is_error and result.structured_content["results"], f"search: {text_of(result)}")
             step("a new file needs no hash; apply_patch (guarded by its context lines) and search_files")
+
+            for n in range(1500):
+                write(root, f"logs/run_{n:04}.log", "")
+            result = await session.call_tool("glob", {"pattern": "logs/*.log"})
+            links = [block for block in result.content if block.type == "resource_link"]
+            check(not result.is_error and len(links) == 1, f"big listing: {[b.type for b in result.content]}")
+            head = text_of(result)
+            check(len(head) < 17000 and links[0].uri in head and "resources/read" in head, f"head: {head[-300:]}")
+            check(len(result.structured_content["matches"]) == 1500, "the structured content lost matches")
+            whole = await session.read_resource(links[0].uri)
+            lines = [line for line in whole.contents[0].text.splitlines() if line.startswith("logs/")]
+            check(len(lines) == 1500, f"the linked text has {len(lines)} of 1500 entries")
+            step(f"a 1500-entry listing: {len(head)} bytes inline and a resource link, read whole from the other process")
         check(min(balancer.served) >= 4, f"requests per process: {balancer.served}")
         step(f"requests per process: {balancer.served}")
     finally:

@@ -1,0 +1,208 @@
+//! Big outputs as resource links: the text of a search, listing or diff longer than
+//! [`INLINE_BYTES`] is answered with its first lines, a line saying where the rest is, and a
+//! `resource_link` to the whole text, which `resources/read` returns while it is kept.
+//!
+//! The texts are files in the state home's `.mcp-results` folder (mode 0600, named by 128
+//! random bits), so every server process on this machine reads the links of the others (a
+//! stateless client's next request may reach another process). The folder is bounded: at most
+//! [`MAX_KEPT`] texts and [`MAX_KEPT_BYTES`] together (the oldest removed first when one is
+//! added), each for [`KEPT_FOR`]; a link read after that is refused with what to do. Only
+//! 2026-07-28 requests get links (the handshake revisions keep their whole text, as before).
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use rmcp::model::{CallToolResult, ContentBlock, Resource};
+
+/// Longest text block answered whole.
+pub(crate) const INLINE_BYTES: usize = 16 << 10;
+/// Most texts kept at once.
+const MAX_KEPT: usize = 64;
+/// Most bytes of text kept at once (and the longest text kept).
+const MAX_KEPT_BYTES: u64 = 64 << 20;
+/// How long a text is kept.
+pub(crate) const KEPT_FOR: Duration = Duration::from_secs(600);
+/// The tools whose text may be linked: searches, listings, diffs.
+const LINKED_TOOLS: &[&str] = &["search_files", "search_code", "glob", "tree", "list_dir", "generate_diff"];
+/// Where the texts are found.
+const SCHEME: &str = "editkit://results/";
+
+/// The folder of the texts kept for links.
+#[derive(Clone, Default)]
+pub(crate) struct Links {
+    /// `None`: no state home, so no links (texts are answered whole).
+    dir: Option<PathBuf>,
+}
+
+impl Links {
+    /// Links kept under `state_home` (its `.mcp-results` folder).
+    pub(crate) fn under(state_home: Option<&Path>) -> Links {
+        Links { dir: state_home.map(|home| home.join(".mcp-results")) }
+    }
+
+    /// `result` with its text cut to its first lines and linked, when `tool`'s text is too long
+    /// to answer whole; else as it was (also when the text cannot be kept).
+    pub(crate) fn link(&self, tool: &str, mut result: CallToolResult) -> CallToolResult {
+        if !LINKED_TOOLS.contains(&tool) || result.is_error == Some(true) {
+            return result;
+        }
+        let Some(ContentBlock::Text(block)) = result.content.first() else { return result };
+        let whole = block.text.as_str();
+        if whole.len() <= INLINE_BYTES || whole.len() as u64 > MAX_KEPT_BYTES {
+            return result;
+        }
+        let Some(id) = self.keep(whole) else { return result };
+        let uri = format!("{SCHEME}{id}");
+        let head_end = whole[..whole.floor_char_boundary(INLINE_BYTES)].rfind('\n').map_or(0, |at| at + 1);
+        let rest = &whole[head_end..];
+        let text = format!(
+            "{}[{} more lines ({} bytes) not shown: the whole text is the resource {uri} (resources/read), kept \
+             {} minutes; or narrow the call]\n",
+            &whole[..head_end],
+            rest.lines().count(),
+            rest.len(),
+            KEPT_FOR.as_secs() / 60
+        );
+        let mut link = Resource::new(uri, format!("{tool} result"));
+        link.mime_type = Some("text/plain".into());
+        link.size = Some(whole.len() as u64);
+        link.description = Some(format!("the whole text of this {tool} result"));
+        result.content = vec![ContentBlock::text(text), ContentBlock::resource_link(link)];
+        result
+    }
+
+    /// The text a link names, while it is kept.
+    pub(crate) fn read(&self, uri: &str) -> Result<String, String> {
+        let gone = || {
+            format!(
+                "{uri:.200} is gone: results are kept {} minutes, the latest {MAX_KEPT}; run the tool again",
+                KEPT_FOR.as_secs() / 60
+            )
+        };
+        let id = uri.strip_prefix(SCHEME).ok_or_else(|| {
+            format!("`{uri:.200}` is no resource of this server; it serves the {SCHEME}… links of its results")
+        })?;
+        // Only a name this module made: no separator, no dot.
+        if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(gone());
+        }
+        let dir = self.dir.as_ref().ok_or_else(gone)?;
+        let mut file = std::fs::File::open(dir.join(format!("{id}.txt"))).map_err(|_| gone())?;
+        let fresh = file.metadata().and_then(|m| m.modified()).ok().is_some_and(|at| !expired(at));
+        if !fresh {
+            return Err(gone());
+        }
+        let mut text = String::new();
+        (&mut file).take(MAX_KEPT_BYTES).read_to_string(&mut text).map_err(|err| format!("{uri:.200}: {err}"))?;
+        Ok(text)
+    }
+
+    /// Keeps `text` in a new file, removing expired ones and the oldest past the bounds; its id.
+    fn keep(&self, text: &str) -> Option<String> {
+        let dir = self.dir.as_ref()?;
+        std::fs::create_dir_all(dir).ok()?;
+        let mut kept: Vec<(SystemTime, u64, PathBuf)> = std::fs::read_dir(dir)
+            .ok()?
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                let meta = entry.metadata().ok()?;
+                meta.is_file().then(|| (meta.modified().unwrap_or(SystemTime::UNIX_EPOCH), meta.len(), entry.path()))
+            })
+            .collect();
+        kept.sort();
+        let mut bytes: u64 = kept.iter().map(|k| k.1).sum::<u64>() + text.len() as u64;
+        let mut count = kept.len() + 1;
+        for (at, size, path) in kept {
+            if expired(at) || count > MAX_KEPT || bytes > MAX_KEPT_BYTES {
+                let _ = std::fs::remove_file(path);
+                count -= 1;
+                bytes -= size;
+            }
+        }
+        let id = new_id()?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let path = dir.join(format!("{id}.txt"));
+        let written = options.open(&path).and_then(|mut file| file.write_all(text.as_bytes()));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&path);
+            return None;
+        }
+        Some(id)
+    }
+}
+
+/// Whether a text kept at `at` is past [`KEPT_FOR`].
+fn expired(at: SystemTime) -> bool {
+    at.elapsed().is_ok_and(|age| age > KEPT_FOR)
+}
+
+/// 16 random bytes in hex: a link cannot be guessed from another.
+fn new_id() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes)).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(result: &CallToolResult) -> &str {
+        match result.content.first() {
+            Some(ContentBlock::Text(block)) => &block.text,
+            _ => "",
+        }
+    }
+
+    fn uri_of(result: &CallToolResult) -> String {
+        match &result.content[1] {
+            ContentBlock::ResourceLink(link) => link.uri.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_long_listing_is_its_head_and_a_link_to_the_whole() {
+        let home = tempfile::tempdir().unwrap();
+        let links = Links::under(Some(home.path()));
+        let whole: String = (0..5000).map(|n| format!("src/file{n}.rs\n")).collect();
+        let result = links.link("glob", CallToolResult::success(vec![ContentBlock::text(whole.clone())]));
+        let head = text_of(&result);
+        assert!(head.len() < INLINE_BYTES + 300 && head.starts_with("src/file0.rs\n"), "{head:.200}");
+        let uri = uri_of(&result);
+        assert!(head.contains(&uri) && head.contains("resources/read"), "{head}");
+        // Another process on the same state home reads it.
+        assert_eq!(Links::under(Some(home.path())).read(&uri).unwrap(), whole);
+        assert!(
+            links
+                .read("editkit://results/0123456789abcdef0123456789abcdef")
+                .unwrap_err()
+                .contains("run the tool again")
+        );
+        assert!(links.read("editkit://results/../../etc/passwd").is_err());
+        // A short text and a read are answered whole; so is everything without a state home.
+        let short = links.link("glob", CallToolResult::success(vec![ContentBlock::text("a\n")]));
+        assert_eq!(short.content.len(), 1);
+        let read = links.link("read_file", CallToolResult::success(vec![ContentBlock::text(whole.clone())]));
+        assert_eq!(read.content.len(), 1);
+        let nowhere = Links::under(None).link("glob", CallToolResult::success(vec![ContentBlock::text(whole)]));
+        assert_eq!(nowhere.content.len(), 1);
+    }
+
+    #[test]
+    fn the_folder_keeps_the_latest_within_its_bounds() {
+        let home = tempfile::tempdir().unwrap();
+        let links = Links::under(Some(home.path()));
+        let whole: String = "x\n".repeat(INLINE_BYTES);
+        let uris: Vec<String> = (0..MAX_KEPT + 3)
+            .map(|_| uri_of(&links.link("tree", CallToolResult::success(vec![ContentBlock::text(whole.clone())]))))
+            .collect();
+        assert!(links.read(uris.last().unwrap()).is_ok());
+        let kept = std::fs::read_dir(home.path().join(".mcp-results")).unwrap().count();
+        assert_eq!(kept, MAX_KEPT);
+        assert_eq!(uris.iter().filter(|uri| links.read(uri).is_ok()).count(), MAX_KEPT);
+    }
+}
