@@ -637,6 +637,12 @@ fn stateless_requests_to_two_servers_of_one_workspace_keep_the_staleness_guard()
     let forced = call("write_file", json!({"path": "a.txt", "content": "forced\n", "force": true}));
     assert_eq!(forced["isError"], false, "{forced}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "forced\n");
+    // Editor sessions would not outlive the request: refused, saying what to do instead.
+    let all = Server::start(Start { root: Some(dir.path()), args: &["--tools", "all"], ..Start::default() });
+    let answer = all.post(&auth, None, &stateless_call(50, "editor_load", json!({"path": "a.txt"})));
+    let refused = &message_of(&answer)["result"];
+    assert_eq!(refused["structuredContent"]["error"]["kind"], "invalid_args", "{refused}");
+    assert!(refused["content"][0]["text"].as_str().is_some_and(|t| t.contains("edits")), "{refused}");
     // A big listing from one process is a link the other reads.
     for n in 0..1500 {
         std::fs::write(dir.path().join(format!("many_{n:04}.log")), "").unwrap();
