@@ -424,7 +424,8 @@ fn is_initialize(body: &[u8]) -> bool {
 }
 
 /// Raises the soft descriptor limit to the hard one, and lowers `limits.max_connections` when
-/// even that cannot hold the connections and the sessions (on `roots` roots each).
+/// even that cannot hold the connections (each with a stateless request's toolkit), the
+/// sessions and the running tasks (on `roots` roots each).
 fn fit_descriptor_limit(limits: &mut HttpLimits, roots: usize) {
     use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     let before = getrlimit(Resource::Nofile);
@@ -439,9 +440,12 @@ fn fit_descriptor_limit(limits: &mut HttpLimits, roots: usize) {
         }
     }
     let Some(limit) = getrlimit(Resource::Nofile).current else { return };
-    let per_session = DESCRIPTORS_PER_ROOT * u64::try_from(roots).unwrap_or(u64::MAX);
-    let for_sessions = u64::from(limits.max_http_sessions).saturating_mul(per_session);
-    let room = limit.saturating_sub(RESERVED_DESCRIPTORS.saturating_add(for_sessions));
+    let per_session = DESCRIPTORS_PER_ROOT.saturating_mul(u64::try_from(roots).unwrap_or(u64::MAX));
+    // Sessions and running tasks each hold a toolkit; so does a connection's stateless
+    // (2026-07-28) request while it runs.
+    let toolkits = u64::from(limits.max_http_sessions) + crate::mcp::MAX_RUNNING_TASKS as u64;
+    let for_sessions = toolkits.saturating_mul(per_session);
+    let room = limit.saturating_sub(RESERVED_DESCRIPTORS.saturating_add(for_sessions)) / (1 + per_session);
     if room < u64::from(limits.max_connections) {
         let fitted = u32::try_from(room).unwrap_or(u32::MAX).max(2);
         eprintln!(

@@ -95,7 +95,7 @@ const TASK_TOOLS: &[&str] = &["apply_patch", "search_files", "search_code", "glo
 const PATCH_TASK_BOUND: (usize, usize) = (32, 256);
 
 /// Most tasks running at once; past it a call runs synchronously.
-const MAX_RUNNING_TASKS: usize = 16;
+pub(crate) const MAX_RUNNING_TASKS: usize = 16;
 
 /// How often a task's status message says how far it got, and how often a client should poll.
 const TASK_STATUS_EVERY: Duration = Duration::from_millis(250);
