@@ -239,6 +239,12 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
                 }
             };
             backoff = ACCEPT_BACKOFF.0;
+            // Replies go out in several writes (SSE head, event, end): without this, Nagle's
+            // algorithm holds the last until the client's delayed ACK, about 40 ms a call on a
+            // kept-alive connection.
+            if let Err(err) = stream.set_nodelay(true) {
+                log::line("connection", format_args!("editkit mcp: cannot set TCP_NODELAY: {err}"));
+            }
             // A place for it: when every place is taken, the oldest connection without the
             // token makes room; when all hold it, this one waits for a place (and the next ones
             // in the kernel's backlog).
