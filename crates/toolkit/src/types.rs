@@ -382,7 +382,7 @@ pub struct WriteFileRequest {
     /// Write even if the file changed since it was read.
     #[serde(default)]
     pub force: bool,
-    /// The SHA-256 the file must have now (from read_file); always checked, even with force.
+    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
@@ -507,7 +507,7 @@ pub struct EditFileRequest {
     /// before the call; all or none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<EditItem>,
-    /// The SHA-256 the file must have now; always checked, even with force.
+    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
@@ -1051,7 +1051,7 @@ pub struct InsertLinesRequest {
     #[serde(alias = "new_str", alias = "insert_text")]
     #[schemars(extend("x-aliases" = ["new_str", "insert_text"]))]
     pub text: String,
-    /// The SHA-256 the file must have now (from read_file); always checked, even with force.
+    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
@@ -1140,7 +1140,7 @@ pub struct MergeSnippetRequest {
     #[serde(default)]
     #[schemars(with = "String", extend("enum" = ["refuse", "allow"]))]
     pub deletions: Deletions,
-    /// The SHA-256 the file must have now (from read_file); always checked, even with force.
+    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
@@ -1340,7 +1340,7 @@ pub struct NotebookEditRequest {
     #[serde(default)]
     #[schemars(with = "String", extend("enum" = ["code", "markdown", "raw"]))]
     pub cell_type: Option<CellType>,
-    /// The SHA-256 the file must have now; always checked, even with force.
+    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub expected_hash: Option<editkit_vfs::Sha256>,
