@@ -24,7 +24,10 @@ processes on one workspace behind one address (a round-robin transport sends eac
 the other): identical tool lists with cache hints, an edit without expected_hash refused, one
 with the read's sha256 applied, a write after an outside change refused as stale, and a big
 listing answered with its head and a resource link that the other process reads.
-Phase 6 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
+Phase 6 is `mcp.Client` on 2026-07-28 declaring the tasks extension (stdio): read, a guarded
+edit, a stale write refused, a 40-file patch as a task polled with tasks/get (the SDK's typed
+requests), and a search of 800 matches answered with its head and a resource link.
+Phase 7 speaks raw JSON-RPC over the server's stdio and sends malformed requests, checking that
 each gets a JSON-RPC error (or is ignored) and that the server keeps serving.
 Exits non-zero with a message on the first failed check.
 """
@@ -44,10 +47,13 @@ if SDK_VERSION.split(".")[0] != "2":
 
 from jsonschema import Draft202012Validator, validate
 from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.extension import advertise
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 import httpx2
+import mcp_types
 from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter
 from mcp_types import ListRootsResult, Root
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
@@ -473,6 +479,55 @@ async def phase_http(root):
         proc.stderr.close()
 
 
+async def phase_tasks(root):
+    """`mcp.Client` on 2026-07-28 declaring the tasks extension, through the SDK's typed requests
+    (its `call_tool` does not take a task handle yet): read, edit with the read's sha256, a stale
+    write refused, a 40-file patch as a task polled with tasks/get, a big search as a resource link."""
+    for n in range(40):
+        write(root, f"many/f{n:02}.py", f"value = {n}\n" + "needle = True\n" * 20)
+    params = StdioServerParameters(
+        command=EDITKIT, args=["mcp", "--root", root, "--task-after-ms", "600000"])  # searches stay synchronous
+    raw = TypeAdapter(dict)
+    async with Client(params, extensions=[advertise("io.modelcontextprotocol/tasks")]) as client:
+        session = client.session
+        check(session.protocol_version == "2026-07-28", f"negotiated {session.protocol_version}")
+        result = await session.call_tool("read_file", {"path": "app.py"})
+        sha = result.structured_content["sha256"]
+        result = await session.call_tool("edit_file", {"path": "app.py", "old_string": "'hello '", "new_string": "'hey '", "expected_hash": sha})
+        check(not result.is_error and "'hey '" in read(root, "app.py"), f"edit: {text_of(result)}")
+        await session.call_tool("read_file", {"path": "notes.md"})
+        write(root, "notes.md", "# changed by a person\n")
+        result = await session.call_tool("write_file", {"path": "notes.md", "content": "# agent\n"})
+        check(result.is_error and result.structured_content["error"]["kind"] == "stale", f"stale: {text_of(result)}")
+        step("read, an edit with expected_hash, a stale write refused")
+
+        patch = "*** Begin Patch\n" + "".join(
+            f"*** Update File: many/f{n:02}.py\n@@\n-value = {n}\n+value = {n + 100}\n" for n in range(40)) + "*** End Patch\n"
+        call = mcp_types.CallToolRequest(params=mcp_types.CallToolRequestParams(name="apply_patch", arguments={"patch": patch}))
+        created = await session.send_request(call, raw)
+        check(created.get("resultType") == "task" and created["status"] == "working", f"not a task: {created}")
+        polls = 0
+        while True:
+            get = mcp_types.GetTaskRequest(params=mcp_types.GetTaskRequestParams(task_id=created["taskId"]))
+            state = await session.send_request(get, raw)
+            polls += 1
+            if state["status"] != "working":
+                break
+            check(polls < 600, "the task never finished")
+            await asyncio.sleep(state.get("pollIntervalMs", 250) / 1000)
+        check(state["status"] == "completed" and state["result"]["structuredContent"]["ok"], f"task: {str(state)[:400]}")
+        check(all(read(root, f"many/f{n:02}.py").startswith(f"value = {n + 100}\n") for n in range(40)), "the patch is not on disk")
+        step(f"a 40-file apply_patch as a task: {state['status']} after {polls} tasks/get, every file patched")
+
+        result = await session.call_tool("search_files", {"pattern": "needle", "max_results": 1000})
+        links = [block for block in result.content if block.type == "resource_link"]
+        check(not result.is_error and len(links) == 1, f"big search: {[b.type for b in result.content]}")
+        whole = await session.read_resource(links[0].uri)
+        hits = [line for line in whole.contents[0].text.splitlines() if "needle = True" in line]
+        check(len(hits) == 800, f"the linked search text has {len(hits)} of 800 matches")
+        step(f"a search with 800 matches: {len(text_of(result))} bytes inline and a resource link to all of it")
+
+
 class RoundRobin(httpx2.AsyncBaseTransport):
     """A load balancer in front of several server processes: one address for the client, each
     request to the next process in turn."""
@@ -656,6 +711,7 @@ def main():
         ("ClientSession with roots, the default server", phase_default_with_roots),
         ("two ClientSessions over streamable HTTP", phase_http),
         ("mcp.Client over stateless streamable HTTP, two server processes behind one address", phase_stateless_http),
+        ("mcp.Client with the tasks extension: a patch as a task, a big search as a link", phase_tasks),
     ]
     for number, (how, phase) in enumerate(connections, start=1):
         with tempfile.TemporaryDirectory() as root:
