@@ -164,6 +164,7 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
     let count = tools.len();
     // One task store for every session and stateless request of this process.
     let tasks = rmcp::task_manager::TaskManager::new();
+    let task_starts = Arc::default();
     let links = crate::links::Links::under(crate::mcp::state_home(&toolkit).as_deref());
     let task_after = options.task_after;
     let roots: Vec<PathBuf> = toolkit.workspaces().iter().map(|w| w.root_path().to_owned()).collect();
@@ -180,6 +181,7 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
             client_roots,
             stateless_hash: true,
             tasks: tasks.clone(),
+            task_starts: Arc::clone(&task_starts),
             task_after,
             links: links.clone(),
         };

@@ -97,6 +97,14 @@ const PATCH_TASK_BOUND: (usize, usize) = (32, 256);
 /// Most tasks running at once; past it a call runs synchronously.
 pub(crate) const MAX_RUNNING_TASKS: usize = 16;
 
+/// How long a task may run (past it, it is marked failed) and is then kept for `tasks/get`.
+const TASK_TTL: Duration = Duration::from_secs(1800);
+
+/// Most tasks kept (running or ended, each with its result): a task is kept at most two
+/// [`TASK_TTL`]s, so at most this many are started in that window; past it a call runs
+/// synchronously.
+const MAX_KEPT_TASKS: usize = 64;
+
 /// How often a task's status message says how far it got, and how often a client should poll.
 const TASK_STATUS_EVERY: Duration = Duration::from_millis(250);
 
@@ -145,6 +153,8 @@ pub(crate) struct Server {
     stateless_hash: bool,
     /// The tasks of this process (shared by every session and request).
     tasks: TaskManager,
+    /// When each task still possibly kept was started, oldest first (shared likewise).
+    task_starts: Arc<std::sync::Mutex<std::collections::VecDeque<std::time::Instant>>>,
     /// A task-eligible call still running after this long becomes a task.
     task_after: Duration,
     /// The texts of big results, behind resource links (shared likewise).
@@ -159,6 +169,7 @@ pub(crate) struct Shared {
     pub(crate) client_roots: bool,
     pub(crate) stateless_hash: bool,
     pub(crate) tasks: TaskManager,
+    pub(crate) task_starts: Arc<std::sync::Mutex<std::collections::VecDeque<std::time::Instant>>>,
     pub(crate) task_after: Duration,
     pub(crate) links: crate::links::Links,
 }
@@ -176,7 +187,7 @@ impl Server {
     /// A server on `toolkit`; with `client_roots`, it takes the client's roots once the
     /// session opens.
     pub(crate) fn new(toolkit: Toolkit, shared: Shared) -> Server {
-        let Shared { tools, style, client_roots, stateless_hash, tasks, task_after, links } = shared;
+        let Shared { tools, style, client_roots, stateless_hash, tasks, task_starts, task_after, links } = shared;
         let client_roots = client_roots.then(|| Arc::new(toolkit.options().clone()));
         let (roots_ready, _) = watch::channel(client_roots.is_none());
         Server {
@@ -189,6 +200,7 @@ impl Server {
             roots_problem: Arc::new(RwLock::new(None)),
             stateless_hash,
             tasks,
+            task_starts,
             task_after,
             links,
         }
@@ -221,6 +233,7 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
         client_roots: options.client_roots.is_some(),
         stateless_hash: false,
         tasks: TaskManager::new(),
+        task_starts: Arc::default(),
         task_after: options.task_after,
         links: crate::links::Links::under(state_home(&toolkit).as_deref()),
     };
@@ -370,6 +383,21 @@ impl Server {
         self.roots_ready.send_replace(true);
     }
 
+    /// Whether another task may be kept: fewer than [`MAX_KEPT_TASKS`] were started in the
+    /// last two [`TASK_TTL`]s (the longest a task is kept).
+    fn task_room(&self) -> bool {
+        let mut starts = self.task_starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        while starts.front().is_some_and(|at| at.elapsed() > TASK_TTL * 2) {
+            starts.pop_front();
+        }
+        starts.len() < MAX_KEPT_TASKS
+    }
+
+    /// Counts a task started now.
+    fn task_started(&self) {
+        self.task_starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push_back(std::time::Instant::now());
+    }
+
     /// Why tool calls are refused now, when the client's roots cannot be used.
     fn roots_problem(&self) -> Option<String> {
         self.roots_problem.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
@@ -478,7 +506,8 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+        let task = self.tasks.get_task(&request.task_id).map_err(unknown_task)?;
+        Ok(GetTaskResult::new(task))
     }
 
     async fn update_task(
@@ -486,7 +515,7 @@ impl ServerHandler for Server {
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.update_task(&request.task_id, request.input_responses)
+        self.tasks.update_task(&request.task_id, request.input_responses).map_err(unknown_task)
     }
 
     async fn cancel_task(
@@ -494,7 +523,7 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel_task(&request.task_id)
+        self.tasks.cancel_task(&request.task_id).map_err(unknown_task)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -545,7 +574,8 @@ impl ServerHandler for Server {
         // task: a patch over the bound at once, the others once they run past `task_after`.
         let task_eligible = TASK_TOOLS.contains(&name.as_ref())
             && context.client_capabilities().is_some_and(|caps| caps.supports_tasks())
-            && self.tasks.running_task_count() < MAX_RUNNING_TASKS;
+            && self.tasks.running_task_count() < MAX_RUNNING_TASKS
+            && self.task_room();
         let task_at_once = task_eligible && name == "apply_patch" && patch_over_bound(&args);
         let owned = name.into_owned();
         let tool = owned.clone();
@@ -614,7 +644,9 @@ impl ServerHandler for Server {
                 forwarder.abort();
             }
             let (style, links) = (self.style, self.links.clone());
+            self.task_started();
             let options = TaskOptions::new()
+                .with_ttl_ms(TASK_TTL.as_millis() as u64)
                 .with_poll_interval_ms(TASK_STATUS_EVERY.as_millis() as u64)
                 .with_status_message(format!("{tool} is running"));
             let task = self
@@ -631,6 +663,20 @@ impl ServerHandler for Server {
         let answer = if stateless { self.links.link(&tool, answer) } else { answer };
         Ok(CallToolResponse::from(answer))
     }
+}
+
+/// A task error, saying where tasks live when the task is unknown here.
+fn unknown_task(mut error: ErrorData) -> ErrorData {
+    if error.message.starts_with("unknown task") {
+        error.message = format!(
+            "{}: tasks live in the server process that started them, for {} minutes after they end; behind a \
+             load balancer, send tasks/* for a task to that process",
+            error.message,
+            TASK_TTL.as_secs() / 60
+        )
+        .into();
+    }
+    error
 }
 
 /// Whether a patch names more files or hunks than [`PATCH_TASK_BOUND`] (counted from its
