@@ -82,9 +82,11 @@ pub(crate) const SUPPORTED_VERSIONS: &[ProtocolVersion] = ProtocolVersion::KNOWN
 /// server's life by its flags.
 const TOOLS_TTL_MS: u64 = 3_600_000;
 
-/// Whether `context`'s request is on the 2026-07-28 lifecycle (no handshake, no session).
+/// Whether `context`'s request is on the 2026-07-28 lifecycle (no handshake, no session): it
+/// names 2026-07-28 or later, or carries the lifecycle's metadata whatever version it names.
 fn stateless(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|version| !version.has_initialize())
+        || context.meta.missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty()
 }
 
 /// The tools that may run as a task (extension `io.modelcontextprotocol/tasks`) for a client

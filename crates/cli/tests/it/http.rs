@@ -630,6 +630,11 @@ fn stateless_requests_to_two_servers_of_one_workspace_keep_the_staleness_guard()
     assert_eq!(stale["structuredContent"]["error"]["kind"], "stale", "{stale}");
     let unproven = call("write_file", json!({"path": "a.txt", "content": "gamma\n"}));
     assert_eq!(unproven["structuredContent"]["error"]["field"], "expected_hash", "{unproven}");
+    // A request with the lifecycle's metadata is sessionless whatever version it names.
+    let mut older = stateless_call(60, "write_file", json!({"path": "a.txt", "content": "gamma\n"}));
+    older["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
+    let answer = servers[0].post(&auth, None, &older);
+    assert_eq!(message_of(&answer)["result"]["structuredContent"]["error"]["field"], "expected_hash", "{answer:?}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "changed by a person\n");
     // A new file needs no hash; force overwrites knowingly.
     let created = call("write_file", json!({"path": "b.txt", "content": "new\n"}));
