@@ -87,8 +87,11 @@ impl Links {
         if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(gone());
         }
-        let dir = self.dir.as_ref().ok_or_else(gone)?;
-        let mut file = std::fs::File::open(dir.join(format!("{id}.txt"))).map_err(|_| gone())?;
+        let dir = self.private_dir().ok_or_else(gone)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+        let mut file = options.open(dir.join(format!("{id}.txt"))).map_err(|_| gone())?;
         let fresh = file.metadata().and_then(|m| m.modified()).ok().is_some_and(|at| !expired(at));
         if !fresh {
             return Err(gone());
@@ -100,8 +103,7 @@ impl Links {
 
     /// Keeps `text` in a new file, removing expired ones and the oldest past the bounds; its id.
     fn keep(&self, text: &str) -> Option<String> {
-        let dir = self.dir.as_ref()?;
-        std::fs::create_dir_all(dir).ok()?;
+        let dir = self.private_dir()?;
         let mut kept: Vec<(SystemTime, u64, PathBuf)> = std::fs::read_dir(dir)
             .ok()?
             .filter_map(|entry| {
@@ -124,6 +126,7 @@ impl Links {
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NOFOLLOW.bits() as i32);
         let path = dir.join(format!("{id}.txt"));
         let written = options.open(&path).and_then(|mut file| file.write_all(text.as_bytes()));
         if written.is_err() {
@@ -131,6 +134,27 @@ impl Links {
             return None;
         }
         Some(id)
+    }
+}
+
+impl Links {
+    /// The folder, made (mode 0700) when missing, when it is a folder of this user that nobody
+    /// else may write to; never a link. The state home above it was checked when the toolkit
+    /// opened; in a shared sticky one (`--state-dir /tmp`) another user may have put their own
+    /// folder or a link here first, and then no text is kept.
+    fn private_dir(&self) -> Option<&Path> {
+        use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
+        let dir = self.dir.as_deref()?;
+        let mut builder = std::fs::DirBuilder::new();
+        builder.mode(0o700);
+        if let Err(err) = builder.create(dir)
+            && err.kind() != std::io::ErrorKind::AlreadyExists
+        {
+            return None;
+        }
+        let meta = std::fs::symlink_metadata(dir).ok()?;
+        let own = meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o022 == 0;
+        (meta.is_dir() && own).then_some(dir)
     }
 }
 
@@ -190,6 +214,18 @@ mod tests {
         assert_eq!(read.content.len(), 1);
         let nowhere = Links::under(None).link("glob", CallToolResult::success(vec![ContentBlock::text(whole)]));
         assert_eq!(nowhere.content.len(), 1);
+    }
+
+    #[test]
+    fn a_link_in_place_of_the_folder_is_never_followed() {
+        let home = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), home.path().join(".mcp-results")).unwrap();
+        let links = Links::under(Some(home.path()));
+        let whole: String = "x\n".repeat(INLINE_BYTES);
+        let result = links.link("tree", CallToolResult::success(vec![ContentBlock::text(whole)]));
+        assert_eq!(result.content.len(), 1, "a text was linked through a planted link");
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     }
 
     #[test]
