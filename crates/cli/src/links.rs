@@ -8,12 +8,18 @@
 //! [`MAX_KEPT`] texts and [`MAX_KEPT_BYTES`] together (the oldest removed first when one is
 //! added), each for [`KEPT_FOR`]; a link read after that is refused with what to do. Only
 //! 2026-07-28 requests get links (the handshake revisions keep their whole text, as before).
+//!
+//! The same folder holds the task journal: each task's state as `task-<id>.json` (its start,
+//! then its end with the result), so `tasks/get` reaching another process answers as the one
+//! running it, and `task-<id>.cancel`, a `tasks/cancel` that reached another process, which the
+//! running one heeds. Entries older than the retention the caller names are removed as new
+//! ones are written.
 
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use rmcp::model::{CallToolResult, ContentBlock, Resource};
+use rmcp::model::{CallToolResult, ContentBlock, DetailedTask, Resource};
 
 /// Longest text block answered whole.
 pub(crate) const INLINE_BYTES: usize = 16 << 10;
@@ -109,7 +115,9 @@ impl Links {
             .filter_map(|entry| {
                 let entry = entry.ok()?;
                 let meta = entry.metadata().ok()?;
-                meta.is_file().then(|| (meta.modified().unwrap_or(SystemTime::UNIX_EPOCH), meta.len(), entry.path()))
+                let text = entry.file_name().to_string_lossy().ends_with(".txt");
+                (meta.is_file() && text)
+                    .then(|| (meta.modified().unwrap_or(SystemTime::UNIX_EPOCH), meta.len(), entry.path()))
             })
             .collect();
         kept.sort();
@@ -138,6 +146,72 @@ impl Links {
 }
 
 impl Links {
+    /// Records `task`'s state for every process, replacing what was recorded (written whole,
+    /// then renamed into place); removes journal entries older than `kept_for`.
+    pub(crate) fn save_task(&self, task: &DetailedTask, kept_for: Duration) {
+        let Some(dir) = self.private_dir() else { return };
+        let id = &task.task.task_id;
+        if !task_id_ok(id) {
+            return;
+        }
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let old = entry
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|at| at.elapsed().ok())
+                    .is_some_and(|age| age > kept_for);
+                if old && entry.file_name().to_string_lossy().starts_with("task-") {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+        let Ok(json) = serde_json::to_vec(task) else { return };
+        let Some(salt) = new_id() else { return };
+        let temporary = dir.join(format!("task-{id}.{salt}.tmp"));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+        let written = options.open(&temporary).and_then(|mut file| file.write_all(&json));
+        if written.is_err() || std::fs::rename(&temporary, dir.join(format!("task-{id}.json"))).is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+    }
+
+    /// The state another process recorded for task `id`, if any.
+    pub(crate) fn load_task(&self, id: &str) -> Option<DetailedTask> {
+        if !task_id_ok(id) {
+            return None;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+        let file = options.open(self.private_dir()?.join(format!("task-{id}.json"))).ok()?;
+        serde_json::from_reader(std::io::BufReader::new(file.take(MAX_KEPT_BYTES))).ok()
+    }
+
+    /// Asks the process running task `id` to cancel it; whether the task is recorded.
+    pub(crate) fn ask_cancel(&self, id: &str) -> bool {
+        let Some(task) = self.load_task(id) else { return false };
+        if let Some(dir) = self.private_dir()
+            && !task.status().is_terminal()
+        {
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create(true);
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+            let _ = options.open(dir.join(format!("task-{id}.cancel")));
+        }
+        true
+    }
+
+    /// Whether another process asked to cancel task `id`.
+    pub(crate) fn cancel_asked(&self, id: &str) -> bool {
+        task_id_ok(id) && self.private_dir().is_some_and(|dir| dir.join(format!("task-{id}.cancel")).exists())
+    }
+
     /// The folder, made (mode 0700) when missing, when it is a folder of this user that nobody
     /// else may write to; never a link. The state home above it was checked when the toolkit
     /// opened; in a shared sticky one (`--state-dir /tmp`) another user may have put their own
@@ -156,6 +230,11 @@ impl Links {
         let own = meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o022 == 0;
         (meta.is_dir() && own).then_some(dir)
     }
+}
+
+/// Whether `id` is a task id as rmcp makes them (a UUID): nothing that could name another file.
+fn task_id_ok(id: &str) -> bool {
+    id.len() == 36 && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
 }
 
 /// Whether a text kept at `at` is past [`KEPT_FOR`].
@@ -214,6 +293,23 @@ mod tests {
         assert_eq!(read.content.len(), 1);
         let nowhere = Links::under(None).link("glob", CallToolResult::success(vec![ContentBlock::text(whole)]));
         assert_eq!(nowhere.content.len(), 1);
+    }
+
+    #[test]
+    fn a_task_recorded_by_one_process_is_read_and_cancelled_by_another() {
+        use rmcp::model::{Task, TaskPayload, TaskStatus};
+        let home = tempfile::tempdir().unwrap();
+        let (running, other) = (Links::under(Some(home.path())), Links::under(Some(home.path())));
+        let id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+        let task = Task::new(id, TaskStatus::Working, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z");
+        running.save_task(&DetailedTask::new(task.clone(), TaskPayload::Working), KEPT_FOR);
+        assert_eq!(other.load_task(id).map(|t| t.status()), Some(TaskStatus::Working));
+        assert!(!running.cancel_asked(id));
+        assert!(other.ask_cancel(id));
+        assert!(running.cancel_asked(id));
+        running.save_task(&DetailedTask::new(task, TaskPayload::Cancelled), KEPT_FOR);
+        assert_eq!(other.load_task(id).map(|t| t.status()), Some(TaskStatus::Cancelled));
+        assert!(!other.ask_cancel("no-such-task") && other.load_task("../../etc/passwd").is_none());
     }
 
     #[test]

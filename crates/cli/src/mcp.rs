@@ -32,9 +32,9 @@ use editkit::tools::ToolSpec;
 use editkit::{Toolkit, ToolkitOptions};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CreateTaskResult,
-    GetTaskParams, GetTaskResult, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    DetailedTask, GetTaskParams, GetTaskResult, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool, ToolAnnotations, UpdateTaskParams,
+    ResourceContents, ServerCapabilities, ServerConfig, Task, TaskPayload, Tool, ToolAnnotations, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
@@ -508,7 +508,11 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let task = self.tasks.get_task(&request.task_id).map_err(unknown_task)?;
+        // A task another process runs: as it recorded it.
+        let task = match self.tasks.get_task(&request.task_id) {
+            Ok(task) => task,
+            Err(error) => self.links.load_task(&request.task_id).ok_or_else(|| unknown_task(error))?,
+        };
         Ok(GetTaskResult::new(task))
     }
 
@@ -525,7 +529,12 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel_task(&request.task_id).map_err(unknown_task)
+        match self.tasks.cancel_task(&request.task_id) {
+            Ok(()) => Ok(()),
+            // A task another process runs: it heeds the request at its next status tick.
+            Err(_) if self.links.ask_cancel(&request.task_id) => Ok(()),
+            Err(error) => Err(unknown_task(error)),
+        }
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -654,6 +663,9 @@ impl ServerHandler for Server {
             let task = self
                 .tasks
                 .spawn(options, move |context| Box::pin(finish_task(context, work, flag, visited, tool, style, links)));
+            // Recorded before the task's future first runs (nothing here yields), so its end
+            // replaces this start.
+            self.links.save_task(&DetailedTask::new(task.clone(), TaskPayload::Working), TASK_TTL * 2);
             return Ok(CallToolResponse::Task(CreateTaskResult::new(task)));
         };
         let result = result.map_err(|err| ErrorData::internal_error(format!("the tool call stopped: {err}"), None));
@@ -667,12 +679,12 @@ impl ServerHandler for Server {
     }
 }
 
-/// A task error, saying where tasks live when the task is unknown here.
+/// A task error, saying how long tasks are kept when the task is unknown.
 fn unknown_task(mut error: ErrorData) -> ErrorData {
     if error.message.starts_with("unknown task") {
         error.message = format!(
-            "{}: tasks live in the server process that started them, for {} minutes after they end; behind a \
-             load balancer, send tasks/* for a task to that process",
+            "{}: a task is kept {} minutes after it ends, for every server process on this machine (in the \
+             state home); start the call again",
             error.message,
             TASK_TTL.as_secs() / 60
         )
@@ -712,21 +724,40 @@ async fn finish_task(
     links: crate::links::Links,
 ) -> Result<CallToolResult, TaskExit> {
     let mut tick = tokio::time::interval(TASK_STATUS_EVERY);
+    let id = context.task_id().to_owned();
+    let ended = |payload: TaskPayload, message: String| {
+        let now = rmcp::task_manager::current_timestamp();
+        let mut task =
+            links.load_task(&id).map_or_else(|| Task::new(id.clone(), payload.status(), &now, &now), |t| t.task);
+        task.last_updated_at = now;
+        task.status_message = Some(message);
+        links.save_task(&DetailedTask::new(task, payload), TASK_TTL * 2);
+    };
     loop {
         tokio::select! {
             done = &mut work => {
-                let result = done.map_err(|err| {
-                    TaskExit::Error(ErrorData::internal_error(format!("the tool call stopped: {err}"), None))
-                })?;
+                let Ok(result) = done else {
+                    let error = ErrorData::internal_error("the tool call stopped", None);
+                    let recorded = serde_json::to_value(&error).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
+                    ended(TaskPayload::Failed { error: recorded }, format!("{tool} stopped"));
+                    return Err(TaskExit::Error(error));
+                };
                 if flag.load(Ordering::Relaxed) && tool != "apply_patch" {
+                    ended(TaskPayload::Cancelled, format!("{tool} cancelled"));
                     return Err(TaskExit::Cancelled);
                 }
                 context.set_status_message(format!("{tool} finished"));
                 // Only 2026-07-28 clients declare the tasks extension: a big text is linked.
-                return Ok(links.link(&tool, tool_result(&tool, result, style)));
+                let answer = links.link(&tool, tool_result(&tool, result, style));
+                let recorded = serde_json::to_value(&answer).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
+                ended(TaskPayload::Completed { result: recorded }, format!("{tool} finished"));
+                return Ok(answer);
             }
             () = context.cancelled(), if !flag.load(Ordering::Relaxed) => flag.store(true, Ordering::Relaxed),
             _ = tick.tick() => {
+                if !flag.load(Ordering::Relaxed) && links.cancel_asked(&id) {
+                    flag.store(true, Ordering::Relaxed);
+                }
                 let files = visited.load(Ordering::Relaxed);
                 if files > 0 {
                     context.set_status_message(format!("{tool}: {files} files visited"));

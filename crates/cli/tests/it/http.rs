@@ -161,7 +161,7 @@ impl Server {
         if let Some(version) = sent.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion") {
             head.push_str(&format!("Mcp-Protocol-Version: {}\r\n", version.as_str().unwrap_or_default()));
             head.push_str(&format!("Mcp-Method: {}\r\n", sent["method"].as_str().unwrap_or_default()));
-            let name = sent.pointer("/params/name").or_else(|| sent.pointer("/params/uri"));
+            let name = ["/params/name", "/params/uri", "/params/taskId"].iter().find_map(|at| sent.pointer(at));
             if let Some(name) = name.and_then(Value::as_str) {
                 head.push_str(&format!("Mcp-Name: {name}\r\n"));
             }
@@ -642,6 +642,34 @@ fn stateless_requests_to_two_servers_of_one_workspace_keep_the_staleness_guard()
     let forced = call("write_file", json!({"path": "a.txt", "content": "forced\n", "force": true}));
     assert_eq!(forced["isError"], false, "{forced}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "forced\n");
+    // A task started on one process is polled on the other, to its end.
+    let mut patch = String::from("*** Begin Patch\n");
+    for n in 0..33 {
+        std::fs::write(dir.path().join(format!("t{n}.txt")), format!("value {n}\n")).unwrap();
+        patch.push_str(&format!("*** Update File: t{n}.txt\n@@\n-value {n}\n+patched {n}\n"));
+    }
+    patch.push_str("*** End Patch\n");
+    let tasks_meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    let mut start = stateless_call(70, "apply_patch", json!({"patch": patch}));
+    start["params"]["_meta"] = tasks_meta.clone();
+    let created = message_of(&servers[0].post(&auth, None, &start));
+    let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("no task: {created}")).to_owned();
+    let get =
+        json!({"jsonrpc": "2.0", "id": 71, "method": "tasks/get", "params": {"taskId": task, "_meta": tasks_meta}});
+    let mut state = Value::Null;
+    for _ in 0..600 {
+        let answer = message_of(&servers[1].post(&auth, None, &get));
+        state = answer["result"].clone();
+        assert!(state["status"].is_string(), "{answer}");
+        if state["status"] != "working" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(state["status"], "completed", "{state}");
+    assert_eq!(state["result"]["structuredContent"]["ok"], true, "{state}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("t32.txt")).unwrap(), "patched 32\n");
     // Editor sessions would not outlive the request: refused, saying what to do instead.
     let all = Server::start(Start { root: Some(dir.path()), args: &["--tools", "all"], ..Start::default() });
     let answer = all.post(&auth, None, &stateless_call(50, "editor_load", json!({"path": "a.txt"})));

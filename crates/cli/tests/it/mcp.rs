@@ -765,7 +765,7 @@ fn long_work_runs_as_a_task_for_clients_that_declare_the_extension() {
     assert!(plain["result"].get("taskId").is_none(), "{plain}");
     // An unknown task is an error naming it.
     let unknown = session.request(101, "tasks/get", json!({"taskId": "no-such-task", "_meta": meta_with_tasks()}));
-    let says = |m: &str| m.contains("no-such-task") && m.contains("server process that started them");
+    let says = |m: &str| m.contains("no-such-task") && m.contains("minutes after it ends");
     assert!(unknown["error"]["message"].as_str().is_some_and(says), "{unknown}");
     session.finish();
 
