@@ -1,7 +1,8 @@
 //! A process killed while an external tool ran never removed the tool's private folder in the
 //! temporary folder; the next editkit process that runs a tool removes the folders of
 //! processes that are gone (older than a minute, their lock free), and nothing else. (The
-//! edits write f-strings: the compile check runs only where it can add to the built-in one.)
+//! edits write f-strings with a nested format spec: the compile check runs only where it can
+//! add to the built-in one.)
 
 #![allow(clippy::unwrap_used)]
 
@@ -40,7 +41,7 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
     let mut stdin = child.stdin.take().unwrap();
     writeln!(
         stdin,
-        r#"{{"tool": "edit_file", "args": {{"path": "a.py", "old_string": "x = 1", "new_string": "x = f'{{y}}'"}}}}"#
+        r#"{{"tool": "edit_file", "args": {{"path": "a.py", "old_string": "x = 1", "new_string": "x = f'{{y:{{w}}}}'"}}}}"#
     )
     .unwrap();
     let mut line = String::new();
@@ -104,7 +105,7 @@ fn tool_folders_of_killed_processes_are_removed_by_the_next_run() {
         .spawn()
         .and_then(|mut next| {
             next.stdin.take().unwrap().write_all(
-                br#"{"tool": "edit_file", "args": {"path": "a.py", "old_string": "x = f'{y}'", "new_string": "x = f'{z}'"}}"#,
+                br#"{"tool": "edit_file", "args": {"path": "a.py", "old_string": "x = f'{y:{w}}'", "new_string": "x = f'{z:{w}}'"}}"#,
             )?;
             next.wait_with_output()
         })
