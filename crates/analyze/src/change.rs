@@ -161,7 +161,7 @@ fn whole(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, E
                 }
                 None => 0..new.len(),
             };
-            let stricter = kind == FileKind::Python && stricter_constructs(&parsed, &changed);
+            let stricter = kind == FileKind::Python && stricter_constructs(&parsed, &changed, true);
             (syntax::tree_errors(&parsed).errors, stricter)
         }
         None => (check_syntax(kind, new)?.errors, false),
@@ -287,7 +287,12 @@ fn narrowed_parts(
             return Ok(None);
         }
         let shift = |at: usize| narrow.headers.len() + at.saturating_sub(region.new_start);
-        let stricter = stricter_constructs(&parsed, &(shift(region.changed.start)..shift(region.changed.end)));
+        // A narrowed parse lacks the statements of its blocks before the region: what it
+        // cannot judge without them goes to the parse of the whole top-level statements.
+        if stricter_constructs(&parsed, &(shift(region.changed.start)..shift(region.changed.end)), false) {
+            return Ok(None);
+        }
+        let stricter = false;
         let part_lines = memchr::memchr_iter(b'\n', part.as_bytes()).count();
         let last_line = if part.ends_with('\n') || part.is_empty() { part_lines } else { part_lines + 1 };
         let first = region.lines_before + 1;
@@ -333,7 +338,7 @@ fn parse_part(kind: FileKind, new: &str, region: &Region) -> Result<Part, Error>
     let parsed = Parsed::new(kind, part, "syntax check")?;
     let changed =
         region.changed.start.saturating_sub(region.new_start)..region.changed.end.saturating_sub(region.new_start);
-    let stricter = kind == FileKind::Python && stricter_constructs(&parsed, &changed);
+    let stricter = kind == FileKind::Python && stricter_constructs(&parsed, &changed, true);
     let mut errors = syntax::tree_errors_after(&parsed, region.lines_before).errors;
     if let Some(anomaly) = region.unsettled {
         errors.push(opened(new, region, anomaly));
@@ -364,7 +369,8 @@ fn opened(new: &str, region: &Region, anomaly: Anomaly) -> SyntaxError {
 
 /// Node kinds of tree-sitter-python that CPython's compiler may refuse where the grammar
 /// accepts them, wherever they stand: Python 2 statements, `global`/`nonlocal`
-/// declarations, `__future__` and `*` imports.
+/// declarations (judged by [`declaration_suspect`] where the parse holds their scopes
+/// whole), `__future__` and `*` imports.
 const STRICTER: &[&str] = &[
     "print_statement",
     "exec_statement",
@@ -392,7 +398,7 @@ const STRICTER: &[&str] = &[
 ///   `\N{...}` escape or a `\x`, `\u` or `\U` escape without its digits;
 /// - a top-level statement that does not start at column 0 (an unexpected indent, which
 ///   tree-sitter takes).
-fn stricter_constructs(parsed: &Parsed<'_>, changed: &Range<usize>) -> bool {
+fn stricter_constructs(parsed: &Parsed<'_>, changed: &Range<usize>, scopes_complete: bool) -> bool {
     let base = parsed.base();
     let touches = |node: Node<'_>| node.start_byte() + base <= changed.end && changed.start <= node.end_byte() + base;
     let root = parsed.tree.root_node();
@@ -406,7 +412,7 @@ fn stricter_constructs(parsed: &Parsed<'_>, changed: &Range<usize>) -> bool {
     let mut cursor = parsed.tree.walk();
     loop {
         let node = cursor.node();
-        if touches(node) && refused_maybe(parsed, node) {
+        if touches(node) && refused_maybe(parsed, node, scopes_complete) {
             return true;
         }
         if touches(node) && cursor.goto_first_child() {
@@ -425,8 +431,9 @@ fn stricter_constructs(parsed: &Parsed<'_>, changed: &Range<usize>) -> bool {
 
 /// Whether CPython's compiler may refuse `node` where the grammar took it (see
 /// [`stricter_constructs`]).
-fn refused_maybe(parsed: &Parsed<'_>, node: Node<'_>) -> bool {
+fn refused_maybe(parsed: &Parsed<'_>, node: Node<'_>, scopes_complete: bool) -> bool {
     match node.kind() {
+        "global_statement" | "nonlocal_statement" if scopes_complete => declaration_suspect(parsed, node),
         kind if STRICTER.contains(&kind) => true,
         "return_statement" => enclosing(node, &["function_definition"], &[]).is_none(),
         "yield" => enclosing(node, &["function_definition", "lambda"], &[]).is_none() || in_comprehension(node),
@@ -449,6 +456,131 @@ fn refused_maybe(parsed: &Parsed<'_>, node: Node<'_>) -> bool {
         }
         "named_expression" => walrus_suspect(node),
         _ => false,
+    }
+}
+
+/// A `global` or `nonlocal` declaration CPython may refuse: one outside a function or class
+/// (whose module the parse may not hold whole), a name that is a parameter of its function or
+/// appears in its scope before it, and for `nonlocal`, a name no enclosing function binds by
+/// a parameter or a plain assignment (or declares `global` there). The parse must hold the
+/// declaration's scopes whole (a top-level statement holds every scope inside it).
+fn declaration_suspect(parsed: &Parsed<'_>, node: Node<'_>) -> bool {
+    let Some(scope) = enclosing(node, &["function_definition", "class_definition"], &[]) else { return true };
+    let nonlocal = node.kind() == "nonlocal_statement";
+    if nonlocal && scope.kind() != "function_definition" {
+        return true;
+    }
+    let mut cursor = node.walk();
+    let names: Vec<&str> = node
+        .named_children(&mut cursor)
+        .filter(|child| child.kind() == "identifier")
+        .map(|child| parsed.text(child))
+        .collect();
+    if names.is_empty() {
+        return true;
+    }
+    let parameters = |function: Node<'_>| -> Vec<&str> {
+        let Some(list) = function.child_by_field_name("parameters") else { return Vec::new() };
+        let mut cursor = list.walk();
+        list.named_children(&mut cursor)
+            .filter_map(|parameter| match parameter.kind() {
+                "identifier" => Some(parameter),
+                "typed_parameter" | "list_splat_pattern" | "dictionary_splat_pattern" => parameter.named_child(0),
+                "default_parameter" | "typed_default_parameter" => parameter.child_by_field_name("name"),
+                _ => None,
+            })
+            .map(|name| parsed.text(name))
+            .collect()
+    };
+    if scope.kind() == "function_definition" && parameters(scope).iter().any(|parameter| names.contains(parameter)) {
+        return true;
+    }
+    // A use of the name in the scope before the declaration (nested scopes counted too).
+    let body = scope.child_by_field_name("body").unwrap_or(scope);
+    if identifiers_before(parsed, body, node.start_byte(), &names) {
+        return true;
+    }
+    if !nonlocal {
+        return false;
+    }
+    // Each name bound in an enclosing function: a parameter, or `name = ...` in its body.
+    let mut outer = scope.parent();
+    let mut bound = vec![false; names.len()];
+    while let Some(ancestor) = outer {
+        if ancestor.kind() == "function_definition" {
+            let own = parameters(ancestor);
+            let assigned = assigned_names(parsed, ancestor.child_by_field_name("body").unwrap_or(ancestor));
+            if assigned.1.iter().any(|declared| names.contains(declared)) {
+                return true;
+            }
+            for (index, name) in names.iter().enumerate() {
+                bound[index] |= own.contains(name) || assigned.0.contains(name);
+            }
+        }
+        outer = ancestor.parent();
+    }
+    !bound.iter().all(|bound| *bound)
+}
+
+/// Whether an identifier spelt as one of `names` starts under `node` before `before`.
+fn identifiers_before(parsed: &Parsed<'_>, node: Node<'_>, before: usize, names: &[&str]) -> bool {
+    let mut cursor = node.walk();
+    loop {
+        let current = cursor.node();
+        if current.start_byte() >= before {
+            // Past the declaration: nothing after it counts.
+        } else if current.kind() == "identifier" && names.contains(&parsed.text(current)) {
+            return true;
+        } else if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node().id() == node.id() {
+                return false;
+            }
+        }
+    }
+}
+
+/// The names a function body binds by a plain assignment (`name = ...`, at any depth of its
+/// own statements, nested functions included: an overestimate only makes fewer declarations
+/// look plain), and the names it declares `global`.
+fn assigned_names<'t>(parsed: &Parsed<'t>, body: Node<'t>) -> (Vec<&'t str>, Vec<&'t str>) {
+    let (mut assigned, mut declared) = (Vec::new(), Vec::new());
+    let mut cursor = body.walk();
+    loop {
+        let current = cursor.node();
+        match current.kind() {
+            "assignment" => {
+                if let Some(left) = current.child_by_field_name("left").filter(|left| left.kind() == "identifier") {
+                    assigned.push(parsed.text(left));
+                }
+            }
+            "global_statement" => {
+                let mut names = current.walk();
+                declared.extend(
+                    current
+                        .named_children(&mut names)
+                        .filter(|name| name.kind() == "identifier")
+                        .map(|name| parsed.text(name)),
+                );
+            }
+            _ => {}
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node().id() == body.id() {
+                return (assigned, declared);
+            }
+        }
     }
 }
 

@@ -196,6 +196,16 @@ fn the_compiler_runs_exactly_where_cpython_may_refuse_what_the_grammar_takes() {
         ("y = x := 1\n", true),
         ("[y := 1 for x in z]\n", true),
         ("def f(a,  # the first\n      b=1):\n    pass\n", false),
+        ("def f():\n    global g\n    g = 1\n", false),
+        ("class C:\n    global g\n    g = 1\n", false),
+        ("def f(g):\n    global g\n", true),
+        ("def f():\n    print(g)\n    global g\n", true),
+        ("global g\n", true),
+        ("def f():\n    x = 1\n    def g():\n        nonlocal x\n        x = 2\n", false),
+        ("def f(x):\n    def g():\n        nonlocal x\n        x += 1\n", false),
+        ("def f():\n    def g():\n        nonlocal x\n", true),
+        ("def f():\n    global x\n    x = 1\n    def g():\n        nonlocal x\n", true),
+        ("def f():\n    x = 1\n    def g(x):\n        nonlocal x\n", true),
         ("s = r'\\x4'\n", false),
     ];
     let mut ran_where_refused = 0;
