@@ -956,8 +956,21 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
             // A change to the first line of a block's first statement can change the block's
             // indentation, which decides the lines after it: such a place is checked in the
             // block around that one, from the line opening it. (A place on its later lines,
-            // as in a docstring, leaves the indentation as it was.)
-            if first > header + 1 || lines.get(header + 1).is_some_and(|&line| old_place.start > line) {
+            // as in a docstring, leaves the indentation as it was, as does one whose new first
+            // line is code indented as the old one was.)
+            let keeps_indent = |line: usize| {
+                let own = indent_of(old_bytes, line);
+                let new_line = new_bytes.get(new_place.start..).unwrap_or_default();
+                old_place.start == line
+                    && !new_place.is_empty()
+                    && new_line.starts_with(own)
+                    && new_line
+                        .get(own.len())
+                        .is_some_and(|&byte| !matches!(byte, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#'))
+            };
+            if first > header + 1
+                || lines.get(header + 1).is_some_and(|&line| old_place.start > line || keeps_indent(line))
+            {
                 break header;
             }
             (first, least) = (header, indent(header).len().min(new_min));

@@ -299,6 +299,15 @@ fn an_edit_inside_a_method_of_a_long_class_checks_that_block() {
     let (first, last) = report.lines;
     assert!(first <= line && line <= last && last - first < 10, "checked lines {first}..={last}, the edit at {line}");
 
+    // The first statement of the method's block, its indentation kept: still that block, from
+    // that statement (not the `def` line).
+    let first_line = line - 3;
+    let new = old.replace("        total = value + 150\n", "        total = value + 151\n");
+    let (report, agreement) = agrees(FileKind::Python, &old, &new, "an edit of a block's first statement");
+    assert!(report.valid() && agreement == Agreement::Exact, "{report:#?}");
+    let (first, last) = report.lines;
+    assert!(first == first_line && last - first < 10, "checked lines {first}..={last}, the edit at {first_line}");
+
     let broken = old.replace("        return total + 150\n", "        return (total + 150\n");
     let (report, _) = agrees(FileKind::Python, &old, &broken, "an error inside a method");
     assert!(report.introduced(), "{report:#?}");
