@@ -799,7 +799,7 @@ fn unproven_write(toolkit: &Toolkit, tool: &str, args: &mut Value) -> Option<Val
     }
     // The path under any name the tools accept for it; a bad or missing one is the tool's to
     // refuse.
-    let path = PATH_NAMES.iter().find_map(|name| args.get(*name)).and_then(Value::as_str)?.to_owned();
+    let path = PATH_NAMES.iter().find_map(|name| args.get(*name).and_then(Value::as_str))?.to_owned();
     let exists = toolkit.exists(editkit::PathRequest::new(path.clone())).ok()?.exists;
     if !exists {
         if tool == "write_file"
