@@ -878,3 +878,28 @@ fn the_results_folder_is_no_tools_business_when_a_root_holds_the_state_home() {
     assert!(!home.path().join(results).join(format!("task-{task}.json")).exists());
     session.finish();
 }
+
+#[test]
+fn a_results_folder_others_may_list_is_made_private_before_a_text_goes_in() {
+    use std::os::unix::fs::PermissionsExt as _;
+    // Names in the folder are the ids that reach results and tasks: nobody else may list them.
+    let files: Vec<(String, String)> = (0..1500).map(|n| (format!("dir/file_{n:04}.txt"), String::new())).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let dir = workspace(&refs);
+    let state = tempfile::tempdir().unwrap();
+    let results = state.path().join("editkit/.mcp-results");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::set_permissions(&results, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut session = Session::spawn_with(&["--root", &root_arg(dir.path())], |command| {
+        command.env("XDG_STATE_HOME", state.path());
+    });
+    let globbed = session.request(
+        1,
+        "tools/call",
+        json!({"name": "glob", "arguments": {"pattern": "dir/*.txt"}, "_meta": meta_2026()}),
+    );
+    assert_eq!(globbed["result"]["content"][1]["type"], "resource_link", "{globbed:.400}");
+    let mode = std::fs::metadata(&results).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "the results folder is {mode:o}");
+    session.finish();
+}
