@@ -213,7 +213,7 @@ impl Links {
     }
 
     /// The folder, made (mode 0700) when missing, when it is a folder of this user that nobody
-    /// else may write to; never a link. The state home above it was checked when the toolkit
+    /// else may write to (made 0700 if others may list it); never a link. The state home above it was checked when the toolkit
     /// opened; in a shared sticky one (`--state-dir /tmp`) another user may have put their own
     /// folder or a link here first, and then no text is kept.
     fn private_dir(&self) -> Option<&Path> {
@@ -228,7 +228,22 @@ impl Links {
         }
         let meta = std::fs::symlink_metadata(dir).ok()?;
         let own = meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o022 == 0;
-        (meta.is_dir() && own).then_some(dir)
+        if !(meta.is_dir() && own) {
+            return None;
+        }
+        // The names in it are the ids that reach texts and tasks: a folder others may list (made
+        // by hand, or under another umask) is made private first, through a handle that is no link.
+        if meta.mode() & 0o077 != 0 {
+            use rustix::fs::{Mode, OFlags};
+            let folder =
+                rustix::fs::open(dir, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW, Mode::empty()).ok()?;
+            let now = rustix::fs::fstat(&folder).ok()?;
+            if now.st_uid != meta.uid() || now.st_ino != meta.ino() {
+                return None;
+            }
+            rustix::fs::fchmod(&folder, Mode::from_raw_mode(0o700)).ok()?;
+        }
+        Some(dir)
     }
 }
 

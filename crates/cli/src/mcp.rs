@@ -774,6 +774,9 @@ const HASH_GUARDED: &[&str] = &["write_file", "edit_file", "insert_lines", "merg
 const UNGUARDED_WRITERS: &[&str] =
     &["write_python_file", "write_markdown_file", "edit_python_file", "replace_function"];
 
+/// Every name the writing tools accept for their file (`path` and its `x-aliases`).
+const PATH_NAMES: &[&str] = &["path", "file_path", "filepath", "notebook_path"];
+
 /// The refusal of a stateless write to an existing file that does not prove what its caller
 /// read (`expected_hash`) or say it overwrites whatever is there (`force`), or of an editor
 /// session tool (its session would not outlive the request); `None` lets the call run. A `write_file` to a file that is not there yet runs with `create_new`, so a file
@@ -794,8 +797,9 @@ fn unproven_write(toolkit: &Toolkit, tool: &str, args: &mut Value) -> Option<Val
     if args.get("expected_hash").is_some_and(|hash| !hash.is_null()) || flag("force") || flag("dry_run") {
         return None;
     }
-    // A bad or missing path is the tool's to refuse.
-    let path = args.get("path").and_then(Value::as_str)?.to_owned();
+    // The path under any name the tools accept for it; a bad or missing one is the tool's to
+    // refuse.
+    let path = PATH_NAMES.iter().find_map(|name| args.get(*name).and_then(Value::as_str))?.to_owned();
     let exists = toolkit.exists(editkit::PathRequest::new(path.clone())).ok()?.exists;
     if !exists {
         if tool == "write_file"
@@ -826,6 +830,21 @@ fn unproven_write(toolkit: &Toolkit, tool: &str, args: &mut Value) -> Option<Val
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stateless_guard_knows_every_name_of_a_writers_path() {
+        for spec in editkit::tools::specs() {
+            if !HASH_GUARDED.contains(&spec.name) && !UNGUARDED_WRITERS.contains(&spec.name) {
+                continue;
+            }
+            let path = &spec.input_schema["properties"]["path"];
+            assert!(path.is_object(), "{} takes no `path`", spec.name);
+            for alias in path["x-aliases"].as_array().into_iter().flatten() {
+                let alias = alias.as_str().unwrap_or_default();
+                assert!(PATH_NAMES.contains(&alias), "{}'s `{alias}` is not in PATH_NAMES", spec.name);
+            }
+        }
+    }
 
     #[test]
     fn root_uris_are_local_paths() {

@@ -152,6 +152,13 @@ impl WorkspaceBuilder {
                 ),
             },
         };
+        // The folder holding every root's state folder (and what else editkit keeps there, as
+        // the MCP server's results), when the state folder is found under a state home.
+        let home = match &self.state {
+            StateChoice::Exact(_) => None,
+            StateChoice::Home(home) => Some(home.clone()),
+            StateChoice::Default => below.first().map(|first| base.join(first)),
+        };
         let state = StateStore::new(base, below);
         let state_path = state.path().to_owned();
         if !state_path.is_absolute() {
@@ -168,6 +175,14 @@ impl WorkspaceBuilder {
                     reason: "the state folder cannot be the workspace root".into(),
                 });
             }
+            policy.blocked.push(format!("{inside}/**"));
+        }
+        // So is the state home: it holds the state of other roots and of other processes.
+        if let Some(home) = &home
+            && let Ok(inside) = real_lexical(home).strip_prefix(&real)
+            && let Some(inside) = inside.to_str()
+            && !inside.is_empty()
+        {
             policy.blocked.push(format!("{inside}/**"));
         }
         let mut roots = vec![real.clone()];

@@ -690,3 +690,27 @@ fn stateless_requests_to_two_servers_of_one_workspace_keep_the_staleness_guard()
         assert_eq!(text.lines().filter(|l| l.starts_with("many_")).count(), 1500, "{answer:?}");
     }
 }
+
+#[test]
+fn a_stateless_write_naming_its_file_by_an_alias_still_needs_the_reads_hash() {
+    let server = Server::start(Start::default());
+    let auth = format!("Bearer {TOKEN}");
+    let file = server._dir.path().join("a.txt");
+    // Every accepted name of the path argument (`file_path`, `filepath`) is a write to the
+    // same existing file: each must prove its read as `path` does.
+    let calls = [
+        ("write_file", json!({"file_path": "a.txt", "content": "overwritten\n"})),
+        ("write_file", json!({"filepath": "a.txt", "content": "overwritten\n"})),
+        ("edit_file", json!({"file_path": "a.txt", "old_string": "alpha", "new_string": "beta"})),
+        ("insert_lines", json!({"filepath": "a.txt", "line": 1, "text": "inserted\n"})),
+    ];
+    for (n, (tool, arguments)) in calls.into_iter().enumerate() {
+        let answer = server.post(&auth, None, &stateless_call(n as u64 + 1, tool, arguments.clone()));
+        let result = &message_of(&answer)["result"];
+        assert_eq!(
+            result["structuredContent"]["error"]["field"], "expected_hash",
+            "{tool} {arguments} ran without the read's hash: {result}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "alpha\n", "{tool} {arguments}");
+    }
+}

@@ -64,7 +64,15 @@ impl Session {
 
     /// A server with no message sent yet.
     fn spawn(args: &[&str]) -> Session {
-        let mut child = editkit()
+        Session::spawn_with(args, |_| ())
+    }
+
+    /// A server with no message sent yet, its command first adjusted by `adjust` (its
+    /// environment).
+    fn spawn_with(args: &[&str], adjust: impl FnOnce(&mut std::process::Command)) -> Session {
+        let mut command = editkit();
+        adjust(&mut command);
+        let mut child = command
             .arg("mcp")
             .args(args)
             .stdin(Stdio::piped())
@@ -828,4 +836,70 @@ fn a_big_listing_is_its_head_and_a_resource_link_to_the_whole() {
     assert_eq!(content.len(), 1, "{globbed:.300}");
     assert!(content[0]["text"].as_str().is_some_and(|t| t.contains("dir/file_1499.txt")));
     legacy.finish();
+}
+
+#[test]
+fn the_results_folder_is_no_tools_business_when_a_root_holds_the_state_home() {
+    // A root holding the user's home holds the default state home, and so the folder of every
+    // server's results on this machine: no tool may list, read or write it.
+    let files: Vec<(String, String)> = (0..1500).map(|n| (format!("dir/file_{n:04}.txt"), String::new())).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let home = workspace(&refs);
+    std::fs::create_dir_all(home.path().join(".local/state/editkit")).unwrap();
+    let mut session = Session::spawn_with(&["--root", &root_arg(home.path()), "--tools", "all"], |command| {
+        command.env("HOME", home.path()).env_remove("XDG_STATE_HOME");
+    });
+    let globbed = session.request(
+        1,
+        "tools/call",
+        json!({"name": "glob", "arguments": {"pattern": "dir/*.txt"}, "_meta": meta_2026()}),
+    );
+    let uri = globbed["result"]["content"][1]["uri"].as_str().unwrap_or_else(|| panic!("no link: {globbed:.400}"));
+    let id = uri.rsplit('/').next().unwrap_or_default().to_owned();
+    let results = ".local/state/editkit/.mcp-results";
+    assert!(home.path().join(results).join(format!("{id}.txt")).is_file(), "the text is kept elsewhere");
+    let task = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    let calls = [
+        ("read_file", json!({"path": format!("{results}/{id}.txt")})),
+        ("list_dir", json!({"path": results})),
+        ("glob", json!({"pattern": ".local/state/editkit/**", "hidden": true})),
+        ("write_file", json!({"path": format!("{results}/task-{task}.json"), "content": "{}"})),
+    ];
+    for (n, (tool, arguments)) in calls.into_iter().enumerate() {
+        let answer = session.request(
+            n as u64 + 2,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments, "_meta": meta_2026()}),
+        );
+        let result = &answer["result"];
+        let listed = result["structuredContent"]["matches"].as_array().is_some_and(|m| !m.is_empty());
+        assert!(result["isError"] == true || (tool == "glob" && !listed), "{tool} {arguments}: {answer:.600}");
+    }
+    assert!(!home.path().join(results).join(format!("task-{task}.json")).exists());
+    session.finish();
+}
+
+#[test]
+fn a_results_folder_others_may_list_is_made_private_before_a_text_goes_in() {
+    use std::os::unix::fs::PermissionsExt as _;
+    // Names in the folder are the ids that reach results and tasks: nobody else may list them.
+    let files: Vec<(String, String)> = (0..1500).map(|n| (format!("dir/file_{n:04}.txt"), String::new())).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let dir = workspace(&refs);
+    let state = tempfile::tempdir().unwrap();
+    let results = state.path().join("editkit/.mcp-results");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::set_permissions(&results, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut session = Session::spawn_with(&["--root", &root_arg(dir.path())], |command| {
+        command.env("XDG_STATE_HOME", state.path());
+    });
+    let globbed = session.request(
+        1,
+        "tools/call",
+        json!({"name": "glob", "arguments": {"pattern": "dir/*.txt"}, "_meta": meta_2026()}),
+    );
+    assert_eq!(globbed["result"]["content"][1]["type"], "resource_link", "{globbed:.400}");
+    let mode = std::fs::metadata(&results).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "the results folder is {mode:o}");
+    session.finish();
 }
