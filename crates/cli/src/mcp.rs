@@ -725,8 +725,10 @@ impl Server {
             ));
         }
         let declared_2025 = context.extensions.get::<Tasks2025>().is_some();
+        // The extension's tasks are a 2026-07-28 result shape: a handshake client that
+        // declares the extension anyway (the Inspector 2.12 does) reads only a plain result.
         let task_eligible = TASK_TOOLS.contains(&name.as_ref())
-            && (task_2025 || context.client_capabilities().is_some_and(|caps| caps.supports_tasks()))
+            && (task_2025 || (stateless && context.client_capabilities().is_some_and(|caps| caps.supports_tasks())))
             && room;
         let task_at_once = task_2025 || (task_eligible && name == "apply_patch" && patch_over_bound(&args));
         let owned = name.into_owned();

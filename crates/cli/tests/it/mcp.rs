@@ -916,12 +916,14 @@ fn a_2025_11_25_client_that_declares_tasks_gets_its_task_augmented_call_as_a_tas
     session.finish();
 
     // A 2025-11-25 client that does not declare tasks: as before (no capability, no execution,
-    // the call runs synchronously).
+    // the call runs synchronously), even when it declares the 2026-07-28 tasks extension, whose
+    // task results it would not read (the Inspector 2.12 declares it on 2025-11-25).
     let mut plain = Session::spawn(&["--root", &root_arg(dir.path())]);
     let init = plain.request(
         1,
         "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "0"}}),
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "clientInfo": {"name": "it", "version": "0"}}),
     );
     assert!(init["result"]["capabilities"].get("tasks").is_none(), "{init}");
     plain.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
