@@ -57,7 +57,8 @@ cargo xtask fuzz [TARGET...] [--seconds N]
                             corpus and crashers under fixtures/fuzz/<target>/
 cargo xtask compare [ARGS]  editkit vs PraisonAI and Aider edit tools on the same corpus; report in
                             target/compare/report.md
-cargo xtask mcp-inspect     the MCP Inspector's CLI mode against `editkit mcp` (downloads it once)
+cargo xtask mcp-inspect     the MCP Inspector's CLI mode against `editkit mcp` on 2025-11-25 and
+                            2026-07-28 (installs it and Node.js 22 under target/inspector once)
 cargo xtask mcp-ts          the official MCP TypeScript SDK end to end against `editkit mcp` (stdio
                             and HTTP; installs the SDK under target/ts-sdk once)
 cargo xtask conformance     the official MCP conformance suite's server scenarios that apply to a
@@ -106,7 +107,8 @@ fn ci() -> Result<()> {
     run("bash", &["crates/cli/tests/mcp/setup.sh"])?;
     run("bash", &["crates/analyze/tests/tools/setup.sh"])?;
     run("cargo", &["test", "--locked", "--workspace"])?;
-    // The MCP Inspector's CLI (from npm) drives every tool of the binary the tests just built.
+    // The MCP Inspector's CLI (npm, with the Node.js 22 it needs, under target/inspector) drives
+    // every tool of the binary the tests just built, and the 2026-07-28 flow with a task and a link.
     run("bash", &["crates/cli/tests/mcp/inspect.sh", "target/debug/editkit"])?;
     // The official MCP TypeScript SDK (npm, under target/ts-sdk) end to end on stdio and HTTP.
     run("bash", &["crates/cli/tests/mcp/ts-e2e.sh", "target/debug/editkit"])?;

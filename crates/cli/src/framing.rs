@@ -64,7 +64,15 @@ where
             }
         }
     });
-    let framed = Framed { input, line: Vec::new(), over: None, reply: None, frames: Some(frames), stage: Stage::New };
+    let framed = Framed {
+        input,
+        line: Vec::new(),
+        over: None,
+        reply: None,
+        frames: Some(frames),
+        stage: Stage::New,
+        tasks_2025: false,
+    };
     (framed, writer)
 }
 
@@ -86,6 +94,9 @@ pub(crate) struct Framed<R> {
     frames: Option<mpsc::Sender<Vec<u8>>>,
     /// Where the session is in the MCP lifecycle (rmcp ends it on any message out of order).
     stage: Stage,
+    /// The client initialised protocol 2025-11-25 declaring `capabilities.tasks` (see
+    /// [`crate::mcp::Tasks2025`]).
+    tasks_2025: bool,
 }
 
 /// The MCP lifecycle as far as the transport hands messages on.
@@ -163,7 +174,7 @@ impl<R: AsyncBufRead + Unpin + Send> Framed<R> {
 
     /// What to do with one complete line: a message for rmcp, or a reply of our own; `stage`
     /// moves on when this line is the next lifecycle message.
-    fn decide(line: &[u8], stage: &mut Stage) -> Decision {
+    fn decide(line: &[u8], stage: &mut Stage, tasks_2025: &mut bool) -> Decision {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -183,12 +194,23 @@ impl<R: AsyncBufRead + Unpin + Send> Framed<R> {
             Err(err) => return Decision::Reply(duplicate_reply(line, &err)),
         };
         let id = request_id(&value);
+        if *stage == Stage::New && value.get("method").and_then(Value::as_str) == Some("initialize") {
+            *tasks_2025 = declares_tasks_2025(&value);
+        }
         if let Some(decision) = lifecycle(&value, &id, stage).or_else(|| call_params(&value, &id)) {
             return decision;
         }
+        let mut value = value;
+        if *tasks_2025 {
+            route_tasks_2025(&mut value);
+        }
         let ignored = ignored_notification(&value);
         match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
-            Ok(message) => {
+            Ok(mut message) => {
+                if *tasks_2025 && let rmcp::model::JsonRpcMessage::Request(request) = &mut message {
+                    use rmcp::model::GetExtensions as _;
+                    request.request.extensions_mut().insert(crate::mcp::Tasks2025);
+                }
                 if *stage == Stage::New && opens_inline(&message) {
                     *stage = Stage::Open;
                 }
@@ -221,7 +243,8 @@ impl<R: AsyncBufRead + Unpin + Send + 'static> Transport<RoleServer> for Framed<
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let frames = self.frames.clone();
-        let frame = serde_json::to_vec(&item).map(|mut bytes| {
+        let frame = if self.tasks_2025 { tasks_2025_reply(&item) } else { None };
+        let frame = frame.map_or_else(|| serde_json::to_vec(&item), Ok).map(|mut bytes| {
             bytes.push(b'\n');
             bytes
         });
@@ -259,7 +282,7 @@ impl<R: AsyncBufRead + Unpin + Send + 'static> Transport<RoleServer> for Framed<
                     self.reply = Some(error_frame(&id, INVALID_REQUEST, &message, Some(data)));
                 }
                 Line::Complete => {
-                    let decision = Self::decide(&self.line, &mut self.stage);
+                    let decision = Self::decide(&self.line, &mut self.stage, &mut self.tasks_2025);
                     self.line = Vec::new();
                     match decision {
                         Decision::Pass(message) => return Some(*message),
@@ -275,6 +298,52 @@ impl<R: AsyncBufRead + Unpin + Send + 'static> Transport<RoleServer> for Framed<
         self.frames = None;
         Ok(())
     }
+}
+
+/// Whether an `initialize` request names protocol 2025-11-25 and declares `capabilities.tasks`
+/// (the revision's experimental tasks).
+fn declares_tasks_2025(value: &Value) -> bool {
+    value.pointer("/params/protocolVersion").and_then(Value::as_str) == Some("2025-11-25")
+        && value.pointer("/params/capabilities/tasks").is_some_and(Value::is_object)
+}
+
+/// In a session that declared the 2025-11-25 tasks: a task-augmented `tools/call` and the
+/// `tasks/*` requests go to the server's handler of that revision's tasks (rmcp models only the
+/// 2026-07-28 tasks extension), renamed under [`crate::mcp::TASKS_2025_METHODS`].
+fn route_tasks_2025(value: &mut Value) {
+    let Some(method) = value.get("method").and_then(Value::as_str) else { return };
+    let task_call = method == "tools/call" && value.pointer("/params/task").is_some_and(Value::is_object);
+    if (task_call || ["tasks/get", "tasks/result", "tasks/cancel"].contains(&method)) && value.get("id").is_some() {
+        let renamed = format!("{}{method}", crate::mcp::TASKS_2025_METHODS);
+        value["method"] = Value::String(renamed);
+    }
+}
+
+/// In a session that declared the 2025-11-25 tasks, the replies that say so: `initialize`
+/// declares `capabilities.tasks` (task-augmented `tools/call`, and `tasks/cancel`), and
+/// `tools/list` marks the tools that may run as a task `execution.taskSupport: optional`.
+/// `None`: the reply goes out as it is.
+fn tasks_2025_reply(item: &TxJsonRpcMessage<RoleServer>) -> Option<Vec<u8>> {
+    use rmcp::model::{JsonRpcMessage, ServerResult};
+    let JsonRpcMessage::Response(response) = item else { return None };
+    let mut value = serde_json::to_value(item).ok()?;
+    match &response.result {
+        ServerResult::InitializeResult(_) => {
+            let capabilities = value.pointer_mut("/result/capabilities")?.as_object_mut()?;
+            capabilities.insert("tasks".into(), json!({"requests": {"tools": {"call": {}}}, "cancel": {}}));
+        }
+        ServerResult::ListToolsResult(_) => {
+            for tool in value.pointer_mut("/result/tools")?.as_array_mut()? {
+                let task_tool =
+                    tool.get("name").and_then(Value::as_str).is_some_and(|n| crate::mcp::TASK_TOOLS.contains(&n));
+                if let (true, Some(tool)) = (task_tool, tool.as_object_mut()) {
+                    tool.insert("execution".into(), json!({"taskSupport": "optional"}));
+                }
+            }
+        }
+        _ => return None,
+    }
+    serde_json::to_vec(&value).ok()
 }
 
 /// A JSON-RPC error response line.

@@ -7,7 +7,8 @@
 //! stateless client's next request may reach another process). The folder is bounded: at most
 //! [`MAX_KEPT`] texts and [`MAX_KEPT_BYTES`] together (the oldest removed first when one is
 //! added), each for [`KEPT_FOR`]; a link read after that is refused with what to do. Only
-//! 2026-07-28 requests get links (the handshake revisions keep their whole text, as before).
+//! 2026-07-28 requests and 2025-11-25 sessions that declared tasks get links (other handshake
+//! clients keep their whole text, as before).
 //!
 //! The same folder holds the task journal: each task's state as `task-<id>.json` (its start,
 //! then its end with the result), so `tasks/get` reaching another process answers as the one

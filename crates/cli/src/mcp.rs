@@ -32,9 +32,10 @@ use editkit::tools::ToolSpec;
 use editkit::{Toolkit, ToolkitOptions};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CreateTaskResult,
-    DetailedTask, GetTaskParams, GetTaskResult, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResourceContents, ServerCapabilities, ServerConfig, Task, TaskPayload, Tool, ToolAnnotations, UpdateTaskParams,
+    CustomRequest, CustomResult, DetailedTask, ErrorCode, GetTaskParams, GetTaskResult, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, Task, TaskPayload,
+    Tool, ToolAnnotations, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
@@ -91,7 +92,19 @@ fn stateless(context: &RequestContext<RoleServer>) -> bool {
 
 /// The tools that may run as a task (extension `io.modelcontextprotocol/tasks`) for a client
 /// that declares it: the walks, and `apply_patch`.
-const TASK_TOOLS: &[&str] = &["apply_patch", "search_files", "search_code", "glob", "tree"];
+pub(crate) const TASK_TOOLS: &[&str] = &["apply_patch", "search_files", "search_code", "glob", "tree"];
+
+/// The method prefix a 2025-11-25 session's task requests are handed on under: rmcp models only
+/// the 2026-07-28 tasks extension, so the stdio transport renames that revision's task-augmented
+/// `tools/call`, `tasks/get`, `tasks/result` and `tasks/cancel` for [`Server::tasks_2025`].
+pub(crate) const TASKS_2025_METHODS: &str = "editkit/2025-11-25/";
+
+/// Marks a request of a session that initialised protocol 2025-11-25 declaring
+/// `capabilities.tasks` (the revision's experimental tasks, which the TypeScript SDK 1.x
+/// speaks): its task-augmented calls of the [`TASK_TOOLS`] run as tasks, and its big texts are
+/// linked, since such a client reads the newer result shapes. Set by the stdio transport.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tasks2025;
 
 /// An `apply_patch` over either bound (files, hunks) runs as a task at once.
 const PATCH_TASK_BOUND: (usize, usize) = (32, 256);
@@ -508,12 +521,20 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        // A task another process runs: as it recorded it.
-        let task = match self.tasks.get_task(&request.task_id) {
-            Ok(task) => task,
-            Err(error) => self.links.load_task(&request.task_id).ok_or_else(|| unknown_task(error))?,
-        };
-        Ok(GetTaskResult::new(task))
+        Ok(GetTaskResult::new(self.detailed_task(&request.task_id)?))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        match request.method.strip_prefix(TASKS_2025_METHODS) {
+            Some(method) if context.extensions.get::<Tasks2025>().is_some() => {
+                self.tasks_2025(method, request.params.unwrap_or(Value::Null), context).await.map(CustomResult)
+            }
+            _ => Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None)),
+        }
     }
 
     async fn update_task(
@@ -545,6 +566,103 @@ impl ServerHandler for Server {
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.run_call(request, context, false).await
+    }
+}
+
+impl Server {
+    /// A task as `tasks/get` answers it: this process's own, or one another process of the
+    /// machine runs, as it recorded it.
+    fn detailed_task(&self, id: &str) -> Result<DetailedTask, ErrorData> {
+        match self.tasks.get_task(id) {
+            Ok(task) => Ok(task),
+            Err(error) => self.links.load_task(id).ok_or_else(|| unknown_task(error)),
+        }
+    }
+
+    /// A request of the 2025-11-25 tasks ([`Tasks2025`]), `method` without its prefix: a
+    /// task-augmented `tools/call` answers the task (`{"task": ...}`) at once, `tasks/get` the
+    /// task, `tasks/result` the call's result once the task ends, `tasks/cancel` the task.
+    async fn tasks_2025(
+        &self,
+        method: &str,
+        params: Value,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Value, ErrorData> {
+        let invalid = |message: String| ErrorData::invalid_params(message, None);
+        if method == "tools/call" {
+            let call: CallToolRequestParams =
+                serde_json::from_value(params).map_err(|err| invalid(format!("tools/call params: {err}")))?;
+            return match self.run_call(call, context, true).await? {
+                CallToolResponse::Task(created) => Ok(serde_json::json!({"task": task_2025(&created.task)})),
+                // Refused before it could start (the client's roots cannot be used).
+                CallToolResponse::Complete(result) => {
+                    let text =
+                        result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect::<String>();
+                    Err(ErrorData::invalid_request(text, None))
+                }
+                _ => Err(ErrorData::internal_error("no task was started", None)),
+            };
+        }
+        let id = params
+            .get("taskId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid(format!("{method} needs params.taskId, the task's id")))?
+            .to_owned();
+        match method {
+            "tasks/get" => Ok(task_2025(&self.detailed_task(&id)?.task)),
+            "tasks/cancel" => {
+                match self.tasks.cancel_task(&id) {
+                    Ok(()) => {}
+                    Err(_) if self.links.ask_cancel(&id) => {}
+                    Err(error) => return Err(unknown_task(error)),
+                }
+                Ok(task_2025(&self.detailed_task(&id)?.task))
+            }
+            "tasks/result" => loop {
+                // A task ends within its TTL (past it the manager marks it failed).
+                match self.detailed_task(&id)?.payload {
+                    TaskPayload::Completed { mut result } => {
+                        result.remove("resultType");
+                        let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+                        if let Some(meta) = meta.as_object_mut() {
+                            meta.insert(
+                                "io.modelcontextprotocol/related-task".into(),
+                                serde_json::json!({"taskId": id}),
+                            );
+                        }
+                        return Ok(Value::Object(result));
+                    }
+                    TaskPayload::Failed { error } => {
+                        let message = error.get("message").and_then(Value::as_str).unwrap_or("the task failed");
+                        return Err(ErrorData::internal_error(format!("task {id} failed: {message}"), None));
+                    }
+                    TaskPayload::Cancelled => {
+                        return Err(ErrorData::invalid_request(format!("task {id} was cancelled"), None));
+                    }
+                    _ => {
+                        tokio::select! {
+                            () = context.ct.cancelled() => {
+                                return Err(ErrorData::invalid_request("tasks/result was cancelled", None));
+                            }
+                            () = tokio::time::sleep(TASK_STATUS_EVERY) => {}
+                        }
+                    }
+                }
+            },
+            _ => Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, method.to_owned(), None)),
+        }
+    }
+
+    /// Runs a tool call; `task_2025`: the call is a 2025-11-25 task-augmented one, answered
+    /// with a task at once (or refused when the tool never runs as a task, or no task may
+    /// start now).
+    async fn run_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        task_2025: bool,
     ) -> Result<CallToolResponse, ErrorData> {
         let name: Cow<'static, str> = request.name;
         if !self.tools.iter().any(|tool| tool.name == name) {
@@ -582,12 +700,37 @@ impl ServerHandler for Server {
             return Ok(CallToolResponse::from(tool_result(&name, refusal, self.style)));
         }
         // A client that declares the tasks extension gets a long walk or a large patch as a
-        // task: a patch over the bound at once, the others once they run past `task_after`.
+        // task: a patch over the bound at once, the others once they run past `task_after`. A
+        // 2025-11-25 task-augmented call is a task at once.
+        let room = self.tasks.running_task_count() < MAX_RUNNING_TASKS && self.task_room();
+        if task_2025 && !TASK_TOOLS.contains(&name.as_ref()) {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!(
+                    "`{name}` does not run as a task (its execution.taskSupport is not set); call it without `task`. \
+                     The tools that may run as a task: {}",
+                    TASK_TOOLS.join(", ")
+                ),
+                None,
+            ));
+        }
+        if task_2025 && !room {
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "no task may start now: at most {MAX_RUNNING_TASKS} run at once and {MAX_KEPT_TASKS} are kept \
+                     ({} minutes each); call again without `task` to run the call at once, or later",
+                    TASK_TTL.as_secs() * 2 / 60
+                ),
+                None,
+            ));
+        }
+        let declared_2025 = context.extensions.get::<Tasks2025>().is_some();
+        // The extension's tasks are a 2026-07-28 result shape: a handshake client that
+        // declares the extension anyway (the Inspector 2.12 does) reads only a plain result.
         let task_eligible = TASK_TOOLS.contains(&name.as_ref())
-            && context.client_capabilities().is_some_and(|caps| caps.supports_tasks())
-            && self.tasks.running_task_count() < MAX_RUNNING_TASKS
-            && self.task_room();
-        let task_at_once = task_eligible && name == "apply_patch" && patch_over_bound(&args);
+            && (task_2025 || (stateless && context.client_capabilities().is_some_and(|caps| caps.supports_tasks())))
+            && room;
+        let task_at_once = task_2025 || (task_eligible && name == "apply_patch" && patch_over_bound(&args));
         let owned = name.into_owned();
         let tool = owned.clone();
         // notifications/cancelled for this request cancels `context.ct`: the search stops
@@ -674,9 +817,30 @@ impl ServerHandler for Server {
             let _ = forwarder.await;
         }
         let answer = tool_result(&tool, result?, self.style);
-        let answer = if stateless { self.links.link(&tool, answer) } else { answer };
+        // A 2026-07-28 client, or a 2025-11-25 one that declared tasks, gets a big text linked.
+        let answer = if stateless || declared_2025 { self.links.link(&tool, answer) } else { answer };
         Ok(CallToolResponse::from(answer))
     }
+}
+
+/// A task as the 2025-11-25 tasks write it (`ttl`, `pollInterval`).
+fn task_2025(task: &Task) -> Value {
+    let mut value = serde_json::json!({
+        "taskId": task.task_id,
+        "status": task.status,
+        "createdAt": task.created_at,
+        "lastUpdatedAt": task.last_updated_at,
+        "ttl": task.ttl_ms,
+    });
+    if let Some(map) = value.as_object_mut() {
+        if let Some(every) = task.poll_interval_ms {
+            map.insert("pollInterval".into(), every.into());
+        }
+        if let Some(message) = &task.status_message {
+            map.insert("statusMessage".into(), message.clone().into());
+        }
+    }
+    value
 }
 
 /// A task error, saying how long tasks are kept when the task is unknown.
@@ -747,7 +911,8 @@ async fn finish_task(
                     return Err(TaskExit::Cancelled);
                 }
                 context.set_status_message(format!("{tool} finished"));
-                // Only 2026-07-28 clients declare the tasks extension: a big text is linked.
+                // Only clients that read links run tasks (the 2026-07-28 extension, or a
+                // 2025-11-25 client that declared tasks): a big text is linked.
                 let answer = links.link(&tool, tool_result(&tool, result, style));
                 let recorded = serde_json::to_value(&answer).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
                 ended(TaskPayload::Completed { result: recorded }, format!("{tool} finished"));

@@ -903,3 +903,117 @@ fn a_results_folder_others_may_list_is_made_private_before_a_text_goes_in() {
     assert_eq!(mode, 0o700, "the results folder is {mode:o}");
     session.finish();
 }
+
+/// The 2025-11-25 tasks (the handshake revision's experimental tasks, which the TypeScript SDK
+/// 1.x speaks): a client that declares `capabilities.tasks` at initialize and sends
+/// `params.task` gets a task, polled with `tasks/get` and answered by `tasks/result`.
+#[test]
+fn a_2025_11_25_client_that_declares_tasks_gets_its_task_augmented_call_as_a_task() {
+    let files: Vec<(String, String)> = (0..40).map(|n| (format!("f{n}.txt"), format!("value {n}\n"))).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    let dir = workspace(&refs);
+    let mut patch = String::from("*** Begin Patch\n");
+    for n in 0..40 {
+        patch.push_str(&format!("*** Update File: f{n}.txt\n@@\n-value {n}\n+patched {n}\n"));
+    }
+    patch.push_str("*** End Patch\n");
+    let mut session = Session::spawn(&["--root", &root_arg(dir.path())]);
+    let init = session.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"tasks": {"cancel": {}}},
+            "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["capabilities"]["tasks"]["requests"]["tools"]["call"], json!({}), "{init}");
+    session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let list = session.request(2, "tools/list", json!({}));
+    let support = |name: &str| {
+        list["result"]["tools"]
+            .as_array()
+            .and_then(|tools| tools.iter().find(|t| t["name"] == name))
+            .map(|t| t["execution"].clone())
+    };
+    assert_eq!(support("apply_patch"), Some(json!({"taskSupport": "optional"})), "{list:.300}");
+    assert_eq!(support("read_file"), Some(Value::Null), "{list:.300}");
+
+    let created = session.request(
+        3,
+        "tools/call",
+        json!({"name": "apply_patch", "arguments": {"patch": patch}, "task": {"ttl": 60000}}),
+    );
+    let task = &created["result"]["task"];
+    let id = task["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned();
+    assert!(task["ttl"].is_u64() && task["pollInterval"].is_u64() && task["createdAt"].is_string(), "{created}");
+    let mut n = 10;
+    let polled = loop {
+        n += 1;
+        let polled = session.request(n, "tasks/get", json!({"taskId": id}));
+        if polled["result"]["status"] != "working" {
+            break polled;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(polled["result"]["status"], "completed", "{polled}");
+    assert_eq!(polled["result"]["taskId"], id.as_str(), "{polled}");
+    let result = session.request(100, "tasks/result", json!({"taskId": id}));
+    assert_eq!(result["result"]["structuredContent"]["ok"], true, "{result:.300}");
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id.as_str(),
+        "{result:.300}"
+    );
+    for n in 0..40 {
+        assert_eq!(std::fs::read_to_string(dir.path().join(format!("f{n}.txt"))).unwrap(), format!("patched {n}\n"));
+    }
+    // A tool that does not run as a task refuses the augmentation.
+    let refused =
+        session.request(101, "tools/call", json!({"name": "read_file", "arguments": {"path": "f1.txt"}, "task": {}}));
+    assert!(refused["error"]["message"].as_str().is_some_and(|m| m.contains("apply_patch")), "{refused}");
+    // A big search: its head and a link this client can read (it declared the newer features).
+    let big: String = (0..900).map(|n| format!("needle {n}\n")).collect();
+    std::fs::write(dir.path().join("big.txt"), &big).unwrap();
+    let found = session.request(
+        102,
+        "tools/call",
+        json!({"name": "search_files", "arguments": {"pattern": "needle", "max_results": 1000}}),
+    );
+    let content = found["result"]["content"].as_array().unwrap_or_else(|| panic!("{found:.300}"));
+    assert_eq!(content[1]["type"], "resource_link", "{found:.300}");
+    let uri = content[1]["uri"].as_str().unwrap_or_default();
+    assert!(
+        content[0]["text"].as_str().is_some_and(|t| t.contains(uri) && t.contains("resources/read")),
+        "{found:.300}"
+    );
+    let read = session.request(103, "resources/read", json!({"uri": uri}));
+    let whole = read["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{read:.300}"));
+    assert_eq!(whole.lines().filter(|line| line.starts_with("big.txt:")).count(), 900);
+    session.finish();
+
+    // A 2025-11-25 client that does not declare tasks: as before (no capability, no execution,
+    // the call runs synchronously), even when it declares the 2026-07-28 tasks extension, whose
+    // task results it would not read (the Inspector 2.12 declares it on 2025-11-25).
+    let mut plain = Session::spawn(&["--root", &root_arg(dir.path())]);
+    let init = plain.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "clientInfo": {"name": "it", "version": "0"}}),
+    );
+    assert!(init["result"]["capabilities"].get("tasks").is_none(), "{init}");
+    plain.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let list = plain.request(2, "tools/list", json!({}));
+    assert!(!list.to_string().contains("taskSupport"), "{list:.300}");
+    let back = patch.replace("-value", "-patched").replace("+patched", "+value");
+    let called =
+        plain.request(3, "tools/call", json!({"name": "apply_patch", "arguments": {"patch": back}, "task": {}}));
+    assert_eq!(called["result"]["structuredContent"]["ok"], true, "{called:.300}");
+    let unknown = plain.request(4, "tasks/result", json!({"taskId": id}));
+    assert!(unknown["error"].is_object(), "{unknown}");
+    let found = plain.request(
+        5,
+        "tools/call",
+        json!({"name": "search_files", "arguments": {"pattern": "needle", "max_results": 1000}}),
+    );
+    assert_eq!(found["result"]["content"].as_array().map(Vec::len), Some(1), "the whole text inline: {found:.300}");
+    plain.finish();
+}

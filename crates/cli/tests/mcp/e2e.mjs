@@ -3,7 +3,10 @@
 // stdio and over streamable HTTP: tools/list, read_file -> edit_file -> a stale write refused
 // (isError, kind stale, the person's change kept) -> apply_patch -> search_files, checking the
 // files on disk after each step. Every structured result is checked against the tool's output
-// schema by the SDK (the server runs with --output-schemas).
+// schema by the SDK (the server runs with --output-schemas). A third phase declares the
+// 2025-11-25 tasks capability on stdio: the same steps, then apply_patch of 40 files as a task
+// (created, polled with tasks/get, its result from tasks/result) and a 900-match search answered
+// as its head plus a resource_link, read with resources/read.
 //
 // Usage: node e2e.mjs EDITKIT_BINARY   (ts-e2e.sh installs the SDK and runs this)
 // Exits non-zero with a message on the first failed check.
@@ -91,6 +94,54 @@ async function stdio() {
   }
 }
 
+async function stdioTasks() {
+  const root = fixture();
+  mkdirSync(join(root, "src"));
+  for (let n = 0; n < 40; n++) writeFileSync(join(root, `src/mod_${n}.py`), "value = 1\n");
+  writeFileSync(join(root, "big.txt"), Array.from({ length: 900 }, (_, n) => `needle ${n}\n`).join(""));
+  try {
+    const transport = new StdioClientTransport({ command: editkit, args: ["mcp", "--tools", "all", "--output-schemas", "--root", root], stderr: "ignore" });
+    const client = new Client({ name: "editkit-ts-e2e", version: "0" }, { capabilities: { tasks: { cancel: {} } } });
+    await client.connect(transport);
+    check(client.getServerCapabilities()?.tasks?.requests?.tools?.call, `no task-augmented tools/call: ${JSON.stringify(client.getServerCapabilities())}`);
+    await checks(client, root);
+    const { tools } = await client.listTools();
+    const support = Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]));
+    check(support.apply_patch === "optional" && support.search_files === "optional" && support.read_file === undefined, `taskSupport: ${JSON.stringify(support)}`);
+    step("the server declares task-augmented tools/call; apply_patch and the walks may run as tasks");
+
+    let patch = "*** Begin Patch\n";
+    for (let n = 0; n < 40; n++) patch += `*** Update File: src/mod_${n}.py\n@@\n-value = 1\n+value = 2\n`;
+    patch += "*** End Patch\n";
+    const seen = [];
+    let taskId;
+    let result;
+    for await (const message of client.experimental.tasks.callToolStream({ name: "apply_patch", arguments: { patch } }, undefined, { task: { ttl: 60000 } })) {
+      seen.push(message.type);
+      if (message.type === "taskCreated") taskId = message.task.taskId;
+      if (message.type === "error") throw message.error;
+      if (message.type === "result") result = message.result;
+    }
+    check(taskId && seen[0] === "taskCreated" && seen.includes("taskStatus") && seen.at(-1) === "result", `task stream: ${seen}`);
+    check(!result.isError && result.structuredContent.ok === true, `patch task result: ${text(result)}`);
+    for (let n = 0; n < 40; n++) check(onDisk(root, `src/mod_${n}.py`) === "value = 2\n", `src/mod_${n}.py not patched`);
+    const task = await client.experimental.tasks.getTask(taskId);
+    check(task.status === "completed", `tasks/get after the result: ${JSON.stringify(task)}`);
+    step(`apply_patch of 40 files as task ${taskId.slice(0, 8)}: ${seen.join(" -> ")}; every file patched`);
+
+    result = await client.callTool({ name: "search_files", arguments: { pattern: "needle", max_results: 1000 } });
+    const link = result.content.find((b) => b.type === "resource_link");
+    check(!result.isError && link && text(result).includes(link.uri) && text(result).includes("resources/read"), `big search: ${text(result).slice(0, 300)}`);
+    const read = await client.readResource({ uri: link.uri });
+    const lines = read.contents[0].text.split("\n").filter((line) => line.startsWith("big.txt:"));
+    check(lines.length === 900, `the linked text has ${lines.length} matches`);
+    step(`search_files of 900 matches: ${text(result).length} bytes inline and ${link.uri}, read whole with resources/read`);
+    await client.close();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 async function http() {
   const root = fixture();
   const token = "ts-e2e-token-0123456789abcdef";
@@ -126,4 +177,6 @@ console.log("phase 1: the official MCP TypeScript SDK, Client over stdio");
 await stdio();
 console.log("phase 2: the official MCP TypeScript SDK, Client over streamable HTTP (a session)");
 await http();
+console.log("phase 3: the official MCP TypeScript SDK, Client declaring the 2025-11-25 tasks capability, over stdio");
+await stdioTasks();
 console.log("ts e2e: all checks passed");

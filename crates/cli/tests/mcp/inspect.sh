@@ -1,20 +1,42 @@
 #!/usr/bin/env bash
-# Runs the MCP Inspector's CLI mode against `editkit mcp`: tools/list, then tools/call for each
+# Runs the MCP Inspector's CLI mode (the current release, pinned below) against `editkit mcp`.
+# Protocol 2025-11-25 (the Inspector's default, legacy era): tools/list, then tools/call for each
 # tool family (read, write/edit, patch, search, code, diff, editor session, undo) and every tool
 # added for agents (read_files, tree, move, file_info, create_directory, insert_lines, list_roots,
 # a recursive delete undone with undo_patch), on a throwaway project; then the default tool list
-# (the core set, under 20 KB). Each call must succeed; the ambiguous edit at the end must come back with isError.
-# `cargo xtask mcp-inspect` runs this script. The first run downloads the Inspector (~110 MB).
+# (the core set, under 20 KB). Each call must succeed; the ambiguous edit at the end must come
+# back with isError. Protocol 2026-07-28 (`--protocol-era modern`, which declares the tasks
+# extension): read -> edit with the read's sha256 -> a stale write refused -> a 40-file patch
+# run as a task (the wire shows the task and its tasks/get) -> a big search answered as its head
+# plus a resource link, read back with resources/read. Every Inspector run is its own server
+# process, so the 2026-07-28 steps also show the guard and the links across processes.
+# The Inspector and the Node.js it needs (>= 22.19; the npm package `node` ships one) are
+# installed with npm under target/inspector on the first run (again when a pin changes).
+# `cargo xtask mcp-inspect` runs this script; `cargo xtask ci` too.
 #
 # Usage: inspect.sh [EDITKIT_BINARY]   (default: builds and uses target/debug/editkit)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../../.." && pwd)"
+inspector_pkg="@modelcontextprotocol/inspector@2.12.0"
+node_pkg="node@22.23.3"
+prefix="$root/target/inspector"
 editkit="${1:-}"
 if [ -z "$editkit" ]; then
     (cd "$root" && cargo build --quiet -p editkit-cli)
     editkit="$root/target/debug/editkit"
 fi
-inspector="${MCP_INSPECTOR:-@modelcontextprotocol/inspector}"
+editkit="$(cd "$(dirname "$editkit")" && pwd)/$(basename "$editkit")"
+version_of() { node -p "require('$prefix/node_modules/$1/package.json').version" 2>/dev/null || true; }
+if [ "$(version_of @modelcontextprotocol/inspector)" != "${inspector_pkg##*@}" ] || [ "$(version_of node)" != "${node_pkg##*@}" ]; then
+    mkdir -p "$prefix"
+    npm install --no-audit --no-fund --prefix "$prefix" "$node_pkg" "$inspector_pkg" \
+        || { echo "inspect.sh: npm could not install $inspector_pkg and $node_pkg into $prefix (is the npm registry reachable?)" >&2; exit 1; }
+fi
+node22="$prefix/node_modules/node/bin"
+launcher="$prefix/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+inspector_cli() {
+    PATH="$node22:$PATH" "$node22/node" "$launcher" --cli "$@"
+}
 project="$(mktemp -d)"
 trap 'rm -rf "$project"' EXIT
 mkdir -p "$project/src"
@@ -22,7 +44,7 @@ printf 'def greet(name):\n    return "hello " + name\n\n\nclass Shop:\n    def t
 printf '# Notes\n\nsame\nsame\n' > "$project/notes.md"
 
 inspect() {
-    npx -y "$inspector" --cli "$editkit" mcp --tools all --output-schemas --root "$project" "$@"
+    inspector_cli "$editkit" mcp --tools all --output-schemas --root "$project" "$@"
 }
 
 failures=0
@@ -102,7 +124,7 @@ else
 fi
 
 echo "== the default tool list"
-default_list="$(npx -y "$inspector" --cli "$editkit" mcp --root "$project" --method tools/list)"
+default_list="$(inspector_cli "$editkit" mcp --root "$project" --method tools/list)"
 summary="$(python3 -c '
 import json, sys
 text = sys.stdin.read()
@@ -113,6 +135,70 @@ if size >= 20000:
 print(f"{len(tools)} tools in {size} bytes")
 ' <<<"$default_list")" || { echo "FAIL default tools/list: $summary"; failures=$((failures + 1)); }
 echo "ok   default tools/list: $summary"
+
+echo "== protocol 2026-07-28 (--protocol-era modern): read, edit, stale refusal, patch as a task, a big search as a link"
+modern_dir="$(mktemp -d)"
+trap 'rm -rf "$project" "$modern_dir"' EXIT
+work="$modern_dir/project"
+mkdir -p "$work/src"
+printf '# Notes\n' > "$work/notes.md"
+for n in $(seq 1 40); do printf 'VERSION = 1\n' > "$work/src/mod_$n.py"; done
+for n in $(seq 1 900); do printf 'needle %d\n' "$n"; done > "$work/big.txt"
+# The server's replies are kept (the Inspector prints only the final result), to show the task.
+wire="$modern_dir/wire.jsonl"
+printf '#!/usr/bin/env bash\n"%s" "$@" | tee -a "%s"\n' "$editkit" "$wire" > "$modern_dir/editkit-logged"
+chmod +x "$modern_dir/editkit-logged"
+modern() {
+    inspector_cli "$modern_dir/editkit-logged" mcp --root "$work" --protocol-era modern --format json "$@" 2>"$modern_dir/stderr"
+}
+# Reads a JSON result on stdin and prints what the Python expression over it (`r`) gives.
+field() { python3 -c 'import json, sys; r = json.load(sys.stdin)["result"]; print(eval(sys.argv[1]))' "$1" 2>/dev/null; }
+modern_check() {
+    local label="$1" ok="$2" shown="$3"
+    if [ "$ok" = "True" ]; then
+        echo "ok   $label"
+    else
+        echo "FAIL $label: $(cut -c1-400 <<<"$shown")"; failures=$((failures + 1))
+    fi
+}
+
+out="$(modern --method tools/call --tool-name read_file --tool-args-json '{"path": "notes.md"}' || true)"
+sha="$(field 'r["structuredContent"]["sha256"]' <<<"$out" || true)"
+modern_check "read_file notes.md: sha256 ${sha:0:12}" "$([ ${#sha} -eq 64 ] && echo True)" "$out"
+
+out="$(modern --method tools/call --tool-name edit_file --tool-args-json "{\"path\": \"notes.md\", \"old_string\": \"# Notes\", \"new_string\": \"# Notes, edited\", \"expected_hash\": \"$sha\"}" || true)"
+modern_check "edit_file with the read's sha256 (another server process)" \
+    "$(grep -qx '# Notes, edited' "$work/notes.md" && field 'not r.get("isError")' <<<"$out")" "$out"
+
+out="$(modern --method tools/call --tool-name read_file --tool-args-json '{"path": "notes.md"}' || true)"
+sha="$(field 'r["structuredContent"]["sha256"]' <<<"$out" || true)"
+printf '# Notes, changed by a person\n' > "$work/notes.md"
+out="$(modern --method tools/call --tool-name write_file --tool-args-json "{\"path\": \"notes.md\", \"content\": \"# by the agent\\n\", \"expected_hash\": \"$sha\"}" || true)"
+modern_check "write_file after an outside change: isError, kind stale, the person's change kept" \
+    "$(grep -qx '# Notes, changed by a person' "$work/notes.md" && field 'r.get("isError") is True and r["structuredContent"]["error"]["kind"] == "stale"' <<<"$out")" "$out"
+
+patch="$(printf '*** Begin Patch\n'; for n in $(seq 1 40); do printf '*** Update File: src/mod_%d.py\n@@\n-VERSION = 1\n+VERSION = 2\n' "$n"; done; printf '*** End Patch\n')"
+args="$(python3 -c 'import json, sys; print(json.dumps({"patch": sys.argv[1]}))' "$patch")"
+: > "$wire"
+out="$(modern --method tools/call --tool-name apply_patch --tool-args-json "$args" || true)"
+changed="$(grep -lx 'VERSION = 2' "$work"/src/mod_*.py | wc -l)"
+task="$(python3 -c '
+import json, sys
+replies = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+created = [m["result"] for m in replies if m.get("result", {}).get("resultType") == "task"]
+done = [m for m in replies if created and m.get("result", {}).get("taskId") == created[0]["taskId"] and m["result"].get("status") == "completed"]
+print(bool(created and done))
+' "$wire" 2>&1)"
+modern_check "apply_patch of 40 files: run as a task, polled to completion, $changed files changed" \
+    "$([ "$changed" -eq 40 ] && [ "$task" = True ] && field 'not r.get("isError")' <<<"$out")" "task seen: $task; $out"
+
+out="$(modern --method tools/call --tool-name search_files --tool-args-json '{"pattern": "needle", "max_results": 1000}' || true)"
+uri="$(field '[b["uri"] for b in r["content"] if b["type"] == "resource_link"][0]' <<<"$out" || true)"
+modern_check "search_files of 900 matches: its head and a resource_link ($uri)" \
+    "$(field 'r["content"][0]["text"].startswith("900 matches") and "resources/read" in r["content"][0]["text"] and len(r["content"][0]["text"]) < 17 << 10' <<<"$out")" "$out"
+out="$(modern --method resources/read --uri "$uri" || true)"
+modern_check "resources/read of the link (another server process): all 900 matches" \
+    "$(field 'sum(1 for line in r["contents"][0]["text"].splitlines() if line.startswith("big.txt:")) == 900' <<<"$out")" "$out"
 
 if [ "$failures" -ne 0 ]; then
     echo "inspect.sh: $failures check(s) failed"; exit 1
