@@ -148,27 +148,50 @@ impl Links {
 
 impl Links {
     /// Records `task`'s state for every process, replacing what was recorded (written whole,
-    /// then renamed into place); removes journal entries older than `kept_for`.
+    /// then renamed into place); removes journal entries older than `kept_for`, and the oldest
+    /// past [`MAX_KEPT`] entries or [`MAX_KEPT_BYTES`] together. A record larger than that
+    /// bound is not kept: other processes then answer the task as unknown.
     pub(crate) fn save_task(&self, task: &DetailedTask, kept_for: Duration) {
         let Some(dir) = self.private_dir() else { return };
         let id = &task.task.task_id;
         if !task_id_ok(id) {
             return;
         }
+        let Ok(json) = serde_json::to_vec(task) else { return };
+        let own = format!("task-{id}.json");
+        let mut kept: Vec<(SystemTime, u64, PathBuf)> = Vec::new();
         if let Ok(entries) = std::fs::read_dir(dir) {
             for entry in entries.flatten() {
-                let old = entry
-                    .metadata()
-                    .ok()
-                    .and_then(|m| m.modified().ok())
-                    .and_then(|at| at.elapsed().ok())
-                    .is_some_and(|age| age > kept_for);
-                if old && entry.file_name().to_string_lossy().starts_with("task-") {
-                    let _ = std::fs::remove_file(entry.path());
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(meta) = entry.metadata().ok().filter(|meta| meta.is_file()) else { continue };
+                if !name.starts_with("task-") {
+                    continue;
                 }
+                let at = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                if at.elapsed().is_ok_and(|age| age > kept_for) || name == own {
+                    // Expired, or this task's own record, replaced below.
+                    if name != own {
+                        let _ = std::fs::remove_file(entry.path());
+                    }
+                    continue;
+                }
+                kept.push((at, meta.len(), entry.path()));
             }
         }
-        let Ok(json) = serde_json::to_vec(task) else { return };
+        if json.len() as u64 > MAX_KEPT_BYTES {
+            let _ = std::fs::remove_file(dir.join(&own));
+            return;
+        }
+        kept.sort();
+        let mut bytes: u64 = kept.iter().map(|k| k.1).sum::<u64>() + json.len() as u64;
+        let mut count = kept.len() + 1;
+        for (_, size, path) in kept {
+            if count > MAX_KEPT || bytes > MAX_KEPT_BYTES {
+                let _ = std::fs::remove_file(path);
+                count -= 1;
+                bytes -= size;
+            }
+        }
         let Some(salt) = new_id() else { return };
         let temporary = dir.join(format!("task-{id}.{salt}.tmp"));
         let mut options = std::fs::OpenOptions::new();
@@ -326,6 +349,45 @@ mod tests {
         running.save_task(&DetailedTask::new(task, TaskPayload::Cancelled), KEPT_FOR);
         assert_eq!(other.load_task(id).map(|t| t.status()), Some(TaskStatus::Cancelled));
         assert!(!other.ask_cancel("no-such-task") && other.load_task("../../etc/passwd").is_none());
+    }
+
+    #[test]
+    fn the_task_journal_keeps_the_latest_within_its_bounds() {
+        use rmcp::model::{Task, TaskPayload, TaskStatus};
+        let home = tempfile::tempdir().unwrap();
+        let links = Links::under(Some(home.path()));
+        let id = |n: usize| format!("0f8fad5b-d9cb-469f-a165-{n:012}");
+        let task = |n: usize, payload| {
+            let task = Task::new(id(n), TaskStatus::Working, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z");
+            DetailedTask::new(task, payload)
+        };
+        // A record past the whole bound is not kept.
+        let mut huge = rmcp::model::JsonObject::new();
+        huge.insert("text".into(), serde_json::Value::String("x".repeat(MAX_KEPT_BYTES as usize)));
+        links.save_task(&task(0, TaskPayload::Completed { result: huge }), KEPT_FOR);
+        assert!(links.load_task(&id(0)).is_none());
+        // Records of a few MiB each: the oldest go past the byte bound.
+        let mut big = rmcp::model::JsonObject::new();
+        big.insert("text".into(), serde_json::Value::String("x".repeat(5 << 20)));
+        for n in 1..=20 {
+            links.save_task(&task(n, TaskPayload::Completed { result: big.clone() }), KEPT_FOR);
+        }
+        let bytes: u64 = std::fs::read_dir(home.path().join(".mcp-results"))
+            .unwrap()
+            .map(|entry| entry.unwrap().metadata().unwrap().len())
+            .sum();
+        assert!(bytes <= MAX_KEPT_BYTES, "{bytes} bytes kept");
+        assert!(links.load_task(&id(20)).is_some() && links.load_task(&id(1)).is_none());
+        // Many small records: the latest MAX_KEPT.
+        for n in 21..21 + MAX_KEPT + 5 {
+            links.save_task(&task(n, TaskPayload::Working), KEPT_FOR);
+        }
+        assert_eq!(std::fs::read_dir(home.path().join(".mcp-results")).unwrap().count(), MAX_KEPT);
+        assert!(links.load_task(&id(21 + MAX_KEPT + 4)).is_some());
+        // A task's own record is replaced, never counted twice.
+        let last = 21 + MAX_KEPT + 4;
+        links.save_task(&task(last, TaskPayload::Cancelled), KEPT_FOR);
+        assert_eq!(links.load_task(&id(last)).map(|t| t.status()), Some(TaskStatus::Cancelled));
     }
 
     #[test]
