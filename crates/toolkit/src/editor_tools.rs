@@ -89,7 +89,8 @@ impl Toolkit {
         self.sessions().usage()
     }
 
-    /// Loads a file into a new in-memory editor session.
+    /// Loads a file into a new editor session (in memory, or in the state folder after
+    /// [`Toolkit::share_editor_sessions`]).
     ///
     /// Sessions are bounded ([`ToolkitOptions::max_sessions`](crate::ToolkitOptions::max_sessions), [`ToolkitOptions::max_session_bytes`](crate::ToolkitOptions::max_session_bytes)): when
     /// a bound is passed, the least recently used sessions are evicted, and a later call on
