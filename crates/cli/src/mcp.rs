@@ -693,6 +693,11 @@ impl Server {
             )));
         }
         let toolkit = self.current();
+        // This request's toolkit is its own: its editor sessions live in the state folder,
+        // as handles the next request (on any process of the machine) continues.
+        if self.stateless_hash && stateless {
+            toolkit.share_editor_sessions();
+        }
         if self.stateless_hash
             && stateless
             && let Some(refusal) = unproven_write(&toolkit, &name, &mut args)
@@ -943,17 +948,10 @@ const UNGUARDED_WRITERS: &[&str] =
 const PATH_NAMES: &[&str] = &["path", "file_path", "filepath", "notebook_path"];
 
 /// The refusal of a stateless write to an existing file that does not prove what its caller
-/// read (`expected_hash`) or say it overwrites whatever is there (`force`), or of an editor
-/// session tool (its session would not outlive the request); `None` lets the call run. A `write_file` to a file that is not there yet runs with `create_new`, so a file
+/// read (`expected_hash`) or say it overwrites whatever is there (`force`); `None` lets the
+/// call run. A `write_file` to a file that is not there yet runs with `create_new`, so a file
 /// created meanwhile is not overwritten unseen.
 fn unproven_write(toolkit: &Toolkit, tool: &str, args: &mut Value) -> Option<Value> {
-    if tool.starts_with("editor_") {
-        let message = "editor sessions live in one server's memory from call to call, and on MCP 2026-07-28 over \
-                       HTTP no call comes back to it: make several changes to a file in one edit_file call (edits) \
-                       or one apply_patch, or connect with a session (protocol 2025-11-25, or stdio)";
-        let refusal = editkit::Error::InvalidArgs { field: None, message: message.to_owned() };
-        return Some(serde_json::json!({"ok": false, "error": refusal.to_json()}));
-    }
     let guarded = HASH_GUARDED.contains(&tool);
     if !guarded && !UNGUARDED_WRITERS.contains(&tool) {
         return None;

@@ -10,6 +10,7 @@ use editkit_vfs::{Text, WriteOptions};
 
 use crate::error::Result;
 use crate::sessions::{Session, SessionUsage, Sessions};
+use crate::shared_sessions::{self as shared, After, Handle};
 use crate::toolkit::{Toolkit, line_window, splice_replaced};
 use crate::types::*;
 
@@ -18,8 +19,58 @@ impl Toolkit {
         self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Runs `f` on session `id`: an in-memory one, or one kept in the state folder (a handle
+    /// [`Toolkit::share_editor_sessions`] minted), written back after `f` succeeds.
     fn session<T>(&self, id: &str, f: impl FnOnce(&mut Session) -> Result<T>) -> Result<T> {
-        self.sessions().with(id, f)
+        match Handle::parse(id) {
+            Some(handle) => {
+                shared::change(&self.roots, id, &handle, self.session_bounds(), |s| Ok((f(s)?, After::Keep)))
+            }
+            None => self.sessions().with(id, f),
+        }
+    }
+
+    /// Runs `f` on session `id` without changing it.
+    fn session_view<T>(&self, id: &str, f: impl FnOnce(&Session) -> Result<T>) -> Result<T> {
+        match Handle::parse(id) {
+            Some(handle) => shared::read(&self.roots, id, &handle, f),
+            None => self.sessions().with(id, |s| f(s)),
+        }
+    }
+
+    fn session_bounds(&self) -> (usize, u64) {
+        (self.options.max_sessions, self.options.max_session_bytes)
+    }
+
+    /// From now on, `editor_load` opens each session in the state folder of the file's root
+    /// and answers a handle (`e<128 random bits in hex>:<path>`) that any toolkit on the
+    /// same state folder (another request, another process of the machine) can continue.
+    /// Such sessions are bounded as the in-memory ones ([`ToolkitOptions::max_sessions`](crate::ToolkitOptions::max_sessions),
+    /// [`ToolkitOptions::max_session_bytes`](crate::ToolkitOptions::max_session_bytes): the least recently changed are closed), last
+    /// [`crate::SHARED_SESSION_MINUTES`] minutes after their last load, change or store,
+    /// and a call on an expired or unknown handle is refused as `not_found` naming the file
+    /// to load again. A call changing a session while another changes it is refused as
+    /// `stale` (busy), so no edit is lost. For servers whose every request gets a toolkit of
+    /// its own (MCP 2026-07-28 over stateless HTTP).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit::Error> {
+    /// use editkit::{EditorEditRequest, EditorLoadRequest, SessionRequest};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let state = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let options = editkit::ToolkitOptions { state_home: Some(state.path().into()), ..Default::default() };
+    /// let first = editkit::Toolkit::open(dir.path(), options.clone())?;
+    /// first.share_editor_sessions();
+    /// let handle = first.editor_load(EditorLoadRequest::new("a.txt"))?.session_id;
+    /// let second = editkit::Toolkit::open(dir.path(), options)?;
+    /// second.editor_edit(EditorEditRequest::new(handle.clone(), "one", "1"))?;
+    /// first.editor_store(SessionRequest::new(handle))?;
+    /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "1\n");
+    /// # Ok(()) }
+    /// ```
+    pub fn share_editor_sessions(&self) {
+        self.shared_sessions.store(true, Ordering::Relaxed);
     }
 
     /// How many editor sessions are open and how many bytes they hold, with the bounds
@@ -38,7 +89,8 @@ impl Toolkit {
         self.sessions().usage()
     }
 
-    /// Loads a file into a new in-memory editor session.
+    /// Loads a file into a new editor session (in memory, or in the state folder after
+    /// [`Toolkit::share_editor_sessions`]).
     ///
     /// Sessions are bounded ([`ToolkitOptions::max_sessions`](crate::ToolkitOptions::max_sessions), [`ToolkitOptions::max_session_bytes`](crate::ToolkitOptions::max_session_bytes)): when
     /// a bound is passed, the least recently used sessions are evicted, and a later call on
@@ -66,7 +118,12 @@ impl Toolkit {
     pub fn editor_load(&self, request: EditorLoadRequest) -> Result<EditorLoadResponse> {
         let (root, workspace) = self.route(&request.path);
         let file = workspace.read(&request.path)?;
-        let id = format!("s{}", self.next_session.fetch_add(1, Ordering::Relaxed));
+        let (id, key) = if self.shared_sessions.load(Ordering::Relaxed) {
+            let (id, key) = shared::mint(file.path())?;
+            (id, Some(key))
+        } else {
+            (format!("s{}", self.next_session.fetch_add(1, Ordering::Relaxed)), None)
+        };
         let response = EditorLoadResponse {
             session_id: id.clone(),
             path: file.path().to_owned(),
@@ -76,7 +133,12 @@ impl Toolkit {
         let size = file.text().len();
         crate::sessions::check_fits(file.path(), crate::sessions::cost(size, size), self.options.max_session_bytes)?;
         let session = Session::new(root, file.path().to_owned(), file.sha256(), file.into_decoded());
-        self.sessions().insert(id, session)?;
+        match key {
+            Some(key) => {
+                shared::insert(workspace, &key, &session, self.options.max_sessions, self.options.max_session_bytes)?
+            }
+            None => self.sessions().insert(id, session)?,
+        }
         Ok(response)
     }
 
@@ -85,7 +147,7 @@ impl Toolkit {
     /// # Errors
     /// `not_found` for an unknown session.
     pub fn editor_read(&self, request: EditorReadRequest) -> Result<EditorReadResponse> {
-        self.session(&request.session_id, |s| {
+        self.session_view(&request.session_id, |s| {
             let (content, _) = line_window(s.buffer.as_str(), request.offset, request.limit);
             Ok(EditorReadResponse {
                 session_id: request.session_id.clone(),
@@ -154,7 +216,7 @@ impl Toolkit {
     /// `not_found` for an unknown session; path and encoding errors.
     pub fn editor_diff(&self, request: SessionRequest) -> Result<GenerateDiffResponse> {
         let (root, path, buffer) =
-            self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone())))?;
+            self.session_view(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone())))?;
         let workspace = &self.roots[root];
         let disk = match workspace.peek(&path) {
             Ok(file) => file.text().to_owned(),
@@ -174,6 +236,26 @@ impl Toolkit {
     /// character the file's encoding cannot hold; path errors.
     pub fn editor_store(&self, request: SessionRequest) -> Result<EditorStoreResponse> {
         self.writable("editor_store")?;
+        let id = request.session_id.clone();
+        if let Some(handle) = Handle::parse(&id) {
+            return shared::change(&self.roots, &id, &handle, self.session_bounds(), |s| {
+                let workspace = &self.roots[s.root];
+                let lock = workspace.lock(&s.path)?;
+                let bytes = s.buffer.try_encoded().map_err(|err| crate::toolkit::unencodable(&s.path, err))?;
+                let options = WriteOptions { expected_hash: Some(s.sha256), create_dirs: false, ..Default::default() };
+                let written = self.write_kept(workspace, &lock, &bytes, &options, None)?.written;
+                drop(lock);
+                s.sha256 = written.sha256;
+                s.loaded = s.buffer.clone();
+                let response = EditorStoreResponse {
+                    session_id: request.session_id,
+                    path: s.path.clone(),
+                    size_bytes: written.size,
+                    sha256: written.sha256,
+                };
+                Ok((response, After::Keep))
+            });
+        }
         let (root, path, buffer, sha256) =
             self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone(), s.sha256)))?;
         let workspace = &self.roots[root];
@@ -200,6 +282,13 @@ impl Toolkit {
     /// # Errors
     /// `not_found` for an unknown session.
     pub fn editor_clear(&self, request: SessionRequest) -> Result<EditorClearResponse> {
+        let id = request.session_id.clone();
+        if let Some(handle) = Handle::parse(&id) {
+            return shared::change(&self.roots, &id, &handle, self.session_bounds(), |s| {
+                let discarded_changes = s.buffer.as_str() != s.loaded.as_str();
+                Ok((EditorClearResponse { session_id: request.session_id, discarded_changes }, After::Close))
+            });
+        }
         let session = self.sessions().remove(&request.session_id)?;
         Ok(EditorClearResponse {
             session_id: request.session_id,

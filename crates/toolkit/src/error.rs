@@ -116,6 +116,30 @@ pub enum Error {
         /// The bounds in force, in words.
         limits: String,
     },
+    /// The handle of an editor session kept in the state folder (one a stateless request
+    /// opened) is unknown, expired or was closed to keep the bounds.
+    #[error(
+        "editor session `{id}` is unknown or has expired: a session a stateless request opened lasts {minutes} \
+         minutes after its last load, change or store, and the least recently changed are closed past the session \
+         limits; load `{path}` again with editor_load"
+    )]
+    SessionExpired {
+        /// The handle asked for.
+        id: String,
+        /// The file the handle names.
+        path: String,
+        /// The lifetime of a session, in minutes.
+        minutes: u64,
+    },
+    /// Another call is changing this editor session right now.
+    #[error(
+        "editor session `{id}` is being changed by another call right now; call again once that call has returned \
+         (its change is kept)"
+    )]
+    SessionBusy {
+        /// The handle asked for.
+        id: String,
+    },
     /// A bound on the memory or work one call may use was reached; nothing was changed.
     #[error("{what} is {size} bytes, over the limit of {limit} bytes (`{option}`); {advice}")]
     LimitExceeded {
@@ -385,7 +409,11 @@ impl Error {
             Error::Patch(err) => from_patch(err.error_kind()),
             Error::SyntaxError { .. } => ErrorKind::SyntaxError,
             Error::InvalidArgs { .. } | Error::UnknownTool { .. } => ErrorKind::InvalidArgs,
-            Error::NoSession { .. } | Error::SessionEvicted { .. } | Error::NothingToUndo { .. } => ErrorKind::NotFound,
+            Error::NoSession { .. }
+            | Error::SessionEvicted { .. }
+            | Error::SessionExpired { .. }
+            | Error::NothingToUndo { .. } => ErrorKind::NotFound,
+            Error::SessionBusy { .. } => ErrorKind::Stale,
             Error::LimitExceeded { .. } => ErrorKind::TooLarge,
             Error::Notebook { source, .. } => match source {
                 crate::notebook::Error::NotNotebook { .. } => ErrorKind::InvalidArgs,
@@ -463,6 +491,15 @@ impl Error {
             }
             Error::NoSession { id } => {
                 map.insert("session_id".into(), json!(id));
+            }
+            Error::SessionExpired { id, path, .. } => {
+                map.insert("session_id".into(), json!(id));
+                map.insert("path".into(), json!(path));
+                map.insert("expired".into(), json!(true));
+            }
+            Error::SessionBusy { id } => {
+                map.insert("session_id".into(), json!(id));
+                map.insert("busy".into(), json!(true));
             }
             Error::SessionEvicted { id, path, unstored, .. } => {
                 map.insert("session_id".into(), json!(id));

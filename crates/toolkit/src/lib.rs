@@ -61,6 +61,7 @@ mod patch_tools;
 #[cfg(feature = "search")]
 mod search_tools;
 mod sessions;
+mod shared_sessions;
 pub mod shown;
 mod snippet_tools;
 mod toolkit;
@@ -88,6 +89,7 @@ pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTE
 pub use history::DEFAULT_HISTORY_BYTES;
 pub use outside::DEFAULT_KEPT_READ_BYTES;
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
+pub use shared_sessions::LIFETIME_MINUTES as SHARED_SESSION_MINUTES;
 pub use snippet_tools::MAX_SNIPPET_BYTES;
 pub use toolkit::{DEFAULT_MAX_CALL_BYTES, MAX_EDITS, MAX_LIST_ENTRIES, Toolkit, ToolkitOptions};
 pub use types::*;

@@ -158,6 +158,9 @@ pub struct Toolkit {
     pub(crate) options: ToolkitOptions,
     pub(crate) sessions: Mutex<Sessions>,
     pub(crate) next_session: AtomicU64,
+    /// Whether `editor_load` opens its sessions in the state folder (see
+    /// [`Toolkit::share_editor_sessions`]).
+    pub(crate) shared_sessions: std::sync::atomic::AtomicBool,
     /// The last syntax tree of each file checked after a write, so the next check reparses
     /// only what changed.
     #[cfg(feature = "analyze")]
@@ -347,6 +350,7 @@ impl Toolkit {
             options,
             sessions: Mutex::new(sessions),
             next_session: AtomicU64::new(1),
+            shared_sessions: std::sync::atomic::AtomicBool::new(false),
             #[cfg(feature = "analyze")]
             syntax_cache: editkit_analyze::CheckCache::default(),
             facts_cache: analysis::FactsCache::default(),

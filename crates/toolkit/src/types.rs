@@ -1751,7 +1751,7 @@ pub struct UpdateProjectIndexResponse {
 // ---------------------------------------------------------------------------------------------
 // Editor sessions
 
-/// Load a file into an in-memory editor session.
+/// Load a file into an editor session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]

@@ -670,12 +670,6 @@ fn stateless_requests_to_two_servers_of_one_workspace_keep_the_staleness_guard()
     assert_eq!(state["status"], "completed", "{state}");
     assert_eq!(state["result"]["structuredContent"]["ok"], true, "{state}");
     assert_eq!(std::fs::read_to_string(dir.path().join("t32.txt")).unwrap(), "patched 32\n");
-    // Editor sessions would not outlive the request: refused, saying what to do instead.
-    let all = Server::start(Start { root: Some(dir.path()), args: &["--tools", "all"], ..Start::default() });
-    let answer = all.post(&auth, None, &stateless_call(50, "editor_load", json!({"path": "a.txt"})));
-    let refused = &message_of(&answer)["result"];
-    assert_eq!(refused["structuredContent"]["error"]["kind"], "invalid_args", "{refused}");
-    assert!(refused["content"][0]["text"].as_str().is_some_and(|t| t.contains("edits")), "{refused}");
     // A big listing from one process is a link the other reads.
     for n in 0..1500 {
         std::fs::write(dir.path().join(format!("many_{n:04}.log")), "").unwrap();
@@ -689,6 +683,56 @@ fn stateless_requests_to_two_servers_of_one_workspace_keep_the_staleness_guard()
         let text = message_of(&answer)["result"]["contents"][0]["text"].as_str().unwrap_or_default().to_owned();
         assert_eq!(text.lines().filter(|l| l.starts_with("many_")).count(), 1500, "{answer:?}");
     }
+}
+
+#[test]
+fn an_editor_session_loaded_on_one_server_is_edited_on_another_and_stored_on_the_first() {
+    let dir = workspace(&[("a.txt", "alpha\nbeta\n")]);
+    let file = dir.path().join("a.txt");
+    let start = || Server::start(Start { root: Some(dir.path()), args: &["--tools", "all"], ..Start::default() });
+    let servers = [start(), start()];
+    let auth = format!("Bearer {TOKEN}");
+    let mut id = 0;
+    let mut call = |server: usize, tool: &str, arguments: Value| {
+        id += 1;
+        let answer = servers[server].post(&auth, None, &stateless_call(id, tool, arguments));
+        assert_eq!(answer.status, 200, "{answer:?}\n{}", servers[server].log());
+        assert!(answer.header("mcp-session-id").is_none(), "a stateless request opened a session: {answer:?}");
+        message_of(&answer)["result"].clone()
+    };
+    let loaded = call(0, "editor_load", json!({"path": "a.txt"}));
+    assert_eq!(loaded["isError"], false, "{loaded}");
+    let handle = loaded["structuredContent"]["session_id"].as_str().unwrap_or_else(|| panic!("{loaded}")).to_owned();
+    // A handle is unguessable: 128 random bits (32 hex digits) after its `e`.
+    let key = handle.strip_prefix('e').and_then(|rest| rest.split_once(':')).map(|(key, _)| key).unwrap_or_default();
+    assert!(key.len() == 32 && key.bytes().all(|b| b.is_ascii_hexdigit()), "{handle}");
+    let edited = call(1, "editor_edit", json!({"session_id": handle, "old_string": "alpha", "new_string": "ALPHA"}));
+    assert_eq!(edited["isError"], false, "{edited}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "alpha\nbeta\n", "an edit is not stored yet");
+    let read = call(0, "editor_read", json!({"session_id": handle}));
+    assert_eq!(read["structuredContent"]["content"], "ALPHA\nbeta\n", "{read}");
+    let stored = call(0, "editor_store", json!({"session_id": handle}));
+    assert_eq!(stored["isError"], false, "{stored}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "ALPHA\nbeta\n");
+    // The staleness guard of the load (then of the last store) holds at store time.
+    let edited = call(1, "editor_edit", json!({"session_id": handle, "old_string": "beta", "new_string": "BETA"}));
+    assert_eq!(edited["isError"], false, "{edited}");
+    std::fs::write(&file, "changed by a person\n").unwrap();
+    let stale = call(0, "editor_store", json!({"session_id": handle}));
+    assert_eq!(stale["structuredContent"]["error"]["kind"], "stale", "{stale}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "changed by a person\n");
+    // A closed (or expired, or unknown) handle is refused, naming the file to load again.
+    let cleared = call(1, "editor_clear", json!({"session_id": handle}));
+    assert_eq!(cleared["structuredContent"]["discarded_changes"], true, "{cleared}");
+    let unknown = format!("e{}:a.txt", "0".repeat(32));
+    for gone in [&handle, &unknown] {
+        let refused = call(0, "editor_edit", json!({"session_id": gone, "old_string": "a", "new_string": "b"}));
+        let error = &refused["structuredContent"]["error"];
+        assert_eq!((error["kind"].as_str(), error["expired"].as_bool()), (Some("not_found"), Some(true)), "{refused}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.contains("30 minutes") && message.contains("load `a.txt` again with editor_load"), "{message}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "changed by a person\n");
 }
 
 #[test]

@@ -116,3 +116,107 @@ fn a_session_too_large_on_its_own_is_refused_and_changes_nothing() {
     assert_eq!(env.ok("editor_read", json!({"session_id": id}))["content"], "small\n");
     assert_eq!(env.toolkit.session_usage().bytes, 12);
 }
+
+/// A toolkit on `env`'s workspace and state folder that keeps its editor sessions there.
+fn sharing(env: &Env, options: editkit::ToolkitOptions) -> editkit::Toolkit {
+    let toolkit = editkit::Toolkit::open(env.dir.path(), options).unwrap();
+    toolkit.share_editor_sessions();
+    toolkit
+}
+
+fn call(toolkit: &editkit::Toolkit, tool: &str, args: Value) -> Value {
+    editkit::tools::call(toolkit, tool, args)
+}
+
+#[test]
+fn a_shared_session_keeps_the_encoding_bom_and_each_line_ending_across_toolkits() {
+    let env = Env::new();
+    // A legacy single-byte encoding and a UTF-8 BOM, each with mixed line endings.
+    let french = "Le café était très élégant, à côté de la fenêtre où l'été brûlait.\r\n";
+    let latin = editkit::vfs::Encoding::for_label("windows-1252").unwrap();
+    let latin_text = |middle: &str| latin.encode(&format!("{french}{middle}\n{french}{french}"), false).unwrap();
+    env.put("latin.txt", &latin_text("two"));
+    env.put("bom.txt", b"\xEF\xBB\xBFone\r\ntwo\nthree\r\n");
+    for (path, expected) in [("latin.txt", &latin_text("2")[..]), ("bom.txt", &b"\xEF\xBB\xBFone\r\n2\nthree\r\n"[..])]
+    {
+        let first = sharing(&env, Default::default());
+        let loaded = call(&first, "editor_load", json!({"path": path}));
+        let handle = loaded["session_id"].clone();
+        assert!(handle.as_str().is_some_and(|h| h.starts_with('e')), "{loaded}");
+        // Another toolkit (a later request) edits; the first stores.
+        let second = editkit::Toolkit::open(env.dir.path(), Default::default()).unwrap();
+        let edited =
+            call(&second, "editor_edit", json!({"session_id": handle, "old_string": "two", "new_string": "2"}));
+        assert_eq!(edited["ok"], true, "{edited}");
+        let stored = call(&first, "editor_store", json!({"session_id": handle}));
+        assert_eq!(stored["ok"], true, "{stored}");
+        let bytes = std::fs::read(env.dir.path().join(path)).unwrap();
+        assert_eq!(bytes, expected, "{path}");
+    }
+}
+
+#[test]
+fn shared_sessions_are_bounded_in_count_and_a_busy_one_refuses_a_second_change() {
+    let env = Env::new();
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        env.put(name, format!("{name}\n").as_bytes());
+    }
+    let options = editkit::ToolkitOptions { max_sessions: 2, ..Default::default() };
+    let toolkit = sharing(&env, options);
+    let handles: Vec<Value> = ["a.txt", "b.txt", "c.txt"]
+        .iter()
+        .map(|path| call(&toolkit, "editor_load", json!({"path": path}))["session_id"].clone())
+        .collect();
+    // Three loads over a bound of two: one older record is gone (the least recently changed,
+    // as far as the file system's change times tell apart loads in one tick), and a call on it
+    // is refused naming its file; the one just loaded stays.
+    let mut gone = Vec::new();
+    for (handle, path) in handles.iter().zip(["a.txt", "b.txt", "c.txt"]) {
+        let read = call(&toolkit, "editor_read", json!({"session_id": handle}));
+        if read["ok"] == false {
+            assert_eq!(
+                (read["error"]["kind"].as_str(), read["error"]["expired"].as_bool()),
+                (Some("not_found"), Some(true))
+            );
+            let message = read["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains(&format!("load `{path}` again with editor_load")), "{message}");
+            gone.push(path);
+        }
+    }
+    assert!(gone.len() == 1 && gone[0] != "c.txt", "{gone:?}");
+    let live = if gone[0] == "b.txt" { &handles[0] } else { &handles[1] };
+    let live_path = if gone[0] == "b.txt" { "a.txt" } else { "b.txt" };
+    let state = env.toolkit.workspaces()[0].state_dir().join("editor");
+    let mut records: Vec<String> =
+        std::fs::read_dir(&state).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    records.sort();
+    assert_eq!(records.len(), 2, "{records:?}");
+    // The records are the owner's alone.
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&state).unwrap().permissions().mode() & 0o777, 0o700);
+    for record in &records {
+        assert_eq!(std::fs::metadata(state.join(record)).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    // A call that is changing `b` holds its record (renamed `.busy`); a second change is
+    // refused as busy, and a read still answers.
+    let handle = live.as_str().unwrap();
+    let key = &handle[1..33];
+    std::fs::rename(state.join(key), state.join(format!("{key}.busy"))).unwrap();
+    let busy = call(&toolkit, "editor_edit", json!({"session_id": handle, "old_string": "t", "new_string": "T"}));
+    assert_eq!(
+        (busy["error"]["kind"].as_str(), busy["error"]["busy"].as_bool()),
+        (Some("stale"), Some(true)),
+        "{busy}"
+    );
+    let read = call(&toolkit, "editor_read", json!({"session_id": handle}));
+    assert_eq!(read["content"], format!("{live_path}\n"), "{read}");
+    std::fs::rename(state.join(format!("{key}.busy")), state.join(key)).unwrap();
+    let edited =
+        call(&toolkit, "editor_edit", json!({"session_id": handle, "old_string": live_path, "new_string": "B"}));
+    assert_eq!(edited["ok"], true, "{edited}");
+    // A refused change leaves the session as it was.
+    let refused = call(&toolkit, "editor_edit", json!({"session_id": handle, "old_string": "zzz", "new_string": "y"}));
+    assert_eq!(refused["ok"], false, "{refused}");
+    assert_eq!(call(&toolkit, "editor_read", json!({"session_id": handle}))["content"], "B\n");
+    assert_eq!(env.get(live_path), format!("{live_path}\n"));
+}
