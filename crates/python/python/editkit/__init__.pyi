@@ -636,7 +636,7 @@ class Toolkit:
         path: str,
         **aliases: Any,
     ) -> EditorLoadResult:
-        """Load a file into an in-memory editor session for several edits before one write. Returns a session_id for editor_read, editor_write, editor_edit, editor_diff, editor_store and editor_clear. Sessions are bounded in number and bytes: past a bound the least recently used one is evicted (its unstored changes lost), and a call on it answers not_found with evicted: true; load the file again. Store or clear sessions you are done with."""
+        """Load a file into an editor session for several edits before one write. Returns a session_id for editor_read, editor_write, editor_edit, editor_diff, editor_store and editor_clear. Sessions are bounded in number and bytes (the least recently used is evicted, unstored changes lost); over stateless HTTP one expires 30 min after its last change. A gone session answers not_found: load the file again. Store or clear when done."""
     def editor_read(
         self,
         session_id: str,
