@@ -243,13 +243,10 @@ impl Links {
     fn private_dir(&self) -> Option<&Path> {
         use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _};
         let dir = self.dir.as_deref()?;
+        // The state home itself may not exist yet (a machine where nothing was written).
         let mut builder = std::fs::DirBuilder::new();
-        builder.mode(0o700);
-        if let Err(err) = builder.create(dir)
-            && err.kind() != std::io::ErrorKind::AlreadyExists
-        {
-            return None;
-        }
+        builder.mode(0o700).recursive(true);
+        builder.create(dir).ok()?;
         let meta = std::fs::symlink_metadata(dir).ok()?;
         let own = meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o022 == 0;
         if !(meta.is_dir() && own) {
@@ -388,6 +385,21 @@ mod tests {
         let last = 21 + MAX_KEPT + 4;
         links.save_task(&task(last, TaskPayload::Cancelled), KEPT_FOR);
         assert_eq!(links.load_task(&id(last)).map(|t| t.status()), Some(TaskStatus::Cancelled));
+    }
+
+    #[test]
+    fn a_state_home_not_made_yet_is_made_private_for_the_first_link() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let base = tempfile::tempdir().unwrap();
+        let home = base.path().join("state/editkit");
+        let links = Links::under(Some(&home));
+        let whole: String = "x\n".repeat(INLINE_BYTES);
+        let result = links.link("tree", CallToolResult::success(vec![ContentBlock::text(whole.clone())]));
+        assert_eq!(result.content.len(), 2, "no link without a state home made first");
+        assert_eq!(links.read(&uri_of(&result)).unwrap(), whole);
+        for dir in [base.path().join("state"), home.clone(), home.join(".mcp-results")] {
+            assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700, "{}", dir.display());
+        }
     }
 
     #[test]

@@ -168,12 +168,51 @@ pub(crate) struct Server {
     stateless_hash: bool,
     /// The tasks of this process (shared by every session and request).
     tasks: TaskManager,
-    /// When each task still possibly kept was started, oldest first (shared likewise).
-    task_starts: Arc<std::sync::Mutex<std::collections::VecDeque<std::time::Instant>>>,
+    /// When each task still possibly kept was started, and each call that may still become
+    /// one, oldest first (shared likewise).
+    task_starts: Arc<std::sync::Mutex<std::collections::VecDeque<TaskStart>>>,
     /// A task-eligible call still running after this long becomes a task.
     task_after: Duration,
     /// The texts of big results, behind resource links (shared likewise).
     links: crate::links::Links,
+}
+
+/// A task started (or reserved for a call that may become one), for the bounds on tasks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TaskStart {
+    at: std::time::Instant,
+    id: u64,
+    /// Reserved by a call still running that has not become a task yet.
+    pending: bool,
+}
+
+/// The room a call that may become a task holds ([`Server::reserve_task`]): kept when it
+/// becomes one, given back when it is dropped otherwise.
+struct TaskReservation<'a> {
+    starts: &'a std::sync::Mutex<std::collections::VecDeque<TaskStart>>,
+    id: u64,
+    kept: bool,
+}
+
+impl TaskReservation<'_> {
+    /// The call became a task: its start stays counted, and the task manager now counts it
+    /// as running.
+    fn keep(mut self) {
+        let mut starts = self.starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(start) = starts.iter_mut().find(|start| start.id == self.id) {
+            start.pending = false;
+        }
+        self.kept = true;
+    }
+}
+
+impl Drop for TaskReservation<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            let mut starts = self.starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            starts.retain(|start| start.id != self.id);
+        }
+    }
 }
 
 /// What every [`Server`] of one process shares besides its toolkit.
@@ -184,7 +223,7 @@ pub(crate) struct Shared {
     pub(crate) client_roots: bool,
     pub(crate) stateless_hash: bool,
     pub(crate) tasks: TaskManager,
-    pub(crate) task_starts: Arc<std::sync::Mutex<std::collections::VecDeque<std::time::Instant>>>,
+    pub(crate) task_starts: Arc<std::sync::Mutex<std::collections::VecDeque<TaskStart>>>,
     pub(crate) task_after: Duration,
     pub(crate) links: crate::links::Links,
 }
@@ -398,19 +437,24 @@ impl Server {
         self.roots_ready.send_replace(true);
     }
 
-    /// Whether another task may be kept: fewer than [`MAX_KEPT_TASKS`] were started in the
-    /// last two [`TASK_TTL`]s (the longest a task is kept).
-    fn task_room(&self) -> bool {
+    /// Reserves a task for a call that may become one: there is room while fewer than
+    /// [`MAX_RUNNING_TASKS`] run or are reserved, and fewer than [`MAX_KEPT_TASKS`] were
+    /// started or reserved in the last two [`TASK_TTL`]s (the longest a task is kept). The
+    /// room is taken at once, so calls arriving together cannot pass the bounds; a call that
+    /// ends before it becomes a task gives it back.
+    fn reserve_task(&self) -> Option<TaskReservation<'_>> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let mut starts = self.task_starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        while starts.front().is_some_and(|at| at.elapsed() > TASK_TTL * 2) {
+        while starts.front().is_some_and(|start| !start.pending && start.at.elapsed() > TASK_TTL * 2) {
             starts.pop_front();
         }
-        starts.len() < MAX_KEPT_TASKS
-    }
-
-    /// Counts a task started now.
-    fn task_started(&self) {
-        self.task_starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push_back(std::time::Instant::now());
+        let pending = starts.iter().filter(|start| start.pending).count();
+        if self.tasks.running_task_count() + pending >= MAX_RUNNING_TASKS || starts.len() >= MAX_KEPT_TASKS {
+            return None;
+        }
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        starts.push_back(TaskStart { at: std::time::Instant::now(), id, pending: true });
+        Some(TaskReservation { starts: &self.task_starts, id, kept: false })
     }
 
     /// Why tool calls are refused now, when the client's roots cannot be used.
@@ -707,7 +751,6 @@ impl Server {
         // A client that declares the tasks extension gets a long walk or a large patch as a
         // task: a patch over the bound at once, the others once they run past `task_after`. A
         // 2025-11-25 task-augmented call is a task at once.
-        let room = self.tasks.running_task_count() < MAX_RUNNING_TASKS && self.task_room();
         if task_2025 && !TASK_TOOLS.contains(&name.as_ref()) {
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
@@ -719,7 +762,12 @@ impl Server {
                 None,
             ));
         }
-        if task_2025 && !room {
+        // The extension's tasks are a 2026-07-28 result shape: a handshake client that
+        // declares the extension anyway (the Inspector 2.12 does) reads only a plain result.
+        let wants_task = TASK_TOOLS.contains(&name.as_ref())
+            && (task_2025 || (stateless && context.client_capabilities().is_some_and(|caps| caps.supports_tasks())));
+        let reservation = if wants_task { self.reserve_task() } else { None };
+        if task_2025 && reservation.is_none() {
             return Err(ErrorData::invalid_request(
                 format!(
                     "no task may start now: at most {MAX_RUNNING_TASKS} run at once and {MAX_KEPT_TASKS} are kept \
@@ -730,11 +778,7 @@ impl Server {
             ));
         }
         let declared_2025 = context.extensions.get::<Tasks2025>().is_some();
-        // The extension's tasks are a 2026-07-28 result shape: a handshake client that
-        // declares the extension anyway (the Inspector 2.12 does) reads only a plain result.
-        let task_eligible = TASK_TOOLS.contains(&name.as_ref())
-            && (task_2025 || (stateless && context.client_capabilities().is_some_and(|caps| caps.supports_tasks())))
-            && room;
+        let task_eligible = reservation.is_some();
         let task_at_once = task_2025 || (task_eligible && name == "apply_patch" && patch_over_bound(&args));
         let owned = name.into_owned();
         let tool = owned.clone();
@@ -803,7 +847,9 @@ impl Server {
                 forwarder.abort();
             }
             let (style, links) = (self.style, self.links.clone());
-            self.task_started();
+            if let Some(reservation) = reservation {
+                reservation.keep();
+            }
             let options = TaskOptions::new()
                 .with_ttl_ms(TASK_TTL.as_millis() as u64)
                 .with_poll_interval_ms(TASK_STATUS_EVERY.as_millis() as u64)
@@ -1007,6 +1053,34 @@ mod tests {
                 assert!(PATH_NAMES.contains(&alias), "{}'s `{alias}` is not in PATH_NAMES", spec.name);
             }
         }
+    }
+
+    #[test]
+    fn task_room_is_taken_when_a_call_may_become_a_task_and_given_back_if_it_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let toolkit = Toolkit::open(dir.path(), editkit::ToolkitOptions::default()).unwrap();
+        let shared = Shared {
+            tools: Arc::new(Vec::new()),
+            style: TextStyle::default(),
+            client_roots: false,
+            stateless_hash: true,
+            tasks: TaskManager::new(),
+            task_starts: Arc::default(),
+            task_after: Duration::from_secs(2),
+            links: crate::links::Links::under(None),
+        };
+        let server = Server::new(toolkit, shared);
+        // Calls arriving together: no more than MAX_RUNNING_TASKS may wait to become tasks.
+        let waiting: Vec<_> = (0..MAX_RUNNING_TASKS).map(|_| server.reserve_task().unwrap()).collect();
+        assert!(server.reserve_task().is_none(), "a reservation past the running bound");
+        // Calls that ended before becoming tasks give their room back.
+        drop(waiting);
+        assert!(server.task_starts.lock().unwrap().is_empty());
+        // Calls that became tasks stay counted against the tasks kept.
+        for _ in 0..MAX_KEPT_TASKS {
+            server.reserve_task().unwrap().keep();
+        }
+        assert!(server.reserve_task().is_none(), "a reservation past the kept bound");
     }
 
     #[test]
