@@ -8,12 +8,18 @@ use serde_json::json;
 
 const KIB: usize = 1024;
 
-/// Bytes of regular files under `dir`.
+/// Bytes of regular files under `dir`, but for versions already dropped: those are renamed
+/// to a hidden `.reap-` name at once (gone for every reader) and their blocks freed by a
+/// background thread, which may not have reached them yet.
 fn bytes_under(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
     entries
         .map(|entry| {
-            let path = entry.unwrap().path();
+            let entry = entry.unwrap();
+            if entry.file_name().to_string_lossy().starts_with(".reap-") {
+                return 0;
+            }
+            let path = entry.path();
             let meta = std::fs::symlink_metadata(&path).unwrap();
             if meta.is_dir() { bytes_under(&path) } else { meta.len() }
         })
