@@ -599,6 +599,18 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
         new_end += rest;
         old_end = (old_end + rest).min(old.len());
     }
+    // The region from `start` to the end of both texts.
+    let to_the_end = Region {
+        start,
+        old_end: old.len(),
+        new_start: start,
+        new_end: new.len(),
+        lines_before,
+        previous,
+        changed: prefix..new_change_end,
+        places: vec![(prefix..old_change_end, prefix..new_change_end)],
+        unsettled: None,
+    };
     let mut to_end = L::resume(new_bytes.get(..new_end).unwrap_or_default(), start);
     while to_end.next_boundary().is_some() {}
     // What the change left open: a bracket left open inside one closed later, else what is
@@ -607,17 +619,7 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
     let Some(open) = inner.or_else(|| to_end.open()) else {
         // Nothing stays open there: the new text's statements just end elsewhere. Check to
         // the end of both texts.
-        return Ok(Region {
-            start,
-            old_end: old.len(),
-            new_start: start,
-            new_end: new.len(),
-            lines_before,
-            previous,
-            changed: prefix..new_change_end,
-            places: vec![(prefix..old_change_end, prefix..new_change_end)],
-            unsettled: None,
-        });
+        return Ok(to_the_end);
     };
     // Something opened before the change's end stays open: the region ends there, and names
     // it; "never closed" when the scan of the whole new text found it open at the end.
@@ -631,17 +633,7 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
     // old statements end closes later. The change closed something the old text left open
     // (its boundaries past the change are not the new text's); check to the end of both.
     if new_scan.anomaly().is_none() && new_scan.open().is_none() {
-        return Ok(Region {
-            start,
-            old_end: old.len(),
-            new_start: start,
-            new_end: new.len(),
-            lines_before,
-            previous,
-            changed: prefix..new_change_end,
-            places: vec![(prefix..old_change_end, prefix..new_change_end)],
-            unsettled: None,
-        });
+        return Ok(to_the_end);
     }
     let open = match open {
         Anomaly::Unclosed { at, bracket } if new_scan.open().is_none_or(|end| end.at() != at) => {
