@@ -196,7 +196,7 @@ fn regional(kind: FileKind, old: &str, new: &str, regions: &[Region]) -> Result<
     let mut checked_regions: Vec<(Region, Option<String>)> = Vec::with_capacity(regions.len());
     for region in regions {
         if let Some(parts) = narrowed_parts(kind, old, new, region)? {
-            for (narrowed, part) in parts {
+            for (_, part) in parts {
                 errors.extend(part.errors);
                 places.push(part.lines);
                 // The compile check takes the whole top-level statements, which compile alone.
@@ -205,8 +205,10 @@ fn regional(kind: FileKind, old: &str, new: &str, regions: &[Region]) -> Result<
                         stricter.map_or((region.new_start, region.lines_before), |(hull, lines)| (hull.start, lines));
                     stricter = Some((start..region.new_end, lines_before));
                 }
-                checked_regions.push((narrowed.region, Some(narrowed.headers)));
             }
+            // Errors before the change are counted on the whole top-level statements: a
+            // narrowed part of the old text (an insertion's is empty) may not parse alone.
+            checked_regions.push((region.clone(), None));
             continue;
         }
         let (region, part) = checked_part(kind, old, new, region)?;
