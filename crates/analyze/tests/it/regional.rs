@@ -316,3 +316,30 @@ fn an_edit_inside_a_method_of_a_long_class_checks_that_block() {
         "{report:#?}"
     );
 }
+
+/// A sloppy edit in three places of one long class (sloppy-edit seed 1796465546401810677): a
+/// method header written twice, and two lines left out further down. The first place is an
+/// insertion, so the old text's part of the class there is empty, and parsed alone after the
+/// class's opening line it does not parse. Errors before the change are counted on the whole
+/// top-level statement: the header without a body is reported as a new error, at its line.
+#[test]
+fn a_method_header_written_twice_in_a_long_class_is_reported() {
+    let old = std::fs::read_to_string(crate::fixtures().join("code/python/asyncio_locks.py")).unwrap();
+    let header = "    def release(self):\n        \"\"\"Release a semaphore";
+    let line = old[..old.find(header).unwrap()].lines().count() + 1;
+    let left_out = [
+        "            if self._state in (_BarrierState.RESETTING, _BarrierState.DRAINING):\n",
+        "    async def reset(self):\n",
+    ];
+    let mut new = old.replacen(header, &format!("    def release(self):\n{header}"), 1);
+    for gone in left_out {
+        assert_eq!(new.matches(gone).count(), 1, "{gone:?}");
+        new = new.replacen(gone, "", 1);
+    }
+    let (report, _) = agrees(FileKind::Python, &old, &new, "a method header written twice");
+    assert!(report.introduced() && report.scope == CheckScope::Statements, "{report:#?}");
+    assert!(
+        report.errors.iter().any(|error| error.line == line && error.message.contains("indented block")),
+        "an error at {line}: {report:#?}"
+    );
+}
