@@ -47,12 +47,13 @@ MARK = "  # changed by editkit-compare"
 # cases written by hand for editkit. The report gives a total without them too.
 EDITKIT_SPECIFIC = ("already-applied", "escape", "hand-written")
 
-OUTCOMES = ("correct", "wrong", "false_refusal", "correct_refusal", "unsupported")
+OUTCOMES = ("correct", "wrong", "false_refusal", "correct_refusal", "allowed_refusal", "unsupported")
 OUTCOME_TITLES = {
     "correct": "correct edits",
     "wrong": "wrong edits",
     "false_refusal": "false refusals",
     "correct_refusal": "correct refusals",
+    "allowed_refusal": "refusals allowed",
     "unsupported": "not supported",
 }
 
@@ -72,6 +73,9 @@ class EditCase:
     after: bytes | None = None  # the expected file; None when a refusal is expected
     refusal: str | None = None  # the expected error kind, for the record
     source: str = "corpus"
+    # The old text leaves out or invents lines (a model's sloppy copy): the expected file is
+    # what landing it right makes, and refusing it, the file unchanged, is allowed too.
+    may_refuse: bool = False
 
 
 def load_corpus(folder: Path) -> list[EditCase]:
@@ -94,6 +98,7 @@ def load_corpus(folder: Path) -> list[EditCase]:
             replace_all=(case_dir / "replace_all").exists(),
             after=after,
             refusal=refusal,
+            may_refuse=(case_dir / "may_refuse").exists(),
         ))
     return cases
 
@@ -387,7 +392,9 @@ def judge(case: EditCase, answer: dict, result: bytes) -> str:
     if case.after is not None:
         if result == case.after:
             return "correct"
-        return "false_refusal" if result == case.before else "wrong"
+        if result == case.before:
+            return "allowed_refusal" if case.may_refuse else "false_refusal"
+        return "wrong"
     return "correct_refusal" if result == case.before else "wrong"
 
 
@@ -488,11 +495,14 @@ def big_cases(n_lines: int, reps: int) -> list[EditCase]:
 # Patches (editkit vs PraisonAI apply_patch)
 
 HEADER = re.compile(r"^(\*\*\* (?:Add File|Update File|Delete File|Move to): ?)(.*?)(\r?)$", re.M)
+MOVE_FILE = re.compile(r"^(\*\*\* Move File: ?)(.*?) -> (.*?)(\r?)$", re.M)
 
 
 def prefix_paths(patch: str, prefix: str) -> str:
     """Moves every path in a patch under `prefix/` (each case gets its own folder)."""
-    return HEADER.sub(lambda m: f"{m.group(1)}{prefix}/{m.group(2).strip()}{m.group(3)}", patch)
+    patch = HEADER.sub(lambda m: f"{m.group(1)}{prefix}/{m.group(2).strip()}{m.group(3)}", patch)
+    return MOVE_FILE.sub(lambda m: f"{m.group(1)}{prefix}/{m.group(2).strip()} -> {prefix}/{m.group(3).strip()}{m.group(4)}",
+                         patch)
 
 
 def praisonai_dialect(patch: str) -> str:
@@ -521,14 +531,17 @@ class PatchCase:
     patch: str
     after: dict[str, bytes] | None  # None: must be refused, tree unchanged
     note: str = ""
+    read_only: tuple[str, ...] = ()  # made 0444 before the patch (the corpus' `read_only`)
 
 
 def load_patch_corpus(folder: Path) -> list[PatchCase]:
     cases = []
     for case_dir in sorted(folder.glob("hk_*")):
         after = None if (case_dir / "error").exists() else tree(case_dir / "after")
+        marked = (case_dir / "read_only").read_text() if (case_dir / "read_only").exists() else ""
         cases.append(PatchCase(case_dir.name, "corpus (hk_ dialect)", tree(case_dir / "before"),
-                               (case_dir / "input").read_bytes().decode("utf-8"), after))
+                               (case_dir / "input").read_bytes().decode("utf-8"), after,
+                               read_only=tuple(line for line in marked.splitlines() if line)))
     return cases
 
 
@@ -590,7 +603,7 @@ def patch_scenarios(per_kind: int, seed: int) -> list[PatchCase]:
                                enc_before, "*** Begin Patch\n" + body2 + "*** End Patch\n", enc_after))
         # 4. One CRLF file alone, one BOM file alone, one mixed-endings file alone.
         block, (old, new, after_lines) = trio[0], edits[0]
-        single = f"*** Update File: {names[0]}\n" + hunk(old, new)
+        single = f"*** Begin Patch\n*** Update File: {names[0]}\n" + hunk(old, new) + "*** End Patch\n"
         cases.append(PatchCase(f"crlf-{n + 1}", "CRLF kept", {names[0]: "".join(crlf(block.lines)).encode()},
                                single, {names[0]: "".join(crlf(after_lines)).encode()}))
         cases.append(PatchCase(f"bom-{n + 1}", "BOM kept",
@@ -622,6 +635,8 @@ def run_patches(tool: Tool, cases: list[PatchCase], work: Path, dialect=lambda p
     work.mkdir(parents=True)
     for index, case in enumerate(cases):
         write_tree(work / f"c{index:03d}", case.before)
+        for rel in (rel for rel in case.read_only if rel in case.before):
+            (work / f"c{index:03d}" / rel).chmod(0o444)
     tool.start(work)
     results = []
     try:
@@ -694,6 +709,8 @@ def edit_table(results: dict[str, list[EditResult]], tools: list[str]) -> list[s
         if result.case.category not in categories:
             categories.append(result.case.category)
     columns = ["correct", "wrong", "false_refusal", "correct_refusal"]
+    if any(r.outcome == "allowed_refusal" for t in tools for r in results[t]):
+        columns.append("allowed_refusal")
     has_unsupported = any(r.outcome == "unsupported" for t in tools for r in results[t])
     if has_unsupported:
         columns.append("unsupported")
