@@ -106,6 +106,8 @@ fn ci() -> Result<()> {
     // formatters the containment tests run against, installed under target/ when missing.
     run("bash", &["crates/cli/tests/mcp/setup.sh"])?;
     run("bash", &["crates/analyze/tests/tools/setup.sh"])?;
+    // Jupyter's nbformat, whose validator checks every notebook the notebook tests write.
+    run("bash", &["crates/toolkit/tests/notebooks/setup.sh"])?;
     run("cargo", &["test", "--locked", "--workspace"])?;
     // The MCP Inspector's CLI (npm, with the Node.js 22 it needs, under target/inspector) drives
     // every tool of the binary the tests just built, and the 2026-07-28 flow with a task and a link.

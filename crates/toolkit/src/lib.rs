@@ -103,3 +103,8 @@ pub use editkit_patch as patch;
 #[cfg(feature = "search")]
 pub use editkit_search as search;
 pub use editkit_vfs as vfs;
+
+/// The README's Rust quick start, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeQuickStart;

@@ -145,28 +145,31 @@ fn every_accepted_alias_is_listed_in_the_schema() {
     }
 }
 
-/// The README's tool reference is the one generated from the specs. `EDITKIT_UPDATE_README=1
-/// cargo test -p editkit --test it readme` rewrites it.
+/// `docs/tools.md`, the tool reference the README points to, is the one generated from the
+/// specs. `EDITKIT_UPDATE_DOCS=1 cargo test -p editkit --test it tool_reference` rewrites it.
 #[test]
-fn the_readme_tool_reference_is_current() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
+fn the_tool_reference_is_current() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tools.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
     let (start, end) = ("<!-- tool-reference:start -->\n", "<!-- tool-reference:end -->");
-    let from = readme.find(start).expect("README has the tool-reference start marker") + start.len();
-    let to = readme.find(end).expect("README has the tool-reference end marker");
+    let from = doc.find(start).expect("docs/tools.md has the tool-reference start marker") + start.len();
+    let to = doc.find(end).expect("docs/tools.md has the tool-reference end marker");
     let current = editkit::tools::reference_markdown();
-    if readme[from..to] != current {
-        if std::env::var_os("EDITKIT_UPDATE_README").is_some() {
-            std::fs::write(&path, format!("{}{current}{}", &readme[..from], &readme[to..])).unwrap();
+    if doc[from..to] != current {
+        if std::env::var_os("EDITKIT_UPDATE_DOCS").is_some() {
+            std::fs::write(&path, format!("{}{current}{}", &doc[..from], &doc[to..])).unwrap();
             return;
         }
         panic!(
-            "README.md's tool reference is out of date: run `EDITKIT_UPDATE_README=1 cargo test -p editkit --test it readme`"
+            "docs/tools.md is out of date: run `EDITKIT_UPDATE_DOCS=1 cargo test -p editkit --test it tool_reference`"
         );
     }
     for spec in editkit::tools::specs() {
         assert!(current.contains(&format!("**`{}`**", spec.name)), "{} is missing from the reference", spec.name);
     }
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    assert!(readme.contains("[docs/tools.md](docs/tools.md)"), "README.md points to docs/tools.md");
 }
 
 /// A model choosing how to edit reads when to use which: each of the three edit tools'

@@ -25,25 +25,61 @@ fn quotes(doc: &str, phrase: &str) {
     assert!(doc.contains(&flat(phrase)), "ARCHITECTURE.md should say `{phrase}`");
 }
 
+fn readme() -> String {
+    std::fs::read_to_string(repo().join("README.md")).unwrap()
+}
+
 #[test]
 fn corpus_counts_are_the_corpora() {
-    let doc = flat(&architecture());
     let edits = folders("fixtures/edits");
     let patches = folders("fixtures/patches");
-    quotes(&doc, &format!("runs the {edits} cases of `fixtures/edits/`"));
+    let doc = flat(&architecture());
+    quotes(&doc, &format!("`edits/` (the matcher's edit corpus, {edits} cases)"));
     quotes(&doc, &format!("({edits} cases, zero wrong edits)"));
-    quotes(&doc, &format!("`fixtures/patches/` ({patches} cases"));
-    // No other count of cases is quoted for them.
-    for (at, _) in doc.match_indices(" cases") {
-        let before = &doc[..at];
-        let number = before.rsplit(' ').next().unwrap().trim_start_matches('(').replace(',', "");
-        if let Ok(n) = number.parse::<usize>() {
-            assert!(
-                n == edits || n == patches,
-                "ARCHITECTURE.md quotes {n} cases: {}",
-                &doc[at.saturating_sub(80)..at]
-            );
+    quotes(&doc, &format!("`patches/` (the patch corpus, {patches} cases)"));
+    let readme = flat(&readme());
+    assert!(
+        readme.contains(&format!("the {edits} cases of `fixtures/edits/`")),
+        "README.md should say `the {edits} cases of `fixtures/edits/``"
+    );
+    // No other count of cases is quoted for them, in either document.
+    for (name, text) in [("ARCHITECTURE.md", &doc), ("README.md", &readme)] {
+        for (at, _) in text.match_indices(" cases of `fixtures/").chain(text.match_indices(" cases, zero wrong")) {
+            let number = text[..at].rsplit(' ').next().unwrap().trim_start_matches('(').replace(',', "");
+            let n: usize = number.parse().unwrap_or_else(|_| panic!("{name}: no count before `cases` at {at}"));
+            assert!(n == edits || n == patches, "{name} quotes {n} cases: {}", &text[at.saturating_sub(80)..at]);
         }
+    }
+}
+
+/// ARCHITECTURE.md is a map, not a narration: it stays short, and every crate folder has its
+/// paragraph (the mechanism lives in module docs).
+#[test]
+fn the_architecture_document_is_a_map() {
+    let doc = architecture();
+    let lines = doc.lines().count();
+    assert!(
+        lines <= 350,
+        "ARCHITECTURE.md has {lines} lines; it is a map of at most 350: move mechanism into module docs"
+    );
+    for section in ["## Bird's-eye view", "## Entry points", "## Code map", "## Threat model"] {
+        assert!(doc.contains(section), "ARCHITECTURE.md has no `{section}`");
+    }
+    assert!(doc.contains("> **Architecture Invariant:**") && doc.contains("> **API Boundary:**"));
+}
+
+/// The README keeps its two set-up commands at the top and no leftovers of a session
+/// (wall-clock times, "this machine").
+#[test]
+fn the_readme_starts_with_its_two_commands_and_has_no_leftovers() {
+    let readme = readme();
+    let top: String = readme.lines().take(15).collect::<Vec<_>>().join("\n");
+    assert!(
+        top.contains("-- demo") && top.contains("cargo xtask ci"),
+        "README.md's first lines give the demo and test commands"
+    );
+    for leftover in [" UTC", "this machine", "this 2-core", "this session"] {
+        assert!(!readme.contains(leftover), "README.md says `{leftover}`: a leftover of a session");
     }
 }
 
@@ -55,7 +91,6 @@ fn limits_are_the_constants() {
     quotes(&doc, &format!("with a {} ms deadline", editkit::diff::DIFF_TIMEOUT.as_millis()));
     quotes(&doc, &format!("`MAX_TREE_DEPTH` = {} levels", editkit::vfs::MAX_TREE_DEPTH));
     quotes(&doc, &format!("NUL in the first {} KiB", editkit::vfs::codec::BINARY_SNIFF_BYTES >> 10));
-    quotes(&doc, &format!("reporting loops after {} links", editkit::vfs::MAX_LINK_FOLLOWS));
     quotes(&doc, &format!("`max_session_bytes`, {} MiB", editkit::DEFAULT_MAX_SESSION_BYTES >> 20));
     quotes(&doc, &format!("(`DEFAULT_MAX_WORK`, {} Mi)", editkit::patch::DEFAULT_MAX_WORK >> 20));
 }
