@@ -1,4 +1,11 @@
 //! The one error type of the crate, and the near-miss hint carried by `NotFound`.
+//!
+//! Errors carry what a retry needs: `NotFound` the closest region and its first differing line
+//! with whitespace made visible (a near miss says what `·`, `→` and `␍` mean), `AlreadyApplied`
+//! the line where the new text already stands (only a copy of the new text standing as whole
+//! lines counts), `Ambiguous` every candidate's line. They render in their caller's `Words`
+//! (`Error::message`): an edit's "old text" and `replace_all` advice by default, a patch hunk's
+//! "lines" and `@@`-anchor advice for the patch crate, which never rewrites a matcher message.
 
 use std::fmt;
 

@@ -1,4 +1,16 @@
 //! The ladder: each rung collects candidates; the first rung with any decides.
+//!
+//! The rungs are climbed strictest first (`Rung::ALL`): exact (memchr), canonical_equivalent,
+//! line_trimmed, unicode_normalised (typographic dashes, quotes, odd spaces as ASCII),
+//! whitespace_normalised, indentation_flexible (relative indentation kept; tabs, spaces and blank
+//! lines tolerated), escape_normalised (a needle written with literal `\n`, `\t`, `\"`, `\$`),
+//! block_anchor (first and last lines anchor, the middle scored by strsim and accepted at 0.7 or
+//! more). The fuzzy rungs are cumulative: each tolerates what the ones before it did.
+//!
+//! Two candidates on the deciding rung (for block_anchor, two within 0.05 of the best score) are
+//! `Ambiguous` with their lines; the ladder never falls through to a looser rung to break a tie.
+//! Canonical equivalence compares the texts in NFC; the later rungs compare them as they are, so
+//! an old text drifted in form and in whitespace at once is not found.
 
 use std::borrow::Cow;
 

@@ -1,4 +1,17 @@
 //! Building the replacement text: escapes, trailing newline, re-indentation.
+//!
+//! The new text is re-indented by the indentation delta between the old text and the matched
+//! region (tabs stay tabs); `Replaced::inserted` gives the new text's ranges so callers can splice
+//! with the vfs codec. `plan_replace`/`plan_replace_all` decide the same replacement (same checks,
+//! same errors) without building the new text (`Planned`: each match with the piece that goes
+//! there), for callers that splice into their own copy.
+//!
+//! On the tolerant rungs other than block_anchor, a whole-line match whose lines are nested
+//! otherwise than the old text's (two lines indented alike in one and not in the other, or in the
+//! opposite order; a consistent change of width or style is no mismatch) is refused as `Unaligned`
+//! naming the two lines (`nesting_mismatch`): the new text's indentation would be a guess. The
+//! text a replacement makes is counted before each piece is built; past
+//! `Limits::max_output_bytes` it is `OutputTooLarge`, having built at most that much.
 
 use std::borrow::Cow;
 
