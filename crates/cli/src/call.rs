@@ -10,7 +10,8 @@ use std::io::{self, BufRead, Write};
 use editkit::Toolkit;
 use serde_json::{Value, json};
 
-use crate::{EXIT_OK, render};
+use crate::exit::EXIT_OK;
+use crate::render;
 
 /// The longest call read: the toolkit's argument limit plus room for the envelope. Longer
 /// lines are skipped without being held in memory.

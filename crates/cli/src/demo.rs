@@ -11,9 +11,9 @@ use std::path::Path;
 use editkit::Toolkit;
 use serde_json::{Value, json};
 
+use crate::exit::{EXIT_OK, EXIT_REFUSED};
 use crate::human::{candidates, edit_summary, patch_summary, symbol_lines};
 use crate::render::{self, Style};
-use crate::{EXIT_OK, EXIT_REFUSED};
 
 /// The demo project: path relative to its root, and content.
 const PROJECT: &[(&str, &str)] = &[

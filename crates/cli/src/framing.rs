@@ -95,7 +95,7 @@ pub(crate) struct Framed<R> {
     /// Where the session is in the MCP lifecycle (rmcp ends it on any message out of order).
     stage: Stage,
     /// The client initialised protocol 2025-11-25 declaring `capabilities.tasks` (see
-    /// [`crate::mcp::Tasks2025`]).
+    /// [`crate::protocol::Tasks2025`]).
     tasks_2025: bool,
 }
 
@@ -209,7 +209,7 @@ impl<R: AsyncBufRead + Unpin + Send> Framed<R> {
             Ok(mut message) => {
                 if *tasks_2025 && let rmcp::model::JsonRpcMessage::Request(request) = &mut message {
                     use rmcp::model::GetExtensions as _;
-                    request.request.extensions_mut().insert(crate::mcp::Tasks2025);
+                    request.request.extensions_mut().insert(crate::protocol::Tasks2025);
                 }
                 if *stage == Stage::New && opens_inline(&message) {
                     *stage = Stage::Open;
@@ -309,12 +309,12 @@ fn declares_tasks_2025(value: &Value) -> bool {
 
 /// In a session that declared the 2025-11-25 tasks: a task-augmented `tools/call` and the
 /// `tasks/*` requests go to the server's handler of that revision's tasks (rmcp models only the
-/// 2026-07-28 tasks extension), renamed under [`crate::mcp::TASKS_2025_METHODS`].
+/// 2026-07-28 tasks extension), renamed under [`crate::protocol::TASKS_2025_METHODS`].
 fn route_tasks_2025(value: &mut Value) {
     let Some(method) = value.get("method").and_then(Value::as_str) else { return };
     let task_call = method == "tools/call" && value.pointer("/params/task").is_some_and(Value::is_object);
     if (task_call || ["tasks/get", "tasks/result", "tasks/cancel"].contains(&method)) && value.get("id").is_some() {
-        let renamed = format!("{}{method}", crate::mcp::TASKS_2025_METHODS);
+        let renamed = format!("{}{method}", crate::protocol::TASKS_2025_METHODS);
         value["method"] = Value::String(renamed);
     }
 }
@@ -335,7 +335,7 @@ fn tasks_2025_reply(item: &TxJsonRpcMessage<RoleServer>) -> Option<Vec<u8>> {
         ServerResult::ListToolsResult(_) => {
             for tool in value.pointer_mut("/result/tools")?.as_array_mut()? {
                 let task_tool =
-                    tool.get("name").and_then(Value::as_str).is_some_and(|n| crate::mcp::TASK_TOOLS.contains(&n));
+                    tool.get("name").and_then(Value::as_str).is_some_and(|n| crate::protocol::TASK_TOOLS.contains(&n));
                 if let (true, Some(tool)) = (task_tool, tool.as_object_mut()) {
                     tool.insert("execution".into(), json!({"taskSupport": "optional"}));
                 }
@@ -454,7 +454,7 @@ fn opens_inline(message: &RxJsonRpcMessage<RoleServer>) -> bool {
     }
     let meta = request.request.get_meta();
     meta.missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty()
-        && meta.protocol_version().is_some_and(|version| crate::mcp::SUPPORTED_VERSIONS.contains(&version))
+        && meta.protocol_version().is_some_and(|version| crate::protocol::SUPPORTED_VERSIONS.contains(&version))
 }
 
 /// A `tools/call` request whose params are not `{"name": string, "arguments": object}`: an

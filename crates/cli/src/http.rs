@@ -44,9 +44,9 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{Semaphore, oneshot};
 
+use crate::exit::{EXIT_REFUSED, EXIT_USAGE};
 use crate::log;
 use crate::mcp::{McpOptions, Server, Shared as ServerShared, tool_list};
-use crate::{EXIT_REFUSED, EXIT_USAGE};
 
 /// Where and for whom the HTTP transport serves.
 #[derive(Debug, Clone)]

@@ -14,89 +14,18 @@
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
-use clap::Args;
 use editkit::Toolkit;
 use editkit::shown::{self, ShownPath};
 use serde_json::{Value, json};
 
+use crate::args::{Command, EditArgs, OutputArgs, SnippetArgs};
+use crate::exit::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 use crate::render::{self, Style};
-use crate::{Command, EXIT_OK, EXIT_REFUSED, EXIT_USAGE, OutputArgs, WorkspaceArgs, WriteArgs};
 
 /// Most lines of one checker's report printed after a write.
 const CHECKER_LINES: usize = 20;
 /// Most matching lines `grep` asks for when no `--max-results` is given.
 const GREP_UNLIMITED: usize = 1_000_000;
-
-/// `editkit edit FILE --old … --new …`.
-#[derive(Debug, Args)]
-pub(crate) struct EditArgs {
-    #[command(flatten)]
-    pub(crate) workspace: WorkspaceArgs,
-    #[command(flatten)]
-    pub(crate) write: WriteArgs,
-    #[command(flatten)]
-    output: OutputArgs,
-    /// The file, relative to the root.
-    file: String,
-    /// The text to replace (copy it from the file, with a line of context if it repeats).
-    /// Repeat `--old … --new …` for several edits of the file in one write: each is found in
-    /// the file as it is before the call, and all land or none does.
-    #[arg(long, required_unless_present = "old_file", conflicts_with = "old_file", allow_hyphen_values = true)]
-    old: Vec<String>,
-    /// The replacement text (one for each `--old`, in the same order).
-    #[arg(long, required_unless_present = "new_file", conflicts_with = "new_file", allow_hyphen_values = true)]
-    new: Vec<String>,
-    /// Read the text to replace from this file (`-` for stdin).
-    #[arg(long, value_name = "PATH")]
-    old_file: Option<String>,
-    /// Read the replacement from this file (`-` for stdin).
-    #[arg(long, value_name = "PATH")]
-    new_file: Option<String>,
-    /// Replace every occurrence instead of requiring exactly one.
-    #[arg(long)]
-    replace_all: bool,
-    /// Show the diff without writing.
-    #[arg(long)]
-    dry_run: bool,
-    /// Edit even if the file changed since editkit read it.
-    #[arg(long)]
-    force: bool,
-    /// Write and exit 0 even when the edit leaves a syntax error that was not there before.
-    #[arg(long)]
-    allow_broken: bool,
-    /// When the file changed since editkit read it: `merge` (default) applies the edit to the
-    /// file as it is if what it changes is untouched; `strict` refuses.
-    #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
-    stale: String,
-}
-
-/// `editkit snippet FILE SNIPPET`.
-#[derive(Debug, Args)]
-pub(crate) struct SnippetArgs {
-    #[command(flatten)]
-    pub(crate) workspace: WorkspaceArgs,
-    #[command(flatten)]
-    pub(crate) write: WriteArgs,
-    #[command(flatten)]
-    output: OutputArgs,
-    /// The file, relative to the root.
-    file: String,
-    /// The snippet: a file holding it, or `-` for stdin.
-    snippet: String,
-    /// Delete file lines a chunk leaves out between two of its lines (refused by default: a
-    /// forgotten marker looks the same).
-    #[arg(long)]
-    allow_deletions: bool,
-    /// Show the diff without writing.
-    #[arg(long)]
-    dry_run: bool,
-    /// Merge even if the file changed since editkit read it.
-    #[arg(long)]
-    force: bool,
-    /// When the file changed since editkit read it: `merge` (default) or `strict` (refuse).
-    #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
-    stale: String,
-}
 
 /// Runs a human subcommand and gives its exit code.
 pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {

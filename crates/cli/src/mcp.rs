@@ -43,8 +43,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
+use crate::exit::{EXIT_OK, EXIT_REFUSED};
+use crate::protocol::{SUPPORTED_VERSIONS, TASK_TOOLS, TASKS_2025_METHODS, Tasks2025};
 use crate::result::{TextStyle, tool_result};
-use crate::{EXIT_OK, EXIT_REFUSED};
 
 /// The server's instructions: where the tools work and how to use them well.
 /// `roots` are the fixed roots; `None` when they are the client's.
@@ -75,10 +76,6 @@ fn instructions(roots: Option<&[String]>, style: TextStyle, stateless_hash: bool
     )
 }
 
-/// The protocol revisions served: 2026-07-28 (no handshake, metadata on each request) and the
-/// handshake revisions before it.
-pub(crate) const SUPPORTED_VERSIONS: &[ProtocolVersion] = ProtocolVersion::KNOWN_VERSIONS;
-
 /// How long a 2026-07-28 client may keep the tool list (`ttlMs`): it is fixed for the
 /// server's life by its flags.
 const TOOLS_TTL_MS: u64 = 3_600_000;
@@ -89,22 +86,6 @@ fn stateless(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|version| !version.has_initialize())
         || context.meta.missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty()
 }
-
-/// The tools that may run as a task (extension `io.modelcontextprotocol/tasks`) for a client
-/// that declares it: the walks, and `apply_patch`.
-pub(crate) const TASK_TOOLS: &[&str] = &["apply_patch", "search_files", "search_code", "glob", "tree"];
-
-/// The method prefix a 2025-11-25 session's task requests are handed on under: rmcp models only
-/// the 2026-07-28 tasks extension, so the stdio transport renames that revision's task-augmented
-/// `tools/call`, `tasks/get`, `tasks/result` and `tasks/cancel` for [`Server::tasks_2025`].
-pub(crate) const TASKS_2025_METHODS: &str = "editkit/2025-11-25/";
-
-/// Marks a request of a session that initialised protocol 2025-11-25 declaring
-/// `capabilities.tasks` (the revision's experimental tasks, which the TypeScript SDK 1.x
-/// speaks): its task-augmented calls of the [`TASK_TOOLS`] run as tasks, and its big texts are
-/// linked, since such a client reads the newer result shapes. Set by the stdio transport.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Tasks2025;
 
 /// An `apply_patch` over either bound (files, hunks) runs as a task at once.
 const PATCH_TASK_BOUND: (usize, usize) = (32, 256);
@@ -142,8 +123,6 @@ pub(crate) struct McpOptions {
     pub(crate) client_roots: Option<Vec<PathBuf>>,
     /// Refuse writes.
     pub(crate) read_only: bool,
-    /// Serve streamable HTTP instead of stdio.
-    pub(crate) http: Option<crate::http::HttpOptions>,
     /// A task-eligible call still running after this long becomes a task (zero: at once).
     pub(crate) task_after: Duration,
 }
@@ -261,15 +240,12 @@ impl Server {
     }
 }
 
-/// Serves MCP until the client closes the connection: on stdio, or over streamable HTTP with
-/// `options.http`.
+/// Serves MCP on stdio until the client closes the connection (`crate::http` serves
+/// streamable HTTP).
 ///
 /// # Errors
-/// The async runtime cannot start; the HTTP address cannot be bound.
+/// The async runtime cannot start.
 pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions) -> io::Result<u8> {
-    if let Some(http) = &options.http {
-        return crate::http::serve(toolkit, options, http);
-    }
     let tools = tool_list(options);
     let roots: Vec<String> = toolkit.workspaces().iter().map(|w| w.root_path().display().to_string()).collect();
     eprintln!(

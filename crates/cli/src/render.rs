@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use editkit::shown::{self, ShownPath};
 use serde_json::Value;
 
-use crate::{EXIT_REFUSED, EXIT_USAGE};
+use crate::exit::{EXIT_REFUSED, EXIT_USAGE};
 
 /// Whether and how to colour one output stream.
 #[derive(Debug, Clone, Copy)]
@@ -116,12 +116,10 @@ pub(crate) fn diff(style: Style, diff: &str) -> String {
     out
 }
 
-/// The exit code for a contract error object: 2 for bad input, 1 for a refusal.
+/// The exit code for a contract error object ([`crate::exit::for_kind`]); a kind the
+/// contract does not have is a refusal.
 pub(crate) fn exit_code(error: &Value) -> u8 {
-    match error.get("kind").and_then(Value::as_str) {
-        Some("invalid_args" | "invalid_patch") => EXIT_USAGE,
-        _ => EXIT_REFUSED,
-    }
+    error.get("kind").and_then(Value::as_str).and_then(crate::exit::kind_of).map_or(EXIT_REFUSED, crate::exit::for_kind)
 }
 
 /// A refusal for people: the kind, the message, then the details worth seeing (candidate

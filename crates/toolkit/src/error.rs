@@ -207,8 +207,11 @@ fn describe(errors: &[crate::SyntaxErrorInfo]) -> String {
 /// assert_eq!(err.error_kind(), editkit::ErrorKind::NotFound);
 /// assert_eq!(err.kind(), "not_found");
 /// ```
+///
+/// Not `#[non_exhaustive]`: the kinds are the contract's closed set ([`ErrorKind::ALL`] has
+/// their number in its type), so a caller may match every kind with no catch-all, and a new
+/// kind breaks such a match until the caller decides what it means there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum ErrorKind {
     /// `not_found`: nothing at the path, or the text, symbol or hunk is not there.
     NotFound,
