@@ -10,8 +10,10 @@ use std::io::{self, BufRead, Write};
 use editkit::Toolkit;
 use serde_json::{Value, json};
 
+use serde::Deserialize;
+
+use crate::contract::Envelope;
 use crate::exit::EXIT_OK;
-use crate::render;
 
 /// The longest call read: the toolkit's argument limit plus room for the envelope. Longer
 /// lines are skipped without being held in memory.
@@ -34,9 +36,10 @@ pub(crate) fn run(toolkit: &Toolkit, jsonl: bool) -> io::Result<u8> {
         };
         writeln!(output, "{result}")?;
         output.flush()?;
-        return Ok(match result.get("error") {
-            Some(error) => render::exit_code(error),
-            None => EXIT_OK,
+        let envelope = Envelope::deserialize(&result).unwrap_or_default();
+        return Ok(match envelope.error {
+            Some(error) if !envelope.ok => error.exit_code(),
+            _ => EXIT_OK,
         });
     }
     let mut line_no = 0usize;

@@ -8,8 +8,11 @@
 use std::io;
 use std::path::Path;
 
-use editkit::Toolkit;
+use editkit::{ApplyPatchResponse, EditFileResponse, ErrorKind, ReadFileResponse, Toolkit};
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::{Value, json};
+
+use crate::contract::{self, Answer, Refusal};
 
 use crate::exit::{EXIT_OK, EXIT_REFUSED};
 use crate::human::{candidates, edit_summary, patch_summary, symbol_lines};
@@ -125,39 +128,47 @@ impl Demo {
         }
     }
 
-    /// Prints `→ tool path` and the multi-line arguments, then runs the call.
-    fn call(&self, tool: &str, args: Value, shown: &[&str]) -> Value {
+    /// Prints `→ tool path` and the multi-line arguments named in `shown`, then runs the call
+    /// with `args` (each a text).
+    fn call(&self, tool: &str, args: &[(&str, &str)], shown: &[&str]) -> Value {
         let s = self.out;
-        let path = args.get("path").and_then(Value::as_str).unwrap_or("");
-        outln!("   {} {} {path}", s.dim("→"), s.bold(tool));
+        let arg = |name: &str| args.iter().find(|(key, _)| *key == name).map(|(_, text)| *text);
+        outln!("   {} {} {}", s.dim("→"), s.bold(tool), arg("path").unwrap_or(""));
         for name in shown {
-            let Some(text) = args.get(*name).and_then(Value::as_str) else { continue };
+            let Some(text) = arg(name) else { continue };
             let label = format!("{name}:");
             for (idx, line) in text.lines().enumerate() {
                 let label = if idx == 0 { label.as_str() } else { "" };
                 outln!("       {label:<11} {} {line}", s.dim("│"));
             }
         }
-        editkit::tools::call(&self.toolkit, tool, args)
+        let args: serde_json::Map<String, Value> =
+            args.iter().map(|(key, text)| ((*key).to_owned(), json!(text))).collect();
+        editkit::tools::call(&self.toolkit, tool, Value::Object(args))
     }
 
-    fn expect_ok(&mut self, what: &str, result: &Value) -> bool {
-        if result["ok"] == true {
-            return true;
-        }
-        let message = result["error"]["message"].as_str().unwrap_or("?").to_owned();
+    /// The typed response of a call that should succeed; a refusal is a surprise.
+    fn expect_ok<T: DeserializeOwned>(&mut self, what: &str, result: &Value) -> Option<T> {
+        let message = match contract::answer::<T>(result) {
+            Ok(Answer::Done(typed)) => return Some(typed),
+            Ok(Answer::Refused(error)) => error.message.unwrap_or_else(|| "?".to_owned()),
+            Err(why) => why,
+        };
         outln!("   {} {message}", self.out.red("unexpected refusal:"));
         self.surprises.push(format!("{what}: {message}"));
-        false
+        None
     }
 
-    fn expect_refusal(&mut self, what: &str, result: &Value, kind: &str) -> bool {
-        if result["error"]["kind"] == kind {
-            return true;
+    /// The refusal of a call that should be refused as `kind`; anything else is a surprise.
+    fn expect_refusal(&mut self, what: &str, result: &Value, kind: ErrorKind) -> Option<Refusal> {
+        if let Ok(Answer::Refused(error)) = contract::answer::<IgnoredAny>(result)
+            && error.error_kind() == Some(kind)
+        {
+            return Some(error);
         }
         outln!("   {} expected `{kind}`, got {result}", self.out.red("unexpected:"));
         self.surprises.push(format!("{what}: expected `{kind}`"));
-        false
+        None
     }
 
     fn indented(text: &str) {
@@ -168,7 +179,10 @@ impl Demo {
 
     fn sha256(&self, path: &str) -> String {
         let read = editkit::tools::call(&self.toolkit, "read_file", json!({"path": path}));
-        read["sha256"].as_str().unwrap_or("-").to_owned()
+        match contract::answer::<ReadFileResponse>(&read) {
+            Ok(Answer::Done(read)) => read.sha256.to_string(),
+            _ => "-".to_owned(),
+        }
     }
 
     fn read(&mut self) {
@@ -177,21 +191,19 @@ impl Demo {
             "A read returns the text with its SHA-256 and, for code, whether it parses and what it defines.\n\
              The hash arms a staleness guard: a later write is refused if the file changes in between.",
         );
-        let result = self.call("read_file", json!({"path": "shop/cart.py"}), &[]);
-        if !self.expect_ok("read", &result) {
-            return;
-        }
+        let result = self.call("read_file", &[("path", "shop/cart.py")], &[]);
+        let Some(read) = self.expect_ok::<ReadFileResponse>("read", &result) else { return };
         let s = self.out;
         outln!(
             "   {} {} lines of {}, sha256 {}, syntax {}",
             s.dim("←"),
-            result["line_count"],
-            result["file_type"].as_str().unwrap_or("?"),
-            render::short_hash(result["sha256"].as_str().unwrap_or("")),
-            if result["is_valid"] == true { s.green("ok") } else { s.red("errors") },
+            read.line_count,
+            read.file_type.as_str(),
+            render::short_hash(&read.sha256.to_string()),
+            if read.is_valid == Some(true) { s.green("ok") } else { s.red("errors") },
         );
         outln!("     symbols:");
-        for line in symbol_lines(result["symbols"].as_array().map(Vec::as_slice).unwrap_or_default()) {
+        for line in symbol_lines(&read.symbols) {
             outln!("       {line}");
         }
     }
@@ -202,15 +214,18 @@ impl Demo {
             "The agent remembered the guard in `add` with 2-space indentation; the file uses 8 and 12.\n\
              The matcher climbs its ladder of rungs until exactly one place fits, then re-indents the new text.",
         );
-        let args = json!({
-            "path": "shop/cart.py",
-            "old_string": "if quantity <= 0:\n  raise ValueError(\"quantity must be positive\")",
-            "new_string": "if quantity <= 0 or price < 0:\n  raise ValueError(\"quantity and price must be positive\")",
-        });
-        let result = self.call("edit_file", args, &["old_string", "new_string"]);
-        if self.expect_ok("drifted edit", &result) {
-            outln!("   {} {}", self.out.dim("←"), edit_summary(self.out, &result));
-            out!("{}", indent(&render::diff(self.out, result["diff"].as_str().unwrap_or(""))));
+        let args = [
+            ("path", "shop/cart.py"),
+            ("old_string", "if quantity <= 0:\n  raise ValueError(\"quantity must be positive\")"),
+            (
+                "new_string",
+                "if quantity <= 0 or price < 0:\n  raise ValueError(\"quantity and price must be positive\")",
+            ),
+        ];
+        let result = self.call("edit_file", &args, &["old_string", "new_string"]);
+        if let Some(edit) = self.expect_ok::<EditFileResponse>("drifted edit", &result) {
+            outln!("   {} {}", self.out.dim("←"), edit_summary(self.out, &edit));
+            out!("{}", indent(&render::diff(self.out, &edit.diff)));
         }
     }
 
@@ -222,12 +237,11 @@ impl Demo {
         );
         let before = self.sha256("shop/cart.py");
         let args =
-            json!({"path": "shop/cart.py", "old_string": "self.changed = True", "new_string": "self.version += 1"});
-        let result = self.call("edit_file", args, &["old_string", "new_string"]);
-        if self.expect_refusal("ambiguous edit", &result, "ambiguous") {
-            let error = &result["error"];
-            outln!("   {} {}", self.out.dim("←"), self.out.red(&format!("refused (ambiguous): {}", message(error))));
-            out!("{}", candidates(&self.toolkit, self.out, "shop/cart.py", error));
+            [("path", "shop/cart.py"), ("old_string", "self.changed = True"), ("new_string", "self.version += 1")];
+        let result = self.call("edit_file", &args, &["old_string", "new_string"]);
+        if let Some(error) = self.expect_refusal("ambiguous edit", &result, ErrorKind::Ambiguous) {
+            outln!("   {} {}", self.out.dim("←"), self.out.red(&format!("refused (ambiguous): {}", message(&error))));
+            out!("{}", candidates(&self.toolkit, self.out, "shop/cart.py", &error));
             self.unchanged("shop/cart.py", &before);
         }
     }
@@ -238,18 +252,18 @@ impl Demo {
             "Agents retry. This edit's new text is already in the file and its old text is gone,\n\
              so it is reported as done, not as a failure to find the old text.",
         );
-        let args = json!({
-            "path": "shop/cart.py",
-            "old_string": "raise ValueError(\"quantity must be positive\")",
-            "new_string": "raise ValueError(\"quantity and price must be positive\")",
-        });
-        let result = self.call("edit_file", args, &["old_string", "new_string"]);
-        if self.expect_refusal("already applied", &result, "already_applied") {
-            let line = &result["error"]["line"];
+        let args = [
+            ("path", "shop/cart.py"),
+            ("old_string", "raise ValueError(\"quantity must be positive\")"),
+            ("new_string", "raise ValueError(\"quantity and price must be positive\")"),
+        ];
+        let result = self.call("edit_file", &args, &["old_string", "new_string"]);
+        if let Some(error) = self.expect_refusal("already applied", &result, ErrorKind::AlreadyApplied) {
+            let line = error.line.map_or_else(|| "null".to_owned(), |line| line.to_string());
             outln!(
                 "   {} {}",
                 self.out.dim("←"),
-                self.out.yellow(&format!("already applied (line {line}): {}", message(&result["error"])))
+                self.out.yellow(&format!("already applied (line {line}): {}", message(&error)))
             );
         }
     }
@@ -263,9 +277,9 @@ impl Demo {
         outln!("   {} {}", self.out.dim("→"), self.out.bold("apply_patch"));
         Self::indented(MULTI_FILE_PATCH);
         let result = editkit::tools::call(&self.toolkit, "apply_patch", json!({"patch": MULTI_FILE_PATCH}));
-        if self.expect_ok("multi-file patch", &result) {
-            out!("{}", indent(&format!("{} {}", self.out.dim("←"), patch_summary(self.out, &result))));
-            out!("{}", indent(&render::diff(self.out, result["diff"].as_str().unwrap_or(""))));
+        if let Some(patch) = self.expect_ok::<ApplyPatchResponse>("multi-file patch", &result) {
+            out!("{}", indent(&format!("{} {}", self.out.dim("←"), patch_summary(self.out, &patch))));
+            out!("{}", indent(&render::diff(self.out, &patch.diff)));
         }
     }
 
@@ -279,8 +293,8 @@ impl Demo {
         outln!("   {} {}", self.out.dim("→"), self.out.bold("apply_patch"));
         Self::indented(BAD_HUNK_PATCH);
         let result = editkit::tools::call(&self.toolkit, "apply_patch", json!({"patch": BAD_HUNK_PATCH}));
-        if self.expect_refusal("bad hunk", &result, "not_found") {
-            out!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &result["error"]))));
+        if let Some(error) = self.expect_refusal("bad hunk", &result, ErrorKind::NotFound) {
+            out!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &error))));
             self.unchanged("shop/cart.py", &before_cart);
             self.unchanged("shop/discounts.py", &before_discounts);
         }
@@ -293,22 +307,21 @@ impl Demo {
              what it read, would erase that change, so it is refused until the agent reads again.",
         );
         let read = editkit::tools::call(&self.toolkit, "read_file", json!({"path": "shop/pricing.py"}));
-        let content = read["content"].as_str().unwrap_or("").to_owned();
-        outln!(
-            "   {} read_file shop/pricing.py  (sha256 {})",
-            self.out.dim("→"),
-            render::short_hash(read["sha256"].as_str().unwrap_or(""))
-        );
+        let (content, sha256) = match contract::answer::<ReadFileResponse>(&read) {
+            Ok(Answer::Done(read)) => (read.content, read.sha256.to_string()),
+            _ => (String::new(), String::new()),
+        };
+        outln!("   {} read_file shop/pricing.py  (sha256 {})", self.out.dim("→"), render::short_hash(&sha256));
         let edited_by_hand = format!("{content}\n\n# Reviewed by a person.\n");
         if let Err(err) = std::fs::write(root.join("shop/pricing.py"), edited_by_hand) {
             self.surprises.push(format!("stale write: cannot simulate the person's save: {err}"));
             return;
         }
         outln!("   {} (a person saves shop/pricing.py in an editor)", self.out.dim("…"));
-        let args = json!({"path": "shop/pricing.py", "content": content.replace("0.9", "0.85")});
-        let result = self.call("write_file", args, &[]);
-        if self.expect_refusal("stale write", &result, "stale") {
-            out!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &result["error"]))));
+        let content = content.replace("0.9", "0.85");
+        let result = self.call("write_file", &[("path", "shop/pricing.py"), ("content", &content)], &[]);
+        if let Some(error) = self.expect_refusal("stale write", &result, ErrorKind::Stale) {
+            out!("{}", indent(&format!("{} {}", self.out.dim("←"), render::refusal(self.out, &error))));
         }
     }
 
@@ -324,21 +337,21 @@ impl Demo {
         #[cfg(not(unix))]
         let linked = false;
         let mut attempts = vec![
-            ("../../../etc/passwd", "outside_workspace"),
-            (".env", "blocked"),
-            ("/etc/passwd", "outside_workspace"),
+            ("../../../etc/passwd", ErrorKind::OutsideWorkspace),
+            (".env", ErrorKind::Blocked),
+            ("/etc/passwd", ErrorKind::OutsideWorkspace),
         ];
         if linked {
-            attempts.insert(1, ("docs/passwd", "outside_workspace"));
+            attempts.insert(1, ("docs/passwd", ErrorKind::OutsideWorkspace));
         }
         for (path, kind) in attempts {
             let result = editkit::tools::call(&self.toolkit, "read_file", json!({"path": path}));
-            if self.expect_refusal(&format!("read {path}"), &result, kind) {
+            if let Some(error) = self.expect_refusal(&format!("read {path}"), &result, kind) {
                 outln!(
                     "   {} read_file {path:<22} {} {}",
                     self.out.dim("→"),
                     self.out.red(&format!("refused ({kind}):")),
-                    message(&result["error"]).split(';').next().unwrap_or_default()
+                    message(&error).split(';').next().unwrap_or_default()
                 );
             }
         }
@@ -356,8 +369,8 @@ impl Demo {
     }
 }
 
-fn message(error: &Value) -> String {
-    error["message"].as_str().unwrap_or("").to_owned()
+fn message(error: &Refusal) -> String {
+    error.message.clone().unwrap_or_default()
 }
 
 fn indent(text: &str) -> String {

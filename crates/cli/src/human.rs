@@ -14,9 +14,18 @@
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
-use editkit::Toolkit;
+use editkit::matcher::{Alignment, Rung};
 use editkit::shown::{self, ShownPath};
+use editkit::vfs::LineEndings;
+use editkit::{
+    ApplyPatchResponse, CheckSyntaxResponse, DiagnosticsInfo, EditFileResponse, FileInfoResponse, FileSymbolsResponse,
+    FileType, GenerateDiffResponse, HeaderInfo, HistoryResponse, MergeSnippetResponse, ReadFileResponse,
+    SearchFilesResponse, SearchMatch, SymbolInfo, Toolkit, UndoResponse,
+};
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+
+use crate::contract::{self, Answer, Refusal, word};
 
 use crate::args::{Command, EditArgs, OutputArgs, SnippetArgs};
 use crate::exit::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
@@ -83,20 +92,32 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
 }
 
 /// Runs one tool; a refusal is printed (to stderr, or as JSON to stdout with `--json`) and
-/// becomes `Err(exit code)`.
-fn call(toolkit: &Toolkit, tool: &str, args: Value, output: OutputArgs) -> Result<Value, u8> {
+/// becomes `Err(exit code)`. The result object comes back with its typed response.
+fn call<T: DeserializeOwned>(toolkit: &Toolkit, tool: &str, args: Value, output: OutputArgs) -> Result<(Value, T), u8> {
     let result = editkit::tools::call(toolkit, tool, args);
-    match result.get("error") {
-        Some(error) => {
+    match contract::answer::<T>(&result) {
+        Ok(Answer::Done(typed)) => Ok((result, typed)),
+        Ok(Answer::Refused(error)) => {
             if output.json {
                 print_json(&result);
             } else {
-                eprint!("{}", render::refusal(Style::stderr(), error));
+                eprint!("{}", render::refusal(Style::stderr(), &error));
             }
-            Err(render::exit_code(error))
+            Err(error.exit_code())
         }
-        None => Ok(result),
+        Err(why) => Err(unexpected(tool, &why)),
     }
+}
+
+/// Says that a tool's result does not have its documented shape (the facade and the binary
+/// disagree), and gives the exit code.
+fn unexpected(tool: &str, why: &str) -> u8 {
+    eprintln!(
+        "{} the result of {tool} does not have its documented shape ({}); please report it",
+        Style::stderr().red("error:"),
+        shown::line(why)
+    );
+    EXIT_REFUSED
 }
 
 /// The result object, pretty-printed; DEL, C1, separators and bidi controls escaped as
@@ -145,105 +166,99 @@ fn read(
     if let Some(limit) = limit {
         args["limit"] = json!(limit);
     }
-    let result = call(toolkit, "read_file", args, output)?;
+    let (result, read) = call::<ReadFileResponse>(toolkit, "read_file", args, output)?;
     if output.json {
         print_json(&result);
         return Ok(EXIT_OK);
     }
     let style = Style::stdout();
-    out!("{}", read_summary(style, &result));
-    if result["is_binary"].as_bool() != Some(true) {
-        let content = result["content"].as_str().unwrap_or("");
-        out!("{}", render::numbered(style, content, offset.unwrap_or(1).max(1)));
+    out!("{}", read_summary(style, &read));
+    if !read.is_binary {
+        out!("{}", render::numbered(style, &read.content, offset.unwrap_or(1).max(1)));
     }
     Ok(EXIT_OK)
 }
 
 /// The facts of a read: path, type, lines, size, hash, validity and symbols.
-pub(crate) fn read_summary(style: Style, result: &Value) -> String {
-    let path = style.bold(&ShownPath::new(result["path"].as_str().unwrap_or("?")).to_string());
-    let size = plural(result["size_bytes"].as_u64().unwrap_or(0), "byte");
-    if result["is_binary"].as_bool() == Some(true) {
-        return format!(
-            "{path}  binary file, {size} (not shown)\n  sha256 {}\n",
-            result["sha256"].as_str().unwrap_or("?")
-        );
+pub(crate) fn read_summary(style: Style, read: &ReadFileResponse) -> String {
+    let path = style.bold(&ShownPath::new(&read.path).to_string());
+    let size = plural(read.size_bytes, "byte");
+    if read.is_binary {
+        return format!("{path}  binary file, {size} (not shown)\n  sha256 {}\n", read.sha256);
     }
-    let endings = match result["line_endings"].as_str() {
-        Some("cr_lf") => " · CRLF line endings",
-        Some("cr") => " · CR line endings",
-        Some("mixed") => " · mixed line endings",
+    let endings = match read.line_endings {
+        LineEndings::CrLf => " · CRLF line endings",
+        LineEndings::Cr => " · CR line endings",
+        LineEndings::Mixed => " · mixed line endings",
         _ => "",
     };
     let mut out = format!(
         "{path}  {} · {} · {size}{endings}{}\n  sha256 {}\n",
-        result["file_type"].as_str().unwrap_or("?"),
-        plural(result["line_count"].as_u64().unwrap_or(0), "line"),
-        if result["bom"].as_bool() == Some(true) { " · BOM" } else { "" },
-        result["sha256"].as_str().unwrap_or("?"),
+        read.file_type.as_str(),
+        plural(read.line_count as u64, "line"),
+        if read.bom { " · BOM" } else { "" },
+        read.sha256,
     );
-    match result["is_valid"].as_bool() {
+    match read.is_valid {
         Some(true) => out.push_str(&format!("  syntax {}\n", style.green("ok"))),
         Some(false) => {
             out.push_str(&format!("  syntax {}\n", style.red("errors")));
-            for error in result["errors"].as_array().into_iter().flatten().take(10) {
+            for error in read.errors.iter().take(10) {
                 out.push_str(&format!("    {}\n", render::syntax_error(error)));
             }
         }
         None => {}
     }
-    let symbols = symbol_lines(result["symbols"].as_array().map(Vec::as_slice).unwrap_or_default());
+    let symbols = symbol_lines(&read.symbols);
     if !symbols.is_empty() {
         out.push_str("  symbols:\n");
         for line in symbols {
             out.push_str(&format!("    {line}\n"));
         }
     }
-    let headers = result["headers"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if !headers.is_empty() {
+    if !read.headers.is_empty() {
         out.push_str("  outline:\n");
-        for line in outline_lines(style, headers) {
+        for line in outline_lines(style, &read.headers) {
             out.push_str(&format!("    {line}\n"));
         }
     }
-    if result["partial"].as_bool() == Some(true) {
+    if read.partial {
         out.push_str(&format!(
             "  {}\n",
-            style.dim(&format!("lines {}-{} of {}", result["start_line"], result["end_line"], result["total_lines"]))
+            style.dim(&format!("lines {}-{} of {}", read.start_line, read.end_line, read.total_lines))
         ));
     }
     out
 }
 
 /// `class Cart  lines 3-20`, methods indented under their parent.
-pub(crate) fn symbol_lines(symbols: &[Value]) -> Vec<String> {
+pub(crate) fn symbol_lines(symbols: &[SymbolInfo]) -> Vec<String> {
     symbols
         .iter()
         .map(|symbol| {
-            let depth = symbol["parent"].as_str().map_or(0, |p| p.split('.').count());
+            let depth = symbol.parent.as_deref().map_or(0, |p| p.split('.').count());
             format!(
                 "{}{} {}  lines {}-{}",
                 "  ".repeat(depth),
-                shown::line(symbol["kind"].as_str().unwrap_or("?")),
-                shown::line(symbol["name"].as_str().unwrap_or("?")),
-                symbol["line"],
-                symbol["end_line"],
+                shown::line(&word(&symbol.kind)),
+                shown::line(&symbol.name),
+                symbol.line,
+                symbol.end_line,
             )
         })
         .collect()
 }
 
 /// A Markdown outline: each heading indented by its level, with its line.
-fn outline_lines(style: Style, headers: &[Value]) -> Vec<String> {
+fn outline_lines(style: Style, headers: &[HeaderInfo]) -> Vec<String> {
     headers
         .iter()
         .map(|header| {
-            let level = header["level"].as_u64().unwrap_or(1) as usize;
             format!(
                 "{}{} {}",
-                "  ".repeat(level.saturating_sub(1)),
-                shown::line(header["text"].as_str().unwrap_or("")),
-                style.dim(&format!("(line {})", header["line"])),
+                "  ".repeat(usize::from(header.level).saturating_sub(1)),
+                shown::line(&header.text),
+                style.dim(&format!("(line {})", header.line)),
             )
         })
         .collect()
@@ -252,7 +267,10 @@ fn outline_lines(style: Style, headers: &[Value]) -> Vec<String> {
 /// The text of a workspace file now, if it is text editkit can read (for full diffs).
 fn current_text(toolkit: &Toolkit, file: &str) -> Option<String> {
     let read = editkit::tools::call(toolkit, "read_file", json!({"path": file, "include_symbols": false}));
-    (read["ok"] == true && read["is_binary"] != true).then(|| read["content"].as_str().unwrap_or("").to_owned())
+    match contract::answer::<ReadFileResponse>(&read) {
+        Ok(Answer::Done(read)) if !read.is_binary => Some(read.content),
+        _ => None,
+    }
 }
 
 /// Whether a write of `file` from `old` (`None`: it did not exist) to `new` left a syntax
@@ -272,9 +290,9 @@ fn toolkit_checks(toolkit: &Toolkit) -> bool {
 
 /// Whether a write's diagnostics say it left more syntax errors in the statements it touched
 /// than they had before (the toolkit's verdict; a skipped check judges nothing).
-fn diagnostics_introduced(diagnostics: &Value) -> bool {
-    let errors = diagnostics["syntax_errors"].as_array().map_or(0, Vec::len) as u64;
-    errors > 0 && diagnostics["syntax_errors_before"].as_u64().is_none_or(|before| errors > before)
+fn diagnostics_introduced(diagnostics: &DiagnosticsInfo) -> bool {
+    let errors = diagnostics.syntax_errors.len() as u64;
+    errors > 0 && diagnostics.syntax_errors_before.is_none_or(|before| errors > before)
 }
 
 fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
@@ -313,20 +331,24 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         request["edits"] = json!(edits);
     }
     let result = editkit::tools::call(toolkit, "edit_file", request);
-    if let Some(error) = result.get("error") {
-        if args.output.json {
-            print_json(&result);
-        } else {
-            let style = Style::stderr();
-            eprint!("{}", render::refusal(style, error));
-            eprint!("{}", candidates(toolkit, style, &args.file, error));
+    let edit = match contract::answer::<EditFileResponse>(&result) {
+        Ok(Answer::Done(edit)) => edit,
+        Ok(Answer::Refused(error)) => {
+            if args.output.json {
+                print_json(&result);
+            } else {
+                let style = Style::stderr();
+                eprint!("{}", render::refusal(style, &error));
+                eprint!("{}", candidates(toolkit, style, &args.file, &error));
+            }
+            return Err(error.exit_code());
         }
-        return Err(render::exit_code(error));
-    }
+        Err(why) => return Err(unexpected("edit_file", &why)),
+    };
     let after = before.as_ref().and_then(|_| current_text(toolkit, &args.file));
     let broken = !args.dry_run
         && if toolkit_checks {
-            diagnostics_introduced(&result["diagnostics"])
+            diagnostics_introduced(&edit.diagnostics)
         } else {
             introduced_errors(&args.file, before.as_deref(), after.as_deref())
         };
@@ -334,17 +356,12 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         print_json(&result);
     } else {
         let style = Style::stdout();
-        outln!("{}", edit_summary(style, &result));
+        outln!("{}", edit_summary(style, &edit));
         // The toolkit answers whole diffs; after a write the file is diffed again, since a
         // formatter (`--format`) may have changed more.
-        let written = before
-            .zip(after)
-            .map(|(before, after)| shown::diff_file(result["path"].as_str().unwrap_or(&args.file), &before, &after, 3));
-        show_diff(
-            toolkit,
-            &render::diff(style, written.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))),
-        );
-        out!("{}", problems(style, &result["diagnostics"]));
+        let written = before.zip(after).map(|(before, after)| shown::diff_file(&edit.path, &before, &after, 3));
+        show_diff(toolkit, &render::diff(style, written.as_deref().unwrap_or(&edit.diff)));
+        out!("{}", problems(style, &edit.diagnostics));
         broken_note(&args.file, broken, args.allow_broken);
     }
     Ok(if broken && !args.allow_broken { EXIT_REFUSED } else { EXIT_OK })
@@ -356,31 +373,21 @@ fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
         "path": args.file, "snippet": text, "dry_run": args.dry_run, "force": args.force, "stale": args.stale,
         "deletions": if args.allow_deletions { "allow" } else { "refuse" },
     });
-    let result = editkit::tools::call(toolkit, "merge_snippet", request);
-    if let Some(error) = result.get("error") {
-        if args.output.json {
-            print_json(&result);
-        } else {
-            eprint!("{}", render::refusal(Style::stderr(), error));
-        }
-        return Err(render::exit_code(error));
-    }
+    let (result, merged) = call::<MergeSnippetResponse>(toolkit, "merge_snippet", request, args.output)?;
     if args.output.json {
         print_json(&result);
     } else {
         let style = Style::stdout();
         let verb = if args.dry_run { "would merge" } else { "merged" };
-        let chunks = result["chunks"].as_array().map_or(0, Vec::len);
-        let ranges = result["line_ranges"].as_array().cloned().unwrap_or_default();
         outln!(
             "{} {}: {}, {}",
             style.green(verb),
-            style.bold(&ShownPath::new(result["path"].as_str().unwrap_or(&args.file)).to_string()),
-            plural(chunks as u64, "chunk"),
-            line_list(&ranges)
+            style.bold(&ShownPath::new(&merged.path).to_string()),
+            plural(merged.chunks.len() as u64, "chunk"),
+            line_list(&merged.line_ranges)
         );
-        show_diff(toolkit, &render::diff(style, result["diff"].as_str().unwrap_or("")));
-        out!("{}", problems(style, &result["diagnostics"]));
+        show_diff(toolkit, &render::diff(style, &merged.diff));
+        out!("{}", problems(style, &merged.diagnostics));
     }
     Ok(EXIT_OK)
 }
@@ -447,19 +454,15 @@ fn broken_note(file: &str, broken: bool, allowed: bool) {
 }
 
 /// Post-write problems: syntax errors and the reports of checkers that failed, bounded.
-fn problems(style: Style, diagnostics: &Value) -> String {
+fn problems(style: Style, diagnostics: &DiagnosticsInfo) -> String {
     let mut out = String::new();
-    for error in diagnostics["syntax_errors"].as_array().into_iter().flatten().take(10) {
+    for error in diagnostics.syntax_errors.iter().take(10) {
         out.push_str(&format!("{} {}\n", style.yellow("syntax error:"), render::syntax_error(error)));
     }
-    for checker in diagnostics["checkers"].as_array().into_iter().flatten() {
-        if checker["ok"].as_bool() != Some(false) {
-            continue;
-        }
-        let name = shown::line(checker["name"].as_str().unwrap_or("?"));
+    for checker in diagnostics.checkers.iter().filter(|checker| !checker.ok) {
+        let name = shown::line(&checker.name);
         out.push_str(&format!("{}\n", style.yellow(&format!("{name} reports:"))));
-        let output = checker["output"].as_str().unwrap_or("");
-        let lines: Vec<&str> = output.lines().collect();
+        let lines: Vec<&str> = checker.output.lines().collect();
         for line in lines.iter().take(CHECKER_LINES) {
             out.push_str(&format!("  {}\n", style.content(line)));
         }
@@ -471,30 +474,27 @@ fn problems(style: Style, diagnostics: &Value) -> String {
 }
 
 /// What a match's rung means, for people.
-fn rung_words(rung: &str) -> &'static str {
+fn rung_words(rung: Rung) -> &'static str {
     match rung {
-        "exact" => "exact match",
-        "canonical_equivalent" => "matched as the same Unicode text in another normalisation form (NFC/NFD)",
-        "line_trimmed" => "matched ignoring indentation and spaces at line ends",
-        "unicode_normalised" => "matched with typographic quotes or dashes read as plain ones",
-        "whitespace_normalised" => "matched ignoring differences in spacing",
-        "indentation_flexible" => "matched ignoring blank lines and indentation depth",
-        "escape_normalised" => "matched after reading \\n and \\\" escapes",
-        "block_anchor" => "matched by its first and last lines",
+        Rung::Exact => "exact match",
+        Rung::CanonicalEquivalent => "matched as the same Unicode text in another normalisation form (NFC/NFD)",
+        Rung::LineTrimmed => "matched ignoring indentation and spaces at line ends",
+        Rung::UnicodeNormalised => "matched with typographic quotes or dashes read as plain ones",
+        Rung::WhitespaceNormalised => "matched ignoring differences in spacing",
+        Rung::IndentationFlexible => "matched ignoring blank lines and indentation depth",
+        Rung::EscapeNormalised => "matched after reading \\n and \\\" escapes",
+        Rung::BlockAnchor => "matched by its first and last lines",
         _ => "matched",
     }
 }
 
 /// `lines 6 and 8`, `lines 3-4`, `line 2`.
-fn line_list(ranges: &[Value]) -> String {
+fn line_list(ranges: &[[usize; 2]]) -> String {
     let spans: Vec<String> = ranges
         .iter()
-        .map(|range| {
-            let (first, last) = (range[0].as_u64().unwrap_or(0), range[1].as_u64().unwrap_or(0));
-            if first == last { first.to_string() } else { format!("{first}-{last}") }
-        })
+        .map(|&[first, last]| if first == last { first.to_string() } else { format!("{first}-{last}") })
         .collect();
-    let single = ranges.len() == 1 && ranges[0][0] == ranges[0][1];
+    let single = matches!(ranges, [[first, last]] if first == last);
     let word = if single { "line" } else { "lines" };
     match spans.as_slice() {
         [] => String::new(),
@@ -504,38 +504,37 @@ fn line_list(ranges: &[Value]) -> String {
 }
 
 /// `edited app.py, line 2 (exact match)`; `edited app.py: 2 replacements, lines 6 and 8 (…)`.
-pub(crate) fn edit_summary(style: Style, result: &Value) -> String {
-    let replacements = result["replacements"].as_u64().unwrap_or(0);
-    let rung = result["rung"].as_str().unwrap_or("?");
-    let score = result["score"].as_f64().unwrap_or(0.0);
-    let ranges: Vec<Value> = match result["line_ranges"].as_array() {
-        Some(ranges) if !ranges.is_empty() => ranges.clone(),
-        _ => vec![result["line_range"].clone()],
-    };
-    let verb = if result["dry_run"].as_bool() == Some(true) { "would edit" } else { "edited" };
-    let how = if rung == "exact" {
-        style.green(rung_words(rung))
+pub(crate) fn edit_summary(style: Style, edit: &EditFileResponse) -> String {
+    let ranges: &[[usize; 2]] =
+        if edit.line_ranges.is_empty() { std::slice::from_ref(&edit.line_range) } else { &edit.line_ranges };
+    let verb = if edit.dry_run { "would edit" } else { "edited" };
+    let how = if edit.rung.is_exact() {
+        style.green(rung_words(edit.rung))
     } else {
-        style.yellow(&format!("{}, similarity {score:.2}", rung_words(rung)))
+        style.yellow(&format!("{}, similarity {:.2}", rung_words(edit.rung), edit.score))
     };
-    let merged = if result["alignment"].as_str() == Some("merged") { "; merged into the file's lines" } else { "" };
+    let merged = if edit.alignment == Alignment::Merged { "; merged into the file's lines" } else { "" };
+    let replacements = edit.replacements;
     let count = if replacements == 1 { ",".to_owned() } else { format!(": {replacements} replacements,") };
     format!(
         "{} {}{count} {} ({how}{merged})",
         style.green(verb),
-        style.bold(&ShownPath::new(result["path"].as_str().unwrap_or("?")).to_string()),
-        line_list(&ranges),
+        style.bold(&ShownPath::new(&edit.path).to_string()),
+        line_list(ranges),
     )
 }
 
 /// The candidate lines of an ambiguous edit, read back from the file.
-pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Value) -> String {
-    let Some(lines) = error.get("lines").and_then(Value::as_array) else { return String::new() };
+pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Refusal) -> String {
+    let lines: Vec<u64> = error.candidate_lines().collect();
+    if lines.is_empty() {
+        return String::new();
+    }
     let read = editkit::tools::call(toolkit, "read_file", json!({"path": file}));
-    let Some(content) = read["content"].as_str() else { return String::new() };
-    let all: Vec<&str> = content.lines().collect();
+    let Ok(Answer::Done(read)) = contract::answer::<ReadFileResponse>(&read) else { return String::new() };
+    let all: Vec<&str> = read.content.lines().collect();
     let mut out = String::new();
-    for line in lines.iter().filter_map(Value::as_u64) {
+    for line in lines {
         let text = usize::try_from(line).ok().and_then(|l| all.get(l.checked_sub(1)?)).copied().unwrap_or("");
         out.push_str(&format!("    {} {}\n", style.dim(&format!("{line:>4} │")), style.content(text)));
     }
@@ -566,15 +565,19 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
             "apply_patch",
             json!({"patch": text, "dry_run": true, "force": force, "strict": strict, "stale": stale}),
         );
-        let paths = preview["files"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|file| [file["path"].as_str(), file["from"].as_str()])
-            .flatten();
-        paths.map(|path| (path.to_owned(), current_text(toolkit, path))).collect()
+        let files = match contract::answer::<ApplyPatchResponse>(&preview) {
+            Ok(Answer::Done(preview)) => preview.files,
+            _ => Vec::new(),
+        };
+        let paths = files.into_iter().flat_map(|file| [Some(file.path), file.from]).flatten();
+        paths
+            .map(|path| {
+                let text = current_text(toolkit, &path);
+                (path, text)
+            })
+            .collect()
     };
-    let result = call(
+    let (result, patched) = call::<ApplyPatchResponse>(
         toolkit,
         "apply_patch",
         json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict, "stale": stale}),
@@ -584,11 +587,11 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
     let broken: Vec<&str> = if dry_run {
         Vec::new()
     } else if toolkit_checks {
-        let files = result["files"].as_array().map(Vec::as_slice).unwrap_or_default();
-        files
+        patched
+            .files
             .iter()
-            .filter(|file| diagnostics_introduced(&file["diagnostics"]))
-            .filter_map(|file| file["path"].as_str())
+            .filter(|file| diagnostics_introduced(&file.diagnostics))
+            .map(|file| file.path.as_str())
             .collect()
     } else {
         before
@@ -602,7 +605,7 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
         print_json(&result);
     } else {
         let style = Style::stdout();
-        out!("{}", patch_summary(style, &result));
+        out!("{}", patch_summary(style, &patched));
         let full: Option<String> = (!dry_run).then(|| {
             before
                 .iter()
@@ -619,10 +622,7 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
                 })
                 .collect()
         });
-        show_diff(
-            toolkit,
-            &render::diff(style, full.as_deref().unwrap_or_else(|| result["diff"].as_str().unwrap_or(""))),
-        );
+        show_diff(toolkit, &render::diff(style, full.as_deref().unwrap_or(&patched.diff)));
         for path in &broken {
             broken_note(path, true, allow_broken);
         }
@@ -631,38 +631,27 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
 }
 
 /// One line per file a patch touched, and the problems each write left.
-pub(crate) fn patch_summary(style: Style, result: &Value) -> String {
-    let files = result["files"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let verb = if result["dry_run"].as_bool() == Some(true) { "would patch" } else { "patched" };
-    let mut out = format!("{} {}\n", style.green(verb), plural(files.len() as u64, "file"));
-    for file in files {
-        let action = shown::line(file["action"].as_str().unwrap_or("?"));
-        let from = file["from"].as_str().map(|f| format!(" (from {})", ShownPath::new(f))).unwrap_or_default();
-        let formatted = if file["formatted"].as_bool() == Some(true) { ", then formatted" } else { "" };
-        out.push_str(&format!(
-            "  {:<7} {}{from}{formatted}\n",
-            action,
-            ShownPath::new(file["path"].as_str().unwrap_or("?"))
-        ));
+pub(crate) fn patch_summary(style: Style, patch: &ApplyPatchResponse) -> String {
+    let verb = if patch.dry_run { "would patch" } else { "patched" };
+    let mut out = format!("{} {}\n", style.green(verb), plural(patch.files.len() as u64, "file"));
+    for file in &patch.files {
+        let action = shown::line(&word(&file.action)).into_owned();
+        let from = file.from.as_deref().map(|f| format!(" (from {})", ShownPath::new(f))).unwrap_or_default();
+        let formatted = if file.formatted { ", then formatted" } else { "" };
+        out.push_str(&format!("  {:<7} {}{from}{formatted}\n", action, ShownPath::new(&file.path)));
         // A hunk placed by anything but an exact match is shown, so a person can check it.
-        for hunk in file["hunks"].as_array().into_iter().flatten() {
-            let rung = hunk["rung"].as_str().unwrap_or("?");
-            if rung == "exact" {
-                continue;
-            }
-            let lines = &hunk["lines"];
-            let merged =
-                if hunk["alignment"].as_str() == Some("merged") { "; merged into the file's lines" } else { "" };
+        for hunk in file.hunks.iter().filter(|hunk| !hunk.rung.is_exact()) {
+            let merged = if hunk.alignment == Alignment::Merged { "; merged into the file's lines" } else { "" };
             out.push_str(&format!(
                 "          hunk {} at lines {}-{}: {} (similarity {:.2}{merged})\n",
-                hunk["hunk"],
-                lines[0],
-                lines[1],
-                style.yellow(rung_words(rung)),
-                hunk["score"].as_f64().unwrap_or(0.0),
+                hunk.hunk,
+                hunk.lines[0],
+                hunk.lines[1],
+                style.yellow(rung_words(hunk.rung)),
+                hunk.score,
             ));
         }
-        for line in problems(style, &file["diagnostics"]).lines() {
+        for line in problems(style, &file.diagnostics).lines() {
             out.push_str(&format!("          {line}\n"));
         }
     }
@@ -670,49 +659,20 @@ pub(crate) fn patch_summary(style: Style, result: &Value) -> String {
 }
 
 fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Result<u8, u8> {
-    let result = call(toolkit, "search_files", args, output)?;
-    let found: usize = result["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|file| file["matches"].as_array().map_or(0, Vec::len))
-        .sum();
+    let (result, search) = call::<SearchFilesResponse>(toolkit, "search_files", args, output)?;
+    let found: usize = search.results.iter().map(|file| file.matches.len()).sum();
     if output.json {
         print_json(&result);
         return Ok(if found == 0 { EXIT_REFUSED } else { EXIT_OK });
     }
+    drop(result);
     let style = Style::stdout();
     // The whole result is known: written in large blocks, not a write per line.
     let mut out = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
-    for file in result["results"].as_array().into_iter().flatten() {
-        let name = ShownPath::new(file["file"].as_str().unwrap_or("?")).to_string();
-        let name = name.as_str();
-        for hit in file["matches"].as_array().into_iter().flatten() {
-            let line_no = hit["line"].as_u64().unwrap_or(0);
-            let before = hit["before"].as_array().map(Vec::as_slice).unwrap_or_default();
-            let mut lines = Vec::new();
-            for (n, text) in before.iter().enumerate() {
-                let number = line_no.saturating_sub((before.len() - n) as u64);
-                lines.push(format!("{}-{number}-{}", style.bold(name), style.content(text.as_str().unwrap_or(""))));
-            }
-            let content = hit["content"].as_str().unwrap_or("").trim_end_matches(['\n', '\r']);
-            let column = hit["column"].as_u64().unwrap_or(1) as usize;
-            let end_column = hit["end_column"].as_u64().unwrap_or(0) as usize;
-            lines.push(format!(
-                "{}:{}:{column}: {}",
-                style.bold(name),
-                style.green(&line_no.to_string()),
-                highlight(style, content, column, end_column)
-            ));
-            for (n, text) in hit["after"].as_array().into_iter().flatten().enumerate() {
-                lines.push(format!(
-                    "{}-{}-{}",
-                    style.bold(name),
-                    line_no + 1 + n as u64,
-                    style.content(text.as_str().unwrap_or(""))
-                ));
-            }
-            for line in lines {
+    for file in &search.results {
+        let name = ShownPath::new(&file.file).to_string();
+        for hit in &file.matches {
+            for line in hit_lines(style, &name, hit) {
                 if writeln!(out, "{line}").is_err() {
                     return Ok(EXIT_OK);
                 }
@@ -724,11 +684,35 @@ fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Res
         return Ok(EXIT_OK);
     }
     drop(out);
-    if found > 0 && result["truncated"].as_bool() == Some(true) {
+    if found > 0 && search.truncated {
         let why = if capped { "--max-results" } else { "its bound" };
         eprintln!("{}", style.dim(&format!("(results cut at {why}; narrow the search with a path or --glob)")));
     }
     Ok(if found == 0 { EXIT_REFUSED } else { EXIT_OK })
+}
+
+/// The lines of one match in `name`: its context before, the line with the match
+/// highlighted, its context after.
+fn hit_lines(style: Style, name: &str, hit: &SearchMatch) -> Vec<String> {
+    let line_no = hit.line;
+    let mut lines = Vec::new();
+    for (n, text) in hit.before.iter().enumerate() {
+        let number = line_no.saturating_sub((hit.before.len() - n) as u64);
+        lines.push(format!("{}-{number}-{}", style.bold(name), style.content(text)));
+    }
+    let content = hit.content.trim_end_matches(['\n', '\r']);
+    let column = hit.column as usize;
+    let end_column = hit.end_column as usize;
+    lines.push(format!(
+        "{}:{}:{column}: {}",
+        style.bold(name),
+        style.green(&line_no.to_string()),
+        highlight(style, content, column, end_column)
+    ));
+    for (n, text) in hit.after.iter().enumerate() {
+        lines.push(format!("{}-{}-{}", style.bold(name), line_no + 1 + n as u64, style.content(text)));
+    }
+    lines
 }
 
 /// The line with its match (`column..end_column`, in characters) highlighted. A line cut
@@ -752,55 +736,56 @@ fn highlight(style: Style, content: &str, column: usize, end_column: usize) -> S
 
 fn symbols(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> {
     // Markdown has an outline, not symbols: read it.
-    let kind = editkit::tools::call(toolkit, "file_info", json!({"path": file}));
-    if kind["file_type"] == "markdown" {
-        let result = call(toolkit, "read_file", json!({"path": file, "include_symbols": true}), output)?;
+    let info = editkit::tools::call(toolkit, "file_info", json!({"path": file}));
+    let markdown = matches!(
+        contract::answer::<FileInfoResponse>(&info),
+        Ok(Answer::Done(FileInfoResponse { file_type: Some(FileType::Markdown), .. }))
+    );
+    if markdown {
+        let args = json!({"path": file, "include_symbols": true});
+        let (_, read) = call::<ReadFileResponse>(toolkit, "read_file", args, output)?;
         if output.json {
-            print_json(
-                &json!({"ok": true, "path": result["path"], "file_type": "markdown", "headers": result["headers"]}),
-            );
+            print_json(&json!({"ok": true, "path": read.path, "file_type": "markdown", "headers": read.headers}));
             return Ok(EXIT_OK);
         }
-        let headers = result["headers"].as_array().map(Vec::as_slice).unwrap_or_default();
-        if headers.is_empty() {
+        if read.headers.is_empty() {
             outln!("{}: no headings (markdown)", ShownPath::new(file));
         }
-        for line in outline_lines(Style::stdout(), headers) {
+        for line in outline_lines(Style::stdout(), &read.headers) {
             outln!("{line}");
         }
         return Ok(EXIT_OK);
     }
-    let result = call(toolkit, "file_symbols", json!({"path": file}), output)?;
+    let (result, symbols) = call::<FileSymbolsResponse>(toolkit, "file_symbols", json!({"path": file}), output)?;
     if output.json {
         print_json(&result);
         return Ok(EXIT_OK);
     }
-    let symbols = symbol_lines(result["symbols"].as_array().map(Vec::as_slice).unwrap_or_default());
-    if symbols.is_empty() {
-        outln!("{}: no symbols ({})", ShownPath::new(file), shown::line(result["file_type"].as_str().unwrap_or("?")));
+    let lines = symbol_lines(&symbols.symbols);
+    if lines.is_empty() {
+        outln!("{}: no symbols ({})", ShownPath::new(file), symbols.file_type.as_str());
     }
-    for line in symbols {
+    for line in lines {
         outln!("{line}");
     }
     Ok(EXIT_OK)
 }
 
 fn check(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> {
-    let result = call(toolkit, "check_syntax", json!({"path": file}), output)?;
-    let valid = result["valid"].as_bool() == Some(true);
+    let (result, checked) = call::<CheckSyntaxResponse>(toolkit, "check_syntax", json!({"path": file}), output)?;
     if output.json {
         print_json(&result);
-        return Ok(if valid { EXIT_OK } else { EXIT_REFUSED });
+        return Ok(if checked.valid { EXIT_OK } else { EXIT_REFUSED });
     }
     let style = Style::stdout();
-    let kind = shown::line(result["file_type"].as_str().unwrap_or("?"));
+    let kind = checked.file_type.as_str();
     let file = ShownPath::new(file);
-    if valid {
+    if checked.valid {
         outln!("{file}: {} ({kind})", style.green("ok"));
         return Ok(EXIT_OK);
     }
     outln!("{file}: {} ({kind})", style.red("syntax errors"));
-    for error in result["errors"].as_array().into_iter().flatten() {
+    for error in &checked.errors {
         outln!("  {}", render::syntax_error(error));
     }
     Ok(EXIT_REFUSED)
@@ -808,19 +793,19 @@ fn check(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> {
 
 fn diff(toolkit: &Toolkit, file: &str, new_file: &str, output: OutputArgs) -> Result<u8, u8> {
     let new_content = read_input(new_file, "the new content")?;
-    let result = call(toolkit, "generate_diff", json!({"path": file, "new_content": new_content}), output)?;
-    let changed = result["has_changes"].as_bool() == Some(true);
+    let args = json!({"path": file, "new_content": new_content});
+    let (result, diff) = call::<GenerateDiffResponse>(toolkit, "generate_diff", args, output)?;
     if output.json {
         print_json(&result);
-    } else if changed {
+    } else if diff.has_changes {
         let style = Style::stdout();
-        out!("{}", render::diff(style, result["diff"].as_str().unwrap_or("")));
-        outln!("{}", style.dim(&format!("+{} -{}", result["additions"], result["deletions"])));
+        out!("{}", render::diff(style, &diff.diff));
+        outln!("{}", style.dim(&format!("+{} -{}", diff.additions, diff.deletions)));
     } else {
         outln!("{}: no changes", ShownPath::new(file));
     }
     // As diff(1): 0 when the same, 1 when they differ.
-    Ok(if changed { EXIT_REFUSED } else { EXIT_OK })
+    Ok(if diff.has_changes { EXIT_REFUSED } else { EXIT_OK })
 }
 
 fn undo(
@@ -837,9 +822,14 @@ fn undo(
             // The last change to the file may have been a patch: then undoing it means undoing
             // the whole patch, which the user confirms.
             let history = editkit::tools::call(toolkit, "history", json!({"path": file}));
-            let last_is_patch = history["last_change"].as_str() == Some("patch");
-            if last_is_patch {
-                let files = shown_files(&history["patches"][0]["files"]);
+            let last_patch = match contract::answer::<HistoryResponse>(&history) {
+                Ok(Answer::Done(history)) if history.last_change.as_deref() == Some("patch") => {
+                    Some(history.patches.into_iter().next().map(|patch| patch.files).unwrap_or_default())
+                }
+                _ => None,
+            };
+            if let Some(files) = &last_patch {
+                let files = shown_files(files);
                 if !confirm(
                     &format!(
                         "the last change to {} was a patch; undoing it undoes the whole patch ({})",
@@ -851,27 +841,26 @@ fn undo(
                     return Err(EXIT_USAGE);
                 }
             }
-            last_is_patch
+            last_patch.is_some()
         }
         (false, None) => return Err(EXIT_USAGE),
     };
-    let result = if whole_patch {
-        call(toolkit, "undo_patch", json!({"force": force}), output)?
+    let (result, undone) = if whole_patch {
+        call::<UndoResponse>(toolkit, "undo_patch", json!({"force": force}), output)?
     } else {
-        call(toolkit, "undo_edit", json!({"path": file.unwrap_or_default(), "force": force}), output)?
+        call::<UndoResponse>(toolkit, "undo_edit", json!({"path": file.unwrap_or_default(), "force": force}), output)?
     };
     if output.json {
         print_json(&result);
         return Ok(EXIT_OK);
     }
-    let remaining = result["remaining"].as_u64().unwrap_or(0);
-    for path in result["restored"].as_array().into_iter().flatten() {
-        outln!("restored {}", ShownPath::new(path.as_str().unwrap_or("?")));
+    for path in &undone.restored {
+        outln!("restored {}", ShownPath::new(path));
     }
-    let left = match (whole_patch, remaining) {
+    let left = match (whole_patch, undone.remaining) {
         (true, 1) => "1 patch".to_owned(),
         (true, n) => format!("{n} patches"),
-        (false, n) => plural(n, "earlier version"),
+        (false, n) => plural(n as u64, "earlier version"),
     };
     outln!("{}", Style::stdout().dim(&format!("{left} left to undo")));
     Ok(EXIT_OK)
@@ -893,43 +882,38 @@ fn confirm(question: &str, yes: bool) -> bool {
 
 fn history(toolkit: &Toolkit, file: Option<&str>, output: OutputArgs) -> Result<u8, u8> {
     let args = file.map_or_else(|| json!({}), |file| json!({"path": file}));
-    let result = call(toolkit, "history", args, output)?;
+    let (result, history) = call::<HistoryResponse>(toolkit, "history", args, output)?;
     if output.json {
         print_json(&result);
         return Ok(EXIT_OK);
     }
     let style = Style::stdout();
-    let files = result["files"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let patches = result["patches"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if files.is_empty() && patches.is_empty() {
+    if history.files.is_empty() && history.patches.is_empty() {
         outln!("no undo history{}", file.map(|f| format!(" for {}", ShownPath::new(f))).unwrap_or_default());
         return Ok(EXIT_OK);
     }
-    for entry in files {
-        outln!("{}", style.bold(&ShownPath::new(entry["path"].as_str().unwrap_or("?")).to_string()));
-        for version in entry["versions"].as_array().into_iter().flatten() {
-            let kept = match version["size_bytes"].as_u64() {
+    for entry in &history.files {
+        outln!("{}", style.bold(&ShownPath::new(&entry.path).to_string()));
+        for version in &entry.versions {
+            let kept = match version.size_bytes {
                 Some(size) => format!("the version before, {}", plural(size, "byte")),
                 None => "the file did not exist before".to_owned(),
             };
-            outln!("  {}  {kept}", when(version["time_unix"].as_i64()));
+            outln!("  {}  {kept}", when(version.time_unix));
         }
     }
-    for patch in patches {
-        let files = shown_files(&patch["files"]);
-        outln!("{} {}  {}", style.bold("change"), when(patch["time_unix"].as_i64()), files.join(", "));
+    for patch in &history.patches {
+        let files = shown_files(&patch.files);
+        outln!("{} {}  {}", style.bold("change"), when(patch.time_unix), files.join(", "));
     }
-    let evicted = &result["evicted"];
-    if let (Some(versions), Some(bytes), Some(max)) =
-        (evicted["versions"].as_u64(), evicted["bytes"].as_u64(), evicted["max_bytes"].as_u64())
-    {
+    if let Some(evicted) = &history.evicted {
         outln!(
             "{} older {} ({}) dropped to keep the history within {} (--history-bytes), the last {}",
-            versions,
-            if versions == 1 { "version" } else { "versions" },
-            plural(bytes, "byte"),
-            plural(max, "byte"),
-            when(evicted["time_unix"].as_i64())
+            evicted.versions,
+            if evicted.versions == 1 { "version" } else { "versions" },
+            plural(evicted.bytes, "byte"),
+            plural(evicted.max_bytes, "byte"),
+            when(Some(evicted.time_unix))
         );
     }
     Ok(EXIT_OK)
@@ -975,18 +959,18 @@ fn recover(toolkit: &Toolkit) -> Result<u8, u8> {
                 }
             }
             Err(err) => {
-                let error = editkit::Error::from(err).to_json();
+                let error = Refusal::of_error(&editkit::Error::from(err));
                 eprint!("{}", render::refusal(Style::stderr(), &error));
-                return Err(render::exit_code(&error));
+                return Err(error.exit_code());
             }
         }
     }
     Ok(EXIT_OK)
 }
 
-/// The names of a JSON array of paths, each quoted for a reader.
-fn shown_files(files: &Value) -> Vec<String> {
-    files.as_array().into_iter().flatten().filter_map(Value::as_str).map(|f| ShownPath::new(f).to_string()).collect()
+/// Paths, each quoted for a reader.
+fn shown_files(files: &[String]) -> Vec<String> {
+    files.iter().map(|f| ShownPath::new(f).to_string()).collect()
 }
 
 #[cfg(test)]
@@ -995,10 +979,10 @@ mod tests {
 
     #[test]
     fn line_lists_read_as_words() {
-        assert_eq!(line_list(&[json!([2, 2])]), "line 2");
-        assert_eq!(line_list(&[json!([3, 4])]), "lines 3-4");
-        assert_eq!(line_list(&[json!([6, 6]), json!([8, 8])]), "lines 6 and 8");
-        assert_eq!(line_list(&[json!([1, 1]), json!([4, 5]), json!([9, 9])]), "lines 1, 4-5 and 9");
+        assert_eq!(line_list(&[[2, 2]]), "line 2");
+        assert_eq!(line_list(&[[3, 4]]), "lines 3-4");
+        assert_eq!(line_list(&[[6, 6], [8, 8]]), "lines 6 and 8");
+        assert_eq!(line_list(&[[1, 1], [4, 5], [9, 9]]), "lines 1, 4-5 and 9");
     }
 
     #[test]

@@ -40,6 +40,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod args;
 mod call;
+mod contract;
 mod demo;
 mod exit;
 mod framing;

@@ -9,9 +9,10 @@ use std::borrow::Cow;
 use std::io::IsTerminal;
 
 use editkit::shown::{self, ShownPath};
-use serde_json::Value;
+use editkit::{ErrorKind, SyntaxErrorInfo};
 
-use crate::exit::{EXIT_REFUSED, EXIT_USAGE};
+use crate::contract::{Closest, Refusal};
+use crate::exit::EXIT_USAGE;
 
 /// Whether and how to colour one output stream.
 #[derive(Debug, Clone, Copy)]
@@ -116,46 +117,37 @@ pub(crate) fn diff(style: Style, diff: &str) -> String {
     out
 }
 
-/// The exit code for a contract error object ([`crate::exit::for_kind`]); a kind the
-/// contract does not have is a refusal.
-pub(crate) fn exit_code(error: &Value) -> u8 {
-    error.get("kind").and_then(Value::as_str).and_then(crate::exit::kind_of).map_or(EXIT_REFUSED, crate::exit::for_kind)
-}
-
 /// A refusal for people: the kind, the message, then the details worth seeing (candidate
 /// lines, the closest region, hashes, failing hunks, syntax errors).
-pub(crate) fn refusal(style: Style, error: &Value) -> String {
-    let kind = error.get("kind").and_then(Value::as_str).unwrap_or("error");
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+pub(crate) fn refusal(style: Style, error: &Refusal) -> String {
+    let kind = error.kind.as_deref().unwrap_or("error");
+    let message = error.message.as_deref().unwrap_or("");
     // A patch's message lists its failures; they are printed below with their details.
-    let failures = error.get("failures").and_then(Value::as_array).filter(|f| !f.is_empty());
-    let message = if failures.is_some() { message.lines().next().unwrap_or(message) } else { message };
+    let failures = &error.failures;
+    let message = if failures.is_empty() { message } else { message.lines().next().unwrap_or(message) };
     // A safety refusal (the input was fine, acting on it was not) reads differently from an
     // error in the input or a missing file.
-    let head = if is_refusal(kind) { format!("refused ({kind}):") } else { format!("error ({kind}):") };
+    let head = if error.error_kind().is_some_and(is_refusal) {
+        format!("refused ({kind}):")
+    } else {
+        format!("error ({kind}):")
+    };
     let mut out = format!("{} {}\n", style.red(&style.bold(&head)), shown::lines(message));
-    if let Some(closest) = error.get("closest").filter(|c| c.is_object()) {
+    if let Some(closest) = &error.closest {
         out.push_str(&closest_region(style, closest));
     }
-    if let Some(failures) = failures {
-        for failure in failures {
-            let path = ShownPath::new(failure.get("path").and_then(Value::as_str).unwrap_or("?"));
-            let hunk = failure.get("hunk").and_then(Value::as_u64).map(|h| format!(" hunk {h}")).unwrap_or_default();
-            let line = failure.get("patch_line").and_then(Value::as_u64).unwrap_or(0);
-            let kind = shown::line(failure.get("kind").and_then(Value::as_str).unwrap_or("?"));
-            let why = shown::line(failure.get("message").and_then(Value::as_str).unwrap_or(""));
-            out.push_str(&format!(
-                "  {} {path}{hunk} (patch line {line}): {why}\n",
-                style.yellow(&format!("[{kind}]"))
-            ));
-        }
+    for failure in failures {
+        let path = ShownPath::new(failure.path.as_deref().unwrap_or("?"));
+        let hunk = failure.hunk.map(|h| format!(" hunk {h}")).unwrap_or_default();
+        let line = failure.patch_line;
+        let kind = shown::line(failure.kind.as_deref().unwrap_or("?"));
+        let why = shown::line(&failure.message);
+        out.push_str(&format!("  {} {path}{hunk} (patch line {line}): {why}\n", style.yellow(&format!("[{kind}]"))));
     }
-    if let Some(errors) = error.get("syntax_errors").and_then(Value::as_array) {
-        for e in errors.iter().take(10) {
-            out.push_str(&format!("  {}\n", syntax_error(e)));
-        }
+    for e in error.syntax_errors.iter().take(10) {
+        out.push_str(&format!("  {}\n", syntax_error(e)));
     }
-    if let Some(field) = error.get("field").and_then(Value::as_str)
+    if let Some(field) = &error.field
         && !message.contains(&format!("`{field}`"))
     {
         out.push_str(&format!("  field: {}\n", shown::line(field)));
@@ -164,42 +156,42 @@ pub(crate) fn refusal(style: Style, error: &Value) -> String {
 }
 
 /// Whether an error kind is a safety refusal rather than bad input or a missing thing.
-fn is_refusal(kind: &str) -> bool {
-    matches!(
-        kind,
-        "ambiguous"
-            | "already_applied"
-            | "no_change"
-            | "stale"
-            | "outside_workspace"
-            | "blocked"
-            | "permission_denied"
-            | "exists"
-            | "syntax_error"
-            | "too_large"
-    )
+const fn is_refusal(kind: ErrorKind) -> bool {
+    match kind {
+        ErrorKind::Ambiguous
+        | ErrorKind::AlreadyApplied
+        | ErrorKind::NoChange
+        | ErrorKind::Stale
+        | ErrorKind::OutsideWorkspace
+        | ErrorKind::Blocked
+        | ErrorKind::PermissionDenied
+        | ErrorKind::Exists
+        | ErrorKind::SyntaxError
+        | ErrorKind::TooLarge => true,
+        ErrorKind::NotFound
+        | ErrorKind::NotUtf8
+        | ErrorKind::Utf16
+        | ErrorKind::Binary
+        | ErrorKind::NotEncodable
+        | ErrorKind::IsDirectory
+        | ErrorKind::InvalidPatch
+        | ErrorKind::InvalidArgs
+        | ErrorKind::Io => false,
+    }
 }
 
-/// `line L:C message` for one syntax error object.
-pub(crate) fn syntax_error(error: &Value) -> String {
-    let line = error.get("line").and_then(Value::as_u64).unwrap_or(0);
-    let column = error.get("column").and_then(Value::as_u64).unwrap_or(0);
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-    format!("line {line}:{column} {}", shown::line(message))
+/// `line L:C message` for one syntax error.
+pub(crate) fn syntax_error(error: &SyntaxErrorInfo) -> String {
+    format!("line {}:{} {}", error.line, error.column, shown::line(&error.message))
 }
 
-fn closest_region(style: Style, closest: &Value) -> String {
-    let first = closest.get("first_line").and_then(Value::as_u64).unwrap_or(0);
-    let last = closest.get("last_line").and_then(Value::as_u64).unwrap_or(0);
-    let similarity = closest.get("similarity").and_then(Value::as_f64).unwrap_or(0.0);
-    let mut out = format!("  closest region: lines {first}-{last} ({:.0}% similar)\n", similarity * 100.0);
-    if let Some(divergence) = closest.get("divergence").filter(|d| d.is_object()) {
-        let line = divergence.get("line").and_then(Value::as_u64).unwrap_or(0);
-        let expected = divergence.get("expected").and_then(Value::as_str).unwrap_or("");
-        let found = divergence.get("found").and_then(Value::as_str).unwrap_or("");
-        out.push_str(&format!("  first difference at line {line}:\n"));
-        out.push_str(&format!("    {} {}\n", style.red("you gave:"), shown::line(expected)));
-        out.push_str(&format!("    {} {}\n", style.green("file has:"), shown::line(found)));
+fn closest_region(style: Style, closest: &Closest) -> String {
+    let (first, last) = (closest.first_line, closest.last_line);
+    let mut out = format!("  closest region: lines {first}-{last} ({:.0}% similar)\n", closest.similarity * 100.0);
+    if let Some(divergence) = &closest.divergence {
+        out.push_str(&format!("  first difference at line {}:\n", divergence.line));
+        out.push_str(&format!("    {} {}\n", style.red("you gave:"), shown::line(&divergence.expected)));
+        out.push_str(&format!("    {} {}\n", style.green("file has:"), shown::line(&divergence.found)));
     }
     out
 }
@@ -222,16 +214,16 @@ pub(crate) fn numbered(style: Style, text: &str, first: usize) -> String {
 /// and the flag, and gives the exit code.
 pub(crate) fn cannot_open(err: &editkit::Error, roots: &[std::path::PathBuf]) -> u8 {
     let style = Style::stderr();
-    let error = err.to_json();
-    let path = error.get("path").and_then(Value::as_str).unwrap_or("");
-    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let error = Refusal::of_error(err);
+    let path = error.path.as_deref().unwrap_or("");
+    let message = error.message.as_deref().unwrap_or("");
     let given_root = roots.iter().any(|root| root.as_os_str() == path) || (roots.is_empty() && path == ".");
     let shown_path = ShownPath::new(path);
-    let text = match error.get("kind").and_then(Value::as_str) {
-        Some("not_found") if given_root => {
+    let text = match err.error_kind() {
+        ErrorKind::NotFound if given_root => {
             format!("the workspace root `{shown_path}` does not exist (--root {shown_path})")
         }
-        Some("invalid_args") if message.contains("blocked pattern") => {
+        ErrorKind::InvalidArgs if message.contains("blocked pattern") => {
             let why = message.rsplit_once("blocked pattern: ").map_or(message, |(_, why)| why);
             format!("--block `{shown_path}` is not a usable pattern: {}", shown::line(why))
         }

@@ -19,8 +19,20 @@
 use std::fmt::Write as _;
 
 use editkit::shown::{self, ShownPath};
+use editkit::{
+    ApplyPatchResponse, CheckSyntaxResponse, CreateDirectoryResponse, DeleteResponse, DiagnosticsInfo,
+    EditFileResponse, EditPythonFileResponse, ExistsResponse, FileInfoResponse, FileSymbolsResponse,
+    GenerateDiffResponse, GlobResponse, InsertLinesResponse, ListDirResponse, ListRootsResponse, MoveResponse,
+    NotebookEditResponse, NotebookReadResponse, ReadFileResponse, ReadFilesResponse, ReplaceFunctionResponse,
+    SearchFilesResponse, TreeResponse, UndoResponse, WriteFileResponse, WriteMarkdownFileResponse,
+    WritePythonFileResponse,
+};
 use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+use crate::contract::{Envelope, word};
 
 /// How the text block of a result is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,18 +49,17 @@ impl Default for TextStyle {
 
 /// A contract object as an MCP tool result.
 pub(crate) fn tool_result(tool: &str, result: Value, style: TextStyle) -> CallToolResult {
-    if result.get("ok").and_then(Value::as_bool) == Some(true) {
+    let envelope = Envelope::deserialize(&result).unwrap_or_default();
+    if envelope.ok {
         let text = render(tool, &result, style);
         let mut answer = CallToolResult::success(vec![ContentBlock::text(text)]);
         answer.structured_content = Some(result);
         return answer;
     }
-    let message = result
-        .get("error")
-        .and_then(|e| {
-            let kind = e.get("kind").and_then(Value::as_str)?;
-            let message = e.get("message").and_then(Value::as_str)?;
-            Some(format!("{}: {}", shown::line(kind), shown::lines(message)))
+    let message = envelope
+        .error
+        .and_then(|error| {
+            Some(format!("{}: {}", shown::line(error.kind.as_deref()?), shown::lines(error.message.as_deref()?)))
         })
         .unwrap_or_else(|| result.to_string());
     let mut answer = CallToolResult::error(vec![ContentBlock::text(message)]);
@@ -56,26 +67,9 @@ pub(crate) fn tool_result(tool: &str, result: Value, style: TextStyle) -> CallTo
     answer
 }
 
-fn str_of<'a>(value: &'a Value, key: &str) -> &'a str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn num(value: &Value, key: &str) -> u64 {
-    value.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
-
-/// The name at `key`, as a reader is shown it.
-fn name(value: &Value, key: &str) -> String {
-    ShownPath::new(str_of(value, key)).to_string()
-}
-
-/// The text at `key` (a message, a pattern, a word), as one line.
-fn said<'a>(value: &'a Value, key: &str) -> std::borrow::Cow<'a, str> {
-    shown::line(str_of(value, key))
-}
-
-fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {
-    value.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+/// A name, as a reader is shown it.
+fn name(path: &str) -> String {
+    ShownPath::new(path).to_string()
 }
 
 fn plural(n: u64, word: &str) -> String {
@@ -83,385 +77,501 @@ fn plural(n: u64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}{ending}") }
 }
 
-/// The text block of a successful result of `tool`.
-fn render(tool: &str, result: &Value, style: TextStyle) -> String {
-    let mut out = String::new();
-    match tool {
-        "read_file" => read(&mut out, result, style),
-        "read_files" => {
-            for (n, item) in items(result, "files").iter().enumerate() {
-                if n > 0 {
-                    out.push('\n');
-                }
-                match item.get("file").filter(|f| f.is_object()) {
-                    Some(file) => read(&mut out, file, style),
-                    None => {
-                        let error = item.get("error").unwrap_or(&Value::Null);
-                        let _ = writeln!(
-                            out,
-                            "{}: refused ({}): {}",
-                            name(item, "path"),
-                            said(error, "kind"),
-                            shown::lines(str_of(error, "message"))
-                        );
-                    }
-                }
-            }
-        }
-        "write_file" | "write_python_file" | "write_markdown_file" => {
-            let verb = if result.get("created").and_then(Value::as_bool) == Some(true) { "created" } else { "wrote" };
-            let size = num(result, "size_bytes").max(num(result, "bytes_written"));
-            let _ = writeln!(
-                out,
-                "{verb} {} ({}) · sha256 {}",
-                name(result, "path"),
-                plural(size, "byte"),
-                str_of(result, "sha256")
-            );
-            problems(&mut out, result.get("diagnostics"));
-        }
-        "edit_file" | "edit_python_file" | "insert_lines" | "replace_function" => {
-            let dry = result.get("dry_run").and_then(Value::as_bool) == Some(true);
-            let verb = match (tool, dry) {
-                (_, true) => "would change",
-                ("insert_lines", false) => "inserted into",
-                _ => "edited",
-            };
-            let mut line = format!("{verb} {}", name(result, "path"));
-            if let Some([first, last]) = result.get("line_range").and_then(Value::as_array).map(|r| {
-                [r.first().and_then(Value::as_u64).unwrap_or(0), r.get(1).and_then(Value::as_u64).unwrap_or(0)]
-            }) {
-                let _ = write!(line, ", lines {first}-{last}");
-            }
-            if let Some(count) = result.get("replacements").and_then(Value::as_u64)
-                && count != 1
-            {
-                let _ = write!(line, " ({count} replacements)");
-            }
-            if let Some(rung) = result.get("rung").and_then(Value::as_str)
-                && rung != "exact"
-            {
-                let score = result.get("score").and_then(Value::as_f64).unwrap_or(0.0);
-                let _ = write!(line, " (matched with {rung} tolerance, score {score:.2})");
-            }
-            if let Some(sha) = result.get("sha256").and_then(Value::as_str) {
-                let _ = write!(line, " · sha256 {sha}");
-            }
-            out.push_str(&line);
-            out.push('\n');
-            diff(&mut out, result);
-            problems(&mut out, result.get("diagnostics"));
-        }
-        "notebook_read" => {
-            let cells = items(result, "cells");
-            let _ = writeln!(
-                out,
-                "{} · nbformat {} · {} · sha256 {}",
-                name(result, "path"),
-                said(result, "nbformat"),
-                plural(cells.len() as u64, "cell"),
-                said(result, "sha256")
-            );
-            for cell in cells {
-                let _ = write!(
-                    out,
-                    "--- cell {} · id {} · {}",
-                    num(cell, "index"),
-                    said(cell, "id"),
-                    said(cell, "cell_type")
-                );
-                if let Some(count) = cell.get("execution_count").and_then(Value::as_i64) {
-                    let _ = write!(out, " · execution_count {count}");
-                }
-                out.push('\n');
-                let source = str_of(cell, "source");
-                out.push_str(source);
-                if !source.is_empty() && !source.ends_with('\n') {
-                    out.push('\n');
-                }
-                let outputs = str_of(cell, "outputs");
-                if !outputs.is_empty() {
-                    let _ = writeln!(out, "--- outputs ({})\n{}", num(cell, "output_count"), shown::lines(outputs));
-                }
-            }
-        }
-        "notebook_edit" => {
-            let dry = result.get("dry_run").and_then(Value::as_bool) == Some(true);
-            let _ = writeln!(
-                out,
-                "{}{} cell {} (id {}) of {} · {} · sha256 {}",
-                if dry { "would " } else { "" },
-                said(result, "action"),
-                num(result, "index"),
-                said(result, "cell_id"),
-                name(result, "path"),
-                plural(num(result, "cell_count"), "cell"),
-                said(result, "sha256")
-            );
-            diff(&mut out, result);
-        }
-        "apply_patch" => {
-            let dry = result.get("dry_run").and_then(Value::as_bool) == Some(true);
-            let files = items(result, "files");
-            let _ = writeln!(
-                out,
-                "{} {}:",
-                if dry { "would patch" } else { "patched" },
-                plural(files.len() as u64, "file")
-            );
-            for file in files {
-                let from = file
-                    .get("from")
-                    .and_then(Value::as_str)
-                    .map(|f| format!(" (from {})", ShownPath::new(f)))
-                    .unwrap_or_default();
-                let _ = writeln!(out, "  {} {}{from}", said(file, "action"), name(file, "path"));
-            }
-            diff(&mut out, result);
-            for file in files {
-                problems(&mut out, file.get("diagnostics"));
-            }
-        }
-        "search_files" | "search_code" => {
-            let _ = writeln!(
-                out,
-                "{} in {} of {} searched{}",
-                plural(items(result, "results").iter().map(|f| items(f, "matches").len() as u64).sum(), "match"),
-                plural(num(result, "files_with_matches"), "file"),
-                num(result, "files_searched"),
-                if result.get("truncated").and_then(Value::as_bool) == Some(true) {
-                    " (cut at max_results: narrow the search or raise max_results)"
-                } else {
-                    ""
-                }
-            );
-            for file in items(result, "results") {
-                let path = name(file, "file");
-                for m in items(file, "matches") {
-                    for before in items(m, "before") {
-                        let _ = writeln!(out, "{path}-{}", before.as_str().unwrap_or(""));
-                    }
-                    let _ = writeln!(
-                        out,
-                        "{path}:{}:{}: {}",
-                        num(m, "line"),
-                        num(m, "column"),
-                        str_of(m, "content").trim_end_matches(['\n', '\r'])
-                    );
-                    for after in items(m, "after") {
-                        let _ = writeln!(out, "{path}-{}", after.as_str().unwrap_or(""));
-                    }
-                }
-            }
-        }
-        "glob" => {
-            let matches = items(result, "matches");
-            let _ = writeln!(out, "{} matching {}", plural(matches.len() as u64, "file"), said(result, "pattern"));
-            for path in matches {
-                let _ = writeln!(out, "{}", ShownPath::new(path.as_str().unwrap_or("")));
-            }
-            truncated(&mut out, result);
-        }
-        "list_dir" => {
-            let _ = writeln!(out, "{}:", name(result, "path"));
-            for entry in items(result, "entries") {
-                let _ = writeln!(out, "{}", ShownPath::new(entry.as_str().unwrap_or("")));
-            }
-            truncated(&mut out, result);
-            let unnamed = num(result, "unnamed_entries");
-            if unnamed > 0 {
-                let _ = writeln!(
-                    out,
-                    "[{} left out: their names are not UTF-8, so no path can name them]",
-                    if unnamed == 1 { "1 entry".to_owned() } else { format!("{unnamed} entries") }
-                );
-            }
-        }
-        "tree" => {
-            let _ = writeln!(out, "{} ({})", name(result, "path"), plural(num(result, "total_files"), "file"));
-            for entry in items(result, "entries") {
-                let depth = num(entry, "depth").max(1) as usize;
-                let path = str_of(entry, "path");
-                let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
-                let slash = if path.ends_with('/') { "/" } else { "" };
-                let _ = write!(out, "{}{}{slash}", "  ".repeat(depth - 1), ShownPath::new(last));
-                let mut notes = Vec::new();
-                if let Some(files) = entry.get("files").and_then(Value::as_u64) {
-                    notes.push(plural(files, "file"));
-                }
-                if let Some(size) = entry.get("size").and_then(Value::as_u64) {
-                    notes.push(plural(size, "byte"));
-                }
-                if !notes.is_empty() {
-                    let _ = write!(out, " ({})", notes.join(", "));
-                }
-                out.push('\n');
-            }
-            truncated(&mut out, result);
-        }
-        "move" => {
-            let _ = writeln!(
-                out,
-                "moved {} {} to {}{}",
-                said(result, "kind"),
-                name(result, "from"),
-                name(result, "to"),
-                if result.get("overwritten").and_then(Value::as_bool) == Some(true) { " (replacing it)" } else { "" }
-            );
-        }
-        "delete" => {
-            let _ = writeln!(out, "deleted {} {}", said(result, "deleted"), name(result, "path"));
-        }
-        "undo_edit" | "undo_patch" => {
-            let restored: Vec<String> = items(result, "restored")
-                .iter()
-                .filter_map(Value::as_str)
-                .map(|p| ShownPath::new(p).to_string())
-                .collect();
-            let _ = writeln!(
-                out,
-                "restored {} · {} left in the history",
-                restored.join(", "),
-                plural(num(result, "remaining"), "entry")
-            );
-        }
-        "create_directory" => {
-            let created = result.get("created").and_then(Value::as_bool) == Some(true);
-            let _ = writeln!(
-                out,
-                "{} {}",
-                if created { "created directory" } else { "directory exists:" },
-                name(result, "path")
-            );
-        }
-        "list_roots" => {
-            let _ = writeln!(
-                out,
-                "workspace roots{}:",
-                if result.get("read_only").and_then(Value::as_bool) == Some(true) { " (read-only)" } else { "" }
-            );
-            for root in items(result, "roots") {
-                let primary = root.get("primary").and_then(Value::as_bool) == Some(true);
-                let _ = writeln!(
-                    out,
-                    "{}{}",
-                    name(root, "path"),
-                    if primary { " (primary: relative paths resolve here)" } else { "" }
-                );
-            }
-        }
-        "generate_diff" | "editor_diff" => {
-            if str_of(result, "diff").is_empty() {
-                out.push_str("no difference\n");
-            }
-            diff(&mut out, result);
-        }
-        "exists" => {
-            let _ = match result.get("kind").and_then(Value::as_str) {
-                Some(kind) => writeln!(out, "{} exists ({})", name(result, "path"), shown::line(kind)),
-                None => writeln!(out, "{} does not exist", name(result, "path")),
-            };
-        }
-        "file_info" => {
-            let _ = write!(
-                out,
-                "{} · {} · {} · permissions {} · modified {} (Unix time)",
-                name(result, "path"),
-                said(result, "kind"),
-                plural(num(result, "size_bytes"), "byte"),
-                said(result, "permissions"),
-                result.get("modified_unix").and_then(Value::as_i64).unwrap_or(0)
-            );
-            if let Some(kind) = result.get("file_type").and_then(Value::as_str) {
-                let _ = write!(out, " · {}", shown::line(kind));
-            }
-            if let Some(lines) = result.get("line_count").and_then(Value::as_u64) {
-                let _ = write!(out, " · {}", plural(lines, "line"));
-            }
-            out.push('\n');
-        }
-        "check_syntax" => {
-            let errors = items(result, "errors");
-            if errors.is_empty() {
-                let _ = writeln!(out, "{}: no syntax errors", name(result, "path"));
-            } else {
-                let _ = writeln!(out, "{}: {}", name(result, "path"), plural(errors.len() as u64, "syntax error"));
-                for error in errors {
-                    let _ = writeln!(
-                        out,
-                        "  line {}, column {}: {}",
-                        num(error, "line"),
-                        num(error, "column"),
-                        said(error, "message")
-                    );
-                }
-            }
-        }
-        "file_symbols" => {
-            let symbols = items(result, "symbols");
-            let _ = writeln!(out, "{}: {}", name(result, "path"), plural(symbols.len() as u64, "symbol"));
-            for symbol in symbols {
-                let indent = if symbol.get("parent").is_some_and(|p| !p.is_null()) { "    " } else { "  " };
-                let _ = writeln!(
-                    out,
-                    "{indent}{} {} (lines {}-{})",
-                    said(symbol, "kind"),
-                    said(symbol, "name"),
-                    num(symbol, "line"),
-                    num(symbol, "end_line")
-                );
-            }
-        }
-        _ => {
-            let mut copy = result.clone();
-            if let Some(map) = copy.as_object_mut() {
-                map.remove("ok");
-            }
-            out = json_text(copy.to_string());
-        }
-    }
-    out
+/// A count, for [`plural`].
+fn count(n: usize) -> u64 {
+    n as u64
 }
 
-/// A read: its header line and its lines.
-fn read(out: &mut String, file: &Value, style: TextStyle) {
-    let path = name(file, "path");
-    let sha = said(file, "sha256");
-    if file.get("is_binary").and_then(Value::as_bool) == Some(true) {
-        let _ = writeln!(
-            out,
-            "{path} · binary, {} · sha256 {sha} (no text shown)",
-            plural(num(file, "size_bytes"), "byte")
-        );
-        return;
-    }
-    let (start, end, total) = (num(file, "start_line"), num(file, "end_line"), num(file, "total_lines"));
-    let shown = if total == 0 {
-        "empty file".to_owned()
-    } else if start == 1 && end == total {
-        plural(total, "line")
-    } else {
-        format!("lines {start}-{end} of {total}")
+/// A typed result's text block for a model: one impl per response type.
+trait Render {
+    /// Writes the text block of this result to `out`.
+    fn render(&self, out: &mut String, style: TextStyle);
+}
+
+/// The text block of a successful result of `tool`: its typed response rendered, or, for a
+/// tool without a text of its own (or a result not of its type), its JSON.
+fn render(tool: &str, result: &Value, style: TextStyle) -> String {
+    let text = match tool {
+        "read_file" => text::<ReadFileResponse>(result, style),
+        "read_files" => text::<ReadFilesResponse>(result, style),
+        "write_file" => text::<WriteFileResponse>(result, style),
+        "write_python_file" => text::<WritePythonFileResponse>(result, style),
+        "write_markdown_file" => text::<WriteMarkdownFileResponse>(result, style),
+        "edit_file" => text::<EditFileResponse>(result, style),
+        "edit_python_file" => text::<EditPythonFileResponse>(result, style),
+        "insert_lines" => text::<InsertLinesResponse>(result, style),
+        "replace_function" => text::<ReplaceFunctionResponse>(result, style),
+        "notebook_read" => text::<NotebookReadResponse>(result, style),
+        "notebook_edit" => text::<NotebookEditResponse>(result, style),
+        "apply_patch" => text::<ApplyPatchResponse>(result, style),
+        "search_files" | "search_code" => text::<SearchFilesResponse>(result, style),
+        "glob" => text::<GlobResponse>(result, style),
+        "list_dir" => text::<ListDirResponse>(result, style),
+        "tree" => text::<TreeResponse>(result, style),
+        "move" => text::<MoveResponse>(result, style),
+        "delete" => text::<DeleteResponse>(result, style),
+        "undo_edit" | "undo_patch" => text::<UndoResponse>(result, style),
+        "create_directory" => text::<CreateDirectoryResponse>(result, style),
+        "list_roots" => text::<ListRootsResponse>(result, style),
+        "generate_diff" | "editor_diff" => text::<GenerateDiffResponse>(result, style),
+        "exists" => text::<ExistsResponse>(result, style),
+        "file_info" => text::<FileInfoResponse>(result, style),
+        "check_syntax" => text::<CheckSyntaxResponse>(result, style),
+        "file_symbols" => text::<FileSymbolsResponse>(result, style),
+        _ => None,
     };
-    let _ = write!(out, "{path} · {shown} · sha256 {sha}");
-    let next = file.get("next_offset").and_then(Value::as_u64);
-    if let Some(next) = next {
-        let _ = write!(out, " · cut at the page size: read on with offset {next}");
+    text.unwrap_or_else(|| json_of(result))
+}
+
+/// The text of `result` read as a `T`; `None` when it does not have `T`'s shape.
+fn text<T: Render + DeserializeOwned>(result: &Value, style: TextStyle) -> Option<String> {
+    let typed: T = crate::contract::response(result).ok()?;
+    let mut out = String::new();
+    typed.render(&mut out, style);
+    Some(out)
+}
+
+/// A result without a text of its own: its JSON, less the envelope's `ok`.
+fn json_of(result: &Value) -> String {
+    let mut copy = result.clone();
+    if let Some(map) = copy.as_object_mut() {
+        map.remove("ok");
     }
-    out.push('\n');
-    let content = str_of(file, "content");
-    if style.line_numbers {
-        for (n, line) in content.split_inclusive('\n').enumerate() {
-            let _ = write!(out, "{:>6}\t{line}", start as usize + n);
+    json_text(copy.to_string())
+}
+
+impl Render for ReadFileResponse {
+    /// A read: its header line and its lines.
+    fn render(&self, out: &mut String, style: TextStyle) {
+        let path = name(&self.path);
+        let sha = &self.sha256;
+        if self.is_binary {
+            let _ =
+                writeln!(out, "{path} · binary, {} · sha256 {sha} (no text shown)", plural(self.size_bytes, "byte"));
+            return;
         }
-    } else {
-        out.push_str(content);
+        let (start, end, total) = (count(self.start_line), count(self.end_line), count(self.total_lines));
+        let shown = if total == 0 {
+            "empty file".to_owned()
+        } else if start == 1 && end == total {
+            plural(total, "line")
+        } else {
+            format!("lines {start}-{end} of {total}")
+        };
+        let _ = write!(out, "{path} · {shown} · sha256 {sha}");
+        if let Some(next) = self.next_offset {
+            let _ = write!(out, " · cut at the page size: read on with offset {next}");
+        }
+        out.push('\n');
+        let content = self.content.as_str();
+        if style.line_numbers {
+            for (n, line) in content.split_inclusive('\n').enumerate() {
+                let _ = write!(out, "{:>6}\t{line}", self.start_line + n);
+            }
+        } else {
+            out.push_str(content);
+        }
+        if !content.is_empty() && !content.ends_with('\n') {
+            out.push('\n');
+        }
+        if let Some(next) = self.next_offset {
+            let _ = writeln!(out, "[{} more lines: call read_file with offset {next}]", total.saturating_sub(end));
+        }
     }
-    if !content.is_empty() && !content.ends_with('\n') {
+}
+
+impl Render for ReadFilesResponse {
+    fn render(&self, out: &mut String, style: TextStyle) {
+        for (n, item) in self.files.iter().enumerate() {
+            if n > 0 {
+                out.push('\n');
+            }
+            match (&item.file, &item.error) {
+                (Some(file), _) => file.render(out, style),
+                (None, error) => {
+                    let (kind, message) =
+                        error.as_ref().map_or_else(|| (String::new(), ""), |e| (word(&e.kind), e.message.as_str()));
+                    let _ = writeln!(
+                        out,
+                        "{}: refused ({}): {}",
+                        name(&item.path),
+                        shown::line(&kind),
+                        shown::lines(message)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `created|wrote PATH (N bytes) · sha256 H`.
+fn wrote(out: &mut String, created: bool, path: &str, size: u64, sha256: &editkit::vfs::Sha256) {
+    let verb = if created { "created" } else { "wrote" };
+    let _ = writeln!(out, "{verb} {} ({}) · sha256 {sha256}", name(path), plural(size, "byte"));
+}
+
+impl Render for WriteFileResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        wrote(out, self.created, &self.path, self.size_bytes, &self.sha256);
+        problems(out, Some(&self.diagnostics));
+    }
+}
+
+impl Render for WritePythonFileResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        wrote(out, false, &self.path, self.bytes_written, &self.sha256);
+    }
+}
+
+impl Render for WriteMarkdownFileResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        wrote(out, false, &self.path, self.size_bytes, &self.sha256);
+    }
+}
+
+/// The head line of an edit: `VERB PATH, lines A-B (N replacements) (matched with R
+/// tolerance, score S) · sha256 H`, each part when the result has it.
+struct EditLine<'a> {
+    verb: &'a str,
+    path: &'a str,
+    line_range: Option<[usize; 2]>,
+    replacements: Option<usize>,
+    placement: Option<(editkit::matcher::Rung, f64)>,
+    sha256: &'a editkit::vfs::Sha256,
+}
+
+impl EditLine<'_> {
+    fn write(&self, out: &mut String) {
+        let mut line = format!("{} {}", self.verb, name(self.path));
+        if let Some([first, last]) = self.line_range {
+            let _ = write!(line, ", lines {first}-{last}");
+        }
+        if let Some(count) = self.replacements
+            && count != 1
+        {
+            let _ = write!(line, " ({count} replacements)");
+        }
+        if let Some((rung, score)) = self.placement
+            && !rung.is_exact()
+        {
+            let _ = write!(line, " (matched with {rung} tolerance, score {score:.2})");
+        }
+        let _ = write!(line, " · sha256 {}", self.sha256);
+        out.push_str(&line);
         out.push('\n');
     }
-    if let Some(next) = next {
-        let _ = writeln!(out, "[{} more lines: call read_file with offset {next}]", total.saturating_sub(end));
+}
+
+impl Render for EditFileResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        EditLine {
+            verb: if self.dry_run { "would change" } else { "edited" },
+            path: &self.path,
+            line_range: Some(self.line_range),
+            replacements: Some(self.replacements),
+            placement: Some((self.rung, self.score)),
+            sha256: &self.sha256,
+        }
+        .write(out);
+        diff(out, &self.diff, self.diff_truncated);
+        problems(out, Some(&self.diagnostics));
+    }
+}
+
+impl Render for EditPythonFileResponse {
+    fn render(&self, out: &mut String, style: TextStyle) {
+        self.edit.render(out, style);
+    }
+}
+
+impl Render for InsertLinesResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        EditLine {
+            verb: if self.dry_run { "would change" } else { "inserted into" },
+            path: &self.path,
+            line_range: Some(self.line_range),
+            replacements: None,
+            placement: None,
+            sha256: &self.sha256,
+        }
+        .write(out);
+        diff(out, &self.diff, self.diff_truncated);
+        problems(out, Some(&self.diagnostics));
+    }
+}
+
+impl Render for ReplaceFunctionResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        EditLine {
+            verb: if self.dry_run { "would change" } else { "edited" },
+            path: &self.path,
+            line_range: None,
+            replacements: None,
+            placement: None,
+            sha256: &self.sha256,
+        }
+        .write(out);
+        diff(out, &self.diff, false);
+    }
+}
+
+impl Render for NotebookReadResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(
+            out,
+            "{} · nbformat {} · {} · sha256 {}",
+            name(&self.path),
+            shown::line(&self.nbformat),
+            plural(count(self.cells.len()), "cell"),
+            self.sha256
+        );
+        for cell in &self.cells {
+            let _ = write!(
+                out,
+                "--- cell {} · id {} · {}",
+                cell.index,
+                shown::line(&cell.id),
+                shown::line(&cell.cell_type)
+            );
+            if let Some(count) = cell.execution_count {
+                let _ = write!(out, " · execution_count {count}");
+            }
+            out.push('\n');
+            out.push_str(&cell.source);
+            if !cell.source.is_empty() && !cell.source.ends_with('\n') {
+                out.push('\n');
+            }
+            if !cell.outputs.is_empty() {
+                let _ = writeln!(out, "--- outputs ({})\n{}", cell.output_count, shown::lines(&cell.outputs));
+            }
+        }
+    }
+}
+
+impl Render for NotebookEditResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(
+            out,
+            "{}{} cell {} (id {}) of {} · {} · sha256 {}",
+            if self.dry_run { "would " } else { "" },
+            shown::line(&word(&self.action)),
+            self.index,
+            shown::line(&self.cell_id),
+            name(&self.path),
+            plural(count(self.cell_count), "cell"),
+            self.sha256
+        );
+        diff(out, &self.diff, self.diff_truncated);
+    }
+}
+
+impl Render for ApplyPatchResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let verb = if self.dry_run { "would patch" } else { "patched" };
+        let _ = writeln!(out, "{verb} {}:", plural(count(self.files.len()), "file"));
+        for file in &self.files {
+            let from = file.from.as_deref().map(|f| format!(" (from {})", ShownPath::new(f))).unwrap_or_default();
+            let _ = writeln!(out, "  {} {}{from}", shown::line(&word(&file.action)), name(&file.path));
+        }
+        diff(out, &self.diff, false);
+        for file in &self.files {
+            problems(out, Some(&file.diagnostics));
+        }
+    }
+}
+
+impl Render for SearchFilesResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(
+            out,
+            "{} in {} of {} searched{}",
+            plural(self.results.iter().map(|f| count(f.matches.len())).sum(), "match"),
+            plural(self.files_with_matches, "file"),
+            self.files_searched,
+            if self.truncated { " (cut at max_results: narrow the search or raise max_results)" } else { "" }
+        );
+        for file in &self.results {
+            let path = name(&file.file);
+            for m in &file.matches {
+                for before in &m.before {
+                    let _ = writeln!(out, "{path}-{before}");
+                }
+                let _ = writeln!(out, "{path}:{}:{}: {}", m.line, m.column, m.content.trim_end_matches(['\n', '\r']));
+                for after in &m.after {
+                    let _ = writeln!(out, "{path}-{after}");
+                }
+            }
+        }
+    }
+}
+
+impl Render for GlobResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(out, "{} matching {}", plural(count(self.matches.len()), "file"), shown::line(&self.pattern));
+        for path in &self.matches {
+            let _ = writeln!(out, "{}", ShownPath::new(path));
+        }
+        truncated(out, self.truncated);
+    }
+}
+
+impl Render for ListDirResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(out, "{}:", name(&self.path));
+        for entry in &self.entries {
+            let _ = writeln!(out, "{}", ShownPath::new(entry));
+        }
+        truncated(out, self.truncated);
+        let unnamed = self.unnamed_entries;
+        if unnamed > 0 {
+            let _ = writeln!(
+                out,
+                "[{} left out: their names are not UTF-8, so no path can name them]",
+                if unnamed == 1 { "1 entry".to_owned() } else { format!("{unnamed} entries") }
+            );
+        }
+    }
+}
+
+impl Render for TreeResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(out, "{} ({})", name(&self.path), plural(count(self.total_files), "file"));
+        for entry in &self.entries {
+            let depth = entry.depth.max(1);
+            let path = entry.path.as_str();
+            let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
+            let slash = if path.ends_with('/') { "/" } else { "" };
+            let _ = write!(out, "{}{}{slash}", "  ".repeat(depth - 1), ShownPath::new(last));
+            let mut notes = Vec::new();
+            if let Some(files) = entry.files {
+                notes.push(plural(count(files), "file"));
+            }
+            if let Some(size) = entry.size {
+                notes.push(plural(size, "byte"));
+            }
+            if !notes.is_empty() {
+                let _ = write!(out, " ({})", notes.join(", "));
+            }
+            out.push('\n');
+        }
+        truncated(out, self.truncated);
+    }
+}
+
+impl Render for MoveResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(
+            out,
+            "moved {} {} to {}{}",
+            shown::line(&word(&self.kind)),
+            name(&self.from),
+            name(&self.to),
+            if self.overwritten { " (replacing it)" } else { "" }
+        );
+    }
+}
+
+impl Render for DeleteResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(out, "deleted {} {}", shown::line(&word(&self.deleted)), name(&self.path));
+    }
+}
+
+impl Render for UndoResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let restored: Vec<String> = self.restored.iter().map(|p| name(p)).collect();
+        let _ = writeln!(
+            out,
+            "restored {} · {} left in the history",
+            restored.join(", "),
+            plural(count(self.remaining), "entry")
+        );
+    }
+}
+
+impl Render for CreateDirectoryResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let what = if self.created { "created directory" } else { "directory exists:" };
+        let _ = writeln!(out, "{what} {}", name(&self.path));
+    }
+}
+
+impl Render for ListRootsResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(out, "workspace roots{}:", if self.read_only { " (read-only)" } else { "" });
+        for root in &self.roots {
+            let primary = if root.primary { " (primary: relative paths resolve here)" } else { "" };
+            let _ = writeln!(out, "{}{primary}", name(&root.path));
+        }
+    }
+}
+
+impl Render for GenerateDiffResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        if self.diff.is_empty() {
+            out.push_str("no difference\n");
+        }
+        diff(out, &self.diff, false);
+    }
+}
+
+impl Render for ExistsResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = match &self.kind {
+            Some(kind) => writeln!(out, "{} exists ({})", name(&self.path), shown::line(&word(kind))),
+            None => writeln!(out, "{} does not exist", name(&self.path)),
+        };
+    }
+}
+
+impl Render for FileInfoResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = write!(
+            out,
+            "{} · {} · {} · permissions {} · modified {} (Unix time)",
+            name(&self.path),
+            shown::line(&word(&self.kind)),
+            plural(self.size_bytes, "byte"),
+            shown::line(&self.permissions),
+            self.modified_unix
+        );
+        if let Some(kind) = &self.file_type {
+            let _ = write!(out, " · {}", shown::line(kind.as_str()));
+        }
+        if let Some(lines) = self.line_count {
+            let _ = write!(out, " · {}", plural(count(lines), "line"));
+        }
+        out.push('\n');
+    }
+}
+
+impl Render for CheckSyntaxResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        if self.errors.is_empty() {
+            let _ = writeln!(out, "{}: no syntax errors", name(&self.path));
+            return;
+        }
+        let _ = writeln!(out, "{}: {}", name(&self.path), plural(count(self.errors.len()), "syntax error"));
+        for error in &self.errors {
+            let _ = writeln!(out, "  line {}, column {}: {}", error.line, error.column, shown::line(&error.message));
+        }
+    }
+}
+
+impl Render for FileSymbolsResponse {
+    fn render(&self, out: &mut String, _style: TextStyle) {
+        let _ = writeln!(out, "{}: {}", name(&self.path), plural(count(self.symbols.len()), "symbol"));
+        for symbol in &self.symbols {
+            let indent = if symbol.parent.is_some() { "    " } else { "  " };
+            let _ = writeln!(
+                out,
+                "{indent}{} {} (lines {}-{})",
+                shown::line(&word(&symbol.kind)),
+                shown::line(&symbol.name),
+                symbol.line,
+                symbol.end_line
+            );
+        }
     }
 }
 
@@ -485,40 +595,39 @@ pub(crate) fn json_text(text: String) -> String {
     out
 }
 
-fn diff(out: &mut String, result: &Value) {
-    let diff = str_of(result, "diff");
+fn diff(out: &mut String, diff: &str, cut: bool) {
     if !diff.is_empty() {
         out.push_str(diff);
         if !diff.ends_with('\n') {
             out.push('\n');
         }
     }
-    if result.get("diff_truncated").and_then(Value::as_bool) == Some(true) {
+    if cut {
         out.push_str("[the diff is cut at its size bound; read the file to see the rest]\n");
     }
 }
 
-fn truncated(out: &mut String, result: &Value) {
-    if result.get("truncated").and_then(Value::as_bool) == Some(true) {
+fn truncated(out: &mut String, truncated: bool) {
+    if truncated {
         out.push_str("[the list is cut at its bound]\n");
     }
 }
 
 /// Post-write problems: syntax errors and checkers' reports.
-fn problems(out: &mut String, diagnostics: Option<&Value>) {
+fn problems(out: &mut String, diagnostics: Option<&DiagnosticsInfo>) {
     let Some(diagnostics) = diagnostics else { return };
-    for error in items(diagnostics, "syntax_errors") {
+    for error in &diagnostics.syntax_errors {
         let _ = writeln!(
             out,
             "syntax error at line {}, column {}: {}",
-            num(error, "line"),
-            num(error, "column"),
-            said(error, "message")
+            error.line,
+            error.column,
+            shown::line(&error.message)
         );
     }
-    for checker in items(diagnostics, "checkers") {
-        if checker.get("ok").and_then(Value::as_bool) == Some(false) {
-            let _ = writeln!(out, "{} reports:\n{}", said(checker, "name"), str_of(checker, "output").trim_end());
+    for checker in &diagnostics.checkers {
+        if !checker.ok {
+            let _ = writeln!(out, "{} reports:\n{}", shown::line(&checker.name), checker.output.trim_end());
         }
     }
 }
@@ -532,21 +641,38 @@ mod tests {
         result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default()
     }
 
+    /// A sha256 as results hold it.
+    const HASH: &str = "ab00000000000000000000000000000000000000000000000000000000000000";
+
+    /// A read result: `fields` over the facts a read of a small text file has.
+    fn read_result(fields: Value) -> Value {
+        let mut read = json!({"ok": true, "path": "a", "content": "", "sha256": HASH, "file_type": "text",
+            "line_count": 0, "size_bytes": 0, "is_binary": false, "line_endings": "lf", "bom": false,
+            "partial": false, "is_valid": null, "errors": [], "symbols": [], "headers": [], "code_blocks": [],
+            "links": []});
+        if let (Some(read), Value::Object(fields)) = (read.as_object_mut(), fields) {
+            read.extend(fields);
+        }
+        read
+    }
+
     #[test]
     fn a_read_is_the_file_with_a_header_and_numbered_lines() {
-        let read = json!({"ok": true, "path": "a.py", "content": "x = 1\ny = \"2\"\n", "sha256": "ab",
-            "start_line": 4, "end_line": 5, "total_lines": 9, "next_offset": 6, "is_binary": false});
+        let read = read_result(json!({"path": "a.py", "content": "x = 1\ny = \"2\"\n",
+            "start_line": 4, "end_line": 5, "total_lines": 9, "next_offset": 6, "is_binary": false}));
         let result = tool_result("read_file", read, TextStyle::default());
         assert_eq!(
             text(&result),
-            "a.py · lines 4-5 of 9 · sha256 ab · cut at the page size: read on with offset 6\n     4\tx = 1\n     5\ty = \"2\"\n[4 more lines: call read_file with offset 6]\n"
+            format!(
+                "a.py · lines 4-5 of 9 · sha256 {HASH} · cut at the page size: read on with offset 6\n     4\tx = 1\n     5\ty = \"2\"\n[4 more lines: call read_file with offset 6]\n"
+            )
         );
         assert_eq!(result.structured_content.as_ref().and_then(|v| v["content"].as_str()), Some("x = 1\ny = \"2\"\n"));
     }
 
     #[test]
     fn listings_and_searches_are_plain_lines() {
-        let found = json!({"ok": true, "files_searched": 3, "files_with_matches": 1, "truncated": false,
+        let found = json!({"ok": true, "pattern": "TODO", "directory": ".", "skipped": [], "files_searched": 3, "files_with_matches": 1, "truncated": false,
             "results": [{"file": "a.py", "matches": [{"line": 2, "column": 5, "content": "x = TODO\n", "before": [], "after": []}]}]});
         assert_eq!(
             text(&tool_result("search_files", found, TextStyle::default())),
@@ -560,21 +686,24 @@ mod tests {
             ". (2 files)\nsrc/ (1 file)\n  a.rs\nREADME.md\n"
         );
         let plain = TextStyle { line_numbers: false };
-        let read = json!({"ok": true, "path": "a", "content": "x\n", "sha256": "ab", "start_line": 1, "end_line": 1, "total_lines": 1});
-        assert_eq!(text(&tool_result("read_file", read, plain)), "a · 1 line · sha256 ab\nx\n");
+        let read =
+            read_result(json!({"path": "a", "content": "x\n", "start_line": 1, "end_line": 1, "total_lines": 1}));
+        assert_eq!(text(&tool_result("read_file", read, plain)), format!("a · 1 line · sha256 {HASH}\nx\n"));
     }
 
     #[test]
     fn a_notebook_read_is_its_cells() {
-        let read = json!({"ok": true, "path": "n.ipynb", "nbformat": "4.5", "sha256": "ab", "cells": [
+        let read = json!({"ok": true, "path": "n.ipynb", "nbformat": "4.5", "sha256": HASH, "cells": [
             {"index": 0, "id": "a1", "cell_type": "markdown", "source": "# T", "execution_count": null,
              "output_count": 0, "outputs": "", "outputs_truncated": false},
             {"index": 1, "id": "b2", "cell_type": "code", "source": "print(1)\n", "execution_count": 3,
              "output_count": 1, "outputs": "[stdout] 1\u{1b}", "outputs_truncated": false}]});
         assert_eq!(
             text(&tool_result("notebook_read", read, TextStyle::default())),
-            "n.ipynb · nbformat 4.5 · 2 cells · sha256 ab\n--- cell 0 · id a1 · markdown\n# T\n\
-             --- cell 1 · id b2 · code · execution_count 3\nprint(1)\n--- outputs (1)\n[stdout] 1\\033\n"
+            format!(
+                "n.ipynb · nbformat 4.5 · 2 cells · sha256 {HASH}\n--- cell 0 · id a1 · markdown\n# T\n\
+                 --- cell 1 · id b2 · code · execution_count 3\nprint(1)\n--- outputs (1)\n[stdout] 1\\033\n"
+            )
         );
     }
 
