@@ -693,37 +693,11 @@ impl Server {
             ));
         }
         let mut args = request.arguments.map_or_else(|| Value::Object(Map::new()), Value::Object);
-        // With the client's roots, calls wait for its answer to roots/list. A request without
-        // `initialize` (protocol 2026-07-28: no roots) has nothing to wait for.
         let stateless = stateless(&context);
-        if context.peer.peer_info().is_none() || stateless {
-            self.roots_ready.send_replace(true);
-        }
-        let mut ready = self.roots_ready.subscribe();
-        let _ = tokio::time::timeout(ROOTS_WAIT, ready.wait_for(|ready| *ready)).await;
-        if let Some(problem) = self.roots_problem() {
-            let refusal =
-                editkit::Error::InvalidArgs { field: None, message: format!("{problem}; fix the client's roots") };
-            let mut error = refusal.to_json();
-            error["kind"] = Value::String("outside_workspace".into());
-            return Ok(CallToolResponse::from(tool_result(
-                &name,
-                serde_json::json!({"ok": false, "error": error}),
-                self.style,
-            )));
-        }
-        let toolkit = self.current();
-        // This request's toolkit is its own: its editor sessions live in the state folder,
-        // as handles the next request (on any process of the machine) continues.
-        if self.stateless_hash && stateless {
-            toolkit.share_editor_sessions();
-        }
-        if self.stateless_hash
-            && stateless
-            && let Some(refusal) = unproven_write(&toolkit, &name, &mut args)
-        {
-            return Ok(CallToolResponse::from(tool_result(&name, refusal, self.style)));
-        }
+        let toolkit = match self.toolkit_for(&name, &mut args, &context, stateless).await {
+            Ok(toolkit) => toolkit,
+            Err(refused) => return Ok(refused),
+        };
         // A client that declares the tasks extension gets a long walk or a large patch as a
         // task: a patch over the bound at once, the others once they run past `task_after`. A
         // 2025-11-25 task-augmented call is a task at once.
@@ -758,54 +732,7 @@ impl Server {
         let task_at_once = task_2025 || (task_eligible && name == "apply_patch" && patch_over_bound(&args));
         let owned = name.into_owned();
         let tool = owned.clone();
-        // notifications/cancelled for this request cancels `context.ct`: the search stops
-        // opening files (rmcp then drops the reply).
-        let flag = Arc::new(AtomicBool::new(false));
-        let watched = context.ct.clone();
-        let set = Arc::clone(&flag);
-        let watcher = tokio::spawn(async move {
-            watched.cancelled().await;
-            set.store(true, Ordering::Relaxed);
-        });
-        let mut control = editkit::search::Control::with_flag(Arc::clone(&flag));
-        // With a progressToken, progress goes out every PROGRESS_EVERY files, in order and
-        // before the reply; a task says it in its status message.
-        let visited = Arc::new(AtomicU64::new(0));
-        let token = context.meta.get_progress_token();
-        let (sender, receiver) = match token {
-            Some(_) => {
-                let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<u64>();
-                (Some(sender), Some(receiver))
-            }
-            None => (None, None),
-        };
-        if sender.is_some() || task_eligible {
-            let seen = Arc::clone(&visited);
-            control = std::mem::take(&mut control).on_progress(PROGRESS_EVERY, move |files| {
-                seen.fetch_max(files, Ordering::Relaxed);
-                if let Some(sender) = &sender {
-                    let _ = sender.send(files);
-                }
-            });
-        }
-        let forwarder = token.zip(receiver).map(|(token, mut receiver)| {
-            let peer = context.peer.clone();
-            tokio::spawn(async move {
-                // Workers may report out of order; progress only ever goes up.
-                let mut last = 0;
-                while let Some(files) = receiver.recv().await {
-                    if files <= last {
-                        continue;
-                    }
-                    last = files;
-                    let note = ProgressNotificationParam::new(token.clone(), files as f64)
-                        .with_message(format!("{files} files visited"));
-                    if peer.notify_progress(note).await.is_err() {
-                        return;
-                    }
-                }
-            })
-        });
+        let Watch { flag, watcher, control, visited, forwarder } = watch(&context, task_eligible);
         // Tools do blocking file I/O; keep the runtime free to read the next request.
         let mut work =
             tokio::task::spawn_blocking(move || editkit::tools::call_with_control(&toolkit, &owned, args, &control));
@@ -848,6 +775,111 @@ impl Server {
         let answer = if stateless || declared_2025 { self.links.link(&tool, answer) } else { answer };
         Ok(CallToolResponse::from(answer))
     }
+
+    /// The toolkit a call runs on, once the client's roots are known; or the call's answer
+    /// when it is refused first (the client's roots cannot be used, or a stateless write does
+    /// not prove what it read).
+    async fn toolkit_for(
+        &self,
+        name: &str,
+        args: &mut Value,
+        context: &RequestContext<RoleServer>,
+        stateless: bool,
+    ) -> Result<Arc<Toolkit>, CallToolResponse> {
+        // With the client's roots, calls wait for its answer to roots/list. A request without
+        // `initialize` (protocol 2026-07-28: no roots) has nothing to wait for.
+        if context.peer.peer_info().is_none() || stateless {
+            self.roots_ready.send_replace(true);
+        }
+        let mut ready = self.roots_ready.subscribe();
+        let _ = tokio::time::timeout(ROOTS_WAIT, ready.wait_for(|ready| *ready)).await;
+        if let Some(problem) = self.roots_problem() {
+            let refusal = editkit::Error::UnusableRoots { problem };
+            return Err(CallToolResponse::from(tool_result(
+                name,
+                serde_json::json!({"ok": false, "error": refusal.to_json()}),
+                self.style,
+            )));
+        }
+        let toolkit = self.current();
+        // This request's toolkit is its own: its editor sessions live in the state folder,
+        // as handles the next request (on any process of the machine) continues.
+        if self.stateless_hash && stateless {
+            toolkit.share_editor_sessions();
+        }
+        if self.stateless_hash
+            && stateless
+            && let Some(refusal) = unproven_write(&toolkit, name, args)
+        {
+            return Err(CallToolResponse::from(tool_result(name, refusal, self.style)));
+        }
+        Ok(toolkit)
+    }
+}
+
+/// What watches a running call: its cancellation flag (set by `notifications/cancelled`, by
+/// the task's cancellation later), the files it visited, and the progress it reports.
+struct Watch {
+    flag: Arc<AtomicBool>,
+    watcher: tokio::task::JoinHandle<()>,
+    control: editkit::search::Control,
+    visited: Arc<AtomicU64>,
+    forwarder: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// Watches a call of `context`: a cancelled request stops the walk; with a progressToken,
+/// progress goes out every [`PROGRESS_EVERY`] files, in order and before the reply; a call
+/// that may become a task counts its files for its status message.
+fn watch(context: &RequestContext<RoleServer>, task_eligible: bool) -> Watch {
+    // notifications/cancelled for this request cancels `context.ct`: the search stops
+    // opening files (rmcp then drops the reply).
+    let flag = Arc::new(AtomicBool::new(false));
+    let watched = context.ct.clone();
+    let set = Arc::clone(&flag);
+    let watcher = tokio::spawn(async move {
+        watched.cancelled().await;
+        set.store(true, Ordering::Relaxed);
+    });
+    let mut control = editkit::search::Control::with_flag(Arc::clone(&flag));
+    // With a progressToken, progress goes out every PROGRESS_EVERY files, in order and
+    // before the reply; a task says it in its status message.
+    let visited = Arc::new(AtomicU64::new(0));
+    let token = context.meta.get_progress_token();
+    let (sender, receiver) = match token {
+        Some(_) => {
+            let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<u64>();
+            (Some(sender), Some(receiver))
+        }
+        None => (None, None),
+    };
+    if sender.is_some() || task_eligible {
+        let seen = Arc::clone(&visited);
+        control = std::mem::take(&mut control).on_progress(PROGRESS_EVERY, move |files| {
+            seen.fetch_max(files, Ordering::Relaxed);
+            if let Some(sender) = &sender {
+                let _ = sender.send(files);
+            }
+        });
+    }
+    let forwarder = token.zip(receiver).map(|(token, mut receiver)| {
+        let peer = context.peer.clone();
+        tokio::spawn(async move {
+            // Workers may report out of order; progress only ever goes up.
+            let mut last = 0;
+            while let Some(files) = receiver.recv().await {
+                if files <= last {
+                    continue;
+                }
+                last = files;
+                let note = ProgressNotificationParam::new(token.clone(), files as f64)
+                    .with_message(format!("{files} files visited"));
+                if peer.notify_progress(note).await.is_err() {
+                    return;
+                }
+            }
+        })
+    });
+    Watch { flag, watcher, control, visited, forwarder }
 }
 
 /// A task as the 2025-11-25 tasks write it (`ttl`, `pollInterval`).

@@ -175,6 +175,13 @@ pub enum Error {
         /// The tool refused.
         tool: String,
     },
+    /// The roots a client named cannot be used (none is a local folder, or they do not open):
+    /// every call is refused until it names usable ones.
+    #[error("{problem}; fix the client's roots")]
+    UnusableRoots {
+        /// What is wrong with them.
+        problem: String,
+    },
 }
 
 /// A change made to a file since it was read that an edit could not be merged with.
@@ -426,6 +433,7 @@ impl Error {
                 }
             },
             Error::ReadOnly { .. } => ErrorKind::Blocked,
+            Error::UnusableRoots { .. } => ErrorKind::OutsideWorkspace,
         }
     }
 
@@ -521,6 +529,7 @@ impl Error {
             Error::ReadOnly { tool } => {
                 map.insert("tool".into(), json!(tool));
             }
+            Error::UnusableRoots { .. } => {}
             Error::Notebook { path, source } => {
                 map.insert("path".into(), json!(path));
                 match source {

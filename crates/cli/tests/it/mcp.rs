@@ -547,6 +547,15 @@ fn roots_come_from_the_client_and_list_changed_switches_them() {
     let refused = session.request(6, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}}));
     assert_eq!(refused["result"]["isError"], true, "{refused}");
     assert!(text_of(&refused).contains("no local root"), "{}", text_of(&refused));
+    // Refused as what it is, outside every usable root, not as a bad argument.
+    let error = &refused["result"]["structuredContent"]["error"];
+    assert_eq!(error["kind"], "outside_workspace", "{refused}");
+    assert!(error["message"].as_str().is_some_and(|m| m.ends_with("; fix the client's roots")), "{refused}");
+    assert!(
+        text_of(&refused).starts_with("outside_workspace: the client named no local root"),
+        "{}",
+        text_of(&refused)
+    );
     session.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}).to_string());
     session.answer("roots/list", json!({"roots": [{"uri": uri(&second)}]}));
     let read = session.request(7, "tools/call", json!({"name": "read_file", "arguments": {"path": "a.txt"}}));
