@@ -14,7 +14,7 @@ pub(crate) enum Answer<T> {
     /// `{"ok": true, ...}`, read as the tool's response type.
     Done(T),
     /// `{"ok": false, "error": {...}}`.
-    Refused(Refusal),
+    Refused(Box<Refusal>),
 }
 
 /// Reads a contract object as the answer of a tool whose response type is `T`.
@@ -27,7 +27,7 @@ pub(crate) fn answer<T: DeserializeOwned>(result: &Value) -> Result<Answer<T>, S
     if envelope.ok {
         return response(result).map(Answer::Done);
     }
-    Ok(Answer::Refused(envelope.error.unwrap_or_default()))
+    Ok(Answer::Refused(Box::new(envelope.error.unwrap_or_default())))
 }
 
 /// A successful result object as its typed response.

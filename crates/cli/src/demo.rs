@@ -164,7 +164,7 @@ impl Demo {
         if let Ok(Answer::Refused(error)) = contract::answer::<IgnoredAny>(result)
             && error.error_kind() == Some(kind)
         {
-            return Some(error);
+            return Some(*error);
         }
         outln!("   {} expected `{kind}`, got {result}", self.out.red("unexpected:"));
         self.surprises.push(format!("{what}: expected `{kind}`"));

@@ -91,36 +91,45 @@ trait Render {
 /// The text block of a successful result of `tool`: its typed response rendered, or, for a
 /// tool without a text of its own (or a result not of its type), its JSON.
 fn render(tool: &str, result: &Value, style: TextStyle) -> String {
-    let text = match tool {
-        "read_file" => text::<ReadFileResponse>(result, style),
-        "read_files" => text::<ReadFilesResponse>(result, style),
-        "write_file" => text::<WriteFileResponse>(result, style),
-        "write_python_file" => text::<WritePythonFileResponse>(result, style),
-        "write_markdown_file" => text::<WriteMarkdownFileResponse>(result, style),
-        "edit_file" => text::<EditFileResponse>(result, style),
-        "edit_python_file" => text::<EditPythonFileResponse>(result, style),
-        "insert_lines" => text::<InsertLinesResponse>(result, style),
-        "replace_function" => text::<ReplaceFunctionResponse>(result, style),
-        "notebook_read" => text::<NotebookReadResponse>(result, style),
-        "notebook_edit" => text::<NotebookEditResponse>(result, style),
-        "apply_patch" => text::<ApplyPatchResponse>(result, style),
-        "search_files" | "search_code" => text::<SearchFilesResponse>(result, style),
-        "glob" => text::<GlobResponse>(result, style),
-        "list_dir" => text::<ListDirResponse>(result, style),
-        "tree" => text::<TreeResponse>(result, style),
-        "move" => text::<MoveResponse>(result, style),
-        "delete" => text::<DeleteResponse>(result, style),
-        "undo_edit" | "undo_patch" => text::<UndoResponse>(result, style),
-        "create_directory" => text::<CreateDirectoryResponse>(result, style),
-        "list_roots" => text::<ListRootsResponse>(result, style),
-        "generate_diff" | "editor_diff" => text::<GenerateDiffResponse>(result, style),
-        "exists" => text::<ExistsResponse>(result, style),
-        "file_info" => text::<FileInfoResponse>(result, style),
-        "check_syntax" => text::<CheckSyntaxResponse>(result, style),
-        "file_symbols" => text::<FileSymbolsResponse>(result, style),
-        _ => None,
+    renderer(tool).and_then(|text| text(result, style)).unwrap_or_else(|| json_of(result))
+}
+
+/// A text block of a tool's result, `None` when the result is not of the tool's type.
+type Renderer = fn(&Value, TextStyle) -> Option<String>;
+
+/// The renderer of `tool`'s results: its response type's; `None` for a tool without a text
+/// of its own.
+fn renderer(tool: &str) -> Option<Renderer> {
+    let text: Renderer = match tool {
+        "read_file" => text::<ReadFileResponse>,
+        "read_files" => text::<ReadFilesResponse>,
+        "write_file" => text::<WriteFileResponse>,
+        "write_python_file" => text::<WritePythonFileResponse>,
+        "write_markdown_file" => text::<WriteMarkdownFileResponse>,
+        "edit_file" => text::<EditFileResponse>,
+        "edit_python_file" => text::<EditPythonFileResponse>,
+        "insert_lines" => text::<InsertLinesResponse>,
+        "replace_function" => text::<ReplaceFunctionResponse>,
+        "notebook_read" => text::<NotebookReadResponse>,
+        "notebook_edit" => text::<NotebookEditResponse>,
+        "apply_patch" => text::<ApplyPatchResponse>,
+        "search_files" | "search_code" => text::<SearchFilesResponse>,
+        "glob" => text::<GlobResponse>,
+        "list_dir" => text::<ListDirResponse>,
+        "tree" => text::<TreeResponse>,
+        "move" => text::<MoveResponse>,
+        "delete" => text::<DeleteResponse>,
+        "undo_edit" | "undo_patch" => text::<UndoResponse>,
+        "create_directory" => text::<CreateDirectoryResponse>,
+        "list_roots" => text::<ListRootsResponse>,
+        "generate_diff" | "editor_diff" => text::<GenerateDiffResponse>,
+        "exists" => text::<ExistsResponse>,
+        "file_info" => text::<FileInfoResponse>,
+        "check_syntax" => text::<CheckSyntaxResponse>,
+        "file_symbols" => text::<FileSymbolsResponse>,
+        _ => return None,
     };
-    text.unwrap_or_else(|| json_of(result))
+    Some(text)
 }
 
 /// The text of `result` read as a `T`; `None` when it does not have `T`'s shape.
@@ -705,6 +714,51 @@ mod tests {
                  --- cell 1 · id b2 · code · execution_count 3\nprint(1)\n--- outputs (1)\n[stdout] 1\\033\n"
             )
         );
+    }
+
+    fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                std::fs::create_dir_all(&target).unwrap();
+                copy_tree(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+
+    /// Every documented example's result is read as its tool's response type and rendered
+    /// from it: the JSON fallback is only for tools without a text of their own.
+    #[test]
+    fn every_documented_result_renders_from_its_type() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/calls");
+        let (dir, state) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        copy_tree(&fixtures.join("tree"), dir.path());
+        let options = editkit::ToolkitOptions {
+            tools: editkit::tools::ToolSelection::all(),
+            state_home: Some(state.path().to_owned()),
+            ..Default::default()
+        };
+        let toolkit = editkit::Toolkit::open(dir.path(), options).unwrap();
+        let text = std::fs::read_to_string(fixtures.join("examples.jsonl")).unwrap();
+        let (mut session, mut rendered) = (String::new(), std::collections::BTreeSet::new());
+        for line in text.lines().filter(|line| !line.trim().is_empty()) {
+            let call: Value = serde_json::from_str(&line.replace("$SESSION", &session)).unwrap();
+            let result = editkit::tools::call_json(&toolkit, &call);
+            let tool = call["tool"].as_str().unwrap();
+            assert_eq!(result["ok"], true, "{tool}: {result:#}");
+            if tool == "editor_load" {
+                session = result["session_id"].as_str().unwrap().to_owned();
+            }
+            if let Some(text) = renderer(tool) {
+                let shown = text(&result, TextStyle::default());
+                assert!(shown.is_some_and(|text| !text.is_empty()), "{tool}: not read as its type: {result:#}");
+                rendered.insert(tool.to_owned());
+            }
+        }
+        assert!(rendered.len() >= 28, "{rendered:?}");
     }
 
     #[test]
