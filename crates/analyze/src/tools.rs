@@ -56,6 +56,46 @@ pub enum DiagnosticsMode {
     Off,
 }
 
+impl DiagnosticsMode {
+    /// Every word [`DiagnosticsMode::as_str`] gives and `FromStr` takes, in the variants'
+    /// order: the one list the command line and the Python module offer.
+    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
+
+    /// `auto`, `on` or `off`.
+    ///
+    /// ```
+    /// let mode: editkit_analyze::DiagnosticsMode = "off".parse().unwrap();
+    /// assert_eq!(mode.as_str(), "off");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticsMode::Auto => "auto",
+            DiagnosticsMode::On => "on",
+            DiagnosticsMode::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for DiagnosticsMode {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        match text {
+            "auto" => Ok(DiagnosticsMode::Auto),
+            "on" => Ok(DiagnosticsMode::On),
+            "off" => Ok(DiagnosticsMode::Off),
+            other => Err(format!("unknown diagnostics mode `{other}`; choose `auto`, `on` or `off`")),
+        }
+    }
+}
+
+impl std::fmt::Display for DiagnosticsMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Settings for [`diagnose`].
 #[derive(Debug, Clone)]
 pub struct DiagnosticsOptions {

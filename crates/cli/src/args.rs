@@ -2,8 +2,12 @@
 //! them.
 
 use std::path::PathBuf;
+use std::str::FromStr;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+use editkit::Durability;
+use editkit::analyze::DiagnosticsMode;
 
 /// What `editkit --help` ends with: where to start, and the exit codes ([`crate::exit`]).
 pub(crate) const AFTER_HELP: &str = "Start with `editkit demo`. Serve an agent with `editkit mcp --root /abs/path/to/project`.\n\
@@ -54,16 +58,16 @@ pub(crate) struct WriteArgs {
     /// Post-write checks: `auto` reports only problems, `on` reports every checker's verdict,
     /// `off` skips the external checkers (ruff, the Python compiler, eslint...; the built-in
     /// syntax check still decides the exit code of a terminal command).
-    #[arg(long, value_enum, default_value_t = Diagnostics::Auto)]
-    diagnostics: Diagnostics,
+    #[arg(long, default_value_t = DiagnosticsMode::Auto, value_parser = words::<DiagnosticsMode>(DiagnosticsMode::NAMES))]
+    diagnostics: DiagnosticsMode,
     /// Run the formatter for each written file's language (ruff/black, prettier, gofmt, rustfmt).
     #[arg(long)]
     format: bool,
     /// How far each write goes before it returns: `full` fsyncs the file and its directory (a
     /// finished write survives a power failure), `atomic` only renames a complete temp file into
     /// place (never torn by a crash, but a power failure may lose the latest writes; faster).
-    #[arg(long, value_enum, default_value_t = DurabilityArg::Full)]
-    durability: DurabilityArg,
+    #[arg(long, default_value_t = Durability::Full, value_parser = words::<Durability>(Durability::NAMES))]
+    durability: Durability,
 }
 
 /// The bounds of a long-running server or call stream.
@@ -103,19 +107,14 @@ pub(crate) struct OutputArgs {
     pub(crate) json: bool,
 }
 
-/// The `--diagnostics` modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Diagnostics {
-    Auto,
-    On,
-    Off,
-}
-
-/// The `--durability` choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum DurabilityArg {
-    Full,
-    Atomic,
+/// A parser of one of a type's words: clap offers `names` (in `--help`, completions and its
+/// refusal of another word), and the type's own `FromStr` makes the value, so the words have
+/// one owner, the type.
+fn words<T>(names: &'static [&'static str]) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr<Err = String> + Clone + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(names.iter().copied()).try_map(|word| word.parse::<T>())
 }
 
 /// Where `editkit mcp` takes its roots from.
@@ -458,16 +457,9 @@ impl WorkspaceArgs {
             options.kept_read_bytes = limits.kept_read_bytes;
         }
         if let Some(write) = write {
-            options.diagnostics.mode = match write.diagnostics {
-                Diagnostics::Auto => editkit::analyze::DiagnosticsMode::Auto,
-                Diagnostics::On => editkit::analyze::DiagnosticsMode::On,
-                Diagnostics::Off => editkit::analyze::DiagnosticsMode::Off,
-            };
+            options.diagnostics.mode = write.diagnostics;
             options.formatting.enabled = write.format;
-            options.durability = match write.durability {
-                DurabilityArg::Full => editkit::Durability::Full,
-                DurabilityArg::Atomic => editkit::Durability::Atomic,
-            };
+            options.durability = write.durability;
         }
         options.history_bytes = self.history_bytes;
         if let Some(dir) = &self.state_dir {
@@ -553,4 +545,33 @@ pub(crate) struct SnippetArgs {
     /// When the file changed since editkit read it: `merge` (default) or `strict` (refuse).
     #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
     pub(crate) stale: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each word a type lists parses to a value that shows as that word, so the list clap
+    /// offers and the words the type takes cannot drift apart.
+    #[test]
+    fn the_word_lists_are_their_types_words() {
+        #[track_caller]
+        fn round_trips<T: FromStr<Err = String> + std::fmt::Display>(names: &[&str]) {
+            for name in names {
+                let value: T = name.parse().unwrap_or_else(|err| panic!("{name}: {err}"));
+                assert_eq!(value.to_string(), *name);
+            }
+            assert!("nonsense".parse::<T>().is_err());
+        }
+        round_trips::<Durability>(Durability::NAMES);
+        round_trips::<DiagnosticsMode>(DiagnosticsMode::NAMES);
+        round_trips::<editkit::vfs::AbsolutePaths>(editkit::vfs::AbsolutePaths::NAMES);
+        let command = <Cli as clap::CommandFactory>::command();
+        let call = command.find_subcommand("call").expect("the call subcommand");
+        for (flag, names) in [("durability", Durability::NAMES), ("diagnostics", DiagnosticsMode::NAMES)] {
+            let arg = call.get_arguments().find(|arg| arg.get_id() == flag).expect(flag);
+            let offered: Vec<String> = arg.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect();
+            assert_eq!(offered, names, "--{flag}");
+        }
+    }
 }

@@ -83,10 +83,10 @@ fn invalid(field: &str, message: String) -> Value {
     json!({"kind": "invalid_args", "message": message, "field": field})
 }
 
-/// The word `given` of option `field` among `(word, value)` pairs.
-fn choose<T: Copy>(field: &str, given: &str, choices: &[(&str, T)]) -> Result<T, Value> {
-    choices.iter().find(|(word, _)| *word == given).map(|(_, value)| *value).ok_or_else(|| {
-        let words: Vec<String> = choices.iter().map(|(word, _)| format!("{word:?}")).collect();
+/// The word `given` of option `field`, parsed by its type (whose words are `names`).
+fn choose<T: std::str::FromStr>(field: &str, given: &str, names: &[&str]) -> Result<T, Value> {
+    given.parse().map_err(|_| {
+        let words: Vec<String> = names.iter().map(|word| format!("{word:?}")).collect();
         invalid(field, format!("{field} must be one of {}, not {given:?}", words.join(", ")))
     })
 }
@@ -101,20 +101,9 @@ impl OpenArgs {
         };
         options.policy.blocked.extend(self.blocked.iter().cloned());
         options.policy.hard_links_under.extend(self.hard_links.iter().cloned());
-        options.policy.absolute = choose(
-            "absolute_paths",
-            &self.absolute_paths,
-            &[
-                ("remap", AbsolutePaths::RemapUnderRoot),
-                ("refuse", AbsolutePaths::Refuse),
-                ("rooted", AbsolutePaths::RootedAtWorkspace),
-            ],
-        )?;
-        options.diagnostics.mode = choose(
-            "diagnostics",
-            &self.diagnostics,
-            &[("auto", DiagnosticsMode::Auto), ("on", DiagnosticsMode::On), ("off", DiagnosticsMode::Off)],
-        )?;
+        options.policy.absolute =
+            choose::<AbsolutePaths>("absolute_paths", &self.absolute_paths, AbsolutePaths::NAMES)?;
+        options.diagnostics.mode = choose::<DiagnosticsMode>("diagnostics", &self.diagnostics, DiagnosticsMode::NAMES)?;
         options.formatting.enabled = self.format;
         for (extension, tools) in self.formatters.iter().flatten() {
             let key = extension.trim_start_matches('.').to_ascii_lowercase();
@@ -133,8 +122,7 @@ impl OpenArgs {
             }
             options.formatting.formatters.insert(key, chosen);
         }
-        options.durability =
-            choose("durability", &self.durability, &[("full", Durability::Full), ("atomic", Durability::Atomic)])?;
+        options.durability = choose::<Durability>("durability", &self.durability, Durability::NAMES)?;
         options.state_home =
             self.state_dir.as_ref().map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone()));
         if let Some(tools) = &self.tools {
@@ -324,5 +312,11 @@ fn _editkit(module: &Bound<'_, PyModule>) -> PyResult<()> {
     limits.set_item("max_patch_work", editkit::patch::DEFAULT_MAX_WORK)?;
     limits.set_item("kept_read_bytes", editkit::DEFAULT_KEPT_READ_BYTES)?;
     module.add("DEFAULT_LIMITS", limits)?;
+    // The words of the options that take one, from their types (the stubs' `Literal`s).
+    let words = PyDict::new(py);
+    words.set_item("diagnostics", DiagnosticsMode::NAMES.to_vec())?;
+    words.set_item("durability", Durability::NAMES.to_vec())?;
+    words.set_item("absolute_paths", AbsolutePaths::NAMES.to_vec())?;
+    module.add("OPTION_WORDS", words)?;
     Ok(())
 }

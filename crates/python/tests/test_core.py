@@ -145,6 +145,23 @@ def test_required_arguments_are_positional_in_the_tools_order(tk: editkit.Toolki
     assert (workspace / "c.txt").read_text() == "a\n" and not (workspace / "a.txt").exists()
 
 
+def test_word_options_take_the_words_of_their_rust_types(workspace: Path) -> None:
+    from editkit import _editkit
+
+    words = dict(_editkit.OPTION_WORDS)
+    assert words == {
+        "diagnostics": ["auto", "on", "off"],
+        "durability": ["full", "atomic"],
+        "absolute_paths": ["remap", "refuse", "rooted"],
+    }
+    for option, names in words.items():
+        for name in names:
+            editkit.Toolkit(workspace, **{option: name})
+        listed = ", ".join(f'"{name}"' for name in names)
+        with pytest.raises(editkit.InvalidArgs, match=f"{option} must be one of {listed}, not"):
+            editkit.Toolkit(workspace, **{option: "nonsense"})
+
+
 def test_options_are_checked_and_applied(workspace: Path, tmp_path: Path) -> None:
     with pytest.raises(editkit.InvalidArgs, match="durability"):
         editkit.Toolkit(workspace, durability="sometimes")

@@ -36,6 +36,10 @@ pub enum Durability {
 }
 
 impl Durability {
+    /// Every word [`Durability::as_str`] gives and `FromStr` takes, in the variants' order:
+    /// the one list the command line and the Python module offer.
+    pub const NAMES: &'static [&'static str] = &["full", "atomic"];
+
     /// `true` for [`Durability::Full`].
     #[must_use]
     pub fn syncs(self) -> bool {
@@ -61,6 +65,12 @@ impl std::str::FromStr for Durability {
             "atomic" => Ok(Durability::Atomic),
             other => Err(format!("unknown durability `{other}`; choose `full` or `atomic`")),
         }
+    }
+}
+
+impl std::fmt::Display for Durability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -62,6 +62,46 @@ pub enum AbsolutePaths {
     RootedAtWorkspace,
 }
 
+impl AbsolutePaths {
+    /// Every word [`AbsolutePaths::as_str`] gives and `FromStr` takes: the one list the
+    /// Python module offers.
+    pub const NAMES: &'static [&'static str] = &["remap", "refuse", "rooted"];
+
+    /// `remap`, `refuse` or `rooted`.
+    ///
+    /// ```
+    /// let rooted: editkit_vfs::AbsolutePaths = "rooted".parse().unwrap();
+    /// assert_eq!(rooted.as_str(), "rooted");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AbsolutePaths::RemapUnderRoot => "remap",
+            AbsolutePaths::Refuse => "refuse",
+            AbsolutePaths::RootedAtWorkspace => "rooted",
+        }
+    }
+}
+
+impl std::str::FromStr for AbsolutePaths {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        match text {
+            "remap" => Ok(AbsolutePaths::RemapUnderRoot),
+            "refuse" => Ok(AbsolutePaths::Refuse),
+            "rooted" => Ok(AbsolutePaths::RootedAtWorkspace),
+            other => Err(format!("unknown absolute path mode `{other}`; choose `remap`, `refuse` or `rooted`")),
+        }
+    }
+}
+
+impl std::fmt::Display for AbsolutePaths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The rules every path argument passes before anything touches the disk.
 ///
 /// Blocked patterns follow `.gitignore` syntax, matched against the path relative to the root

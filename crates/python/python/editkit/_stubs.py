@@ -73,11 +73,11 @@ class Toolkit:
         read_only: bool = ...,
         blocked: Sequence[str] = ...,
         hard_links: Sequence[str] = ...,
-        diagnostics: Literal["auto", "on", "off"] = ...,
+        diagnostics: $diagnostics = ...,
         format: bool = ...,
         formatters: Mapping[str, Sequence[tuple[str, Sequence[str]]]] | None = ...,
-        durability: Literal["full", "atomic"] = ...,
-        absolute_paths: Literal["remap", "refuse", "rooted"] = ...,
+        durability: $durability = ...,
+        absolute_paths: $absolute_paths = ...,
         state_dir: PathLike | None = ...,
         max_read_bytes: int | None = ...,
         read_page_bytes: int | None = ...,
@@ -165,6 +165,16 @@ def _docstring(text: str, indent: str) -> list[str]:
     return [f'{indent}"""{text}"""']
 
 
+def _toolkit_stub() -> str:
+    """`TOOLKIT` with each word option's `Literal` made from the words its Rust type takes."""
+    from . import _editkit
+
+    text = TOOLKIT
+    for option, words in _editkit.OPTION_WORDS.items():
+        text = text.replace(f"${option}", "Literal[" + ", ".join(f'"{word}"' for word in words) + "]")
+    return text
+
+
 def render() -> str:
     """The stub file for the installed module's tool specs."""
     import editkit
@@ -191,7 +201,7 @@ def render() -> str:
         if not fields:
             lines.append("    pass")
         lines.append("")
-    lines.append(TOOLKIT.rstrip("\n"))
+    lines.append(_toolkit_stub().rstrip("\n"))
     for spec in specs:
         schema = spec["input_schema"]
         properties: dict[str, Any] = schema.get("properties", {})
