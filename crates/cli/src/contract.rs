@@ -30,6 +30,18 @@ pub(crate) fn answer<T: DeserializeOwned>(result: &Value) -> Result<Answer<T>, S
     Ok(Answer::Refused(Box::new(envelope.error.unwrap_or_default())))
 }
 
+/// [`answer`], taking the object: the response's texts are moved out of it, not copied.
+///
+/// # Errors
+/// As [`answer`].
+pub(crate) fn answer_owned<T: DeserializeOwned>(result: Value) -> Result<Answer<T>, String> {
+    let envelope = Envelope::deserialize(&result).unwrap_or_default();
+    if envelope.ok {
+        return T::deserialize(result).map(Answer::Done).map_err(|err| err.to_string());
+    }
+    Ok(Answer::Refused(Box::new(envelope.error.unwrap_or_default())))
+}
+
 /// A successful result object as its typed response.
 ///
 /// # Errors
@@ -208,5 +220,7 @@ mod tests {
         let refused = answer::<editkit::UndoResponse>(&json!({"ok": false, "error": {"kind": "stale"}}));
         assert!(matches!(refused, Ok(Answer::Refused(r)) if r.error_kind() == Some(ErrorKind::Stale)));
         assert!(answer::<editkit::UndoResponse>(&json!({"ok": true, "restored": 1})).is_err());
+        let owned = answer_owned::<editkit::UndoResponse>(json!({"ok": true, "restored": ["a"], "remaining": 0}));
+        assert!(matches!(owned, Ok(Answer::Done(undo)) if undo.restored == ["a"]));
     }
 }

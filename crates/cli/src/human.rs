@@ -92,17 +92,29 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
 }
 
 /// Runs one tool; a refusal is printed (to stderr, or as JSON to stdout with `--json`) and
-/// becomes `Err(exit code)`. The result object comes back with its typed response.
-fn call<T: DeserializeOwned>(toolkit: &Toolkit, tool: &str, args: Value, output: OutputArgs) -> Result<(Value, T), u8> {
+/// becomes `Err(exit code)`. The typed response comes back, with the result object when
+/// `--json` prints it (else the response takes the object's texts over).
+fn call<T: DeserializeOwned>(
+    toolkit: &Toolkit,
+    tool: &str,
+    args: Value,
+    output: OutputArgs,
+) -> Result<(Option<Value>, T), u8> {
     let result = editkit::tools::call(toolkit, tool, args);
-    match contract::answer::<T>(&result) {
-        Ok(Answer::Done(typed)) => Ok((result, typed)),
-        Ok(Answer::Refused(error)) => {
-            if output.json {
+    if output.json {
+        return match contract::answer::<T>(&result) {
+            Ok(Answer::Done(typed)) => Ok((Some(result), typed)),
+            Ok(Answer::Refused(error)) => {
                 print_json(&result);
-            } else {
-                eprint!("{}", render::refusal(Style::stderr(), &error));
+                Err(error.exit_code())
             }
+            Err(why) => Err(unexpected(tool, &why)),
+        };
+    }
+    match contract::answer_owned::<T>(result) {
+        Ok(Answer::Done(typed)) => Ok((None, typed)),
+        Ok(Answer::Refused(error)) => {
+            eprint!("{}", render::refusal(Style::stderr(), &error));
             Err(error.exit_code())
         }
         Err(why) => Err(unexpected(tool, &why)),
@@ -167,8 +179,8 @@ fn read(
         args["limit"] = json!(limit);
     }
     let (result, read) = call::<ReadFileResponse>(toolkit, "read_file", args, output)?;
-    if output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
         return Ok(EXIT_OK);
     }
     let style = Style::stdout();
@@ -267,7 +279,7 @@ fn outline_lines(style: Style, headers: &[HeaderInfo]) -> Vec<String> {
 /// The text of a workspace file now, if it is text editkit can read (for full diffs).
 fn current_text(toolkit: &Toolkit, file: &str) -> Option<String> {
     let read = editkit::tools::call(toolkit, "read_file", json!({"path": file, "include_symbols": false}));
-    match contract::answer::<ReadFileResponse>(&read) {
+    match contract::answer_owned::<ReadFileResponse>(read) {
         Ok(Answer::Done(read)) if !read.is_binary => Some(read.content),
         _ => None,
     }
@@ -374,8 +386,8 @@ fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
         "deletions": if args.allow_deletions { "allow" } else { "refuse" },
     });
     let (result, merged) = call::<MergeSnippetResponse>(toolkit, "merge_snippet", request, args.output)?;
-    if args.output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
     } else {
         let style = Style::stdout();
         let verb = if args.dry_run { "would merge" } else { "merged" };
@@ -531,7 +543,7 @@ pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Re
         return String::new();
     }
     let read = editkit::tools::call(toolkit, "read_file", json!({"path": file}));
-    let Ok(Answer::Done(read)) = contract::answer::<ReadFileResponse>(&read) else { return String::new() };
+    let Ok(Answer::Done(read)) = contract::answer_owned::<ReadFileResponse>(read) else { return String::new() };
     let all: Vec<&str> = read.content.lines().collect();
     let mut out = String::new();
     for line in lines {
@@ -601,8 +613,8 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
             .map(|((path, _), _)| path.as_str())
             .collect()
     };
-    if output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
     } else {
         let style = Style::stdout();
         out!("{}", patch_summary(style, &patched));
@@ -661,11 +673,10 @@ pub(crate) fn patch_summary(style: Style, patch: &ApplyPatchResponse) -> String 
 fn grep(toolkit: &Toolkit, args: Value, capped: bool, output: OutputArgs) -> Result<u8, u8> {
     let (result, search) = call::<SearchFilesResponse>(toolkit, "search_files", args, output)?;
     let found: usize = search.results.iter().map(|file| file.matches.len()).sum();
-    if output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
         return Ok(if found == 0 { EXIT_REFUSED } else { EXIT_OK });
     }
-    drop(result);
     let style = Style::stdout();
     // The whole result is known: written in large blocks, not a write per line.
     let mut out = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
@@ -757,8 +768,8 @@ fn symbols(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> 
         return Ok(EXIT_OK);
     }
     let (result, symbols) = call::<FileSymbolsResponse>(toolkit, "file_symbols", json!({"path": file}), output)?;
-    if output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
         return Ok(EXIT_OK);
     }
     let lines = symbol_lines(&symbols.symbols);
@@ -773,8 +784,8 @@ fn symbols(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> 
 
 fn check(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> {
     let (result, checked) = call::<CheckSyntaxResponse>(toolkit, "check_syntax", json!({"path": file}), output)?;
-    if output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
         return Ok(if checked.valid { EXIT_OK } else { EXIT_REFUSED });
     }
     let style = Style::stdout();
@@ -795,8 +806,8 @@ fn diff(toolkit: &Toolkit, file: &str, new_file: &str, output: OutputArgs) -> Re
     let new_content = read_input(new_file, "the new content")?;
     let args = json!({"path": file, "new_content": new_content});
     let (result, diff) = call::<GenerateDiffResponse>(toolkit, "generate_diff", args, output)?;
-    if output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
     } else if diff.has_changes {
         let style = Style::stdout();
         out!("{}", render::diff(style, &diff.diff));
@@ -850,8 +861,8 @@ fn undo(
     } else {
         call::<UndoResponse>(toolkit, "undo_edit", json!({"path": file.unwrap_or_default(), "force": force}), output)?
     };
-    if output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
         return Ok(EXIT_OK);
     }
     for path in &undone.restored {
@@ -883,8 +894,8 @@ fn confirm(question: &str, yes: bool) -> bool {
 fn history(toolkit: &Toolkit, file: Option<&str>, output: OutputArgs) -> Result<u8, u8> {
     let args = file.map_or_else(|| json!({}), |file| json!({"path": file}));
     let (result, history) = call::<HistoryResponse>(toolkit, "history", args, output)?;
-    if output.json {
-        print_json(&result);
+    if let Some(result) = &result {
+        print_json(result);
         return Ok(EXIT_OK);
     }
     let style = Style::stdout();
