@@ -199,10 +199,11 @@ _MOVE_TO = "*** Move to:"
 _DIALECT = "hunks"
 _HASH = re.compile(r"[0-9a-f]{64}")
 _UNMATCHABLE_HASH = "0" * 64
-_MODES = ("auto", "on", "off")
+#: The diagnostics modes and durabilities are the words the toolkit's own options take.
+_MODES = tuple(editkit._editkit.OPTION_WORDS["diagnostics"])
 #: How the adapter's own toolkits write: ``"atomic"`` (the default: a complete temp file renamed
 #: into place, never torn, no fsync) or ``"full"`` (file and folder fsynced before returning).
-_DURABILITIES = ("atomic", "full")
+_DURABILITIES = tuple(editkit._editkit.OPTION_WORDS["durability"])
 DEFAULT_DURABILITY = "atomic"
 _MAX_SEARCH_RESULTS = 1 << 31
 #: Paths whose last read hash is kept (PraisonAI's bound); the oldest is forgotten first.
