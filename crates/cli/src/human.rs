@@ -58,22 +58,17 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
             output,
             ..
         } => {
-            let mut args = json!({
-                "pattern": pattern, "path": path, "regex": !fixed_strings,
-                "max_results": max_results.unwrap_or(GREP_UNLIMITED), "context_lines": context.unwrap_or(0),
-            });
-            if let Some(glob) = glob {
-                args["glob"] = json!(glob);
-            }
-            if ignore_case {
-                args["case_sensitive"] = json!(false);
-            }
-            if let Some(lines) = before_context {
-                args["before_context"] = json!(lines);
-            }
-            if let Some(lines) = after_context {
-                args["after_context"] = json!(lines);
-            }
+            let args = arguments([
+                ("pattern", Some(json!(pattern))),
+                ("path", Some(json!(path))),
+                ("regex", Some(json!(!fixed_strings))),
+                ("max_results", Some(json!(max_results.unwrap_or(GREP_UNLIMITED)))),
+                ("context_lines", Some(json!(context.unwrap_or(0)))),
+                ("glob", glob.map(|glob| json!(glob))),
+                ("case_sensitive", ignore_case.then_some(json!(false))),
+                ("before_context", before_context.map(|lines| json!(lines))),
+                ("after_context", after_context.map(|lines| json!(lines))),
+            ]);
             grep(toolkit, args, max_results.is_some(), output)
         }
         Command::Symbols { file, output, .. } => symbols(toolkit, &file, output),
@@ -160,6 +155,11 @@ fn read_input(path: &str, what: &str) -> Result<String, u8> {
     })
 }
 
+/// A tool's arguments: each given one, less those left out (`None`).
+fn arguments<const N: usize>(fields: [(&str, Option<Value>); N]) -> Value {
+    Value::Object(fields.into_iter().filter_map(|(name, value)| Some((name.to_owned(), value?))).collect())
+}
+
 fn plural(n: u64, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
@@ -171,13 +171,11 @@ fn read(
     limit: Option<usize>,
     output: OutputArgs,
 ) -> Result<u8, u8> {
-    let mut args = json!({"path": file});
-    if let Some(offset) = offset {
-        args["offset"] = json!(offset);
-    }
-    if let Some(limit) = limit {
-        args["limit"] = json!(limit);
-    }
+    let args = arguments([
+        ("path", Some(json!(file))),
+        ("offset", offset.map(|offset| json!(offset))),
+        ("limit", limit.map(|limit| json!(limit))),
+    ]);
     let (result, read) = call::<ReadFileResponse>(toolkit, "read_file", args, output)?;
     if let Some(result) = &result {
         print_json(result);
@@ -329,19 +327,22 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
     let toolkit_checks = toolkit_checks(toolkit);
     let texts = !args.dry_run && (!args.output.json || !toolkit_checks);
     let before = texts.then(|| current_text(toolkit, &args.file)).flatten();
-    let mut request = json!({"path": args.file, "dry_run": args.dry_run, "force": args.force, "stale": args.stale});
-    if olds.len() == 1 {
-        request["old_string"] = json!(olds[0]);
-        request["new_string"] = json!(news[0]);
-        request["replace_all"] = json!(args.replace_all);
-    } else {
-        let edits: Vec<Value> = olds
-            .iter()
-            .zip(&news)
-            .map(|(old, new)| json!({"old_string": old, "new_string": new, "replace_all": args.replace_all}))
-            .collect();
-        request["edits"] = json!(edits);
-    }
+    let one = olds.len() == 1;
+    let edits: Vec<Value> = olds
+        .iter()
+        .zip(&news)
+        .map(|(old, new)| json!({"old_string": old, "new_string": new, "replace_all": args.replace_all}))
+        .collect();
+    let request = arguments([
+        ("path", Some(json!(args.file))),
+        ("dry_run", Some(json!(args.dry_run))),
+        ("force", Some(json!(args.force))),
+        ("stale", Some(json!(args.stale))),
+        ("old_string", one.then(|| json!(olds[0]))),
+        ("new_string", one.then(|| json!(news[0]))),
+        ("replace_all", one.then(|| json!(args.replace_all))),
+        ("edits", (!one).then(|| json!(edits))),
+    ]);
     let result = editkit::tools::call(toolkit, "edit_file", request);
     let edit = match contract::answer::<EditFileResponse>(&result) {
         Ok(Answer::Done(edit)) => edit,
