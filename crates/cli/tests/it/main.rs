@@ -12,6 +12,7 @@ mod memory;
 mod orphans;
 mod shown;
 mod state;
+mod structure;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
