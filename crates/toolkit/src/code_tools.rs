@@ -3,6 +3,7 @@
 use editkit_vfs::WriteOptions;
 
 use crate::analysis;
+use crate::catalog::Tool;
 use crate::error::{Error, Result};
 use crate::toolkit::Toolkit;
 use crate::types::*;
@@ -17,9 +18,7 @@ impl Toolkit {
     /// # Errors
     /// `syntax_error` with the new errors; as [`Toolkit::edit_file`].
     pub fn edit_python_file(&self, request: EditPythonFileRequest) -> Result<EditPythonFileResponse> {
-        if !request.dry_run {
-            self.writable("edit_python_file")?;
-        }
+        self.admit(Tool::EditPythonFile, request.dry_run)?;
         let edit = EditFileRequest {
             path: request.path.clone(),
             old_string: request.old_string,
@@ -69,9 +68,7 @@ impl Toolkit {
     /// `not_found` (listing the available names), `ambiguous` (with lines), `syntax_error`
     /// when the result would not parse, `stale`, path errors.
     pub fn replace_function(&self, request: ReplaceFunctionRequest) -> Result<ReplaceFunctionResponse> {
-        if !request.dry_run {
-            self.writable("replace_function")?;
-        }
+        self.admit(Tool::ReplaceFunction, request.dry_run)?;
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
         let file = lock.read_for_write(None, false)?;
@@ -153,7 +150,7 @@ impl Toolkit {
     /// # Errors
     /// `invalid_args` when no section is given; path errors.
     pub fn update_project_index(&self, request: UpdateProjectIndexRequest) -> Result<UpdateProjectIndexResponse> {
-        self.writable("update_project_index")?;
+        self.admit(Tool::UpdateProjectIndex, false)?;
         if request.file.contains('/') || request.file.is_empty() {
             return Err(Error::invalid("file", "give a file name, without directories (use project_root for those)"));
         }

@@ -8,6 +8,7 @@ use editkit_matcher as matcher;
 use editkit_matcher::diff;
 use editkit_vfs::{Text, WriteOptions};
 
+use crate::catalog::Tool;
 use crate::error::Result;
 use crate::sessions::{Session, SessionUsage, Sessions};
 use crate::shared_sessions::{self as shared, After, Handle};
@@ -235,7 +236,7 @@ impl Toolkit {
     /// `not_found` for an unknown session; `stale`; `not_encodable` for a buffer holding a
     /// character the file's encoding cannot hold; path errors.
     pub fn editor_store(&self, request: SessionRequest) -> Result<EditorStoreResponse> {
-        self.writable("editor_store")?;
+        self.admit(Tool::EditorStore, false)?;
         let id = request.session_id.clone();
         if let Some(handle) = Handle::parse(&id) {
             return shared::change(&self.roots, &id, &handle, self.session_bounds(), |s| {

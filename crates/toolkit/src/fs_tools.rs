@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use editkit_vfs::{EntryKind, RenameOptions, Sha256, Workspace};
 
 use crate::Stop;
+use crate::catalog::Tool;
 use crate::error::{Error, Result};
 use crate::history;
 use crate::toolkit::Toolkit;
@@ -196,7 +197,7 @@ impl Toolkit {
     /// directory, always), `invalid_args` for paths in different roots or a directory moved
     /// into itself.
     pub fn move_path(&self, request: MoveRequest) -> Result<MoveResponse> {
-        self.writable("move")?;
+        self.admit(Tool::Move, false)?;
         let (from_root, workspace) = self.route(&request.from);
         let (to_root, _) = self.route(&request.to);
         if from_root != to_root {
@@ -244,7 +245,7 @@ impl Toolkit {
     /// `not_found` when no patch is recorded; `stale` when a file changed since (unless
     /// forced).
     pub fn undo_patch(&self, request: UndoPatchRequest) -> Result<UndoResponse> {
-        self.writable("undo_patch")?;
+        self.admit(Tool::UndoPatch, false)?;
         let (restored, remaining) = history::undo_patch(self.workspace(), request.force)?;
         Ok(UndoResponse { restored, remaining })
     }

@@ -46,6 +46,7 @@
 #![deny(missing_docs)]
 
 mod analysis;
+mod catalog;
 #[cfg(feature = "analyze")]
 mod code_tools;
 mod editor_tools;

@@ -8,6 +8,7 @@ use std::ops::Range;
 use editkit_matcher as matcher;
 use editkit_vfs::Text;
 
+use crate::catalog::Tool;
 use crate::error::{Error, Result};
 use crate::notebook::{self, Kind, MAX_OUTPUT_CHARS, MAX_SOURCE_BYTES, Notebook};
 use crate::toolkit::{KeptWrite, ReadForWrite, Toolkit, encoding_arg, unencodable};
@@ -104,9 +105,7 @@ impl Toolkit {
     /// notebook, `not_found` for an unknown cell, `no_change`, `too_large` past a bound,
     /// `stale`, path errors.
     pub fn notebook_edit(&self, request: NotebookEditRequest) -> Result<NotebookEditResponse> {
-        if !request.dry_run {
-            self.writable("notebook_edit")?;
-        }
+        self.admit(Tool::NotebookEdit, request.dry_run)?;
         let is_delete = request.action == NotebookAction::Delete;
         match (&request.cell_id, request.index) {
             (Some(_), Some(_)) => return Err(Error::invalid("index", "give cell_id or index, not both")),

@@ -2,6 +2,7 @@
 
 use editkit_patch as patch;
 
+use crate::catalog::Tool;
 use crate::error::Result;
 use crate::history;
 use crate::toolkit::Toolkit;
@@ -61,9 +62,7 @@ impl Toolkit {
     }
 
     fn apply_patch_inner(&self, request: ApplyPatchRequest, control: &crate::Stop) -> Result<ApplyPatchResponse> {
-        if !request.dry_run {
-            self.writable("apply_patch")?;
-        }
+        self.admit(Tool::ApplyPatch, request.dry_run)?;
         let workspace = self.workspace();
         let dialect = request.dialect.map(|dialect| match dialect {
             PatchDialect::Hunks => patch::Dialect::Hunks,

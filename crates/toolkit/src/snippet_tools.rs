@@ -3,6 +3,7 @@
 
 use editkit_matcher::snippet::{self, Comment};
 
+use crate::catalog::Tool;
 use crate::error::{Error, Result};
 use crate::toolkit::{KeptWrite, ReadForWrite, Toolkit};
 use crate::types::*;
@@ -61,9 +62,7 @@ impl Toolkit {
     /// neighbour), `no_change`, `invalid_args` (a snippet of markers only), `too_large`,
     /// `stale`, path and encoding errors.
     pub fn merge_snippet(&self, request: MergeSnippetRequest) -> Result<MergeSnippetResponse> {
-        if !request.dry_run {
-            self.writable("merge_snippet")?;
-        }
+        self.admit(Tool::MergeSnippet, request.dry_run)?;
         if request.snippet.len() > MAX_SNIPPET_BYTES {
             return Err(Error::LimitExceeded {
                 what: "the snippet".into(),

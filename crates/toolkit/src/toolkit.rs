@@ -9,6 +9,7 @@ use editkit_matcher as matcher;
 use editkit_vfs::{Durability, EntryKind, Policy, Text, Workspace, WriteOptions};
 
 use crate::analysis;
+use crate::catalog::{Access, Tool};
 use crate::error::{Error, Result};
 use crate::history;
 use crate::sessions::Sessions;
@@ -48,8 +49,8 @@ pub struct ToolkitOptions {
     /// to 10 lines, each line to 200 characters): for a terminal, which pages a long diff.
     /// Default: false.
     pub full_diffs: bool,
-    /// The tools [`crate::tools::call`] runs (others are refused as unknown). Default: all.
-    pub tools: crate::tools::ToolSelection,
+    /// The tools `tools::call` runs (others are refused as unknown). Default: all.
+    pub tools: crate::catalog::ToolSelection,
     /// Earlier versions kept per file (and patches kept) for undo. Default: 20.
     pub history_depth: usize,
     /// Most bytes the undo history of one root keeps, versions of every file and patches
@@ -102,7 +103,7 @@ impl Default for ToolkitOptions {
             read_only: false,
             durability: Durability::Full,
             full_diffs: false,
-            tools: crate::tools::ToolSelection::all(),
+            tools: crate::catalog::ToolSelection::all(),
             history_depth: 20,
             history_bytes: crate::history::DEFAULT_HISTORY_BYTES,
             state_home: None,
@@ -411,8 +412,16 @@ impl Toolkit {
         }
     }
 
-    pub(crate) fn writable(&self, tool: &str) -> Result<()> {
-        if self.options.read_only { Err(Error::ReadOnly { tool: tool.to_owned() }) } else { Ok(()) }
+    /// The read-only gate, the one place it is decided: a read-only toolkit runs a tool that
+    /// reads, and a tool that writes only as a dry run, which writes nothing. Every writing
+    /// method opens with it (the JSON dispatcher adds no gate of its own), so a call is
+    /// answered alike through JSON and the typed API.
+    pub(crate) fn admit(&self, tool: Tool, dry_run: bool) -> Result<()> {
+        if self.options.read_only && tool.access() == Access::Writes && !dry_run {
+            Err(Error::ReadOnly { tool: tool.name().to_owned() })
+        } else {
+            Ok(())
+        }
     }
 
     /// Writes through `lock`, first keeping the previous content for undo; returns where it
@@ -703,7 +712,7 @@ impl Toolkit {
     /// # Errors
     /// Path errors, `invalid_args` when a file is in the way, `io`.
     pub fn create_directory(&self, request: PathRequest) -> Result<CreateDirectoryResponse> {
-        self.writable("create_directory")?;
+        self.admit(Tool::CreateDirectory, false)?;
         let (_, workspace) = self.route(&request.path);
         let existed = workspace.entry_kind(&request.path)?.is_some();
         workspace.create_dir_all(&request.path)?;
@@ -730,7 +739,7 @@ impl Toolkit {
     /// Path errors, `stale`, `is_directory`, `not_found` (missing parent without create_dirs),
     /// `not_encodable` for content the file's encoding (or the one asked for) cannot hold.
     pub fn write_file(&self, request: WriteFileRequest) -> Result<WriteFileResponse> {
-        self.writable("write_file")?;
+        self.admit(Tool::WriteFile, false)?;
         let asked = encoding_arg(request.encoding.as_deref())?;
         let (_, workspace) = self.route(&request.path);
         let lock = workspace.lock(&request.path)?;
@@ -791,6 +800,7 @@ impl Toolkit {
     /// # Errors
     /// As [`Toolkit::write_file`].
     pub fn write_markdown_file(&self, request: WriteMarkdownFileRequest) -> Result<WriteMarkdownFileResponse> {
+        self.admit(Tool::WriteMarkdownFile, false)?;
         let written = self.write_guarded(request.path, request.content, request.create_dirs)?;
         Ok(WriteMarkdownFileResponse { path: written.path, size_bytes: written.size_bytes, sha256: written.sha256 })
     }
@@ -801,7 +811,7 @@ impl Toolkit {
     /// # Errors
     /// `syntax_error` with the errors; as [`Toolkit::write_file`].
     pub fn write_python_file(&self, request: WritePythonFileRequest) -> Result<WritePythonFileResponse> {
-        self.writable("write_python_file")?;
+        self.admit(Tool::WritePythonFile, false)?;
         self.check_readable(&request.path, request.content.len())?;
         #[cfg(feature = "analyze")]
         if request.validate {
@@ -830,7 +840,7 @@ impl Toolkit {
     /// Path errors, `not_found`, `invalid_args` for the root and for a directory with entries
     /// without `recursive`.
     pub fn delete(&self, request: DeleteRequest) -> Result<DeleteResponse> {
-        self.writable("delete")?;
+        self.admit(Tool::Delete, false)?;
         let (_, workspace) = self.route(&request.path);
         if workspace.resolve_entry(&request.path)?.is_empty() {
             // The root: the vfs refuses it, before anything below is listed or kept for undo.
@@ -895,9 +905,7 @@ impl Toolkit {
     /// `no_change`, `stale`, `not_encodable` for a new text holding a character the file's
     /// encoding cannot hold (nothing written), path and encoding errors.
     pub fn edit_file(&self, request: EditFileRequest) -> Result<EditFileResponse> {
-        if !request.dry_run {
-            self.writable("edit_file")?;
-        }
+        self.admit(Tool::EditFile, request.dry_run)?;
         self.edit(&request, |_, _| Ok(()))
     }
 
@@ -1204,7 +1212,7 @@ impl Toolkit {
     /// `invalid_args` for empty text or a line past the end (naming the line count), `stale`,
     /// path errors.
     pub fn insert_lines(&self, request: InsertLinesRequest) -> Result<InsertLinesResponse> {
-        self.writable("insert_lines")?;
+        self.admit(Tool::InsertLines, request.dry_run)?;
         if request.text.is_empty() {
             return Err(Error::invalid("text", "text is empty; give the lines to insert"));
         }
@@ -1374,7 +1382,7 @@ impl Toolkit {
     /// # Errors
     /// `not_found` when there is nothing to undo, `stale`, path errors.
     pub fn undo_edit(&self, request: UndoEditRequest) -> Result<UndoResponse> {
-        self.writable("undo_edit")?;
+        self.admit(Tool::UndoEdit, false)?;
         let (_, workspace) = self.route(&request.path);
         let rel = workspace.resolve(&request.path)?;
         let remaining = history::undo(workspace, &request.path, &rel, request.force)?;

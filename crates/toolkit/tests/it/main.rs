@@ -5,6 +5,7 @@ mod agent_corpus;
 mod bounds;
 mod concurrency;
 mod contract;
+mod dry_runs;
 mod encodings;
 mod examples;
 mod fuzz_replay;
