@@ -789,3 +789,10 @@ fn analyze_details(err: &editkit_analyze::Error, map: &mut Map<String, Value>) {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<crate::json::ParseError> for Error {
+    fn from(err: crate::json::ParseError) -> Self {
+        let field = err.duplicate_path().map(str::to_owned);
+        Error::InvalidArgs { field, message: err.to_string() }
+    }
+}

@@ -69,13 +69,6 @@ impl std::error::Error for ParseError {
     }
 }
 
-impl From<ParseError> for crate::Error {
-    fn from(err: ParseError) -> Self {
-        let field = err.duplicate_path().map(str::to_owned);
-        crate::Error::InvalidArgs { field, message: err.to_string() }
-    }
-}
-
 /// Parses JSON text like `serde_json::from_slice::<Value>`, refusing a key repeated in any
 /// object at any depth.
 ///

@@ -16,7 +16,6 @@ use editkit_matcher::rebase::{Rebased, changed_lines, rebase};
 use editkit_vfs::{FileText, Sha256, Text, Workspace};
 
 use crate::error::{Error, Result};
-use crate::toolkit::Toolkit;
 use crate::types::MergedWith;
 
 /// Default for [`crate::ToolkitOptions::kept_read_bytes`]: 32 MiB of kept read versions (an
@@ -96,28 +95,35 @@ pub(crate) struct Merged<P> {
     pub(crate) merged_with: MergedWith,
 }
 
-impl Toolkit {
+/// Where an edit was refused as `stale`: the file `rel` of root `root`, and the refusal.
+pub(crate) struct Stale<'a> {
+    pub(crate) root: usize,
+    pub(crate) workspace: &'a Workspace,
+    pub(crate) rel: &'a str,
+    pub(crate) refusal: editkit_vfs::Error,
+}
+
+impl ReadVersions {
     /// The three-way merge of an edit refused as `stale`: `plan` runs on the version of `rel`
     /// the ledger vouches for (kept when it was read or written), and the pieces `pieces_of`
     /// gives of the plan are carried over to the file as it is now. Without a kept base the
     /// refusal stands; when a piece's lines (or the line each side) changed, or the plan fails
-    /// on the base, it is [`Error::ChangedOutside`] with the outside diff. Called under the
-    /// file's lock.
-    pub(crate) fn merge_outside<P>(
+    /// on the base, it is [`Error::ChangedOutside`] with the outside diff (made by `diff`).
+    /// Called under the file's lock.
+    pub(crate) fn merge<P>(
         &self,
-        root: usize,
-        workspace: &Workspace,
-        rel: &str,
-        stale: editkit_vfs::Error,
+        at: Stale<'_>,
+        diff: impl FnOnce(&str, &str, &str) -> (String, bool),
         plan: impl FnOnce(&Text) -> Result<P>,
         pieces_of: impl FnOnce(&P) -> Vec<(Range<usize>, String)>,
     ) -> Result<Merged<P>> {
+        let Stale { root, workspace, rel, refusal: stale } = at;
         let Some(recorded) = workspace.recorded_hash(rel)? else { return Err(stale.into()) };
-        let Some(base) = self.read_versions.get(root, rel, recorded) else { return Err(stale.into()) };
+        let Some(base) = self.get(root, rel, recorded) else { return Err(stale.into()) };
         // The file as it is, looked at without vouching for it: a refusal leaves the guard as
         // it was, so the agent still has to read the change.
         let file = workspace.peek(rel)?;
-        let (diff, diff_truncated) = self.diff(rel, base.as_str(), file.text());
+        let (diff, diff_truncated) = diff(rel, base.as_str(), file.text());
         let lines = changed_lines(base.as_str(), file.text());
         let changed = |edit_lines| Error::ChangedOutside {
             source: Box::new(stale),

@@ -12,6 +12,7 @@ use crate::analysis;
 use crate::catalog::{Access, Tool};
 use crate::error::{Error, Result};
 use crate::history;
+use crate::outside::{Merged, ReadVersions, Stale};
 use crate::sessions::Sessions;
 use crate::types::*;
 use editkit_matcher::diff;
@@ -171,7 +172,7 @@ pub struct Toolkit {
     /// Per state folder, the undo history's bytes as last counted plus what was kept since.
     history_estimates: Mutex<std::collections::HashMap<PathBuf, u64>>,
     /// What the last read or edit of each file saw: the bases of three-way merges.
-    pub(crate) read_versions: crate::outside::ReadVersions,
+    pub(crate) read_versions: ReadVersions,
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
@@ -356,7 +357,7 @@ impl Toolkit {
             syntax_cache: editkit_analyze::CheckCache::default(),
             facts_cache: analysis::FactsCache::default(),
             history_estimates: Mutex::new(std::collections::HashMap::new()),
-            read_versions: crate::outside::ReadVersions::new(options_kept),
+            read_versions: ReadVersions::new(options_kept),
         })
     }
 
@@ -410,6 +411,21 @@ impl Toolkit {
         } else {
             crate::shown::diff_bounded(path, old, new)
         }
+    }
+
+    /// The three-way merge of an edit refused as `stale` ([`ReadVersions::merge`]), its
+    /// outside diff made as this toolkit makes diffs.
+    pub(crate) fn merge_outside<P>(
+        &self,
+        root: usize,
+        workspace: &Workspace,
+        rel: &str,
+        refusal: editkit_vfs::Error,
+        plan: impl FnOnce(&Text) -> Result<P>,
+        pieces_of: impl FnOnce(&P) -> Vec<(std::ops::Range<usize>, String)>,
+    ) -> Result<Merged<P>> {
+        let at = Stale { root, workspace, rel, refusal };
+        self.read_versions.merge(at, |path, old, new| self.diff(path, old, new), plan, pieces_of)
     }
 
     /// The read-only gate, the one place it is decided: a read-only toolkit runs a tool that
