@@ -76,6 +76,8 @@ mod imp {
     use std::path::Path;
 
     use editkit_analyze as analyze;
+
+    use crate::types::Confinement;
     use editkit_analyze::FileKind;
 
     use super::Facts;
@@ -212,7 +214,10 @@ mod imp {
         // Said with a checker's report, and whenever a checker ran without Landlock.
         let shown = report.checker.is_some() || options.mode == analyze::DiagnosticsMode::On;
         let has_problems = report.has_problems();
-        let confinement = report.confinement.filter(|confinement| shown || confinement != "landlock");
+        let confinement = report
+            .confinement
+            .map(|text| Confinement::from_report(&text))
+            .filter(|confinement| shown || !confinement.is_full());
         let skipped = report.check_skipped.map(|skipped| crate::types::SkippedCheckInfo {
             reason: skipped.reason,
             size_bytes: skipped.size_bytes as u64,

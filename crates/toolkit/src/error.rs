@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::types::ErrorKind;
+
 /// Everything a tool call can fail with. [`Error::kind`] gives the tool-call contract's stable
 /// word and [`Error::details`] the structured data an agent needs to retry.
 #[derive(Debug, thiserror::Error)]
@@ -204,137 +206,6 @@ fn describe(errors: &[crate::SyntaxErrorInfo]) -> String {
     if more > 0 { format!("{} (and {more} more)", shown.join("; ")) } else { shown.join("; ") }
 }
 
-/// Every `error.kind` a tool call can return: the tool-call contract's kinds, typed.
-///
-/// Each lower crate's typed kind maps onto these in one exhaustive `match`
-/// ([`Error::error_kind`]), so a kind added below does not compile here until it is given one.
-///
-/// ```
-/// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: "a.txt".into() });
-/// assert_eq!(err.error_kind(), editkit::ErrorKind::NotFound);
-/// assert_eq!(err.kind(), "not_found");
-/// ```
-///
-/// Not `#[non_exhaustive]`: the kinds are the contract's closed set ([`ErrorKind::ALL`] has
-/// their number in its type), so a caller may match every kind with no catch-all, and a new
-/// kind breaks such a match until the caller decides what it means there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// `not_found`: nothing at the path, or the text, symbol or hunk is not there.
-    NotFound,
-    /// `ambiguous`: more than one place matches.
-    Ambiguous,
-    /// `already_applied`: the change already stands in the file.
-    AlreadyApplied,
-    /// `no_change`: the change changes nothing.
-    NoChange,
-    /// `stale`: the file changed since it was read.
-    Stale,
-    /// `outside_workspace`: the path leads outside every root.
-    OutsideWorkspace,
-    /// `blocked`: a blocked path, or a write to a read-only toolkit.
-    Blocked,
-    /// `permission_denied`: a read-only file (its owner took away its write bit).
-    PermissionDenied,
-    /// `too_large`: past a bound that names itself.
-    TooLarge,
-    /// `not_utf8`: bytes that are not UTF-8.
-    NotUtf8,
-    /// `utf16`: UTF-16 or UTF-32 text.
-    Utf16,
-    /// `binary`: binary data.
-    Binary,
-    /// `not_encodable`: the new text holds a character the file's encoding cannot hold.
-    NotEncodable,
-    /// `exists`: something already there.
-    Exists,
-    /// `is_directory`: a folder where a file was expected.
-    IsDirectory,
-    /// `invalid_patch`: the patch text is not a whole patch.
-    InvalidPatch,
-    /// `syntax_error`: the result would not parse.
-    SyntaxError,
-    /// `invalid_args`: arguments the tool cannot use.
-    InvalidArgs,
-    /// `io`: the file system failed or changed underneath.
-    Io,
-}
-
-impl ErrorKind {
-    /// Every kind, in the contract's order.
-    pub const ALL: [ErrorKind; 19] = [
-        ErrorKind::NotFound,
-        ErrorKind::Ambiguous,
-        ErrorKind::AlreadyApplied,
-        ErrorKind::NoChange,
-        ErrorKind::Stale,
-        ErrorKind::OutsideWorkspace,
-        ErrorKind::Blocked,
-        ErrorKind::PermissionDenied,
-        ErrorKind::TooLarge,
-        ErrorKind::NotUtf8,
-        ErrorKind::Utf16,
-        ErrorKind::Binary,
-        ErrorKind::NotEncodable,
-        ErrorKind::Exists,
-        ErrorKind::IsDirectory,
-        ErrorKind::InvalidPatch,
-        ErrorKind::SyntaxError,
-        ErrorKind::InvalidArgs,
-        ErrorKind::Io,
-    ];
-
-    /// The stable snake_case word of the contract.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::NotFound => "not_found",
-            ErrorKind::Ambiguous => "ambiguous",
-            ErrorKind::AlreadyApplied => "already_applied",
-            ErrorKind::NoChange => "no_change",
-            ErrorKind::Stale => "stale",
-            ErrorKind::OutsideWorkspace => "outside_workspace",
-            ErrorKind::Blocked => "blocked",
-            ErrorKind::PermissionDenied => "permission_denied",
-            ErrorKind::TooLarge => "too_large",
-            ErrorKind::NotUtf8 => "not_utf8",
-            ErrorKind::Utf16 => "utf16",
-            ErrorKind::Binary => "binary",
-            ErrorKind::NotEncodable => "not_encodable",
-            ErrorKind::Exists => "exists",
-            ErrorKind::IsDirectory => "is_directory",
-            ErrorKind::InvalidPatch => "invalid_patch",
-            ErrorKind::SyntaxError => "syntax_error",
-            ErrorKind::InvalidArgs => "invalid_args",
-            ErrorKind::Io => "io",
-        }
-    }
-}
-
-impl std::fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Every `error.kind` a tool call can return, the stable words of the tool-call contract
-/// ([`ErrorKind::ALL`] as words).
-///
-/// ```
-/// assert!(editkit::ERROR_KINDS.contains(&"stale"));
-/// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: "a.txt".into() });
-/// assert!(editkit::ERROR_KINDS.contains(&err.kind()));
-/// ```
-pub const ERROR_KINDS: [&str; 19] = {
-    let mut words = [""; 19];
-    let mut i = 0;
-    while i < words.len() {
-        words[i] = ErrorKind::ALL[i].as_str();
-        i += 1;
-    }
-    words
-};
-
 fn from_vfs(kind: editkit_vfs::ErrorKind) -> ErrorKind {
     use editkit_vfs::ErrorKind as V;
     match kind {
@@ -396,13 +267,8 @@ fn from_patch(kind: editkit_patch::ErrorKind) -> ErrorKind {
 }
 
 impl Error {
-    /// The stable snake_case word of the tool-call contract (one of [`ERROR_KINDS`]).
-    #[must_use]
-    pub fn kind(&self) -> &'static str {
-        self.error_kind().as_str()
-    }
-
-    /// The typed kind of this error.
+    /// The kind of this error; [`ErrorKind::as_str`] is the stable word of the tool-call
+    /// contract (one of [`ERROR_KINDS`]).
     #[must_use]
     pub fn error_kind(&self) -> ErrorKind {
         match self {
@@ -581,7 +447,7 @@ impl Error {
     #[must_use]
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
-        map.insert("kind".into(), json!(self.kind()));
+        map.insert("kind".into(), json!(self.error_kind()));
         map.insert("message".into(), json!(self.message()));
         let mut details = self.details();
         for key in ["path", "tool", "field", "session_id"] {

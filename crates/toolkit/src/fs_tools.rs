@@ -34,7 +34,7 @@ impl Toolkit {
     /// let toolkit = editkit::Toolkit::open(dir.path(), Default::default())?;
     /// let read = toolkit.read_files(editkit::ReadFilesRequest::new(vec!["a.txt".into(), "b.txt".into()]))?;
     /// assert_eq!((read.read, read.failed), (1, 1));
-    /// assert_eq!(read.files[1].error.as_ref().unwrap().kind, "not_found");
+    /// assert_eq!(read.files[1].error.as_ref().unwrap().kind, editkit::ErrorKind::NotFound);
     /// # Ok(()) }
     /// ```
     ///
@@ -80,7 +80,7 @@ impl Toolkit {
                 Err(err) => ReadFilesItem {
                     path,
                     file: None,
-                    error: Some(ItemError { kind: err.kind().to_owned(), message: err.message() }),
+                    error: Some(ItemError { kind: err.error_kind(), message: err.message() }),
                 },
             });
         }

@@ -32,7 +32,7 @@ pub(crate) struct Kept {
     name: String,
     /// The file's entry folder and the entries it held before this one.
     dir: String,
-    older: Vec<(u64, String)>,
+    older: Vec<Listed>,
     /// Where the previous content is kept (an absolute path in the state folder), when the
     /// file existed.
     pub(crate) path: Option<String>,
@@ -75,37 +75,70 @@ fn file_dir(rel: &str) -> String {
     format!("undo/files/{}", &Sha256::of(rel.as_bytes()).to_string()[..24])
 }
 
-/// A per-file entry's name: `<seq>-<sha256 after the change | none>[-t<unix time>].<keep |
-/// absent>` (entries kept before times were recorded have none).
-fn parse_entry(name: &str) -> Option<(u64, Option<Sha256>, bool)> {
-    parse_entry_timed(name).map(|(seq, after, existed, _)| (seq, after, existed))
+/// A per-file entry, as its name says it: `<seq>-<sha256 after the change | none>[-t<unix
+/// time>[m<octal mode>]].<keep | absent>` (entries kept before times or modes were recorded
+/// have none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct EntryName {
+    seq: u64,
+    /// The file's hash after the change; `None`: the change deleted it.
+    after: Option<Sha256>,
+    /// The file existed before the change (its content is kept).
+    existed: bool,
+    /// When the entry was kept, in Unix seconds.
+    time: Option<i64>,
+    /// The file's permission bits before the change (the copy keeps only the owner's).
+    mode: Option<u32>,
 }
 
-/// [`parse_entry`] with the entry's time, when it has one.
-fn parse_entry_timed(name: &str) -> Option<(u64, Option<Sha256>, bool, Option<i64>)> {
-    let (stem, existed) = match name.rsplit_once('.')? {
-        (stem, "keep") => (stem, true),
-        (stem, "absent") => (stem, false),
-        _ => return None,
-    };
-    let mut parts = stem.splitn(3, '-');
-    let (seq, after, time) = (parts.next()?, parts.next()?, parts.next());
-    // A name that is neither `none` nor a hash is not an entry (the state folder is input).
-    let after = if after == "none" { None } else { Some(after.parse().ok()?) };
-    let time = match time {
-        // `t<unix time>`, then `m<octal mode>` in entries that record the file's mode.
-        Some(time) => Some(time.strip_prefix('t')?.split_once('m').map_or(time.get(1..)?, |(t, _)| t).parse().ok()?),
-        None => None,
-    };
-    Some((seq.parse().ok()?, after, existed, time))
+impl EntryName {
+    /// The entry a file name in the state folder is; `None` for any other name (the state
+    /// folder is input).
+    fn parse(name: &str) -> Option<EntryName> {
+        let (stem, existed) = match name.rsplit_once('.')? {
+            (stem, "keep") => (stem, true),
+            (stem, "absent") => (stem, false),
+            _ => return None,
+        };
+        let mut parts = stem.splitn(3, '-');
+        let (seq, after, time) = (parts.next()?, parts.next()?, parts.next());
+        // A name that is neither `none` nor a hash is not an entry.
+        let after = if after == "none" { None } else { Some(after.parse().ok()?) };
+        let time = match time {
+            // `t<unix time>`, then `m<octal mode>` in entries that record the file's mode.
+            Some(time) => {
+                Some(time.strip_prefix('t')?.split_once('m').map_or(time.get(1..)?, |(t, _)| t).parse().ok()?)
+            }
+            None => None,
+        };
+        let mode =
+            stem.rsplit_once('m').and_then(|(_, mode)| u32::from_str_radix(mode, 8).ok()).filter(|mode| *mode <= 0o777);
+        Some(EntryName { seq: seq.parse().ok()?, after, existed, time, mode })
+    }
 }
 
-/// The permission bits a per-file entry recorded for its file (`…-t<time>m<octal>.keep`);
-/// `None` for entries kept before modes were recorded (their copy has them).
-fn entry_mode(name: &str) -> Option<u32> {
-    let stem = name.rsplit_once('.')?.0;
-    let mode = stem.rsplit_once('m')?.1;
-    u32::from_str_radix(mode, 8).ok().filter(|mode| *mode <= 0o777)
+impl std::fmt::Display for EntryName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:010}-", self.seq)?;
+        match self.after {
+            Some(after) => write!(f, "{after}")?,
+            None => f.write_str("none")?,
+        }
+        if let Some(time) = self.time {
+            write!(f, "-t{time}")?;
+            if let Some(mode) = self.mode {
+                write!(f, "m{mode:o}")?;
+            }
+        }
+        f.write_str(if self.existed { ".keep" } else { ".absent" })
+    }
+}
+
+/// An entry of a file's undo folder: what its name says, and the name.
+#[derive(Debug)]
+struct Listed {
+    entry: EntryName,
+    name: String,
 }
 
 /// Seconds since the Unix epoch now (0 if the clock is before it).
@@ -132,10 +165,15 @@ fn next_seq(last: Option<u64>) -> Result<u64> {
     }
 }
 
-fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
-    let mut found: Vec<(u64, String)> =
-        workspace.txn().state_list(dir)?.into_iter().filter_map(|name| Some((parse_entry(&name)?.0, name))).collect();
-    found.sort();
+/// The entries of a file's undo folder, oldest first.
+fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<Listed>> {
+    let mut found: Vec<Listed> = workspace
+        .txn()
+        .state_list(dir)?
+        .into_iter()
+        .filter_map(|name| Some(Listed { entry: EntryName::parse(&name)?, name }))
+        .collect();
+    found.sort_by(|a, b| (a.entry.seq, &a.name).cmp(&(b.entry.seq, &b.name)));
     Ok(found)
 }
 
@@ -146,8 +184,7 @@ fn entries(workspace: &Workspace, dir: &str) -> Result<Vec<(u64, String)>> {
 pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256>) -> Result<Kept> {
     let dir = file_dir(rel);
     let existing = entries(workspace, &dir)?;
-    let seq = next_seq(existing.last().map(|(last, _)| *last))?;
-    let after = after_sha256.map_or_else(|| "none".to_owned(), |hash| hash.to_string());
+    let seq = next_seq(existing.last().map(|last| last.entry.seq))?;
     let metadata = workspace.metadata(rel).ok().filter(|metadata| metadata.kind == editkit_vfs::EntryKind::File);
     let exists = metadata.is_some();
     let bytes = metadata.map_or(0, |metadata| metadata.size);
@@ -157,8 +194,9 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
     }
     // The copy keeps only the owner's bits (nothing in the state folder is readable by others),
     // so the file's own mode is recorded in the name, for an undone deletion.
-    let mode = metadata.map(|metadata| format!("m{:o}", metadata.mode & 0o777)).unwrap_or_default();
-    let name = format!("{dir}/{seq:010}-{after}-t{}{mode}.{}", now_unix(), if exists { "keep" } else { "absent" });
+    let mode = metadata.map(|metadata| metadata.mode & 0o777);
+    let entry = EntryName { seq, after: after_sha256, existed: exists, time: Some(now_unix()), mode };
+    let name = format!("{dir}/{entry}");
     let path = if exists {
         workspace.txn().state_keep(rel, &name)?;
         Some(workspace.state_dir().join(&name).display().to_string())
@@ -174,7 +212,7 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
 /// make an unlink wait, happens off the caller's path ([`editkit_vfs::Txn::state_remove_soon`]).
 pub(crate) fn settle(workspace: &Workspace, kept: &Kept, bounds: &Bounds<'_>) -> Result<()> {
     let excess = (kept.older.len() + 1).saturating_sub(bounds.depth.max(1));
-    for (_, old) in kept.older.iter().take(excess) {
+    for Listed { name: old, .. } in kept.older.iter().take(excess) {
         workspace.txn().state_remove_soon(&format!("{}/{old}", kept.dir))?;
     }
     bounds.track(workspace, kept.bytes, Some(&kept.name), false)
@@ -184,10 +222,8 @@ pub(crate) fn settle(workspace: &Workspace, kept: &Kept, bounds: &Bounds<'_>) ->
 /// so an undo expects `after_sha256`.
 pub(crate) fn retag(workspace: &Workspace, kept: &mut Kept, after_sha256: Sha256) -> Result<()> {
     let Some((folder, file_name)) = kept.name.rsplit_once('/') else { return Ok(()) };
-    let Some((seq, _, existed, time)) = parse_entry_timed(file_name) else { return Ok(()) };
-    let time = time.map(|t| format!("-t{t}")).unwrap_or_default();
-    let mode = entry_mode(file_name).map(|mode| format!("m{mode:o}")).unwrap_or_default();
-    let name = format!("{folder}/{seq:010}-{after_sha256}{time}{mode}.{}", if existed { "keep" } else { "absent" });
+    let Some(entry) = EntryName::parse(file_name) else { return Ok(()) };
+    let name = format!("{folder}/{}", EntryName { after: Some(after_sha256), ..entry });
     workspace.txn().state_rename(&kept.name, &name)?;
     if kept.path.is_some() {
         kept.path = Some(workspace.state_dir().join(&name).display().to_string());
@@ -208,12 +244,10 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
     let lock = workspace.lock(rel)?;
     let dir = file_dir(rel);
     let existing = entries(workspace, &dir)?;
-    let Some((_, name)) = existing.last() else {
+    let Some(Listed { entry: EntryName { after: after_sha256, existed, mode, .. }, name }) = existing.last() else {
         return Err(Error::NothingToUndo { what: given.to_owned() });
     };
-    let Some((_, after_sha256, existed)) = parse_entry(name) else {
-        return Err(Error::NothingToUndo { what: given.to_owned() });
-    };
+    let (after_sha256, existed) = (*after_sha256, *existed);
     let entry = format!("{dir}/{name}");
     let bytes = if existed { workspace.txn().state_read(&entry)? } else { None };
     let snapshot = Snapshot { path: rel.to_owned(), existed, after_sha256 };
@@ -222,8 +256,8 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
     if was_missing && existed {
         // A deleted file comes back with its mode: recorded in the entry's name, else (an
         // entry of an earlier version) the kept copy's.
-        let _ = match entry_mode(name) {
-            Some(mode) => workspace.txn().set_mode_unchecked(rel, mode),
+        let _ = match mode {
+            Some(mode) => workspace.txn().set_mode_unchecked(rel, *mode),
             None => workspace.txn().state_copy_permissions(&entry, rel),
         };
     }
@@ -420,8 +454,7 @@ pub(crate) struct Version {
 pub(crate) fn file_versions(workspace: &Workspace, rel: &str) -> Result<Vec<Version>> {
     let dir = file_dir(rel);
     let mut versions = Vec::new();
-    for (_, name) in entries(workspace, &dir)?.into_iter().rev() {
-        let Some((_, after, existed, time)) = parse_entry_timed(&name) else { continue };
+    for Listed { entry: EntryName { after, existed, time, .. }, name } in entries(workspace, &dir)?.into_iter().rev() {
         let size = if existed {
             workspace.txn().state_read(&format!("{dir}/{name}"))?.map(|bytes| bytes.len() as u64)
         } else {
@@ -512,7 +545,7 @@ fn sized_entries(workspace: &Workspace) -> Result<Vec<Sized>> {
     let mut found = Vec::new();
     for folder in txn.state_list("undo/files")? {
         let dir = format!("undo/files/{folder}");
-        for (seq, name) in entries(workspace, &dir)? {
+        for Listed { entry: EntryName { seq, .. }, name } in entries(workspace, &dir)? {
             let entry = format!("{dir}/{name}");
             let Some((bytes, time)) = txn.state_metadata(&entry)? else { continue };
             found.push(Sized { time, seq, names: vec![entry], bytes, patch: None });

@@ -85,7 +85,7 @@ impl Stop {
 }
 
 pub use editkit_vfs::Durability;
-pub use error::{ERROR_KINDS, Error, ErrorKind, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, OutsideChange, Result};
+pub use error::{Error, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, OutsideChange, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
 pub use outside::DEFAULT_KEPT_READ_BYTES;

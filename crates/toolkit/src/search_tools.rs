@@ -92,11 +92,7 @@ impl Toolkit {
                     encoding: file.encoding,
                 })
                 .collect(),
-            skipped: results
-                .skipped
-                .into_iter()
-                .map(|s| SkippedFile { path: s.path, reason: s.reason.as_str().to_owned() })
-                .collect(),
+            skipped: results.skipped.into_iter().map(|s| SkippedFile { path: s.path, reason: s.reason }).collect(),
             truncated: results.truncated,
         })
     }

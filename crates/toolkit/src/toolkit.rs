@@ -714,7 +714,7 @@ impl Toolkit {
             modified_unix: metadata.modified_unix,
             modified_ns: metadata.modified_ns,
             changed_ns: metadata.changed_ns,
-            permissions: format!("{:04o}", metadata.mode),
+            permissions: Mode(metadata.mode),
             file_type,
             line_count,
         })
@@ -747,7 +747,7 @@ impl Toolkit {
     /// toolkit.read_file(ReadFileRequest::new("notes/todo.md"))?;
     /// // Someone else changes the file after our read: our next write is refused.
     /// std::fs::write(dir.path().join("notes/todo.md"), "- theirs\n").unwrap();
-    /// assert_eq!(toolkit.write_file(request("- mine\n")).unwrap_err().kind(), "stale");
+    /// assert_eq!(toolkit.write_file(request("- mine\n")).unwrap_err().error_kind().as_str(), "stale");
     /// # Ok(()) }
     /// ```
     ///

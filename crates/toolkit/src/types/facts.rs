@@ -1,6 +1,6 @@
 //! Shared pieces of responses: syntax errors, symbols, Markdown facts, diagnostics.
 
-use super::words::SymbolKind;
+use super::words::{Confinement, SymbolKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -88,7 +88,7 @@ pub struct DiagnosticsInfo {
     /// (kernel Landlock ABI n)` or `unavailable: <why>`. Given with a checker's report, and
     /// whenever a checker ran without full Landlock confinement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confinement: Option<String>,
+    pub confinement: Option<Confinement>,
     /// The built-in syntax check was not made (the part to parse is past a parse limit): why,
     /// and the size. A skipped check is not a clean one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

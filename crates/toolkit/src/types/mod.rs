@@ -74,6 +74,7 @@ mod notebook;
 mod patch;
 mod paths;
 mod read;
+#[cfg(feature = "search")]
 mod search;
 mod words;
 mod write;
@@ -86,6 +87,7 @@ pub use notebook::*;
 pub use patch::*;
 pub use paths::*;
 pub use read::*;
+#[cfg(feature = "search")]
 pub use search::*;
 pub use words::*;
 pub use write::*;

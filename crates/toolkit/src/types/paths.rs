@@ -1,7 +1,7 @@
 //! list_dir, glob, exists, file_info, create_directory, delete, tree, move and list_roots.
 
 use super::defaults::{dot, three, yes};
-use super::words::FileType;
+use super::words::{FileType, Mode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -113,7 +113,7 @@ pub struct FileInfoResponse {
     /// the Unix epoch.
     pub changed_ns: i64,
     /// Permission bits in octal (`0644`).
-    pub permissions: String,
+    pub permissions: Mode,
     /// For a text file: `python`, `markdown`, `text`... or `binary`; none for a directory.
     #[schemars(with = "Option<String>")]
     pub file_type: Option<FileType>,

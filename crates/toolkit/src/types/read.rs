@@ -1,6 +1,7 @@
 //! read_file and read_files.
 
 use super::facts::{CodeBlockInfo, HeaderInfo, LinkInfo, SymbolInfo, SyntaxErrorInfo};
+use super::words::ErrorKind;
 use super::words::FileType;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -124,7 +125,7 @@ pub struct ReadFilesItem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ItemError {
     /// A stable word, as a refused call's `error.kind`.
-    pub kind: String,
+    pub kind: ErrorKind,
     /// What went wrong and what to do.
     pub message: String,
 }

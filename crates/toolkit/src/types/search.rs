@@ -97,8 +97,10 @@ pub struct SearchFileResult {
 pub struct SkippedFile {
     /// Path relative to the root.
     pub path: String,
-    /// Why it was skipped.
-    pub reason: String,
+    /// Why it was skipped: `too_large`, `binary`, `not_utf8`, `outside_workspace`,
+    /// `symlink_loop`, `non_utf8_name` or `unreadable`.
+    #[schemars(with = "String")]
+    pub reason: editkit_search::SkipReason,
 }
 
 /// A search's results.

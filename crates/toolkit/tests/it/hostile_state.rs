@@ -398,7 +398,7 @@ fn a_state_folder_others_may_write_to_is_refused() {
     let mut builder = editkit::vfs::Workspace::builder(&tree.root);
     let workspace = builder.state_dir(shared.path()).open().unwrap();
     let err = workspace.write("a.txt", b"a", &Default::default()).unwrap_err();
-    assert_eq!(err.kind(), "io");
+    assert_eq!(err.error_kind().as_str(), "io");
     assert!(err.to_string().contains("others may write"), "{err}");
     assert!(!tree.root.join("a.txt").exists());
 }

@@ -112,7 +112,7 @@ fn the_edit_count_is_bounded() {
     // Through the typed API too.
     let items = (0..=editkit::MAX_EDITS).map(|i| editkit::EditItem::new(format!("x{i}"), "y")).collect();
     let err = env.toolkit.edit_file(editkit::EditFileRequest::new("m.py", "", "").edits(items)).unwrap_err();
-    assert_eq!(err.kind(), "invalid_args");
+    assert_eq!(err.error_kind().as_str(), "invalid_args");
 }
 
 #[test]

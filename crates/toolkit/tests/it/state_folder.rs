@@ -199,7 +199,7 @@ fn a_state_home_inside_a_workspace_is_refused() {
     for home in [project.root.join("var/state"), project.root.clone(), project.root.join("src")] {
         let options = ToolkitOptions { state_home: Some(home.clone()), ..ToolkitOptions::default() };
         let err = Toolkit::open(&project.root, options).unwrap_err();
-        assert_eq!(err.kind(), "invalid_args", "{home:?}: {err}");
+        assert_eq!(err.error_kind().as_str(), "invalid_args", "{home:?}: {err}");
         assert!(err.to_string().contains("inside the workspace"), "{err}");
     }
     // Through a link to a folder inside the root as well.
@@ -207,7 +207,7 @@ fn a_state_home_inside_a_workspace_is_refused() {
     symlink(project.root.join("docs"), outside.path().join("link")).unwrap();
     let options = ToolkitOptions { state_home: Some(outside.path().join("link/state")), ..ToolkitOptions::default() };
     let err = Toolkit::open(&project.root, options).unwrap_err();
-    assert_eq!(err.kind(), "invalid_args", "{err}");
+    assert_eq!(err.error_kind().as_str(), "invalid_args", "{err}");
     assert!(!project.root.join("var").exists() && !project.root.join("docs/state").exists());
 }
 
