@@ -44,6 +44,7 @@ pub(super) fn three() -> usize {
     3
 }
 
+#[cfg(feature = "search")]
 pub(super) fn hundred() -> usize {
     100
 }
