@@ -81,9 +81,44 @@ pub use report::{Action, Applied, FileReport, Moved, OutsideChange, Recovery};
 /// # Errors
 /// As [`parse`], [`recover`], [`plan`] and [`commit`].
 pub fn apply(workspace: &editkit_vfs::Workspace, text: &str, options: &ApplyOptions) -> Result<Applied> {
-    let patch = parse(text)?;
+    apply_parsed(workspace, &parse(text)?, |_| options.clone(), |_| {})
+}
+
+/// The one sequence that applies a parsed patch, for [`apply`] and for callers that keep
+/// their own books around it (the editkit facade): [`recover`], then [`plan`] with the options
+/// `options` makes from the patch (after recovery, so they may look at the tree), then
+/// `planned` sees the plan (nothing written yet), then [`commit`] (or, for a dry run,
+/// [`Plan::into_preview`]).
+///
+/// ```
+/// # fn main() -> Result<(), editkit_patch::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let patch = editkit_patch::parse("*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** End Patch\n")?;
+/// let mut planned_files = 0;
+/// let applied = editkit_patch::apply_parsed(
+///     &workspace,
+///     &patch,
+///     |_| editkit_patch::ApplyOptions::default(),
+///     |plan| planned_files = plan.previous().count(),
+/// )?;
+/// assert_eq!((planned_files, applied.updated.len()), (1, 1));
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// As [`recover`], [`plan`] and [`commit`].
+pub fn apply_parsed(
+    workspace: &editkit_vfs::Workspace,
+    patch: &Patch,
+    options: impl FnOnce(&Patch) -> ApplyOptions,
+    planned: impl FnOnce(&Plan<'_>),
+) -> Result<Applied> {
     let recovered = recover(workspace)?;
-    let plan = plan(workspace, &patch, options)?;
+    let options = options(patch);
+    let plan = plan(workspace, patch, &options)?;
+    planned(&plan);
     let mut applied = if options.dry_run { plan.into_preview() } else { commit(workspace, plan)? };
     if !recovered.is_empty() {
         applied.recovered = Some(recovered);

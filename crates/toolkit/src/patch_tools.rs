@@ -71,31 +71,31 @@ impl Toolkit {
         });
         let encoding = crate::toolkit::encoding_arg(request.encoding.as_deref())?;
         let parsed = patch::parse_as(&request.patch, dialect)?;
-        patch::recover(workspace)?;
         // A file changed since it was read is merged hunk by hunk with the version read, kept
         // since (see `crate::outside`), unless the call asks for the old refusal.
         let merge = !request.force && encoding.is_none() && request.stale == StaleMode::Merge;
-        let bases = if merge { self.patch_bases(workspace, &parsed) } else { Default::default() };
-        let options = patch::ApplyOptions {
+        let options = |parsed: &patch::Patch| patch::ApplyOptions {
             dry_run: request.dry_run,
             force: request.force,
             strict: request.strict,
             max_work: self.options().max_patch_work,
             encoding,
-            bases,
+            bases: if merge { self.patch_bases(workspace, parsed) } else { Default::default() },
             ..Default::default()
         };
-        let plan = patch::plan(workspace, &parsed, &options)?;
-        control.advance(plan.previous().count() as u64);
+        // What each file held before, for the undo entry and for checking only what the
+        // patch changed.
+        let mut before: Vec<(String, Option<Vec<u8>>)> = Vec::new();
+        let planned = |plan: &patch::Plan<'_>| {
+            control.advance(plan.previous().count() as u64);
+            if !request.dry_run {
+                before = plan.previous().map(|(path, bytes)| (path.to_owned(), bytes.map(<[u8]>::to_vec))).collect();
+            }
+        };
+        let mut applied = patch::apply_parsed(workspace, &parsed, options, planned)?;
         let mut formatted_paths: Vec<String> = Vec::new();
-        // What each written file held before, for checking only what the patch changed.
         let mut olds: Vec<(String, Option<Vec<u8>>, Option<editkit_vfs::Sha256>)> = Vec::new();
-        let applied = if request.dry_run {
-            plan.into_preview()
-        } else {
-            let before: Vec<(String, Option<Vec<u8>>)> =
-                plan.previous().map(|(path, bytes)| (path.to_owned(), bytes.map(<[u8]>::to_vec))).collect();
-            let mut applied = patch::commit(workspace, plan)?;
+        if !request.dry_run {
             // The formatter, as `edit_file` runs it, per written file under its own lock; the
             // patch's undo entry then expects the formatted content.
             for file in &mut applied.files {
@@ -124,8 +124,7 @@ impl Toolkit {
             }
             history::record_patch(workspace, &files, &self.history_bounds())?;
             olds = files;
-            applied
-        };
+        }
         let mut response = ApplyPatchResponse {
             files: applied
                 .files

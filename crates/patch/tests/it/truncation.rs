@@ -167,8 +167,13 @@ fn test_patches() -> Vec<(String, String)> {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut sources = vec![crate_dir.join("src/parse/tests.rs"), crate_dir.join("src/lib.rs")];
     for dir in ["tests/it", "../toolkit/tests/it", "../cli/tests/it", "../toolkit/src"] {
-        for entry in std::fs::read_dir(crate_dir.join(dir)).unwrap() {
-            sources.push(entry.unwrap().path());
+        // Source folders hold modules of their own (`toolkit/src/types/`): walk them too.
+        let mut dirs = vec![crate_dir.join(dir)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() { dirs.push(path) } else { sources.push(path) }
+            }
         }
     }
     sources.sort();
