@@ -52,31 +52,51 @@ pyo3::create_exception!(
 /// The application's formatters: lowercase extension → (name, argv) in the order tried.
 type Formatters = BTreeMap<String, Vec<(String, Vec<String>)>>;
 
-/// How a toolkit is opened: every option of [`ToolkitOptions`] a Python caller may set.
-#[derive(Debug)]
-struct OpenArgs {
-    roots: Vec<PathBuf>,
-    read_only: bool,
-    blocked: Vec<String>,
-    hard_links: Vec<String>,
-    diagnostics: String,
-    format: bool,
-    formatters: Option<Formatters>,
-    durability: String,
-    absolute_paths: String,
-    state_dir: Option<PathBuf>,
-    max_read_bytes: Option<u64>,
-    read_page_bytes: Option<usize>,
-    full_diffs: bool,
-    detect_encodings: bool,
-    tools: Option<String>,
-    history_depth: Option<usize>,
-    history_bytes: Option<u64>,
-    max_sessions: Option<usize>,
-    max_session_bytes: Option<u64>,
-    max_patch_work: Option<u64>,
-    kept_read_bytes: Option<u64>,
+/// Declares the options a Python caller may open a toolkit with, once: each with its Rust
+/// type and its default in the keyword signature. From the list come [`OpenArgs`], the
+/// `_Toolkit` constructor's signature and its parameters, so the three cannot disagree;
+/// `Toolkit.__init__` in Python and the stubs are checked against the signature by
+/// `tests/test_stubs.py`.
+macro_rules! open_options {
+    ($callback:ident $($extra:tt)*) => {
+        $callback! {
+            [$($extra)*]
+            read_only: bool = false,
+            blocked: Vec<String> = Vec::new(),
+            hard_links: Vec<String> = Vec::new(),
+            diagnostics: String = "auto".to_owned(),
+            format: bool = false,
+            formatters: Option<Formatters> = None,
+            durability: String = "full".to_owned(),
+            absolute_paths: String = "remap".to_owned(),
+            state_dir: Option<PathBuf> = None,
+            max_read_bytes: Option<u64> = None,
+            read_page_bytes: Option<usize> = None,
+            full_diffs: bool = false,
+            detect_encodings: bool = true,
+            tools: Option<String> = None,
+            history_depth: Option<usize> = None,
+            history_bytes: Option<u64> = None,
+            max_sessions: Option<usize> = None,
+            max_session_bytes: Option<u64> = None,
+            max_patch_work: Option<u64> = None,
+            kept_read_bytes: Option<u64> = None,
+        }
+    };
 }
+
+macro_rules! declare_open_args {
+    ([] $($name:ident: $type:ty = $default:expr,)*) => {
+        /// How a toolkit is opened: every option of [`ToolkitOptions`] a Python caller may set.
+        #[derive(Debug)]
+        struct OpenArgs {
+            roots: Vec<PathBuf>,
+            $($name: $type,)*
+        }
+    };
+}
+
+open_options!(declare_open_args);
 
 /// An option given a word it does not take, in the contract's shape.
 fn invalid(field: &str, message: String) -> Value {
@@ -171,72 +191,31 @@ struct PyToolkit {
     toolkit: Arc<Toolkit>,
 }
 
-#[pymethods]
-impl PyToolkit {
-    /// Opens a toolkit on `roots` (the first is primary). Raises `OpenError` with the contract's
-    /// error object when an option or a root is refused.
-    #[new]
-    #[pyo3(signature = (
-        roots, *, read_only=false, blocked=Vec::new(), hard_links=Vec::new(), diagnostics="auto".to_owned(), format=false,
-        formatters=None, durability="full".to_owned(), absolute_paths="remap".to_owned(), state_dir=None, max_read_bytes=None,
-        read_page_bytes=None, full_diffs=false, detect_encodings=true, tools=None, history_depth=None, history_bytes=None,
-        max_sessions=None,
-        max_session_bytes=None, max_patch_work=None, kept_read_bytes=None,
-    ))]
-    #[expect(clippy::too_many_arguments, reason = "one keyword argument per Python option")]
-    fn new(
-        py: Python<'_>,
-        roots: Vec<PathBuf>,
-        read_only: bool,
-        blocked: Vec<String>,
-        hard_links: Vec<String>,
-        diagnostics: String,
-        format: bool,
-        formatters: Option<Formatters>,
-        durability: String,
-        absolute_paths: String,
-        state_dir: Option<PathBuf>,
-        max_read_bytes: Option<u64>,
-        read_page_bytes: Option<usize>,
-        full_diffs: bool,
-        detect_encodings: bool,
-        tools: Option<String>,
-        history_depth: Option<usize>,
-        history_bytes: Option<u64>,
-        max_sessions: Option<usize>,
-        max_session_bytes: Option<u64>,
-        max_patch_work: Option<u64>,
-        kept_read_bytes: Option<u64>,
-    ) -> PyResult<Self> {
-        let args = OpenArgs {
-            roots,
-            read_only,
-            blocked,
-            hard_links,
-            diagnostics,
-            format,
-            formatters,
-            durability,
-            absolute_paths,
-            state_dir,
-            max_read_bytes,
-            read_page_bytes,
-            full_diffs,
-            detect_encodings,
-            tools,
-            history_depth,
-            history_bytes,
-            max_sessions,
-            max_session_bytes,
-            max_patch_work,
-            kept_read_bytes,
-        };
-        match py.detach(|| args.open()) {
-            Ok(toolkit) => Ok(PyToolkit { toolkit: Arc::new(toolkit) }),
-            Err(error) => Err(OpenError::new_err(pythonize::pythonize(py, &error)?.unbind())),
-        }
-    }
+/// The `_Toolkit` methods: the constructor, whose keyword signature and parameters come from
+/// [`open_options`], and the methods given.
+macro_rules! declare_pymethods {
+    ([{ $($methods:tt)* }] $($name:ident: $type:ty = $default:expr,)*) => {
+        #[pymethods]
+        impl PyToolkit {
+            /// Opens a toolkit on `roots` (the first is primary). Raises `OpenError` with the
+            /// contract's error object when an option or a root is refused.
+            #[new]
+            #[pyo3(signature = (roots, *, $($name = $default),*))]
+            #[expect(clippy::too_many_arguments, reason = "one keyword argument per Python option")]
+            fn new(py: Python<'_>, roots: Vec<PathBuf>, $($name: $type),*) -> PyResult<Self> {
+                let args = OpenArgs { roots, $($name),* };
+                match py.detach(|| args.open()) {
+                    Ok(toolkit) => Ok(PyToolkit { toolkit: Arc::new(toolkit) }),
+                    Err(error) => Err(OpenError::new_err(pythonize::pythonize(py, &error)?.unbind())),
+                }
+            }
 
+            $($methods)*
+        }
+    };
+}
+
+open_options!(declare_pymethods {
     /// Runs tool `name` on `args` (a dict of JSON values) and returns the contract object:
     /// `{"ok": True, ...}` or `{"ok": False, "error": {...}}`. The GIL is released while the
     /// tool runs. Raises `TypeError` only for arguments that are not JSON values.
@@ -272,7 +251,7 @@ impl PyToolkit {
     fn tool_names(&self) -> Vec<&'static str> {
         tools::names().into_iter().filter(|name| self.toolkit.options().tools.contains(name)).collect()
     }
-}
+});
 
 /// Every tool's description: a list of dicts with `name`, `description`, `input_schema`,
 /// `output_schema`, `read_only`, `destructive` and `idempotent`.

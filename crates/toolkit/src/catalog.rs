@@ -474,6 +474,13 @@ impl ToolSpec {
     /// ```
     #[must_use]
     pub fn result_schema(&self) -> Value {
+        // The details are `ErrorDetails`' fields, each present only when it applies.
+        let mut properties = match error_details_schema().get_mut("properties").map(Value::take) {
+            Some(Value::Object(properties)) => properties,
+            _ => serde_json::Map::new(),
+        };
+        properties.insert("kind".into(), json!({"type": "string", "enum": crate::ERROR_KINDS}));
+        properties.insert("message".into(), json!({"type": "string"}));
         let error = json!({
             "type": "object",
             "description": "A refused call: `error.kind` is a stable word, `error.message` says what to do; other fields of `error` are details (candidate lines, the closest region, hashes, the failing field...).",
@@ -481,10 +488,7 @@ impl ToolSpec {
                 "ok": {"type": "boolean", "const": false},
                 "error": {
                     "type": "object",
-                    "properties": {
-                        "kind": {"type": "string", "enum": crate::ERROR_KINDS},
-                        "message": {"type": "string"},
-                    },
+                    "properties": properties,
                     "required": ["kind", "message"],
                 },
             },
@@ -507,6 +511,18 @@ fn input_schema<T: JsonSchema>() -> Value {
         object.remove("title");
         object.remove("description");
     }
+    value
+}
+
+/// The schema of the details of a refused call ([`ErrorDetails`]).
+fn error_details_schema() -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<ErrorDetails>();
+    let mut value = serde_json::to_value(schema).unwrap_or_else(|_| json!({"type": "object"}));
+    clean(&mut value, false);
     value
 }
 

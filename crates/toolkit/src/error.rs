@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::types::ErrorKind;
+use crate::types::{ErrorDetails, ErrorKind, Mode, NearMissInfo};
 
 /// Everything a tool call can fail with. [`Error::kind`] gives the tool-call contract's stable
 /// word and [`Error::details`] the structured data an agent needs to retry.
@@ -304,122 +304,80 @@ impl Error {
     }
 
     /// Structured details beside `kind` and `message` (candidate lines, the closest region,
-    /// hashes, syntax errors...), as a JSON object.
+    /// hashes, syntax errors...); [`Error::to_json`] writes them as fields of the error object.
     #[must_use]
-    pub fn details(&self) -> Map<String, Value> {
-        let mut map = Map::new();
+    pub fn details(&self) -> ErrorDetails {
+        let mut details = ErrorDetails::default();
+        let at = |path: &str| Some(path.to_owned());
         match self {
-            Error::Vfs(err) => vfs_details(err, &mut map),
+            Error::Vfs(err) => vfs_details(err, &mut details),
             Error::Edit { path, source } => {
-                map.insert("path".into(), json!(path));
-                matcher_details(source, &mut map);
+                details.path = at(path);
+                matcher_details(source, &mut details);
             }
             Error::ChangedOutside { source, change } => {
-                vfs_details(source, &mut map);
-                if let Some(edit_lines) = change.edit_lines {
-                    map.insert("edit_lines".into(), json!(edit_lines));
-                }
-                map.insert("outside_lines".into(), json!(change.outside_lines));
-                map.insert("outside_diff".into(), json!(change.outside_diff));
+                vfs_details(source, &mut details);
+                details.edit_lines = change.edit_lines;
+                details.outside_lines = Some(change.outside_lines.clone());
+                details.outside_diff = Some(change.outside_diff.clone());
             }
             Error::Snippet { path, source } => {
-                map.insert("path".into(), json!(path));
-                snippet_details(source, &mut map);
+                details.path = at(path);
+                snippet_details(source, &mut details);
             }
             Error::InEdit { index, source, .. } => {
-                map = source.details();
-                map.insert("edit_index".into(), json!(index));
+                details = source.details();
+                details.edit_index = Some(*index);
             }
             #[cfg(feature = "analyze")]
             Error::Analyze { path, source } => {
-                map.insert("path".into(), json!(path));
-                analyze_details(source, &mut map);
+                details.path = at(path);
+                analyze_details(source, &mut details);
             }
             #[cfg(feature = "search")]
             Error::Search(_) => {}
             #[cfg(feature = "patch")]
-            Error::Patch(err) => {
-                // Every failing hunk with its path, number, preview, kind and closest region.
-                let failures = err.failures();
-                if !failures.is_empty() {
-                    let mut failures = json!(failures);
-                    // Each failure's message is text a reader sees: one line, as the error's.
-                    for failure in failures.as_array_mut().into_iter().flatten() {
-                        if let Some(Value::String(message)) = failure.get_mut("message") {
-                            *message = crate::shown::line(message).into_owned();
-                        }
-                    }
-                    map.insert("failures".into(), failures);
-                }
-            }
+            Error::Patch(err) => details.failures = patch_failures(err),
             Error::SyntaxError { path, errors } => {
-                map.insert("path".into(), json!(path));
-                map.insert("syntax_errors".into(), json!(errors));
+                details.path = at(path);
+                details.syntax_errors = Some(errors.clone());
             }
-            Error::InvalidArgs { field, .. } => {
-                if let Some(field) = field {
-                    map.insert("field".into(), json!(field));
-                }
-            }
+            Error::InvalidArgs { field, .. } => details.field.clone_from(field),
             Error::UnknownTool { name, .. } => {
-                map.insert("tool".into(), json!(name));
+                details.tool = Some(name.clone());
                 // The call's `tool` field is the one to fix.
-                map.insert("field".into(), json!("tool"));
+                details.field = at("tool");
             }
-            Error::NoSession { id } => {
-                map.insert("session_id".into(), json!(id));
-            }
+            Error::NoSession { id } => details.session_id = Some(id.clone()),
             Error::SessionExpired { id, path, .. } => {
-                map.insert("session_id".into(), json!(id));
-                map.insert("path".into(), json!(path));
-                map.insert("expired".into(), json!(true));
+                details.session_id = Some(id.clone());
+                details.path = at(path);
+                details.expired = Some(true);
             }
             Error::SessionBusy { id } => {
-                map.insert("session_id".into(), json!(id));
-                map.insert("busy".into(), json!(true));
+                details.session_id = Some(id.clone());
+                details.busy = Some(true);
             }
             Error::SessionEvicted { id, path, unstored, .. } => {
-                map.insert("session_id".into(), json!(id));
-                map.insert("path".into(), json!(path));
-                map.insert("evicted".into(), json!(true));
-                map.insert("unstored_changes_lost".into(), json!(unstored));
+                details.session_id = Some(id.clone());
+                details.path = at(path);
+                details.evicted = Some(true);
+                details.unstored_changes_lost = Some(*unstored);
             }
             Error::LimitExceeded { size, limit, option, .. } => {
-                map.insert("size_bytes".into(), json!(size));
-                map.insert("limit_bytes".into(), json!(limit));
-                map.insert("limit".into(), json!(option));
+                details.size_bytes = Some(*size);
+                details.limit_bytes = Some(*limit);
+                details.limit = Some(option.clone());
             }
-            Error::NothingToUndo { what } => {
-                map.insert("path".into(), json!(what));
-            }
-            Error::ReadOnly { tool } => {
-                map.insert("tool".into(), json!(tool));
-            }
+            Error::NothingToUndo { what } => details.path = at(what),
+            Error::ReadOnly { tool } => details.tool = Some(tool.clone()),
             Error::UnusableRoots { .. } => {}
             Error::Notebook { path, source } => {
-                map.insert("path".into(), json!(path));
-                match source {
-                    crate::notebook::Error::NoCell { count, .. } => {
-                        map.insert("cell_count".into(), json!(count));
-                    }
-                    crate::notebook::Error::TooManyCells { count, limit } => {
-                        map.insert("cell_count".into(), json!(count));
-                        map.insert("limit".into(), json!("MAX_CELLS"));
-                        map.insert("max_cells".into(), json!(limit));
-                    }
-                    crate::notebook::Error::SourceTooLarge { size, limit } => {
-                        map.insert("size_bytes".into(), json!(size));
-                        map.insert("limit_bytes".into(), json!(limit));
-                        map.insert("limit".into(), json!("MAX_SOURCE_BYTES"));
-                        map.insert("field".into(), json!("source"));
-                    }
-                    crate::notebook::Error::NotNotebook { .. } => {
-                        map.insert("field".into(), json!("path"));
-                    }
-                }
+                details.path = at(path);
+                notebook_details(source, &mut details);
             }
         }
-        map
+        details
     }
 
     /// The message of the contract's error object: [`Error`]'s `Display` written for a reader
@@ -446,18 +404,20 @@ impl Error {
     /// `session_id`) are cut like its quotes.
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("kind".into(), json!(self.error_kind()));
-        map.insert("message".into(), json!(self.message()));
         let mut details = self.details();
-        for key in ["path", "tool", "field", "session_id"] {
-            if let Some(Value::String(text)) = details.get_mut(key)
-                && text.len() > MAX_QUOTE_BYTES
-            {
+        for text in
+            [&mut details.path, &mut details.tool, &mut details.field, &mut details.session_id].into_iter().flatten()
+        {
+            if text.len() > MAX_QUOTE_BYTES {
                 *text = cut_middle(text, MAX_QUOTE_BYTES);
             }
         }
-        map.extend(details);
+        let mut map = match serde_json::to_value(details) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        map.insert("kind".into(), json!(self.error_kind()));
+        map.insert("message".into(), json!(self.message()));
         Value::Object(map)
     }
 
@@ -527,127 +487,139 @@ pub(crate) fn cut_middle(text: &str, max: usize) -> String {
     format!("{}…[{} bytes left out]…{}", &text[..head], tail - head, &text[tail..])
 }
 
-fn vfs_details(err: &editkit_vfs::Error, map: &mut Map<String, Value>) {
+fn vfs_details(err: &editkit_vfs::Error, details: &mut ErrorDetails) {
     use editkit_vfs::Error as E;
-    map.insert("path".into(), json!(err.path()));
+    details.path = Some(err.path().to_owned());
     match err {
         E::Stale { expected, current, .. } => {
-            map.insert("expected_sha256".into(), json!(expected));
-            map.insert("current_sha256".into(), json!(current));
+            details.expected_sha256 = Some(*expected);
+            details.current_sha256 = Some(*current);
         }
         E::TooLarge { size, limit, .. } => {
-            map.insert("size_bytes".into(), json!(size));
-            map.insert("limit_bytes".into(), json!(limit));
+            details.size_bytes = Some(*size);
+            details.limit_bytes = Some(*limit);
         }
-        E::Blocked { pattern, .. } => {
-            map.insert("pattern".into(), json!(pattern));
-        }
-        E::HardLinked { links, .. } => {
-            map.insert("links".into(), json!(links));
-        }
-        E::ReadOnly { mode, .. } => {
-            map.insert("mode".into(), json!(format!("{mode:04o}")));
-        }
+        E::Blocked { pattern, .. } => details.pattern = Some(pattern.clone()),
+        E::HardLinked { links, .. } => details.links = Some(*links),
+        E::ReadOnly { mode, .. } => details.mode = Some(Mode(*mode)),
         E::NotUtf8 { offset, guess, .. } => {
-            map.insert("offset".into(), json!(offset));
-            if let Some(guess) = guess {
-                map.insert("guess".into(), json!(guess.label()));
-            }
+            details.offset = Some(*offset);
+            details.guess = guess.map(|guess| guess.label().to_owned());
         }
         E::NotInEncoding { offset, encoding, .. } => {
-            map.insert("offset".into(), json!(offset));
-            map.insert("encoding".into(), json!(encoding.label()));
+            details.offset = Some(*offset);
+            details.encoding = Some(encoding.label().to_owned());
         }
-        E::Binary { offset, .. } => {
-            map.insert("offset".into(), json!(offset));
-        }
+        E::Binary { offset, .. } => details.offset = Some(*offset),
         E::NotEncodable { encoding, character, line, .. } => {
-            map.insert("encoding".into(), json!(encoding.label()));
-            map.insert("character".into(), json!(character.to_string()));
-            map.insert("line".into(), json!(line));
+            details.encoding = Some(encoding.label().to_owned());
+            details.character = Some(character.to_string());
+            details.line = Some(*line);
         }
         _ => {}
     }
 }
 
-fn matcher_details(err: &editkit_matcher::Error, map: &mut Map<String, Value>) {
+fn matcher_details(err: &editkit_matcher::Error, details: &mut ErrorDetails) {
     use editkit_matcher::Error as E;
     match err {
-        E::NotFound { .. } => {
-            map.insert("closest".into(), json!(err.closest()));
-        }
+        E::NotFound { .. } => details.closest = Some(err.closest().map(NearMissInfo::from)),
         E::Unaligned { reason, .. } => {
-            map.insert("closest".into(), json!(err.closest()));
-            map.insert("reason".into(), json!(reason));
+            details.closest = Some(err.closest().map(NearMissInfo::from));
+            details.reason = Some(reason.clone());
         }
         E::Ambiguous { count, lines, rung } => {
-            map.insert("count".into(), json!(count));
-            map.insert("lines".into(), json!(lines));
-            map.insert("rung".into(), json!(rung.as_str()));
+            details.count = Some(*count);
+            details.lines = Some(lines.clone());
+            details.rung = Some(rung.as_str().to_owned());
         }
-        E::AlreadyApplied { line } => {
-            map.insert("line".into(), json!(line));
-        }
+        E::AlreadyApplied { line } => details.line = Some(*line),
         _ => {}
     }
 }
 
-fn snippet_details(err: &editkit_matcher::snippet::Error, map: &mut Map<String, Value>) {
+fn snippet_details(err: &editkit_matcher::snippet::Error, details: &mut ErrorDetails) {
     use editkit_matcher::snippet::Error as E;
     match err {
-        E::Empty => {
-            map.insert("field".into(), json!("snippet"));
-        }
+        E::Empty => details.field = Some("snippet".to_owned()),
         E::NotFound { chunk, snippet_lines, .. } => {
-            map.insert("chunk".into(), json!(chunk));
-            map.insert("snippet_lines".into(), json!(snippet_lines));
+            details.chunk = Some(*chunk);
+            details.snippet_lines = Some(*snippet_lines);
         }
-        E::Ambiguous { chunk, snippet_lines, lines } => {
-            map.insert("chunk".into(), json!(chunk));
-            map.insert("snippet_lines".into(), json!(snippet_lines));
-            map.insert("lines".into(), json!(lines));
+        E::Ambiguous { chunk, snippet_lines, lines } | E::DefinedTwice { chunk, snippet_lines, lines, .. } => {
+            details.chunk = Some(*chunk);
+            details.snippet_lines = Some(*snippet_lines);
+            details.lines = Some(lines.clone());
         }
         E::Unaligned { chunk, snippet_lines, lines, deleted } => {
-            map.insert("reason".into(), json!("unaligned"));
-            map.insert("chunk".into(), json!(chunk));
-            map.insert("snippet_lines".into(), json!(snippet_lines));
-            map.insert("lines".into(), json!(lines));
-            map.insert("deleted".into(), json!(deleted));
+            details.reason = Some("unaligned".to_owned());
+            details.chunk = Some(*chunk);
+            details.snippet_lines = Some(*snippet_lines);
+            details.lines = Some(lines.to_vec());
+            details.deleted = Some(*deleted);
         }
-        E::DefinedTwice { chunk, snippet_lines, definition, lines } => {
-            map.insert("chunk".into(), json!(chunk));
-            map.insert("snippet_lines".into(), json!(snippet_lines));
-            map.insert("definition".into(), json!(definition));
-            map.insert("lines".into(), json!(lines));
-        }
-        E::NotInDefinition { chunk, snippet_lines, definition, lines } => {
-            map.insert("chunk".into(), json!(chunk));
-            map.insert("snippet_lines".into(), json!(snippet_lines));
-            map.insert("definition".into(), json!(definition));
-            map.insert("lines".into(), json!(lines));
+        E::NotInDefinition { chunk, snippet_lines, lines, .. } => {
+            details.chunk = Some(*chunk);
+            details.snippet_lines = Some(*snippet_lines);
+            details.lines = Some(lines.to_vec());
         }
         E::Edge { chunk, snippet_line, line } => {
-            map.insert("chunk".into(), json!(chunk));
-            map.insert("snippet_line".into(), json!(snippet_line));
-            map.insert("lines".into(), json!([line]));
+            details.chunk = Some(*chunk);
+            details.snippet_line = Some(*snippet_line);
+            details.lines = Some(vec![*line]);
         }
         _ => {}
     }
+    if let E::DefinedTwice { definition, .. } | E::NotInDefinition { definition, .. } = err {
+        details.definition = Some(definition.clone());
+    }
+}
+
+fn notebook_details(err: &crate::notebook::Error, details: &mut ErrorDetails) {
+    use crate::notebook::Error as E;
+    match err {
+        E::NoCell { count, .. } => details.cell_count = Some(*count),
+        E::TooManyCells { count, limit } => {
+            details.cell_count = Some(*count);
+            details.limit = Some("MAX_CELLS".to_owned());
+            details.max_cells = Some(*limit);
+        }
+        E::SourceTooLarge { size, limit } => {
+            details.size_bytes = Some(*size as u64);
+            details.limit_bytes = Some(*limit as u64);
+            details.limit = Some("MAX_SOURCE_BYTES".to_owned());
+            details.field = Some("source".to_owned());
+        }
+        E::NotNotebook { .. } => details.field = Some("path".to_owned()),
+    }
+}
+
+/// Every failing hunk of a patch with its path, number, preview, kind and closest region;
+/// `None` when the patch failed as a whole.
+#[cfg(feature = "patch")]
+fn patch_failures(err: &editkit_patch::Error) -> Option<Vec<Value>> {
+    let failures = err.failures();
+    if failures.is_empty() {
+        return None;
+    }
+    let mut failures: Vec<Value> = failures.iter().map(|failure| json!(failure)).collect();
+    // Each failure's message is text a reader sees: one line, as the error's.
+    for failure in &mut failures {
+        if let Some(Value::String(message)) = failure.get_mut("message") {
+            *message = crate::shown::line(message).into_owned();
+        }
+    }
+    Some(failures)
 }
 
 #[cfg(feature = "analyze")]
-fn analyze_details(err: &editkit_analyze::Error, map: &mut Map<String, Value>) {
+fn analyze_details(err: &editkit_analyze::Error, details: &mut ErrorDetails) {
     use editkit_analyze::Error as E;
     match err {
-        E::NotFound { available, .. } => {
-            map.insert("available".into(), json!(available));
-        }
-        E::Ambiguous { lines, .. } => {
-            map.insert("lines".into(), json!(lines));
-        }
+        E::NotFound { available, .. } => details.available = Some(available.clone()),
+        E::Ambiguous { lines, .. } => details.lines = Some(lines.clone()),
         E::SyntaxError { errors } => {
-            let errors: Vec<crate::SyntaxErrorInfo> = errors.iter().map(crate::SyntaxErrorInfo::from).collect();
-            map.insert("syntax_errors".into(), json!(errors));
+            details.syntax_errors = Some(errors.iter().map(crate::SyntaxErrorInfo::from).collect());
         }
         _ => {}
     }

@@ -67,6 +67,7 @@ macro_rules! request {
 
 mod code;
 mod defaults;
+mod details;
 mod edit;
 mod editor;
 mod facts;
@@ -80,6 +81,7 @@ mod words;
 mod write;
 
 pub use code::*;
+pub use details::*;
 pub use edit::*;
 pub use editor::*;
 pub use facts::*;

@@ -108,7 +108,13 @@ fn result_validators() -> &'static std::collections::HashMap<&'static str, jsons
     VALIDATORS.get_or_init(|| {
         editkit::tools::specs()
             .into_iter()
-            .map(|spec| (spec.name, jsonschema::validator_for(&spec.result_schema()).unwrap()))
+            .map(|spec| {
+                // Every field of a refusal is one the schema describes (`ErrorDetails`): held
+                // here by refusing any other.
+                let mut schema = spec.result_schema();
+                schema["anyOf"][1]["properties"]["error"]["additionalProperties"] = Value::Bool(false);
+                (spec.name, jsonschema::validator_for(&schema).unwrap())
+            })
             .collect()
     })
 }
