@@ -25,6 +25,8 @@ mod outside;
 mod outside_patch;
 mod patch_files;
 mod patch_inputs;
+#[cfg(feature = "patch")]
+mod patch_sequence;
 mod read_only;
 mod schemas;
 mod sessions;
