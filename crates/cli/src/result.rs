@@ -541,7 +541,7 @@ impl Render for FileInfoResponse {
             name(&self.path),
             shown::line(&word(&self.kind)),
             plural(self.size_bytes, "byte"),
-            shown::line(&self.permissions),
+            shown::line(&self.permissions.to_string()),
             self.modified_unix
         );
         if let Some(kind) = &self.file_type {
