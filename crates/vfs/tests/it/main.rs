@@ -9,6 +9,7 @@ mod locks_across;
 mod ops;
 mod paths;
 mod policy;
+mod public_api;
 mod races;
 mod races_blocked;
 mod stage;
