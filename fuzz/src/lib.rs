@@ -100,7 +100,10 @@ pub fn paths(data: &[u8]) {
     }
     let _ = std::fs::write(out.join("sentinel.txt"), "SENTINEL");
     let _ = std::fs::write(root.join("a/file.txt"), "inside");
-    let Ok(workspace) = Workspace::builder(&root).cross_process_locks(false).open() else { return };
+    let Ok(workspace) = Workspace::builder(&root, editkit::vfs::ambient_authority()).cross_process_locks(false).open()
+    else {
+        return;
+    };
     let before = snapshot(&base, &root);
     let expand = |s: &str| s.replace("$ROOT", &root.to_string_lossy()).replace("$OUT", &out.to_string_lossy());
     let mut bytes = data.iter().copied();
@@ -429,7 +432,8 @@ fn patch_workspace() -> &'static editkit::vfs::Workspace {
             std::fs::create_dir_all(full.parent().expect("a parent")).expect("folders");
             std::fs::write(full, bytes).expect("a file");
         }
-        let workspace = editkit::vfs::Workspace::open(dir.path()).expect("a workspace");
+        let workspace =
+            editkit::vfs::Workspace::open(dir.path(), editkit::vfs::ambient_authority()).expect("a workspace");
         (dir, workspace)
     });
     workspace
@@ -474,7 +478,8 @@ fn search_workspace() -> &'static (tempfile::TempDir, editkit::vfs::Workspace) {
     static WORKSPACE: std::sync::OnceLock<(tempfile::TempDir, editkit::vfs::Workspace)> = std::sync::OnceLock::new();
     WORKSPACE.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir");
-        let workspace = editkit::vfs::Workspace::open(dir.path()).expect("workspace");
+        let workspace =
+            editkit::vfs::Workspace::open(dir.path(), editkit::vfs::ambient_authority()).expect("workspace");
         (dir, workspace)
     })
 }

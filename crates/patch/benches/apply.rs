@@ -28,7 +28,7 @@ fn parse(bencher: divan::Bencher<'_, '_>, dialect: &str) {
 fn dry_run(bencher: divan::Bencher<'_, '_>, dialect: &str) {
     let text = if dialect == "unified" { workload::unified_diff() } else { workload::begin_patch() };
     let tmp = fresh_tree();
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let options = ApplyOptions { dry_run: true, ..Default::default() };
     bencher.bench(|| apply(&workspace, &text, &options).unwrap());
 }
@@ -37,7 +37,7 @@ fn dry_run(bencher: divan::Bencher<'_, '_>, dialect: &str) {
 fn apply_and_commit(bencher: divan::Bencher<'_, '_>, dialect: &str) {
     let text = if dialect == "unified" { workload::unified_diff() } else { workload::begin_patch() };
     bencher.with_inputs(fresh_tree).bench_values(|tmp| {
-        let workspace = Workspace::open(tmp.path()).unwrap();
+        let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
         let applied = apply(&workspace, &text, &ApplyOptions::default()).unwrap();
         assert_eq!(applied.updated.len(), workload::FILES);
         tmp

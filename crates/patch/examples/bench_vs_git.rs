@@ -84,7 +84,7 @@ fn main() {
         let root = fresh(tmp.path(), "editkit");
         let (self_before, _) = cpu();
         let started = Instant::now();
-        let workspace = Workspace::open(&root).unwrap();
+        let workspace = Workspace::open(&root, editkit_vfs::ambient_authority()).unwrap();
         let applied = apply(&workspace, &diff, &ApplyOptions::default()).unwrap();
         ours.push(started.elapsed());
         ours_cpu += cpu().0 - self_before;
@@ -93,19 +93,20 @@ fn main() {
 
         let root = fresh(tmp.path(), "editkit-begin");
         let started = Instant::now();
-        let workspace = Workspace::open(&root).unwrap();
+        let workspace = Workspace::open(&root, editkit_vfs::ambient_authority()).unwrap();
         apply(&workspace, &begin_patch, &ApplyOptions::default()).unwrap();
         ours_begin.push(started.elapsed());
 
         let root = fresh(tmp.path(), "editkit-atomic");
         let started = Instant::now();
-        let workspace = Workspace::builder(&root).durability(Durability::Atomic).open().unwrap();
+        let workspace =
+            Workspace::builder(&root, editkit_vfs::ambient_authority()).durability(Durability::Atomic).open().unwrap();
         apply(&workspace, &diff, &ApplyOptions::default()).unwrap();
         ours_atomic.push(started.elapsed());
 
         let root = fresh(tmp.path(), "editkit-dry");
         let started = Instant::now();
-        let workspace = Workspace::open(&root).unwrap();
+        let workspace = Workspace::open(&root, editkit_vfs::ambient_authority()).unwrap();
         apply(&workspace, &diff, &ApplyOptions { dry_run: true, ..Default::default() }).unwrap();
         ours_dry.push(started.elapsed());
         if run == 0 {

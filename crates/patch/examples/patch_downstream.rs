@@ -4,7 +4,7 @@ use editkit_patch::{ApplyOptions, apply};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     std::fs::write(dir.path().join("a.py"), "a = 1\n")?;
-    let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     let patch = "*** Begin Patch\n*** Update File: a.py\n-a = 1\n+a = 2\n*** Add File: b.py\n+b = 1\n*** End Patch\n";
     let applied = apply(&workspace, patch, &ApplyOptions::default())?;
     println!("updated {:?}, added {:?}", applied.updated, applied.added);

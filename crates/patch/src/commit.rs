@@ -101,7 +101,7 @@ use failpoint::{Fault, Step};
 /// ```
 /// # fn main() -> Result<(), editkit_patch::Error> {
 /// let dir = tempfile::tempdir().unwrap();
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// let patch = editkit_patch::parse("*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n")?;
 /// let plan = editkit_patch::plan(&workspace, &patch, &Default::default())?;
 /// let applied = editkit_patch::commit(&workspace, plan)?;
@@ -147,7 +147,11 @@ fn commit_with_hook(
     let folders = workspace.txn().folders();
     let now = crate::par::map(&writes, RECHECKS_PER_THREAD, crate::par::compute_threads(), |write| {
         match (write.before(), write.sha256_before) {
-            (Some(before), Some(sha256)) if folders.holds_unchecked(&write.path, before) => Ok(Some(sha256)),
+            (Some(before), Some(sha256))
+                if workspace.canonical_recorded(&write.path).is_ok_and(|path| folders.holds(&path, before)) =>
+            {
+                Ok(Some(sha256))
+            }
             (Some(before), Some(sha256)) => workspace.current_hash_knowing(&write.path, before, sha256),
             _ => workspace.current_hash(&write.path),
         }
@@ -190,8 +194,13 @@ fn commit_with_hook(
     match outcome {
         Ok(()) => {
             clean_up(workspace, &journal);
+            // The ledger takes what was written, through each file's lock.
+            let by_path: std::collections::HashMap<&str, &editkit_vfs::FileLock<'_>> =
+                locks.iter().map(|lock| (lock.path(), lock)).collect();
             for write in &writes {
-                workspace.txn().record(&write.path, write.sha256_after);
+                if let Some(lock) = by_path.get(write.path.as_str()) {
+                    lock.record(write.sha256_after);
+                }
             }
             // Their lock files stay for the next writer of these files.
             for lock in &locks {
@@ -221,7 +230,9 @@ fn commit_with_hook(
                 // the paths above: removed through the handles the batch wrote through.
                 for entry in &journal.entries {
                     for name in entry.temp.iter().chain(&entry.backup) {
-                        let _ = folders.remove_file_unchecked(name);
+                        if let Ok(name) = workspace.canonical_recorded(name) {
+                            let _ = folders.remove_file(&name);
+                        }
                     }
                 }
             }
@@ -292,7 +303,12 @@ fn execute(
                 hook,
                 Step::Backup(idx),
                 || format!("back up {}", entry.target),
-                || folders.hard_link_unchecked(&entry.target, backup),
+                || {
+                    folders.hard_link(
+                        &workspace.canonical_recorded(&entry.target)?,
+                        &workspace.canonical_recorded(backup)?,
+                    )
+                },
             )?;
         }
     }
@@ -312,7 +328,7 @@ fn execute(
         Step::Sync,
         || "sync staged files and backups".to_owned(),
         || {
-            folders.make_durable(before_renames.iter().map(String::as_str))?;
+            folders.make_durable(&recorded(workspace, &before_renames)?)?;
             // Every folder renamed into is still where the plan resolved it, beneath the root
             // (another process may have moved one while the batch held its handle).
             folders.check_unmoved()
@@ -325,7 +341,10 @@ fn execute(
                     hook,
                     Step::Replace(idx),
                     || format!("rename {}", entry.target),
-                    || folders.rename_unchecked(temp, &entry.target),
+                    || {
+                        folders
+                            .rename(&workspace.canonical_recorded(temp)?, &workspace.canonical_recorded(&entry.target)?)
+                    },
                 )?;
             }
             None => {
@@ -333,7 +352,7 @@ fn execute(
                     hook,
                     Step::Replace(idx),
                     || format!("delete {}", entry.target),
-                    || workspace.txn().remove_unchecked(&entry.target),
+                    || workspace.txn().remove(&workspace.canonical_recorded(&entry.target)?),
                 )?;
             }
         }
@@ -350,7 +369,7 @@ fn execute(
         Step::Finish,
         || "finish".to_owned(),
         || {
-            folders.make_durable(renamed.iter().map(String::as_str))?;
+            folders.make_durable(&recorded(workspace, &renamed)?)?;
             workspace.txn().state_write(&journal_name(&id), &bytes)
         },
     )
@@ -388,12 +407,12 @@ fn stage_all(
     }
     let stage_part = |part: &[(usize, &crate::plan::FileWrite, &[u8])]| {
         for (idx, write, bytes) in part {
-            let staged =
-                folders.stage_deferred_unchecked(&write.path, &temp_name(id, *idx), bytes, true).and_then(|staged| {
-                    match &write.permissions_from {
-                        Some(from) => workspace.txn().copy_permissions_unchecked(from, &staged.temp),
-                        None => Ok(()),
-                    }
+            let staged = workspace
+                .canonical_recorded(&write.path)
+                .and_then(|target| folders.stage_deferred(&target, &temp_name(id, *idx), bytes, true))
+                .and_then(|staged| match &write.permissions_from {
+                    Some(from) => workspace.txn().copy_permissions(&workspace.canonical_recorded(from)?, &staged.temp),
+                    None => Ok(()),
                 });
             if let Err(err) = staged {
                 return Some((format!("stage {}", write.path), err));
@@ -418,6 +437,11 @@ fn stage_all(
             editkit_vfs::Error::Io { op: "commit", path: name, source: std::io::Error::other("injected failure") },
         )),
     }
+}
+
+/// The canonical paths `paths` of a journal (or named after its entries), checked again.
+fn recorded(workspace: &Workspace, paths: &[String]) -> editkit_vfs::Result<Vec<editkit_vfs::CanonicalPath>> {
+    paths.iter().map(|path| workspace.canonical_recorded(path)).collect()
 }
 
 /// The temp file name of the n-th file of a commit (in the target's folder).
@@ -451,30 +475,33 @@ fn rollback(workspace: &Workspace, journal: &Journal, replaced: Option<usize>) -
             // Never replaced (a failure before its step): the target holds its original, or
             // what someone else put there since; only what this commit made goes.
             for made in entry.temp.iter().chain(&entry.backup) {
-                workspace.txn().remove_unchecked(made)?;
+                workspace.txn().remove(&workspace.canonical_recorded(made)?)?;
             }
             continue;
         }
-        if let Some(temp) = &entry.temp
-            && workspace.txn().entry_exists_unchecked(temp)?
-        {
-            // Never renamed: the target still holds its original.
-            workspace.txn().remove_unchecked(temp)?;
-            if let Some(backup) = &entry.backup {
-                workspace.txn().remove_unchecked(backup)?;
+        let target = workspace.canonical_recorded(&entry.target)?;
+        if let Some(temp) = &entry.temp {
+            let temp = workspace.canonical_recorded(temp)?;
+            if workspace.txn().entry_exists(&temp)? {
+                // Never renamed: the target still holds its original.
+                workspace.txn().remove(&temp)?;
+                if let Some(backup) = &entry.backup {
+                    workspace.txn().remove(&workspace.canonical_recorded(backup)?)?;
+                }
+                continue;
             }
-            continue;
         }
         match &entry.backup {
             Some(backup) => {
-                if workspace.txn().entry_exists_unchecked(backup)? {
-                    workspace.txn().rename_unchecked(backup, &entry.target)?;
+                let backup = workspace.canonical_recorded(backup)?;
+                if workspace.txn().entry_exists(&backup)? {
+                    workspace.txn().rename(&backup, &target)?;
                     restored.push(entry.target.clone());
                 }
             }
             None => {
                 if entry.temp.is_some() {
-                    workspace.txn().remove_unchecked(&entry.target)?;
+                    workspace.txn().remove(&target)?;
                     restored.push(entry.target.clone());
                 }
             }
@@ -493,7 +520,7 @@ fn rollback(workspace: &Workspace, journal: &Journal, replaced: Option<usize>) -
 /// ```
 /// # fn main() -> Result<(), editkit_patch::Error> {
 /// let dir = tempfile::tempdir().unwrap();
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// assert!(editkit_patch::recover(&workspace)?.is_empty());
 /// # Ok(()) }
 /// ```
@@ -522,8 +549,9 @@ pub fn recover(workspace: &Workspace) -> Result<Recovery> {
         let restored = rollback(workspace, &journal, None)?;
         workspace.txn().state_remove(&journal_name)?;
         remove_backups(workspace, &journal);
-        for entry in &journal.entries {
-            workspace.txn().record(&entry.target, None);
+        // Put back (or never changed): the ledger forgets them.
+        for lock in &locks {
+            lock.record(None);
         }
         drop(locks);
         recovery.rolled_back.push(id.to_owned());
@@ -613,7 +641,9 @@ fn remove_backups(workspace: &Workspace, journal: &Journal) {
     let folders = workspace.txn().folders();
     crate::par::parts_if_slow(&backups, PROBED_FILES, SLOW_FILE, crate::par::IO_THREADS, |part| {
         for backup in part {
-            let _ = folders.remove_file_unchecked(backup);
+            if let Ok(backup) = workspace.canonical_recorded(backup) {
+                let _ = folders.remove_file(&backup);
+            }
         }
     });
 }
@@ -638,7 +668,9 @@ fn clean_up(workspace: &Workspace, journal: &Journal) {
 fn remove_dirs(workspace: &Workspace, dirs: &[String]) {
     // Deepest first; a folder that is not empty stays.
     for dir in dirs.iter().rev() {
-        let _ = workspace.txn().remove_unchecked(dir);
+        if let Ok(dir) = workspace.canonical_recorded(dir) {
+            let _ = workspace.txn().remove(&dir);
+        }
     }
 }
 

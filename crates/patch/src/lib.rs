@@ -27,7 +27,7 @@
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("app.py"), "def main():\r\n    return 1\r\n").unwrap();
-//! let workspace = editkit_vfs::Workspace::open(dir.path())?;
+//! let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 //!
 //! let patch = "*** Begin Patch
 //! *** Update File: app.py

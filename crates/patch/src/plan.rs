@@ -266,7 +266,7 @@ pub const MAX_PATCH_FILES: usize = 4096;
 /// # fn main() -> Result<(), editkit_patch::Error> {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// let patch = editkit_patch::parse("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n")?;
 /// let plan = editkit_patch::plan(&workspace, &patch, &Default::default())?;
 /// assert_eq!(plan.preview().updated, ["a.txt"]);
@@ -345,8 +345,13 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         .collect();
     // Keyed by entry, as recovery keys them: a deleted link keeps its key once it is gone. A
     // dry run writes nothing, so it takes no lock (and creates no lock file).
-    let locks =
-        if options.dry_run { Vec::new() } else { workspace.txn().lock_entries_unchecked(all_paths.iter().copied())? };
+    let locks = if options.dry_run {
+        Vec::new()
+    } else {
+        let canonical: Vec<editkit_vfs::CanonicalPath> =
+            all_paths.iter().map(|path| workspace.canonical_recorded(path)).collect::<Result<_, _>>()?;
+        workspace.txn().lock_entries(&canonical)?
+    };
     // What is on disk now (read without arming the staleness guard).
     // Each file once, read and hashed by a few threads when there are many.
     let mut unique: Vec<&str> = Vec::with_capacity(all_paths.len());
@@ -381,11 +386,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         }
         let Some(current) = disk.get(source.as_str()).and_then(|d| d.sha256) else { continue };
         let given = options.expected_hashes.get(operation.path()).or_else(|| options.expected_hashes.get(source));
-        let expected = match given {
-            Some(hash) => Some(*hash),
-            None if options.force => None,
-            None => workspace.txn().recorded_unchecked(source),
-        };
+        let expected = workspace.expected_hash(source, given.copied(), options.force);
         if let Some(expected) = expected.filter(|expected| *expected != current) {
             let is_text = disk
                 .get(source.as_str())
@@ -930,7 +931,10 @@ fn first_difference(expected: &str, actual: &str) -> Option<usize> {
 fn read_disk(workspace: &Workspace, path: &str, encoding: Option<editkit_vfs::Encoding>) -> Disk {
     let encoding = encoding.or(workspace.default_encoding());
     // The common case in one open; anything else is looked at step by step below.
-    if let Some(bytes) = workspace.txn().read_plain_unchecked(path, workspace.max_read_bytes()) {
+    let canonical = workspace.canonical_recorded(path);
+    if let Some(bytes) =
+        canonical.as_ref().ok().and_then(|canonical| workspace.txn().read_plain(canonical, workspace.max_read_bytes()))
+    {
         return disk_of(bytes, encoding);
     }
     let problem = |err| Disk { content: None, sha256: None, problem: Some(err) };
@@ -955,7 +959,7 @@ fn read_disk(workspace: &Workspace, path: &str, encoding: Option<editkit_vfs::En
             });
         }
     }
-    match workspace.txn().read_unchecked(path) {
+    match canonical.and_then(|canonical| workspace.txn().read(&canonical)) {
         Ok(Some(bytes)) => disk_of(bytes, encoding),
         Ok(None) => Disk { content: None, sha256: None, problem: None },
         Err(err) => problem(err),

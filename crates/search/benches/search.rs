@@ -24,7 +24,7 @@ fn fixture() -> (tempfile::TempDir, Workspace) {
             std::fs::write(path, text).expect("write fixture");
         }
     }
-    let workspace = Workspace::open(dir.path()).expect("workspace");
+    let workspace = Workspace::open(dir.path(), editkit_vfs::ambient_authority()).expect("workspace");
     (dir, workspace)
 }
 

@@ -89,7 +89,10 @@ fn run(args: &Args) -> Result<(), String> {
         std::thread::available_parallelism().map_or(1, usize::from),
         args.runs
     );
-    let workspace = Workspace::builder(&tree).max_read_bytes(u64::MAX).open().map_err(|e| e.to_string())?;
+    let workspace = Workspace::builder(&tree, editkit_vfs::ambient_authority())
+        .max_read_bytes(u64::MAX)
+        .open()
+        .map_err(|e| e.to_string())?;
     let cases: [(&str, &str, bool); 2] = [("literal", "unwrap_or_else", true), ("regex", r"fn \w+_to_\w+\(", false)];
     println!();
     println!("wall: median elapsed time; cpu: mean user+sys time per run (robust on a busy machine)");

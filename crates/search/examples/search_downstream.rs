@@ -5,7 +5,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     std::fs::write(dir.path().join("a.py"), "def f():\n    # TODO: errors\n    pass\n")?;
     std::fs::write(dir.path().join(".env"), "TODO=secret\n")?;
-    let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     let found = Search::builder("TODO").literal(true).context(1).build()?.run(&workspace, ".")?;
     // Blocked files (`.env`) are never searched.
     assert_eq!(found.files_with_matches, 1);

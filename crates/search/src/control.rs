@@ -20,7 +20,7 @@ type Progress = Box<dyn Fn(u64) + Send + Sync>;
 /// for n in 0..50 {
 ///     std::fs::write(dir.path().join(format!("{n}.txt")), "needle\n").unwrap();
 /// }
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// let control = editkit_search::Control::new();
 /// control.cancel();
 /// let found = editkit_search::Search::builder("needle").build()?.run_with(&workspace, ".", &control)?;

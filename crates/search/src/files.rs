@@ -25,7 +25,7 @@ pub const DEFAULT_MAX_FILES: usize = 1000;
 /// std::fs::create_dir_all(dir.path().join("src")).unwrap();
 /// std::fs::write(dir.path().join("src/app.py"), "").unwrap();
 /// std::fs::write(dir.path().join("notes.md"), "").unwrap();
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// let listed = editkit_search::Files::builder("**/*.py").max_files(100).run(&workspace, ".")?;
 /// assert_eq!(listed.files, ["src/app.py"]);
 /// # Ok(()) }

@@ -20,7 +20,7 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("file1.py"), "def f():\n    # TODO: handle errors\n    pass\n").unwrap();
 //! std::fs::write(dir.path().join("file2.py"), "def g():\n    return 2\n").unwrap();
-//! let workspace = editkit_vfs::Workspace::open(dir.path())?;
+//! let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 //!
 //! let found = Search::builder("TODO").literal(true).context(1).build()?.run(&workspace, ".")?;
 //! assert_eq!(found.files_searched, 2);

@@ -318,7 +318,7 @@ impl SearchBuilder {
 /// # fn main() -> Result<(), editkit_search::Error> {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.py"), "x = 1\n# todo: more\n").unwrap();
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// let search = editkit_search::Search::builder("TODO")
 ///     .case(editkit_search::Case::Insensitive)
 ///     .extension("py")

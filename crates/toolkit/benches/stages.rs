@@ -36,7 +36,7 @@ fn target(text: &str) -> (String, String) {
 fn read_decode(bencher: divan::Bencher<'_, '_>, size: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("a.py"), source(size)).expect("fixture");
-    let workspace = Workspace::open(dir.path()).expect("workspace");
+    let workspace = Workspace::open(dir.path(), editkit::vfs::ambient_authority()).expect("workspace");
     bencher.bench(|| {
         let bytes = workspace.read_bytes("a.py").expect("read");
         Text::decode_owned(bytes).expect("text").line_count()
@@ -50,7 +50,7 @@ fn read_decode(bencher: divan::Bencher<'_, '_>, size: usize) {
 #[divan::bench(args = SIZES)]
 fn read_remembered(bencher: divan::Bencher<'_, '_>, size: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let workspace = Workspace::open(dir.path()).expect("workspace");
+    let workspace = Workspace::open(dir.path(), editkit::vfs::ambient_authority()).expect("workspace");
     let text = Text::decode(source(size).as_bytes()).expect("text");
     let written = workspace.write("a.py", text.as_str().as_bytes(), &WriteOptions::default()).expect("write");
     workspace.remember_text("a.py", written.sha256, text);
@@ -68,7 +68,7 @@ fn hash(bencher: divan::Bencher<'_, '_>, size: usize) {
 #[divan::bench(args = SIZES)]
 fn hash_resumed(bencher: divan::Bencher<'_, '_>, size: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let workspace = Workspace::open(dir.path()).expect("workspace");
+    let workspace = Workspace::open(dir.path(), editkit::vfs::ambient_authority()).expect("workspace");
     let text = source(size);
     let (old, new) = target(&text);
     let edited = text.replacen(&old, &new, 1).into_bytes();
@@ -102,7 +102,10 @@ fn splice_and_encode(bencher: divan::Bencher<'_, '_>, size: usize) {
 fn write<const FULL: bool>(bencher: divan::Bencher<'_, '_>, size: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
     let durability = if FULL { Durability::Full } else { Durability::Atomic };
-    let workspace = Workspace::builder(dir.path()).durability(durability).open().expect("workspace");
+    let workspace = Workspace::builder(dir.path(), editkit::vfs::ambient_authority())
+        .durability(durability)
+        .open()
+        .expect("workspace");
     let bytes = source(size).into_bytes();
     let options = WriteOptions { force: true, ..Default::default() };
     bencher.bench(|| workspace.write("a.py", &bytes, &options).expect("write").size);

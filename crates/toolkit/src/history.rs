@@ -198,7 +198,7 @@ pub(crate) fn keep(workspace: &Workspace, rel: &str, after_sha256: Option<Sha256
     let entry = EntryName { seq, after: after_sha256, existed: exists, time: Some(now_unix()), mode };
     let name = format!("{dir}/{entry}");
     let path = if exists {
-        workspace.txn().state_keep(rel, &name)?;
+        workspace.txn().state_keep(&workspace.canonical_recorded(rel)?, &name)?;
         Some(workspace.state_dir().join(&name).display().to_string())
     } else {
         workspace.txn().state_write(&name, b"")?;
@@ -257,8 +257,10 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
         // A deleted file comes back with its mode: recorded in the entry's name, else (an
         // entry of an earlier version) the kept copy's.
         let _ = match mode {
-            Some(mode) => workspace.txn().set_mode_unchecked(rel, *mode),
-            None => workspace.txn().state_copy_permissions(&entry, rel),
+            Some(mode) => workspace.canonical_recorded(rel).and_then(|rel| workspace.txn().set_mode(&rel, *mode)),
+            None => {
+                workspace.canonical_recorded(rel).and_then(|rel| workspace.txn().state_copy_permissions(&entry, &rel))
+            }
         };
     }
     workspace.txn().state_remove(&entry)?;

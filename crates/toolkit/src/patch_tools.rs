@@ -110,7 +110,8 @@ impl Toolkit {
             for (path, bytes) in before {
                 // The patch is applied: a file that cannot be read again now (changed or linked
                 // meanwhile) is recorded without an expected hash, never turned into an error.
-                let now = workspace.txn().read_unchecked(&path).ok().flatten();
+                let now =
+                    workspace.canonical_recorded(&path).and_then(|path| workspace.txn().read(&path)).ok().flatten();
                 let after = now.as_deref().map(editkit_vfs::Sha256::of);
                 // What the patch wrote is the base of a merge with a change made outside before
                 // the next edit or patch, as an edit's is.
@@ -165,7 +166,8 @@ impl Toolkit {
             // Diagnostics per written file, after every lock is released (they only read).
             for file in &mut response.files {
                 if file.sha256.is_some()
-                    && let Ok(Some(bytes)) = workspace.txn().read_unchecked(&file.path)
+                    && let Ok(Some(bytes)) =
+                        workspace.canonical_recorded(&file.path).and_then(|path| workspace.txn().read(&path))
                 {
                     let text = String::from_utf8_lossy(&bytes);
                     let was = file.from.as_ref().unwrap_or(&file.path);

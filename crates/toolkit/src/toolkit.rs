@@ -303,7 +303,7 @@ impl Toolkit {
         }
         let mut workspaces: Vec<Workspace> = Vec::new();
         for root in roots {
-            let mut builder = Workspace::builder(root);
+            let mut builder = Workspace::builder(root, editkit_vfs::ambient_authority());
             builder
                 .policy(options.policy.clone())
                 .max_read_bytes(options.max_read_bytes)
@@ -1357,7 +1357,7 @@ impl Toolkit {
             drop(lock);
             written
         };
-        if text.len() < editkit_vfs::HASH_BESIDE_FROM {
+        if !editkit_vfs::Sha256::pays_beside(text.len()) {
             let wrote = write()?;
             return Ok((wrote, self.after_write(workspace, read.path(), Some(read.text()), text), also()));
         }

@@ -14,7 +14,10 @@ fn fixture(size: usize) -> (tempfile::TempDir, Workspace, Vec<u8>) {
     let line = b"fn example() { let value = compute(42); println!(\"{value}\"); }\n";
     let bytes: Vec<u8> = line.iter().copied().cycle().take(size).collect();
     std::fs::write(dir.path().join("file.txt"), &bytes).expect("write fixture");
-    let workspace = Workspace::builder(dir.path()).max_read_bytes(128 << 20).open().expect("workspace");
+    let workspace = Workspace::builder(dir.path(), editkit_vfs::ambient_authority())
+        .max_read_bytes(128 << 20)
+        .open()
+        .expect("workspace");
     (dir, workspace, bytes)
 }
 

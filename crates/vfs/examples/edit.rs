@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             scratch.path().to_owned()
         }
     };
-    let workspace = Workspace::open(&root)?;
+    let workspace = Workspace::open(&root, editkit_vfs::ambient_authority())?;
     println!("workspace: {}", workspace.root_path().display());
 
     let file = workspace.read("src/greet.py")?;

@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: throughput DIR RUNS FILE...".into());
     };
     let runs: usize = runs.parse()?;
-    let workspace = Workspace::builder(dir).max_read_bytes(1 << 30).open()?;
+    let workspace = Workspace::builder(dir, editkit_vfs::ambient_authority()).max_read_bytes(1 << 30).open()?;
     let options = WriteOptions { force: true, ..Default::default() };
     for file in files {
         let content = workspace.read_bytes(file)?;

@@ -4,7 +4,7 @@ use editkit_vfs::{Workspace, WriteOptions};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     std::fs::write(dir.path().join("a.txt"), "one\r\n")?;
-    let workspace = Workspace::open(dir.path())?;
+    let workspace = Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     let seen = workspace.read("a.txt")?;
     let guard = WriteOptions { expected_hash: Some(seen.sha256()), ..Default::default() };
     workspace.write("a.txt", b"two\r\n", &guard)?;

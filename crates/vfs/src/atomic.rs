@@ -22,7 +22,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// | temp file fsynced before the rename | yes | no |
 /// | directory fsynced after the rename | yes | no |
 /// | after a power failure | every returned write is kept | a write may be lost, the file then holds its old content (or, on file systems that do not order data before renames, may be empty); a patch may keep some files new and some old |
-/// | cost | two fsyncs per write; a patch of many files flushes in two batches ([`crate::Txn::make_durable`]) | none |
+/// | cost | two fsyncs per write; a patch of many files flushes in two batches ([`crate::Folders::make_durable`]) | none |
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]

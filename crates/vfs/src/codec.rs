@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::encoding::{Decoded, decode_in, detect_iso_2022_jp, detect_legacy, detect_utf16};
-pub use crate::encoding::{Encoding, MIN_DETECT_BYTES, MIN_NON_ASCII_BYTES, Unencodable};
+pub use crate::encoding::{Encoding, Unencodable};
 
 /// How many leading bytes are scanned for a NUL when deciding that a file is binary.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;

@@ -164,12 +164,12 @@ impl<'de> serde::Deserialize<'de> for Encoding {
 /// from a detector's guess: with fewer, the same bytes read as well in several encodings
 /// (`caf\xE9` is `café` in windows-1252 and `cafщ` in windows-1251), and the guess is the
 /// detector's default, not evidence.
-pub const MIN_NON_ASCII_BYTES: usize = 8;
+pub(crate) const MIN_NON_ASCII_BYTES: usize = 8;
 
 /// How long a file must be before it is taken in another encoding than UTF-8 without being
 /// asked (a UTF-16 byte-order mark included): a line's worth of bytes tells too little (eight
 /// random bytes read as four Big5 characters, `FF FE` and two bytes as one UTF-16 one).
-pub const MIN_DETECT_BYTES: usize = 64;
+pub(crate) const MIN_DETECT_BYTES: usize = 64;
 
 /// A character of a text that its encoding cannot hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

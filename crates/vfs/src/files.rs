@@ -180,7 +180,7 @@ impl Workspace {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), b"caf\xE9\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert_eq!(workspace.read("a.txt").unwrap_err().kind(), "not_utf8");
     /// let latin = editkit_vfs::Encoding::for_label("windows-1252").unwrap();
     /// assert_eq!(workspace.read_as("a.txt", Some(latin))?.text(), "caf\u{e9}\n");
@@ -311,7 +311,7 @@ impl Workspace {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let sha = editkit_vfs::Sha256::of(b"one\n");
     /// assert_eq!(workspace.current_hash_knowing("a.txt", b"one\n", sha)?, Some(sha));
     /// std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
@@ -383,7 +383,7 @@ impl Workspace {
     /// let latin: Vec<u8> = text.chars().map(|c| u8::try_from(c).unwrap()).collect();
     /// std::fs::write(dir.path().join("a.txt"), &latin).unwrap();
     /// std::fs::write(dir.path().join("b.txt"), "plain\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert_eq!(workspace.encoding_of("a.txt").map(|(e, bom)| (e.label(), bom)), Some(("windows-1252", false)));
     /// assert_eq!(workspace.encoding_of("b.txt").map(|(e, _)| e.label()), Some("utf-8"));
     /// assert_eq!(workspace.encoding_of("none.txt"), None);
@@ -475,7 +475,7 @@ impl Workspace {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
     /// std::fs::set_permissions(dir.path().join("a.txt"), std::fs::Permissions::from_mode(0o444)).unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let err = workspace.check_writable("a.txt").unwrap_err();
     /// assert_eq!((err.kind(), err.to_string().contains("0444")), ("permission_denied", true));
     /// assert!(workspace.check_writable("missing.txt").is_ok());
@@ -531,7 +531,7 @@ impl Workspace {
     /// ```
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let content = "x = 1\n".repeat(20_000);
     /// let written = workspace.write("big.py", content.as_bytes(), &Default::default())?;
     /// workspace.remember_content("big.py", written.sha256, content.into_bytes());
@@ -555,7 +555,7 @@ impl Workspace {
     /// ```
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let text = editkit_vfs::Text::decode("x = 1\n".repeat(20_000).as_bytes()).unwrap();
     /// let written = workspace.write("big.py", text.as_str().as_bytes(), &Default::default())?;
     /// workspace.remember_text("big.py", written.sha256, text.clone());
@@ -671,7 +671,7 @@ impl Workspace {
             Some(_) => self.fresh_hash(given, rel, read, options),
             None => self.check_fresh(given, rel, None, options).map(|()| None),
         };
-        let (sha256, out, previous, temp) = if bytes.len() >= crate::HASH_BESIDE_FROM {
+        let (sha256, out, previous, temp) = if bytes.len() >= crate::hash::HASH_BESIDE_FROM {
             // A large content is written and flushed to a temp file while `beside` runs and the
             // last check reads the old file on another thread. The flush stays on this thread,
             // which holds a core now; the other gets one at the latest when this one waits for
@@ -751,10 +751,26 @@ impl Workspace {
         Ok((written, out))
     }
 
-    /// The staleness decision, made here only: the hash a read-modify-write of `rel` must find.
-    /// An explicit hash is always honoured; otherwise the ledger's (what this workspace last
-    /// read or wrote), unless forced.
-    pub(crate) fn expected_hash(&self, rel: &str, explicit: Option<Sha256>, force: bool) -> Option<Sha256> {
+    /// The staleness rule, owned here (the patch crate's plan asks it too): the hash a
+    /// read-modify-write of canonical `rel` (as resolution returned it) must find there, `None`
+    /// when any content will do. An explicit hash is always honoured; otherwise the ledger's
+    /// (what this workspace last read or wrote there), unless forced.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+    /// let given = editkit_vfs::Sha256::of(b"two\n");
+    /// assert_eq!(workspace.expected_hash("a.txt", None, false), None);
+    /// let read = workspace.read("a.txt")?;
+    /// assert_eq!(workspace.expected_hash("a.txt", None, false), Some(read.sha256()));
+    /// assert_eq!(workspace.expected_hash("a.txt", None, true), None);
+    /// assert_eq!(workspace.expected_hash("a.txt", Some(given), true), Some(given));
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn expected_hash(&self, rel: &str, explicit: Option<Sha256>, force: bool) -> Option<Sha256> {
         match explicit {
             Some(expected) => Some(expected),
             None if force => None,
@@ -1009,7 +1025,7 @@ impl Workspace {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("real.txt"), "x\n").unwrap();
     /// std::os::unix::fs::symlink("real.txt", dir.path().join("alias.txt")).unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert_eq!(workspace.entry_kind("real.txt")?, Some(EntryKind::File));
     /// assert_eq!(workspace.entry_kind("alias.txt")?, Some(EntryKind::Symlink));
     /// assert_eq!(workspace.entry_kind("none.txt")?, None);

@@ -10,7 +10,7 @@ use sha2::Digest;
 
 /// From this many bytes [`Sha256::of_beside`] hashes on a thread of its own (about 0.3 ms of
 /// hashing here, against some 30 µs to start and join a thread).
-pub const HASH_BESIDE_FROM: usize = 512 << 10;
+pub(crate) const HASH_BESIDE_FROM: usize = 512 << 10;
 
 /// A SHA-256 digest.
 ///
@@ -39,8 +39,16 @@ impl Sha256 {
         hasher.finish()
     }
 
+    /// Whether `len` bytes are enough for work beside them to pay for a thread of its own: what
+    /// [`Sha256::of_beside`] decides (about 0.3 ms of hashing, against some 30 µs to start and
+    /// join a thread), for a caller that overlaps other work with a large file's.
+    #[must_use]
+    pub fn pays_beside(len: usize) -> bool {
+        len >= HASH_BESIDE_FROM
+    }
+
     /// The digest of `bytes`, computed on another thread while `work` runs on this one when
-    /// `bytes` are large enough ([`HASH_BESIDE_FROM`]) for the hand-off to pay; else one after
+    /// `bytes` are large enough ([`Sha256::pays_beside`]) for the hand-off to pay; else one after
     /// the other. An edit of a large file hashes the old and the new content this way, beside
     /// the matching and the writing it has to do anyway.
     ///

@@ -22,7 +22,16 @@
 //! - atomic writes (temp file in the same directory, fsync, rename, permissions kept);
 //! - a read ledger: a write to a file that changed since this workspace read it is refused
 //!   ([`Error::Stale`]) unless forced;
-//! - per-file locks ([`FileLock`]) serialising read-modify-write across threads and processes.
+//! - per-file locks ([`FileLock`]) serialising read-modify-write across threads and processes;
+//! - transaction steps ([`Workspace::txn`]) for the patch crate's commit and the undo history,
+//!   which take a [`CanonicalPath`]: a path only resolution and the policy build, so no public
+//!   call reads, writes, renames or removes a path the policy did not allow.
+//!
+//! Opening a workspace is the one use of ambient authority (opening the root by its path): it
+//! takes cap-std's [`AmbientAuthority`] token, [`ambient_authority()`], so a caller sees it.
+//!
+//! Linux only: the sandbox rests on `openat2` (`RESOLVE_BENEATH`, `RESOLVE_NO_SYMLINKS`),
+//! `O_PATH` handles, `syncfs` and `flock` as Linux provides them.
 //!
 //! ```
 //! # fn main() -> Result<(), editkit_vfs::Error> {
@@ -31,7 +40,7 @@
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::write(dir.path().join("app.py"), "def main():\r\n    return 1\r\n").unwrap();
 //!
-//! let workspace = Workspace::open(dir.path())?;
+//! let workspace = Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 //! let file = workspace.read("app.py")?;
 //! assert_eq!(file.text(), "def main():\n    return 1\n");
 //!
@@ -55,6 +64,7 @@
 
 mod atomic;
 mod beneath;
+mod canonical;
 pub mod codec;
 pub mod encoding;
 mod error;
@@ -72,15 +82,18 @@ mod walk;
 mod workspace;
 
 pub use atomic::Durability;
+pub use canonical::CanonicalPath;
+pub use cap_std::{AmbientAuthority, ambient_authority};
 pub use codec::{LineEnding, LineEndings, Text};
 pub use encoding::{Encoding, Unencodable};
 pub use error::{Error, ErrorKind, Result};
 pub use files::{FileText, MAX_TREE_DEPTH, RenameOptions, WriteOptions, Written};
-pub use hash::{HASH_BESIDE_FROM, ParseSha256Error, Sha256};
-pub use lock::{FileLock, LOCK_FILES_KEPT, SWEEP_EVERY};
-pub use object_lock::LOCK_WAIT;
+pub use hash::{ParseSha256Error, Sha256};
+pub use lock::FileLock;
 pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
 pub use state::default_state_home;
-pub use txn::{Folders, SYNCFS_FROM, Staged, Txn};
+pub use txn::{Folders, Staged, Txn};
 pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
-pub use workspace::{DEFAULT_MAX_READ_BYTES, EntryKind, LEGACY_STATE_DIR, Metadata, Workspace, WorkspaceBuilder};
+pub use workspace::{
+    DEFAULT_MAX_READ_BYTES, EntryKind, LEGACY_STATE_DIR, LOCK_WAIT, Metadata, Workspace, WorkspaceBuilder,
+};

@@ -30,7 +30,7 @@ use crate::workspace::Workspace;
 /// ```
 /// # fn main() -> Result<(), editkit_vfs::Error> {
 /// let dir = tempfile::tempdir().unwrap();
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// workspace.write("count.txt", b"1", &Default::default())?;
 /// let lock = workspace.lock("count.txt")?;
 /// let n: u32 = lock.read()?.text().parse().unwrap();
@@ -55,7 +55,7 @@ pub struct FileLock<'ws> {
 struct Cross {
     file: cap_std::fs::File,
     /// The folder it is in.
-    dir: std::sync::Arc<LocksDir>,
+    dir: std::sync::Arc<crate::lock_table::LocksDir>,
     /// Its name in `locks/`.
     name: String,
     /// Whether this lock created it (else an earlier lock left it).
@@ -141,7 +141,7 @@ impl<'ws> FileLock<'ws> {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let lock = workspace.lock("a.txt")?;
     /// let seen = lock.read()?.sha256();
     /// std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
@@ -167,7 +167,7 @@ impl<'ws> FileLock<'ws> {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// workspace.read("a.txt")?;
     /// std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
     /// let lock = workspace.lock("./a.txt")?;
@@ -195,7 +195,7 @@ impl<'ws> FileLock<'ws> {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let lock = workspace.lock("a.txt")?;
     /// let (read, upper) = lock.read_for_write_with(None, false, |text| text.as_str().to_uppercase())?;
     /// lock.write_over(&read, upper.as_bytes(), &Default::default())?;
@@ -266,7 +266,7 @@ impl<'ws> FileLock<'ws> {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let lock = workspace.lock("a.txt")?;
     /// let read = lock.read_for_write(None, false)?;
     /// let written = lock.write_over(&read, b"two\n", &Default::default())?;
@@ -297,7 +297,7 @@ impl<'ws> FileLock<'ws> {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// use editkit_vfs::Sha256;
     /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let lock = workspace.lock("big.py")?;
     /// let mut content = "x = 1\n".repeat(100_000);
     /// for round in 0..3 {
@@ -333,7 +333,7 @@ impl<'ws> FileLock<'ws> {
     /// use editkit_vfs::Sha256;
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let lock = workspace.lock("a.txt")?;
     /// let read = lock.read_for_write(None, false)?;
     /// let new = b"two\n";
@@ -375,6 +375,20 @@ impl<'ws> FileLock<'ws> {
     /// [`FileLock::write_over`] say it themselves.
     pub fn mark_written(&self) {
         self.wrote.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Says a transaction's steps (a staged content renamed into place, a removal, a rollback)
+    /// left the locked file holding the content of hash `sha256`, or nothing (`None`: deleted,
+    /// moved away, or put back to what it was before): the staleness ledger takes it as what
+    /// this workspace last wrote there, as it takes [`FileLock::write`]'s own writes, and with
+    /// `None` forgets the file. The ledger has no other writer outside this crate: only the
+    /// holder of a file's lock records it, and a write under that lock could have put any
+    /// content there anyway.
+    pub fn record(&self, sha256: Option<Sha256>) {
+        match sha256 {
+            Some(sha256) => self.workspace.record(&self.rel, sha256),
+            None => self.workspace.forget(&self.rel),
+        }
     }
 }
 
@@ -432,10 +446,10 @@ fn reserve_descriptors(given: &str, count: usize) -> Result<()> {
 const LOCK_ATTEMPTS: usize = 10_000;
 
 /// Lock files `locks/` may hold before the ones nobody holds are removed.
-pub const LOCK_FILES_KEPT: usize = 1024;
+pub(crate) const LOCK_FILES_KEPT: usize = 1024;
 
 /// How many lock files a workspace creates between two looks at the size of `locks/`.
-pub const SWEEP_EVERY: usize = 256;
+pub(crate) const SWEEP_EVERY: usize = 256;
 
 fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str, wait: bool) -> Result<Option<Cross>> {
     let io = |e| Error::from_io("lock", given, e);
@@ -495,18 +509,10 @@ fn cross_process_lock(workspace: &Workspace, given: &str, rel: &str, wait: bool)
     ))))
 }
 
-/// The state folder's `locks/`, open, with the identity it had when opened.
-#[derive(Debug)]
-pub(crate) struct LocksDir {
-    dir: cap_std::fs::Dir,
-    dev: u64,
-    ino: u64,
-}
-
 /// The state folder's `locks/`, created and opened on first use, and opened again when the
 /// name no longer leads to the folder held open (removed or moved while this process ran:
 /// locks taken in a folder others no longer see would exclude nobody).
-fn locks_dir(workspace: &Workspace, given: &str) -> Result<std::sync::Arc<LocksDir>> {
+fn locks_dir(workspace: &Workspace, given: &str) -> Result<std::sync::Arc<crate::lock_table::LocksDir>> {
     let io = |e| Error::from_io("lock", given, e);
     let state = workspace.state_store().ensure()?;
     let table = workspace.lock_table();
@@ -521,7 +527,7 @@ fn locks_dir(workspace: &Workspace, given: &str) -> Result<std::sync::Arc<LocksD
     crate::beneath::create_private_dirs(state, "locks").map_err(io)?;
     let dir = crate::beneath::dir(state, "locks").map_err(io)?;
     let stat = rustix::fs::fstat(&dir).map_err(|e| io(e.into()))?;
-    let fresh = std::sync::Arc::new(LocksDir { dir, dev: stat.st_dev, ino: stat.st_ino });
+    let fresh = std::sync::Arc::new(crate::lock_table::LocksDir { dir, dev: stat.st_dev, ino: stat.st_ino });
     *table.dir.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(std::sync::Arc::clone(&fresh));
     Ok(fresh)
 }
@@ -617,4 +623,14 @@ enum Last {
     Followed,
     /// Keyed by the directory entry named ([`Workspace::lock_entries`]).
     Entry,
+}
+
+#[cfg(test)]
+mod tests {
+    /// The integration tests of lock-file sweeps (`tests/it/locks.rs`) bound what is left by
+    /// these private numbers, spelled there too.
+    #[test]
+    fn the_sweep_tuning_is_what_the_integration_tests_assume() {
+        assert_eq!((super::LOCK_FILES_KEPT, super::SWEEP_EVERY), (1024, 256));
+    }
 }

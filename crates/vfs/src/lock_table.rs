@@ -16,7 +16,7 @@ pub(crate) struct LockTable {
     freed: Condvar,
     pub(crate) cross_process: bool,
     /// The state folder's `locks/` as last opened (reopened when the name no longer leads to it).
-    pub(crate) dir: Mutex<Option<std::sync::Arc<crate::lock::LocksDir>>>,
+    pub(crate) dir: Mutex<Option<std::sync::Arc<LocksDir>>>,
     /// Lock files this workspace created (the lock module sweeps the folder every so many).
     pub(crate) created: std::sync::atomic::AtomicUsize,
     /// The objects this workspace holds a `flock` on, and which locked path holds which.
@@ -97,4 +97,12 @@ impl LockTable {
             }
         }
     }
+}
+
+/// The state folder's `locks/`, open, with the identity it had when opened.
+#[derive(Debug)]
+pub(crate) struct LocksDir {
+    pub(crate) dir: cap_std::fs::Dir,
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
 }

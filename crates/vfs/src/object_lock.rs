@@ -30,11 +30,6 @@ use crate::workspace::Workspace;
 /// Most times a lock starts over because its path came to name another object meanwhile.
 const ATTEMPTS: usize = 10_000;
 
-/// How long a lock waits for another process's `flock` on the file or the root before the
-/// call is refused. Anyone who may read a file (or the root) may `flock` it, another user
-/// included: a hold never makes editkit wait for longer than this.
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// `flock(LOCK_EX)` on `fd`, waiting at most `limit` when `wait` (polling, since a blocking
 /// `flock` cannot be given a deadline): `Ok(false)` when another holder kept it.
 fn flock_within(fd: &OwnedFd, wait: bool, limit: std::time::Duration) -> rustix::io::Result<bool> {

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
+use crate::canonical::CanonicalPath;
 use crate::error::{Error, Result};
 use crate::policy::MAX_LINK_FOLLOWS;
 use crate::workspace::{EntryKind, Workspace};
@@ -37,7 +38,7 @@ impl Workspace {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("real.txt"), "x\n").unwrap();
     /// std::os::unix::fs::symlink("real.txt", dir.path().join("alias.txt")).unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert_eq!(workspace.resolve("alias.txt")?, "real.txt");
     /// assert_eq!(workspace.resolve_entry("alias.txt")?, "alias.txt");
     /// # Ok(()) }
@@ -47,6 +48,57 @@ impl Workspace {
     /// As [`Workspace::resolve`].
     pub fn resolve_entry(&self, path: &str) -> Result<String> {
         Ok(self.resolve_inner(path, false)?.rel)
+    }
+
+    /// Resolves `path` like [`Workspace::resolve`], as the [`CanonicalPath`] the transaction
+    /// steps of [`Workspace::txn`] take.
+    ///
+    /// # Errors
+    /// As [`Workspace::resolve`].
+    pub fn canonical(&self, path: &str) -> Result<CanonicalPath> {
+        Ok(CanonicalPath::new(self.resolve_inner(path, true)?.rel, self.owner))
+    }
+
+    /// Checks a canonical path this workspace gave out earlier and that comes back from a
+    /// record (a patch journal, the undo history, a plan): the same path check and policy as
+    /// resolution, without looking at the disk. It must already be canonical (what
+    /// [`Workspace::resolve`] returns: no `.`, `..`, empty component or absolute form) and
+    /// allowed by the policy; an editkit temp file (a plain name starting with `.editkit-`) is
+    /// judged by its folder, as [`CanonicalPath::sibling`] makes it. Links are not looked at:
+    /// every step on a canonical path follows none, so a link put on its way is refused when
+    /// the step runs.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+    /// assert_eq!(workspace.canonical_recorded("src/a.txt")?.as_str(), "src/a.txt");
+    /// assert_eq!(workspace.canonical_recorded("src/.editkit-1.tmp")?.as_str(), "src/.editkit-1.tmp");
+    /// assert_eq!(workspace.canonical_recorded("src/../a.txt").unwrap_err().kind(), "invalid_args");
+    /// assert_eq!(workspace.canonical_recorded("../a.txt").unwrap_err().kind(), "outside_workspace");
+    /// assert_eq!(workspace.canonical_recorded(".git/config").unwrap_err().kind(), "blocked");
+    /// assert_eq!(workspace.canonical_recorded(".git/.editkit-1.tmp").unwrap_err().kind(), "blocked");
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidPath`] for a path that is not canonical, [`Error::OutsideWorkspace`],
+    /// [`Error::Blocked`].
+    pub fn canonical_recorded(&self, path: &str) -> Result<CanonicalPath> {
+        let lexical = self.policy.normalise(path)?;
+        if lexical != path {
+            return Err(Error::InvalidPath {
+                path: path.to_owned(),
+                reason: format!("not a canonical path (`{lexical}` is); resolve it again"),
+            });
+        }
+        let judged = match lexical.rsplit_once('/') {
+            Some((parent, name)) if crate::canonical::is_temp_name(name) => parent,
+            None if crate::canonical::is_temp_name(&lexical) => "",
+            _ => &lexical,
+        };
+        self.check_blocked(path, judged)?;
+        Ok(CanonicalPath::new(lexical, self.owner))
     }
 
     /// Resolves with the policy; `follow_last` decides whether a final symlink is followed.

@@ -2,18 +2,18 @@
 //! undo history): staging new content beside a target, backups by hard link, renames by
 //! canonical path, and the state folder for journals, all behind [`Workspace::txn`].
 //!
-//! The `*_unchecked` operations act on canonical relative paths (from [`Workspace::resolve`] or
-//! from a journal this workspace wrote) and skip the blocked-glob check so that editkit can
-//! manage its own temp and backup files: a caller must only give them paths the policy already
-//! allowed. They go through the root's directory handle and follow no link on the way, so
-//! whatever a path says, nothing outside the root, and nothing a link points to, is reachable.
-//! The `state_*` operations act on the state folder, which is outside the workspace.
+//! The steps act on [`CanonicalPath`]s, which only resolution and the policy build (see
+//! [`Workspace::canonical`] and [`Workspace::canonical_recorded`]), so they need not check the
+//! policy again; they go through the root's directory handle and follow no link on the way, so
+//! nothing outside the root, and nothing a link points to, is reachable. The `state_*`
+//! operations act on the state folder, which is outside the workspace.
 
 use std::io::{Read, Write};
 
 use cap_std::fs::{Dir, OpenOptions};
 
-use crate::atomic::{split_parent, temp_name};
+use crate::atomic::split_parent;
+use crate::canonical::{CanonicalPath, is_temp_name};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 
@@ -21,24 +21,23 @@ use crate::workspace::Workspace;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Staged {
     /// Canonical path of the target.
-    pub target: String,
+    pub target: CanonicalPath,
     /// Canonical path of the temp file holding the new content (same directory as the target).
-    pub temp: String,
+    pub temp: CanonicalPath,
 }
 
-/// The transaction primitives of a workspace ([`Workspace::txn`]). Operations named
-/// `*_unchecked` skip the blocked-path policy (never the sandbox: they stay beneath the root and
-/// follow no link); give them only canonical paths the policy allowed, or paths a journal of
-/// this workspace named. `stage`/`stage_as` check the policy; `state_*` act on the state folder,
-/// outside the workspace.
+/// The transaction primitives of a workspace ([`Workspace::txn`]). The steps on workspace
+/// files take [`CanonicalPath`]s, which passed resolution and the policy; they stay beneath the
+/// root and follow no link; `state_*` act on the state folder, outside the workspace, by names
+/// checked to stay in it.
 #[derive(Debug, Clone, Copy)]
 pub struct Txn<'ws> {
     ws: &'ws Workspace,
 }
 
 impl Workspace {
-    /// The transaction primitives: staging, unchecked renames, removals and reads by canonical
-    /// path, and the state folder. For the patch crate's commit and recovery and the facade's
+    /// The transaction primitives: staging, renames, removals and reads by [`CanonicalPath`],
+    /// and the state folder. For the patch crate's commit and recovery and the facade's
     /// undo history; every other caller wants [`Workspace::write`], [`Workspace::delete`] and
     /// friends, which check the policy.
     #[must_use]
@@ -51,13 +50,14 @@ impl Txn<'_> {
     /// Writes `bytes` to a fresh temp file in the target's directory (created if missing when
     /// `create_dirs`), copies the target's permission bits if it exists, and fsyncs it (unless the
     /// durability is [`crate::Durability::Atomic`]). Nothing
-    /// visible changes until [`Txn::rename_unchecked`] moves it over the target.
+    /// visible changes until [`Txn::rename`] moves it over the target.
     ///
     /// # Errors
     /// Policy errors for `path`, [`Error::IsDirectory`], [`Error::NotFound`] for a missing
     /// parent without `create_dirs`, [`Error::Io`].
-    pub fn stage(&self, path: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
-        self.stage_named(path, &temp_name(), bytes, create_dirs, true)
+    #[cfg(test)]
+    pub(crate) fn stage(&self, path: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
+        self.stage_named(path, &crate::atomic::temp_name(), bytes, create_dirs, true)
     }
 
     /// As [`Txn::stage`], with the temp file's name chosen by the caller, so that a
@@ -68,7 +68,8 @@ impl Txn<'_> {
     /// # Errors
     /// As [`Txn::stage`]; [`Error::InvalidPath`] for a name that is not a plain
     /// `.editkit-` file name; [`Error::Exists`] when a file of that name exists.
-    pub fn stage_as(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
+    #[cfg(test)]
+    pub(crate) fn stage_as(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
         self.stage_chosen(path, temp_name, bytes, create_dirs, true)
     }
 
@@ -78,24 +79,34 @@ impl Txn<'_> {
     ///
     /// # Errors
     /// As [`Txn::stage_as`].
-    pub fn stage_as_deferred(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool) -> Result<Staged> {
+    #[cfg(test)]
+    pub(crate) fn stage_as_deferred(
+        &self,
+        path: &str,
+        temp_name: &str,
+        bytes: &[u8],
+        create_dirs: bool,
+    ) -> Result<Staged> {
         self.stage_chosen(path, temp_name, bytes, create_dirs, false)
     }
 
     /// Staging under a caller's temp name, which must be a plain `.editkit-` file name.
+    #[cfg(test)]
     fn stage_chosen(&self, path: &str, temp_name: &str, bytes: &[u8], create_dirs: bool, sync: bool) -> Result<Staged> {
         if !is_temp_name(temp_name) {
             return Err(Error::InvalidPath {
                 path: temp_name.to_owned(),
-                reason: "a temp name must be a plain file name starting with `.editkit-`".into(),
+                reason: crate::canonical::TEMP_NAME_RULE.into(),
             });
         }
         self.stage_named(path, temp_name, bytes, create_dirs, sync)
     }
 
+    #[cfg(test)]
     fn stage_named(&self, path: &str, temp_file: &str, bytes: &[u8], create_dirs: bool, sync: bool) -> Result<Staged> {
-        let target = self.ws.resolve(path)?;
-        let (parent_rel, _) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
+        let target = self.ws.canonical(path)?;
+        let (parent_rel, _) =
+            split_parent(target.as_str()).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
         let parent = if create_dirs { self.dir_created(path, parent_rel)? } else { self.dir_raw(path, parent_rel)? };
         self.stage_in(&parent, path, target, temp_file, bytes, sync)
     }
@@ -107,12 +118,12 @@ impl Txn<'_> {
         &self,
         parent: &Dir,
         path: &str,
-        target: String,
+        target: CanonicalPath,
         temp_file: &str,
         bytes: &[u8],
         sync: bool,
     ) -> Result<Staged> {
-        let (parent_rel, name) = split_parent(&target).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
+        let (_, name) = split_parent(target.as_str()).ok_or_else(|| Error::IsDirectory { path: path.to_owned() })?;
         let permissions = match parent.symlink_metadata(name) {
             Ok(meta) if meta.is_dir() => return Err(Error::IsDirectory { path: path.to_owned() }),
             Ok(meta) => Some(meta.permissions()),
@@ -138,7 +149,7 @@ impl Txn<'_> {
             }
             return Err(Error::from_io("stage", path, err));
         }
-        let temp = if parent_rel.is_empty() { temp_file.to_owned() } else { format!("{parent_rel}/{temp_file}") };
+        let temp = target.sibling(temp_file)?;
         Ok(Staged { target, temp })
     }
 
@@ -146,9 +157,9 @@ impl Txn<'_> {
     ///
     /// # Errors
     /// [`Error::NotFound`], [`Error::Io`]; [`Error::Changed`] if a folder on the way was
-    /// swapped for a link.
-    pub fn rename_unchecked(&self, from: &str, to: &str) -> Result<()> {
-        let (from_dir, to_dir) = self.rename_raw(from, to)?;
+    /// swapped for a link; [`Error::InvalidPath`] for a path of another workspace.
+    pub fn rename(&self, from: &CanonicalPath, to: &CanonicalPath) -> Result<()> {
+        let (from_dir, to_dir) = self.rename_raw(self.own(from)?, self.own(to)?)?;
         if let Some(to_dir) = &to_dir {
             self.sync(to_dir);
         }
@@ -156,13 +167,14 @@ impl Txn<'_> {
         Ok(())
     }
 
-    /// Renames like [`Txn::rename_unchecked`] without the directory fsync: the caller makes the
+    /// Renames like [`Txn::rename`] without the directory fsync: the caller makes the
     /// renames of a batch durable with one [`Txn::make_durable`] of their folders.
     ///
     /// # Errors
-    /// As [`Txn::rename_unchecked`].
-    pub fn rename_deferred_unchecked(&self, from: &str, to: &str) -> Result<()> {
-        self.rename_raw(from, to).map(drop)
+    /// As [`Txn::rename`].
+    #[cfg(test)]
+    pub(crate) fn rename_deferred(&self, from: &CanonicalPath, to: &CanonicalPath) -> Result<()> {
+        self.rename_raw(self.own(from)?, self.own(to)?).map(drop)
     }
 
     /// The rename itself; gives the source's folder and, when it differs, the target's.
@@ -180,7 +192,7 @@ impl Txn<'_> {
     }
 
     /// Makes durable what was written so far to the canonical `paths` (files, and folders
-    /// whose entries changed; `""` is the root), unless the durability is
+    /// whose entries changed, [`CanonicalPath::parent`]), unless the durability is
     /// [`crate::Durability::Atomic`]. Past [`SYNCFS_FROM`] paths, on Linux, the paths on the
     /// root's file system are flushed by one `syncfs` (one journal commit for the whole batch,
     /// and whatever else is pending on that file system); a path on another file system (a
@@ -189,11 +201,12 @@ impl Txn<'_> {
     /// # Errors
     /// [`Error::Io`] when a path cannot be opened or the flush reports an error: the changes
     /// may not be on disk, so a transaction must not go on to rely on them.
-    pub fn make_durable<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Result<()> {
+    #[cfg(test)]
+    pub(crate) fn make_durable<'p>(&self, paths: impl IntoIterator<Item = &'p CanonicalPath>) -> Result<()> {
         if !self.ws.durability.syncs() {
             return Ok(());
         }
-        let mut paths: Vec<&str> = paths.into_iter().collect();
+        let mut paths: Vec<&str> = paths.into_iter().map(|path| self.own(path)).collect::<Result<_>>()?;
         paths.sort_unstable();
         paths.dedup();
         let open = |path: &str| {
@@ -235,31 +248,13 @@ impl Txn<'_> {
         Ok(())
     }
 
-    /// Makes `backup` (canonical) a hard link to the file at canonical `original`, so the
-    /// original content survives a later rename over `original`. A final link is linked as
-    /// the link itself, never its target.
-    ///
-    /// # Errors
-    /// [`Error::NotFound`], [`Error::Exists`], [`Error::Io`].
-    pub fn hard_link_unchecked(&self, original: &str, backup: &str) -> Result<()> {
-        let (original_parent, original_name) = split_parent(original).ok_or_else(|| root_refused(original))?;
-        let (backup_parent, backup_name) = split_parent(backup).ok_or_else(|| root_refused(backup))?;
-        let to = self.dir_created(backup, backup_parent)?;
-        let linked = if original_parent == backup_parent {
-            rustix::fs::linkat(&to, original_name, &to, backup_name, rustix::fs::AtFlags::empty())
-        } else {
-            let from = self.dir_raw(original, original_parent)?;
-            rustix::fs::linkat(&from, original_name, &to, backup_name, rustix::fs::AtFlags::empty())
-        };
-        linked.map_err(|e| Error::from_io("link", original, e.into()))
-    }
-
     /// Removes the file (or empty directory) at canonical `path`; a missing one is not an
     /// error.
     ///
     /// # Errors
     /// [`Error::Io`].
-    pub fn remove_unchecked(&self, path: &str) -> Result<()> {
+    pub fn remove(&self, path: &CanonicalPath) -> Result<()> {
+        let path = self.own(path)?;
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
         self.ws.vacate(path);
         let parent = match self.dir_raw(path, parent_rel) {
@@ -275,17 +270,19 @@ impl Txn<'_> {
     ///
     /// # Errors
     /// [`Error::NotFound`], [`Error::Io`].
-    pub fn copy_permissions_unchecked(&self, from: &str, to: &str) -> Result<()> {
-        let mode = mode_of(self.ws.root_dir(), from)?;
-        set_mode(self.ws.root_dir(), to, mode)
+    pub fn copy_permissions(&self, from: &CanonicalPath, to: &CanonicalPath) -> Result<()> {
+        let mode = mode_of(self.ws.root_dir(), self.own(from)?)?;
+        set_mode(self.ws.root_dir(), self.own(to)?, mode)
     }
 
-    /// Makes the entries of the directory at canonical `dir` (`""` for the root) durable:
-    /// hard links and folders created in it survive a power loss once this returns.
+    /// Makes the entries of the directory at canonical `dir` ([`CanonicalPath::parent`])
+    /// durable: hard links and folders created in it survive a power loss once this returns.
     ///
     /// # Errors
     /// [`Error::Io`] when the directory cannot be opened.
-    pub fn sync_dir_unchecked(&self, dir: &str) -> Result<()> {
+    #[cfg(test)]
+    pub(crate) fn sync_dir(&self, dir: &CanonicalPath) -> Result<()> {
+        let dir = self.own(dir)?;
         if self.ws.durability.syncs() {
             crate::atomic::sync_dir(&self.dir_raw(dir, dir)?);
         }
@@ -297,7 +294,8 @@ impl Txn<'_> {
     ///
     /// # Errors
     /// [`Error::Io`].
-    pub fn entry_exists_unchecked(&self, path: &str) -> Result<bool> {
+    pub fn entry_exists(&self, path: &CanonicalPath) -> Result<bool> {
+        let path = self.own(path)?;
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
         let parent = match self.dir_raw(path, parent_rel) {
             Ok(parent) => parent,
@@ -311,12 +309,13 @@ impl Txn<'_> {
         }
     }
 
-    /// Reads the regular file at canonical `path` without policy checks or ledger (for
-    /// recovery); `None` when it does not exist.
+    /// Reads the regular file at canonical `path` without the ledger (for recovery); `None`
+    /// when it does not exist.
     ///
     /// # Errors
     /// [`Error::Io`]; [`Error::InvalidPath`] for a FIFO, socket or device.
-    pub fn read_unchecked(&self, path: &str) -> Result<Option<Vec<u8>>> {
+    pub fn read(&self, path: &CanonicalPath) -> Result<Option<Vec<u8>>> {
+        let path = self.own(path)?;
         match crate::beneath::file(self.ws.root_dir(), path) {
             Ok(mut file) => {
                 let stat = crate::atomic::regular_stat(path, &file)?;
@@ -341,15 +340,17 @@ impl Txn<'_> {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
     /// std::fs::create_dir(dir.path().join("folder")).unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
-    /// assert_eq!(workspace.txn().read_plain_unchecked("a.txt", 100).as_deref(), Some(&b"one\n"[..]));
-    /// assert_eq!(workspace.txn().read_plain_unchecked("a.txt", 3), None);
-    /// assert_eq!(workspace.txn().read_plain_unchecked("folder", 100), None);
-    /// assert_eq!(workspace.txn().read_plain_unchecked("missing.txt", 100), None);
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+    /// let [a, folder, missing] = ["a.txt", "folder", "missing.txt"].map(|path| workspace.canonical(path).unwrap());
+    /// assert_eq!(workspace.txn().read_plain(&a, 100).as_deref(), Some(&b"one\n"[..]));
+    /// assert_eq!(workspace.txn().read_plain(&a, 3), None);
+    /// assert_eq!(workspace.txn().read_plain(&folder, 100), None);
+    /// assert_eq!(workspace.txn().read_plain(&missing, 100), None);
     /// # Ok(()) }
     /// ```
     #[must_use]
-    pub fn read_plain_unchecked(&self, path: &str, limit: u64) -> Option<Vec<u8>> {
+    pub fn read_plain(&self, path: &CanonicalPath, limit: u64) -> Option<Vec<u8>> {
+        let path = self.own(path).ok()?;
         if path.is_empty() {
             return None;
         }
@@ -368,21 +369,6 @@ impl Txn<'_> {
         let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?.saturating_add(1));
         (&mut file).take(limit.saturating_add(1)).read_to_end(&mut bytes).ok()?;
         (bytes.len() as u64 <= limit).then_some(bytes)
-    }
-
-    /// The ledger's hash of canonical `path`: what this workspace last read or wrote there.
-    #[must_use]
-    pub fn recorded_unchecked(&self, path: &str) -> Option<crate::Sha256> {
-        self.ws.recorded(path)
-    }
-
-    /// Records `sha256` as the ledger's hash of canonical `path` (after a transaction wrote
-    /// it), or forgets the path with `None` (after it was deleted or moved away).
-    pub fn record(&self, path: &str, sha256: Option<crate::Sha256>) {
-        match sha256 {
-            Some(sha256) => self.ws.record(path, sha256),
-            None => self.ws.forget(path),
-        }
     }
 
     /// Writes `bytes` atomically to `name` in the state folder (e.g. `patch/1.json`),
@@ -414,7 +400,7 @@ impl Txn<'_> {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// let state = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::builder(dir.path()).state_dir(state.path().join("s")).open()?;
+    /// let workspace = editkit_vfs::Workspace::builder(dir.path(), editkit_vfs::ambient_authority()).state_dir(state.path().join("s")).open()?;
     /// let files: Vec<(String, Vec<u8>)> = (0..10).map(|n| (format!("undo/b{n}"), vec![b'x'; n])).collect();
     /// let batch: Vec<(&str, &[u8])> = files.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())).collect();
     /// workspace.txn().state_write_all(&batch)?;
@@ -498,7 +484,7 @@ impl Txn<'_> {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// let state = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::builder(dir.path()).state_dir(state.path().join("s")).open()?;
+    /// let workspace = editkit_vfs::Workspace::builder(dir.path(), editkit_vfs::ambient_authority()).state_dir(state.path().join("s")).open()?;
     /// assert_eq!(workspace.txn().state_metadata("undo/a")?, None);
     /// workspace.txn().state_write("undo/a", b"abc")?;
     /// assert_eq!(workspace.txn().state_metadata("undo/a")?.map(|(size, _)| size), Some(3));
@@ -572,7 +558,7 @@ impl Txn<'_> {
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
     /// let state = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::builder(dir.path()).state_dir(state.path()).open()?;
+    /// let workspace = editkit_vfs::Workspace::builder(dir.path(), editkit_vfs::ambient_authority()).state_dir(state.path()).open()?;
     /// workspace.txn().state_write("undo/old.keep", &vec![b'x'; 1 << 20])?;
     /// workspace.txn().state_remove_soon("undo/old.keep")?;
     /// assert!(workspace.txn().state_list("undo")?.is_empty());
@@ -662,7 +648,7 @@ impl Txn<'_> {
         Ok(())
     }
 
-    /// Keeps the regular file at canonical `rel` (in the workspace) as `name` in the state
+    /// Keeps the regular file at `rel` (in the workspace) as `name` in the state
     /// folder: a copy of its own, with the same permission bits, never a link to the file's
     /// inode (an outside process holding the file open, or another name of it, could change
     /// what an undo restores). The copy is a reflink where the file system clones (Btrfs, XFS),
@@ -672,7 +658,8 @@ impl Txn<'_> {
     /// # Errors
     /// As [`Txn::state_write`]; [`Error::NotFound`] when `rel` does not exist;
     /// [`Error::HardLinked`]; [`Error::InvalidPath`] for anything but a regular file.
-    pub fn state_keep(&self, rel: &str, name: &str) -> Result<bool> {
+    pub fn state_keep(&self, rel: &CanonicalPath, name: &str) -> Result<bool> {
+        let rel = self.own(rel)?;
         crate::state::check_name(name)?;
         let state = self.ws.state_store().ensure()?;
         let (name_parent, name_file) = split_parent(name).ok_or_else(|| root_refused(name))?;
@@ -708,21 +695,22 @@ impl Txn<'_> {
         Ok(cloned == Some(true))
     }
 
-    /// Gives the regular file at canonical `rel` the permission bits `mode` (at most `0o777`:
-    /// never set-user-ID or set-group-ID), following no link.
+    /// Gives the regular file at `rel` the permission bits `mode` (at most `0o777`: never
+    /// set-user-ID or set-group-ID), following no link.
     ///
     /// # Errors
     /// [`Error::Io`]; [`Error::InvalidPath`] for anything but a regular file.
-    pub fn set_mode_unchecked(&self, rel: &str, mode: u32) -> Result<()> {
-        set_mode(self.ws.root_dir(), rel, mode & 0o777)
+    pub fn set_mode(&self, rel: &CanonicalPath, mode: u32) -> Result<()> {
+        set_mode(self.ws.root_dir(), self.own(rel)?, mode & 0o777)
     }
 
-    /// Gives the file at canonical `rel` the permission bits of `name` in the state folder
-    /// (an undone deletion gets its mode back).
+    /// Gives the file at `rel` the permission bits of `name` in the state folder (an undone
+    /// deletion gets its mode back).
     ///
     /// # Errors
     /// As [`Txn::state_read`]; [`Error::NotFound`].
-    pub fn state_copy_permissions(&self, name: &str, rel: &str) -> Result<()> {
+    pub fn state_copy_permissions(&self, name: &str, rel: &CanonicalPath) -> Result<()> {
+        let rel = self.own(rel)?;
         crate::state::check_name(name)?;
         let state = self.ws.state_store().existing()?.ok_or_else(|| Error::NotFound { path: name.to_owned() })?;
         let mode = mode_of(state, name)?;
@@ -830,19 +818,12 @@ fn set_mode(dir: &Dir, rel: &str, mode: u32) -> Result<()> {
         .map_err(|e| Error::from_io("set permissions", rel, e.into()))
 }
 
-/// From how many paths [`Txn::make_durable`] flushes the whole file system at once (on Linux)
+/// From how many paths [`Folders::make_durable`] flushes the whole file system at once (on Linux)
 /// instead of fsyncing each. On ext4 here a `syncfs` after writing 100 small files took 18 ms
 /// where 100 fsyncs took 60–80 ms, and one costs about what a single fsync does when little
 /// else is pending; a single write (a file and its folder) keeps its own two fsyncs, so an
 /// edit never waits on other writers' data.
-pub const SYNCFS_FROM: usize = 8;
-
-/// Whether `name` is a plain file name starting with `.editkit-`, as temp names must be.
-fn is_temp_name(name: &str) -> bool {
-    name.starts_with(".editkit-")
-        && !name.contains(['/', '\\', '\0'])
-        && name.len() <= crate::policy::MAX_COMPONENT_BYTES
-}
+pub(crate) const SYNCFS_FROM: usize = 8;
 
 /// Flushes the staged temp files of [`Txn::state_write_all`]: one `syncfs`, else one
 /// fsync each.
@@ -876,6 +857,18 @@ fn root_refused(path: &str) -> Error {
 }
 
 impl Txn<'_> {
+    /// The path of canonical `path`, when this workspace checked it.
+    fn own<'p>(&self, path: &'p CanonicalPath) -> Result<&'p str> {
+        if path.owner() == self.ws.owner {
+            Ok(path.as_str())
+        } else {
+            Err(Error::InvalidPath {
+                path: path.as_str().to_owned(),
+                reason: "it was resolved by another workspace; resolve it in this one".into(),
+            })
+        }
+    }
+
     /// fsyncs `dir` unless the workspace's durability is [`crate::Durability::Atomic`].
     fn sync(&self, dir: &Dir) {
         if self.ws.durability.syncs() {
@@ -893,13 +886,15 @@ impl<'ws> Txn<'ws> {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::create_dir(dir.path().join("src")).unwrap();
     /// std::fs::write(dir.path().join("src/a.txt"), "old\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+    /// let a = workspace.canonical("src/a.txt")?;
+    /// let old = a.sibling(".editkit-old")?;
     /// let folders = workspace.txn().folders();
-    /// let staged = folders.stage_deferred_unchecked("src/a.txt", ".editkit-new", b"new\n", false)?;
-    /// folders.hard_link_unchecked("src/a.txt", "src/.editkit-old")?;
-    /// folders.make_durable([staged.temp.as_str(), "src"])?;
-    /// folders.rename_unchecked(&staged.temp, "src/a.txt")?;
-    /// folders.remove_file_unchecked("src/.editkit-old")?;
+    /// let staged = folders.stage_deferred(&a, ".editkit-new", b"new\n", false)?;
+    /// folders.hard_link(&a, &old)?;
+    /// folders.make_durable([&staged.temp, &a.parent()])?;
+    /// folders.rename(&staged.temp, &a)?;
+    /// folders.remove_file(&old)?;
     /// assert_eq!(std::fs::read_to_string(dir.path().join("src/a.txt")).unwrap(), "new\n");
     /// assert_eq!(std::fs::read_dir(dir.path().join("src")).unwrap().count(), 1);
     /// # Ok(()) }
@@ -909,29 +904,28 @@ impl<'ws> Txn<'ws> {
         Folders { txn: *self, open: std::sync::Mutex::new(std::collections::HashMap::new()) }
     }
 
-    /// Takes the locks of canonical `paths` (from [`Workspace::resolve`] or
-    /// [`Workspace::resolve_entry`], resolved already) in the one fixed order
-    /// [`Workspace::lock_entries`] uses, each once, without resolving them again. The keys are
-    /// the paths as given: a path that is not canonical would be locked under another key than
-    /// its other spellings, so give only what resolution returned.
+    /// Takes the locks of canonical `paths` (resolved already) in the one fixed order
+    /// [`Workspace::lock_entries`] uses, each once, without resolving them again.
     ///
     /// ```
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
-    /// let a = workspace.resolve("./x/../a.txt")?;
-    /// let locks = workspace.txn().lock_entries_unchecked([a.as_str(), "b.txt", a.as_str()])?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+    /// let a = workspace.canonical("./x/../a.txt")?;
+    /// let b = workspace.canonical("b.txt")?;
+    /// let locks = workspace.txn().lock_entries([&a, &b, &a])?;
     /// assert_eq!(locks.iter().map(|lock| lock.path()).collect::<Vec<_>>(), ["a.txt", "b.txt"]);
     /// # Ok(()) }
     /// ```
     ///
     /// # Errors
-    /// [`Error::Io`] if a cross-process lock file cannot be opened or created.
-    pub fn lock_entries_unchecked<'a>(
+    /// [`Error::Io`] if a cross-process lock file cannot be opened or created;
+    /// [`Error::InvalidPath`] for a path of another workspace.
+    pub fn lock_entries<'a>(
         &self,
-        paths: impl IntoIterator<Item = &'a str>,
+        paths: impl IntoIterator<Item = &'a CanonicalPath>,
     ) -> Result<Vec<crate::FileLock<'ws>>> {
-        let mut paths: Vec<&str> = paths.into_iter().collect();
+        let mut paths: Vec<&str> = paths.into_iter().map(|path| self.own(path)).collect::<Result<_>>()?;
         paths.sort_unstable();
         paths.dedup();
         let paths: Vec<(String, String)> = paths.into_iter().map(|rel| (rel.to_owned(), rel.to_owned())).collect();
@@ -941,9 +935,8 @@ impl<'ws> Txn<'ws> {
 
 /// Folder handles shared by the steps of one batch ([`Txn::folders`]): staging, backups,
 /// renames, removals and the flush of many files in a few folders open each folder once
-/// instead of once per step. The steps are those of [`Txn`] on canonical paths, without the
-/// blocked-path check (give them only paths the policy allowed, or that a journal of this
-/// workspace named); each acts on one name in a folder handle, so no link is followed.
+/// instead of once per step. The steps are those of [`Txn`] on [`CanonicalPath`]s; each acts
+/// on one name in a folder handle, so no link is followed.
 ///
 /// A folder is opened beneath the root, following no link, when a step first needs it, and
 /// the handle is kept for the batch: a folder moved meanwhile (by another process) is followed
@@ -1037,7 +1030,8 @@ impl Folders<'_> {
     /// `false` for anything else: gone, a link, a folder, another size or content, or an error
     /// (the caller then looks again the slow way, to say what is there).
     #[must_use]
-    pub fn holds_unchecked(&self, path: &str, bytes: &[u8]) -> bool {
+    pub fn holds(&self, path: &CanonicalPath, bytes: &[u8]) -> bool {
+        let Ok(path) = self.txn.own(path) else { return false };
         let Some((parent_rel, name)) = split_parent(path) else { return false };
         let Ok(parent) = self.folder(path, parent_rel, false) else { return false };
         let flags = rustix::fs::OFlags::RDONLY
@@ -1055,29 +1049,32 @@ impl Folders<'_> {
         crate::files::holds(&mut std::fs::File::from(fd), bytes).unwrap_or(false)
     }
 
-    /// As [`Txn::stage_as_deferred`] for canonical `target`, which is not resolved again: a new
-    /// temp file `temp_name` beside it, with its permission bits, not fsynced.
+    /// Writes `bytes` to a new temp file `temp_name` (a plain file name starting with
+    /// `.editkit-`) beside canonical `target`, with the target's permission bits when it exists,
+    /// not fsynced: [`Folders::make_durable`] flushes the batch before [`Folders::rename`] moves
+    /// it over the target.
     ///
     /// # Errors
     /// [`Error::InvalidPath`] for a temp name that is not a plain `.editkit-` file name or a
     /// target naming the root; [`Error::IsDirectory`]; [`Error::NotFound`] for a missing folder
     /// without `create_dirs`; [`Error::Exists`] when the temp name is taken; [`Error::Io`].
-    pub fn stage_deferred_unchecked(
+    pub fn stage_deferred(
         &self,
-        target: &str,
+        target: &CanonicalPath,
         temp_name: &str,
         bytes: &[u8],
         create_dirs: bool,
     ) -> Result<Staged> {
+        let rel = self.txn.own(target)?;
         if !is_temp_name(temp_name) {
             return Err(Error::InvalidPath {
                 path: temp_name.to_owned(),
-                reason: "a temp name must be a plain file name starting with `.editkit-`".into(),
+                reason: crate::canonical::TEMP_NAME_RULE.into(),
             });
         }
-        let (parent_rel, _) = split_parent(target).ok_or_else(|| root_refused(target))?;
-        let parent = self.folder(target, parent_rel, create_dirs)?;
-        self.txn.stage_in(&parent, target, target.to_owned(), temp_name, bytes, false)
+        let (parent_rel, _) = split_parent(rel).ok_or_else(|| root_refused(rel))?;
+        let parent = self.folder(rel, parent_rel, create_dirs)?;
+        self.txn.stage_in(&parent, rel, target.clone(), temp_name, bytes, false)
     }
 
     /// The folders of two canonical paths (each created with its parents when its flag says
@@ -1098,21 +1095,26 @@ impl Folders<'_> {
         Ok(((first_dir, first_name), (second_dir, second_name)))
     }
 
-    /// As [`Txn::hard_link_unchecked`], through the batch's folder handles.
+    /// Makes `backup` a hard link to the file at `original`, so the original content survives
+    /// a later rename over `original`. A final link is linked as the link itself, never its
+    /// target.
     ///
     /// # Errors
-    /// As [`Txn::hard_link_unchecked`].
-    pub fn hard_link_unchecked(&self, original: &str, backup: &str) -> Result<()> {
+    /// [`Error::NotFound`], [`Error::Exists`], [`Error::Io`].
+    pub fn hard_link(&self, original: &CanonicalPath, backup: &CanonicalPath) -> Result<()> {
+        let (original, backup) = (self.txn.own(original)?, self.txn.own(backup)?);
         let ((to, backup_name), (from, original_name)) = self.two_folders((backup, true), (original, false))?;
         rustix::fs::linkat(&*from, original_name, &*to, backup_name, rustix::fs::AtFlags::empty())
             .map_err(|e| Error::from_io("link", original, e.into()))
     }
 
-    /// As [`Txn::rename_deferred_unchecked`] (no folder fsync), through the batch's handles.
+    /// Renames `from` to `to` (replacing `to`) without the folder fsync: the batch makes its
+    /// renames durable with one [`Folders::make_durable`] of their folders.
     ///
     /// # Errors
-    /// As [`Txn::rename_deferred_unchecked`].
-    pub fn rename_unchecked(&self, from: &str, to: &str) -> Result<()> {
+    /// [`Error::NotFound`], [`Error::Io`].
+    pub fn rename(&self, from: &CanonicalPath, to: &CanonicalPath) -> Result<()> {
+        let (from, to) = (self.txn.own(from)?, self.txn.own(to)?);
         let ((from_dir, from_name), (to_dir, to_name)) = self.two_folders((from, false), (to, false))?;
         self.txn.ws.adopt(to, &from_dir, from_name);
         self.txn.ws.vacate(from);
@@ -1124,7 +1126,8 @@ impl Folders<'_> {
     ///
     /// # Errors
     /// [`Error::Io`], for a folder too.
-    pub fn remove_file_unchecked(&self, path: &str) -> Result<()> {
+    pub fn remove_file(&self, path: &CanonicalPath) -> Result<()> {
+        let path = self.txn.own(path)?;
         let (parent_rel, name) = split_parent(path).ok_or_else(|| root_refused(path))?;
         self.txn.ws.vacate(path);
         let parent = match self.folder(path, parent_rel, false) {
@@ -1138,17 +1141,22 @@ impl Folders<'_> {
         }
     }
 
-    /// As [`Txn::make_durable`], through the batch's handles: after a `syncfs`, a path's file
-    /// system is read from its folder's handle (one `fstatat`, no open); a folder the batch
-    /// holds is fsynced through its handle.
+    /// Makes durable what was written so far to `paths` (files, and folders whose entries
+    /// changed, [`CanonicalPath::parent`]), unless the durability is
+    /// [`crate::Durability::Atomic`]. Past a handful of paths, on Linux, the paths on the root's
+    /// file system are flushed by one `syncfs` (one journal commit for the whole batch), a
+    /// path's file system read from its folder's handle (one `fstatat`, no open); a path on
+    /// another file system (a mount inside the root) is fsynced itself, through the batch's
+    /// handle when it holds one. Otherwise one fsync per path.
     ///
     /// # Errors
-    /// As [`Txn::make_durable`].
-    pub fn make_durable<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Result<()> {
+    /// [`Error::Io`] when a path cannot be opened or the flush reports an error: the changes
+    /// may not be on disk, so a transaction must not go on to rely on them.
+    pub fn make_durable<'p>(&self, paths: impl IntoIterator<Item = &'p CanonicalPath>) -> Result<()> {
         if !self.txn.ws.durability.syncs() {
             return Ok(());
         }
-        let mut paths: Vec<&str> = paths.into_iter().collect();
+        let mut paths: Vec<&str> = paths.into_iter().map(|path| self.txn.own(path)).collect::<Result<_>>()?;
         paths.sort_unstable();
         paths.dedup();
         let fsync = |path: &str, fd: &dyn std::os::fd::AsFd| {
@@ -1196,3 +1204,6 @@ impl Folders<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

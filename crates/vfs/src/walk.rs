@@ -357,7 +357,7 @@ impl Workspace {
     /// for name in ["c.txt", "a.txt", "b.txt"] {
     ///     std::fs::write(dir.path().join(name), "").unwrap();
     /// }
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert_eq!(workspace.list_dir_first("", 2)?, (vec!["a.txt".to_owned(), "b.txt".to_owned()], 3));
     /// # Ok(()) }
     /// ```
@@ -436,7 +436,7 @@ mod tests {
         symlink(&outside, root.join("out")).unwrap();
         symlink("loop", root.join("loop")).unwrap();
         symlink("a.txt", root.join("inside")).unwrap();
-        let workspace = Workspace::open(&root).unwrap();
+        let workspace = Workspace::open(&root, crate::ambient_authority()).unwrap();
         let dir = workspace.open_dir("").unwrap();
         let (mut entries, mut skipped) = dir.entries_with_skipped().unwrap();
         entries.sort_by(|a, b| a.name.cmp(&b.name));
@@ -469,7 +469,7 @@ mod tests {
         let base = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(base.path().join("sub")).unwrap();
         symlink("/", base.path().join("sub/up")).unwrap();
-        let workspace = Workspace::open(base.path()).unwrap();
+        let workspace = Workspace::open(base.path(), crate::ambient_authority()).unwrap();
         let (entries, skipped) = workspace.open_dir("sub").unwrap().entries_with_skipped().unwrap();
         assert!(entries.is_empty());
         assert_eq!(skipped.len(), 1);

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use cap_std::ambient_authority;
+use cap_std::AmbientAuthority;
 use cap_std::fs::Dir;
 
 use crate::error::{Error, Result};
@@ -14,6 +14,11 @@ use crate::hash::Sha256;
 use crate::lock_table::LockTable;
 use crate::policy::{CompiledPolicy, Policy};
 use crate::state::StateStore;
+
+/// How long a lock waits for another process's `flock` on the file or the root before the
+/// call is refused. Anyone who may read a file (or the root) may `flock` it, another user
+/// included: a hold never makes editkit wait for longer than this.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Default for [`WorkspaceBuilder::max_read_bytes`]: 16 MiB.
 pub const DEFAULT_MAX_READ_BYTES: u64 = 16 << 20;
@@ -34,10 +39,22 @@ enum StateChoice {
     Exact(PathBuf),
 }
 
+/// The ambient authority a builder was given (cap-std's token shows no `Debug`).
+#[derive(Clone, Copy)]
+struct Authority(AmbientAuthority);
+
+impl std::fmt::Debug for Authority {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AmbientAuthority")
+    }
+}
+
 /// Configures and opens a [`Workspace`].
 #[derive(Debug, Clone)]
 pub struct WorkspaceBuilder {
     root: PathBuf,
+    /// The authority to open `root` by its path, given to [`Workspace::builder`].
+    authority: Authority,
     policy: Policy,
     max_read_bytes: u64,
     state: StateChoice,
@@ -102,7 +119,7 @@ impl WorkspaceBuilder {
     }
 
     /// How long a lock waits for another process's hold on a file (or on the root, taken to
-    /// create files) before the call is refused. Default: [`crate::LOCK_WAIT`].
+    /// create files) before the call is refused. Default: [`LOCK_WAIT`].
     pub fn lock_wait(&mut self, wait: std::time::Duration) -> &mut Self {
         self.lock_wait = wait;
         self
@@ -111,8 +128,9 @@ impl WorkspaceBuilder {
     /// Opens the root directory and compiles the policy.
     ///
     /// # Security
-    /// This is the one place that uses ambient authority: it opens the root by its path. Every
-    /// later access goes through the root's directory handle.
+    /// This uses the ambient authority given to [`Workspace::builder`]: it opens the root (and
+    /// later the state folder) by its path. Every access to the workspace goes through the
+    /// root's directory handle.
     ///
     /// # Errors
     /// [`Error::NotFound`] or [`Error::NotADirectory`] for a bad root, [`Error::InvalidPath`]
@@ -123,7 +141,7 @@ impl WorkspaceBuilder {
         if !real.is_dir() {
             return Err(Error::NotADirectory { path: shown });
         }
-        let root = Dir::open_ambient_dir(&real, ambient_authority()).map_err(|e| Error::from_io("open", &shown, e))?;
+        let root = Dir::open_ambient_dir(&real, self.authority.0).map_err(|e| Error::from_io("open", &shown, e))?;
         let invalid =
             |path: &Path, reason: &str| Error::InvalidPath { path: path.display().to_string(), reason: reason.into() };
         let root_name = crate::state::root_state_name(&real);
@@ -194,6 +212,7 @@ impl WorkspaceBuilder {
         }
         let policy = CompiledPolicy::new(&policy, LEGACY_STATE_DIR, roots)?;
         Ok(Workspace {
+            owner: crate::canonical::new_owner(),
             root,
             root_real: real,
             policy,
@@ -215,7 +234,7 @@ impl WorkspaceBuilder {
 /// ```
 /// # fn main() -> Result<(), editkit_vfs::Error> {
 /// let dir = tempfile::tempdir().unwrap();
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// workspace.write("notes/todo.md", b"- ship\n", &editkit_vfs::WriteOptions::default())?;
 /// let file = workspace.read("notes/todo.md")?;
 /// assert_eq!(file.text(), "- ship\n");
@@ -224,6 +243,8 @@ impl WorkspaceBuilder {
 /// ```
 #[derive(Debug)]
 pub struct Workspace {
+    /// Which workspace a [`crate::CanonicalPath`] was checked by.
+    pub(crate) owner: u64,
     pub(crate) root: Dir,
     pub(crate) root_real: PathBuf,
     pub(crate) policy: CompiledPolicy,
@@ -279,16 +300,19 @@ pub struct Metadata {
 }
 
 impl Workspace {
-    /// A builder for a workspace rooted at `root`.
-    pub fn builder(root: impl Into<PathBuf>) -> WorkspaceBuilder {
+    /// A builder for a workspace rooted at `root`, opened with the ambient `authority` (the
+    /// process's own access to the file system, [`crate::ambient_authority`]): the one thing
+    /// editkit does with a path instead of a directory handle. See [`WorkspaceBuilder::open`].
+    pub fn builder(root: impl Into<PathBuf>, authority: AmbientAuthority) -> WorkspaceBuilder {
         WorkspaceBuilder {
             root: root.into(),
+            authority: Authority(authority),
             policy: Policy::default(),
             max_read_bytes: DEFAULT_MAX_READ_BYTES,
             state: StateChoice::Default,
             cross_process_locks: true,
             durability: crate::Durability::Full,
-            lock_wait: crate::LOCK_WAIT,
+            lock_wait: LOCK_WAIT,
             detect_encodings: true,
         }
     }
@@ -318,12 +342,12 @@ impl Workspace {
     /// Opens a workspace with the default policy.
     ///
     /// # Security
-    /// Uses ambient authority once, to open `root`; see [`WorkspaceBuilder::open`].
+    /// Uses the ambient `authority` to open `root` by its path; see [`WorkspaceBuilder::open`].
     ///
     /// # Errors
     /// As [`WorkspaceBuilder::open`].
-    pub fn open(root: impl Into<PathBuf>) -> Result<Workspace> {
-        Workspace::builder(root).open()
+    pub fn open(root: impl Into<PathBuf>, authority: AmbientAuthority) -> Result<Workspace> {
+        Workspace::builder(root, authority).open()
     }
 
     /// How far this workspace's writes go before they return.
@@ -356,7 +380,7 @@ impl Workspace {
     /// ```
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert_eq!(workspace.shipped_state(), None);
     /// std::fs::create_dir(dir.path().join(".editkit")).unwrap();
     /// assert!(workspace.shipped_state().unwrap().contains("ignored"));
@@ -386,7 +410,7 @@ impl Workspace {
     /// ```
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert!(workspace.contains_absolute(&dir.path().join("src/../a.txt")));
     /// assert!(!workspace.contains_absolute(&dir.path().join("../elsewhere.txt")));
     /// # Ok(()) }
@@ -403,7 +427,7 @@ impl Workspace {
     /// ```
     /// # fn main() -> Result<(), editkit_vfs::Error> {
     /// let dir = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert!(workspace.encloses(&dir.path().join("not/yet/made")));
     /// assert!(!workspace.encloses(&std::env::temp_dir()));
     /// # Ok(()) }

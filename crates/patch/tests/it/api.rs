@@ -327,7 +327,10 @@ fn a_custom_state_dir_holds_the_journal_and_nothing_lands_in_the_workspace() {
     let tmp = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("a.txt"), "one\n").unwrap();
-    let workspace = Workspace::builder(tmp.path()).state_dir(state.path().join("editkit")).open().unwrap();
+    let workspace = Workspace::builder(tmp.path(), editkit_vfs::ambient_authority())
+        .state_dir(state.path().join("editkit"))
+        .open()
+        .unwrap();
     // A dry run creates no state at all.
     apply(&workspace, UPDATE_A, &ApplyOptions { dry_run: true, ..ApplyOptions::default() }).unwrap();
     assert!(!state.path().join("editkit").exists());

@@ -28,7 +28,7 @@ fn eight_hundred_missing_hunks_on_a_4_mb_file_are_refused_by_the_work_budget() {
     let tmp = tempfile::tempdir().unwrap();
     let text = large_file(4 << 20);
     std::fs::write(tmp.path().join("big.rs"), &text).unwrap();
-    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let patch = missing_hunks("big.rs", 800);
     let options = ApplyOptions { dry_run: true, ..Default::default() };
     assert_eq!(options.max_work, editkit_patch::DEFAULT_MAX_WORK);
@@ -49,7 +49,7 @@ fn the_budget_is_summed_over_the_files_of_a_patch_and_can_be_raised() {
     for name in ["a.txt", "b.txt"] {
         std::fs::write(tmp.path().join(name), &content).unwrap();
     }
-    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     // Each file: 2 hunks × (200 bytes + 6 bytes of new text) = 412 units; both 824.
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-ln00\n+x0\n@@\n-ln01\n+x1\n*** Update File: b.txt\n@@\n-ln00\n+x0\n@@\n-ln01\n+x1\n*** End Patch\n";
     let tight = ApplyOptions { dry_run: true, max_work: 600, ..Default::default() };
@@ -70,7 +70,10 @@ fn the_budget_is_summed_over_the_files_of_a_patch_and_can_be_raised() {
 fn a_patch_writing_a_file_past_the_read_limit_is_refused_whole() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("small.txt"), "one\n").unwrap();
-    let workspace = editkit_vfs::Workspace::builder(tmp.path()).max_read_bytes(1_000).open().unwrap();
+    let workspace = editkit_vfs::Workspace::builder(tmp.path(), editkit_vfs::ambient_authority())
+        .max_read_bytes(1_000)
+        .open()
+        .unwrap();
     let big: String = (0..100).map(|n| format!("+line {n:04} of the added file\n")).collect();
     for patch in [
         format!(

@@ -27,7 +27,7 @@ fn run_case(case: &Path) -> Result<(), String> {
             std::fs::set_permissions(tmp.path().join(path), std::fs::Permissions::from_mode(0o444)).unwrap();
         }
     }
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let result = apply(&workspace, &input, &ApplyOptions::default());
     let now = snapshot(tmp.path());
     for path in &read_only {
@@ -120,7 +120,7 @@ fn dry_run_of_every_successful_case_writes_nothing_and_previews_the_same_diff() 
         let input = std::fs::read_to_string(case.join("input")).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         write_tree(tmp.path(), &before);
-        let workspace = Workspace::open(tmp.path()).unwrap();
+        let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
         let preview = apply(&workspace, &input, &ApplyOptions { dry_run: true, ..Default::default() }).unwrap();
         assert!(preview.dry_run);
         assert_eq!(snapshot(tmp.path()), before, "{}", case.display());

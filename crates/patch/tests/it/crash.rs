@@ -57,7 +57,8 @@ fn child_applies_the_patch() {
     let dir = Path::new(&dir);
     let text = std::fs::read_to_string(dir.join("patch")).unwrap();
     let durability: Durability = std::env::var(DURABILITY_ENV).unwrap().parse().unwrap();
-    let workspace = Workspace::builder(dir.join("root")).durability(durability).open().unwrap();
+    let workspace =
+        Workspace::builder(dir.join("root"), editkit_vfs::ambient_authority()).durability(durability).open().unwrap();
     // What `apply` does, with a marker between planning and committing so that the parent
     // can aim half of its kills at the commit.
     let patch = editkit_patch::parse(&text).unwrap();
@@ -150,7 +151,7 @@ fn sigkill_trials(durability: Durability) {
         // `Child::kill` sends SIGKILL on Unix.
         let _ = child.kill();
         let _ = child.wait();
-        let workspace = Workspace::open(dir.join("root")).unwrap();
+        let workspace = Workspace::open(dir.join("root"), editkit_vfs::ambient_authority()).unwrap();
         let recovery = recover(&workspace).unwrap();
         if !recovery.rolled_back.is_empty() {
             mid_commit += 1;

@@ -40,7 +40,7 @@ fn fresh(before: &BTreeMap<String, Vec<u8>>) -> tempfile::TempDir {
 
 fn all_new(before: &BTreeMap<String, Vec<u8>>, patch: &str) -> BTreeMap<String, Vec<u8>> {
     let tmp = fresh(before);
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     editkit_patch::apply(&workspace, patch, &ApplyOptions::default()).unwrap();
     snapshot(tmp.path())
 }
@@ -52,7 +52,7 @@ fn commit_faulty(
     at: usize,
     fault: Fault,
 ) -> (Result<editkit_patch::Applied, Error>, Vec<Step>) {
-    let workspace = Workspace::open(root).unwrap();
+    let workspace = Workspace::open(root, editkit_vfs::ambient_authority()).unwrap();
     let parsed = parse(patch).unwrap();
     let planned = plan(&workspace, &parsed, &ApplyOptions::default()).unwrap();
     let mut seen = Vec::new();
@@ -71,7 +71,8 @@ fn count_steps(before: &BTreeMap<String, Vec<u8>>, patch: &str) -> Vec<Step> {
 }
 
 fn state_is_clean(root: &Path) -> bool {
-    let patch_state = editkit_vfs::Workspace::open(root).unwrap().state_dir().join("patch");
+    let patch_state =
+        editkit_vfs::Workspace::open(root, editkit_vfs::ambient_authority()).unwrap().state_dir().join("patch");
     std::fs::read_dir(&patch_state).map_or(true, |mut entries| entries.next().is_none())
 }
 
@@ -116,7 +117,7 @@ fn a_failure_at_every_write_step_rolls_back_to_the_old_tree_in_process_and_after
         assert_eq!(dirs(tmp.path()), old_dirs, "folders after rollback at step {at}");
         assert!(state_is_clean(tmp.path()), "journal left after rollback at step {at}");
         // Recovery finds nothing to do, and the patch then applies.
-        let workspace = Workspace::open(tmp.path()).unwrap();
+        let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
         assert!(recover(&workspace).unwrap().rolled_back.is_empty());
         assert_eq!(snapshot(tmp.path()), before);
         editkit_patch::apply(&workspace, &patch, &ApplyOptions::default()).unwrap();
@@ -136,7 +137,7 @@ fn a_crash_at_every_write_step_is_repaired_by_recover() {
         let (result, _) = commit_faulty(tmp.path(), &patch, at, Fault::Crash);
         assert!(matches!(result, Err(Error::Commit { rolled_back: false, .. })), "step {at}: {result:?}");
         // A new workspace, as a new process would open.
-        let workspace = Workspace::open(tmp.path()).unwrap();
+        let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
         let recovery = recover(&workspace).unwrap();
         let now = snapshot(tmp.path());
         if now == before {
@@ -164,7 +165,7 @@ fn apply_recovers_a_crashed_patch_before_the_next_one() {
     let (result, steps) = commit_faulty(tmp.path(), &patch, third_replace, Fault::Crash);
     assert!(result.is_err());
     assert!(matches!(steps.last(), Some(Step::Replace(_))));
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let other = "*** Begin Patch\n*** Add File: unrelated.txt\n+u\n*** End Patch\n";
     let applied = editkit_patch::apply(&workspace, other, &ApplyOptions::default()).unwrap();
     let recovered = applied.recovered.expect("the crashed patch was recovered first");
@@ -178,7 +179,7 @@ fn apply_recovers_a_crashed_patch_before_the_next_one() {
 fn commit_refuses_a_file_changed_behind_the_plan() {
     let (before, patch) = ten_file_case();
     let tmp = fresh(&before);
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
     // Not an editkit writer: the locks cannot keep it out, the commit's re-check does.
     std::fs::write(tmp.path().join("src/m3/f3.txt"), "changed by someone else\n").unwrap();
@@ -196,7 +197,7 @@ fn commit_refuses_a_file_changed_behind_the_plan() {
 fn commit_refuses_a_fifo_behind_the_plan_without_blocking_and_judges_a_link_the_slow_way() {
     let (before, patch) = ten_file_case();
     let tmp = fresh(&before);
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
     let target = tmp.path().join("src/m3/f3.txt");
     std::fs::remove_file(&target).unwrap();
@@ -216,7 +217,7 @@ fn commit_refuses_a_fifo_behind_the_plan_without_blocking_and_judges_a_link_the_
     // A link inside the root to the very bytes planned against: read through, as before the
     // commit looked through folder handles, so the patch lands and the link is replaced.
     let tmp = fresh(&before);
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
     std::fs::write(tmp.path().join("copy.txt"), &before["src/m3/f3.txt"]).unwrap();
     std::fs::remove_file(tmp.path().join("src/m3/f3.txt")).unwrap();
@@ -236,7 +237,7 @@ fn commit_refuses_a_same_size_change_behind_the_plan_and_takes_the_same_bytes_re
     // f0 is LF (compared with the planned bytes), f1 is CRLF and f5 has a BOM (hashed).
     for path in ["src/m0/f0.txt", "src/m1/f1.txt", "src/m5/f5.txt"] {
         let tmp = fresh(&before);
-        let workspace = Workspace::open(tmp.path()).unwrap();
+        let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
         let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
         let mut changed = before[path].clone();
         let at = changed.iter().position(|b| *b == b'l').unwrap();
@@ -249,7 +250,7 @@ fn commit_refuses_a_same_size_change_behind_the_plan_and_takes_the_same_bytes_re
         assert_eq!(snapshot(tmp.path()), expected, "{path}");
         // Rewritten with the very bytes planned against (a new inode): not a change.
         let tmp = fresh(&before);
-        let workspace = Workspace::open(tmp.path()).unwrap();
+        let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
         let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
         std::fs::remove_file(tmp.path().join(path)).unwrap();
         std::fs::write(tmp.path().join(path), &before[path]).unwrap();
@@ -290,7 +291,7 @@ fn a_deleted_symlink_comes_back_as_a_link_after_a_failure_or_a_crash_at_every_st
             let tmp = setup();
             let (result, _) = commit_faulty(tmp.path(), patch, at, fault);
             assert!(result.is_err(), "step {at}");
-            recover(&Workspace::open(tmp.path()).unwrap()).unwrap();
+            recover(&Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap()).unwrap();
             let now = links(tmp.path());
             let other = std::fs::read_to_string(tmp.path().join("other.txt")).unwrap();
             // Wholly old (the link back, as a link) or wholly new (no link, other.txt edited).
@@ -315,7 +316,7 @@ fn commit_with_m0_moved_away_at(at: &Step, put_back: bool) {
     let tmp = fresh(&before);
     let outside = tempfile::tempdir().unwrap();
     let root = tmp.path().to_owned();
-    let workspace = Workspace::open(&root).unwrap();
+    let workspace = Workspace::open(&root, editkit_vfs::ambient_authority()).unwrap();
     let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
     let result = commit_with_failpoint(&workspace, planned, &mut |step| {
         if step == at {
@@ -367,7 +368,7 @@ fn a_rollback_never_removes_a_file_the_commit_did_not_write() {
     let (before, patch) = ten_file_case();
     let tmp = fresh(&before);
     let root = tmp.path().to_owned();
-    let workspace = Workspace::open(&root).unwrap();
+    let workspace = Workspace::open(&root, editkit_vfs::ambient_authority()).unwrap();
     let planned = plan(&workspace, &parse(&patch).unwrap(), &ApplyOptions::default()).unwrap();
     let result = commit_with_failpoint(&workspace, planned, &mut |step| match step {
         Step::Stage(0) => {

@@ -43,7 +43,7 @@ proptest! {
         let patch = editkit_matcher::diff::unified("a/f.txt", "b/f.txt", &old, &new, context);
         let first = tempfile::tempdir().unwrap();
         std::fs::write(first.path().join("f.txt"), &old).unwrap();
-        let workspace = Workspace::open(first.path()).unwrap();
+        let workspace = Workspace::open(first.path(), editkit_vfs::ambient_authority()).unwrap();
         let applied = apply(&workspace, &patch, &ApplyOptions::default());
         let applied = match applied {
             Ok(applied) => applied,
@@ -56,7 +56,7 @@ proptest! {
         prop_assert_eq!(std::fs::read_to_string(first.path().join("f.txt")).unwrap(), new.clone());
         let second = tempfile::tempdir().unwrap();
         std::fs::write(second.path().join("f.txt"), &old).unwrap();
-        let again = Workspace::open(second.path()).unwrap();
+        let again = Workspace::open(second.path(), editkit_vfs::ambient_authority()).unwrap();
         let replayed = apply(&again, &applied.diff, &ApplyOptions::default());
         prop_assert!(replayed.is_ok(), "the report's diff did not apply: {:?}\n{}", replayed.err(), applied.diff);
         prop_assert_eq!(std::fs::read_to_string(second.path().join("f.txt")).unwrap(), new, "{}", applied.diff);

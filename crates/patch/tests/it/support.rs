@@ -65,6 +65,6 @@ pub fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, editkit_vfs
     let tree: BTreeMap<String, Vec<u8>> =
         files.iter().map(|(path, content)| ((*path).to_owned(), content.as_bytes().to_vec())).collect();
     write_tree(tmp.path(), &tree);
-    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     (tmp, workspace)
 }

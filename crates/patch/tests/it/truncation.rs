@@ -259,7 +259,7 @@ fn every_prefix_of_every_corpus_patch_is_refused_and_changes_nothing() {
         for (how, prefix) in prefixes(&text) {
             let tmp = tempfile::tempdir().unwrap();
             write_tree(tmp.path(), &before);
-            let workspace = Workspace::open(tmp.path()).unwrap();
+            let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
             let parsed = parse(&prefix);
             let result = apply(&workspace, &prefix, &ApplyOptions::default());
             match (parsed, result) {

@@ -18,7 +18,7 @@ fn tree(files: usize) -> tempfile::TempDir {
 #[test]
 fn progress_counts_every_file_and_a_cancel_stops_the_walk_within_one_file_per_worker() {
     let dir = tree(2000);
-    let workspace = editkit_vfs::Workspace::open(dir.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority()).unwrap();
     let search = Search::builder("needle").build().unwrap();
 
     // Without a cancel: a report every 100 files, the last at 2000.

@@ -84,7 +84,10 @@ fn files_over_max_file_size_are_skipped_as_too_large() {
     assert_eq!(skipped_of(&found), [("big.txt", "too_large")]);
     assert!(found.skipped[0].detail.as_deref().unwrap().contains("5007 bytes"));
     // The default is the workspace's read limit.
-    let workspace = editkit_vfs::Workspace::builder(&tree.root).max_read_bytes(100).open().unwrap();
+    let workspace = editkit_vfs::Workspace::builder(&tree.root, editkit_vfs::ambient_authority())
+        .max_read_bytes(100)
+        .open()
+        .unwrap();
     let found = editkit_search::Search::builder("needle").build().unwrap().run(&workspace, ".").unwrap();
     assert_eq!(skipped_of(&found), [("big.txt", "too_large")]);
 }

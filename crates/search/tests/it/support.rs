@@ -47,7 +47,7 @@ impl Tree {
     }
 
     pub fn workspace(&self) -> Workspace {
-        Workspace::open(&self.root).unwrap()
+        Workspace::open(&self.root, editkit_vfs::ambient_authority()).unwrap()
     }
 }
 

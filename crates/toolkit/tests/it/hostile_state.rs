@@ -395,7 +395,7 @@ fn a_state_folder_others_may_write_to_is_refused() {
     let shared = tempfile::tempdir().unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(shared.path(), fs::Permissions::from_mode(0o777)).unwrap();
-    let mut builder = editkit::vfs::Workspace::builder(&tree.root);
+    let mut builder = editkit::vfs::Workspace::builder(&tree.root, editkit::vfs::ambient_authority());
     let workspace = builder.state_dir(shared.path()).open().unwrap();
     let err = workspace.write("a.txt", b"a", &Default::default()).unwrap_err();
     assert_eq!(err.error_kind().as_str(), "io");

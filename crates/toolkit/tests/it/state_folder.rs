@@ -230,7 +230,7 @@ fn a_state_folder_of_another_user_is_refused() {
         assert!(entries_under(&state).is_empty());
     } else {
         // Without root no folder can be given away: one of root's stands in for it.
-        let mut builder = editkit::vfs::Workspace::builder(&project.root);
+        let mut builder = editkit::vfs::Workspace::builder(&project.root, editkit::vfs::ambient_authority());
         let workspace = builder.state_dir("/usr").open().unwrap();
         let err = workspace.write("a.txt", b"a", &Default::default()).unwrap_err();
         assert!(err.to_string().contains("`/usr`") && err.to_string().contains("belongs to another user"), "{err}");

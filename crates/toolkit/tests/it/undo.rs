@@ -42,7 +42,10 @@ fn a_lost_undo_entry_never_becomes_a_deletion() {
     env.ok("write_file", json!({"path": "a.txt", "content": "v1\n"}));
     // Damage the history: the kept content of the last change disappears.
     let mut kept = Vec::new();
-    let state = editkit::vfs::Workspace::open(env.dir.path()).unwrap().state_dir().to_owned();
+    let state = editkit::vfs::Workspace::open(env.dir.path(), editkit::vfs::ambient_authority())
+        .unwrap()
+        .state_dir()
+        .to_owned();
     for dir in std::fs::read_dir(state.join("undo/files")).unwrap().flatten() {
         // The entries, not the folder's `path` marker.
         for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
@@ -174,7 +177,10 @@ fn a_refused_recursive_delete_leaves_the_history_as_it_was() {
 fn history_lists_only_entries_whose_marker_matches_their_folder() {
     let env = Env::with_files(&[("a.txt", "v0\n")]);
     env.ok("write_file", json!({"path": "a.txt", "content": "v1\n"}));
-    let state = editkit::vfs::Workspace::open(env.dir.path()).unwrap().state_dir().to_owned();
+    let state = editkit::vfs::Workspace::open(env.dir.path(), editkit::vfs::ambient_authority())
+        .unwrap()
+        .state_dir()
+        .to_owned();
     let forged = state.join("undo/files/000000000000000000000000");
     std::fs::create_dir_all(&forged).unwrap();
     std::fs::write(forged.join("path"), "secret.txt").unwrap();

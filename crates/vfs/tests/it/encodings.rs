@@ -162,7 +162,7 @@ fn a_workspace_reads_and_writes_back_in_the_file_encoding() {
     let dir = tempfile::tempdir().unwrap();
     let before = bytes("shift_jis.py");
     std::fs::write(dir.path().join("m.py"), &before).unwrap();
-    let workspace = editkit_vfs::Workspace::open(dir.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority()).unwrap();
     let lock = workspace.lock("m.py").unwrap();
     let (read, edited) = lock
         .read_for_write_with(None, false, |text| replaced(text, "計算が正常に終了しました", "変更を保存しました"))

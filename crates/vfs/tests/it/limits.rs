@@ -16,7 +16,7 @@ fn child_deletes_under_a_low_descriptor_limit() {
     let mut limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
     limit.current = Some(256);
     rustix::process::setrlimit(rustix::process::Resource::Nofile, limit).unwrap();
-    let workspace = Workspace::open(&root).unwrap();
+    let workspace = Workspace::open(&root, editkit_vfs::ambient_authority()).unwrap();
     workspace.rename("wide", "moved", editkit_vfs::RenameOptions::default()).unwrap();
     workspace.delete("moved").unwrap();
     assert!(!std::path::Path::new(&root).join("moved").exists());
@@ -48,7 +48,7 @@ fn a_nesting_deeper_than_the_limit_is_refused_by_name_and_kept() {
     }
     std::fs::create_dir_all(&deep).unwrap();
     std::fs::write(deep.join("f.txt"), "x").unwrap();
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let err = workspace.delete("deep").unwrap_err();
     assert_eq!(err.kind(), "too_large");
     assert!(err.to_string().contains(&format!("deeper than {MAX_TREE_DEPTH} levels")), "{err}");

@@ -4,7 +4,12 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use editkit_vfs::{Durability, LOCK_FILES_KEPT, SWEEP_EVERY, Workspace, WriteOptions};
+use editkit_vfs::{Durability, Workspace, WriteOptions};
+
+/// The crate's private tuning of lock-file sweeps (`lock.rs`, whose unit test checks that these
+/// agree): how many lock files `locks/` keeps, and how many new ones between two sweeps.
+const LOCK_FILES_KEPT: usize = 1024;
+const SWEEP_EVERY: usize = 256;
 
 const CHILD_ENV: &str = "EDITKIT_VFS_LOCK_CHILD";
 
@@ -21,7 +26,7 @@ fn eight_threads_increment_one_counter_without_losing_an_update() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("counter.txt"), "0\n").unwrap();
     std::os::unix::fs::symlink("counter.txt", tmp.path().join("alias")).unwrap();
-    let workspace = Arc::new(Workspace::open(tmp.path()).unwrap());
+    let workspace = Arc::new(Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap());
     // Different spellings of the same file must share one lock.
     let spellings = ["counter.txt", "./counter.txt", "alias", "x/../counter.txt"];
     std::thread::scope(|scope| {
@@ -37,7 +42,7 @@ fn eight_threads_increment_one_counter_without_losing_an_update() {
 #[test]
 fn different_files_do_not_block_each_other() {
     let tmp = tempfile::tempdir().unwrap();
-    let workspace = Workspace::open(tmp.path()).unwrap();
+    let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let first = workspace.lock("a.txt").unwrap();
     // Would deadlock if locks were global.
     let second = workspace.lock("b.txt").unwrap();
@@ -56,7 +61,10 @@ fn different_files_do_not_block_each_other() {
 #[test]
 fn child_increments() {
     let Ok(root) = std::env::var(CHILD_ENV) else { return };
-    let workspace = Workspace::builder(Path::new(&root)).durability(Durability::Atomic).open().unwrap();
+    let workspace = Workspace::builder(Path::new(&root), editkit_vfs::ambient_authority())
+        .durability(Durability::Atomic)
+        .open()
+        .unwrap();
     let me = std::process::id();
     for round in 0..250 {
         increment(&workspace, "counter.txt", 1);
@@ -91,7 +99,7 @@ fn four_processes_increment_one_counter_without_losing_an_update() {
 
 /// Lock files left under the default state folder.
 fn lock_files(root: &Path) -> usize {
-    let state = Workspace::open(root).unwrap().state_dir().to_owned();
+    let state = Workspace::open(root, editkit_vfs::ambient_authority()).unwrap().state_dir().to_owned();
     assert!(!root.join(".editkit").exists(), "no state in the workspace");
     std::fs::read_dir(state.join("locks")).map_or(0, |entries| entries.count())
 }
@@ -99,7 +107,8 @@ fn lock_files(root: &Path) -> usize {
 #[test]
 fn lock_files_are_reused_and_stay_few_however_many_files_are_written() {
     let tmp = tempfile::tempdir().unwrap();
-    let workspace = Workspace::builder(tmp.path()).durability(Durability::Atomic).open().unwrap();
+    let workspace =
+        Workspace::builder(tmp.path(), editkit_vfs::ambient_authority()).durability(Durability::Atomic).open().unwrap();
     for _ in 0..3 {
         workspace.write("again.txt", b"x\n", &WriteOptions::default()).unwrap();
     }
@@ -119,7 +128,11 @@ fn lock_files_are_reused_and_stay_few_however_many_files_are_written() {
     let name = format!("{}.lock", &editkit_vfs::Sha256::of(b"held.txt").to_string()[..32]);
     assert!(state.join(&name).is_file(), "the held lock's file survived the sweeps");
     // And the held lock still excludes: another workspace's locker waits for it.
-    crate::support::assert_excludes(&Workspace::open(tmp.path()).unwrap(), "held.txt", held);
+    crate::support::assert_excludes(
+        &Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap(),
+        "held.txt",
+        held,
+    );
 }
 
 #[test]
@@ -128,7 +141,10 @@ fn lock_files_stay_few_when_every_writer_is_a_short_process() {
     let tmp = tempfile::tempdir().unwrap();
     let many = LOCK_FILES_KEPT + SWEEP_EVERY;
     for n in 0..many {
-        let workspace = Workspace::builder(tmp.path()).durability(Durability::Atomic).open().unwrap();
+        let workspace = Workspace::builder(tmp.path(), editkit_vfs::ambient_authority())
+            .durability(Durability::Atomic)
+            .open()
+            .unwrap();
         workspace.write(&format!("f{n}.txt"), b"x\n", &WriteOptions::default()).unwrap();
     }
     let left = lock_files(tmp.path());
@@ -138,7 +154,8 @@ fn lock_files_stay_few_when_every_writer_is_a_short_process() {
 #[test]
 fn a_locks_folder_removed_or_moved_while_a_workspace_runs_is_made_again() {
     let tmp = tempfile::tempdir().unwrap();
-    let workspace = Workspace::builder(tmp.path()).durability(Durability::Atomic).open().unwrap();
+    let workspace =
+        Workspace::builder(tmp.path(), editkit_vfs::ambient_authority()).durability(Durability::Atomic).open().unwrap();
     workspace.write("a.txt", b"a\n", &WriteOptions::default()).unwrap();
     let locks = workspace.state_dir().join("locks");
     std::fs::remove_dir_all(&locks).unwrap();
@@ -149,5 +166,9 @@ fn a_locks_folder_removed_or_moved_while_a_workspace_runs_is_made_again() {
     workspace.write("c.txt", b"c\n", &WriteOptions::default()).unwrap();
     assert_eq!(lock_files(tmp.path()), 1, "c's lock file is in `locks/`");
     let held = workspace.lock("c.txt").unwrap();
-    crate::support::assert_excludes(&Workspace::open(tmp.path()).unwrap(), "c.txt", held);
+    crate::support::assert_excludes(
+        &Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap(),
+        "c.txt",
+        held,
+    );
 }

@@ -18,7 +18,9 @@ impl Pair {
     fn new() -> Pair {
         let root = tempfile::tempdir().unwrap();
         let states = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-        let open = |state: &tempfile::TempDir| Workspace::builder(root.path()).state_dir(state.path()).open().unwrap();
+        let open = |state: &tempfile::TempDir| {
+            Workspace::builder(root.path(), editkit_vfs::ambient_authority()).state_dir(state.path()).open().unwrap()
+        };
         let (first, second) = (open(&states[0]), open(&states[1]));
         Pair { root, _states: states, first, second }
     }
@@ -52,7 +54,9 @@ const SEALED_ENV: &str = "EDITKIT_VFS_SEALED_CHILD";
 /// it excludes lockers of that file and of a file not made yet.
 fn sealed_scenario(base: &std::path::Path) {
     let root = base.join("root");
-    let open = |state: &str| Workspace::builder(&root).state_dir(base.join(state)).open().unwrap();
+    let open = |state: &str| {
+        Workspace::builder(&root, editkit_vfs::ambient_authority()).state_dir(base.join(state)).open().unwrap()
+    };
     let (first, second) = (open("s1"), open("s2"));
     assert!(std::fs::File::open(root.join("sealed.txt")).is_err(), "the test user may read the sealed file");
     let held = first.lock("sealed.txt").unwrap();
@@ -134,7 +138,7 @@ fn child_locks_under_a_low_descriptor_limit() {
     let Ok(root) = std::env::var(CHILD_ENV) else { return };
     let low = rustix::process::Rlimit { current: Some(400), maximum: Some(400) };
     rustix::process::setrlimit(rustix::process::Resource::Nofile, low).unwrap();
-    let workspace = Workspace::open(&root).unwrap();
+    let workspace = Workspace::open(&root, editkit_vfs::ambient_authority()).unwrap();
     let names: Vec<String> = (0..300).map(|n| format!("f{n}.txt")).collect();
     let err = workspace.lock_many(names.iter().map(String::as_str)).unwrap_err();
     assert_eq!(err.kind(), "too_large", "{err}");
@@ -162,7 +166,7 @@ fn a_hold_by_someone_else_delays_a_write_only_as_long_as_the_lock_wait() {
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     std::fs::write(root.path().join("a.txt"), "one\n").unwrap();
-    let workspace = Workspace::builder(root.path())
+    let workspace = Workspace::builder(root.path(), editkit_vfs::ambient_authority())
         .state_dir(state.path())
         .lock_wait(std::time::Duration::from_millis(300))
         .open()
@@ -196,7 +200,8 @@ fn a_hard_linked_file_is_refused_before_its_lock_is_waited_for() {
     let state = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("outside.lock"), "x\n").unwrap();
     std::fs::hard_link(outside.path().join("outside.lock"), root.path().join("h.txt")).unwrap();
-    let workspace = Workspace::builder(root.path()).state_dir(state.path()).open().unwrap();
+    let workspace =
+        Workspace::builder(root.path(), editkit_vfs::ambient_authority()).state_dir(state.path()).open().unwrap();
     let held = std::fs::File::open(outside.path().join("outside.lock")).unwrap();
     held.lock().unwrap();
     let started = std::time::Instant::now();

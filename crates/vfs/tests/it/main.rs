@@ -1,6 +1,7 @@
 //! Integration tests of editkit-vfs through its public API.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
+mod canonical;
 mod codec;
 mod encodings;
 mod limits;

@@ -27,7 +27,7 @@ fn read_refuses_what_is_not_editable_text() {
     fs::write(tree.root.join("utf16.txt"), b"\xFF\xFEh\x00i\x00").unwrap();
     fs::write(tree.root.join("bin.dat"), b"ELF\x00\x01\x02").unwrap();
     fs::write(tree.root.join("latin1.txt"), b"caf\xE9\n").unwrap();
-    let workspace = Workspace::builder(&tree.root).max_read_bytes(16).open().unwrap();
+    let workspace = Workspace::builder(&tree.root, editkit_vfs::ambient_authority()).max_read_bytes(16).open().unwrap();
     fs::write(tree.root.join("big.txt"), "x".repeat(17)).unwrap();
     assert_eq!(workspace.read("utf16.txt").unwrap_err().kind(), "utf16");
     assert_eq!(workspace.read("bin.dat").unwrap_err().kind(), "binary");
@@ -151,23 +151,27 @@ fn two_spellings_resolve_to_one_canonical_path() {
 #[test]
 fn opening_a_missing_root_is_a_typed_error() {
     let tree = Tree::new();
-    let err = Workspace::open(tree.root.join("missing")).unwrap_err();
+    let err = Workspace::open(tree.root.join("missing"), editkit_vfs::ambient_authority()).unwrap_err();
     assert_eq!(err.kind(), "not_found");
-    let err = Workspace::open(tree.root.join("file.txt")).unwrap_err();
+    let err = Workspace::open(tree.root.join("file.txt"), editkit_vfs::ambient_authority()).unwrap_err();
     assert_eq!(err.kind(), "invalid_args");
-    let err = Workspace::builder(&tree.root).state_dir("../x").open().unwrap_err();
+    let err = Workspace::builder(&tree.root, editkit_vfs::ambient_authority()).state_dir("../x").open().unwrap_err();
     assert_eq!(err.kind(), "invalid_args");
 }
 
 #[test]
 fn a_state_folder_placed_inside_the_root_is_blocked_for_every_tool() {
     let tree = Tree::new();
-    let workspace = Workspace::builder(&tree.root).state_dir(tree.root.join("var/editkit")).open().unwrap();
+    let workspace = Workspace::builder(&tree.root, editkit_vfs::ambient_authority())
+        .state_dir(tree.root.join("var/editkit"))
+        .open()
+        .unwrap();
     workspace.write("a.txt", b"a\n", &editkit_vfs::WriteOptions::default()).unwrap();
     assert!(tree.root.join("var/editkit/locks").is_dir(), "the state went where it was told");
     assert_eq!(workspace.list_dir("var/editkit").unwrap_err().kind(), "blocked");
     assert_eq!(workspace.write("var/editkit/x", b"x", &Default::default()).unwrap_err().kind(), "blocked");
-    let err = Workspace::builder(&tree.root).state_dir(&tree.root).open().unwrap_err();
+    let err =
+        Workspace::builder(&tree.root, editkit_vfs::ambient_authority()).state_dir(&tree.root).open().unwrap_err();
     assert_eq!(err.kind(), "invalid_args", "the root itself cannot be the state folder");
 }
 
@@ -175,7 +179,7 @@ fn a_state_folder_placed_inside_the_root_is_blocked_for_every_tool() {
 fn a_write_to_a_path_ending_in_a_slash_is_refused_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("existing")).unwrap();
-    let workspace = Workspace::open(dir.path()).unwrap();
+    let workspace = Workspace::open(dir.path(), editkit_vfs::ambient_authority()).unwrap();
     for path in ["notes/", "new/", "existing/", "notes/.", "a/b/"] {
         let err = workspace.write(path, b"x", &WriteOptions::default()).unwrap_err();
         assert_eq!(err.kind(), "invalid_args", "{path}: {err}");

@@ -185,12 +185,12 @@ fn absolute_paths_under_the_root_are_remapped() {
 fn absolute_paths_can_be_refused_or_rooted() {
     let tree = Tree::new();
     let absolute = format!("{}/file.txt", tree.root.display());
-    let refuse = Workspace::builder(&tree.root)
+    let refuse = Workspace::builder(&tree.root, editkit_vfs::ambient_authority())
         .policy(editkit_vfs::Policy { absolute: editkit_vfs::AbsolutePaths::Refuse, ..Default::default() })
         .open()
         .unwrap();
     assert_eq!(refuse.read(&absolute).unwrap_err().kind(), "outside_workspace");
-    let rooted = Workspace::builder(&tree.root)
+    let rooted = Workspace::builder(&tree.root, editkit_vfs::ambient_authority())
         .policy(editkit_vfs::Policy { absolute: editkit_vfs::AbsolutePaths::RootedAtWorkspace, ..Default::default() })
         .open()
         .unwrap();
@@ -214,7 +214,7 @@ fn links_that_stay_inside_are_followed() {
 #[test]
 fn blocked_globs_are_configurable() {
     let tree = Tree::new();
-    let workspace = Workspace::builder(&tree.root)
+    let workspace = Workspace::builder(&tree.root, editkit_vfs::ambient_authority())
         .policy(editkit_vfs::Policy { blocked: vec!["dir/**".into()], ..Default::default() })
         .open()
         .unwrap();
@@ -236,7 +236,7 @@ fn links_to_blocked_places_are_refused_through_directory_handles_too() {
     std::os::unix::fs::symlink(".git", tmp.path().join("g")).unwrap();
     std::os::unix::fs::symlink(".env", tmp.path().join("e")).unwrap();
     std::os::unix::fs::symlink("ok.txt", tmp.path().join("alias")).unwrap();
-    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let root = workspace.open_dir("").unwrap();
     for name in ["cfg", "e"] {
         assert_eq!(root.read(name).unwrap_err().kind(), "blocked", "{name}");
@@ -251,7 +251,7 @@ fn a_folder_holding_blocked_files_is_neither_deleted_nor_moved() {
     std::fs::create_dir_all(tmp.path().join("config/deep")).unwrap();
     std::fs::write(tmp.path().join("config/app.toml"), "a\n").unwrap();
     std::fs::write(tmp.path().join("config/deep/server.key"), "k\n").unwrap();
-    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     assert_eq!(workspace.delete("config").unwrap_err().kind(), "blocked");
     assert_eq!(workspace.rename("config", "moved", RenameOptions::default()).unwrap_err().kind(), "blocked");
     assert!(tmp.path().join("config/deep/server.key").exists());
@@ -268,7 +268,7 @@ fn paths_without_links_resolve_to_themselves_and_everything_else_as_before() {
     std::fs::write(tmp.path().join("a/b/f.txt"), "x\n").unwrap();
     std::os::unix::fs::symlink("a", tmp.path().join("to_a")).unwrap();
     std::os::unix::fs::symlink("b/f.txt", tmp.path().join("a/alias")).unwrap();
-    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     for (path, resolved) in [
         ("a/b/f.txt", "a/b/f.txt"),
         ("a/b", "a/b"),

@@ -6,7 +6,7 @@ fn open(blocked: &[&str]) -> (tempfile::TempDir, Workspace) {
     let tmp = tempfile::tempdir().unwrap();
     let mut policy = Policy::default();
     policy.blocked.extend(blocked.iter().map(|s| (*s).to_owned()));
-    let workspace = Workspace::builder(tmp.path()).policy(policy).open().unwrap();
+    let workspace = Workspace::builder(tmp.path(), editkit_vfs::ambient_authority()).policy(policy).open().unwrap();
     (tmp, workspace)
 }
 
@@ -136,7 +136,7 @@ fn patterns_that_cannot_match_anything_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
     for pattern in ["", "   ", "# secrets", "/", "//", "a//b", "./a", "a/../b", "..", "!keep.txt", "a/[b"] {
         let policy = Policy { blocked: vec![pattern.to_owned()], ..Policy::default() };
-        let err = Workspace::builder(tmp.path()).policy(policy).open().unwrap_err();
+        let err = Workspace::builder(tmp.path(), editkit_vfs::ambient_authority()).policy(policy).open().unwrap_err();
         assert_eq!(err.kind(), "invalid_args", "{pattern:?}: {err}");
         assert!(err.to_string().contains("blocked pattern"), "{pattern:?}: {err}");
     }

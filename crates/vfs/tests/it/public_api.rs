@@ -196,10 +196,17 @@ fn listing(src: &Path) -> String {
         }
     }
     let mut lister = Lister { lines: BTreeSet::new(), impls: Vec::new() };
-    for (module, name) in &exported {
-        if module.is_empty() {
-            lister.lines.insert(format!("pub use {name}"));
-        }
+    let local: HashSet<String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Mod(m) => Some(m.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    // What is re-exported from another crate is surface too.
+    for (module, name) in exported.iter().filter(|(module, _)| !local.contains(module)) {
+        lister.lines.insert(format!("pub use {module}::{name}"));
     }
     for item in &file.items {
         let Item::Mod(m) = item else { continue };

@@ -92,7 +92,7 @@ fn run_race(root: &Root, dir: &str, mut swap: impl FnMut() + Send + 'static) {
             swaps
         })
     };
-    let workspace = Workspace::open(&root.root).unwrap();
+    let workspace = Workspace::open(&root.root, editkit_vfs::ambient_authority()).unwrap();
     let succeeded = hammer(&workspace, dir);
     stop.store(true, Ordering::Relaxed);
     assert!(swapper.join().unwrap() > 0);
@@ -170,7 +170,7 @@ fn a_file_replaced_by_a_link_to_dot_env_is_never_read_or_written_through() {
 #[test]
 fn a_dot_git_moved_into_a_folder_being_deleted_is_never_deleted() {
     let root = Root::new();
-    let workspace = Workspace::open(&root.root).unwrap();
+    let workspace = Workspace::open(&root.root, editkit_vfs::ambient_authority()).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let mover = {
         let (stop, base) = (Arc::clone(&stop), root.root.clone());

@@ -135,7 +135,7 @@ fn a_large_write_is_flushed_beside_its_last_check_and_never_renamed_when_stale()
     let read = lock.read_for_write(None, false).unwrap();
     // Large enough that its temp file is written while the last check reads the old file.
     let mine = "gamma\n".repeat(200_000);
-    assert!(mine.len() >= editkit_vfs::HASH_BESIDE_FROM);
+    assert!(editkit_vfs::Sha256::pays_beside(mine.len()));
     let changed = "alpha\nbeTa\n".repeat(60_000);
     fs::write(tree.root.join("big.txt"), &changed).unwrap();
     let err = lock.write_over(&read, mine.as_bytes(), &WriteOptions::default()).unwrap_err();
@@ -161,8 +161,8 @@ fn temp_files(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn a_write_beside_work_lands_only_when_the_work_and_the_last_check_succeed() {
-    // One after the other, and on two threads (from HASH_BESIDE_FROM bytes).
-    for size in [100, editkit_vfs::HASH_BESIDE_FROM + 1000] {
+    // One after the other, and on two threads (from `Sha256::pays_beside`, 512 KiB).
+    for size in [100, (512 << 10) + 1000] {
         let tree = Tree::new();
         let before = "alpha\nbeta\n".repeat(size / 11 + 1);
         fs::write(tree.root.join("f.txt"), &before).unwrap();
@@ -170,7 +170,7 @@ fn a_write_beside_work_lands_only_when_the_work_and_the_last_check_succeed() {
         let lock = workspace.lock("f.txt").unwrap();
         let read = lock.read_for_write(None, false).unwrap();
         let mine = "gamma\n".repeat(size / 6 + 1);
-        assert_eq!(mine.len() >= editkit_vfs::HASH_BESIDE_FROM, size > 100);
+        assert_eq!(editkit_vfs::Sha256::pays_beside(mine.len()), size > 100);
         let sha256 = editkit_vfs::Sha256::of(mine.as_bytes());
 
         // The work fails: its error comes back, with no value, and nothing changes.
@@ -256,7 +256,7 @@ fn a_panic_beside_a_large_write_leaves_no_temp_file_and_the_file_as_it_was() {
     let lock = workspace.lock("f.txt").unwrap();
     let read = lock.read_for_write(None, false).unwrap();
     let mine = "gamma\n".repeat(100_000);
-    assert!(mine.len() >= editkit_vfs::HASH_BESIDE_FROM);
+    assert!(editkit_vfs::Sha256::pays_beside(mine.len()));
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let _ = lock.write_beside(Some(&read), mine.as_bytes(), &WriteOptions::default(), || {
             if mine.len() > 1 {
@@ -277,7 +277,7 @@ fn a_panic_beside_a_large_write_leaves_no_temp_file_and_the_file_as_it_was() {
 #[test]
 fn a_remembered_text_is_read_back_only_while_the_file_holds_its_bytes() {
     let tmp = tempfile::tempdir().unwrap();
-    let workspace = editkit_vfs::Workspace::open(tmp.path()).unwrap();
+    let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let content = "value = 1\n".repeat(20_000);
     let text = editkit_vfs::Text::decode(content.as_bytes()).unwrap();
     let written = workspace.write("big.py", content.as_bytes(), &Default::default()).unwrap();

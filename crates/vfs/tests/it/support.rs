@@ -38,7 +38,7 @@ impl Tree {
     }
 
     pub fn workspace(&self) -> Workspace {
-        Workspace::open(&self.root).unwrap()
+        Workspace::open(&self.root, editkit_vfs::ambient_authority()).unwrap()
     }
 
     /// Everything outside the root: paths, file contents, link targets.

@@ -1,0 +1,163 @@
+//! The transaction steps take a `CanonicalPath`, which only resolution and the policy build.
+//! Each test names a way the `*_unchecked` steps (plain strings, no policy) let a caller past
+//! the policy, and shows that no path the policy refuses becomes one: nothing is read, linked,
+//! renamed, removed, copied out or made readable. (That the old calls no longer compile is the
+//! `compile_fail` doctests on `CanonicalPath`.)
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+
+use editkit_vfs::{Policy, Workspace, ambient_authority};
+
+use crate::support::Tree;
+
+/// Blocked by the default policy in the test tree: `.env`, `sub/.env`, `key.pem`, `.git/config`.
+const BLOCKED: [&str; 4] = [".env", "sub/.env", "key.pem", ".git/config"];
+
+/// Every way a plain string used to reach a file: spelled as given, as a journal would record
+/// it, through `..`, or absolute.
+fn spellings(tree: &Tree, path: &str) -> Vec<String> {
+    vec![path.to_owned(), format!("dir/../{path}"), format!("./{path}"), tree.root.join(path).display().to_string()]
+}
+
+#[test]
+fn a_blocked_file_never_becomes_a_canonical_path() {
+    let tree = Tree::new();
+    let workspace = tree.workspace();
+    for path in BLOCKED {
+        for spelling in spellings(&tree, path) {
+            let resolved = workspace.canonical(&spelling).unwrap_err();
+            assert_eq!(resolved.kind(), "blocked", "{spelling}: {resolved}");
+            assert!(workspace.canonical_recorded(&spelling).is_err(), "{spelling}");
+        }
+        assert_eq!(workspace.canonical_recorded(path).unwrap_err().kind(), "blocked", "{path}");
+    }
+}
+
+/// `read_unchecked(".env")`, `read_plain_unchecked`, `entry_exists_unchecked` read or probed a
+/// blocked file; a link to it is refused as its target is.
+#[test]
+fn a_blocked_file_cannot_be_read_or_probed_through_a_link() {
+    let tree = Tree::new();
+    std::os::unix::fs::symlink(".env", tree.root.join("innocent.txt")).unwrap();
+    let workspace = tree.workspace();
+    assert_eq!(workspace.canonical("innocent.txt").unwrap_err().kind(), "blocked");
+    // Recorded as the link's own name (a journal names entries): the step follows no link.
+    let link = workspace.canonical_recorded("innocent.txt").unwrap();
+    assert!(workspace.txn().read(&link).is_err(), "a link is never followed");
+    assert_eq!(workspace.txn().read_plain(&link, 1 << 20), None);
+    assert!(!workspace.txn().folders().holds(&link, b"TOKEN=1\n"));
+}
+
+/// `hard_link_unchecked(".env", "leak.txt")` gave a secret an allowed name;
+/// `rename_unchecked(".env", "leak.txt")` moved it to one; `remove_unchecked(".git/config")`
+/// removed what the policy protects.
+#[test]
+fn a_blocked_file_cannot_be_linked_renamed_or_removed_under_a_recorded_name() {
+    let tree = Tree::new();
+    let workspace = tree.workspace();
+    let leak = workspace.canonical("leak.txt").unwrap();
+    // The only names a caller can build for a blocked file are refused.
+    for path in BLOCKED {
+        assert!(workspace.canonical_recorded(path).is_err());
+    }
+    // A temp name is judged by its folder: none beside a blocked file inside a blocked folder.
+    assert_eq!(workspace.canonical_recorded(".git/.editkit-1.tmp").unwrap_err().kind(), "blocked");
+    // An allowed path's sibling is only ever an editkit temp name, never a blocked one.
+    for name in [".env", "key.pem", "../.env", ".editkit-x/../.env", ""] {
+        assert_eq!(leak.sibling(name).unwrap_err().kind(), "invalid_args", "{name}");
+    }
+    let folders = workspace.txn().folders();
+    let temp = leak.sibling(".editkit-t.tmp").unwrap();
+    folders.stage_deferred(&leak, ".editkit-t.tmp", b"mine\n", false).unwrap();
+    folders.rename(&temp, &leak).unwrap();
+    assert_eq!(fs::read_to_string(tree.root.join("leak.txt")).unwrap(), "mine\n");
+    assert_eq!(fs::read_to_string(tree.root.join(".env")).unwrap(), "TOKEN=1\n");
+    assert_eq!(fs::read_to_string(tree.root.join(".git/config")).unwrap(), "[core]\n");
+}
+
+/// `set_mode_unchecked(".env", 0o644)` and `copy_permissions_unchecked` made a secret readable
+/// to others; `state_keep(".env", ..)` copied it into the state folder, where `state_read`
+/// gave it back.
+#[test]
+fn a_blocked_file_is_never_kept_in_the_state_folder_or_given_a_mode() {
+    let tree = Tree::new();
+    fs::set_permissions(tree.root.join(".env"), fs::Permissions::from_mode(0o600)).unwrap();
+    let workspace = tree.workspace();
+    let allowed = workspace.canonical("file.txt").unwrap();
+    workspace.txn().state_keep(&allowed, "undo/kept").unwrap();
+    assert_eq!(workspace.txn().state_read("undo/kept").unwrap().as_deref(), Some(&b"inside\n"[..]));
+    for spelling in spellings(&tree, ".env") {
+        assert!(workspace.canonical_recorded(&spelling).is_err());
+    }
+    let mode = fs::metadata(tree.root.join(".env")).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+/// A path checked by one workspace is refused by another (whose policy may block it), so a
+/// canonical path never carries one policy's verdict into another's steps.
+#[test]
+fn a_canonical_path_of_another_workspace_is_refused() {
+    let tree = Tree::new();
+    fs::create_dir(tree.root.join("private")).unwrap();
+    fs::write(tree.root.join("private/notes.txt"), "mine\n").unwrap();
+    let open = Workspace::open(&tree.root, ambient_authority()).unwrap();
+    let mut policy = Policy::default();
+    policy.blocked.push("private/**".to_owned());
+    let strict = Workspace::builder(&tree.root, ambient_authority()).policy(policy).open().unwrap();
+    let notes = open.canonical("private/notes.txt").unwrap();
+    assert_eq!(strict.canonical("private/notes.txt").unwrap_err().kind(), "blocked");
+    let txn = strict.txn();
+    assert_eq!(txn.read(&notes).unwrap_err().kind(), "invalid_args");
+    assert_eq!(txn.read_plain(&notes, 1 << 20), None);
+    assert_eq!(txn.remove(&notes).unwrap_err().kind(), "invalid_args");
+    assert_eq!(txn.entry_exists(&notes).unwrap_err().kind(), "invalid_args");
+    assert_eq!(txn.set_mode(&notes, 0o777).unwrap_err().kind(), "invalid_args");
+    assert_eq!(txn.state_keep(&notes, "undo/x").unwrap_err().kind(), "invalid_args");
+    assert!(txn.lock_entries([&notes]).is_err());
+    let folders = txn.folders();
+    assert!(!folders.holds(&notes, b"mine\n"));
+    assert!(folders.remove_file(&notes).is_err());
+    assert!(folders.stage_deferred(&notes, ".editkit-x.tmp", b"x", false).is_err());
+    assert_eq!(fs::read_to_string(tree.root.join("private/notes.txt")).unwrap(), "mine\n");
+    assert_eq!(fs::read_dir(tree.root.join("private")).unwrap().count(), 1);
+}
+
+/// A recorded path must still be canonical: a journal entry naming `..`, an absolute path or a
+/// spelling with `.` is refused, never resolved on the way.
+#[test]
+fn a_recorded_path_that_is_not_canonical_is_refused() {
+    let tree = Tree::new();
+    let workspace = tree.workspace();
+    for (path, kind) in [
+        ("../outside/sentinel.txt", "outside_workspace"),
+        ("dir/../file.txt", "invalid_args"),
+        ("./file.txt", "invalid_args"),
+        ("dir//inner.txt", "invalid_args"),
+        ("dir/inner.txt/", "invalid_args"),
+        ("/etc/passwd", "outside_workspace"),
+        ("~/x", "invalid_args"),
+    ] {
+        assert_eq!(workspace.canonical_recorded(path).unwrap_err().kind(), kind, "{path}");
+    }
+    assert_eq!(workspace.canonical_recorded("dir/inner.txt").unwrap().as_str(), "dir/inner.txt");
+    let absolute = tree.root.join("file.txt").display().to_string();
+    assert_eq!(workspace.canonical_recorded(&absolute).unwrap_err().kind(), "invalid_args");
+}
+
+/// The ledger has no public writer but a file's lock: a caller cannot make a stale write pass
+/// by recording the hash it wants, except for a file it holds the lock of.
+#[test]
+fn the_ledger_is_written_only_through_a_held_lock() {
+    let tree = Tree::new();
+    let workspace = tree.workspace();
+    workspace.read("file.txt").unwrap();
+    fs::write(tree.root.join("file.txt"), "changed\n").unwrap();
+    let options = editkit_vfs::WriteOptions::default();
+    assert_eq!(workspace.write("file.txt", b"mine\n", &options).unwrap_err().kind(), "stale");
+    let lock = workspace.lock("file.txt").unwrap();
+    lock.record(Some(editkit_vfs::Sha256::of(b"changed\n")));
+    assert_eq!(workspace.recorded_hash("file.txt").unwrap(), Some(editkit_vfs::Sha256::of(b"changed\n")));
+    drop(lock);
+    workspace.write("file.txt", b"mine\n", &options).unwrap();
+}
