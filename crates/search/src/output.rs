@@ -98,8 +98,12 @@ pub struct Skipped {
 pub enum SkipReason {
     /// Larger than the search's `max_file_size`.
     TooLarge,
-    /// Contains a NUL byte.
+    /// Contains a NUL byte (and is not UTF-16 or UTF-32): binary, as every tool calls it
+    /// ([`editkit_vfs::codec::nul_verdict`]).
     Binary,
+    /// UTF-16 or UTF-32 that the codec does not establish as such (no byte-order mark and too
+    /// short, or a workspace that reads UTF-8 only): `read_file` refuses it as `utf16` too.
+    Utf16,
     /// Not valid UTF-8 (search it anyway with `lossy`).
     NotUtf8,
     /// A symlink that leads outside the workspace root; never followed.
@@ -124,6 +128,7 @@ impl SkipReason {
         match self {
             SkipReason::TooLarge => "too_large",
             SkipReason::Binary => "binary",
+            SkipReason::Utf16 => "utf16",
             SkipReason::NotUtf8 => "not_utf8",
             SkipReason::OutsideWorkspace => "outside_workspace",
             SkipReason::SymlinkLoop => "symlink_loop",
@@ -162,7 +167,7 @@ mod tests {
     #[test]
     fn skip_reasons_serialise_to_their_words() {
         use SkipReason::*;
-        for reason in [TooLarge, Binary, NotUtf8, OutsideWorkspace, SymlinkLoop, NonUtf8Name, Unreadable] {
+        for reason in [TooLarge, Binary, Utf16, NotUtf8, OutsideWorkspace, SymlinkLoop, NonUtf8Name, Unreadable] {
             assert_eq!(serde_json::to_value(reason).unwrap(), serde_json::Value::String(reason.as_str().into()));
             assert_eq!(reason.to_string(), reason.as_str());
         }

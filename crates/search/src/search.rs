@@ -5,6 +5,7 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use editkit_vfs::codec::{DecodeError, nul_verdict};
 use editkit_vfs::{Workspace, WorkspaceDir};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
@@ -517,6 +518,18 @@ fn fill(
     Ok(filled)
 }
 
+/// Why a file holding a NUL at `nul` is not searched, as the codec judges it by its `head`
+/// (the first bytes, at least the sniff window): binary, or UTF-16/UTF-32 it cannot decode.
+fn not_text(head: &[u8], nul: usize) -> (SkipReason, String) {
+    match nul_verdict(head, nul) {
+        DecodeError::Utf16 => (
+            SkipReason::Utf16,
+            "UTF-16 or UTF-32 text whose encoding is not established; read it naming its encoding".into(),
+        ),
+        _ => (SkipReason::Binary, format!("NUL byte at offset {nul}")),
+    }
+}
+
 /// How [`SearchVisitor::read_file`] ended.
 enum FileRead {
     /// The whole file: this many bytes of the buffer.
@@ -612,8 +625,8 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
 
     /// The text of a file that is not UTF-8, when the codec establishes another encoding for it
     /// (read again through its handle, within the size limit already checked).
-    /// `nul`: the stream met a NUL byte.
-    fn decoded(&self, file: &FileRef<'_, '_>, nul: bool) -> Option<editkit_vfs::Text> {
+    /// `nul`: where the stream met a NUL byte.
+    fn decoded(&self, file: &FileRef<'_, '_>, nul: Option<u64>) -> Option<editkit_vfs::Text> {
         if self.workspace.default_encoding().is_some() {
             return None; // the workspace reads UTF-8 only
         }
@@ -621,11 +634,12 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         if size > self.max_file_size {
             return None;
         }
-        // A binary file is known by its head, and not read whole; a NUL past the head makes
-        // the file text to the codec only in UTF-16 or UTF-32 named by its byte-order mark.
+        // A binary file is known by its head, and not read whole: the codec judges a NUL past
+        // the head by the head.
         let mut bytes = Vec::new();
         let past_head = |head: &[u8]| {
-            nul && memchr::memchr(0, head).is_none() && !head.starts_with(b"\xFF\xFE") && !head.starts_with(b"\xFE\xFF")
+            nul.and_then(|nul| usize::try_from(nul).ok())
+                .is_some_and(|nul| matches!(nul_verdict(head, nul), DecodeError::Binary { .. }))
         };
         let Ok(FileRead::Whole(filled)) = self.read_file(&mut handle, size, &mut bytes, past_head) else { return None };
         bytes.truncate(filled);
@@ -651,8 +665,8 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         let head = (editkit_vfs::codec::BINARY_SNIFF_BYTES + 3).min(limit);
         let filled = fill(handle, buffer, 0, head, expected)?;
         let bytes = buffer.get(..filled).unwrap_or_default();
-        if memchr::memchr(0, bytes).is_some()
-            && let Err(editkit_vfs::codec::DecodeError::Binary { offset }) = editkit_vfs::Text::decode(bytes)
+        if let Some(nul) = memchr::memchr(0, bytes)
+            && let DecodeError::Binary { offset } = nul_verdict(bytes, nul)
         {
             return Ok(FileRead::Binary { offset });
         }
@@ -819,7 +833,8 @@ impl SearchVisitor<'_, '_> {
                 None if nul.is_none() && invalid.is_none() => searcher.search_slice(&state.matcher, bytes, &mut sink),
                 None => {
                     if let Some(offset) = nul {
-                        return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+                        let (reason, detail) = not_text(bytes, offset);
+                        return state.skipped.push(skip(reason, detail));
                     }
                     let offset = invalid.unwrap_or(0);
                     let detail = format!("invalid UTF-8 at byte offset {offset}; set lossy to search it anyway");
@@ -853,14 +868,15 @@ impl SearchVisitor<'_, '_> {
         if sink.binary.is_some() || reader.invalid_at.is_some() || reader.escape_seen {
             // Not UTF-8 text: the codec decides whether it is text in another encoding (the one
             // decision every tool shares), and then its decoded text is searched.
-            let decoded = self.decoded(file, sink.binary.is_some());
+            let decoded = self.decoded(file, sink.binary);
             let Some(text) = decoded else {
                 if sink.binary.is_none() && reader.invalid_at.is_none() {
                     // Escapes in UTF-8 text: searched as it is (above).
                     return self.found(&mut state.files_searched, file.rel, sink, keep);
                 }
-                if let Some(offset) = sink.binary {
-                    return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+                if let Some(offset) = sink.binary.and_then(|offset| usize::try_from(offset).ok()) {
+                    let (reason, detail) = not_text(&reader.head, offset);
+                    return state.skipped.push(skip(reason, detail));
                 }
                 let offset = reader.invalid_at.unwrap_or(0);
                 let detail = format!("invalid UTF-8 at byte offset {offset}; set lossy to search it anyway");

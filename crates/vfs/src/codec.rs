@@ -16,7 +16,9 @@ use std::ops::Range;
 use crate::encoding::{Decoded, decode_in, detect_iso_2022_jp, detect_legacy, detect_utf16};
 pub use crate::encoding::{Encoding, Unencodable};
 
-/// How many leading bytes are scanned for a NUL when deciding that a file is binary.
+/// How many leading bytes tell UTF-16 without a byte-order mark by its NULs
+/// ([`nul_verdict`]), and what a search reads of a file first: a NUL in the first 8 KiB that
+/// makes the file binary ends the read there.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -72,7 +74,7 @@ pub enum DecodeError {
     /// UTF-16 (no BOM, too short, or not decoding back to itself).
     #[error("the text is UTF-16 or UTF-32 encoded")]
     Utf16,
-    /// A NUL byte in the first [`BINARY_SNIFF_BYTES`] bytes.
+    /// A NUL byte, in data that is not UTF-16 or UTF-32 ([`nul_verdict`]).
     #[error("the data looks binary (NUL byte at offset {offset})")]
     Binary {
         /// Offset of the first NUL byte.
@@ -138,21 +140,49 @@ pub fn as_text(bytes: &[u8]) -> Result<&str, DecodeError> {
 /// Every check of [`as_text`] but the UTF-8 validation: refuses UTF-16/UTF-32 and binary
 /// data; whether the bytes start with a UTF-8 BOM.
 fn sniff(bytes: &[u8]) -> Result<bool, DecodeError> {
-    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") || bytes.starts_with(b"\x00\x00\xFE\xFF") {
+    if has_utf16_bom(bytes) {
         return Err(DecodeError::Utf16);
     }
-    let (bom, body) = match bytes.strip_prefix(UTF8_BOM) {
-        Some(rest) => (true, rest),
-        None => (false, bytes),
-    };
-    let sniff = &body[..body.len().min(BINARY_SNIFF_BYTES)];
-    if let Some(offset) = memchr_nul(sniff) {
-        if looks_like_utf16(sniff) {
-            return Err(DecodeError::Utf16);
-        }
-        return Err(DecodeError::Binary { offset: offset + if bom { UTF8_BOM.len() } else { 0 } });
+    if let Some(nul) = memchr_nul(bytes) {
+        return Err(nul_verdict(bytes, nul));
     }
-    Ok(bom)
+    Ok(bytes.starts_with(UTF8_BOM))
+}
+
+/// A UTF-16 or UTF-32 byte-order mark.
+fn has_utf16_bom(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") || bytes.starts_with(b"\x00\x00\xFE\xFF")
+}
+
+/// The binary rule, decided here only: what data holding a NUL byte is. UTF-16 or UTF-32
+/// ([`DecodeError::Utf16`]) when it starts with their byte-order mark or when most NULs of its
+/// first [`BINARY_SNIFF_BYTES`] sit on one parity of offsets; else binary
+/// ([`DecodeError::Binary`]), wherever the NUL is. [`Text::decode`] and every read decide by
+/// it, and the search crate asks it of what it has read (the head, the first
+/// [`BINARY_SNIFF_BYTES`] and a BOM's length, is enough), so a file is the same kind to every
+/// tool.
+///
+/// `head` is the data's beginning (at least [`BINARY_SNIFF_BYTES`] and a BOM's length when
+/// there are that many bytes), `nul` the offset of its first NUL, in `head` or past it.
+///
+/// ```
+/// use editkit_vfs::codec::{nul_verdict, DecodeError};
+/// assert_eq!(nul_verdict(b"x\0y", 1), DecodeError::Binary { offset: 1 });
+/// assert_eq!(nul_verdict(b"h\0i\0!\0", 1), DecodeError::Utf16);
+/// // A NUL far past a head of text: binary all the same.
+/// let head = vec![b'x'; 9000];
+/// assert_eq!(nul_verdict(&head, 20_000), DecodeError::Binary { offset: 20_000 });
+/// ```
+#[must_use]
+pub fn nul_verdict(head: &[u8], nul: usize) -> DecodeError {
+    if has_utf16_bom(head) {
+        return DecodeError::Utf16;
+    }
+    let body = head.strip_prefix(UTF8_BOM).unwrap_or(head);
+    if looks_like_utf16(&body[..body.len().min(BINARY_SNIFF_BYTES)]) {
+        return DecodeError::Utf16;
+    }
+    DecodeError::Binary { offset: nul }
 }
 
 /// Decoded text: LF-normalised content plus what is needed to write it back byte for byte.
@@ -218,7 +248,8 @@ impl Text {
     ///
     /// # Errors
     /// [`DecodeError::Utf16`] for UTF-16/UTF-32 not established as UTF-16 (BOM, or NUL bytes
-    /// in an alternating pattern), [`DecodeError::Binary`] for a NUL byte in the first 8 KiB,
+    /// in an alternating pattern), [`DecodeError::Binary`] for a NUL byte anywhere else
+    /// ([`nul_verdict`]),
     /// [`DecodeError::NotUtf8`] (with the best guess) when the bytes are not UTF-8 and no other
     /// encoding is established.
     pub fn decode(bytes: &[u8]) -> Result<Text, DecodeError> {
@@ -261,19 +292,18 @@ impl Text {
     ///
     /// # Errors
     /// [`DecodeError::NotInEncoding`] for bytes that do not decode in `encoding` or do not
-    /// encode back to themselves; [`DecodeError::Binary`] for a NUL byte in the first 8 KiB of
-    /// a file named in a single- or multi-byte encoding; for UTF-8, as [`Text::decode`].
+    /// encode back to themselves; [`DecodeError::Binary`] for a NUL byte anywhere in a file
+    /// named in a single- or multi-byte encoding; for UTF-8, as [`Text::decode`].
     pub fn decode_as(bytes: &[u8], encoding: Encoding) -> Result<Text, DecodeError> {
         if encoding.is_utf8() {
             let body = as_text(bytes)?;
             let (text, endings) = normalise(body);
             return Ok(Text { text, endings, bom: bytes.starts_with(UTF8_BOM), encoding });
         }
-        if !encoding.is_utf16() {
-            let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
-            if let Some(offset) = memchr_nul(sniff) {
-                return Err(DecodeError::Binary { offset });
-            }
+        if !encoding.is_utf16()
+            && let Some(offset) = memchr_nul(bytes)
+        {
+            return Err(DecodeError::Binary { offset });
         }
         decode_in(bytes, encoding)
             .map(Text::from_decoded)

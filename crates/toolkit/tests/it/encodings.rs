@@ -296,3 +296,60 @@ fn with_detection_off_every_tool_takes_utf8_only_unless_told() {
         assert_eq!(bytes_of(&env, &file), "é\n".as_bytes(), "{file}");
     }
 }
+
+/// One binary rule (`editkit_vfs::codec::nul_verdict`) for every tool: a file is the same kind
+/// to `read_file` and to `search_files`, with detection on and off. A NUL past the first 8 KiB
+/// makes a file binary to both (it was text to `read_file`); UTF-16 the codec cannot decode is
+/// `utf16` to both (it was `binary` to `search_files`).
+#[test]
+fn read_file_and_search_files_call_a_file_the_same_kind() {
+    // The kind `read_file` gives: `binary`, an error kind, or `text`.
+    fn read_kind(env: &Env, path: &str) -> String {
+        let read = env.call("read_file", json!({"path": path}));
+        match (read["is_binary"].as_bool(), read["error"]["kind"].as_str()) {
+            (_, Some(kind)) => kind.to_owned(),
+            (Some(true), None) => "binary".to_owned(),
+            (_, None) => "text".to_owned(),
+        }
+    }
+    // The kind `search_files` gives: its skip reason, or `text` when it searched the file.
+    fn search_kind(env: &Env, path: &str) -> String {
+        let found = env.ok("search_files", json!({"pattern": "needle", "path": path}));
+        match found["skipped"].as_array().and_then(|skipped| skipped.first()) {
+            Some(skipped) => skipped["reason"].as_str().unwrap().to_owned(),
+            None => {
+                assert_eq!(found["results"][0]["file"], path, "{found:#}");
+                "text".to_owned()
+            }
+        }
+    }
+    let mut late_nul = "needle\n".repeat(2000).into_bytes();
+    assert!(late_nul.len() > 8 << 10);
+    late_nul.extend_from_slice(b"tail\0needle\n");
+    // Past the search's whole-file read size: the streamed path judges by the head it kept.
+    // (A search that has all the matches it may keep stops reading before a late NUL, as
+    // ripgrep does: reading on only to call the file binary would cost what a search saves.)
+    let mut streamed_nul = "filler line\n".repeat(100_000).into_bytes();
+    streamed_nul.extend_from_slice(b"\0needle\n");
+    let utf16_short = b"\xFF\xFEn\x00e\x00".to_vec();
+    let utf16_no_bom: Vec<u8> = "needle\n".repeat(3).encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let files: [(&str, &[u8], &str); 6] = [
+        ("late_nul.txt", &late_nul, "binary"),
+        ("streamed_nul.txt", &streamed_nul, "binary"),
+        ("early_nul.txt", b"needle\0\n", "binary"),
+        ("u16_short.txt", &utf16_short, "utf16"),
+        ("u16_no_bom.txt", &utf16_no_bom, ""),
+        ("plain.txt", b"needle\n", "text"),
+    ];
+    for detect in [true, false] {
+        let env = Env::with_options(editkit::ToolkitOptions { detect_encodings: detect, ..Default::default() });
+        for (path, bytes, expected) in files {
+            env.put(path, bytes);
+            let (read, searched) = (read_kind(&env, path), search_kind(&env, path));
+            assert_eq!(read, searched, "{path} (detection {detect}): read_file and search_files disagree");
+            if !expected.is_empty() {
+                assert_eq!(read, expected, "{path} (detection {detect})");
+            }
+        }
+    }
+}

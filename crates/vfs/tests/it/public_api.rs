@@ -116,7 +116,7 @@ impl Lister {
                     }
                 }
                 Item::Fn(f) if shown(&f.vis, &f.sig.ident.to_string()) && !test_only(&f.attrs) => {
-                    self.lines.insert(format!("pub fn {path}::{}", text(&f.sig)));
+                    self.lines.insert(format!("pub fn {path}::{}", text(&f.sig).trim_start_matches("fn ")));
                 }
                 Item::Const(c) if shown(&c.vis, &c.ident.to_string()) => {
                     self.lines.insert(format!("pub const {path}::{}: {}", c.ident, text(&c.ty)));
