@@ -2,8 +2,8 @@
 //!
 //! A file that is not UTF-8 is taken in another encoding only when that is established:
 //! UTF-16 by its byte-order mark, ISO-2022-JP by its escape sequences, any other by
-//! chardetng's guess over enough non-ASCII bytes ([`MIN_NON_ASCII_BYTES`]), never for a file
-//! shorter than [`MIN_DETECT_BYTES`]; and in every case
+//! chardetng's guess over enough non-ASCII bytes (`MIN_NON_ASCII_BYTES`, 8), never for a file
+//! shorter than `MIN_DETECT_BYTES` (64); and in every case
 //! only when the bytes decode without error and the decoded text encodes back to exactly the
 //! same bytes, and the text holds no control characters a text file would not. Anything else is
 //! refused, naming the best guess, and an explicit encoding ([`crate::Text::decode_as`]) is

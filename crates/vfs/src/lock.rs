@@ -318,7 +318,7 @@ impl<'ws> FileLock<'ws> {
     /// Writes like [`FileLock::write_over`] (or [`FileLock::write`] without `read`) while
     /// `beside` works out what the write needs: the content's SHA-256, which it returns, and
     /// anything the caller must do before the file changes (an undo entry, say). On a large
-    /// content ([`crate::HASH_BESIDE_FROM`] bytes and more) `beside` and the last check run on
+    /// content (from [`Sha256::pays_beside`]) `beside` and the last check run on
     /// another thread while this one writes and flushes the temp file, so the flush costs no
     /// time of its own.
     /// [`WriteOptions::content_sha256`] is not read: `beside` gives the hash, with the same
