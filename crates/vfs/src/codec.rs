@@ -129,24 +129,47 @@ pub struct SpliceError {
 /// # Errors
 /// As [`Text::decode`].
 pub fn as_text(bytes: &[u8]) -> Result<&str, DecodeError> {
-    let bom = sniff(bytes)?;
+    as_text_sniffed(bytes).map(|(text, _)| text)
+}
+
+/// [`as_text`], with what [`sniff`] found on the way.
+fn as_text_sniffed(bytes: &[u8]) -> Result<(&str, Sniffed), DecodeError> {
+    let sniffed = sniff(bytes)?;
+    let bom = sniffed.bom;
     let body = if bom { &bytes[UTF8_BOM.len()..] } else { bytes };
-    std::str::from_utf8(body).map_err(|err| DecodeError::NotUtf8 {
+    let text = std::str::from_utf8(body).map_err(|err| DecodeError::NotUtf8 {
         offset: err.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 },
         guess: None,
-    })
+    })?;
+    Ok((text, sniffed))
+}
+
+/// What [`sniff`] found in bytes it let through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Sniffed {
+    /// They start with a UTF-8 BOM.
+    bom: bool,
+    /// They hold an escape byte (ISO-2022-JP text starts with one): found by the same scan
+    /// that looks for a NUL, so a file is scanned once for both.
+    escape: bool,
 }
 
 /// Every check of [`as_text`] but the UTF-8 validation: refuses UTF-16/UTF-32 and binary
-/// data; whether the bytes start with a UTF-8 BOM.
-fn sniff(bytes: &[u8]) -> Result<bool, DecodeError> {
+/// data; whether the bytes start with a UTF-8 BOM and hold an escape.
+fn sniff(bytes: &[u8]) -> Result<Sniffed, DecodeError> {
     if has_utf16_bom(bytes) {
         return Err(DecodeError::Utf16);
     }
-    if let Some(nul) = memchr_nul(bytes) {
+    // One scan for both: a NUL, and an escape (past which a NUL is still looked for).
+    let (nul, escape) = match memchr::memchr2(0, 0x1B, bytes) {
+        None => (None, false),
+        Some(at) if bytes.get(at) == Some(&0) => (Some(at), false),
+        Some(at) => (bytes.get(at..).and_then(memchr_nul).map(|nul| at + nul), true),
+    };
+    if let Some(nul) = nul {
         return Err(nul_verdict(bytes, nul));
     }
-    Ok(bytes.starts_with(UTF8_BOM))
+    Ok(Sniffed { bom: bytes.starts_with(UTF8_BOM), escape })
 }
 
 /// A UTF-16 or UTF-32 byte-order mark.
@@ -253,9 +276,11 @@ impl Text {
     /// [`DecodeError::NotUtf8`] (with the best guess) when the bytes are not UTF-8 and no other
     /// encoding is established.
     pub fn decode(bytes: &[u8]) -> Result<Text, DecodeError> {
-        match as_text(bytes) {
-            Ok(body) => {
-                if let Some(decoded) = iso_2022_jp(bytes) {
+        match as_text_sniffed(bytes) {
+            Ok((body, sniffed)) => {
+                if sniffed.escape
+                    && let Some(decoded) = detect_iso_2022_jp(bytes)
+                {
                     return Ok(Text::from_decoded(decoded));
                 }
                 let (text, endings) = normalise(body);
@@ -338,15 +363,15 @@ impl Text {
     /// [`Text::decode_owned`] for UTF-8 (and ISO-2022-JP) only, giving the bytes back with the
     /// error: the caller may hash them before trying other encodings.
     pub(crate) fn decode_or_return(bytes: Vec<u8>) -> Result<Text, (DecodeError, Vec<u8>)> {
-        let bom = match sniff(&bytes) {
-            Ok(bom) => bom,
+        let Sniffed { bom, escape } = match sniff(&bytes) {
+            Ok(sniffed) => sniffed,
             Err(err) => return Err((err, bytes)),
         };
         // The BOM is valid UTF-8, so offsets of invalid bytes are already the file's.
         let mut text = String::from_utf8(bytes).map_err(|err| {
             (DecodeError::NotUtf8 { offset: err.utf8_error().valid_up_to(), guess: None }, err.into_bytes())
         })?;
-        if let Some(decoded) = iso_2022_jp(text.as_bytes()) {
+        if escape && let Some(decoded) = detect_iso_2022_jp(text.as_bytes()) {
             return Ok(Text::from_decoded(decoded));
         }
         if bom {
@@ -593,7 +618,9 @@ impl Text {
     /// own ([`Text::verbatim`]) and they do not read as anything else (a leading U+FEFF would be
     /// taken for a BOM, a NUL near the start for a binary file).
     pub(crate) fn decodes_to_itself(&self) -> bool {
-        self.verbatim().is_some_and(|bytes| sniff(bytes) == Ok(false) && iso_2022_jp(bytes).is_none())
+        self.verbatim().is_some_and(|bytes| {
+            sniff(bytes).is_ok_and(|sniffed| !sniffed.bom && (!sniffed.escape || detect_iso_2022_jp(bytes).is_none()))
+        })
     }
 
     /// A copy with room for `additional` more bytes of text, so splices that grow it by up to
@@ -764,11 +791,6 @@ pub(crate) fn is_verbatim(bytes: &[u8]) -> bool {
 }
 
 /// Bytes that are valid UTF-8 but ISO-2022-JP text, decoded (a scan for ESC first).
-fn iso_2022_jp(bytes: &[u8]) -> Option<Decoded> {
-    memchr::memchr(0x1B, bytes)?;
-    detect_iso_2022_jp(bytes)
-}
-
 fn has_cr(s: &str) -> bool {
     memchr::memchr(b'\r', s.as_bytes()).is_some()
 }
