@@ -94,7 +94,7 @@ pub fn apply(workspace: &editkit_vfs::Workspace, text: &str, options: &ApplyOpti
 /// # fn main() -> Result<(), editkit_patch::Error> {
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-/// let workspace = editkit_vfs::Workspace::open(dir.path())?;
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
 /// let patch = editkit_patch::parse("*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** End Patch\n")?;
 /// let mut planned_files = 0;
 /// let applied = editkit_patch::apply_parsed(
