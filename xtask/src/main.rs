@@ -95,8 +95,8 @@ fn has_cargo_subcommand(name: &str) -> bool {
 }
 
 /// The library crates, in dependency order.
-const LIBRARY_CRATES: [&str; 6] =
-    ["editkit-vfs", "editkit-matcher", "editkit-analyze", "editkit-search", "editkit-patch", "editkit"];
+const LIBRARY_CRATES: [&str; 7] =
+    ["editkit-run", "editkit-vfs", "editkit-matcher", "editkit-analyze", "editkit-search", "editkit-patch", "editkit"];
 
 fn ci() -> Result<()> {
     let started = Instant::now();
@@ -128,7 +128,7 @@ fn ci() -> Result<()> {
         run("cargo", &["check", "--locked", "-p", krate, "--no-default-features"])?;
     }
     // Each library crate's downstream example (under 20 lines, that crate and the vfs only) runs.
-    for krate in &LIBRARY_CRATES[..5] {
+    for krate in &LIBRARY_CRATES[..6] {
         let example = format!("{}_downstream", krate.trim_start_matches("editkit-"));
         run("cargo", &["run", "--locked", "-q", "-p", krate, "--example", &example])?;
     }

@@ -104,7 +104,7 @@ impl CheckCache {
             return crate::check_syntax(kind, source);
         }
         let previous = {
-            let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut entries = crate::lock(&self.entries);
             let at = entries.iter().position(|entry| entry.key == key && entry.kind == kind);
             at.map(|at| entries.remove(at))
         };
@@ -151,7 +151,7 @@ impl CheckCache {
     /// the top-level statements the edit touched and the line they start on (0-based), when
     /// the previous text compiled clean; else all of it from line 0.
     pub(crate) fn python_input<'a>(&self, key: &str, source: &'a str) -> (&'a str, usize) {
-        let entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let entries = crate::lock(&self.entries);
         let entry = entries.iter().find(|entry| entry.key == key && entry.kind == FileKind::Python);
         let part = entry
             .filter(|entry| entry.clean_before && entry.source == source)
@@ -166,7 +166,7 @@ impl CheckCache {
 
     /// Records what the Python check said of `source`, the text last checked under `key`.
     pub(crate) fn python_verdict(&self, key: &str, source: &str, clean: bool) {
-        let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut entries = crate::lock(&self.entries);
         if let Some(entry) = entries.iter_mut().find(|entry| entry.key == key && entry.source == source) {
             entry.clean = Some(clean);
         }
@@ -174,14 +174,14 @@ impl CheckCache {
 
     /// Forgets the tree kept under `key` (a file deleted or moved).
     pub fn forget(&self, key: &str) {
-        self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|entry| entry.key != key);
+        crate::lock(&self.entries).retain(|entry| entry.key != key);
     }
 
     fn keep(&self, entry: Entry) {
         if entry.source.len() > self.max_bytes || self.max_files == 0 {
             return;
         }
-        let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut entries = crate::lock(&self.entries);
         entries.retain(|other| other.key != entry.key);
         entries.push(entry);
         // The most recently used entry is last.

@@ -3,35 +3,18 @@
 //! The containment is described in the crate documentation (`# Security`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::process::{self, Invocation, MAX_FORMATTED_BYTES, MAX_TOOL_INPUT_BYTES, Run, TOOL_TIMEOUT};
-use crate::resolve::{self, Roots};
 use crate::syntax::{SyntaxReport, check_syntax};
 use crate::worker::Worker;
 use crate::{CheckCache, detect};
-
-/// An external program: a name for reports and an argv template (see the crate documentation's
-/// placeholders: `{path}`, `{file}`, `{empty_config}`). The program is a bare name looked up
-/// on the safe PATH entries, or an absolute path; a relative path is refused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExternalTool {
-    /// Name shown in reports (`ruff`, `prettier`).
-    pub name: String,
-    /// Program and arguments, with placeholders.
-    pub argv: Vec<String>,
-}
-
-impl ExternalTool {
-    /// A tool from a name and an argv template.
-    #[must_use]
-    pub fn new(name: &str, argv: &[&str]) -> Self {
-        ExternalTool { name: name.to_owned(), argv: argv.iter().map(|&arg| arg.to_owned()).collect() }
-    }
-}
+use editkit_run::{
+    Done, ExternalTool, MAX_FORMATTED_BYTES, MAX_TOOL_INPUT_BYTES, PrivateDir, Ran, Roots, TOOL_TIMEOUT,
+};
+use editkit_run::{find_program, run_tool};
 
 /// A tool that was not used, and why (not installed, timed out, crashed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -396,7 +379,7 @@ fn run_checkers(
                     bytes.push(b'\n');
                 }
                 bytes.extend_from_slice(&done.stderr);
-                let output = process::cap(&String::from_utf8_lossy(&bytes));
+                let output = editkit_run::cap(&String::from_utf8_lossy(&bytes));
                 if done.code != 0 && output.trim().is_empty() {
                     skipped.push(SkippedTool {
                         tool: tool.name.clone(),
@@ -547,7 +530,7 @@ pub fn format_source(roots: &[&Path], path: &str, source: &str, options: &Format
                 let output = if done.stderr.is_empty() { done.stdout } else { done.stderr };
                 let text = String::from_utf8_lossy(&output);
                 let detail = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("");
-                report.skipped.push(skip(process::cap(&format!("exited with status {}: {detail}", done.code))));
+                report.skipped.push(skip(editkit_run::cap(&format!("exited with status {}: {detail}", done.code))));
                 break;
             }
             Err(reason) => report.skipped.push(skip(reason)),
@@ -558,85 +541,6 @@ pub fn format_source(roots: &[&Path], path: &str, source: &str, options: &Format
 
 fn extension(path: &str) -> Option<String> {
     Path::new(path).extension().map(|extension| extension.to_string_lossy().to_ascii_lowercase())
-}
-
-/// A finished run.
-struct Done {
-    code: i32,
-    stdout: Vec<u8>,
-    overflow: bool,
-    stderr: Vec<u8>,
-    /// The `{file}` copy after the run, when the argv used it.
-    copy: Option<Vec<u8>>,
-}
-
-/// A run's outcome (or why the tool was skipped) and its confinement, when it was started.
-struct Ran {
-    outcome: Result<Done, String>,
-    confinement: Option<String>,
-}
-
-impl Ran {
-    fn skipped(reason: String) -> Ran {
-        Ran { outcome: Err(reason), confinement: None }
-    }
-}
-
-/// Runs one tool on `source` in a fresh private directory, removed afterwards.
-fn run_tool(tool: &ExternalTool, roots: &Roots, path: &str, source: &str, timeout: Duration, max_stdout: usize) -> Ran {
-    if source.len() > MAX_TOOL_INPUT_BYTES {
-        return Ran::skipped(format!(
-            "the content is {} bytes, more than the {MAX_TOOL_INPUT_BYTES}-byte limit for external tools",
-            source.len()
-        ));
-    }
-    let Some((program, args)) = tool.argv.split_first() else {
-        return Ran::skipped("the tool's argv is empty".to_owned());
-    };
-    let (entries, found) = resolve::lookup(program, roots);
-    let program = match found {
-        Ok(program) => program,
-        Err(reason) => return Ran::skipped(reason),
-    };
-    let private = match private_dir(roots) {
-        Ok(private) => private,
-        Err(error) => return Ran::skipped(format!("could not create its private directory: {error}")),
-    };
-    let dir = private.path();
-    let empty_config = dir.join("empty.toml");
-    let name = Path::new(path).file_name().map_or_else(|| "input".into(), ToOwned::to_owned);
-    let copy = dir.join("input").join(name);
-    let uses_copy = args.iter().any(|arg| arg.contains("{file}"));
-    let prepared = std::fs::write(&empty_config, b"")
-        .and_then(|()| std::fs::create_dir(dir.join("cache")))
-        .and_then(|()| if uses_copy { std::fs::create_dir(dir.join("input")) } else { Ok(()) })
-        .and_then(|()| if uses_copy { std::fs::write(&copy, source) } else { Ok(()) });
-    if let Err(error) = prepared {
-        return Ran::skipped(format!("could not prepare its private directory: {error}"));
-    }
-    // A name starting with `-` would read as an option.
-    let shown = if path.starts_with('-') { format!("./{path}") } else { path.to_owned() };
-    let copy_text = copy.to_string_lossy();
-    let config_text = empty_config.to_string_lossy();
-    let values = [("{path}", shown.as_str()), ("{file}", copy_text.as_ref()), ("{empty_config}", config_text.as_ref())];
-    let args = args.iter().map(|arg| substitute(arg, &values)).collect();
-    let invocation =
-        Invocation { program, args, stdin: source.as_bytes(), dir, path: resolve::join(&entries), timeout, max_stdout };
-    let (run, confinement) = process::run(&invocation);
-    let outcome = match run {
-        Run::Exited { code, stdout, overflow, stderr } => {
-            let (copy, overflow) = match std::fs::metadata(&copy) {
-                Ok(meta) if uses_copy && meta.len() > MAX_FORMATTED_BYTES as u64 => (None, true),
-                Ok(_) if uses_copy => (std::fs::read(&copy).ok(), overflow),
-                _ => (None, overflow),
-            };
-            Ok(Done { code, stdout, overflow, stderr, copy })
-        }
-        Run::NotStarted(reason) => Err(reason),
-        Run::TimedOut => Err(format!("timed out after {} ms", timeout.as_millis())),
-        Run::Crashed => Err("crashed".to_owned()),
-    };
-    Ran { outcome, confinement: Some(confinement) }
 }
 
 /// The default Python check through `cache`'s persistent worker (started, or restarted when
@@ -651,21 +555,20 @@ fn run_python_worker(cache: &CheckCache, roots: &Roots, path: &str, input: (&str
             input.len()
         ));
     }
-    let (entries, found) = resolve::lookup("python3", roots);
-    let program = match found {
+    let program = match find_program("python3", roots) {
         Ok(program) => program,
-        Err(reason) => return Ran::skipped(reason),
+        Err(reason) => return Ran::skipped(reason.to_string()),
     };
-    let mut slot = cache.worker.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if slot.as_ref().is_some_and(|worker| worker.program != program) {
+    let mut slot = crate::lock(&cache.worker);
+    if slot.as_ref().is_some_and(|worker| worker.program != program.path) {
         *slot = None;
     }
     if slot.is_none() {
-        let dir = match private_dir(roots) {
+        let dir = match PrivateDir::new(roots) {
             Ok(dir) => dir,
             Err(error) => return Ran::skipped(format!("could not create its private directory: {error}")),
         };
-        match Worker::start(program, resolve::join(&entries), dir) {
+        match Worker::start(program.path, program.search_path, dir) {
             Ok(worker) => *slot = Some(worker),
             Err(reason) => return Ran::skipped(reason),
         }
@@ -682,113 +585,6 @@ fn run_python_worker(cache: &CheckCache, roots: &Roots, path: &str, input: (&str
         Err(reason) => {
             *slot = None;
             Ran { outcome: Err(reason), confinement }
-        }
-    }
-}
-
-/// `arg` with each placeholder replaced by its value, in one pass (a value is never scanned
-/// again, so a file named `{file}.py` stays that name).
-fn substitute(arg: &str, values: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(arg.len());
-    let mut rest = arg;
-    while !rest.is_empty() {
-        if let Some((placeholder, value)) = values.iter().find(|(placeholder, _)| rest.starts_with(placeholder)) {
-            out.push_str(value);
-            rest = rest.get(placeholder.len()..).unwrap_or("");
-        } else if let Some(first) = rest.chars().next() {
-            out.push(first);
-            rest = rest.get(first.len_utf8()..).unwrap_or("");
-        }
-    }
-    out
-}
-
-/// A fresh private directory in the system's temporary folder (`/tmp` if that one lies in a
-/// workspace root), named `editkit-tool-<pid>-<random>`, mode 0700, holding a shared `flock`
-/// on itself for as long as it exists (the lock goes with the process, however it ends). The
-/// first one a process makes removes those left by editkit processes that are gone (a
-/// process killed while a tool ran never removed its own).
-fn private_dir(roots: &Roots) -> std::io::Result<PrivateDir> {
-    static SWEPT: std::sync::Once = std::sync::Once::new();
-    let mut base = std::env::temp_dir();
-    if !base.is_absolute() || roots.contain(&base) {
-        base = PathBuf::from("/tmp");
-    }
-    SWEPT.call_once(|| remove_orphans(&base));
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("{PRIVATE_PREFIX}{}-", std::process::id()))
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-        .tempdir_in(base)?;
-    let lock = rustix::fs::open(
-        dir.path(),
-        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    )?;
-    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockShared)?;
-    Ok(PrivateDir { dir, _lock: lock })
-}
-
-/// A private directory and the lock that says its process is alive; removed when dropped.
-#[derive(Debug)]
-pub(crate) struct PrivateDir {
-    dir: tempfile::TempDir,
-    _lock: std::os::fd::OwnedFd,
-}
-
-impl PrivateDir {
-    pub(crate) fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-/// The name every private directory starts with, before its process id.
-const PRIVATE_PREFIX: &str = "editkit-tool-";
-
-/// At most this many entries of the temporary folder are looked at for orphans.
-const ORPHAN_SCAN_LIMIT: usize = 100_000;
-
-/// A private directory younger than this is never taken for an orphan: its process may not
-/// have taken its lock yet.
-const ORPHAN_MIN_AGE: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// Removes the private directories in `base` whose process is gone: directories (never a
-/// link) owned by this user, named `editkit-tool-<pid>-…` for a process id no process has
-/// here, older than [`ORPHAN_MIN_AGE`], and whose lock nobody holds (a process in another
-/// PID namespace holds it while it lives). Anything of another user is left alone.
-fn remove_orphans(base: &Path) {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(entries) = std::fs::read_dir(base) else { return };
-    let uid = rustix::process::geteuid().as_raw();
-    for entry in entries.take(ORPHAN_SCAN_LIMIT).flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|name| name.strip_prefix(PRIVATE_PREFIX))
-            .and_then(|rest| rest.split_once('-'))
-            .and_then(|(pid, _)| pid.parse::<i32>().ok())
-            .and_then(rustix::process::Pid::from_raw)
-        else {
-            continue;
-        };
-        let path = entry.path();
-        let Ok(meta) = path.symlink_metadata() else { continue };
-        let old = meta.modified().ok().and_then(|at| at.elapsed().ok()).is_some_and(|age| age >= ORPHAN_MIN_AGE);
-        if !meta.is_dir() || meta.uid() != uid || !old {
-            continue;
-        }
-        // `ESRCH`: no such process; `EPERM` means one exists (another user's).
-        if rustix::process::test_kill_process(pid) != Err(rustix::io::Errno::SRCH) {
-            continue;
-        }
-        let flags = rustix::fs::OFlags::RDONLY
-            | rustix::fs::OFlags::DIRECTORY
-            | rustix::fs::OFlags::NOFOLLOW
-            | rustix::fs::OFlags::CLOEXEC;
-        let Ok(dir) = rustix::fs::open(&path, flags, rustix::fs::Mode::empty()) else { continue };
-        if rustix::fs::flock(&dir, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok() {
-            // Removes entries without following links; the folder is 0700, so only this user
-            // could have put anything in it.
-            let _ = std::fs::remove_dir_all(&path);
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use crate::process::{self, Invocation};
+use editkit_run::{Invocation, PrivateDir};
 
 /// The worker's loop: a header line `NAME_BYTES SOURCE_BYTES LINE_OFFSET`, the name, the
 /// source; it compiles the source (never runs it) and answers `STATUS MESSAGE_BYTES` and the
@@ -51,16 +51,12 @@ pub(crate) struct Worker {
     /// How it was confined.
     pub(crate) confinement: String,
     /// Its private working directory, removed with the worker.
-    _dir: crate::tools::PrivateDir,
+    _dir: PrivateDir,
 }
 
 impl Worker {
     /// Starts `program` on the worker script, contained as every external tool is.
-    pub(crate) fn start(
-        program: PathBuf,
-        path: std::ffi::OsString,
-        dir: crate::tools::PrivateDir,
-    ) -> Result<Worker, String> {
+    pub(crate) fn start(program: PathBuf, path: std::ffi::OsString, dir: PrivateDir) -> Result<Worker, String> {
         std::fs::create_dir(dir.path().join("cache")).map_err(|e| format!("could not prepare its directory: {e}"))?;
         let invocation = Invocation {
             program: program.clone(),
@@ -71,12 +67,10 @@ impl Worker {
             timeout: Duration::ZERO,
             max_stdout: 0,
         };
-        let (spawned, confinement) = process::spawn_confined(&invocation);
+        let (spawned, confinement) = editkit_run::spawn(&invocation);
         let mut child = spawned.map_err(|e| format!("could not start: {e}"))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            process::kill_group(&child);
-            let _ = child.kill();
-            let _ = child.wait();
+            editkit_run::reap(&mut child);
             return Err("could not start: no pipes".to_owned());
         };
         // Its stderr is not read: close it, so a chatty worker cannot fill a pipe and stall.
@@ -114,9 +108,7 @@ impl Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        process::kill_group(&self.child);
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        editkit_run::reap(&mut self.child);
     }
 }
 

@@ -426,7 +426,9 @@ fn show_diff(toolkit: &Toolkit, text: &str) {
     out!("{text}");
 }
 
-/// The pager command: `$PAGER` (empty or `cat`: none), else `less -FRX`.
+/// The pager command: `$PAGER` (empty or `cat`: none), else `less -FRX`, its program found by
+/// `editkit_run::find_program` as every program editkit runs is (outside the workspace roots;
+/// a relative program path is refused).
 fn pager(toolkit: &Toolkit) -> Option<std::process::Command> {
     let spec = std::env::var("PAGER").unwrap_or_else(|_| "less -FRX".to_owned());
     let mut words = spec.split_whitespace();
@@ -434,17 +436,9 @@ fn pager(toolkit: &Toolkit) -> Option<std::process::Command> {
     if program == "cat" {
         return None;
     }
-    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-    let roots: Vec<std::path::PathBuf> = toolkit.workspaces().iter().map(|w| real(w.root_path())).collect();
-    let found = if program.contains('/') {
-        Some(std::path::PathBuf::from(program))
-    } else {
-        std::env::split_paths(&std::env::var_os("PATH")?)
-            .filter(|dir| dir.is_absolute() && !roots.iter().any(|root| real(dir).starts_with(root)))
-            .map(|dir| dir.join(program))
-            .find(|candidate| candidate.is_file())
-    }?;
-    let mut command = std::process::Command::new(found);
+    let roots: Vec<&Path> = toolkit.workspaces().iter().map(|workspace| workspace.root_path()).collect();
+    let found = editkit_run::find_program(program, &editkit_run::Roots::new(&roots)).ok()?;
+    let mut command = std::process::Command::new(found.path);
     command.args(words);
     if std::env::var_os("LESS").is_none() {
         command.env("LESS", "FRX");

@@ -135,6 +135,7 @@ fn each_crate_starts_at_the_entry_point_of_its_example() {
         ("matcher", "editkit-matcher"),
         ("patch", "editkit-patch"),
         ("analyze", "editkit-analyze"),
+        ("run", "editkit-run"),
         ("search", "editkit-search"),
         ("toolkit", "editkit"),
     ] {

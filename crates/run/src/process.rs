@@ -34,26 +34,27 @@ const MAX_CAPTURE_BYTES: usize = 64 * 1024;
 const KEPT_VARIABLES: &[&str] = &["HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "RUSTUP_HOME", "CARGO_HOME"];
 
 /// One run of a tool.
-pub(crate) struct Invocation<'a> {
+pub struct Invocation<'a> {
     /// The program, an absolute path.
-    pub(crate) program: PathBuf,
+    pub program: PathBuf,
     /// The arguments after the program.
-    pub(crate) args: Vec<String>,
+    pub args: Vec<String>,
     /// Written to the tool's stdin, which is then closed.
-    pub(crate) stdin: &'a [u8],
+    pub stdin: &'a [u8],
     /// The private directory: working directory, `TMPDIR`, the only writable place.
-    pub(crate) dir: &'a Path,
+    pub dir: &'a Path,
     /// The sanitised `PATH` for the child.
-    pub(crate) path: OsString,
+    pub path: OsString,
     /// The time limit.
-    pub(crate) timeout: Duration,
+    pub timeout: Duration,
     /// How many bytes of stdout to keep (a longer stdout is reported as overflowing).
-    pub(crate) max_stdout: usize,
+    pub max_stdout: usize,
 }
 
 /// How a tool run ended.
 #[derive(Debug)]
-pub(crate) enum Run {
+#[non_exhaustive]
+pub enum Run {
     /// The program could not be started.
     NotStarted(String),
     /// It ran longer than the timeout and was killed.
@@ -73,9 +74,12 @@ pub(crate) enum Run {
     },
 }
 
-/// Runs the invocation; gives how it ended and the confinement it ran under.
-pub(crate) fn run(invocation: &Invocation<'_>) -> (Run, String) {
-    let (spawned, confinement) = spawn_confined(invocation);
+/// Runs the invocation: its stdin written from a thread, stdout and stderr read from threads
+/// (bounded), the time limit kept by killing the whole process group. Gives how it ended and
+/// the confinement it ran under (see [`spawn`]).
+#[must_use]
+pub fn run(invocation: &Invocation<'_>) -> (Run, String) {
+    let (spawned, confinement) = spawn(invocation);
     let mut child = match spawned {
         Ok(child) => child,
         Err(error) => return (Run::NotStarted(format!("could not start: {error}")), confinement),
@@ -110,10 +114,7 @@ pub(crate) fn run(invocation: &Invocation<'_>) -> (Run, String) {
             Ok(Some(status)) => break Some(status),
             Ok(None) if started.elapsed() < invocation.timeout => thread::sleep(Duration::from_millis(10)),
             Ok(None) | Err(_) => {
-                kill_group(&child);
-                // Killing fails only if it already exited; either way reap it.
-                let _ = child.kill();
-                let _ = child.wait();
+                reap(&mut child);
                 break None;
             }
         }
@@ -143,9 +144,13 @@ pub(crate) fn run(invocation: &Invocation<'_>) -> (Run, String) {
     (run, confinement)
 }
 
-/// Spawns the child from a fresh thread that first restricts itself with Landlock, so the
-/// child starts inside the domain and nothing else in this process is restricted.
-pub(crate) fn spawn_confined(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
+/// Spawns the child, its stdin, stdout and stderr piped, from a fresh thread that first
+/// restricts itself with Landlock, so the child starts inside the domain and nothing else in
+/// this process is restricted. Gives the child and its confinement: `landlock`,
+/// `landlock without network rules (kernel Landlock ABI n)` or `unavailable: <why>`.
+///
+/// The caller owns the child: end it with [`reap`].
+pub fn spawn(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
     thread::scope(|scope| {
         let spawner = scope.spawn(|| {
             let confinement = confine::restrict_current_thread(invocation.dir);
@@ -182,9 +187,18 @@ fn command(invocation: &Invocation<'_>) -> Command {
     command
 }
 
+/// Kills a child started by [`spawn`] with its whole process group (its children too) and
+/// waits for it.
+pub fn reap(child: &mut Child) {
+    kill_group(child);
+    // Killing fails only if it already exited; either way reap it.
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Kills the tool's process group (its children too) while the tool is not yet reaped, so the
 /// group id cannot belong to anyone else.
-pub(crate) fn kill_group(child: &Child) {
+fn kill_group(child: &Child) {
     let pid = i32::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw);
     if let Some(pid) = pid {
         // The group may already be gone: nothing to do then.
@@ -211,8 +225,10 @@ fn capture(mut stream: impl Read, limit: usize) -> (Vec<u8>, bool) {
     }
 }
 
-/// Keeps at most [`MAX_OUTPUT_CHARS`] characters, saying how much was cut.
-pub(crate) fn cap(text: &str) -> String {
+/// `text` without trailing white space, keeping at most [`MAX_OUTPUT_CHARS`] characters and
+/// saying how many were cut.
+#[must_use]
+pub fn cap(text: &str) -> String {
     let text = text.trim_end();
     let total = text.chars().count();
     if total <= MAX_OUTPUT_CHARS {

@@ -1,0 +1,5 @@
+//! Integration tests for editkit-run, through the public API only.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod lookup;
+mod runs;
