@@ -35,4 +35,5 @@ mod state_folder;
 mod strict_json;
 mod support;
 mod tidy;
+mod tidy_structure;
 mod undo;
