@@ -8,7 +8,8 @@ use tree_sitter::Node;
 
 use crate::parse::{LineIndex, Parsed};
 use crate::region::{self, Anomaly, NoRegion, Region};
-use crate::syntax::{self, SyntaxError, check_syntax};
+use crate::syntax::{self, check_syntax};
+use crate::syntax_error::SyntaxError;
 use crate::{Error, FileKind};
 
 /// How much of the file a [`ChangeReport`] looked at.

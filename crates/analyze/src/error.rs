@@ -1,7 +1,7 @@
 //! The one error type of this crate.
 
 use crate::FileKind;
-use crate::syntax::SyntaxError;
+use crate::syntax_error::SyntaxError;
 
 /// Everything that can go wrong in `editkit-analyze`.
 ///

@@ -55,6 +55,7 @@ mod parse;
 mod region;
 mod symbols;
 mod syntax;
+mod syntax_error;
 mod tools;
 mod worker;
 
@@ -69,7 +70,8 @@ pub use kind::{FileKind, detect};
 pub use markdown::{CodeBlock, Header, Link, Outline, Splice, outline, section_range, set_section, set_title};
 pub use parse::{MAX_PARSE_BYTES, MAX_PARSE_TOKENS, PARSE_TIME_LIMIT};
 pub use symbols::{Symbol, SymbolKind, symbols};
-pub use syntax::{SyntaxError, SyntaxReport, check_syntax};
+pub use syntax::{SyntaxReport, check_syntax};
+pub use syntax_error::SyntaxError;
 pub use tools::{
     CheckerReport, Diagnostics, DiagnosticsMode, DiagnosticsOptions, FormatOptions, FormatReport, SkippedCheck,
     SkippedTool, diagnose, diagnose_cached, diagnose_change, format_source,

@@ -6,6 +6,7 @@ use serde::Serialize;
 use tree_sitter::Node;
 
 use crate::parse::{LineIndex, Parsed};
+use crate::syntax_error::SyntaxError;
 use crate::{Error, FileKind};
 
 /// At most this many errors are reported; the rest are usually follow-on errors.
@@ -21,22 +22,6 @@ pub struct SyntaxReport {
     pub valid: bool,
     /// The errors, in source order (at most 50).
     pub errors: Vec<SyntaxError>,
-}
-
-/// One syntax error. Lines and columns are 1-based; columns count characters; the end is
-/// exclusive.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SyntaxError {
-    /// Line of the first offending character.
-    pub line: usize,
-    /// Column of the first offending character.
-    pub column: usize,
-    /// Line where the offending text ends.
-    pub end_line: usize,
-    /// Column just after the offending text.
-    pub end_column: usize,
-    /// What is wrong, quoting the unexpected or missing token and what it follows.
-    pub message: String,
 }
 
 /// Checks the syntax of `source` as a file of `kind`.

@@ -107,7 +107,7 @@ pub(crate) fn find(text: &str, needle: &str, cap: usize, budget: &mut Budget) ->
         // Nothing normalised on either side: the exact rung has said it all.
         return Ok(Vec::new());
     }
-    let found = crate::ladder::exact(&canonical.text, &wanted, cap, budget)?;
+    let found = crate::exact::exact(&canonical.text, &wanted, cap, budget)?;
     // Normalising never adds or drops a line end, so the line numbers stand as found.
     Ok(found
         .into_iter()

@@ -41,6 +41,7 @@ mod candidate;
 mod canonical;
 pub mod diff;
 mod error;
+mod exact;
 mod ladder;
 mod lines;
 mod merge;

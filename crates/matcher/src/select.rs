@@ -251,7 +251,8 @@ fn already_applied(region: &Region<'_>, new: &str, all: bool) -> Option<Error> {
         let ends_line = new.ends_with('\n') || rest.split('\n').next().is_none_or(|tail| tail.trim().is_empty());
         starts_line && ends_line
     };
-    let found: Vec<Candidate> = ladder::exact(text, new, 1_000, &mut budget).ok()?.into_iter().filter(whole).collect();
+    let found: Vec<Candidate> =
+        crate::exact::exact(text, new, 1_000, &mut budget).ok()?.into_iter().filter(whole).collect();
     match found.as_slice() {
         [only] => Some(Error::AlreadyApplied { line: region.base_line + only.first_line + 1 }),
         [first, ..] if all => Some(Error::AlreadyApplied { line: region.base_line + first.first_line + 1 }),

@@ -59,7 +59,7 @@ pub enum Error {
          `{path}`: {hunks} hunks over {bytes} bytes), over the limit of {limit} (`max_work`, default \
          {default}); nothing was changed: split the patch into smaller ones, or raise the limit \
          (`ApplyOptions::max_work`; editkit: `ToolkitOptions::max_patch_work`, `--max-patch-work`)",
-        default = crate::DEFAULT_MAX_WORK
+        default = crate::limits::DEFAULT_MAX_WORK
     )]
     WorkLimit {
         /// The file whose hunks passed the limit, as written in the patch.
@@ -323,7 +323,7 @@ pub enum Cause {
         /// carried over (`None`: the patch does not apply to the base).
         edit_lines: Option<[usize; 2]>,
         /// The change made outside.
-        outside: Box<crate::report::OutsideChange>,
+        outside: Box<crate::outside::OutsideChange>,
     },
     /// The file changed since the version the patch was planned on and two or more operations
     /// of the patch name it, not all of them updates in place (a move, an add or a delete):
@@ -339,7 +339,7 @@ pub enum Cause {
         /// How many operations name the file (as source or destination).
         operations: usize,
         /// The change made outside.
-        outside: Box<crate::report::OutsideChange>,
+        outside: Box<crate::outside::OutsideChange>,
     },
     /// A pure addition's line number is past the end of the file.
     #[error("insertion line {line} is past the end of the file ({lines} lines); add context lines to place it")]

@@ -56,8 +56,10 @@
 
 mod commit;
 mod error;
+mod limits;
 mod locate;
 mod merge;
+mod outside;
 mod par;
 mod parse;
 mod plan;
@@ -67,10 +69,12 @@ pub use commit::{commit, recover};
 #[cfg(feature = "failpoints")]
 pub use commit::{commit_with_failpoint, failpoint};
 pub use error::{Cause, Error, ErrorKind, Failure, Result};
+pub use limits::{DEFAULT_MAX_WORK, MAX_PATCH_FILES};
 pub use locate::HunkReport;
+pub use outside::OutsideChange;
 pub use parse::{Dialect, Hunk, MAX_PATCH_BYTES, Operation, Patch, parse, parse_as};
-pub use plan::{ApplyOptions, DEFAULT_MAX_WORK, MAX_PATCH_FILES, Plan, plan};
-pub use report::{Action, Applied, FileReport, Moved, OutsideChange, Recovery};
+pub use plan::{ApplyOptions, Plan, plan};
+pub use report::{Action, Applied, FileReport, Moved, Recovery};
 
 /// Parses, recovers, plans and commits a patch (or, with [`ApplyOptions::dry_run`], returns
 /// what it would do without writing the patch's files).

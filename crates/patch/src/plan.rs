@@ -9,6 +9,7 @@ use std::sync::Arc;
 use editkit_vfs::{EntryKind, FileLock, LineEnding, Metadata, Sha256, Text, Workspace};
 
 use crate::error::{Cause, Error, Failure, Result};
+use crate::limits::{DEFAULT_MAX_WORK, MAX_PATCH_FILES};
 use crate::locate::apply_hunks;
 use crate::parse::{Operation, Patch};
 use crate::report::{Action, Applied, FileReport, Moved};
@@ -53,10 +54,6 @@ pub struct ApplyOptions {
     pub bases: BTreeMap<String, (Sha256, Arc<Text>)>,
 }
 
-/// Default for [`ApplyOptions::max_work`]: 256 Mi units (hunks × bytes), e.g. 64 hunks over a
-/// 4 MiB file or 2,600 hunks over a 100 KB one; a few seconds of matching at worst.
-pub const DEFAULT_MAX_WORK: u64 = 256 << 20;
-
 impl Default for ApplyOptions {
     fn default() -> Self {
         ApplyOptions {
@@ -73,7 +70,7 @@ impl Default for ApplyOptions {
 
 /// A stale file several in-place updates name: the operations' indices, the merged text with
 /// each operation's hunk reports, and the outside change (reported by the first).
-type ChainedFile = (Vec<usize>, crate::merge::Chained, Option<crate::report::OutsideChange>);
+type ChainedFile = (Vec<usize>, crate::merge::Chained, Option<crate::outside::OutsideChange>);
 
 /// Charges placing `hunks` over `text` to the patch's work budget.
 fn charge_work(work: &mut u64, path: &str, text: &Text, hunks: &[crate::parse::Hunk], limit: u64) -> Result<()> {
@@ -253,11 +250,6 @@ struct Disk {
     sha256: Option<Sha256>,
     problem: Option<editkit_vfs::Error>,
 }
-
-/// Most files one patch may name (a move names two): each is locked, holding a file
-/// descriptor or two, from planning to the commit. A patch naming more is refused as
-/// [`Error::TooManyFiles`] before anything is resolved or locked.
-pub const MAX_PATCH_FILES: usize = 4096;
 
 /// Plans `patch` on `workspace`: resolves every path, takes every file's lock (in one fixed
 /// order), checks staleness, places every hunk and computes every new content. Writes nothing.
@@ -439,7 +431,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                             && naming.len() == operations
                         {
                             let chain: Vec<&[crate::parse::Hunk]> = naming.iter().map(|(_, hunks)| *hunks).collect();
-                            let outside = crate::report::OutsideChange::between(source, base.as_str(), now.as_str());
+                            let outside = crate::outside::OutsideChange::between(source, base.as_str(), now.as_str());
                             match crate::merge::merge_chain(base, now, &chain, options.strict) {
                                 Ok((merged, reports)) => {
                                     let indices = naming.iter().map(|(index, _)| *index).collect();
@@ -468,7 +460,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                             cause: Cause::NamedTwice {
                                 source: Box::new(stale),
                                 operations,
-                                outside: Box::new(crate::report::OutsideChange::between(
+                                outside: Box::new(crate::outside::OutsideChange::between(
                                     source,
                                     base.as_str(),
                                     now.unwrap_or_default(),
@@ -618,7 +610,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                     (content, true) => {
                         if let (Some((_, base)), Content::Text(text)) = (merging.get(source), content) {
                             merged_with =
-                                Some(crate::report::OutsideChange::between(source, base.as_str(), text.as_str()));
+                                Some(crate::outside::OutsideChange::between(source, base.as_str(), text.as_str()));
                         }
                         Placed { version: Arc::clone(&current), reports: Vec::new(), windows: None, diff: None }
                     }
@@ -650,7 +642,7 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                                 expected: Some(*expected),
                                 current: current_sha256,
                             };
-                            let outside = crate::report::OutsideChange::between(source, base.as_str(), text.as_str());
+                            let outside = crate::outside::OutsideChange::between(source, base.as_str(), text.as_str());
                             match crate::merge::merge(base, text, hunks, options.strict) {
                                 Ok((text, reports)) => {
                                     merged_with = Some(outside);

@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use crate::locate::HunkReport;
+use crate::outside::OutsideChange;
 use crate::parse::Dialect;
 
 /// What one operation does to a file.
@@ -44,25 +45,6 @@ pub struct FileReport {
     /// [`crate::ApplyOptions::bases`]), which they were merged with.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merged_with: Option<OutsideChange>,
-}
-
-/// A change made to a file since the version a patch was planned on (the base): shown when the
-/// patch's hunks were merged with it, and in the refusal when they could not be.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OutsideChange {
-    /// 1-based first and last line of each changed region, in the file as it was found.
-    pub lines: Vec<[usize; 2]>,
-    /// The change (base → the file as found) as a unified diff, bounded.
-    pub diff: String,
-    /// Whether the diff was cut.
-    pub diff_truncated: bool,
-}
-
-impl OutsideChange {
-    pub(crate) fn between(path: &str, base: &str, current: &str) -> Self {
-        let (diff, diff_truncated) = editkit_matcher::diff::bounded(path, base, current);
-        OutsideChange { lines: editkit_matcher::rebase::changed_lines(base, current), diff, diff_truncated }
-    }
 }
 
 /// A moved file.

@@ -278,6 +278,16 @@ impl<'ast> Visit<'ast> for Paths {
         // A child module is a module of its own.
     }
 
+    fn visit_attribute(&mut self, attr: &'ast syn::Attribute) {
+        // Derive helpers such as `#[error("... {max}", max = crate::MAX)]` expand to code that
+        // uses their paths; doc comments and `cfg` only name things.
+        if let syn::Meta::List(list) = &attr.meta
+            && !attr.path().is_ident("cfg")
+        {
+            token_paths(list.tokens.clone(), &mut self.found);
+        }
+    }
+
     fn visit_visibility(&mut self, _: &'ast syn::Visibility) {
         // `pub(crate)`, `pub(super)`: where an item is seen, not a use.
     }
@@ -490,8 +500,16 @@ pub(crate) fn module_cycles(root: &Path) -> Vec<String> {
                 })
                 .collect();
             let more = if members.len() + 1 > walk.len() {
-                let all: Vec<String> = members.iter().map(|module| show(module)).collect();
-                format!("; these reach each other too: {}", all.join(", "))
+                let edges: Vec<String> = members
+                    .iter()
+                    .flat_map(|from| {
+                        graph[from]
+                            .iter()
+                            .filter(|(to, _)| members.contains(to))
+                            .map(move |(to, path)| format!("{} → {} (`{path}`)", show(from), show(to)))
+                    })
+                    .collect();
+                format!(";\n    all uses among the modules that reach each other:\n      {}", edges.join("\n      "))
             } else {
                 String::new()
             };
