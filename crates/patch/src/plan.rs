@@ -271,8 +271,48 @@ struct Disk {
 /// file, stale file, UTF-16 or binary target, hunk not found or ambiguous...);
 /// [`Error::Vfs`] when a lock cannot be taken.
 pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOptions) -> Result<Plan<'ws>> {
+    check_file_count(patch)?;
     let mut failures = Vec::new();
-    // Each file is locked, with a descriptor or two held, until the commit: bounded first.
+    let (resolved, read_through) = resolve_paths(workspace, patch, &mut failures);
+    let all_paths: Vec<&str> = resolved
+        .iter()
+        .flatten()
+        .flat_map(|(source, destination)| std::iter::once(source.as_str()).chain(destination.as_deref()))
+        .collect();
+    // Keyed by entry, as recovery keys them: a deleted link keeps its key once it is gone. A
+    // dry run writes nothing, so it takes no lock (and creates no lock file).
+    let locks = if options.dry_run {
+        Vec::new()
+    } else {
+        let canonical: Vec<editkit_vfs::CanonicalPath> =
+            all_paths.iter().map(|path| workspace.canonical_recorded(path)).collect::<Result<_, _>>()?;
+        workspace.txn().lock_entries(&canonical)?
+    };
+    let disk = read_all(workspace, &all_paths, &read_through, options);
+    let files = Files { workspace, patch, options, resolved: &resolved, read_through: &read_through, disk: &disk };
+    let (merging, mut chained) = files.check_staleness(&mut failures);
+    // Simulate the operations in order over the files as they would become.
+    let mut simulation = Simulation::new(patch, place_ahead(patch, &resolved, &disk, options));
+    for (index, (operation, paths)) in patch.operations().iter().zip(&resolved).enumerate() {
+        let Some((source, destination)) = paths else { continue };
+        let step = Step { index, operation, source, destination: destination.as_ref() };
+        simulation.apply(&files, &step, &merging, &mut chained, &mut failures)?;
+    }
+    files.check_outcome(&simulation, &mut failures);
+    if !failures.is_empty() {
+        return Err(Error::Plan { failures });
+    }
+    let (preview, writes) = simulation.finish(&disk);
+    Ok(Plan { locks, writes, preview })
+}
+
+/// A failure of a whole file (no hunk), at the patch line `patch_line`.
+fn file_failure(path: &str, patch_line: usize, cause: Cause) -> Failure {
+    Failure { path: path.to_owned(), hunk: None, patch_line, preview: String::new(), cause }
+}
+
+/// Each file is locked, with a descriptor or two held, until the commit: bounded first.
+fn check_file_count(patch: &Patch) -> Result<()> {
     let files = patch
         .operations()
         .iter()
@@ -281,11 +321,18 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     if files > MAX_PATCH_FILES {
         return Err(Error::TooManyFiles { files, limit: MAX_PATCH_FILES });
     }
-    // Resolve every path the operations name.
+    Ok(())
+}
+
+/// Each operation's paths (source, destination of a move) resolved, `None` for an operation
+/// whose paths were refused (its failure pushed), and the symlinks a deletion or move names:
+/// the link's canonical path → where its content lives.
+type Resolved = (Vec<Option<(String, Option<String>)>>, HashMap<String, String>);
+
+/// Resolves every path the operations name, by a few threads when there are many.
+fn resolve_paths(workspace: &Workspace, patch: &Patch, failures: &mut Vec<Failure>) -> Resolved {
     let mut resolved: Vec<Option<(String, Option<String>)>> = Vec::with_capacity(patch.operations().len());
-    // Symlinks a deletion or move names: the link's canonical path → where its content lives.
     let mut read_through: HashMap<String, String> = HashMap::new();
-    // Each operation's paths, resolved by a few threads when there are many.
     let found = crate::par::map(patch.operations(), FILES_PER_THREAD, crate::par::compute_threads(), |operation| {
         // A deletion or a move removes the directory entry the patch names: a symlink is
         // removed itself, never the file it points to (whose content is still what the
@@ -306,13 +353,6 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
         (source, destination.transpose())
     });
     for (operation, (source, destination)) in patch.operations().iter().zip(found) {
-        let file_failure = |path: &str, cause| Failure {
-            path: path.to_owned(),
-            hunk: None,
-            patch_line: operation.line(),
-            preview: String::new(),
-            cause,
-        };
         match (source, destination) {
             (Ok((source, followed)), Ok(destination)) => {
                 if let Some(followed) = followed.filter(|followed| *followed != source) {
@@ -321,34 +361,29 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                 resolved.push(Some((source, destination)));
             }
             (Err(err), _) => {
-                failures.push(file_failure(operation.path(), Cause::Vfs(err)));
+                failures.push(file_failure(operation.path(), operation.line(), Cause::Vfs(err)));
                 resolved.push(None);
             }
             (_, Err((to, err))) => {
-                failures.push(file_failure(&to, Cause::Vfs(err)));
+                failures.push(file_failure(&to, operation.line(), Cause::Vfs(err)));
                 resolved.push(None);
             }
         }
     }
-    let all_paths: Vec<&str> = resolved
-        .iter()
-        .flatten()
-        .flat_map(|(source, destination)| std::iter::once(source.as_str()).chain(destination.as_deref()))
-        .collect();
-    // Keyed by entry, as recovery keys them: a deleted link keeps its key once it is gone. A
-    // dry run writes nothing, so it takes no lock (and creates no lock file).
-    let locks = if options.dry_run {
-        Vec::new()
-    } else {
-        let canonical: Vec<editkit_vfs::CanonicalPath> =
-            all_paths.iter().map(|path| workspace.canonical_recorded(path)).collect::<Result<_, _>>()?;
-        workspace.txn().lock_entries(&canonical)?
-    };
-    // What is on disk now (read without arming the staleness guard).
-    // Each file once, read and hashed by a few threads when there are many.
+    (resolved, read_through)
+}
+
+/// What is on disk now (read without arming the staleness guard): each file once, read and
+/// hashed by a few threads when there are many.
+fn read_all(
+    workspace: &Workspace,
+    all_paths: &[&str],
+    read_through: &HashMap<String, String>,
+    options: &ApplyOptions,
+) -> HashMap<String, Disk> {
     let mut unique: Vec<&str> = Vec::with_capacity(all_paths.len());
     let mut seen: HashSet<&str> = HashSet::with_capacity(all_paths.len());
-    for path in &all_paths {
+    for path in all_paths {
         if seen.insert(*path) {
             unique.push(*path);
         }
@@ -356,30 +391,74 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
     let read = crate::par::map(&unique, FILES_PER_THREAD, crate::par::compute_threads(), |path| {
         read_disk(workspace, read_through.get(*path).map_or(*path, String::as_str), options.encoding)
     });
-    let disk: HashMap<String, Disk> = unique.iter().map(|path| (*path).to_owned()).zip(read).collect();
-    // How many operations name each path: a file merged with an outside change is named once.
-    let mut named: HashMap<&str, usize> = HashMap::new();
-    for (source, destination) in resolved.iter().flatten() {
-        for path in std::iter::once(source).chain(destination) {
-            *named.entry(path.as_str()).or_default() += 1;
-        }
+    unique.iter().map(|path| (*path).to_owned()).zip(read).collect()
+}
+
+/// Stale files whose hunks are planned on the version read (`options.bases`) and merged: the
+/// hash expected and the base.
+type Merging = HashMap<String, (Sha256, Arc<Text>)>;
+
+/// Stale files several updates name, merged as one change: the operations' indices, the merged
+/// text, each operation's hunk reports, the outside change (for the first).
+type Chains = HashMap<String, ChainedFile>;
+
+/// What planning reads and never changes: the patch, its resolved paths and the files found.
+struct Files<'a, 'ws> {
+    workspace: &'ws Workspace,
+    patch: &'a Patch,
+    options: &'a ApplyOptions,
+    resolved: &'a [Option<(String, Option<String>)>],
+    read_through: &'a HashMap<String, String>,
+    disk: &'a HashMap<String, Disk>,
+}
+
+/// The operation being simulated, with its resolved paths.
+struct Step<'a> {
+    index: usize,
+    operation: &'a Operation,
+    source: &'a String,
+    destination: Option<&'a String>,
+}
+
+impl Step<'_> {
+    fn failure(&self, cause: Cause) -> Failure {
+        file_failure(self.operation.path(), self.operation.line(), cause)
     }
-    // Stale files whose hunks are planned on the version read (`options.bases`) and merged.
-    let mut merging: HashMap<String, (Sha256, Arc<Text>)> = HashMap::new();
-    // Stale files several updates name, merged as one change: the operations' indices, the
-    // merged text, each operation's hunk reports, the outside change (for the first).
-    let mut chained: HashMap<String, ChainedFile> = HashMap::new();
-    // Staleness, once per existing file an operation reads.
-    let mut checked: HashSet<&str> = HashSet::new();
-    for (operation, paths) in patch.operations().iter().zip(&resolved) {
-        let Some((source, _)) = paths else { continue };
-        if matches!(operation, Operation::Add { .. }) || !checked.insert(source.as_str()) {
-            continue;
+}
+
+impl Files<'_, '_> {
+    /// The text of `path` on disk, when it is text.
+    fn text_on_disk(&self, path: &str) -> Option<&Text> {
+        self.disk.get(path).and_then(|d| d.content.as_deref()).and_then(|v| match &v.content {
+            Content::Text(text) => Some(text),
+            Content::Raw(..) => None,
+        })
+    }
+
+    /// Staleness, once per existing file an operation reads: a stale file is refused, or, when
+    /// its hunks were planned on a base the caller gives, merged with the change (alone, or
+    /// chained with the other updates naming it).
+    fn check_staleness(&self, failures: &mut Vec<Failure>) -> (Merging, Chains) {
+        let (options, disk) = (self.options, self.disk);
+        // How many operations name each path: a file merged with an outside change is named once.
+        let mut named: HashMap<&str, usize> = HashMap::new();
+        for (source, destination) in self.resolved.iter().flatten() {
+            for path in std::iter::once(source).chain(destination) {
+                *named.entry(path.as_str()).or_default() += 1;
+            }
         }
-        let Some(current) = disk.get(source.as_str()).and_then(|d| d.sha256) else { continue };
-        let given = options.expected_hashes.get(operation.path()).or_else(|| options.expected_hashes.get(source));
-        let expected = workspace.expected_hash(source, given.copied(), options.force);
-        if let Some(expected) = expected.filter(|expected| *expected != current) {
+        let mut merging = Merging::new();
+        let mut chained = Chains::new();
+        let mut checked: HashSet<&str> = HashSet::new();
+        for (operation, paths) in self.patch.operations().iter().zip(self.resolved) {
+            let Some((source, _)) = paths else { continue };
+            if matches!(operation, Operation::Add { .. }) || !checked.insert(source.as_str()) {
+                continue;
+            }
+            let Some(current) = disk.get(source.as_str()).and_then(|d| d.sha256) else { continue };
+            let given = options.expected_hashes.get(operation.path()).or_else(|| options.expected_hashes.get(source));
+            let expected = self.workspace.expected_hash(source, given.copied(), options.force);
+            let Some(expected) = expected.filter(|expected| *expected != current) else { continue };
             let is_text = disk
                 .get(source.as_str())
                 .and_then(|d| d.content.as_deref())
@@ -401,444 +480,504 @@ pub fn plan<'ws>(workspace: &'ws Workspace, patch: &Patch, options: &ApplyOption
                         merging.insert(source.clone(), (expected, Arc::clone(base)));
                     }
                     operations => {
-                        let now = disk.get(source.as_str()).and_then(|d| d.content.as_deref()).and_then(|v| {
-                            match &v.content {
-                                Content::Text(text) => Some(text),
-                                Content::Raw(..) => None,
-                            }
-                        });
-                        // Several updates in place, and nothing else, name it: their hunks
-                        // chained on the base and carried over as one change.
-                        let naming: Vec<(usize, &[crate::parse::Hunk])> = patch
-                            .operations()
-                            .iter()
-                            .zip(&resolved)
-                            .enumerate()
-                            .filter(|(_, (_, paths))| {
-                                paths.as_ref().is_some_and(|(from, to)| from == source || to.as_ref() == Some(source))
-                            })
-                            .map(|(index, (operation, paths))| match (operation, paths) {
-                                (Operation::Update { move_to: None, hunks, .. }, Some((_, None)))
-                                    if !hunks.is_empty() =>
-                                {
-                                    Some((index, hunks.as_slice()))
-                                }
-                                _ => None,
-                            })
-                            .collect::<Option<Vec<_>>>()
-                            .unwrap_or_default();
-                        if let Some(now) = now
-                            && naming.len() == operations
-                        {
-                            let chain: Vec<&[crate::parse::Hunk]> = naming.iter().map(|(_, hunks)| *hunks).collect();
-                            let outside = crate::outside::OutsideChange::between(source, base.as_str(), now.as_str());
-                            match crate::merge::merge_chain(base, now, &chain, options.strict) {
-                                Ok((merged, reports)) => {
-                                    let indices = naming.iter().map(|(index, _)| *index).collect();
-                                    chained.insert(source.clone(), (indices, (merged, reports), Some(outside)));
-                                }
-                                Err(edit_lines) => failures.push(Failure {
-                                    path: operation.path().to_owned(),
-                                    hunk: None,
-                                    patch_line: operation.line(),
-                                    preview: String::new(),
-                                    cause: Cause::ChangedOutside {
-                                        source: Box::new(stale),
-                                        edit_lines,
-                                        outside: Box::new(outside),
-                                    },
-                                }),
-                            }
-                            continue;
+                        let stale = Stale { operation, source, base, error: stale, operations };
+                        if let Some(failure) = self.chain(stale, &mut chained) {
+                            failures.push(failure);
                         }
-                        let now = now.map(Text::as_str);
-                        failures.push(Failure {
-                            path: operation.path().to_owned(),
-                            hunk: None,
-                            patch_line: operation.line(),
-                            preview: String::new(),
-                            cause: Cause::NamedTwice {
-                                source: Box::new(stale),
-                                operations,
-                                outside: Box::new(crate::outside::OutsideChange::between(
-                                    source,
-                                    base.as_str(),
-                                    now.unwrap_or_default(),
-                                )),
-                            },
-                        });
                     }
                 }
                 continue;
             }
-            failures.push(Failure {
-                path: operation.path().to_owned(),
-                hunk: None,
-                patch_line: operation.line(),
-                preview: String::new(),
-                cause: Cause::Vfs(stale),
-            });
+            failures.push(file_failure(operation.path(), operation.line(), Cause::Vfs(stale)));
         }
+        (merging, chained)
     }
-    // Simulate the operations in order over the files as they would become.
-    // Each file's content as it would become (each content is hashed once).
-    let mut state: HashMap<String, Option<Arc<Version>>> = HashMap::new();
-    // The report's diffs, in operation order, and the reports whose new hash they give.
-    let mut diffs: Vec<DiffJob> = Vec::new();
-    let mut new_hashes: Vec<(usize, Arc<Version>)> = Vec::new();
-    // Where a moved file's content came from on disk (for its permission bits).
-    let mut origin: HashMap<String, String> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut preview = Applied {
-        dry_run: true,
-        dialect: patch.dialect(),
-        added: Vec::new(),
-        updated: Vec::new(),
-        deleted: Vec::new(),
-        moved: Vec::new(),
-        files: Vec::new(),
-        diff: String::new(),
-        recovered: None,
-    };
-    let mut ahead = place_ahead(patch, &resolved, &disk, options);
-    let mut work = 0u64;
-    for (index, (operation, paths)) in patch.operations().iter().zip(&resolved).enumerate() {
-        let Some((source, destination)) = paths else { continue };
-        for path in std::iter::once(source).chain(destination) {
-            if !state.contains_key(path) {
-                let content = disk.get(path).and_then(|d| d.content.clone());
-                state.insert(path.clone(), content);
-                order.push(path.clone());
-            }
-        }
-        let file_failure = |cause| Failure {
-            path: operation.path().to_owned(),
-            hunk: None,
-            patch_line: operation.line(),
-            preview: String::new(),
-            cause,
-        };
-        let problem = disk.get(source.as_str()).and_then(|d| d.problem.as_ref());
-        let current = state.get(source).cloned().flatten();
-        let current_sha256 = current.as_ref().map(|version| version.sha256());
-        match operation {
-            Operation::Add { content, .. } => {
-                if current.is_some() || problem.is_some() {
-                    failures.push(file_failure(Cause::AddTargetExists));
-                    continue;
-                }
-                let added = Version::new(Content::Text(Text::new(content, LineEnding::Lf, false)));
-                diffs.push(DiffJob {
-                    old: None,
-                    new: Some((source.clone(), NewSide::Added(content.clone()))),
-                    windows: None,
-                    done: None,
-                });
-                preview.added.push(source.clone());
-                new_hashes.push((preview.files.len(), Arc::clone(&added)));
-                preview.files.push(FileReport {
-                    action: Action::Added,
-                    path: source.clone(),
-                    moved_from: None,
-                    sha256_before: None,
-                    sha256_after: None,
-                    hunks: Vec::new(),
-                    merged_with: None,
-                });
-                state.insert(source.clone(), Some(added));
-            }
-            Operation::Delete { content: expected, .. } => {
-                let Some(current) = current else {
-                    failures.push(file_failure(
-                        match disk_problem(workspace, read_through.get(source).unwrap_or(source), problem) {
-                            Some(err) => Cause::Vfs(err),
-                            None => Cause::Missing { op: "delete" },
-                        },
-                    ));
-                    continue;
-                };
-                if let (Some(expected), Some(actual)) = (expected, current.content.diff_text())
-                    && let Some(line) = first_difference(expected, actual)
-                {
-                    failures.push(file_failure(Cause::DeleteMismatch { line }));
-                    continue;
-                }
-                diffs.push(DiffJob { old: Some((source.clone(), current)), new: None, windows: None, done: None });
-                preview.deleted.push(source.clone());
-                preview.files.push(FileReport {
-                    action: Action::Deleted,
-                    path: source.clone(),
-                    moved_from: None,
-                    sha256_before: current_sha256,
-                    sha256_after: None,
-                    hunks: Vec::new(),
-                    merged_with: None,
-                });
-                state.insert(source.clone(), None);
-            }
-            Operation::Update { hunks, .. } => {
-                let Some(current) = current else {
-                    failures.push(file_failure(
-                        match disk_problem(workspace, read_through.get(source).unwrap_or(source), problem) {
-                            Some(err) => Cause::Vfs(err),
-                            None => Cause::Missing { op: "update" },
-                        },
-                    ));
-                    continue;
-                };
-                let target = destination.clone().unwrap_or_else(|| source.clone());
-                if target != *source && state.get(&target).is_some_and(Option::is_some) {
-                    let to = match operation {
-                        Operation::Update { move_to: Some(to), .. } => to.clone(),
-                        _ => target.clone(),
-                    };
-                    failures.push(file_failure(Cause::MoveTargetExists { to }));
-                    continue;
-                }
-                if target != *source
-                    && state.get(&target).is_some_and(Option::is_none)
-                    && let Some(err) =
-                        disk_problem(workspace, &target, disk.get(&target).and_then(|d| d.problem.as_ref()))
-                {
-                    // A folder, a device or a file too large to read stands at the destination.
-                    failures.push(file_failure(Cause::Vfs(err)));
-                    continue;
-                }
-                let mut merged_with = None;
-                let Placed { version: updated, reports, windows, diff } = match (&current.content, hunks.is_empty()) {
-                    // A move without hunks keeps the content, and its hash.
-                    (content, true) => {
-                        if let (Some((_, base)), Content::Text(text)) = (merging.get(source), content) {
-                            merged_with =
-                                Some(crate::outside::OutsideChange::between(source, base.as_str(), text.as_str()));
-                        }
-                        Placed { version: Arc::clone(&current), reports: Vec::new(), windows: None, diff: None }
-                    }
-                    (Content::Raw(_, err), false) => {
-                        failures
-                            .push(file_failure(Cause::Vfs(editkit_vfs::Error::from_decode(operation.path(), *err))));
-                        continue;
-                    }
-                    (Content::Text(text), false) => {
-                        charge_work(&mut work, operation.path(), text, hunks, options.max_work)?;
-                        let in_chain = chained.get_mut(source).and_then(|(indices, (merged, reports), outside)| {
-                            let at = indices.iter().position(|at| *at == index)?;
-                            // The first operation writes the merged text; the others keep it.
-                            let version = if at == 0 {
-                                Version::new(Content::Text(merged.clone()))
-                            } else {
-                                Arc::clone(&current)
-                            };
-                            Some((version, std::mem::take(&mut reports[at]), outside.take()))
-                        });
-                        if let Some((version, reports, outside)) = in_chain {
-                            ahead.remove(&index);
-                            merged_with = outside;
-                            Placed { version, reports, windows: None, diff: None }
-                        } else if let Some((expected, base)) = merging.get(source) {
-                            ahead.remove(&index);
-                            let stale = editkit_vfs::Error::Stale {
-                                path: operation.path().to_owned(),
-                                expected: Some(*expected),
-                                current: current_sha256,
-                            };
-                            let outside = crate::outside::OutsideChange::between(source, base.as_str(), text.as_str());
-                            match crate::merge::merge(base, text, hunks, options.strict) {
-                                Ok((text, reports)) => {
-                                    merged_with = Some(outside);
-                                    Placed {
-                                        version: Version::new(Content::Text(text)),
-                                        reports,
-                                        windows: None,
-                                        diff: None,
-                                    }
-                                }
-                                Err(edit_lines) => {
-                                    failures.push(file_failure(Cause::ChangedOutside {
-                                        source: Box::new(stale),
-                                        edit_lines,
-                                        outside: Box::new(outside),
-                                    }));
-                                    continue;
-                                }
-                            }
-                        } else {
-                            let placed = ahead.remove(&index).unwrap_or_else(|| {
-                                apply_hunks(text, hunks, options.strict).map(|(text, reports, windows)| Placed {
-                                    version: Version::new(Content::Text(text)),
-                                    reports,
-                                    windows,
-                                    diff: None,
-                                })
-                            });
-                            match placed {
-                                Ok(placed) => placed,
-                                Err(hunk_failures) => {
-                                    for (idx, cause) in hunk_failures {
-                                        let hunk = hunks.get(idx);
-                                        failures.push(Failure {
-                                            path: operation.path().to_owned(),
-                                            hunk: Some(idx + 1),
-                                            patch_line: hunk.map_or(operation.line(), |h| h.line),
-                                            preview: hunk.map(crate::parse::Hunk::preview).unwrap_or_default(),
-                                            cause,
-                                        });
-                                    }
-                                    continue;
-                                }
-                            }
-                        }
-                    }
-                };
-                // A new text its file's encoding cannot hold is refused; one it holds is encoded once.
-                if let Content::Text(text) = &updated.content
-                    && !text.encoding().is_utf8()
-                {
-                    match text.try_encoded() {
-                        Ok(bytes) => {
-                            let _ = updated.encoded.set(bytes.into_owned());
-                        }
-                        Err(err) => {
-                            failures.push(file_failure(Cause::Vfs(editkit_vfs::Error::from_unencodable(
-                                operation.path(),
-                                err,
-                            ))));
-                            continue;
-                        }
-                    }
-                }
-                let moved = target != *source;
-                diffs.push(DiffJob {
-                    old: Some((source.clone(), current)),
-                    new: Some((target.clone(), NewSide::Version(Arc::clone(&updated)))),
-                    windows,
-                    done: diff,
-                });
-                if moved {
-                    preview.moved.push(Moved { from: source.clone(), to: target.clone() });
-                } else {
-                    preview.updated.push(source.clone());
-                }
-                new_hashes.push((preview.files.len(), Arc::clone(&updated)));
-                preview.files.push(FileReport {
-                    action: if moved { Action::Moved } else { Action::Updated },
-                    path: target.clone(),
-                    moved_from: moved.then(|| source.clone()),
-                    sha256_before: current_sha256,
-                    sha256_after: None,
-                    hunks: reports,
-                    merged_with,
-                });
-                if moved {
-                    state.insert(source.clone(), None);
-                    let first = origin.remove(source).unwrap_or_else(|| source.clone());
-                    origin.insert(target.clone(), first);
-                }
-                state.insert(target, Some(updated));
-            }
-        }
-    }
-    // A read-only file (its owner took away its write bit) is neither changed nor removed,
-    // whoever runs the patch; moved whole, it keeps its content and mode, as `mv` does. A link
-    // the patch removes leaves the file it points to as it is.
-    for path in &order {
-        let Some(before) = disk.get(path).and_then(|d| d.sha256) else { continue };
-        let unchanged = |version: Option<&Arc<Version>>| version.is_some_and(|version| version.sha256() == before);
-        let kept = match state.get(path).and_then(Option::as_ref) {
-            Some(version) => unchanged(Some(version)),
-            None => {
-                read_through.contains_key(path)
-                    || origin.iter().any(|(to, from)| from == path && unchanged(state.get(to).and_then(Option::as_ref)))
-            }
-        };
-        if let (false, Err(err)) = (kept, workspace.check_writable(path)) {
-            failures.push(Failure {
-                path: path.clone(),
-                hunk: None,
-                patch_line: 0,
-                preview: String::new(),
-                cause: Cause::Vfs(err),
-            });
-        }
-    }
-    // A file the patch writes cannot also be a folder of another file it writes.
-    let written: HashSet<&str> =
-        state.iter().filter(|(_, content)| content.is_some()).map(|(path, _)| path.as_str()).collect();
-    let mut in_order: Vec<&str> = written.iter().copied().collect();
-    in_order.sort_unstable();
-    for path in &in_order {
-        let mut parent = *path;
-        while let Some((above, _)) = parent.rsplit_once('/') {
-            if written.contains(above) {
-                failures.push(Failure {
-                    path: (*path).to_owned(),
-                    hunk: None,
-                    patch_line: 0,
-                    preview: String::new(),
-                    cause: Cause::Vfs(editkit_vfs::Error::NotADirectory { path: above.to_owned() }),
-                });
-                break;
-            }
-            parent = above;
-        }
-    }
-    // No file is written larger than the workspace reads: it would be one no tool could read
-    // back (the new texts are bounded already, by the files read and the patch's own size).
-    let limit = workspace.max_read_bytes();
-    for path in &in_order {
-        if let Some(Some(version)) = state.get(*path)
-            && let size = version.bytes().len() as u64
-            && size > limit
-        {
-            failures.push(Failure {
-                path: (*path).to_owned(),
-                hunk: None,
-                patch_line: 0,
-                preview: String::new(),
-                cause: Cause::Vfs(editkit_vfs::Error::TooLarge { path: (*path).to_owned(), size, limit }),
-            });
-        }
-    }
-    if !failures.is_empty() {
-        return Err(Error::Plan { failures });
-    }
-    // The report's diffs, and the new contents' hashes with them, on a few threads.
-    let todo: Vec<&DiffJob> = diffs.iter().filter(|job| job.done.is_none()).collect();
-    let mut made = crate::par::map(&todo, FILES_PER_THREAD, crate::par::compute_threads(), |job| job.run()).into_iter();
-    for job in diffs {
-        match job.done {
-            Some(done) => preview.diff.push_str(&done),
-            None => preview.diff.push_str(&made.next().unwrap_or_default()),
-        }
-    }
-    for (index, version) in new_hashes {
-        if let Some(file) = preview.files.get_mut(index) {
-            file.sha256_after = Some(version.sha256());
-        }
-    }
-    let mut writes = Vec::new();
-    for path in order {
-        let before = disk.get(&path);
-        let after = state.remove(&path).flatten();
-        let sha256_before = before.and_then(|d| d.sha256);
-        let unchanged = match (&after, sha256_before) {
-            (None, None) => true,
-            (Some(after), Some(sha256_before)) => after.sha256() == sha256_before,
-            _ => false,
-        };
-        let sha256_after = after.as_ref().map(|version| version.sha256());
-        if !unchanged {
-            let permissions_from = match (&sha256_before, &after) {
-                (None, Some(_)) => {
-                    origin.get(&path).filter(|from| disk.get(*from).is_some_and(|d| d.sha256.is_some())).cloned()
+
+    /// A stale file `operations` operations name: when they are all updates in place, their
+    /// hunks chained on the base and carried over as one change (into `chained`); else, or
+    /// when they cannot be merged, the failure.
+    fn chain(&self, stale: Stale<'_>, chained: &mut Chains) -> Option<Failure> {
+        let Stale { operation, source, base, error, operations } = stale;
+        let now = self.text_on_disk(source);
+        let naming: Vec<(usize, &[crate::parse::Hunk])> = self
+            .patch
+            .operations()
+            .iter()
+            .zip(self.resolved)
+            .enumerate()
+            .filter(|(_, (_, paths))| {
+                paths.as_ref().is_some_and(|(from, to)| from == source || to.as_ref() == Some(source))
+            })
+            .map(|(index, (operation, paths))| match (operation, paths) {
+                (Operation::Update { move_to: None, hunks, .. }, Some((_, None))) if !hunks.is_empty() => {
+                    Some((index, hunks.as_slice()))
                 }
                 _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
+        if let Some(now) = now
+            && naming.len() == operations
+        {
+            let chain: Vec<&[crate::parse::Hunk]> = naming.iter().map(|(_, hunks)| *hunks).collect();
+            let outside = crate::outside::OutsideChange::between(source, base.as_str(), now.as_str());
+            return match crate::merge::merge_chain(base, now, &chain, self.options.strict) {
+                Ok((merged, reports)) => {
+                    let indices = naming.iter().map(|(index, _)| *index).collect();
+                    chained.insert(source.clone(), (indices, (merged, reports), Some(outside)));
+                    None
+                }
+                Err(edit_lines) => Some(file_failure(
+                    operation.path(),
+                    operation.line(),
+                    Cause::ChangedOutside { source: Box::new(error), edit_lines, outside: Box::new(outside) },
+                )),
             };
-            let before = before.and_then(|d| d.content.clone());
-            writes.push(FileWrite { path, sha256_before, after, sha256_after, before, permissions_from });
+        }
+        let now = now.map(Text::as_str);
+        Some(file_failure(
+            operation.path(),
+            operation.line(),
+            Cause::NamedTwice {
+                source: Box::new(error),
+                operations,
+                outside: Box::new(crate::outside::OutsideChange::between(
+                    source,
+                    base.as_str(),
+                    now.unwrap_or_default(),
+                )),
+            },
+        ))
+    }
+
+    /// What is refused once every operation is simulated: a read-only file changed or
+    /// removed, a file written where another written file needs a folder, a file written
+    /// larger than the workspace reads.
+    fn check_outcome(&self, simulation: &Simulation, failures: &mut Vec<Failure>) {
+        let state = &simulation.state;
+        // A read-only file (its owner took away its write bit) is neither changed nor removed,
+        // whoever runs the patch; moved whole, it keeps its content and mode, as `mv` does. A
+        // link the patch removes leaves the file it points to as it is.
+        for path in &simulation.order {
+            let Some(before) = self.disk.get(path).and_then(|d| d.sha256) else { continue };
+            let unchanged = |version: Option<&Arc<Version>>| version.is_some_and(|version| version.sha256() == before);
+            let kept = match state.get(path).and_then(Option::as_ref) {
+                Some(version) => unchanged(Some(version)),
+                None => {
+                    self.read_through.contains_key(path)
+                        || simulation
+                            .origin
+                            .iter()
+                            .any(|(to, from)| from == path && unchanged(state.get(to).and_then(Option::as_ref)))
+                }
+            };
+            if let (false, Err(err)) = (kept, self.workspace.check_writable(path)) {
+                failures.push(file_failure(path, 0, Cause::Vfs(err)));
+            }
+        }
+        // A file the patch writes cannot also be a folder of another file it writes.
+        let written: HashSet<&str> =
+            state.iter().filter(|(_, content)| content.is_some()).map(|(path, _)| path.as_str()).collect();
+        let mut in_order: Vec<&str> = written.iter().copied().collect();
+        in_order.sort_unstable();
+        for path in &in_order {
+            let mut parent = *path;
+            while let Some((above, _)) = parent.rsplit_once('/') {
+                if written.contains(above) {
+                    let cause = Cause::Vfs(editkit_vfs::Error::NotADirectory { path: above.to_owned() });
+                    failures.push(file_failure(path, 0, cause));
+                    break;
+                }
+                parent = above;
+            }
+        }
+        // No file is written larger than the workspace reads: it would be one no tool could
+        // read back (the new texts are bounded already, by the files read and the patch's own
+        // size).
+        let limit = self.workspace.max_read_bytes();
+        for path in &in_order {
+            if let Some(Some(version)) = state.get(*path)
+                && let size = version.bytes().len() as u64
+                && size > limit
+            {
+                let cause = Cause::Vfs(editkit_vfs::Error::TooLarge { path: (*path).to_owned(), size, limit });
+                failures.push(file_failure(path, 0, cause));
+            }
         }
     }
-    Ok(Plan { locks, writes, preview })
+}
+
+/// A stale file several operations name, as [`Files::chain`] takes it.
+struct Stale<'a> {
+    operation: &'a Operation,
+    source: &'a String,
+    base: &'a Arc<Text>,
+    error: editkit_vfs::Error,
+    operations: usize,
+}
+
+/// The operations simulated in order over the files as they would become.
+struct Simulation {
+    /// Each file's content as it would become (each content is hashed once).
+    state: HashMap<String, Option<Arc<Version>>>,
+    /// The report's diffs, in operation order.
+    diffs: Vec<DiffJob>,
+    /// The reports whose new hash the diffs give.
+    new_hashes: Vec<(usize, Arc<Version>)>,
+    /// Where a moved file's content came from on disk (for its permission bits).
+    origin: HashMap<String, String>,
+    /// Every path in the order operations first name it.
+    order: Vec<String>,
+    preview: Applied,
+    /// Updates placed ahead on a few threads ([`place_ahead`]), by operation.
+    ahead: HashMap<usize, std::result::Result<Placed, Vec<crate::locate::HunkFailure>>>,
+    /// The matching work charged so far.
+    work: u64,
+}
+
+impl Simulation {
+    fn new(
+        patch: &Patch,
+        ahead: HashMap<usize, std::result::Result<Placed, Vec<crate::locate::HunkFailure>>>,
+    ) -> Simulation {
+        Simulation {
+            state: HashMap::new(),
+            diffs: Vec::new(),
+            new_hashes: Vec::new(),
+            origin: HashMap::new(),
+            order: Vec::new(),
+            preview: Applied {
+                dry_run: true,
+                dialect: patch.dialect(),
+                added: Vec::new(),
+                updated: Vec::new(),
+                deleted: Vec::new(),
+                moved: Vec::new(),
+                files: Vec::new(),
+                diff: String::new(),
+                recovered: None,
+            },
+            ahead,
+            work: 0,
+        }
+    }
+
+    /// Simulates one operation; a refusal goes to `failures`.
+    ///
+    /// # Errors
+    /// `Error::TooMuchWork` when placing its hunks would pass the work budget.
+    fn apply(
+        &mut self,
+        files: &Files<'_, '_>,
+        step: &Step<'_>,
+        merging: &Merging,
+        chained: &mut Chains,
+        failures: &mut Vec<Failure>,
+    ) -> Result<()> {
+        for path in std::iter::once(step.source).chain(step.destination) {
+            if !self.state.contains_key(path) {
+                let content = files.disk.get(path).and_then(|d| d.content.clone());
+                self.state.insert(path.clone(), content);
+                self.order.push(path.clone());
+            }
+        }
+        let source = step.source;
+        let problem = files.disk.get(source.as_str()).and_then(|d| d.problem.as_ref());
+        let current = self.state.get(source).cloned().flatten();
+        let missing =
+            |op| match disk_problem(files.workspace, files.read_through.get(source).unwrap_or(source), problem) {
+                Some(err) => Cause::Vfs(err),
+                None => Cause::Missing { op },
+            };
+        match step.operation {
+            Operation::Add { content, .. } => {
+                if current.is_some() || problem.is_some() {
+                    failures.push(step.failure(Cause::AddTargetExists));
+                } else {
+                    self.add(source, content);
+                }
+            }
+            Operation::Delete { content: expected, .. } => match current {
+                None => failures.push(step.failure(missing("delete"))),
+                Some(current) => {
+                    if let (Some(expected), Some(actual)) = (expected, current.content.diff_text())
+                        && let Some(line) = first_difference(expected, actual)
+                    {
+                        failures.push(step.failure(Cause::DeleteMismatch { line }));
+                    } else {
+                        self.delete(source, current);
+                    }
+                }
+            },
+            Operation::Update { hunks, .. } => match current {
+                None => failures.push(step.failure(missing("update"))),
+                Some(current) => {
+                    let update = Update { step, hunks, current };
+                    if let Err(failure) = self.update(files, &update, merging, chained)? {
+                        failures.extend(failure);
+                    }
+                }
+            },
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, source: &str, content: &str) {
+        let added = Version::new(Content::Text(Text::new(content, LineEnding::Lf, false)));
+        self.diffs.push(DiffJob {
+            old: None,
+            new: Some((source.to_owned(), NewSide::Added(content.to_owned()))),
+            windows: None,
+            done: None,
+        });
+        self.preview.added.push(source.to_owned());
+        self.new_hashes.push((self.preview.files.len(), Arc::clone(&added)));
+        self.preview.files.push(FileReport {
+            action: Action::Added,
+            path: source.to_owned(),
+            moved_from: None,
+            sha256_before: None,
+            sha256_after: None,
+            hunks: Vec::new(),
+            merged_with: None,
+        });
+        self.state.insert(source.to_owned(), Some(added));
+    }
+
+    fn delete(&mut self, source: &str, current: Arc<Version>) {
+        let sha256_before = Some(current.sha256());
+        self.diffs.push(DiffJob { old: Some((source.to_owned(), current)), new: None, windows: None, done: None });
+        self.preview.deleted.push(source.to_owned());
+        self.preview.files.push(FileReport {
+            action: Action::Deleted,
+            path: source.to_owned(),
+            moved_from: None,
+            sha256_before,
+            sha256_after: None,
+            hunks: Vec::new(),
+            merged_with: None,
+        });
+        self.state.insert(source.to_owned(), None);
+    }
+
+    /// Simulates an update (a move too) of a file that exists: `Ok(Err(failures))` when it is
+    /// refused.
+    fn update(
+        &mut self,
+        files: &Files<'_, '_>,
+        update: &Update<'_>,
+        merging: &Merging,
+        chained: &mut Chains,
+    ) -> Result<std::result::Result<(), Vec<Failure>>> {
+        let Update { step, current, .. } = update;
+        let source = step.source;
+        let target = step.destination.cloned().unwrap_or_else(|| source.clone());
+        if target != *source && self.state.get(&target).is_some_and(Option::is_some) {
+            let to = match step.operation {
+                Operation::Update { move_to: Some(to), .. } => to.clone(),
+                _ => target.clone(),
+            };
+            return Ok(Err(vec![step.failure(Cause::MoveTargetExists { to })]));
+        }
+        if target != *source
+            && self.state.get(&target).is_some_and(Option::is_none)
+            && let Some(err) =
+                disk_problem(files.workspace, &target, files.disk.get(&target).and_then(|d| d.problem.as_ref()))
+        {
+            // A folder, a device or a file too large to read stands at the destination.
+            return Ok(Err(vec![step.failure(Cause::Vfs(err))]));
+        }
+        let (Placed { version: updated, reports, windows, diff }, merged_with) =
+            match self.place(files, update, merging, chained)? {
+                Ok(placed) => placed,
+                Err(failures) => return Ok(Err(failures)),
+            };
+        // A new text its file's encoding cannot hold is refused; one it holds is encoded once.
+        if let Content::Text(text) = &updated.content
+            && !text.encoding().is_utf8()
+        {
+            match text.try_encoded() {
+                Ok(bytes) => {
+                    let _ = updated.encoded.set(bytes.into_owned());
+                }
+                Err(err) => {
+                    let cause = Cause::Vfs(editkit_vfs::Error::from_unencodable(step.operation.path(), err));
+                    return Ok(Err(vec![step.failure(cause)]));
+                }
+            }
+        }
+        let moved = target != *source;
+        self.diffs.push(DiffJob {
+            old: Some((source.clone(), Arc::clone(current))),
+            new: Some((target.clone(), NewSide::Version(Arc::clone(&updated)))),
+            windows,
+            done: diff,
+        });
+        if moved {
+            self.preview.moved.push(Moved { from: source.clone(), to: target.clone() });
+        } else {
+            self.preview.updated.push(source.clone());
+        }
+        self.new_hashes.push((self.preview.files.len(), Arc::clone(&updated)));
+        self.preview.files.push(FileReport {
+            action: if moved { Action::Moved } else { Action::Updated },
+            path: target.clone(),
+            moved_from: moved.then(|| source.clone()),
+            sha256_before: Some(current.sha256()),
+            sha256_after: None,
+            hunks: reports,
+            merged_with,
+        });
+        if moved {
+            self.state.insert(source.clone(), None);
+            let first = self.origin.remove(source).unwrap_or_else(|| source.clone());
+            self.origin.insert(target.clone(), first);
+        }
+        self.state.insert(target, Some(updated));
+        Ok(Ok(()))
+    }
+
+    /// An update's hunks placed on the file's current content: through a chain of updates
+    /// merged with an outside change, merged alone with one, placed ahead, or placed now. Gives
+    /// the placement and the outside change it was merged with.
+    fn place(
+        &mut self,
+        files: &Files<'_, '_>,
+        update: &Update<'_>,
+        merging: &Merging,
+        chained: &mut Chains,
+    ) -> Result<Placement> {
+        let Update { step, hunks, current } = update;
+        let (source, index, options) = (step.source, step.index, files.options);
+        let text = match (&current.content, hunks.is_empty()) {
+            // A move without hunks keeps the content, and its hash.
+            (content, true) => {
+                let merged_with = match (merging.get(source), content) {
+                    (Some((_, base)), Content::Text(text)) => {
+                        Some(crate::outside::OutsideChange::between(source, base.as_str(), text.as_str()))
+                    }
+                    _ => None,
+                };
+                let placed = Placed { version: Arc::clone(current), reports: Vec::new(), windows: None, diff: None };
+                return Ok(Ok((placed, merged_with)));
+            }
+            (Content::Raw(_, err), false) => {
+                let cause = Cause::Vfs(editkit_vfs::Error::from_decode(step.operation.path(), *err));
+                return Ok(Err(vec![step.failure(cause)]));
+            }
+            (Content::Text(text), false) => text,
+        };
+        charge_work(&mut self.work, step.operation.path(), text, hunks, options.max_work)?;
+        let in_chain = chained.get_mut(source).and_then(|(indices, (merged, reports), outside)| {
+            let at = indices.iter().position(|at| *at == index)?;
+            // The first operation writes the merged text; the others keep it.
+            let version = if at == 0 { Version::new(Content::Text(merged.clone())) } else { Arc::clone(current) };
+            Some((version, std::mem::take(&mut reports[at]), outside.take()))
+        });
+        if let Some((version, reports, outside)) = in_chain {
+            self.ahead.remove(&index);
+            return Ok(Ok((Placed { version, reports, windows: None, diff: None }, outside)));
+        }
+        if let Some((expected, base)) = merging.get(source) {
+            self.ahead.remove(&index);
+            let stale = editkit_vfs::Error::Stale {
+                path: step.operation.path().to_owned(),
+                expected: Some(*expected),
+                current: Some(current.sha256()),
+            };
+            let outside = crate::outside::OutsideChange::between(source, base.as_str(), text.as_str());
+            return Ok(match crate::merge::merge(base, text, hunks, options.strict) {
+                Ok((text, reports)) => {
+                    let version = Version::new(Content::Text(text));
+                    Ok((Placed { version, reports, windows: None, diff: None }, Some(outside)))
+                }
+                Err(edit_lines) => Err(vec![step.failure(Cause::ChangedOutside {
+                    source: Box::new(stale),
+                    edit_lines,
+                    outside: Box::new(outside),
+                })]),
+            });
+        }
+        let placed = self.ahead.remove(&index).unwrap_or_else(|| {
+            apply_hunks(text, hunks, options.strict).map(|(text, reports, windows)| Placed {
+                version: Version::new(Content::Text(text)),
+                reports,
+                windows,
+                diff: None,
+            })
+        });
+        Ok(match placed {
+            Ok(placed) => Ok((placed, None)),
+            Err(hunk_failures) => Err(hunk_failures
+                .into_iter()
+                .map(|(idx, cause)| {
+                    let hunk = hunks.get(idx);
+                    Failure {
+                        path: step.operation.path().to_owned(),
+                        hunk: Some(idx + 1),
+                        patch_line: hunk.map_or(step.operation.line(), |h| h.line),
+                        preview: hunk.map(crate::parse::Hunk::preview).unwrap_or_default(),
+                        cause,
+                    }
+                })
+                .collect()),
+        })
+    }
+
+    /// The report (its diffs, and the new contents' hashes with them, made on a few threads)
+    /// and the writes: every file whose content changes, in the order operations named them.
+    fn finish(mut self, disk: &HashMap<String, Disk>) -> (Applied, Vec<FileWrite>) {
+        let mut preview = self.preview;
+        let todo: Vec<&DiffJob> = self.diffs.iter().filter(|job| job.done.is_none()).collect();
+        let mut made =
+            crate::par::map(&todo, FILES_PER_THREAD, crate::par::compute_threads(), |job| job.run()).into_iter();
+        for job in self.diffs {
+            match job.done {
+                Some(done) => preview.diff.push_str(&done),
+                None => preview.diff.push_str(&made.next().unwrap_or_default()),
+            }
+        }
+        for (index, version) in self.new_hashes {
+            if let Some(file) = preview.files.get_mut(index) {
+                file.sha256_after = Some(version.sha256());
+            }
+        }
+        let mut writes = Vec::new();
+        for path in self.order {
+            let before = disk.get(&path);
+            let after = self.state.remove(&path).flatten();
+            let sha256_before = before.and_then(|d| d.sha256);
+            let unchanged = match (&after, sha256_before) {
+                (None, None) => true,
+                (Some(after), Some(sha256_before)) => after.sha256() == sha256_before,
+                _ => false,
+            };
+            let sha256_after = after.as_ref().map(|version| version.sha256());
+            if !unchanged {
+                let permissions_from = match (&sha256_before, &after) {
+                    (None, Some(_)) => self
+                        .origin
+                        .get(&path)
+                        .filter(|from| disk.get(*from).is_some_and(|d| d.sha256.is_some()))
+                        .cloned(),
+                    _ => None,
+                };
+                let before = before.and_then(|d| d.content.clone());
+                writes.push(FileWrite { path, sha256_before, after, sha256_after, before, permissions_from });
+            }
+        }
+        (preview, writes)
+    }
+}
+
+/// An update placed, with the outside change it was merged with, or why it is refused.
+type Placement = std::result::Result<(Placed, Option<crate::outside::OutsideChange>), Vec<Failure>>;
+
+/// An update of a file that exists, as [`Simulation::update`] takes it.
+struct Update<'a> {
+    step: &'a Step<'a>,
+    hunks: &'a [crate::parse::Hunk],
+    current: Arc<Version>,
 }
 
 /// An update's hunks placed: the new content, each hunk's report, the line windows changed
