@@ -503,15 +503,56 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
         old_bytes.get(prefix..).unwrap_or_default(),
         new_bytes.get(prefix..).unwrap_or_default(),
     );
-    let (old_change_end, new_change_end) = (old.len() - suffix, new.len() - suffix);
+    let change = Change {
+        old,
+        new,
+        prefix,
+        old_change_end: old.len() - suffix,
+        new_change_end: new.len() - suffix,
+        delta: new.len() as isize - old.len() as isize,
+    };
+    let (before, start, previous, after_change) = region_start::<L>(&change)?;
+    let lines_before = memchr::memchr_iter(b'\n', old_bytes.get(..start).unwrap_or_default()).count();
+    let mut scans = Scans { old_scan: before, new_scan: L::resume(new_bytes, start), start, previous, lines_before };
+    let (settled, natural_end) = scans.settle(&change, after_change);
+    if let Some((old_end, new_end)) = settled {
+        if scans.old_scan.anomaly().is_some_and(|anomaly| anomaly.at() < old_end) {
+            return Err(NoRegion::Unestablished);
+        }
+        return Ok(scans.region(&change, old_end, new_end, None));
+    }
+    // The new text stays open past the change, or never lexes like the old one again.
+    if scans.old_scan.anomaly().is_some() {
+        return Err(NoRegion::Unestablished);
+    }
+    scans.unsettled(&change, natural_end)
+}
 
+/// Where two texts differ: `old[prefix..old_change_end]` became `new[prefix..new_change_end]`.
+struct Change<'t> {
+    old: &'t str,
+    new: &'t str,
+    prefix: usize,
+    old_change_end: usize,
+    new_change_end: usize,
+    /// `new.len() - old.len()`.
+    delta: isize,
+}
+
+/// The old text's scan and the region's start, as [`region_start`] gives them.
+type Start<L> = (L, usize, Option<usize>, Option<usize>);
+
+/// Where the region starts: the old text's scan stopped at the first boundary at or past the
+/// change (that boundary), the start (a statement before the change that also starts one in
+/// the new text) and the statement start before it.
+fn region_start<'t, L: Lex<'t>>(change: &Change<'t>) -> Result<Start<L>, NoRegion> {
     // Boundaries of the old text strictly before the change: the statement before the
     // change is in the region too, since new text at its end could continue it.
-    let mut before = L::new(old_bytes);
+    let mut before = L::new(change.old.as_bytes());
     let mut starts = vec![0];
     let mut after_change = None;
     while let Some(boundary) = before.next_boundary() {
-        if boundary >= prefix {
+        if boundary >= change.prefix {
             after_change = Some(boundary);
             break;
         }
@@ -520,138 +561,141 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
             starts.drain(1..=KEPT_STARTS);
         }
     }
-    if before.anomaly().is_some_and(|anomaly| anomaly.at() < prefix) {
+    if before.anomaly().is_some_and(|anomaly| anomaly.at() < change.prefix) {
         return Err(NoRegion::Unestablished);
     }
     // The start must begin a statement in the new text as well (a change in the first
     // bytes of its line can make it an `else:`).
     let start = loop {
         let Some(candidate) = starts.pop() else { return Err(NoRegion::Unestablished) };
-        if L::line_starts(new_bytes, candidate) {
+        if L::line_starts(change.new.as_bytes(), candidate) {
             break candidate;
         }
     };
-    let previous = starts.last().copied();
-    let mut old_scan = before;
-    let mut new_scan = L::resume(new_bytes, start);
-    let delta = new.len() as isize - old.len() as isize;
-    let mut old_next = after_change;
-    let mut new_next = new_scan.next_boundary();
-    let mut natural_end = None;
-    let limit = old_change_end.saturating_add(MAX_SETTLE_BYTES);
-    let settled = loop {
-        // The first old boundary at or past the change's end, and the first new one.
-        while old_next.is_some_and(|boundary| boundary < old_change_end) {
-            old_next = old_scan.next_boundary();
-        }
-        while new_next.is_some_and(|boundary| boundary < new_change_end) {
-            new_next = new_scan.next_boundary();
-        }
-        if natural_end.is_none() {
-            natural_end = Some(old_next.unwrap_or(old.len()));
-        }
-        match (old_next, new_next) {
-            (Some(old_at), Some(new_at)) => {
-                let mapped = old_at as isize + delta;
-                if old_at > limit {
-                    break None;
-                }
-                match mapped.cmp(&(new_at as isize)) {
-                    std::cmp::Ordering::Equal => break Some((old_at, new_at)),
-                    std::cmp::Ordering::Less => old_next = old_scan.next_boundary(),
-                    std::cmp::Ordering::Greater => new_next = new_scan.next_boundary(),
-                }
+    Ok((before, start, starts.last().copied(), after_change))
+}
+
+/// The scans of both texts from the region's start, and what the region keeps of it.
+struct Scans<L> {
+    old_scan: L,
+    new_scan: L,
+    start: usize,
+    previous: Option<usize>,
+    lines_before: usize,
+}
+
+impl<'t, L: Lex<'t>> Scans<L> {
+    /// Walks both texts' boundaries past the change until one of the old text, moved by the
+    /// change's length, is one of the new text: the region's ends in both (`None` when they
+    /// never meet within [`MAX_SETTLE_BYTES`] or a scan stops on something wrong), and the
+    /// first old boundary at or past the change.
+    fn settle(&mut self, change: &Change<'t>, after_change: Option<usize>) -> (Option<(usize, usize)>, Option<usize>) {
+        let (old_scan, new_scan) = (&mut self.old_scan, &mut self.new_scan);
+        let mut old_next = after_change;
+        let mut new_next = new_scan.next_boundary();
+        let mut natural_end = None;
+        let limit = change.old_change_end.saturating_add(MAX_SETTLE_BYTES);
+        let settled = loop {
+            // The first old boundary at or past the change's end, and the first new one.
+            while old_next.is_some_and(|boundary| boundary < change.old_change_end) {
+                old_next = old_scan.next_boundary();
             }
-            // Both reach the end: the region runs to it.
-            (None, None) if old_scan.anomaly().is_none() && new_scan.anomaly().is_none() => {
-                break Some((old.len(), new.len()));
+            while new_next.is_some_and(|boundary| boundary < change.new_change_end) {
+                new_next = new_scan.next_boundary();
             }
-            _ => break None,
+            if natural_end.is_none() {
+                natural_end = Some(old_next.unwrap_or(change.old.len()));
+            }
+            match (old_next, new_next) {
+                (Some(old_at), Some(new_at)) => {
+                    let mapped = old_at as isize + change.delta;
+                    if old_at > limit {
+                        break None;
+                    }
+                    match mapped.cmp(&(new_at as isize)) {
+                        std::cmp::Ordering::Equal => break Some((old_at, new_at)),
+                        std::cmp::Ordering::Less => old_next = old_scan.next_boundary(),
+                        std::cmp::Ordering::Greater => new_next = new_scan.next_boundary(),
+                    }
+                }
+                // Both reach the end: the region runs to it.
+                (None, None) if old_scan.anomaly().is_none() && new_scan.anomaly().is_none() => {
+                    break Some((change.old.len(), change.new.len()));
+                }
+                _ => break None,
+            }
+        };
+        (settled, natural_end)
+    }
+
+    /// The region from the start to `old_end` and `new_end`.
+    fn region(&self, change: &Change<'t>, old_end: usize, new_end: usize, unsettled: Option<Anomaly>) -> Region {
+        Region {
+            start: self.start,
+            old_end,
+            new_start: self.start,
+            new_end,
+            lines_before: self.lines_before,
+            previous: self.previous,
+            changed: change.prefix..change.new_change_end,
+            places: vec![(change.prefix..change.old_change_end, change.prefix..change.new_change_end)],
+            unsettled,
         }
-    };
-    let lines_before = memchr::memchr_iter(b'\n', old_bytes.get(..start).unwrap_or_default()).count();
-    if let Some((old_end, new_end)) = settled {
-        if old_scan.anomaly().is_some_and(|anomaly| anomaly.at() < old_end) {
+    }
+
+    /// The region when the new text never lexes like the old again after the change: it ends
+    /// where the touched statements end in the old text (`natural_end`), naming what stays
+    /// open, or runs to the end of both texts when nothing does.
+    fn unsettled(&mut self, change: &Change<'t>, natural_end: Option<usize>) -> Result<Region, NoRegion> {
+        let (old, new, new_bytes) = (change.old, change.new, change.new.as_bytes());
+        let (start, prefix, new_change_end) = (self.start, change.prefix, change.new_change_end);
+        // Where the touched statements end in the old text (on at a whole line of the new).
+        let mut old_end = natural_end.unwrap_or(old.len()).max(change.old_change_end);
+        let mut new_end =
+            usize::try_from(old_end as isize + change.delta).unwrap_or(new.len()).clamp(new_change_end, new.len());
+        if new_end > 0 && new_bytes.get(new_end - 1) != Some(&b'\n') {
+            let rest = memchr::memchr(b'\n', new_bytes.get(new_end..).unwrap_or_default())
+                .map_or(new.len() - new_end, |nl| nl + 1);
+            new_end += rest;
+            old_end = (old_end + rest).min(old.len());
+        }
+        // The region from `start` to the end of both texts.
+        let to_the_end = self.region(change, old.len(), new.len(), None);
+        let mut to_end = L::resume(new_bytes.get(..new_end).unwrap_or_default(), start);
+        while to_end.next_boundary().is_some() {}
+        // What the change left open: a bracket left open inside one closed later, else what is
+        // still open at the end.
+        let inner =
+            to_end.anomaly().filter(|anomaly| matches!(anomaly, Anomaly::Unclosed { .. }) && anomaly.at() >= start);
+        let Some(open) = inner.or_else(|| to_end.open()) else {
+            // Nothing stays open there: the new text's statements just end elsewhere. Check to
+            // the end of both texts.
+            return Ok(to_the_end);
+        };
+        // Something opened before the change's end stays open: the region ends there, and
+        // names it; "never closed" when the scan of the whole new text found it open at the
+        // end. (Something opened after the change means the old text's statements end
+        // elsewhere than the new one's, as when the old text is broken: no region then.)
+        if open.at() >= new_change_end.max(prefix + 1) {
             return Err(NoRegion::Unestablished);
         }
-        return Ok(Region {
-            start,
-            old_end,
-            new_start: start,
-            new_end,
-            lines_before,
-            previous,
-            changed: prefix..new_change_end,
-            places: vec![(prefix..old_change_end, prefix..new_change_end)],
-            unsettled: None,
-        });
-    }
-    // The new text stays open past the change, or never lexes like the old one again.
-    if old_scan.anomaly().is_some() {
-        return Err(NoRegion::Unestablished);
-    }
-    // Where the touched statements end in the old text (on at a whole line of the new).
-    let mut old_end = natural_end.unwrap_or(old.len()).max(old_change_end);
-    let mut new_end = usize::try_from(old_end as isize + delta).unwrap_or(new.len()).clamp(new_change_end, new.len());
-    if new_end > 0 && new_bytes.get(new_end - 1) != Some(&b'\n') {
-        let rest = memchr::memchr(b'\n', new_bytes.get(new_end..).unwrap_or_default())
-            .map_or(new.len() - new_end, |nl| nl + 1);
-        new_end += rest;
-        old_end = (old_end + rest).min(old.len());
-    }
-    // The region from `start` to the end of both texts.
-    let to_the_end = Region {
-        start,
-        old_end: old.len(),
-        new_start: start,
-        new_end: new.len(),
-        lines_before,
-        previous,
-        changed: prefix..new_change_end,
-        places: vec![(prefix..old_change_end, prefix..new_change_end)],
-        unsettled: None,
-    };
-    let mut to_end = L::resume(new_bytes.get(..new_end).unwrap_or_default(), start);
-    while to_end.next_boundary().is_some() {}
-    // What the change left open: a bracket left open inside one closed later, else what is
-    // still open at the end.
-    let inner = to_end.anomaly().filter(|anomaly| matches!(anomaly, Anomaly::Unclosed { .. }) && anomaly.at() >= start);
-    let Some(open) = inner.or_else(|| to_end.open()) else {
-        // Nothing stays open there: the new text's statements just end elsewhere. Check to
-        // the end of both texts.
-        return Ok(to_the_end);
-    };
-    // Something opened before the change's end stays open: the region ends there, and names
-    // it; "never closed" when the scan of the whole new text found it open at the end.
-    // (Something opened after the change means the old text's statements end elsewhere than
-    // the new one's, as when the old text is broken: no region then.)
-    if open.at() >= new_change_end.max(prefix + 1) {
-        return Err(NoRegion::Unestablished);
-    }
-    while new_scan.next_boundary().is_some() {}
-    // The whole new text scans clean and nothing is open at its end: what was open where the
-    // old statements end closes later. The change closed something the old text left open
-    // (its boundaries past the change are not the new text's); check to the end of both.
-    if new_scan.anomaly().is_none() && new_scan.open().is_none() {
-        return Ok(to_the_end);
-    }
-    let open = match open {
-        Anomaly::Unclosed { at, bracket } if new_scan.open().is_none_or(|end| end.at() != at) => {
-            Anomaly::OpenPast { at, bracket }
+        let new_scan = &mut self.new_scan;
+        while new_scan.next_boundary().is_some() {}
+        // The whole new text scans clean and nothing is open at its end: what was open where
+        // the old statements end closes later. The change closed something the old text left
+        // open (its boundaries past the change are not the new text's); check to the end of
+        // both.
+        if new_scan.anomaly().is_none() && new_scan.open().is_none() {
+            return Ok(to_the_end);
         }
-        open => open,
-    };
-    Ok(Region {
-        start,
-        old_end,
-        new_start: start,
-        new_end,
-        lines_before,
-        previous,
-        changed: prefix..new_change_end,
-        places: vec![(prefix..old_change_end, prefix..new_change_end)],
-        unsettled: Some(open),
-    })
+        let open = match open {
+            Anomaly::Unclosed { at, bracket } if new_scan.open().is_none_or(|end| end.at() != at) => {
+                Anomaly::OpenPast { at, bracket }
+            }
+            open => open,
+        };
+        Ok(self.region(change, old_end, new_end, Some(open)))
+    }
 }
 
 /// The places where `old` and `new` differ, as whole lines: pairs of byte ranges, in order,
@@ -881,13 +925,28 @@ fn code_lines(text: &[u8], from: usize, to: usize) -> Option<Vec<usize>> {
 /// column 0, changes indentation past its block, or the block's lines are not established):
 /// the caller checks `top` whole.
 pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>> {
+    let lines = code_lines(old.as_bytes(), top.start, top.old_end)?;
+    let places = whole_places(old, new, top);
+    let narrowing = Narrowing { old, new, top, lines, places };
+    let mut found: Vec<Narrowed> = Vec::new();
+    let mut delta = top.new_start as isize - top.start as isize;
+    let mut next = 0;
+    while next < narrowing.places.len() {
+        let (narrowed, change_delta, last_place) = narrowing.place(next, delta)?;
+        if found.last().is_some_and(|before| before.region.old_end > narrowed.region.start) {
+            return None;
+        }
+        found.push(narrowed);
+        delta = change_delta;
+        next = last_place + 1;
+    }
+    Some(found)
+}
+
+/// The places of `top` as whole lines (the same lines around each in both texts, so each
+/// keeps its length difference); places that then share a line are one.
+fn whole_places(old: &str, new: &str, top: &Region) -> Vec<(Range<usize>, Range<usize>)> {
     let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
-    let lines = code_lines(old_bytes, top.start, top.old_end)?;
-    let indent = |index: usize| indent_of(old_bytes, lines[index]);
-    // Where each code line ends: at the next one, or at the region's end.
-    let line_end = |index: usize| lines.get(index + 1).copied().unwrap_or(top.old_end);
-    // The places as whole lines (the same lines around each in both texts, so each keeps its
-    // length difference); places that then share a line are one.
     // The bytes after each place are the same in both texts: both ends go on by the same
     // count, to the end of the line, when either ends inside one.
     let at_line_start = |text: &[u8], at: usize| at == 0 || text.get(at - 1) == Some(&b'\n');
@@ -916,11 +975,84 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
             _ => places.push((old_place, new_place)),
         }
     }
-    let mut found: Vec<Narrowed> = Vec::new();
-    let mut delta = top.new_start as isize - top.start as isize;
-    let mut next = 0;
-    while next < places.len() {
-        let (old_place, new_place) = places[next].clone();
+    places
+}
+
+/// What [`narrow`] works on: both texts, the top-level region, the old text's code lines in
+/// it and its places as whole lines.
+struct Narrowing<'t> {
+    old: &'t str,
+    new: &'t str,
+    top: &'t Region,
+    lines: Vec<usize>,
+    places: Vec<(Range<usize>, Range<usize>)>,
+}
+
+/// The block a place is checked in: the first and last code lines (old text) of the place
+/// and of the block's statements before it, and the line that opens the block.
+struct Block {
+    first: usize,
+    last: usize,
+    header: usize,
+}
+
+impl Narrowing<'_> {
+    /// The indentation of code line `index` of the old text.
+    fn indent(&self, index: usize) -> &[u8] {
+        indent_of(self.old.as_bytes(), self.lines[index])
+    }
+
+    /// Where code line `index` ends: at the next one, or at the region's end.
+    fn line_end(&self, index: usize) -> usize {
+        self.lines.get(index + 1).copied().unwrap_or(self.top.old_end)
+    }
+
+    /// The region for place `next` (and the places after it it takes in), the length
+    /// difference of the texts after it, and the last place it holds; `delta` is the
+    /// difference before it.
+    fn place(&self, next: usize, delta: isize) -> Option<(Narrowed, isize, usize)> {
+        let (old_place, new_place) = self.places[next].clone();
+        let block = self.block(&old_place, &new_place)?;
+        let new_bytes = self.new.as_bytes();
+        let body = self.indent(block.header + 1);
+        let width = body.len();
+        let new_text = new_bytes.get(new_place.clone()).unwrap_or_default();
+        let same_block = |line: &[u8]| line.len() < width || line.starts_with(body);
+        if !(block.first..=block.last).all(|index| same_block(self.indent(index)))
+            || !new_text.split(|&byte| byte == b'\n').all(|line| same_block(indent_of(line, 0)))
+        {
+            return None;
+        }
+        let start = self.start_in(&block, body);
+        let headers = self.headers(start)?;
+        // Forward until both texts reach a boundary at the same place of their common tail.
+        let new_start = usize::try_from(self.lines[start] as isize + delta).ok()?;
+        let new_lines = code_lines(new_bytes, new_start, self.top.new_end)?;
+        let change_delta = delta + new_place.len() as isize - old_place.len() as isize;
+        let tail = Tail { next, last: block.last, body, change_delta };
+        let (old_end, new_end, last_place, change_delta) = self.end(&tail, &new_lines)?;
+        let lines_before = self.top.lines_before
+            + memchr::memchr_iter(b'\n', new_bytes.get(self.top.new_start..new_start).unwrap_or_default()).count();
+        let region = Region {
+            start: self.lines[start],
+            old_end,
+            new_start,
+            new_end,
+            lines_before,
+            previous: None,
+            changed: new_place.start..self.places[last_place].1.end,
+            places: self.places.get(next..=last_place).unwrap_or_default().to_vec(),
+            unsettled: None,
+        };
+        let header_lines = memchr::memchr_iter(b'\n', headers.as_bytes()).count();
+        Some((Narrowed { region, header_lines, headers }, change_delta, last_place))
+    }
+
+    /// The innermost block holding a place whose first line's indentation it keeps: `None`
+    /// when the place reaches column 0 or its block's body is not indented past its header.
+    fn block(&self, old_place: &Range<usize>, new_place: &Range<usize>) -> Option<Block> {
+        let (old_bytes, new_bytes) = (self.old.as_bytes(), self.new.as_bytes());
+        let lines = &self.lines;
         // The code lines the place touches (an insertion touches the lines on both sides).
         let (from, to) = if old_place.is_empty() {
             (old_place.start.saturating_sub(1), old_place.start + 1)
@@ -929,7 +1061,7 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
         };
         let first = lines.partition_point(|&at| at <= from).checked_sub(1)?;
         let last = lines.partition_point(|&at| at < to).checked_sub(1)?.max(first);
-        let old_min = (first..=last).map(|index| indent(index).len()).min()?;
+        let old_min = (first..=last).map(|index| self.indent(index).len()).min()?;
         // The new lines' own indentation bounds the block too (a line moved left leaves it).
         let new_text = new_bytes.get(new_place.clone()).unwrap_or_default();
         let new_min = new_text
@@ -944,7 +1076,7 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
                 return None;
             }
             // The block: the nearest line before with less indentation opens it.
-            let header = (0..first).rev().find(|&index| indent(index).len() < least)?;
+            let header = (0..first).rev().find(|&index| self.indent(index).len() < least)?;
             // A change to the first line of a block's first statement can change the block's
             // indentation, which decides the lines after it: such a place is checked in the
             // block around that one, from the line opening it. (A place on its later lines,
@@ -965,47 +1097,40 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
             {
                 break header;
             }
-            (first, least) = (header, indent(header).len().min(new_min));
+            (first, least) = (header, self.indent(header).len().min(new_min));
         };
-        let body = indent(header + 1);
-        let width = body.len();
-        if width > least || width <= indent(header).len() {
+        let width = self.indent(header + 1).len();
+        if width > least || width <= self.indent(header).len() {
             return None;
         }
-        let same_block = |line: &[u8]| line.len() < width || line.starts_with(body);
-        if !(first..=last).all(|index| same_block(indent(index)))
-            || !new_text.split(|&byte| byte == b'\n').all(|line| same_block(indent_of(line, 0)))
-        {
-            return None;
-        }
-        // A boundary at the block's level: a statement start there, or a line left of it.
-        let boundary = |text: &[u8], at: usize| {
-            let own = indent_of(text, at);
-            own.len() < width || (own == body && !continues(text, at, width))
-        };
-        // A boundary that is not the definition a decorator line just above belongs to.
-        let boundary_after = |text: &[u8], lines: &[usize], index: usize| {
-            boundary(text, lines[index])
-                && (index == 0
-                    || indent_of(text, lines[index]).len() != width
-                    || text.get(lines[index - 1] + width) != Some(&b'@')
-                    || indent_of(text, lines[index - 1]).len() != width)
-        };
-        // The region starts at the statement before the place (new text at its end could
-        // continue it), or at the block's first statement; a decorated definition at its
-        // first decorator.
-        let mut start =
-            (header + 1..first).rev().find(|&index| boundary(old_bytes, lines[index])).unwrap_or(header + 1);
-        while start > header + 1 && old_bytes.get(lines[start - 1] + width) == Some(&b'@') {
+        Some(Block { first, last, header })
+    }
+
+    /// The code line the region starts at: the statement before the place (new text at its
+    /// end could continue it), or the block's first statement; a decorated definition at its
+    /// first decorator.
+    fn start_in(&self, block: &Block, body: &[u8]) -> usize {
+        let old_bytes = self.old.as_bytes();
+        let (header, width) = (block.header, body.len());
+        let mut start = (header + 1..block.first)
+            .rev()
+            .find(|&index| boundary(old_bytes, self.lines[index], body))
+            .unwrap_or(header + 1);
+        while start > header + 1 && old_bytes.get(self.lines[start - 1] + width) == Some(&b'@') {
             start -= 1;
         }
-        // The lines opening the blocks around the start, outermost first.
+        start
+    }
+
+    /// The lines opening the blocks around code line `start`, outermost first, as the region
+    /// is parsed after them; `None` when a place touches one.
+    fn headers(&self, start: usize) -> Option<String> {
         let mut openers = Vec::new();
-        let mut level = indent(start).len();
+        let mut level = self.indent(start).len();
         for index in (0..start).rev() {
-            if indent(index).len() < level {
+            if self.indent(index).len() < level {
                 openers.push(index);
-                level = indent(index).len();
+                level = self.indent(index).len();
                 if level == 0 {
                     break;
                 }
@@ -1014,14 +1139,18 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
         openers.reverse();
         let mut headers = String::new();
         for &index in &openers {
-            let range = lines[index]..line_end(index);
-            if places.iter().any(|(place, _)| place.start < range.end && range.start < place.end.max(place.start + 1)) {
+            let range = self.lines[index]..self.line_end(index);
+            if self
+                .places
+                .iter()
+                .any(|(place, _)| place.start < range.end && range.start < place.end.max(place.start + 1))
+            {
                 return None;
             }
-            let opener = old.get(range)?;
+            let opener = self.old.get(range)?;
             // A clause that only stands after another (`else:`, `except:`, `case`), or a
             // `try:`/`match` that needs one after its body, opens as `if 1:` on as many lines.
-            let own = indent(index);
+            let own = self.indent(index);
             let code = opener.get(own.len()..).unwrap_or_default().as_bytes();
             if ["else", "elif", "except", "finally", "try", "match", "case"]
                 .iter()
@@ -1034,22 +1163,38 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
                 headers.push_str(opener);
             }
         }
-        // Forward until both texts reach a boundary at the same place of their common tail.
-        let new_start = usize::try_from(lines[start] as isize + delta).ok()?;
-        let new_lines = code_lines(new_bytes, new_start, top.new_end)?;
-        let mut last_place = next;
-        let mut change_delta = delta + new_place.len() as isize - old_place.len() as isize;
-        let mut old_index = last + 1;
+        Some(headers)
+    }
+
+    /// Where the region ends in both texts: the first boundary of the block's level past the
+    /// place (and past the places it reaches) at the same place of their common tail. Gives
+    /// the ends, the last place taken in and the length difference after it; `None` when the
+    /// block ends in either text first.
+    fn end(&self, tail: &Tail<'_>, new_lines: &[usize]) -> Option<(usize, usize, usize, isize)> {
+        let (old_bytes, new_bytes) = (self.old.as_bytes(), self.new.as_bytes());
+        let (lines, places, top) = (&self.lines, &self.places, self.top);
+        let width = tail.body.len();
+        // A boundary that is not the definition a decorator line just above belongs to.
+        let boundary_after = |text: &[u8], lines: &[usize], index: usize| {
+            boundary(text, lines[index], tail.body)
+                && (index == 0
+                    || indent_of(text, lines[index]).len() != width
+                    || text.get(lines[index - 1] + width) != Some(&b'@')
+                    || indent_of(text, lines[index - 1]).len() != width)
+        };
+        let mut last_place = tail.next;
+        let mut change_delta = tail.change_delta;
+        let mut old_index = tail.last + 1;
         let mut new_index = 0;
-        let (old_end, new_end) = loop {
+        loop {
             let (old_change_end, new_change_end) = (places[last_place].0.end, places[last_place].1.end);
             while old_index < lines.len()
-                && (lines[old_index] < old_change_end || !boundary_after(old_bytes, &lines, old_index))
+                && (lines[old_index] < old_change_end || !boundary_after(old_bytes, lines, old_index))
             {
                 old_index += 1;
             }
             while new_index < new_lines.len()
-                && (new_lines[new_index] < new_change_end || !boundary_after(new_bytes, &new_lines, new_index))
+                && (new_lines[new_index] < new_change_end || !boundary_after(new_bytes, new_lines, new_index))
             {
                 new_index += 1;
             }
@@ -1067,33 +1212,29 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
             let old_ends = old_index >= lines.len() || indent_of(old_bytes, old_at).len() < width;
             let new_ends = new_index >= new_lines.len() || indent_of(new_bytes, new_at).len() < width;
             match (old_at as isize + change_delta).cmp(&(new_at as isize)) {
-                std::cmp::Ordering::Equal => break (old_at, new_at),
+                std::cmp::Ordering::Equal => return Some((old_at, new_at, last_place, change_delta)),
                 std::cmp::Ordering::Less if !old_ends => old_index += 1,
                 std::cmp::Ordering::Greater if !new_ends => new_index += 1,
                 _ => return None,
             }
-        };
-        let lines_before = top.lines_before
-            + memchr::memchr_iter(b'\n', new_bytes.get(top.new_start..new_start).unwrap_or_default()).count();
-        let region = Region {
-            start: lines[start],
-            old_end,
-            new_start,
-            new_end,
-            lines_before,
-            previous: None,
-            changed: new_place.start..places[last_place].1.end,
-            places: places.get(next..=last_place).unwrap_or_default().to_vec(),
-            unsettled: None,
-        };
-        if found.last().is_some_and(|before| before.region.old_end > region.start) {
-            return None;
         }
-        found.push(Narrowed { region, header_lines: memchr::memchr_iter(b'\n', headers.as_bytes()).count(), headers });
-        delta = change_delta;
-        next = last_place + 1;
     }
-    Some(found)
+}
+
+/// Where [`Narrowing::end`] starts: the first place, the last code line it touches, the
+/// block's statements' indentation and the length difference after the place.
+struct Tail<'b> {
+    next: usize,
+    last: usize,
+    body: &'b [u8],
+    change_delta: isize,
+}
+
+/// Whether the code line at `at` is a boundary at the level of a block whose statements are
+/// indented by `body`: a statement start there, or a line left of it.
+fn boundary(text: &[u8], at: usize, body: &[u8]) -> bool {
+    let own = indent_of(text, at);
+    own.len() < body.len() || (own == body && !continues(text, at, body.len()))
 }
 
 /// One open construct of a JavaScript or TypeScript scan.
