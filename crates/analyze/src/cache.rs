@@ -197,8 +197,8 @@ impl CheckCache {
 /// prefix and suffix of the two texts.
 fn incremental(kind: FileKind, entry: Entry, source: &str) -> Result<Checked<'_>, Error> {
     let old = entry.source.as_str();
-    let prefix = crate::parse::common_prefix(old.as_bytes(), source.as_bytes());
-    let suffix = crate::parse::common_suffix(
+    let prefix = editkit_matcher::diff::common_prefix_len(old.as_bytes(), source.as_bytes());
+    let suffix = editkit_matcher::diff::common_suffix_len(
         old.as_bytes().get(prefix..).unwrap_or_default(),
         source.as_bytes().get(prefix..).unwrap_or_default(),
     );
@@ -263,8 +263,8 @@ fn python_statements(entry: &Entry, source: &str) -> Result<Option<Statements>, 
     if crate::parse::bom_len(old) != 0 || crate::parse::bom_len(source) != 0 {
         return Ok(None);
     }
-    let prefix = crate::parse::common_prefix(old.as_bytes(), source.as_bytes());
-    let suffix = crate::parse::common_suffix(
+    let prefix = editkit_matcher::diff::common_prefix_len(old.as_bytes(), source.as_bytes());
+    let suffix = editkit_matcher::diff::common_suffix_len(
         old.as_bytes().get(prefix..).unwrap_or_default(),
         source.as_bytes().get(prefix..).unwrap_or_default(),
     );

@@ -153,8 +153,8 @@ fn whole(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, E
             let parsed = Parsed::new(kind, new, "syntax check")?;
             let changed = match old {
                 Some(old) => {
-                    let prefix = crate::parse::common_prefix(old.as_bytes(), new.as_bytes());
-                    let suffix = crate::parse::common_suffix(
+                    let prefix = editkit_matcher::diff::common_prefix_len(old.as_bytes(), new.as_bytes());
+                    let suffix = editkit_matcher::diff::common_suffix_len(
                         old.as_bytes().get(prefix..).unwrap_or_default(),
                         new.as_bytes().get(prefix..).unwrap_or_default(),
                     );

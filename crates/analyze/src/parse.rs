@@ -205,29 +205,6 @@ impl<'s> LineIndex<'s> {
     }
 }
 
-/// The length of the longest common prefix of two byte strings.
-pub(crate) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    // Compare in chunks first: the common case is a long shared head.
-    const CHUNK: usize = 4096;
-    let mut at = 0;
-    while at + CHUNK <= a.len().min(b.len()) && a.get(at..at + CHUNK) == b.get(at..at + CHUNK) {
-        at += CHUNK;
-    }
-    at + a.iter().skip(at).zip(b.iter().skip(at)).take_while(|(x, y)| x == y).count()
-}
-
-/// The length of the longest common suffix of two byte strings.
-pub(crate) fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const CHUNK: usize = 4096;
-    let mut n = 0;
-    while n + CHUNK <= a.len().min(b.len())
-        && a.get(a.len() - n - CHUNK..a.len() - n) == b.get(b.len() - n - CHUNK..b.len() - n)
-    {
-        n += CHUNK;
-    }
-    n + a.iter().rev().skip(n).zip(b.iter().rev().skip(n)).take_while(|(x, y)| x == y).count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -498,8 +498,8 @@ pub(crate) fn region<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Result<Regio
     if crate::parse::bom_len(old) != crate::parse::bom_len(new) {
         return Err(NoRegion::Unestablished);
     }
-    let prefix = crate::parse::common_prefix(old_bytes, new_bytes);
-    let suffix = crate::parse::common_suffix(
+    let prefix = editkit_matcher::diff::common_prefix_len(old_bytes, new_bytes);
+    let suffix = editkit_matcher::diff::common_suffix_len(
         old_bytes.get(prefix..).unwrap_or_default(),
         new_bytes.get(prefix..).unwrap_or_default(),
     );
@@ -704,8 +704,8 @@ impl<'t, L: Lex<'t>> Scans<L> {
 /// in lines that did not change: still right, only larger).
 pub(crate) fn places(old: &str, new: &str) -> Vec<(Range<usize>, Range<usize>)> {
     let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
-    let prefix = crate::parse::common_prefix(old_bytes, new_bytes);
-    let suffix = crate::parse::common_suffix(
+    let prefix = editkit_matcher::diff::common_prefix_len(old_bytes, new_bytes);
+    let suffix = editkit_matcher::diff::common_suffix_len(
         old_bytes.get(prefix..).unwrap_or_default(),
         new_bytes.get(prefix..).unwrap_or_default(),
     );

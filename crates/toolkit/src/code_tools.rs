@@ -83,9 +83,12 @@ impl Toolkit {
         )?;
         let mut text = file.decoded().clone();
         // Splice only the changed middle so untouched lines keep their original endings.
-        let prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+        let prefix = crate::diff::common_prefix_len(old.as_bytes(), new.as_bytes());
         let prefix = floor_boundary(old, floor_boundary(&new, prefix));
-        let suffix = old[prefix..].bytes().rev().zip(new[prefix..].bytes().rev()).take_while(|(a, b)| a == b).count();
+        let suffix = crate::diff::common_suffix_len(
+            old.as_bytes().get(prefix..).unwrap_or_default(),
+            new.as_bytes().get(prefix..).unwrap_or_default(),
+        );
         let old_end = ceil_boundary(old, old.len() - suffix);
         let new_end = new.len() - (old.len() - old_end);
         text.splice(prefix..old_end, new.get(prefix..new_end).unwrap_or_default())
