@@ -58,3 +58,18 @@ pub use search::{
     MAX_RESULTS, MAX_SKIPPED, Search, SearchBuilder,
 };
 pub use sink::CUT_MARKER;
+
+/// `mutex`'s guard, also when a thread panicked while holding it: the walk queue and the
+/// collected matches are whole between statements, so a panic elsewhere never leaves them
+/// half made.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// [`std::sync::Condvar::wait`], recovering the guard as [`lock`] does.
+pub(crate) fn wait<'a, T>(
+    condvar: &std::sync::Condvar,
+    guard: std::sync::MutexGuard<'a, T>,
+) -> std::sync::MutexGuard<'a, T> {
+    condvar.wait(guard).unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use editkit_vfs::codec::{DecodeError, nul_verdict};
 use editkit_vfs::{Workspace, WorkspaceDir};
@@ -573,7 +573,7 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Collected> {
-        self.collected.lock().unwrap_or_else(PoisonError::into_inner)
+        crate::lock(&self.collected)
     }
 
     /// Whether a file's matches can no longer make it into the results.

@@ -7,7 +7,7 @@
 //! never leaves the root. Handles stay open only while jobs below them are pending, which
 //! bounds the open descriptors by the tree's depth rather than its width.
 
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex};
 
 use editkit_vfs::{EntryKind, SkipReason as VfsSkip, WorkspaceDir};
 
@@ -68,7 +68,7 @@ struct Shared<'ws> {
 
 impl<'ws> Shared<'ws> {
     fn push(&self, jobs: impl IntoIterator<Item = Job<'ws>>) {
-        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut queue = crate::lock(&self.queue);
         let before = queue.jobs.len();
         queue.jobs.extend(jobs);
         let added = queue.jobs.len() - before;
@@ -83,7 +83,7 @@ impl<'ws> Shared<'ws> {
 
     /// The next job, or `None` when the walk is over. Marks the caller active.
     fn pop(&self) -> Option<Job<'ws>> {
-        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut queue = crate::lock(&self.queue);
         loop {
             if let Some(job) = queue.jobs.pop() {
                 queue.active += 1;
@@ -98,13 +98,13 @@ impl<'ws> Shared<'ws> {
                 return None;
             }
             queue.idle += 1;
-            queue = self.wake.wait(queue).unwrap_or_else(PoisonError::into_inner);
+            queue = crate::wait(&self.wake, queue);
             queue.idle -= 1;
         }
     }
 
     fn done(&self) {
-        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut queue = crate::lock(&self.queue);
         queue.active -= 1;
         let finished = queue.active == 0 && queue.jobs.is_empty() && queue.idle > 0;
         drop(queue);
