@@ -9,7 +9,7 @@
 
 use anyhow::{Context, Result};
 
-use crate::{run, workspace_root};
+use crate::cmd::{run, workspace_root};
 
 /// Runs the comparison; `args` go to compare.py (`--no-aider`, `--big-reps 15`, ...).
 pub(crate) fn compare(args: &[String]) -> Result<()> {

@@ -80,7 +80,7 @@ pub(crate) fn fuzz(root: &Path, args: &[String]) -> Result<()> {
     }
     let has_fuzz = Command::new("cargo").args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success());
     if !has_fuzz {
-        crate::run("cargo", &["install", "--locked", "cargo-fuzz"])?;
+        crate::cmd::run("cargo", &["install", "--locked", "cargo-fuzz"])?;
     }
     let mut summary = BTreeMap::new();
     for target in &chosen {

@@ -9,6 +9,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use cmd::{run, run_with_env, workspace_root};
+
+mod cmd;
 mod compare;
 mod fuzz;
 mod python;
@@ -64,31 +67,6 @@ cargo xtask mcp-ts          the official MCP TypeScript SDK end to end against `
 cargo xtask conformance     the official MCP conformance suite's server scenarios that apply to a
                             tools-only server, against `editkit mcp --http` (installs the suite
                             and Node.js 22 under target/conformance once)";
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_owned).unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// Runs a command in the workspace root, failing on a non-zero exit.
-pub(crate) fn run(program: &str, args: &[&str]) -> Result<()> {
-    run_with_env(program, args, &[])
-}
-
-/// [`run`] with extra environment variables.
-pub(crate) fn run_with_env(program: &str, args: &[&str], env: &[(&str, &str)]) -> Result<()> {
-    let shown: Vec<String> = env.iter().map(|(key, value)| format!("{key}={value:?} ")).collect();
-    eprintln!("$ {}{program} {}", shown.concat(), args.join(" "));
-    let status = Command::new(program)
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(workspace_root())
-        .status()
-        .with_context(|| format!("cannot start `{program}`"))?;
-    if !status.success() {
-        bail!("`{program} {}` failed with {status}", args.join(" "));
-    }
-    Ok(())
-}
 
 fn has_cargo_subcommand(name: &str) -> bool {
     Command::new("cargo").args([name, "--version"]).output().map(|out| out.status.success()).unwrap_or(false)

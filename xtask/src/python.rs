@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::{run, run_with_env, workspace_root};
+use crate::cmd::{run, run_with_env, workspace_root};
 
 /// The maturin the wheel is built with (a virtual environment of its own under `target/`).
 const MATURIN: &str = "maturin>=1.16,<2";

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{run, workspace_root};
+use crate::cmd::{run, workspace_root};
 
 /// Runs the comparisons `parts` names (`edits`, `cold`, `patch`, `search`; all when empty).
 pub(crate) fn versus(parts: &[&str]) -> Result<()> {
