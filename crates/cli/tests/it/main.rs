@@ -10,6 +10,7 @@ mod human;
 mod mcp;
 mod memory;
 mod orphans;
+mod pager;
 mod shown;
 mod state;
 mod structure;
