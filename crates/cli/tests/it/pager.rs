@@ -2,6 +2,8 @@
 //! is (`editkit_run::find_program`): a `PAGER` the repository ships on a `PATH` entry inside
 //! the root never runs, and a relative `PAGER` path is not resolved.
 
+#![allow(clippy::unwrap_used)] // A test: a failed setup step panics with its error.
+
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
