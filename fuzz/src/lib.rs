@@ -136,7 +136,16 @@ pub fn paths(data: &[u8]) {
                 String::new()
             }
             4 => workspace.list_dir(&path).map(|names| names.join(",")).unwrap_or_default(),
-            5 => workspace.glob("**", &path).map(|names| names.join(",")).unwrap_or_default(),
+            5 => {
+                let mut names = Vec::new();
+                let _ = workspace.open_dir(&path).and_then(|dir| {
+                    dir.walk(&mut |entry| {
+                        names.push(entry.rel.clone());
+                        true
+                    })
+                });
+                names.join(",")
+            }
             6 => {
                 let _ = workspace.rename(
                     "a/file.txt",

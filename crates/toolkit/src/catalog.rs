@@ -115,9 +115,6 @@ macro_rules! tool_list {
             #[cfg(feature = "search")]
             Glob "glob" (GlobRequest => GlobResponse) glob with glob_with, Reads, destructive = false, idempotent = true,
                 "Find files by glob pattern (**/*.py) under a directory, respecting .gitignore. Returns sorted paths relative to the workspace root.";
-            #[cfg(not(feature = "search"))]
-            Glob "glob" (GlobRequest => GlobResponse) glob, Reads, destructive = false, idempotent = true,
-                "Find files by glob pattern (**/*.py) under a directory. Returns sorted paths relative to the workspace root.";
             #[cfg(feature = "patch")]
             ApplyPatch "apply_patch" (ApplyPatchRequest => ApplyPatchResponse) apply_patch with apply_patch_with, Writes, destructive = true, idempotent = false,
                 "Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete: a *** Begin Patch or @@/=== patch ends with *** End Patch, a unified diff with a newline. A file changed since you read it is merged per hunk when each hunk's lines and one line each side are untouched (merged_with); else stale. On any failure nothing is written and the error lists every failing hunk. One file: edit_file, or merge_snippet for code with elided parts.";
@@ -293,6 +290,7 @@ pub const TOOLSETS: &[ToolSet] = &[
             Tool::UndoPatch,
             #[cfg(feature = "search")]
             Tool::SearchFiles,
+            #[cfg(feature = "search")]
             Tool::Glob,
             Tool::Tree,
             Tool::ListDir,

@@ -1422,17 +1422,6 @@ impl Toolkit {
         let (additions, deletions) = diff::counts(&old, &new);
         Ok(GenerateDiffResponse { has_changes: old != new, diff, additions, deletions })
     }
-
-    /// Files under a directory matching a glob (without the `search` feature: no ignore rules).
-    ///
-    /// # Errors
-    /// `invalid_args` for a bad pattern; path errors.
-    #[cfg(not(feature = "search"))]
-    pub fn glob(&self, request: GlobRequest) -> Result<GlobResponse> {
-        let (_, workspace) = self.route(&request.path);
-        let matches = workspace.glob(&request.pattern, &request.path)?;
-        Ok(GlobResponse { pattern: request.pattern, matches, truncated: false })
-    }
 }
 
 /// `text` with each replacement of `replaced` spliced into the decoded text, so untouched lines

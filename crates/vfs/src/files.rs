@@ -1067,36 +1067,6 @@ impl Workspace {
             mode: stat.st_mode & 0o7777,
         })
     }
-
-    /// Files and directories under `under` whose path relative to `under` matches `pattern`
-    /// (`*` does not cross `/`, `**` does). Returns sorted paths relative to the root. Blocked
-    /// entries and links leading outside are left out; linked directories are not entered.
-    ///
-    /// # Errors
-    /// [`Error::InvalidPath`] for an absolute pattern, one with `..`, or one that does not
-    /// compile; policy errors for `under`.
-    pub fn glob(&self, pattern: &str, under: &str) -> Result<Vec<String>> {
-        let invalid = |reason: String| Error::InvalidPath { path: pattern.to_owned(), reason };
-        if pattern.starts_with('/') || pattern.split('/').any(|part| part == "..") {
-            return Err(invalid("glob patterns are relative to the directory and may not contain `..`".into()));
-        }
-        if pattern.contains('\0') {
-            return Err(invalid("contains a NUL byte".into()));
-        }
-        let matcher = crate::policy::compile_glob(pattern).map_err(|e| invalid(e.to_string()))?.compile_matcher();
-        let base = self.open_dir(under)?;
-        let base_rel = base.rel().to_owned();
-        let mut found = Vec::new();
-        base.walk(&mut |entry| {
-            let below = entry.rel.strip_prefix(&base_rel).unwrap_or(&entry.rel).trim_start_matches('/');
-            if matcher.is_match(below) {
-                found.push(entry.rel.clone());
-            }
-            true
-        })?;
-        found.sort();
-        Ok(found)
-    }
 }
 
 /// Refuses a regular file of permission bits `mode` whose owner may not write it.

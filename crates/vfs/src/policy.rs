@@ -2,7 +2,6 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use globset::{Glob, GlobBuilder};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -166,11 +165,6 @@ pub(crate) struct CompiledPolicy {
     /// Where files with several names are served ([`Policy::hard_links_under`]).
     hard_links: Gitignore,
     roots: Vec<PathBuf>,
-}
-
-/// Compiles one glob with the workspace's conventions.
-pub(crate) fn compile_glob(pattern: &str) -> std::result::Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern).literal_separator(true).backslash_escape(true).build()
 }
 
 /// Compiles `.gitignore`-style patterns (matched without regard to ASCII case when

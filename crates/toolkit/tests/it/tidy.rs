@@ -157,3 +157,22 @@ fn each_crate_starts_at_the_entry_point_of_its_example() {
         );
     }
 }
+
+/// A tool is declared once in the catalog: one behaviour whatever the Cargo features (the
+/// `glob` tool used to be declared twice, listing with ignore rules or without them by feature;
+/// it now exists only with the `search` feature, through editkit-search).
+#[test]
+fn every_tool_is_declared_once_whatever_the_features() {
+    let catalog = std::fs::read_to_string(repo().join("crates/toolkit/src/catalog.rs")).unwrap();
+    let mut declared = std::collections::BTreeMap::<&str, usize>::new();
+    for line in catalog.lines() {
+        let mut words = line.split_whitespace();
+        let (Some(variant), Some(name), Some(open)) = (words.next(), words.next(), words.next()) else { continue };
+        if variant.starts_with(char::is_uppercase) && name.starts_with('"') && open.starts_with('(') {
+            *declared.entry(name.trim_matches('"')).or_default() += 1;
+        }
+    }
+    assert_eq!(declared.len(), editkit::tools::specs().len(), "{declared:?}");
+    let twice: Vec<_> = declared.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "tools declared more than once in the catalog: {twice:?}");
+}

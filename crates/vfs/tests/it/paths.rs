@@ -83,7 +83,15 @@ fn operations() -> Vec<(&'static str, bool, Op)> {
         ("create_dir_all", true, |w, p| w.create_dir_all(p).map(|()| String::new())),
         ("list_dir", true, |w, p| w.list_dir(p).map(|names| names.join(","))),
         ("open_dir", true, |w, p| w.open_dir(p).and_then(|d| d.entries()).map(|e| format!("{e:?}"))),
-        ("glob", true, |w, p| w.glob("**", p).map(|names| names.join(","))),
+        ("walk", true, |w, p| {
+            let dir = w.open_dir(p)?;
+            let mut names = Vec::new();
+            dir.walk(&mut |entry| {
+                names.push(entry.rel.clone());
+                true
+            })?;
+            Ok(names.join(","))
+        }),
         ("exists", true, |w, p| w.exists(p).map(|b| b.to_string())),
         ("metadata", true, |w, p| w.metadata(p).map(|m| format!("{m:?}"))),
         ("lock", true, |w, p| w.lock(p).map(|l| l.path().to_owned())),
