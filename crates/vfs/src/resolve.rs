@@ -63,8 +63,8 @@ impl Workspace {
     /// record (a patch journal, the undo history, a plan): the same path check and policy as
     /// resolution, without looking at the disk. It must already be canonical (what
     /// [`Workspace::resolve`] returns: no `.`, `..`, empty component or absolute form) and
-    /// allowed by the policy; an editkit temp file (a plain name starting with `.editkit-`) is
-    /// judged by its folder, as [`CanonicalPath::sibling`] makes it. Links are not looked at:
+    /// allowed by the policy (an editkit temp file, a plain name starting with `.editkit-`, as
+    /// any other path: a blocked file may have such a name). Links are not looked at:
     /// every step on a canonical path follows none, so a link put on its way is refused when
     /// the step runs.
     ///
@@ -92,12 +92,8 @@ impl Workspace {
                 reason: format!("not a canonical path (`{lexical}` is); resolve it again"),
             });
         }
-        let judged = match lexical.rsplit_once('/') {
-            Some((parent, name)) if crate::canonical::is_temp_name(name) => parent,
-            None if crate::canonical::is_temp_name(&lexical) => "",
-            _ => &lexical,
-        };
-        self.check_blocked(path, judged)?;
+        // A temp name too is judged whole: a blocked file may be named `.editkit-x.pem`.
+        self.check_blocked(path, &lexical)?;
         Ok(CanonicalPath::new(lexical, self.owner))
     }
 

@@ -161,3 +161,42 @@ fn the_ledger_is_written_only_through_a_held_lock() {
     drop(lock);
     workspace.write("file.txt", b"mine\n", &options).unwrap();
 }
+
+/// A temp name was judged by its folder alone: a blocked file whose name starts with
+/// `.editkit-` (`.editkit-leak.pem`, blocked by `**/*.pem`) became a canonical path through
+/// `canonical_recorded` or `CanonicalPath::sibling`, and the steps read, kept, linked, renamed
+/// and removed it.
+#[test]
+fn a_blocked_file_with_a_temp_name_is_never_reached() {
+    let tree = Tree::new();
+    fs::write(tree.root.join(".editkit-leak.pem"), "-----BEGIN-----\n").unwrap();
+    fs::write(tree.root.join("dir/.editkit-id.key"), "secret\n").unwrap();
+    let workspace = tree.workspace();
+    let file = workspace.canonical("file.txt").unwrap();
+    let inner = workspace.canonical("dir/inner.txt").unwrap();
+    for (path, beside) in [(".editkit-leak.pem", &file), ("dir/.editkit-id.key", &inner)] {
+        assert_eq!(workspace.canonical(path).unwrap_err().kind(), "blocked", "{path}");
+        assert_eq!(workspace.canonical_recorded(path).unwrap_err().kind(), "blocked", "{path}");
+        let name = path.rsplit('/').next().unwrap();
+        // A sibling is built without the policy; every step refuses it.
+        let Ok(sibling) = beside.sibling(name) else { continue };
+        let txn = workspace.txn();
+        assert_eq!(txn.read(&sibling).unwrap_err().kind(), "blocked", "{path}");
+        assert_eq!(txn.read_plain(&sibling, 1 << 20), None, "{path}");
+        assert!(txn.entry_exists(&sibling).is_err(), "{path}");
+        assert!(txn.state_keep(&sibling, "undo/leak").is_err(), "{path}");
+        assert!(txn.set_mode(&sibling, 0o644).is_err(), "{path}");
+        assert!(txn.copy_permissions(&file, &sibling).is_err(), "{path}");
+        assert!(txn.rename(&sibling, &workspace.canonical("leak.txt").unwrap()).is_err(), "{path}");
+        let folders = txn.folders();
+        assert!(!folders.holds(&sibling, b"secret\n"), "{path}");
+        assert!(folders.hard_link(&sibling, &file.sibling(".editkit-copy").unwrap()).is_err(), "{path}");
+        assert!(folders.remove_file(&sibling).is_err(), "{path}");
+        assert!(txn.remove(&sibling).is_err(), "{path}");
+    }
+    assert_eq!(workspace.txn().state_read("undo/leak").unwrap(), None);
+    assert!(!tree.root.join("leak.txt").exists());
+    assert!(!tree.root.join(".editkit-copy").exists());
+    assert_eq!(fs::read_to_string(tree.root.join(".editkit-leak.pem")).unwrap(), "-----BEGIN-----\n");
+    assert_eq!(fs::read_to_string(tree.root.join("dir/.editkit-id.key")).unwrap(), "secret\n");
+}
