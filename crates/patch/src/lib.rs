@@ -79,8 +79,9 @@ pub use report::{Action, Applied, FileReport, Moved, Recovery};
 /// Parses, recovers, plans and commits a patch (or, with [`ApplyOptions::dry_run`], returns
 /// what it would do without writing the patch's files).
 ///
-/// Recovery runs before planning even for a dry run, so the preview is made against a tree
-/// that is wholly old or wholly new; what it did is in [`Applied::recovered`].
+/// Recovery runs before planning, so the patch is applied to a tree that is wholly old or
+/// wholly new; what it did is in [`Applied::recovered`]. A dry run writes nothing, so it
+/// recovers nothing: its preview is of the tree as it stands.
 ///
 /// # Errors
 /// As [`parse`], [`recover`], [`plan`] and [`commit`].
@@ -89,10 +90,10 @@ pub fn apply(workspace: &editkit_vfs::Workspace, text: &str, options: &ApplyOpti
 }
 
 /// The one sequence that applies a parsed patch, for [`apply`] and for callers that keep
-/// their own books around it (the editkit facade): [`recover`], then [`plan`] with the options
-/// `options` makes from the patch (after recovery, so they may look at the tree), then
-/// `planned` sees the plan (nothing written yet), then [`commit`] (or, for a dry run,
-/// [`Plan::into_preview`]).
+/// their own books around it (the editkit facade): [`recover`] (not for a dry run, which writes
+/// nothing), then [`plan`] with the options `options` makes from the patch (made again after a
+/// recovery that changed the tree, so they may look at it), then `planned` sees the plan
+/// (nothing written yet), then [`commit`] (or, for a dry run, [`Plan::into_preview`]).
 ///
 /// ```
 /// # fn main() -> Result<(), editkit_patch::Error> {
@@ -116,11 +117,18 @@ pub fn apply(workspace: &editkit_vfs::Workspace, text: &str, options: &ApplyOpti
 pub fn apply_parsed(
     workspace: &editkit_vfs::Workspace,
     patch: &Patch,
-    options: impl FnOnce(&Patch) -> ApplyOptions,
+    options: impl Fn(&Patch) -> ApplyOptions,
     planned: impl FnOnce(&Plan<'_>),
 ) -> Result<Applied> {
-    let recovered = recover(workspace)?;
-    let options = options(patch);
+    // A dry run writes nothing, a recovery included (a read-only toolkit runs dry runs): its
+    // preview is of the tree as it stands. Options made before a recovery that changed the
+    // tree are made again.
+    let mut options_now = options(patch);
+    let recovered = if options_now.dry_run { Recovery::default() } else { recover(workspace)? };
+    if !recovered.is_empty() {
+        options_now = options(patch);
+    }
+    let options = options_now;
     let plan = plan(workspace, patch, &options)?;
     planned(&plan);
     let mut applied = if options.dry_run { plan.into_preview() } else { commit(workspace, plan)? };

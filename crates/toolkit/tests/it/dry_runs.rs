@@ -151,3 +151,27 @@ fn a_patch_dry_run_under_a_control_is_answered_as_without_one() {
     assert_eq!(refused["error"]["kind"], "blocked");
     assert_eq!(snapshot(dir.path()), before);
 }
+
+/// A dry run never recovers a crashed patch: `apply_patch` with `dry_run` on a read-only
+/// toolkit rolled back the journal a killed patch left in the state folder (renaming its
+/// backup over a workspace file, removing the journal) before planning.
+#[test]
+fn a_patch_dry_run_on_a_read_only_toolkit_never_recovers_a_crashed_patch() {
+    let (dir, toolkit) = open(true);
+    // What a patch killed while deleting `a.txt` leaves: its backup beside it, the journal.
+    std::fs::rename(dir.path().join("a.txt"), dir.path().join(".editkit-patch-7-0.bak")).unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\nlater\n").unwrap();
+    let journal = json!({"version": 1, "id": "7", "created_dirs": [], "entries": [
+        {"target": "a.txt", "temp": null, "backup": ".editkit-patch-7-0.bak"},
+    ]});
+    let state = toolkit.workspace().state_dir().to_owned();
+    std::fs::create_dir_all(state.join("patch")).unwrap();
+    std::fs::write(state.join("patch/7.json"), journal.to_string()).unwrap();
+    let (files, kept) = (snapshot(dir.path()), snapshot(&state));
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+2\n*** End Patch\n";
+    let dry = editkit::tools::call(&toolkit, "apply_patch", json!({"patch": patch, "dry_run": true}));
+    assert_eq!(dry["ok"], true, "{dry:#}");
+    assert!(dry.get("recovered").is_none_or(Value::is_null), "{dry:#}");
+    assert_eq!(snapshot(dir.path()), files, "a dry run changed the workspace");
+    assert_eq!(snapshot(&state), kept, "a dry run changed the state folder");
+}
