@@ -175,3 +175,31 @@ fn a_patch_dry_run_on_a_read_only_toolkit_never_recovers_a_crashed_patch() {
     assert_eq!(snapshot(dir.path()), files, "a dry run changed the workspace");
     assert_eq!(snapshot(&state), kept, "a dry run changed the state folder");
 }
+
+/// Every path under `root` with its bytes, or nothing when `root` does not exist.
+fn snapshot_if_any(root: &Path) -> Option<BTreeMap<String, Option<Vec<u8>>>> {
+    root.exists().then(|| snapshot(root))
+}
+
+/// A dry run writes nothing anywhere: not in the workspace, not in the state folder (undo
+/// history, backups, locks, journals), whatever else the call asks (`backup`, `force`).
+#[test]
+fn a_dry_run_on_a_read_only_toolkit_writes_nothing_in_the_state_folder_either() {
+    for spec in editkit::tools::specs().into_iter().filter(|spec| !spec.read_only && takes_dry_run(spec)) {
+        let mut args = call(spec.name).unwrap_or_else(|| panic!("no call for the writing tool `{}`", spec.name));
+        args["dry_run"] = json!(true);
+        if spec.input_schema["properties"].get("backup").is_some() {
+            args["backup"] = json!(true);
+        }
+        if spec.input_schema["properties"].get("force").is_some() {
+            args["force"] = json!(true);
+        }
+        let (dir, read_only) = open(true);
+        let state = read_only.workspace().state_dir().to_owned();
+        let (files, kept) = (snapshot(dir.path()), snapshot_if_any(&state));
+        let answered = editkit::tools::call(&read_only, spec.name, args.clone());
+        assert_eq!(answered["ok"], true, "{}: {answered}", spec.name);
+        assert_eq!(snapshot(dir.path()), files, "{}'s dry run wrote in the workspace", spec.name);
+        assert_eq!(snapshot_if_any(&state), kept, "{}'s dry run wrote in the state folder", spec.name);
+    }
+}
