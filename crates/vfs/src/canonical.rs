@@ -146,6 +146,16 @@ pub(crate) fn is_temp_name(name: &str) -> bool {
         && name.len() <= crate::policy::MAX_COMPONENT_BYTES
 }
 
+/// Whether `name` has the shape of the temp and backup names editkit makes beside a target
+/// (`.editkit-`, then ASCII letters, digits and `-`, then `.tmp` or `.bak`). Only such a name
+/// is judged by its folder, so a user pattern like `*.bak` does not stop a patch half-way; any
+/// other name, `.editkit-leak.pem` say, is judged whole like every path.
+pub(crate) fn is_made_name(name: &str) -> bool {
+    let Some(body) = name.strip_prefix(".editkit-") else { return false };
+    let Some(stem) = body.strip_suffix(".tmp").or_else(|| body.strip_suffix(".bak")) else { return false };
+    !stem.is_empty() && stem.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-')
+}
+
 impl std::fmt::Display for CanonicalPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.rel)

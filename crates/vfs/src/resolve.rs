@@ -63,8 +63,9 @@ impl Workspace {
     /// record (a patch journal, the undo history, a plan): the same path check and policy as
     /// resolution, without looking at the disk. It must already be canonical (what
     /// [`Workspace::resolve`] returns: no `.`, `..`, empty component or absolute form) and
-    /// allowed by the policy (an editkit temp file, a plain name starting with `.editkit-`, as
-    /// any other path: a blocked file may have such a name). Links are not looked at:
+    /// allowed by the policy; a temp or backup name of the shape editkit makes
+    /// (`.editkit-…-1.tmp`, `.bak`) is judged by its folder, as [`CanonicalPath::sibling`]
+    /// makes it, any other name whole. Links are not looked at:
     /// every step on a canonical path follows none, so a link put on its way is refused when
     /// the step runs.
     ///
@@ -92,8 +93,14 @@ impl Workspace {
                 reason: format!("not a canonical path (`{lexical}` is); resolve it again"),
             });
         }
-        // A temp name too is judged whole: a blocked file may be named `.editkit-x.pem`.
-        self.check_blocked(path, &lexical)?;
+        // A temp or backup name editkit makes is judged by its folder; any other name whole (a
+        // blocked file may be named `.editkit-x.pem`).
+        let judged = match lexical.rsplit_once('/') {
+            Some((parent, name)) if crate::canonical::is_made_name(name) => parent,
+            None if crate::canonical::is_made_name(&lexical) => "",
+            _ => &lexical,
+        };
+        self.check_blocked(path, judged)?;
         Ok(CanonicalPath::new(lexical, self.owner))
     }
 

@@ -860,11 +860,13 @@ impl Txn<'_> {
     /// The path of canonical `path`, when this workspace checked it.
     fn own<'p>(&self, path: &'p CanonicalPath) -> Result<&'p str> {
         if path.owner() == self.ws.owner {
-            // [`CanonicalPath::sibling`] adds a temp name without the policy: judge it here (a
-            // blocked file may be named `.editkit-x.pem`); its folder passed already.
+            // [`CanonicalPath::sibling`] adds a temp name without the policy: judge one not of
+            // the shape editkit makes here (a blocked file may be named `.editkit-x.pem`); its
+            // folder passed already.
             let rel = path.as_str();
             let name = rel.rsplit_once('/').map_or(rel, |(_, name)| name);
             if is_temp_name(name)
+                && !crate::canonical::is_made_name(name)
                 && let Some(pattern) = self.ws.policy.blocked_by(rel)
             {
                 return Err(Error::Blocked { path: rel.to_owned(), pattern: pattern.to_owned() });

@@ -121,3 +121,41 @@ fn a_file_and_a_file_inside_it_cannot_both_be_added() {
     assert!(err.to_string().contains("a/b"), "{err}");
     assert!(!tmp.path().join("a").exists());
 }
+
+/// A user policy blocking what editkit's own temp and backup names end with (`*.tmp`, `*.bak`)
+/// either lets a patch through or refuses it with nothing changed and nothing left behind (a
+/// first fix judging every temp name whole stopped the commit at its first backup, leaving a
+/// temp file).
+#[test]
+fn a_policy_blocking_temp_suffixes_leaves_a_patch_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    std::fs::write(dir.path().join("d/b.txt"), "two\n").unwrap();
+    let mut policy = editkit_vfs::Policy::default();
+    policy.blocked.extend(["**/*.tmp".to_owned(), "**/*.bak".to_owned()]);
+    let workspace =
+        editkit_vfs::Workspace::builder(dir.path(), editkit_vfs::ambient_authority()).policy(policy).open().unwrap();
+    let patch =
+        "*** Begin Patch\n*** Update File: a.txt\n-one\n+1\n*** Update File: d/b.txt\n-two\n+2\n*** End Patch\n";
+    let result = editkit_patch::apply(&workspace, patch, &editkit_patch::ApplyOptions::default());
+    let names = |rel: &str| {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path().join(rel))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(""), ["a.txt", "d"], "{result:?}");
+    assert_eq!(names("d"), ["b.txt"], "{result:?}");
+    let (a, b) = (
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        std::fs::read_to_string(dir.path().join("d/b.txt")).unwrap(),
+    );
+    match &result {
+        Ok(_) => assert_eq!((a.as_str(), b.as_str()), ("1\n", "2\n")),
+        Err(_) => assert_eq!((a.as_str(), b.as_str()), ("one\n", "two\n"), "{result:?}"),
+    }
+    assert!(editkit_patch::recover(&workspace).unwrap().is_empty());
+}
