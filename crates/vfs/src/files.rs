@@ -875,7 +875,7 @@ impl Workspace {
     /// Refuses to delete or move the directory `name` (in `parent`, canonical `rel`) when
     /// anything below it is blocked: a folder holding `.env` or a key file is not removed
     /// wholesale. Links are not followed.
-    fn refuse_blocked_inside(&self, given: &str, parent: &Dir, name: &str, rel: &str) -> Result<()> {
+    pub(crate) fn refuse_blocked_inside(&self, given: &str, parent: &Dir, name: &str, rel: &str) -> Result<()> {
         let dir = crate::beneath::dir(parent, name).map_err(|e| Error::from_io("open directory", given, e))?;
         self.check_tree(given, &dir, rel, 1)
     }

@@ -182,6 +182,7 @@ impl Txn<'_> {
         let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
         let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
         let from_dir = self.dir_raw(from, from_parent)?;
+        self.refuse_blocked_folder(&from_dir, from_name, from)?;
         let to_dir = if from_parent == to_parent { None } else { Some(self.dir_raw(to, to_parent)?) };
         self.ws.adopt(to, &from_dir, from_name);
         self.ws.vacate(from);
@@ -880,6 +881,16 @@ impl Txn<'_> {
         }
     }
 
+    /// Refuses renaming the folder `name` of `dir` (canonical `rel`) when it holds a blocked
+    /// entry at any depth, as [`Workspace::rename`] does: the entry would come out under an
+    /// allowed name. One `fstatat` for a file.
+    fn refuse_blocked_folder(&self, dir: &Dir, name: &str, rel: &str) -> Result<()> {
+        match dir.symlink_metadata(name) {
+            Ok(meta) if meta.is_dir() => self.ws.refuse_blocked_inside(rel, dir, name, rel),
+            _ => Ok(()),
+        }
+    }
+
     /// fsyncs `dir` unless the workspace's durability is [`crate::Durability::Atomic`].
     fn sync(&self, dir: &Dir) {
         if self.ws.durability.syncs() {
@@ -1127,6 +1138,7 @@ impl Folders<'_> {
     pub fn rename(&self, from: &CanonicalPath, to: &CanonicalPath) -> Result<()> {
         let (from, to) = (self.txn.own(from)?, self.txn.own(to)?);
         let ((from_dir, from_name), (to_dir, to_name)) = self.two_folders((from, false), (to, false))?;
+        self.txn.refuse_blocked_folder(&from_dir, from_name, from)?;
         self.txn.ws.adopt(to, &from_dir, from_name);
         self.txn.ws.vacate(from);
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))

@@ -200,3 +200,22 @@ fn a_blocked_file_with_a_temp_name_is_never_reached() {
     assert_eq!(fs::read_to_string(tree.root.join(".editkit-leak.pem")).unwrap(), "-----BEGIN-----\n");
     assert_eq!(fs::read_to_string(tree.root.join("dir/.editkit-id.key")).unwrap(), "secret\n");
 }
+
+/// `Workspace::rename` refuses a folder holding a blocked entry; the transaction steps renamed
+/// one on canonical paths: `secret/` (allowed) moved to `open/` brought `secret/a.txt`
+/// (blocked by `secret/*.txt`) out as `open/a.txt`, readable.
+#[test]
+fn a_folder_holding_a_blocked_file_is_not_renamed_by_a_step() {
+    let tree = Tree::new();
+    fs::create_dir(tree.root.join("secret")).unwrap();
+    fs::write(tree.root.join("secret/a.txt"), "hidden\n").unwrap();
+    let mut policy = Policy::default();
+    policy.blocked.push("secret/*.txt".to_owned());
+    let workspace = Workspace::builder(&tree.root, ambient_authority()).policy(policy).open().unwrap();
+    let (secret, open) = (workspace.canonical("secret").unwrap(), workspace.canonical("open").unwrap());
+    assert_eq!(workspace.canonical("secret/a.txt").unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.txn().rename(&secret, &open).unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.txn().folders().rename(&secret, &open).unwrap_err().kind(), "blocked");
+    assert!(!tree.root.join("open").exists());
+    assert_eq!(fs::read_to_string(tree.root.join("secret/a.txt")).unwrap(), "hidden\n");
+}
