@@ -273,7 +273,7 @@ impl Txn<'_> {
     /// [`Error::NotFound`], [`Error::Io`].
     pub fn copy_permissions(&self, from: &CanonicalPath, to: &CanonicalPath) -> Result<()> {
         let mode = mode_of(self.ws.root_dir(), self.own(from)?)?;
-        set_mode(self.ws.root_dir(), self.own(to)?, mode)
+        self.set_mode_raw(self.own(to)?, mode)
     }
 
     /// Makes the entries of the directory at canonical `dir` ([`CanonicalPath::parent`])
@@ -702,7 +702,7 @@ impl Txn<'_> {
     /// # Errors
     /// [`Error::Io`]; [`Error::InvalidPath`] for anything but a regular file.
     pub fn set_mode(&self, rel: &CanonicalPath, mode: u32) -> Result<()> {
-        set_mode(self.ws.root_dir(), self.own(rel)?, mode & 0o777)
+        self.set_mode_raw(self.own(rel)?, mode & 0o777)
     }
 
     /// Gives the file at `rel` the permission bits of `name` in the state folder (an undone
@@ -715,7 +715,19 @@ impl Txn<'_> {
         crate::state::check_name(name)?;
         let state = self.ws.state_store().existing()?.ok_or_else(|| Error::NotFound { path: name.to_owned() })?;
         let mode = mode_of(state, name)?;
-        set_mode(self.ws.root_dir(), rel, mode)
+        self.set_mode_raw(rel, mode)
+    }
+
+    /// Sets the permission bits of the regular file at canonical `rel`, following no link; a
+    /// file with several names is refused as every open refuses it (its mode is that of every
+    /// name, `.env`'s perhaps).
+    fn set_mode_raw(&self, rel: &str, mode: u32) -> Result<()> {
+        let file =
+            crate::beneath::file(self.ws.root_dir(), rel).map_err(|e| Error::from_io("set permissions", rel, e))?;
+        let stat = crate::atomic::regular_stat(rel, &file)?;
+        self.ws.check_links(rel, rel, stat.st_nlink)?;
+        rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode))
+            .map_err(|e| Error::from_io("set permissions", rel, e.into()))
     }
 
     fn dir_raw(&self, given: &str, rel: &str) -> Result<Dir> {
@@ -809,14 +821,6 @@ fn mode_of(dir: &Dir, rel: &str) -> Result<u32> {
     let fd = crate::beneath::open(dir, rel, rustix::fs::OFlags::PATH, rustix::fs::Mode::empty())
         .map_err(|e| Error::from_io("stat", rel, e))?;
     Ok(rustix::fs::fstat(&fd).map_err(|e| Error::from_io("stat", rel, e.into()))?.st_mode & 0o7777)
-}
-
-/// Sets the permission bits of the regular file `rel` below `dir`, following no link.
-fn set_mode(dir: &Dir, rel: &str, mode: u32) -> Result<()> {
-    let file = crate::beneath::file(dir, rel).map_err(|e| Error::from_io("set permissions", rel, e))?;
-    crate::atomic::check_regular(rel, &file)?;
-    rustix::fs::fchmod(&file, rustix::fs::Mode::from_raw_mode(mode))
-        .map_err(|e| Error::from_io("set permissions", rel, e.into()))
 }
 
 /// From how many paths [`Folders::make_durable`] flushes the whole file system at once (on Linux)

@@ -219,3 +219,23 @@ fn a_folder_holding_a_blocked_file_is_not_renamed_by_a_step() {
     assert!(!tree.root.join("open").exists());
     assert_eq!(fs::read_to_string(tree.root.join("secret/a.txt")).unwrap(), "hidden\n");
 }
+
+/// A second name of `.env` (a hard link `tar x` may make) is refused by every open; the mode
+/// steps changed the shared inode through it: `set_mode(leak.txt, 0o644)` or
+/// `copy_permissions(open.txt, leak.txt)` made `.env` readable to others.
+#[test]
+fn a_second_name_of_a_blocked_file_is_never_given_a_mode() {
+    let tree = Tree::new();
+    fs::set_permissions(tree.root.join(".env"), fs::Permissions::from_mode(0o600)).unwrap();
+    fs::hard_link(tree.root.join(".env"), tree.root.join("leak.txt")).unwrap();
+    fs::write(tree.root.join("open.txt"), "x\n").unwrap();
+    fs::set_permissions(tree.root.join("open.txt"), fs::Permissions::from_mode(0o644)).unwrap();
+    let workspace = tree.workspace();
+    let txn = workspace.txn();
+    let (leak, open) = (workspace.canonical("leak.txt").unwrap(), workspace.canonical("open.txt").unwrap());
+    assert!(txn.read(&leak).is_err());
+    assert!(txn.set_mode(&leak, 0o644).is_err());
+    assert!(txn.copy_permissions(&open, &leak).is_err());
+    let mode = fs::metadata(tree.root.join(".env")).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
