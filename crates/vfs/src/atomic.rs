@@ -42,7 +42,7 @@ impl Durability {
 
     /// `true` for [`Durability::Full`].
     #[must_use]
-    pub fn syncs(self) -> bool {
+    pub(crate) fn syncs(self) -> bool {
         self == Durability::Full
     }
 

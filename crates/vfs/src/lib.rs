@@ -94,6 +94,4 @@ pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_F
 pub use state::default_state_home;
 pub use txn::{Folders, Staged, Txn};
 pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
-pub use workspace::{
-    DEFAULT_MAX_READ_BYTES, EntryKind, LEGACY_STATE_DIR, LOCK_WAIT, Metadata, Workspace, WorkspaceBuilder,
-};
+pub use workspace::{DEFAULT_MAX_READ_BYTES, EntryKind, LOCK_WAIT, Metadata, Workspace, WorkspaceBuilder};

@@ -23,7 +23,7 @@ pub struct Entry {
 impl Entry {
     /// The name, with `/` appended for directories.
     #[must_use]
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         match self.kind {
             Some(EntryKind::Dir) => format!("{}/", self.name),
             _ => self.name.clone(),
@@ -257,16 +257,17 @@ impl<'ws> WorkspaceDir<'ws> {
     /// # Errors
     /// [`Error::OutsideWorkspace`] if it is a link leading out, [`Error::Blocked`],
     /// [`Error::NotFound`], [`Error::Io`].
-    pub fn open_file(&self, name: &str) -> Result<File> {
+    pub(crate) fn open_file(&self, name: &str) -> Result<File> {
         Ok(self.open_file_sized(name)?.0)
     }
 
-    /// Opens the file `name` like [`WorkspaceDir::open_file`] and gives its size, from the one
-    /// `fstat` that checks it is a regular file (a search bounds file sizes with no second
+    /// Opens the file `name` for reading, relative to this handle, and gives its size, from the
+    /// one `fstat` that checks it is a regular file (a search bounds file sizes with no second
     /// stat).
     ///
     /// # Errors
-    /// As [`WorkspaceDir::open_file`].
+    /// [`Error::OutsideWorkspace`] if it is a link leading out, [`Error::Blocked`],
+    /// [`Error::NotFound`], [`Error::Io`].
     pub fn open_file_sized(&self, name: &str) -> Result<(File, u64)> {
         let rel = self.child_rel(name);
         check_name(name, &rel)?;
@@ -293,7 +294,7 @@ impl<'ws> WorkspaceDir<'ws> {
     /// Reads the bytes of the file `name` (up to the workspace's read limit).
     ///
     /// # Errors
-    /// As [`WorkspaceDir::open_file`], plus [`Error::TooLarge`].
+    /// As [`WorkspaceDir::open_file_sized`], plus [`Error::TooLarge`].
     pub fn read(&self, name: &str) -> Result<Vec<u8>> {
         use std::io::Read;
         let rel = self.child_rel(name);

@@ -26,7 +26,7 @@ pub const DEFAULT_MAX_READ_BYTES: u64 = 16 << 20;
 /// The folder name earlier editkit versions kept their state in, under the root. A folder of
 /// this name in a workspace is never taken for editkit's state (a repository can ship one):
 /// it is always blocked and otherwise ignored; see [`Workspace::shipped_state`].
-pub const LEGACY_STATE_DIR: &str = ".editkit";
+pub(crate) const LEGACY_STATE_DIR: &str = ".editkit";
 
 /// Where a workspace keeps its state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -373,7 +373,7 @@ impl Workspace {
         &self.state
     }
 
-    /// When the workspace holds an entry named [`LEGACY_STATE_DIR`] (`.editkit`), a sentence
+    /// When the workspace holds an entry named `.editkit`, a sentence
     /// saying that it was ignored: it is not editkit's state (a repository can ship one, with
     /// journals, undo entries or links meant to be acted on), and it stays blocked.
     ///
