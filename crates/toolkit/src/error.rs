@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use crate::types::{ErrorDetails, ErrorKind, Mode, NearMissInfo};
 
-/// Everything a tool call can fail with. [`Error::kind`] gives the tool-call contract's stable
+/// Everything a tool call can fail with. [`Error::error_kind`] gives the tool-call contract's stable
 /// word and [`Error::details`] the structured data an agent needs to retry.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -268,7 +268,7 @@ fn from_patch(kind: editkit_patch::ErrorKind) -> ErrorKind {
 
 impl Error {
     /// The kind of this error; [`ErrorKind::as_str`] is the stable word of the tool-call
-    /// contract (one of [`ERROR_KINDS`]).
+    /// contract (one of [`crate::ERROR_KINDS`]).
     #[must_use]
     pub fn error_kind(&self) -> ErrorKind {
         match self {

@@ -176,3 +176,39 @@ fn every_tool_is_declared_once_whatever_the_features() {
     let twice: Vec<_> = declared.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "tools declared more than once in the catalog: {twice:?}");
 }
+
+/// One binary rule: `editkit_vfs::codec::nul_verdict` decides what a NUL byte makes of a file.
+/// A source in another crate that looks for NUL bytes in content asks it, and no other crate
+/// keeps a sniff length of its own, so a file is the same kind to `read_file` and
+/// `search_files`.
+#[test]
+fn one_binary_rule_decides_what_a_nul_makes_of_a_file() {
+    let mut finders = Vec::new();
+    for entry in walk_sources(&repo().join("crates")) {
+        let text = std::fs::read_to_string(&entry).unwrap();
+        let shown = entry.strip_prefix(repo()).unwrap().display().to_string();
+        if shown.starts_with("crates/vfs/") || shown.contains("/tests/") || shown.contains("/benches/") {
+            continue;
+        }
+        if text.contains("memchr(0,") || text.contains("memchr::memchr(0") || text.contains("memchr2(0,") {
+            assert!(text.contains("nul_verdict"), "{shown} looks for NUL bytes without asking codec::nul_verdict");
+            finders.push(shown.clone());
+        }
+        assert!(!text.contains("SNIFF_BYTES: usize ="), "{shown} keeps a binary sniff length of its own");
+    }
+    assert!(!finders.is_empty(), "the search looks for NUL bytes and asks the codec");
+}
+
+/// Every `.rs` file under `dir`.
+fn walk_sources(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(walk_sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+    found
+}
