@@ -8,7 +8,8 @@ warm loop. Default settings throughout (checks on, full durability), in one run:
   --jsonl` process gets is the edit (its start is not timed; its first parse, worker start
   and first hash are); PraisonAI and Aider (served by incumbent.py, warmed on another file
   first, so their imports are not timed) edit the same file they have not touched. Also with
-  checks off, for the slope in ns per byte.
+  checks off, for the slope in ns per byte, and beside the floor: a durable atomic replace
+  (read, write beside, flush, rename, flush the folder) that checks, hashes and keeps nothing.
 - Each file touched once: one long-lived process per tool edits each of 70 standard-library
   files once, taking turns; medians per edit.
 - One process per command: `editkit apply` of a 100-file, 1,000-hunk unified diff to
@@ -61,6 +62,14 @@ def fresh_tools(binary: Path, venv: Path) -> dict[str, compare.Tool]:
     }
 
 
+def floor_tool(venv: Path) -> dict[str, compare.Tool]:
+    """The durable atomic replace alone (incumbent.py's `floor`): what the file's size costs
+    any tool that writes it whole, flushed and renamed, before it checks or keeps anything."""
+    worker = str(compare.HERE / "incumbent.py")
+    return {"durable replace (floor)": compare.Tool("durable replace (floor)",
+                                                    [str(compare.venv_python(venv)), worker, "floor", "{root}"])}
+
+
 def edit_request(path: str, old: str, new: str) -> dict:
     return {"op": "edit", "path": path, "old_string": old, "new_string": new, "replace_all": False}
 
@@ -69,7 +78,7 @@ def first_touch(binary: Path, venv: Path, work: Path, text: str, rounds: int) ->
     """Per tool, the wall times of the first edit of `text` by a process that never saw it."""
     times: dict[str, list[float]] = {}
     for round_ in range(rounds):
-        tools = fresh_tools(binary, venv)
+        tools = fresh_tools(binary, venv) | floor_tool(venv)
         folders = {}
         try:
             for name, tool in tools.items():
@@ -287,7 +296,9 @@ def main() -> int:
     if sizes:
         small, big = (len(sizes[key].encode()) for key in ("3 MB", "30 MB"))
         table = [["setting", "30 MB / 3 MB", "slope"], ["---", "---:", "---:"]]
-        for name in ("editkit", "editkit checks off") + (("editkit before",) if BASELINE is not None else ()):
+        for name in (("editkit", "editkit checks off", "editkit atomic")
+                     + (("editkit before",) if BASELINE is not None else ())
+                     + ("aider", "durable replace (floor)")):
             a, b = median_ms(firsts["3 MB"][name]), median_ms(firsts["30 MB"][name])
             table.append([name, f"{b / a:.2f}×", f"{(b - a) / 1e3 / (big - small) * 1e9:.1f} ns/byte"])
         report += ["## First edit against file size", ""] + speed.rows(table) + [""]

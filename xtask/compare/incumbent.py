@@ -4,6 +4,7 @@ Runs inside the incumbent's virtualenv (started by compare.py, never imported by
 
     python incumbent.py praisonai ROOT     # praisonaiagents.tools.edit_tools.EditTools
     python incumbent.py aider ROOT         # aider.coders.editblock_coder.replace_most_similar_chunk
+    python incumbent.py floor ROOT         # no tool: the least a durable, atomic replace does
 
 One request a line on stdin, one answer a line on stdout, so every tool pays the same pipe
 round trip and the driver times all of them the same way:
@@ -76,8 +77,43 @@ def aider_tool(root):
     return handle
 
 
+def floor_tool(root):
+    """Not an incumbent: the least any tool that replaces a file durably and atomically must
+    do (read it, replace once, write a temporary file beside it, flush it, rename it over the
+    file, flush the folder), with nothing checked, hashed or kept for undo. Its time against
+    file size is the floor under every such tool's slope."""
+
+    def handle(request):
+        if request["op"] != "edit":
+            return {"ok": False, "unsupported": "the floor only replaces"}
+        path = os.path.join(root, request["path"])
+        with open(path, "rb") as f:
+            content = f.read()
+        old, new = request["old_string"].encode(), request["new_string"].encode()
+        at = content.find(old)
+        if at < 0:
+            return {"ok": False, "message": "not found"}
+        temp = path + ".floor-tmp"
+        with open(temp, "wb") as f:
+            f.write(content[:at] + new + content[at + len(old):])
+            f.flush()
+            os.fsync(f.fileno())
+        os.rename(temp, path)
+        folder = os.open(os.path.dirname(path) or ".", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+        return {"ok": True, "message": "replaced"}
+
+    return handle
+
+
 def versions(name):
     from importlib import metadata
+
+    if name == "floor":
+        return {"package": "none", "version": "-", "python": sys.version.split()[0]}
 
     package = {"praisonai": "praisonaiagents", "aider": "aider-chat"}[name]
     return {"package": package, "version": metadata.version(package),
@@ -90,7 +126,7 @@ def main():
     import logging
 
     logging.disable(logging.CRITICAL)
-    handle = {"praisonai": praisonai_tool, "aider": aider_tool}[name](root)
+    handle = {"praisonai": praisonai_tool, "aider": aider_tool, "floor": floor_tool}[name](root)
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():

@@ -60,7 +60,7 @@ mod limits;
 mod locate;
 mod merge;
 mod outside;
-mod par;
+pub mod par;
 mod parse;
 mod plan;
 mod report;

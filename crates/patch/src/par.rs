@@ -1,5 +1,7 @@
 //! Per-file work spread over a few threads: reading and hashing the files a patch touches,
-//! hashing and diffing what they become, staging their new contents, removing backups.
+//! hashing and diffing what they become, staging their new contents, removing backups; and,
+//! in the toolkit, checking each file a patch wrote. The one owner of that split: a caller
+//! gives items and a function, never threads.
 
 use std::sync::OnceLock;
 
@@ -79,12 +81,12 @@ pub(crate) fn parts_if_slow<T: Sync, R: Send>(
 /// `f` of every item, in order, computed by up to `threads` threads taking contiguous runs of
 /// at least `per_thread` items (on this thread alone when there are few). A panic in `f` (a
 /// bug) goes on in the caller once every part has finished.
-pub(crate) fn map<T: Sync, R: Send>(
-    items: &[T],
-    per_thread: usize,
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
+///
+/// ```
+/// let doubled = editkit_patch::par::map(&[1, 2, 3], 1, editkit_patch::par::compute_threads(), |n| n * 2);
+/// assert_eq!(doubled, [2, 4, 6]);
+/// ```
+pub fn map<T: Sync, R: Send>(items: &[T], per_thread: usize, threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let mut out = Vec::with_capacity(items.len());
     for part in parts(items, per_thread, threads, |part| part.iter().map(&f).collect::<Vec<R>>()) {
         match part {
@@ -96,7 +98,7 @@ pub(crate) fn map<T: Sync, R: Send>(
 }
 
 /// Threads for work that mostly computes: one per core.
-pub(crate) fn compute_threads() -> usize {
+pub fn compute_threads() -> usize {
     cores()
 }
 

@@ -8,6 +8,10 @@ use crate::history;
 use crate::toolkit::Toolkit;
 use crate::types::*;
 
+/// A file a patch touched: its path, its bytes before (none: it did not exist) and its hash
+/// after (none: it is gone or could not be read again).
+type Touched = (String, Option<Vec<u8>>, Option<editkit_vfs::Sha256>);
+
 fn action(action: patch::Action) -> PatchAction {
     match action {
         patch::Action::Added => PatchAction::Add,
@@ -94,7 +98,7 @@ impl Toolkit {
         };
         let mut applied = patch::apply_parsed(workspace, &parsed, options, planned)?;
         let mut formatted_paths: Vec<String> = Vec::new();
-        let mut olds: Vec<(String, Option<Vec<u8>>, Option<editkit_vfs::Sha256>)> = Vec::new();
+        let mut olds: Vec<Touched> = Vec::new();
         if !request.dry_run {
             // The formatter, as `edit_file` runs it, per written file under its own lock; the
             // patch's undo entry then expects the formatted content.
@@ -163,27 +167,45 @@ impl Toolkit {
         let names = response.files.iter().flat_map(|file| std::iter::once(&file.path).chain(file.from.as_ref()));
         response.diff = crate::shown::quote_diff_headers(applied.diff, names);
         if !response.dry_run {
-            // Diagnostics per written file, after every lock is released (they only read).
-            for file in &mut response.files {
-                if file.sha256.is_some()
-                    && let Ok(Some(bytes)) =
-                        workspace.canonical_recorded(&file.path).and_then(|path| workspace.txn().read(&path))
-                {
-                    let text = String::from_utf8_lossy(&bytes);
-                    let was = file.from.as_ref().unwrap_or(&file.path);
-                    let old = olds
-                        .iter()
-                        .find(|(path, ..)| path == was)
-                        .and_then(|(_, bytes, _)| bytes.as_deref())
-                        .map(String::from_utf8_lossy);
-                    let old = old.as_deref().map(|old| old.trim_start_matches('\u{feff}'));
-                    file.diagnostics =
-                        self.after_write(workspace, &file.path, old, text.trim_start_matches('\u{feff}'));
-                }
-                control.advance(1);
-            }
+            self.check_patched(workspace, &mut response.files, &olds, control);
         }
         Ok(response)
+    }
+
+    /// Diagnostics per written file, after every lock is released (they only read), the files
+    /// spread over the cores: each is checked on its own text, so the order they finish in
+    /// does not matter. `olds` holds what each file was before the patch.
+    fn check_patched(
+        &self,
+        workspace: &editkit_vfs::Workspace,
+        files: &mut [PatchedFile],
+        olds: &[Touched],
+        control: &crate::Stop,
+    ) {
+        let check = |file: &PatchedFile| {
+            file.sha256?;
+            let bytes =
+                workspace.canonical_recorded(&file.path).and_then(|path| workspace.txn().read(&path)).ok()??;
+            let text = String::from_utf8_lossy(&bytes);
+            let was = file.from.as_ref().unwrap_or(&file.path);
+            let old = olds
+                .iter()
+                .find(|(path, ..)| path == was)
+                .and_then(|(_, bytes, _)| bytes.as_deref())
+                .map(String::from_utf8_lossy);
+            let old = old.as_deref().map(|old| old.trim_start_matches('\u{feff}'));
+            Some(self.after_write(workspace, &file.path, old, text.trim_start_matches('\u{feff}')))
+        };
+        let checked = patch::par::map(files, 1, patch::par::compute_threads(), |file| {
+            let diagnostics = check(file);
+            control.advance(1);
+            diagnostics
+        });
+        for (file, diagnostics) in files.iter_mut().zip(checked) {
+            if let Some(diagnostics) = diagnostics {
+                file.diagnostics = diagnostics;
+            }
+        }
     }
 
     /// For each file the patch updates (or moves), the version of it this toolkit kept when it
