@@ -6,8 +6,8 @@ use std::str::FromStr;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use editkit::Durability;
 use editkit::analyze::DiagnosticsMode;
+use editkit::{Durability, StaleMode};
 
 /// What `editkit --help` ends with: where to start, and the exit codes ([`crate::exit`]).
 pub(crate) const AFTER_HELP: &str = "Start with `editkit demo`. Serve an agent with `editkit mcp --root /abs/path/to/project`.\n\
@@ -105,6 +105,24 @@ pub(crate) struct OutputArgs {
     /// Print the tool's result object as JSON (what an agent gets) instead of text.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// Whether a command that writes writes, and what it does with a file changed since editkit
+/// read it: the flags `edit`, `snippet` and `apply` share, as the tools' `dry_run`, `force`
+/// and `stale`.
+#[derive(Debug, Clone, Copy, Args)]
+pub(crate) struct ChangeArgs {
+    /// Show the diff without writing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Write even if a file changed since editkit read it.
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// When a file changed since editkit read it: `merge` applies the change to the file as it
+    /// is if the lines it changes are untouched (for a patch: all files or none); `strict`
+    /// refuses.
+    #[arg(long, value_name = "MODE", default_value_t = StaleMode::Merge, value_parser = words::<StaleMode>(StaleMode::NAMES))]
+    pub(crate) stale: StaleMode,
 }
 
 /// A parser of one of a type's words: clap offers `names` (in `--help`, completions and its
@@ -268,22 +286,14 @@ pub(crate) enum Command {
         output: OutputArgs,
         /// The patch file, or `-` for stdin.
         patch: String,
-        /// Show the diff without writing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Apply even to files changed since editkit read them.
-        #[arg(long)]
-        force: bool,
+        #[command(flatten)]
+        change: ChangeArgs,
         /// Place hunks by exact text only (no tolerant matching).
         #[arg(long)]
         strict: bool,
         /// Write and exit 0 even when the patch leaves a syntax error that was not there before.
         #[arg(long)]
         allow_broken: bool,
-        /// When a file changed since editkit read it: `merge` (default) applies each hunk to the
-        /// file as it is if its lines are untouched (all files or none); `strict` refuses.
-        #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
-        stale: String,
     },
     /// Search file contents with a regex, like ripgrep (exit 1 when nothing matches).
     #[command(
@@ -504,19 +514,11 @@ pub(crate) struct EditArgs {
     /// Replace every occurrence instead of requiring exactly one.
     #[arg(long)]
     pub(crate) replace_all: bool,
-    /// Show the diff without writing.
-    #[arg(long)]
-    pub(crate) dry_run: bool,
-    /// Edit even if the file changed since editkit read it.
-    #[arg(long)]
-    pub(crate) force: bool,
+    #[command(flatten)]
+    pub(crate) change: ChangeArgs,
     /// Write and exit 0 even when the edit leaves a syntax error that was not there before.
     #[arg(long)]
     pub(crate) allow_broken: bool,
-    /// When the file changed since editkit read it: `merge` (default) applies the edit to the
-    /// file as it is if what it changes is untouched; `strict` refuses.
-    #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
-    pub(crate) stale: String,
 }
 
 /// `editkit snippet FILE SNIPPET`.
@@ -536,15 +538,8 @@ pub(crate) struct SnippetArgs {
     /// forgotten marker looks the same).
     #[arg(long)]
     pub(crate) allow_deletions: bool,
-    /// Show the diff without writing.
-    #[arg(long)]
-    pub(crate) dry_run: bool,
-    /// Merge even if the file changed since editkit read it.
-    #[arg(long)]
-    pub(crate) force: bool,
-    /// When the file changed since editkit read it: `merge` (default) or `strict` (refuse).
-    #[arg(long, value_name = "MODE", value_parser = ["merge", "strict"], default_value = "merge")]
-    pub(crate) stale: String,
+    #[command(flatten)]
+    pub(crate) change: ChangeArgs,
 }
 
 #[cfg(test)]
@@ -566,12 +561,52 @@ mod tests {
         round_trips::<Durability>(Durability::NAMES);
         round_trips::<DiagnosticsMode>(DiagnosticsMode::NAMES);
         round_trips::<editkit::vfs::AbsolutePaths>(editkit::vfs::AbsolutePaths::NAMES);
+        round_trips::<StaleMode>(StaleMode::NAMES);
         let command = <Cli as clap::CommandFactory>::command();
-        let call = command.find_subcommand("call").expect("the call subcommand");
+        let offered = |subcommand: &str, flag: &str| -> Vec<String> {
+            let subcommand = command.find_subcommand(subcommand).expect(subcommand);
+            let arg = subcommand.get_arguments().find(|arg| arg.get_id() == flag).expect(flag);
+            arg.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect()
+        };
         for (flag, names) in [("durability", Durability::NAMES), ("diagnostics", DiagnosticsMode::NAMES)] {
-            let arg = call.get_arguments().find(|arg| arg.get_id() == flag).expect(flag);
-            let offered: Vec<String> = arg.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect();
-            assert_eq!(offered, names, "--{flag}");
+            assert_eq!(offered("call", flag), names, "--{flag}");
         }
+        for subcommand in ["edit", "snippet", "apply"] {
+            assert_eq!(offered(subcommand, "stale"), StaleMode::NAMES, "{subcommand} --stale");
+        }
+    }
+
+    /// `edit`, `snippet` and `apply` take `--dry-run`, `--force` and `--stale` from one group,
+    /// [`ChangeArgs`]: the same help and default in each, and each parses into the group.
+    #[test]
+    fn the_commands_that_write_share_one_change_group() {
+        let command = <Cli as clap::CommandFactory>::command();
+        let group = ChangeArgs::augment_args(clap::Command::new("group"));
+        for subcommand in ["edit", "snippet", "apply"] {
+            let subcommand = command.find_subcommand(subcommand).expect(subcommand);
+            for want in group.get_arguments() {
+                let got = subcommand.get_arguments().find(|arg| arg.get_id() == want.get_id());
+                let got = got.unwrap_or_else(|| panic!("{} lacks --{}", subcommand.get_name(), want.get_id()));
+                assert_eq!(got.get_help().map(ToString::to_string), want.get_help().map(ToString::to_string));
+                assert_eq!(got.get_default_values(), want.get_default_values(), "--{}", want.get_id());
+            }
+        }
+        let parsed = |line: &str| Cli::try_parse_from(line.split(' ')).expect(line).command;
+        match parsed("editkit edit a --old x --new y --dry-run --stale strict") {
+            Command::Edit(args) => {
+                assert!(args.change.dry_run && !args.change.force);
+                assert_eq!(args.change.stale, StaleMode::Strict);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parsed("editkit snippet a b --force") {
+            Command::Snippet(args) => assert!(args.change.force && args.change.stale == StaleMode::Merge),
+            other => panic!("{other:?}"),
+        }
+        match parsed("editkit apply p --stale strict --force") {
+            Command::Apply { change, .. } => assert!(change.force && change.stale == StaleMode::Strict),
+            other => panic!("{other:?}"),
+        }
+        assert!(Cli::try_parse_from(["editkit", "apply", "p", "--stale", "lenient"]).is_err());
     }
 }

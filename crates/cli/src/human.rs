@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 
 use crate::contract::{self, Answer, Refusal, word};
 
-use crate::args::{Command, EditArgs, OutputArgs, SnippetArgs};
+use crate::args::{ChangeArgs, Command, EditArgs, OutputArgs, SnippetArgs};
 use crate::exit::{EXIT_OK, EXIT_REFUSED, EXIT_USAGE};
 use crate::render::{self, Style};
 
@@ -42,8 +42,8 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
         Command::Read { file, offset, limit, output, .. } => read(toolkit, &file, offset, limit, output),
         Command::Edit(args) => edit(toolkit, args),
         Command::Snippet(args) => snippet(toolkit, args),
-        Command::Apply { patch, dry_run, force, strict, allow_broken, stale, output, .. } => {
-            apply(toolkit, &patch, ApplyFlags { dry_run, force, strict, allow_broken, stale }, output)
+        Command::Apply { patch, change, strict, allow_broken, output, .. } => {
+            apply(toolkit, &patch, ApplyFlags { change, strict, allow_broken }, output)
         }
         Command::Grep {
             pattern,
@@ -325,7 +325,7 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
     // The texts before and after, for the whole diff a person sees and for the syntax verdict
     // when the toolkit's checks are off.
     let toolkit_checks = toolkit_checks(toolkit);
-    let texts = !args.dry_run && (!args.output.json || !toolkit_checks);
+    let texts = !args.change.dry_run && (!args.output.json || !toolkit_checks);
     let before = texts.then(|| current_text(toolkit, &args.file)).flatten();
     let one = olds.len() == 1;
     let edits: Vec<Value> = olds
@@ -335,9 +335,9 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         .collect();
     let request = arguments([
         ("path", Some(json!(args.file))),
-        ("dry_run", Some(json!(args.dry_run))),
-        ("force", Some(json!(args.force))),
-        ("stale", Some(json!(args.stale))),
+        ("dry_run", Some(json!(args.change.dry_run))),
+        ("force", Some(json!(args.change.force))),
+        ("stale", Some(json!(args.change.stale))),
         ("old_string", one.then(|| json!(olds[0]))),
         ("new_string", one.then(|| json!(news[0]))),
         ("replace_all", one.then(|| json!(args.replace_all))),
@@ -359,7 +359,7 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         Err(why) => return Err(unexpected("edit_file", &why)),
     };
     let after = before.as_ref().and_then(|_| current_text(toolkit, &args.file));
-    let broken = !args.dry_run
+    let broken = !args.change.dry_run
         && if toolkit_checks {
             diagnostics_introduced(&edit.diagnostics)
         } else {
@@ -383,7 +383,8 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
 fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
     let text = read_input(&args.snippet, "the snippet")?;
     let request = json!({
-        "path": args.file, "snippet": text, "dry_run": args.dry_run, "force": args.force, "stale": args.stale,
+        "path": args.file, "snippet": text, "dry_run": args.change.dry_run, "force": args.change.force,
+        "stale": args.change.stale,
         "deletions": if args.allow_deletions { "allow" } else { "refuse" },
     });
     let (result, merged) = call::<MergeSnippetResponse>(toolkit, "merge_snippet", request, args.output)?;
@@ -391,7 +392,7 @@ fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
         print_json(result);
     } else {
         let style = Style::stdout();
-        let verb = if args.dry_run { "would merge" } else { "merged" };
+        let verb = if args.change.dry_run { "would merge" } else { "merged" };
         outln!(
             "{} {}: {}, {}",
             style.green(verb),
@@ -550,15 +551,13 @@ pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Re
 
 /// `editkit apply`'s flags.
 struct ApplyFlags {
-    dry_run: bool,
-    force: bool,
+    change: ChangeArgs,
     strict: bool,
     allow_broken: bool,
-    stale: String,
 }
 
 fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) -> Result<u8, u8> {
-    let ApplyFlags { dry_run, force, strict, allow_broken, stale } = flags;
+    let ApplyFlags { change: ChangeArgs { dry_run, force, stale }, strict, allow_broken } = flags;
     let text = read_input(patch, "the patch")?;
     // What the files were, for the whole diff a person sees and, when the toolkit's checks are
     // off, for the syntax comparison; found by a dry run. With its checks on, the toolkit's

@@ -59,7 +59,7 @@ pub struct EditFileRequest {
     pub encoding: Option<String>,
     /// If changed since read: merge or strict.
     #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
     pub stale: StaleMode,
     /// Notebook cell to edit in (.ipynb)
     #[serde(default)]
@@ -76,6 +76,44 @@ pub enum StaleMode {
     Merge,
     /// Refuse every edit of a file changed since it was read as `stale`.
     Strict,
+}
+
+impl StaleMode {
+    /// Every word [`StaleMode::as_str`] gives and `FromStr` takes, in the variants' order: the
+    /// one list the command line offers.
+    pub const NAMES: &'static [&'static str] = &["merge", "strict"];
+
+    /// `merge` or `strict`, the contract's word.
+    ///
+    /// ```
+    /// let mode: editkit::StaleMode = "strict".parse().unwrap();
+    /// assert_eq!(mode.as_str(), "strict");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StaleMode::Merge => "merge",
+            StaleMode::Strict => "strict",
+        }
+    }
+}
+
+impl std::str::FromStr for StaleMode {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        match text {
+            "merge" => Ok(StaleMode::Merge),
+            "strict" => Ok(StaleMode::Strict),
+            other => Err(format!("unknown stale mode `{other}`; choose `merge` or `strict`")),
+        }
+    }
+}
+
+impl std::fmt::Display for StaleMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A change made to a file since it was read, which an edit was merged with.
@@ -305,7 +343,7 @@ pub struct InsertLinesRequest {
     /// If changed since read: merge or strict.
     // `merge`: `line` counts in the version read, as edit_file merges.
     #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
     pub stale: StaleMode,
 }
 
@@ -390,7 +428,7 @@ pub struct MergeSnippetRequest {
     pub force: bool,
     /// If the file changed since read: `merge` (default) or `strict`, as for edit_file.
     #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
     pub stale: StaleMode,
 }
 

@@ -33,7 +33,7 @@ pub struct ApplyPatchRequest {
     pub encoding: Option<String>,
     /// If a file changed since read: merge per hunk, or strict.
     #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["merge", "strict"]))]
+    #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
     pub stale: StaleMode,
 }
 

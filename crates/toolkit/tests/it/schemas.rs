@@ -197,3 +197,23 @@ fn the_edit_tools_say_when_to_use_which() {
         assert!(entry.lines().count() <= 6, "{name}'s entry is more than a few lines");
     }
 }
+
+/// `stale`'s words have one owner, [`editkit::StaleMode`]: what serde reads and writes, what
+/// `as_str` and `FromStr` say, and the enum every schema offers are its `NAMES`.
+#[test]
+fn the_stale_words_are_stale_modes_names() {
+    for name in editkit::StaleMode::NAMES {
+        let mode: editkit::StaleMode = serde_json::from_value(serde_json::json!(name)).unwrap();
+        assert_eq!(serde_json::to_value(mode).unwrap(), serde_json::json!(name));
+        assert_eq!(mode.as_str(), *name);
+        assert_eq!(name.parse::<editkit::StaleMode>(), Ok(mode));
+    }
+    let mut offering = 0;
+    for spec in editkit::tools::specs() {
+        if let Some(stale) = spec.input_schema["properties"].get("stale") {
+            assert_eq!(stale["enum"], serde_json::json!(editkit::StaleMode::NAMES), "{}", spec.name);
+            offering += 1;
+        }
+    }
+    assert!(offering >= 4, "edit_file, insert_lines, merge_snippet and apply_patch take `stale`");
+}
