@@ -750,7 +750,9 @@ fn symbols(toolkit: &Toolkit, file: &str, output: OutputArgs) -> Result<u8, u8> 
         let args = json!({"path": file, "include_symbols": true});
         let (_, read) = call::<ReadFileResponse>(toolkit, "read_file", args, output)?;
         if output.json {
-            print_json(&json!({"ok": true, "path": read.path, "file_type": "markdown", "headers": read.headers}));
+            print_json(
+                &json!({"ok": true, "path": read.path, "file_type": FileType::Markdown, "headers": read.headers}),
+            );
             return Ok(EXIT_OK);
         }
         if read.headers.is_empty() {

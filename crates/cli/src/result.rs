@@ -140,7 +140,9 @@ fn text<T: Render + DeserializeOwned>(result: &Value, style: TextStyle) -> Optio
     Some(out)
 }
 
-/// A result without a text of its own: its JSON, less the envelope's `ok`.
+/// A result without a text of its own: its JSON, less the envelope's `ok`. This is the text
+/// block only, written for a model, which the tool result's `isError` already tells; the
+/// structured content (the JSON contract) keeps `ok`, as `call` and `--json` print it.
 fn json_of(result: &Value) -> String {
     let mut copy = result.clone();
     if let Some(map) = copy.as_object_mut() {
@@ -759,6 +761,18 @@ mod tests {
             }
         }
         assert!(rendered.len() >= 28, "{rendered:?}");
+    }
+
+    /// The one place a result is shown without `ok`: the text block of a tool without a text
+    /// of its own. The structured content beside it is the contract object, `ok` and all.
+    #[test]
+    fn a_result_without_a_text_is_its_json_less_ok_beside_the_whole_object() {
+        let result = json!({"ok": true, "files": [], "patches": []});
+        assert!(renderer("history").is_none(), "history has a text of its own now: pick another tool");
+        let answer = tool_result("history", result.clone(), TextStyle::default());
+        assert_eq!(answer.is_error, Some(false));
+        assert_eq!(text(&answer), r#"{"files":[],"patches":[]}"#);
+        assert_eq!(answer.structured_content, Some(result));
     }
 
     #[test]
