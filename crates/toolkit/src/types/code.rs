@@ -6,20 +6,21 @@ use super::words::FileType;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Diff a file against proposed content, without writing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct GenerateDiffRequest {
-    /// File path, relative to the workspace root (a missing file diffs against empty).
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// The proposed content.
-    pub new_content: String,
-    /// Lines of context around each change (default: 3).
-    #[serde(default = "three")]
-    pub context_lines: usize,
+path_request! {
+    file
+    /// Diff a file against proposed content, without writing.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GenerateDiffRequest {
+        /// File path, relative to the workspace root (a missing file diffs against empty).
+        pub path: String,
+        /// The proposed content.
+        pub new_content: String,
+        /// Lines of context around each change (default: 3).
+        #[serde(default = "three")]
+        pub context_lines: usize,
+    }
 }
 
 /// A diff.

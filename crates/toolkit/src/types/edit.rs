@@ -5,65 +5,65 @@ use super::facts::DiagnosticsInfo;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Replace one exact (or whitespace-drifted) piece of text in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-// A Python caller passes path, old_string and new_string positionally, although `edits` makes
-// the last two optional (each is required unless `edits` is given).
-#[schemars(transform = without_text_defaults, extend(
-    "x-positional" = ["path", "old_string", "new_string"],
-    "x-required-unless" = {"old_string": "edits", "new_string": "edits"}
-))]
-#[non_exhaustive]
-pub struct EditFileRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// The text to replace, copied from the file with a line or two of context so it is unique.
-    #[serde(default, alias = "old_str", alias = "old_text", alias = "search")]
-    #[schemars(extend("x-aliases" = ["old_str", "old_text", "search"]))]
-    pub old_string: String,
-    /// The replacement text.
-    #[serde(default, alias = "new_str", alias = "new_text", alias = "replace")]
-    #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
-    pub new_string: String,
-    /// Replace every occurrence instead of requiring exactly one.
-    #[serde(default)]
-    pub replace_all: bool,
-    /// Several edits (max 64) in place of old_string/new_string, each found in the file as
-    /// before the call; all or none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub edits: Vec<EditItem>,
-    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Edit even if the file changed since it was read.
-    #[serde(default)]
-    pub force: bool,
-    /// Report what would change without writing.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// Return the kept copy's path (undo_edit always has one).
-    #[serde(default)]
-    pub backup: bool,
-    /// Confine the search to one symbol (`Class.method`) or Markdown section (`Usage > Flags`).
-    #[serde(default)]
-    pub within: Option<String>,
-    /// Match old_string exactly as written, no drift tolerated.
-    #[serde(default)]
-    pub strict: bool,
-    /// WHATWG label
-    #[serde(default)]
-    pub encoding: Option<String>,
-    /// If changed since read: merge or strict.
-    #[serde(default)]
-    #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
-    pub stale: StaleMode,
-    /// Notebook cell to edit in (.ipynb)
-    #[serde(default)]
-    pub cell_id: Option<String>,
+path_request! {
+    file
+    /// Replace one exact (or whitespace-drifted) piece of text in a file.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    // A Python caller passes path, old_string and new_string positionally, although `edits` makes
+    // the last two optional (each is required unless `edits` is given).
+    #[schemars(transform = without_text_defaults, extend(
+        "x-positional" = ["path", "old_string", "new_string"],
+        "x-required-unless" = {"old_string": "edits", "new_string": "edits"}
+    ))]
+    #[non_exhaustive]
+    pub struct EditFileRequest {
+        pub path: String,
+        /// The text to replace, copied from the file with a line or two of context so it is unique.
+        #[serde(default, alias = "old_str", alias = "old_text", alias = "search")]
+        #[schemars(extend("x-aliases" = ["old_str", "old_text", "search"]))]
+        pub old_string: String,
+        /// The replacement text.
+        #[serde(default, alias = "new_str", alias = "new_text", alias = "replace")]
+        #[schemars(extend("x-aliases" = ["new_str", "new_text", "replace"]))]
+        pub new_string: String,
+        /// Replace every occurrence instead of requiring exactly one.
+        #[serde(default)]
+        pub replace_all: bool,
+        /// Several edits (max 64) in place of old_string/new_string, each found in the file as
+        /// before the call; all or none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub edits: Vec<EditItem>,
+        /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
+        #[serde(default)]
+        #[schemars(with = "Option<String>")]
+        pub expected_hash: Option<editkit_vfs::Sha256>,
+        /// Edit even if the file changed since it was read.
+        #[serde(default)]
+        pub force: bool,
+        /// Report what would change without writing.
+        #[serde(default)]
+        pub dry_run: bool,
+        /// Return the kept copy's path (undo_edit always has one).
+        #[serde(default)]
+        pub backup: bool,
+        /// Confine the search to one symbol (`Class.method`) or Markdown section (`Usage > Flags`).
+        #[serde(default)]
+        pub within: Option<String>,
+        /// Match old_string exactly as written, no drift tolerated.
+        #[serde(default)]
+        pub strict: bool,
+        /// WHATWG label
+        #[serde(default)]
+        pub encoding: Option<String>,
+        /// If changed since read: merge or strict.
+        #[serde(default)]
+        #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
+        pub stale: StaleMode,
+        /// Notebook cell to edit in (.ipynb)
+        #[serde(default)]
+        pub cell_id: Option<String>,
+    }
 }
 
 /// What an edit does when its file changed since it was read.
@@ -232,29 +232,29 @@ pub struct EditFileResponse {
     pub merged_with: Option<MergedWith>,
 }
 
-/// Edit a Python file, refusing an edit that introduces syntax errors.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct EditPythonFileRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// The text to replace.
-    #[serde(alias = "old_content")]
-    #[schemars(extend("x-aliases" = ["old_content"]))]
-    pub old_string: String,
-    /// The replacement text.
-    #[serde(alias = "new_content")]
-    #[schemars(extend("x-aliases" = ["new_content"]))]
-    pub new_string: String,
-    /// Keep the previous content for undo and return its path.
-    #[serde(default = "yes")]
-    pub backup: bool,
-    /// Check without writing.
-    #[serde(default)]
-    pub dry_run: bool,
+path_request! {
+    file
+    /// Edit a Python file, refusing an edit that introduces syntax errors.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct EditPythonFileRequest {
+        pub path: String,
+        /// The text to replace.
+        #[serde(alias = "old_content")]
+        #[schemars(extend("x-aliases" = ["old_content"]))]
+        pub old_string: String,
+        /// The replacement text.
+        #[serde(alias = "new_content")]
+        #[schemars(extend("x-aliases" = ["new_content"]))]
+        pub new_string: String,
+        /// Keep the previous content for undo and return its path.
+        #[serde(default = "yes")]
+        pub backup: bool,
+        /// Check without writing.
+        #[serde(default)]
+        pub dry_run: bool,
+    }
 }
 
 /// What edit_python_file did.
@@ -267,29 +267,29 @@ pub struct EditPythonFileResponse {
     pub would_change: bool,
 }
 
-/// Replace a whole function or method by name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct ReplaceFunctionRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// `func`, `Class.method` or `Outer.Inner.method`.
-    pub function_name: String,
-    /// The complete new definition (any indentation; it is re-indented to fit).
-    pub new_implementation: String,
-    /// Keep the previous content for undo and return its path.
-    #[serde(default = "yes")]
-    pub backup: bool,
-    /// Answer the diff and the new content's hash without writing.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// Refuse a result with more syntax errors than the file had (default: true); false leaves
-    /// the judgement to the caller (an application checking with its own parser).
-    #[serde(default = "yes")]
-    pub validate: bool,
+path_request! {
+    file
+    /// Replace a whole function or method by name.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ReplaceFunctionRequest {
+        pub path: String,
+        /// `func`, `Class.method` or `Outer.Inner.method`.
+        pub function_name: String,
+        /// The complete new definition (any indentation; it is re-indented to fit).
+        pub new_implementation: String,
+        /// Keep the previous content for undo and return its path.
+        #[serde(default = "yes")]
+        pub backup: bool,
+        /// Answer the diff and the new content's hash without writing.
+        #[serde(default)]
+        pub dry_run: bool,
+        /// Refuse a result with more syntax errors than the file had (default: true); false leaves
+        /// the judgement to the caller (an application checking with its own parser).
+        #[serde(default = "yes")]
+        pub validate: bool,
+    }
 }
 
 /// What replace_function did.
@@ -310,41 +310,41 @@ pub struct ReplaceFunctionResponse {
     pub dry_run: bool,
 }
 
-/// Insert text after a line of a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct InsertLinesRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// The line after which the text goes, 1-based; 0 inserts at the top, -1 after the last
-    /// line.
-    // -1 is Goose's and Anthropic's editors' word for the end; `InsertLinesRequest::END` in
-    // Rust. No other negative line is taken.
-    #[serde(alias = "insert_line", deserialize_with = "line_or_end")]
-    #[schemars(with = "i64", extend("minimum" = -1, "x-aliases" = ["insert_line"]))]
-    pub line: usize,
-    /// The lines to insert (a final line end is added when missing).
-    #[serde(alias = "new_str", alias = "insert_text")]
-    #[schemars(extend("x-aliases" = ["new_str", "insert_text"]))]
-    pub text: String,
-    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Insert even if the file changed since it was read.
-    #[serde(default)]
-    pub force: bool,
-    /// Show the diff without writing.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// If changed since read: merge or strict.
-    // `merge`: `line` counts in the version read, as edit_file merges.
-    #[serde(default)]
-    #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
-    pub stale: StaleMode,
+path_request! {
+    file
+    /// Insert text after a line of a file.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct InsertLinesRequest {
+        pub path: String,
+        /// The line after which the text goes, 1-based; 0 inserts at the top, -1 after the last
+        /// line.
+        // -1 is Goose's and Anthropic's editors' word for the end; `InsertLinesRequest::END` in
+        // Rust. No other negative line is taken.
+        #[serde(alias = "insert_line", deserialize_with = "line_or_end")]
+        #[schemars(with = "i64", extend("minimum" = -1, "x-aliases" = ["insert_line"]))]
+        pub line: usize,
+        /// The lines to insert (a final line end is added when missing).
+        #[serde(alias = "new_str", alias = "insert_text")]
+        #[schemars(extend("x-aliases" = ["new_str", "insert_text"]))]
+        pub text: String,
+        /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
+        #[serde(default)]
+        #[schemars(with = "Option<String>")]
+        pub expected_hash: Option<editkit_vfs::Sha256>,
+        /// Insert even if the file changed since it was read.
+        #[serde(default)]
+        pub force: bool,
+        /// Show the diff without writing.
+        #[serde(default)]
+        pub dry_run: bool,
+        /// If changed since read: merge or strict.
+        // `merge`: `line` counts in the version read, as edit_file merges.
+        #[serde(default)]
+        #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
+        pub stale: StaleMode,
+    }
 }
 
 impl InsertLinesRequest {
@@ -398,38 +398,38 @@ pub struct InsertLinesResponse {
     pub merged_with: Option<MergedWith>,
 }
 
-/// Merge a lazy snippet (the changed parts of a file, the rest elided by marker comments).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct MergeSnippetRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// The changed parts with a line or two of context each, the rest elided by marker
-    /// comments holding `...`.
-    #[serde(alias = "code_edit")]
-    #[schemars(extend("x-aliases" = ["code_edit"]))]
-    pub snippet: String,
-    /// Show the diff without writing.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// Lines a chunk leaves out without a marker: `refuse` (default) or `allow` (deleted).
-    #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["refuse", "allow"]))]
-    pub deletions: Deletions,
-    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Merge even if the file changed since it was read.
-    #[serde(default)]
-    pub force: bool,
-    /// If the file changed since read: `merge` (default) or `strict`, as for edit_file.
-    #[serde(default)]
-    #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
-    pub stale: StaleMode,
+path_request! {
+    file
+    /// Merge a lazy snippet (the changed parts of a file, the rest elided by marker comments).
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct MergeSnippetRequest {
+        pub path: String,
+        /// The changed parts with a line or two of context each, the rest elided by marker
+        /// comments holding `...`.
+        #[serde(alias = "code_edit")]
+        #[schemars(extend("x-aliases" = ["code_edit"]))]
+        pub snippet: String,
+        /// Show the diff without writing.
+        #[serde(default)]
+        pub dry_run: bool,
+        /// Lines a chunk leaves out without a marker: `refuse` (default) or `allow` (deleted).
+        #[serde(default)]
+        #[schemars(with = "String", extend("enum" = ["refuse", "allow"]))]
+        pub deletions: Deletions,
+        /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
+        #[serde(default)]
+        #[schemars(with = "Option<String>")]
+        pub expected_hash: Option<editkit_vfs::Sha256>,
+        /// Merge even if the file changed since it was read.
+        #[serde(default)]
+        pub force: bool,
+        /// If the file changed since read: `merge` (default) or `strict`, as for edit_file.
+        #[serde(default)]
+        #[schemars(with = "String", extend("enum" = StaleMode::NAMES))]
+        pub stale: StaleMode,
+    }
 }
 
 /// What merge_snippet does with file lines a chunk leaves out between two of its lines.

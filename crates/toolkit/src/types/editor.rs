@@ -3,15 +3,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Load a file into an editor session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct EditorLoadRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
+path_request! {
+    file
+    /// Load a file into an editor session.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct EditorLoadRequest {
+        pub path: String,
+    }
 }
 
 /// A new session.

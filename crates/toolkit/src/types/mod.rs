@@ -65,6 +65,58 @@ macro_rules! request {
     };
 }
 
+/// A request struct with the one workspace `path` it acts on, whose attributes are written
+/// here once per kind of path: the names it is also accepted under (serde aliases, listed in
+/// the schema as `x-aliases` from the same words), its default if it has one, and its doc line
+/// unless the struct writes its own (one `///` line right above `pub path: String,`).
+///
+/// - `file`: a file, also `file_path` or `filepath`.
+/// - `entry`: a file or folder, also `file_path` or `filepath`.
+/// - `notebook`: a notebook, also `file_path` or `notebook_path`.
+/// - `directory`: a folder, also `directory`; default `.`, the root.
+///
+/// `path` comes first, or after other fields (which are passed on as written).
+macro_rules! path_request {
+    (file $($item:tt)*) => {
+        path_request! { @kind [] ["file_path", "filepath"] " File path, relative to the workspace root." $($item)* }
+    };
+    (entry $($item:tt)*) => {
+        path_request! { @kind [] ["file_path", "filepath"] " Path, relative to the workspace root." $($item)* }
+    };
+    (notebook $($item:tt)*) => {
+        path_request! { @kind [] ["file_path", "notebook_path"] " Notebook path (.ipynb), relative to the workspace root." $($item)* }
+    };
+    (directory $($item:tt)*) => {
+        path_request! {
+            @kind [default = "super::defaults::dot",] ["directory"]
+            " Directory, relative to the workspace root (default: the root)." $($item)*
+        }
+    };
+    (@kind $serde:tt $aliases:tt $doc:tt $(#[$meta:meta])* pub struct $name:ident { $($fields:tt)* }) => {
+        path_request! { @find [$serde $aliases $doc] [$(#[$meta])* pub struct $name] [] $($fields)* }
+    };
+    // `path` with a doc line of its own.
+    (@find [$serde:tt $aliases:tt $doc:tt] $head:tt [$($before:tt)*] #[doc = $own:tt] pub path: String, $($after:tt)*) => {
+        path_request! { @emit $serde $aliases $own $head [$($before)*] [$($after)*] }
+    };
+    (@find [$serde:tt $aliases:tt $doc:tt] $head:tt [$($before:tt)*] pub path: String, $($after:tt)*) => {
+        path_request! { @emit $serde $aliases $doc $head [$($before)*] [$($after)*] }
+    };
+    (@find $kind:tt $head:tt [$($before:tt)*] $next:tt $($rest:tt)*) => {
+        path_request! { @find $kind $head [$($before)* $next] $($rest)* }
+    };
+    (@emit [$($serde:tt)*] [$($alias:tt),*] $doc:tt [$($head:tt)*] [$($before:tt)*] [$($after:tt)*]) => {
+        $($head)* {
+            $($before)*
+            #[doc = $doc]
+            #[serde($($serde)* $(alias = $alias),*)]
+            #[schemars(extend("x-aliases" = [$($alias),*]))]
+            pub path: String,
+            $($after)*
+        }
+    };
+}
+
 mod code;
 mod defaults;
 mod details;

@@ -4,18 +4,18 @@ use super::defaults::thousand;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Read a Jupyter notebook by cell.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct NotebookReadRequest {
-    /// Notebook path (.ipynb), relative to the workspace root.
-    #[serde(alias = "file_path", alias = "notebook_path")]
-    #[schemars(extend("x-aliases" = ["file_path", "notebook_path"]))]
-    pub path: String,
-    /// Characters of output summary per cell (default 1000, at most 20000).
-    #[serde(default = "thousand")]
-    pub max_output_chars: usize,
+path_request! {
+    notebook
+    /// Read a Jupyter notebook by cell.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct NotebookReadRequest {
+        pub path: String,
+        /// Characters of output summary per cell (default 1000, at most 20000).
+        #[serde(default = "thousand")]
+        pub max_output_chars: usize,
+    }
 }
 
 /// A notebook's cells.
@@ -81,43 +81,43 @@ pub enum NotebookAction {
     Delete,
 }
 
-/// Change one cell of a notebook.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct NotebookEditRequest {
-    /// Notebook path (.ipynb), relative to the workspace root.
-    #[serde(alias = "file_path", alias = "notebook_path")]
-    #[schemars(extend("x-aliases" = ["file_path", "notebook_path"]))]
-    pub path: String,
-    /// replace, insert_before, insert_after or delete.
-    #[serde(alias = "edit_mode")]
-    #[schemars(with = "String", extend("enum" = ["replace", "insert_before", "insert_after", "delete"], "x-aliases" = ["edit_mode"]))]
-    pub action: NotebookAction,
-    /// The cell's id (from notebook_read); or give index.
-    #[serde(default)]
-    pub cell_id: Option<String>,
-    /// The cell's 0-based index; or give cell_id. Index 0 inserts into an empty notebook.
-    #[serde(default)]
-    pub index: Option<usize>,
-    /// The new cell's source (replace, insert_*).
-    #[serde(default, alias = "new_source")]
-    #[schemars(extend("x-aliases" = ["new_source"]))]
-    pub source: Option<String>,
-    /// The new cell's type (default: the cell's own for replace, code for an insert).
-    #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["code", "markdown", "raw"]))]
-    pub cell_type: Option<CellType>,
-    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Edit even if the file changed since it was read.
-    #[serde(default)]
-    pub force: bool,
-    /// Report what would change without writing.
-    #[serde(default)]
-    pub dry_run: bool,
+path_request! {
+    notebook
+    /// Change one cell of a notebook.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct NotebookEditRequest {
+        pub path: String,
+        /// replace, insert_before, insert_after or delete.
+        #[serde(alias = "edit_mode")]
+        #[schemars(with = "String", extend("enum" = ["replace", "insert_before", "insert_after", "delete"], "x-aliases" = ["edit_mode"]))]
+        pub action: NotebookAction,
+        /// The cell's id (from notebook_read); or give index.
+        #[serde(default)]
+        pub cell_id: Option<String>,
+        /// The cell's 0-based index; or give cell_id. Index 0 inserts into an empty notebook.
+        #[serde(default)]
+        pub index: Option<usize>,
+        /// The new cell's source (replace, insert_*).
+        #[serde(default, alias = "new_source")]
+        #[schemars(extend("x-aliases" = ["new_source"]))]
+        pub source: Option<String>,
+        /// The new cell's type (default: the cell's own for replace, code for an insert).
+        #[serde(default)]
+        #[schemars(with = "String", extend("enum" = ["code", "markdown", "raw"]))]
+        pub cell_type: Option<CellType>,
+        /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
+        #[serde(default)]
+        #[schemars(with = "Option<String>")]
+        pub expected_hash: Option<editkit_vfs::Sha256>,
+        /// Edit even if the file changed since it was read.
+        #[serde(default)]
+        pub force: bool,
+        /// Report what would change without writing.
+        #[serde(default)]
+        pub dry_run: bool,
+    }
 }
 
 /// What notebook_edit did (or would do, on a dry run).

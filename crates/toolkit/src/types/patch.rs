@@ -108,18 +108,18 @@ pub struct ApplyPatchResponse {
     pub dry_run: bool,
 }
 
-/// Restore a file to its content before the last change made through editkit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct UndoEditRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// Restore even if the file changed since editkit's change.
-    #[serde(default)]
-    pub force: bool,
+path_request! {
+    file
+    /// Restore a file to its content before the last change made through editkit.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct UndoEditRequest {
+        pub path: String,
+        /// Restore even if the file changed since editkit's change.
+        #[serde(default)]
+        pub force: bool,
+    }
 }
 
 /// Undo the last patch as a whole.

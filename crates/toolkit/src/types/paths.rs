@@ -5,15 +5,15 @@ use super::words::{FileType, Mode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// List a directory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct ListDirRequest {
-    /// Directory, relative to the workspace root (default: the root).
-    #[serde(default = "dot", alias = "directory")]
-    #[schemars(extend("x-aliases" = ["directory"]))]
-    pub path: String,
+path_request! {
+    directory
+    /// List a directory.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ListDirRequest {
+        pub path: String,
+    }
 }
 
 /// A directory's entries.
@@ -32,33 +32,34 @@ pub struct ListDirResponse {
     pub unnamed_entries: usize,
 }
 
-/// Find files by glob, honouring .gitignore.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct GlobRequest {
-    /// Glob relative to `path` (`**/*.py`); `*` does not cross `/`.
-    pub pattern: String,
-    /// Directory to search under (default: the root).
-    #[serde(default = "dot", alias = "directory")]
-    #[schemars(extend("x-aliases" = ["directory"]))]
-    pub path: String,
-    /// Take dot files and folders too. Default: false, as ripgrep. Blocked paths (`.env`,
-    /// `.git`, keys...) stay out whatever this says.
-    #[serde(default)]
-    #[schemars(description = "")]
-    pub hidden: bool,
-    /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
-    /// ripgrep; false takes the files they name too (`node_modules`, build output).
-    #[serde(default = "yes")]
-    #[schemars(description = "")]
-    pub ignore_rules: bool,
-    /// Take files reached through symlinks that stay inside the workspace (under the link's
-    /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
-    /// leading outside are never followed. Default: false, as ripgrep.
-    #[serde(default)]
-    #[schemars(description = "")]
-    pub follow_links: bool,
+path_request! {
+    directory
+    /// Find files by glob, honouring .gitignore.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct GlobRequest {
+        /// Glob relative to `path` (`**/*.py`); `*` does not cross `/`.
+        pub pattern: String,
+        /// Directory to search under (default: the root).
+        pub path: String,
+        /// Take dot files and folders too. Default: false, as ripgrep. Blocked paths (`.env`,
+        /// `.git`, keys...) stay out whatever this says.
+        #[serde(default)]
+        #[schemars(description = "")]
+        pub hidden: bool,
+        /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
+        /// ripgrep; false takes the files they name too (`node_modules`, build output).
+        #[serde(default = "yes")]
+        #[schemars(description = "")]
+        pub ignore_rules: bool,
+        /// Take files reached through symlinks that stay inside the workspace (under the link's
+        /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
+        /// leading outside are never followed. Default: false, as ripgrep.
+        #[serde(default)]
+        #[schemars(description = "")]
+        pub follow_links: bool,
+    }
 }
 
 /// Files matching a glob.
@@ -72,15 +73,16 @@ pub struct GlobResponse {
     pub truncated: bool,
 }
 
-/// A path argument alone.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct PathRequest {
-    /// Path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
+path_request! {
+    file
+    /// A path argument alone.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct PathRequest {
+        /// Path, relative to the workspace root.
+        pub path: String,
+    }
 }
 
 /// Whether a path exists.
@@ -130,20 +132,21 @@ pub struct CreateDirectoryResponse {
     pub created: bool,
 }
 
-/// Delete a file, a symlink, or a directory.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct DeleteRequest {
-    /// Path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// Delete a directory that is not empty, with everything in it (default: false; an empty
-    /// directory needs no flag). Its files are kept in the undo history (undo_patch restores
-    /// them).
-    #[serde(default)]
-    pub recursive: bool,
+path_request! {
+    file
+    /// Delete a file, a symlink, or a directory.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct DeleteRequest {
+        /// Path, relative to the workspace root.
+        pub path: String,
+        /// Delete a directory that is not empty, with everything in it (default: false; an empty
+        /// directory needs no flag). Its files are kept in the undo history (undo_patch restores
+        /// them).
+        #[serde(default)]
+        pub recursive: bool,
+    }
 }
 
 /// What a delete removed.

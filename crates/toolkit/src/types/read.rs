@@ -6,34 +6,34 @@ use super::words::FileType;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Read a text file with its hash (arms the staleness guard for later writes).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct ReadFileRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// First line to return, 1-based (default: 1).
-    #[serde(default)]
-    pub offset: Option<usize>,
-    /// Most lines to return (default: the whole file).
-    #[serde(default)]
-    pub limit: Option<usize>,
-    /// Return the last this many lines (instead of `offset`/`limit`).
-    #[serde(default)]
-    pub tail: Option<usize>,
-    /// Compute code facts (syntax, symbols) or the Markdown outline (default: for whole reads
-    /// up to 256 KiB).
-    #[serde(default)]
-    pub include_symbols: Option<bool>,
-    /// The whole file exactly as on disk (line endings and BOM kept); not with offset/limit/tail.
-    #[serde(default)]
-    pub raw: bool,
-    /// WHATWG label
-    #[serde(default)]
-    pub encoding: Option<String>,
+path_request! {
+    file
+    /// Read a text file with its hash (arms the staleness guard for later writes).
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct ReadFileRequest {
+        pub path: String,
+        /// First line to return, 1-based (default: 1).
+        #[serde(default)]
+        pub offset: Option<usize>,
+        /// Most lines to return (default: the whole file).
+        #[serde(default)]
+        pub limit: Option<usize>,
+        /// Return the last this many lines (instead of `offset`/`limit`).
+        #[serde(default)]
+        pub tail: Option<usize>,
+        /// Compute code facts (syntax, symbols) or the Markdown outline (default: for whole reads
+        /// up to 256 KiB).
+        #[serde(default)]
+        pub include_symbols: Option<bool>,
+        /// The whole file exactly as on disk (line endings and BOM kept); not with offset/limit/tail.
+        #[serde(default)]
+        pub raw: bool,
+        /// WHATWG label
+        #[serde(default)]
+        pub encoding: Option<String>,
+    }
 }
 
 /// A file's content and facts.

@@ -5,60 +5,61 @@ use super::defaults::{dot, hundred, yes};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Search file contents (regex by default), honouring .gitignore.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct SearchFilesRequest {
-    /// The regex (or literal, with regex=false) to look for.
-    #[serde(alias = "query")]
-    #[schemars(extend("x-aliases" = ["query"]))]
-    pub pattern: String,
-    /// Directory to search, relative to the workspace root (default: the root).
-    #[serde(default = "dot", alias = "directory")]
-    #[schemars(extend("x-aliases" = ["directory"]))]
-    pub path: String,
-    /// Only files whose path matches this glob (e.g. `src/**/*.ts`).
-    #[serde(default)]
-    pub glob: Option<String>,
-    /// Only files with this extension (`.py` or `py`).
-    #[serde(default)]
-    pub file_extension: Option<String>,
-    /// Treat the pattern as a regex.
-    #[serde(default = "yes")]
-    pub regex: bool,
-    /// Case sensitivity; default smart (insensitive unless the pattern has an uppercase letter).
-    #[serde(default)]
-    pub case_sensitive: Option<bool>,
-    /// Most matching lines to return (default: 100; at most 100,000 whatever is asked, and the
-    /// matches with their context within the call's byte budget).
-    #[serde(default = "hundred")]
-    pub max_results: usize,
-    /// Lines of context before and after each match (default: 0).
-    #[serde(default)]
-    pub context_lines: usize,
-    /// Lines of context before each match (instead of `context_lines`).
-    #[serde(default)]
-    pub before_context: Option<usize>,
-    /// Lines of context after each match (instead of `context_lines`).
-    #[serde(default)]
-    pub after_context: Option<usize>,
-    /// Take dot files and folders too. Default: false, as ripgrep. Blocked paths (`.env`,
-    /// `.git`, keys...) stay out whatever this says.
-    #[serde(default)]
-    #[schemars(description = "")]
-    pub hidden: bool,
-    /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
-    /// ripgrep; false takes the files they name too (`node_modules`, build output).
-    #[serde(default = "yes")]
-    #[schemars(description = "")]
-    pub ignore_rules: bool,
-    /// Take files reached through symlinks that stay inside the workspace (under the link's
-    /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
-    /// leading outside are never followed. Default: false, as ripgrep.
-    #[serde(default)]
-    #[schemars(description = "")]
-    pub follow_links: bool,
+path_request! {
+    directory
+    /// Search file contents (regex by default), honouring .gitignore.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct SearchFilesRequest {
+        /// The regex (or literal, with regex=false) to look for.
+        #[serde(alias = "query")]
+        #[schemars(extend("x-aliases" = ["query"]))]
+        pub pattern: String,
+        /// Directory to search, relative to the workspace root (default: the root).
+        pub path: String,
+        /// Only files whose path matches this glob (e.g. `src/**/*.ts`).
+        #[serde(default)]
+        pub glob: Option<String>,
+        /// Only files with this extension (`.py` or `py`).
+        #[serde(default)]
+        pub file_extension: Option<String>,
+        /// Treat the pattern as a regex.
+        #[serde(default = "yes")]
+        pub regex: bool,
+        /// Case sensitivity; default smart (insensitive unless the pattern has an uppercase letter).
+        #[serde(default)]
+        pub case_sensitive: Option<bool>,
+        /// Most matching lines to return (default: 100; at most 100,000 whatever is asked, and the
+        /// matches with their context within the call's byte budget).
+        #[serde(default = "hundred")]
+        pub max_results: usize,
+        /// Lines of context before and after each match (default: 0).
+        #[serde(default)]
+        pub context_lines: usize,
+        /// Lines of context before each match (instead of `context_lines`).
+        #[serde(default)]
+        pub before_context: Option<usize>,
+        /// Lines of context after each match (instead of `context_lines`).
+        #[serde(default)]
+        pub after_context: Option<usize>,
+        /// Take dot files and folders too. Default: false, as ripgrep. Blocked paths (`.env`,
+        /// `.git`, keys...) stay out whatever this says.
+        #[serde(default)]
+        #[schemars(description = "")]
+        pub hidden: bool,
+        /// Honour `.gitignore` (inside a git repository) and `.ignore` files. Default: true, as
+        /// ripgrep; false takes the files they name too (`node_modules`, build output).
+        #[serde(default = "yes")]
+        #[schemars(description = "")]
+        pub ignore_rules: bool,
+        /// Take files reached through symlinks that stay inside the workspace (under the link's
+        /// path). Linked folders are never entered (a link loop cannot trap the walk), and links
+        /// leading outside are never followed. Default: false, as ripgrep.
+        #[serde(default)]
+        #[schemars(description = "")]
+        pub follow_links: bool,
+    }
 }
 
 /// One matching line.

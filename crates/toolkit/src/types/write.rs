@@ -6,33 +6,33 @@ use super::words::FileType;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Write a whole file atomically.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct WriteFileRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// The complete new content.
-    pub content: String,
-    /// Create missing parent directories.
-    #[serde(default = "yes")]
-    pub create_dirs: bool,
-    /// Write even if the file changed since it was read.
-    #[serde(default)]
-    pub force: bool,
-    /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
-    #[serde(default)]
-    #[schemars(with = "Option<String>")]
-    pub expected_hash: Option<editkit_vfs::Sha256>,
-    /// Only create: refused (exists) if anything stands where the path leads.
-    #[serde(default)]
-    pub create_new: bool,
-    /// WHATWG label
-    #[serde(default)]
-    pub encoding: Option<String>,
+path_request! {
+    file
+    /// Write a whole file atomically.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct WriteFileRequest {
+        pub path: String,
+        /// The complete new content.
+        pub content: String,
+        /// Create missing parent directories.
+        #[serde(default = "yes")]
+        pub create_dirs: bool,
+        /// Write even if the file changed since it was read.
+        #[serde(default)]
+        pub force: bool,
+        /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
+        #[serde(default)]
+        #[schemars(with = "Option<String>")]
+        pub expected_hash: Option<editkit_vfs::Sha256>,
+        /// Only create: refused (exists) if anything stands where the path leads.
+        #[serde(default)]
+        pub create_new: bool,
+        /// WHATWG label
+        #[serde(default)]
+        pub encoding: Option<String>,
+    }
 }
 
 /// What a write did.
@@ -54,23 +54,23 @@ pub struct WriteFileResponse {
     pub diagnostics: DiagnosticsInfo,
 }
 
-/// Write a Python file, refusing content with syntax errors.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct WritePythonFileRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// The complete new content.
-    pub content: String,
-    /// Refuse content with syntax errors.
-    #[serde(default = "yes")]
-    pub validate: bool,
-    /// Create missing parent directories.
-    #[serde(default = "yes")]
-    pub create_dirs: bool,
+path_request! {
+    file
+    /// Write a Python file, refusing content with syntax errors.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct WritePythonFileRequest {
+        pub path: String,
+        /// The complete new content.
+        pub content: String,
+        /// Refuse content with syntax errors.
+        #[serde(default = "yes")]
+        pub validate: bool,
+        /// Create missing parent directories.
+        #[serde(default = "yes")]
+        pub create_dirs: bool,
+    }
 }
 
 /// What write_python_file did.
@@ -87,20 +87,20 @@ pub struct WritePythonFileResponse {
     pub sha256: editkit_vfs::Sha256,
 }
 
-/// Write a Markdown file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub struct WriteMarkdownFileRequest {
-    /// File path, relative to the workspace root.
-    #[serde(alias = "file_path", alias = "filepath")]
-    #[schemars(extend("x-aliases" = ["file_path", "filepath"]))]
-    pub path: String,
-    /// The complete new content.
-    pub content: String,
-    /// Create missing parent directories.
-    #[serde(default = "yes")]
-    pub create_dirs: bool,
+path_request! {
+    file
+    /// Write a Markdown file.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[non_exhaustive]
+    pub struct WriteMarkdownFileRequest {
+        pub path: String,
+        /// The complete new content.
+        pub content: String,
+        /// Create missing parent directories.
+        #[serde(default = "yes")]
+        pub create_dirs: bool,
+    }
 }
 
 /// What write_markdown_file did.

@@ -217,3 +217,99 @@ fn the_stale_words_are_stale_modes_names() {
     }
     assert!(offering >= 4, "edit_file, insert_lines, merge_snippet and apply_patch take `stale`");
 }
+
+/// A request's `path` is declared once per kind of path, by `path_request!` in
+/// `src/types/mod.rs` (the names it is also accepted under, its default, its doc line): no
+/// request module spells those aliases itself, and every tool's `path` takes one kind's names.
+/// The one exception is `history`'s optional filter, which takes `file_path` alone.
+#[test]
+fn every_request_path_is_declared_by_its_kind() {
+    let types = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/types");
+    for entry in std::fs::read_dir(&types).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|name| name == "mod.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for spelled in [r#"alias = "filepath""#, r#"alias = "notebook_path""#, r#"alias = "directory""#] {
+            assert!(!text.contains(spelled), "{} spells `{spelled}`: use path_request!", path.display());
+        }
+    }
+    let kinds = [
+        serde_json::json!(["file_path", "filepath"]),
+        serde_json::json!(["file_path", "notebook_path"]),
+        serde_json::json!(["directory"]),
+    ];
+    let mut declared = Vec::new();
+    for spec in editkit::tools::specs() {
+        let Some(aliases) = spec.input_schema["properties"].get("path").and_then(|path| path.get("x-aliases")) else {
+            continue;
+        };
+        if spec.name == "history" {
+            assert_eq!(aliases, &serde_json::json!(["file_path"]));
+            continue;
+        }
+        assert!(kinds.contains(aliases), "{}: {aliases}", spec.name);
+        declared.push(spec.name);
+    }
+    assert!(declared.len() >= 20, "{declared:?}");
+}
+
+/// `FileType` and `SymbolKind` spell the words of analyze's `FileKind` and `SymbolKind` again:
+/// analyze is an optional dependency (the words must exist without it) and `binary` is the
+/// codec's verdict, not analyze's. Each kind analyze has maps onto the same word here (the
+/// `match` fails to compile when analyze gains a kind this list lacks).
+#[cfg(feature = "analyze")]
+#[test]
+fn the_contracts_file_and_symbol_words_are_analyzes() {
+    use editkit::analyze::{FileKind, SymbolKind};
+    let files = [
+        FileKind::Python,
+        FileKind::Typescript,
+        FileKind::Tsx,
+        FileKind::Javascript,
+        FileKind::Jsx,
+        FileKind::Markdown,
+        FileKind::Json,
+        FileKind::Text,
+    ];
+    for kind in files {
+        match kind {
+            FileKind::Python
+            | FileKind::Typescript
+            | FileKind::Tsx
+            | FileKind::Javascript
+            | FileKind::Jsx
+            | FileKind::Markdown
+            | FileKind::Json
+            | FileKind::Text => {}
+        }
+        let word = editkit::FileType::from(kind);
+        assert_eq!(word.as_str(), kind.as_str());
+        assert_eq!(serde_json::to_value(word).unwrap(), serde_json::to_value(kind).unwrap());
+    }
+    let symbols = [
+        SymbolKind::Function,
+        SymbolKind::AsyncFunction,
+        SymbolKind::Class,
+        SymbolKind::Method,
+        SymbolKind::Interface,
+        SymbolKind::TypeAlias,
+        SymbolKind::Enum,
+        SymbolKind::Namespace,
+    ];
+    for kind in symbols {
+        match kind {
+            SymbolKind::Function
+            | SymbolKind::AsyncFunction
+            | SymbolKind::Class
+            | SymbolKind::Method
+            | SymbolKind::Interface
+            | SymbolKind::TypeAlias
+            | SymbolKind::Enum
+            | SymbolKind::Namespace => {}
+        }
+        let word = editkit::SymbolKind::from(kind);
+        assert_eq!(serde_json::to_value(word).unwrap(), serde_json::to_value(kind).unwrap());
+    }
+}
