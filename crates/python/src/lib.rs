@@ -98,6 +98,43 @@ macro_rules! declare_open_args {
 
 open_options!(declare_open_args);
 
+/// What an option's Rust type makes of it on the Python side: whether it is a bound, a whole
+/// number a caller may leave out, which `Toolkit.__init__` checks (a `bool` or a negative
+/// number is refused as `InvalidArgs` naming it) before this module sees it. A type added to
+/// [`open_options`] does not compile until it says.
+trait OptionType {
+    /// Whether the option is a bound.
+    const BOUND: bool = false;
+}
+
+impl OptionType for bool {}
+impl OptionType for String {}
+impl OptionType for Vec<String> {}
+impl OptionType for Option<String> {}
+impl OptionType for Option<PathBuf> {}
+impl OptionType for Option<Formatters> {}
+impl OptionType for Option<u64> {
+    const BOUND: bool = true;
+}
+impl OptionType for Option<usize> {
+    const BOUND: bool = true;
+}
+
+macro_rules! declare_bound_options {
+    ([] $($name:ident: $type:ty = $default:expr,)*) => {
+        /// The options that are bounds, in [`open_options`]' order: `BOUND_OPTIONS`, the names
+        /// `Toolkit.__init__` checks.
+        fn bound_options() -> Vec<&'static str> {
+            [$((stringify!($name), <$type as OptionType>::BOUND)),*]
+                .into_iter()
+                .filter_map(|(name, bound)| bound.then_some(name))
+                .collect()
+        }
+    };
+}
+
+open_options!(declare_bound_options);
+
 /// An option given a word it does not take, in the contract's shape.
 fn invalid(field: &str, message: String) -> Value {
     json!({"kind": "invalid_args", "message": message, "field": field})
@@ -291,6 +328,7 @@ fn _editkit(module: &Bound<'_, PyModule>) -> PyResult<()> {
     limits.set_item("max_patch_work", editkit::patch::DEFAULT_MAX_WORK)?;
     limits.set_item("kept_read_bytes", editkit::DEFAULT_KEPT_READ_BYTES)?;
     module.add("DEFAULT_LIMITS", limits)?;
+    module.add("BOUND_OPTIONS", bound_options())?;
     // The words of the options that take one, from their types (the stubs' `Literal`s).
     let words = PyDict::new(py);
     words.set_item("diagnostics", DiagnosticsMode::NAMES.to_vec())?;

@@ -162,6 +162,27 @@ def test_word_options_take_the_words_of_their_rust_types(workspace: Path) -> Non
             editkit.Toolkit(workspace, **{option: "nonsense"})
 
 
+def test_every_bound_the_native_module_declares_is_checked(workspace: Path) -> None:
+    # The bounds come from the native module (`open_options!` and each option's Rust type), so
+    # Toolkit.__init__ keeps no list of its own: each is an `int | None` option there, and each
+    # refuses what is not a whole number of at least 0 by name (without the check, a bool would
+    # pass as 1 and a negative number or a string would raise a bare OverflowError/TypeError).
+    import inspect
+
+    from editkit import _editkit
+
+    bounds = list(_editkit.BOUND_OPTIONS)
+    parameters = inspect.signature(editkit.Toolkit.__init__).parameters
+    assert bounds == [name for name, parameter in parameters.items() if parameter.annotation == "int | None"]
+    assert {"max_read_bytes", "kept_read_bytes", "history_depth"} <= set(bounds)
+    for field in bounds:
+        for bad in (-1, True, 1.5, "10"):
+            with pytest.raises(editkit.InvalidArgs, match=f"{field} must be a whole number") as refused:
+                editkit.Toolkit(workspace, **{field: bad})
+            assert refused.value.details["field"] == field
+        editkit.Toolkit(workspace, **{field: 1 << 20})
+
+
 def test_options_are_checked_and_applied(workspace: Path, tmp_path: Path) -> None:
     with pytest.raises(editkit.InvalidArgs, match="durability"):
         editkit.Toolkit(workspace, durability="sometimes")

@@ -301,6 +301,7 @@ class Toolkit:
         max_patch_work: int | None = None,
         kept_read_bytes: int | None = None,
     ):
+        given = dict(locals())
         if isinstance(root, (str, os.PathLike)):
             roots = [os.fspath(root)]
         else:
@@ -309,17 +310,10 @@ class Toolkit:
             blocked = [blocked]
         if isinstance(hard_links, str):
             hard_links = [hard_links]
-        bounds = {
-            "max_read_bytes": max_read_bytes,
-            "read_page_bytes": read_page_bytes,
-            "history_depth": history_depth,
-            "history_bytes": history_bytes,
-            "max_sessions": max_sessions,
-            "max_session_bytes": max_session_bytes,
-            "max_patch_work": max_patch_work,
-            "kept_read_bytes": kept_read_bytes,
-        }
-        for field, value in bounds.items():
+        # The bounds are the options the native module declares as whole numbers; a bool (an
+        # int to Python) or a negative one is refused here, naming it.
+        for field in _editkit.BOUND_OPTIONS:
+            value = given[field]
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise error_from({
                     "kind": "invalid_args",
