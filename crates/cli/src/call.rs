@@ -133,7 +133,7 @@ fn too_long(size: usize, line_no: Option<usize>) -> Value {
 
 /// An `invalid_args` contract error.
 fn invalid(field: Option<&str>, message: String) -> Value {
-    let mut error = json!({"kind": "invalid_args", "message": message});
+    let mut error = json!({"kind": editkit::ErrorKind::InvalidArgs, "message": message});
     if let (Some(field), Some(map)) = (field, error.as_object_mut()) {
         map.insert("field".into(), json!(field));
     }

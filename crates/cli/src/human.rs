@@ -385,7 +385,7 @@ fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
     let request = json!({
         "path": args.file, "snippet": text, "dry_run": args.change.dry_run, "force": args.change.force,
         "stale": args.change.stale,
-        "deletions": if args.allow_deletions { "allow" } else { "refuse" },
+        "deletions": if args.allow_deletions { editkit::Deletions::Allow } else { editkit::Deletions::Refuse },
     });
     let (result, merged) = call::<MergeSnippetResponse>(toolkit, "merge_snippet", request, args.output)?;
     if let Some(result) = &result {
