@@ -56,3 +56,23 @@ pub(super) fn thousand() -> usize {
 pub(super) fn project_md() -> String {
     "PROJECT.md".to_owned()
 }
+
+/// The words of a unit-variant enum in its variants' order, as serde spells them, read from the
+/// schema schemars derives from the same serde attributes (`enum`, or `oneOf` one-word schemas
+/// when the variants have docs): the `enum` of a field that takes the type as a plain string,
+/// so the schema and what serde takes cannot disagree.
+pub(super) fn words<T: schemars::JsonSchema>() -> Vec<serde_json::Value> {
+    let schema = schemars::schema_for!(T);
+    if let Some(serde_json::Value::Array(words)) = schema.get("enum") {
+        return words.clone();
+    }
+    let one_of = schema.get("oneOf").and_then(serde_json::Value::as_array);
+    one_of
+        .into_iter()
+        .flatten()
+        .flat_map(|one| {
+            let listed = one.get("enum").and_then(serde_json::Value::as_array).into_iter().flatten();
+            one.get("const").into_iter().chain(listed).cloned()
+        })
+        .collect()
+}

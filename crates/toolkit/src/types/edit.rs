@@ -416,7 +416,7 @@ path_request! {
         pub dry_run: bool,
         /// Lines a chunk leaves out without a marker: `refuse` (default) or `allow` (deleted).
         #[serde(default)]
-        #[schemars(with = "String", extend("enum" = ["refuse", "allow"]))]
+        #[schemars(with = "String", extend("enum" = super::defaults::words::<Deletions>()))]
         pub deletions: Deletions,
         /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
         #[serde(default)]

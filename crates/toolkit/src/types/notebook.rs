@@ -91,7 +91,7 @@ path_request! {
         pub path: String,
         /// replace, insert_before, insert_after or delete.
         #[serde(alias = "edit_mode")]
-        #[schemars(with = "String", extend("enum" = ["replace", "insert_before", "insert_after", "delete"], "x-aliases" = ["edit_mode"]))]
+        #[schemars(with = "String", extend("enum" = super::defaults::words::<NotebookAction>(), "x-aliases" = ["edit_mode"]))]
         pub action: NotebookAction,
         /// The cell's id (from notebook_read); or give index.
         #[serde(default)]
@@ -105,7 +105,7 @@ path_request! {
         pub source: Option<String>,
         /// The new cell's type (default: the cell's own for replace, code for an insert).
         #[serde(default)]
-        #[schemars(with = "String", extend("enum" = ["code", "markdown", "raw"]))]
+        #[schemars(with = "String", extend("enum" = super::defaults::words::<CellType>()))]
         pub cell_type: Option<CellType>,
         /// Your read's sha256: refused unless the file still has it (even with force); stateless HTTP needs it.
         #[serde(default)]

@@ -26,7 +26,7 @@ pub struct ApplyPatchRequest {
     pub strict: bool,
     /// Read the patch as this dialect instead of guessing from its markers.
     #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["hunks", "begin_patch", "unified"]))]
+    #[schemars(with = "String", extend("enum" = super::defaults::words::<PatchDialect>()))]
     pub dialect: Option<PatchDialect>,
     /// WHATWG label
     #[serde(default)]

@@ -208,6 +208,11 @@ fn the_stale_words_are_stale_modes_names() {
         assert_eq!(mode.as_str(), *name);
         assert_eq!(name.parse::<editkit::StaleMode>(), Ok(mode));
     }
+    // Every variant has its word in NAMES: the variants schemars derives from serde's names.
+    let derived = schemars::schema_for!(editkit::StaleMode);
+    let variants: Vec<&serde_json::Value> =
+        derived.get("oneOf").and_then(serde_json::Value::as_array).unwrap().iter().map(|one| &one["const"]).collect();
+    assert_eq!(serde_json::json!(variants), serde_json::json!(editkit::StaleMode::NAMES));
     let mut offering = 0;
     for spec in editkit::tools::specs() {
         if let Some(stale) = spec.input_schema["properties"].get("stale") {
@@ -312,4 +317,20 @@ fn the_contracts_file_and_symbol_words_are_analyzes() {
         let word = editkit::SymbolKind::from(kind);
         assert_eq!(serde_json::to_value(word).unwrap(), serde_json::to_value(kind).unwrap());
     }
+}
+
+/// A field that takes a unit-variant enum as a plain string lists its words from the type
+/// (`defaults::words::<T>()`, read from serde's names, or the type's `NAMES`), never by hand.
+#[test]
+fn no_request_lists_an_enums_words_by_hand() {
+    let types = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/types");
+    let mut from_types = 0;
+    for entry in std::fs::read_dir(&types).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains(r#""enum" = ["#), "{} lists enum words by hand", path.display());
+        from_types += text.matches(r#""enum" = super::defaults::words::<"#).count();
+        from_types += text.matches(r#""enum" = StaleMode::NAMES"#).count();
+    }
+    assert!(from_types >= 8, "{from_types}");
 }
