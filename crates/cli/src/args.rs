@@ -179,7 +179,7 @@ pub(crate) enum Command {
         read_only: bool,
         /// The tools offered: `core` (reading, writing, editing, patching, searching and
         /// arranging files), `all`, or set and tool names separated by commas (sets: core,
-        /// paths, code, seed, editor; e.g. `core,editor`).
+        /// paths, code, seed, editor, notebook; e.g. `core,editor`).
         #[arg(long, value_name = "SET", default_value = "core")]
         tools: editkit::tools::ToolSelection,
         /// Take the workspace roots from the client (`client`), or only from --root
@@ -574,6 +574,22 @@ mod tests {
         for subcommand in ["edit", "snippet", "apply"] {
             assert_eq!(offered(subcommand, "stale"), StaleMode::NAMES, "{subcommand} --stale");
         }
+    }
+
+    /// `mcp --tools`'s help names the tool sets by hand (a doc comment): it names each of
+    /// `TOOLSETS` and no other set, and `core`'s purpose as the set says it.
+    #[test]
+    fn the_tools_help_names_the_tool_sets() {
+        let command = <Cli as clap::CommandFactory>::command();
+        let mcp = command.find_subcommand("mcp").expect("mcp");
+        let tools = mcp.get_arguments().find(|arg| arg.get_id() == "tools").expect("--tools");
+        let help = tools.get_help().map(ToString::to_string).unwrap_or_default().replace('\n', " ");
+        let listed = help.split("(sets: ").nth(1).and_then(|rest| rest.split(';').next()).expect(&help);
+        let listed: Vec<&str> = listed.split(',').map(str::trim).collect();
+        let sets: Vec<&str> = editkit::tools::TOOLSETS.iter().map(|set| set.name).collect();
+        assert_eq!(listed, sets, "{help}");
+        let core = editkit::tools::TOOLSETS.iter().find(|set| set.name == "core").expect("core");
+        assert!(help.contains(&format!("`core` ({})", core.about)), "{help}");
     }
 
     /// `edit`, `snippet` and `apply` take `--dry-run`, `--force` and `--stale` from one group,
