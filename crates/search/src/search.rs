@@ -5,7 +5,7 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use editkit_vfs::codec::{DecodeError, nul_verdict};
+use editkit_vfs::codec::{DecodeError, nul_verdict, utf16_may_decode};
 use editkit_vfs::{Workspace, WorkspaceDir};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
@@ -534,11 +534,16 @@ fn not_text(head: &[u8], nul: usize) -> (SkipReason, String) {
 enum FileRead {
     /// The whole file: this many bytes of the buffer.
     Whole(usize),
-    /// The head holds a NUL at `offset` and the codec calls the file binary.
-    Binary { offset: usize },
+    /// The head (the buffer's first bytes) holds a NUL at `nul` and the codec refuses the file
+    /// whatever follows.
+    NotText { nul: usize },
     /// The caller's check stopped the read after the head.
     Stopped,
 }
+
+/// What a search reads of a file first: the codec's sniff window and a BOM's length, what it
+/// judges a file holding a NUL by ([`nul_verdict`]).
+const HEAD_BYTES: usize = editkit_vfs::codec::BINARY_SNIFF_BYTES + 3;
 
 /// Up to which size a file is read whole into a worker's buffer (above it, it is streamed).
 const WHOLE_FILE_BYTES: u64 = 1 << 20;
@@ -634,13 +639,11 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         if size > self.max_file_size {
             return None;
         }
-        // A binary file is known by its head, and not read whole: the codec judges a NUL past
-        // the head by the head.
+        // A file the codec refuses by its head is not read whole: it judges a NUL past the
+        // head by the head.
         let mut bytes = Vec::new();
-        let past_head = |head: &[u8]| {
-            nul.and_then(|nul| usize::try_from(nul).ok())
-                .is_some_and(|nul| matches!(nul_verdict(head, nul), DecodeError::Binary { .. }))
-        };
+        let past_head =
+            |head: &[u8]| nul.and_then(|nul| usize::try_from(nul).ok()).is_some_and(|nul| self.refused(head, nul));
         let Ok(FileRead::Whole(filled)) = self.read_file(&mut handle, size, &mut bytes, past_head) else { return None };
         bytes.truncate(filled);
         if bytes.len() as u64 > self.max_file_size {
@@ -649,10 +652,22 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         editkit_vfs::Text::decode_owned(bytes).ok().filter(|text| !text.encoding().is_utf8())
     }
 
+    /// Whether this workspace's decoding refuses data holding a NUL at `nul`, whatever follows
+    /// its `head` (the first [`editkit_vfs::codec::BINARY_SNIFF_BYTES`] and a BOM's length):
+    /// binary to the codec, or UTF-16 it cannot decode (without its byte-order mark, or in a
+    /// workspace that reads UTF-8 only). A search reads no further than such a head.
+    fn refused(&self, head: &[u8], nul: usize) -> bool {
+        match nul_verdict(head, nul) {
+            DecodeError::Utf16 => self.workspace.default_encoding().is_some() || !utf16_may_decode(head),
+            _ => true,
+        }
+    }
+
     /// Reads the open file (of `size` bytes when opened) into `buffer` as a search does: its
-    /// head first (the first 8 KiB and a BOM's length, what the codec sniffs), where a NUL the
-    /// codec calls binary ends the read, as does `stop` returning true for the head; then the
-    /// rest, up to the size limit and a byte more (so a file that grew past it shows).
+    /// head first (the first 8 KiB and a BOM's length, what the codec sniffs), where a NUL that
+    /// makes the codec refuse the file whatever follows ends the read ([`Self::refused`]), as
+    /// does `stop` returning true for the head; then the rest, up to the size limit and a byte
+    /// more (so a file that grew past it shows).
     fn read_file(
         &self,
         handle: &mut cap_std::fs::File,
@@ -662,13 +677,13 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
     ) -> std::io::Result<FileRead> {
         let limit = usize::try_from(self.max_file_size.saturating_add(1)).unwrap_or(usize::MAX);
         let expected = usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1);
-        let head = (editkit_vfs::codec::BINARY_SNIFF_BYTES + 3).min(limit);
+        let head = HEAD_BYTES.min(limit);
         let filled = fill(handle, buffer, 0, head, expected)?;
         let bytes = buffer.get(..filled).unwrap_or_default();
         if let Some(nul) = memchr::memchr(0, bytes)
-            && let DecodeError::Binary { offset } = nul_verdict(bytes, nul)
+            && self.refused(bytes, nul)
         {
-            return Ok(FileRead::Binary { offset });
+            return Ok(FileRead::NotText { nul });
         }
         if stop(bytes) {
             return Ok(FileRead::Stopped);
@@ -763,7 +778,7 @@ impl Visitor for SearchVisitor<'_, '_> {
         if size <= WHOLE_FILE_BYTES {
             self.search_whole(state, file, handle, size);
         } else {
-            self.search_streamed(state, file, handle);
+            self.search_streamed(state, file, handle, size);
         }
     }
 }
@@ -787,8 +802,9 @@ impl SearchVisitor<'_, '_> {
         let skip = |reason: SkipReason, detail: String| skipped(file.rel, reason, detail);
         let filled = match self.read_file(&mut handle, size, buffer, |_| false) {
             Ok(FileRead::Whole(filled)) => filled,
-            Ok(FileRead::Binary { offset }) => {
-                return state.skipped.push(skip(SkipReason::Binary, format!("NUL byte at offset {offset}")));
+            Ok(FileRead::NotText { nul }) => {
+                let (reason, detail) = not_text(buffer, nul);
+                return state.skipped.push(skip(reason, detail));
             }
             // Nothing stops this read after the head; were it stopped, the file is not searched.
             Ok(FileRead::Stopped) => {
@@ -850,9 +866,29 @@ impl SearchVisitor<'_, '_> {
 
     /// Searches a file as it streams, checking as it goes that it is UTF-8; a file that is not
     /// is read again whole for the codec, which decides whether it is text in another encoding.
-    fn search_streamed(&self, state: &mut SearchState, file: &FileRef<'_, '_>, handle: cap_std::fs::File) {
+    /// Its head is read first, as for a file read whole: the codec judges a NUL by it, and a
+    /// file it refuses by its head is read no further.
+    fn search_streamed(
+        &self,
+        state: &mut SearchState,
+        file: &FileRef<'_, '_>,
+        mut handle: cap_std::fs::File,
+        size: u64,
+    ) {
         let skip = |reason: SkipReason, detail: String| skipped(file.rel, reason, detail);
         let builder = &self.search.builder;
+        let mut head = Vec::new();
+        let expected = usize::try_from(size).unwrap_or(usize::MAX).saturating_add(1);
+        match fill(&mut handle, &mut head, 0, HEAD_BYTES, expected.min(HEAD_BYTES)) {
+            Ok(filled) => head.truncate(filled),
+            Err(err) => return state.skipped.push(skip(SkipReason::Unreadable, err.to_string())),
+        }
+        if let Some(nul) = memchr::memchr(0, &head)
+            && self.refused(&head, nul)
+        {
+            let (reason, detail) = not_text(&head, nul);
+            return state.skipped.push(skip(reason, detail));
+        }
         // Collect one line more than can be kept, to know whether lines were left out.
         let keep = if self.beyond_cutoff(file.rel) {
             None
@@ -860,7 +896,7 @@ impl SearchVisitor<'_, '_> {
             Some(builder.max_results.min(builder.max_matches_per_file))
         };
         let mut sink = FileSink::new(&state.matcher, self.sink, keep.map_or(0, |n| n.saturating_add(1)));
-        let mut reader = Utf8Check::new(handle, !builder.lossy);
+        let mut reader = Utf8Check::new(std::io::Cursor::new(&head).chain(handle), !builder.lossy);
         let searcher = if keep.is_some() { &mut state.searcher } else { &mut state.counter };
         if let Err(err) = searcher.search_reader(&state.matcher, &mut reader, &mut sink) {
             return state.skipped.push(skip(SkipReason::Unreadable, err.to_string()));
@@ -875,7 +911,7 @@ impl SearchVisitor<'_, '_> {
                     return self.found(&mut state.files_searched, file.rel, sink, keep);
                 }
                 if let Some(offset) = sink.binary.and_then(|offset| usize::try_from(offset).ok()) {
-                    let (reason, detail) = not_text(&reader.head, offset);
+                    let (reason, detail) = not_text(&head, offset);
                     return state.skipped.push(skip(reason, detail));
                 }
                 let offset = reader.invalid_at.unwrap_or(0);

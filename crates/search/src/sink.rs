@@ -246,23 +246,11 @@ pub(crate) struct Utf8Check<R> {
     pub(crate) invalid_at: Option<u64>,
     /// Whether an escape byte was read (ISO-2022-JP text is valid UTF-8 that starts with one).
     pub(crate) escape_seen: bool,
-    /// The first bytes read (the codec's sniff window and a BOM's length): what the codec
-    /// judges a file holding a NUL by, kept as it streams past.
-    pub(crate) head: Vec<u8>,
 }
 
 impl<R: Read> Utf8Check<R> {
     pub(crate) fn new(inner: R, enabled: bool) -> Self {
-        Utf8Check {
-            inner,
-            enabled,
-            pending: [0; 4],
-            pending_len: 0,
-            offset: 0,
-            invalid_at: None,
-            escape_seen: false,
-            head: Vec::new(),
-        }
+        Utf8Check { inner, enabled, pending: [0; 4], pending_len: 0, offset: 0, invalid_at: None, escape_seen: false }
     }
 
     fn check(&mut self, chunk: &[u8]) {
@@ -315,16 +303,9 @@ fn char_width(lead: u8) -> usize {
     }
 }
 
-/// How much of a streamed file [`Utf8Check`] keeps: the codec's sniff window and a BOM's length.
-pub(crate) const HEAD_BYTES: usize = editkit_vfs::codec::BINARY_SNIFF_BYTES + 3;
-
 impl<R: Read> Read for Utf8Check<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        let wanted = HEAD_BYTES.saturating_sub(self.head.len());
-        if wanted > 0 {
-            self.head.extend_from_slice(buf.get(..n.min(wanted)).unwrap_or_default());
-        }
         if self.enabled && self.invalid_at.is_none() {
             self.check(buf.get(..n).unwrap_or_default());
         }

@@ -208,6 +208,21 @@ pub fn nul_verdict(head: &[u8], nul: usize) -> DecodeError {
     DecodeError::Binary { offset: nul }
 }
 
+/// Whether data that [`nul_verdict`] calls [`DecodeError::Utf16`] may still decode as text: only
+/// when it starts with a UTF-16 byte-order mark, the one way [`Text::decode`] establishes
+/// UTF-16. Without one it is refused whatever follows, so a reader holding its head need not
+/// read on (the search stops there).
+///
+/// ```
+/// use editkit_vfs::codec::utf16_may_decode;
+/// assert!(utf16_may_decode(b"\xFF\xFEh\0i\0"));
+/// assert!(!utf16_may_decode(b"h\0i\0"));
+/// ```
+#[must_use]
+pub fn utf16_may_decode(head: &[u8]) -> bool {
+    crate::encoding::utf16_bom(head).is_some()
+}
+
 /// Decoded text: LF-normalised content plus what is needed to write it back byte for byte.
 ///
 /// ```

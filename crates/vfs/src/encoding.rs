@@ -308,18 +308,24 @@ pub(crate) fn detect_iso_2022_jp(bytes: &[u8]) -> Option<Decoded> {
 /// UTF-16 by its byte-order mark, long enough to tell, decoding and encoding back to itself,
 /// holding no NUL (UTF-32 starts with the UTF-16 LE mark and a NUL character).
 pub(crate) fn detect_utf16(bytes: &[u8]) -> Option<Decoded> {
-    let encoding = if bytes.starts_with(b"\xFF\xFE") {
-        Encoding(encoding_rs::UTF_16LE)
-    } else if bytes.starts_with(b"\xFE\xFF") {
-        Encoding(encoding_rs::UTF_16BE)
-    } else {
-        return None;
-    };
+    let encoding = utf16_bom(bytes)?;
     if bytes.len() < MIN_DETECT_BYTES {
         return None;
     }
     let decoded = decode_in(bytes, encoding).ok()?;
     (!decoded.text.contains('\0') && plausible(&decoded.text)).then_some(decoded)
+}
+
+/// The UTF-16 encoding whose byte-order mark `bytes` start with: the only UTF-16
+/// [`detect_utf16`] establishes.
+pub(crate) fn utf16_bom(bytes: &[u8]) -> Option<Encoding> {
+    if bytes.starts_with(b"\xFF\xFE") {
+        Some(Encoding(encoding_rs::UTF_16LE))
+    } else if bytes.starts_with(b"\xFE\xFF") {
+        Some(Encoding(encoding_rs::UTF_16BE))
+    } else {
+        None
+    }
 }
 
 /// Longest run of non-ASCII characters a text in a Latin-script single-byte encoding holds:

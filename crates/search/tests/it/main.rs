@@ -6,5 +6,6 @@ mod control;
 mod filters;
 mod limits;
 mod listing;
+mod reads;
 mod sandbox;
 mod support;
