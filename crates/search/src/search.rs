@@ -518,10 +518,56 @@ fn fill(
     Ok(filled)
 }
 
+/// What one pass over a file's bytes finds before it is searched: its first NUL, and whether
+/// it holds an escape byte (ISO-2022-JP text is valid UTF-8 that starts with one), which send
+/// it to the codec.
+#[derive(Debug, Clone, Copy)]
+struct Scan {
+    nul: Option<usize>,
+    /// Known only when there is no NUL (then the codec decides, whatever the escapes).
+    escape: bool,
+}
+
+impl Scan {
+    fn of(bytes: &[u8]) -> Scan {
+        match memchr::memchr2(0, 0x1B, bytes) {
+            None => Scan { nul: None, escape: false },
+            Some(at) if bytes.get(at) == Some(&0) => Scan { nul: Some(at), escape: false },
+            Some(at) => {
+                let nul = bytes.get(at..).and_then(|rest| memchr::memchr(0, rest)).map(|nul| at + nul);
+                Scan { nul, escape: true }
+            }
+        }
+    }
+
+    /// This scan of the bytes before `offset` followed by the scan of `rest`, from `offset` on.
+    fn then(self, rest: &[u8], offset: usize) -> Scan {
+        if self.nul.is_some() {
+            return self;
+        }
+        let more = Scan::of(rest);
+        Scan { nul: more.nul.map(|nul| offset + nul), escape: self.escape || more.escape }
+    }
+}
+
+/// Where `bytes` stop being UTF-8, if they do: checked with SIMD, and again by `std` for the
+/// offset only when they are not.
+pub(crate) fn invalid_utf8_at(bytes: &[u8]) -> Option<usize> {
+    if simdutf8::basic::from_utf8(bytes).is_ok() {
+        return None;
+    }
+    std::str::from_utf8(bytes).err().map(|err| err.valid_up_to())
+}
+
 /// Why a file holding a NUL at `nul` is not searched, as the codec judges it by its `head`
 /// (the first bytes, at least the sniff window): binary, or UTF-16/UTF-32 it cannot decode.
 fn not_text(head: &[u8], nul: usize) -> (SkipReason, String) {
-    match nul_verdict(head, nul) {
+    not_text_by(nul_verdict(head, nul), nul)
+}
+
+/// [`not_text`] from the codec's verdict on the NUL at `nul`.
+fn not_text_by(verdict: DecodeError, nul: usize) -> (SkipReason, String) {
+    match verdict {
         DecodeError::Utf16 => (
             SkipReason::Utf16,
             "UTF-16 or UTF-32 text whose encoding is not established; read it naming its encoding".into(),
@@ -532,11 +578,11 @@ fn not_text(head: &[u8], nul: usize) -> (SkipReason, String) {
 
 /// How [`SearchVisitor::read_file`] ended.
 enum FileRead {
-    /// The whole file: this many bytes of the buffer.
-    Whole(usize),
+    /// The whole file: this many bytes of the buffer, and their [`Scan`].
+    Whole { filled: usize, scan: Scan },
     /// The head (the buffer's first bytes) holds a NUL at `nul` and the codec refuses the file
     /// whatever follows.
-    NotText { nul: usize },
+    NotText { nul: usize, verdict: DecodeError },
     /// The caller's check stopped the read after the head.
     Stopped,
 }
@@ -642,9 +688,12 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         // A file the codec refuses by its head is not read whole: it judges a NUL past the
         // head by the head.
         let mut bytes = Vec::new();
-        let past_head =
-            |head: &[u8]| nul.and_then(|nul| usize::try_from(nul).ok()).is_some_and(|nul| self.refused(head, nul));
-        let Ok(FileRead::Whole(filled)) = self.read_file(&mut handle, size, &mut bytes, past_head) else { return None };
+        let past_head = |head: &[u8]| {
+            nul.and_then(|nul| usize::try_from(nul).ok()).is_some_and(|nul| self.refused(head, nul).is_some())
+        };
+        let Ok(FileRead::Whole { filled, .. }) = self.read_file(&mut handle, size, &mut bytes, past_head) else {
+            return None;
+        };
         bytes.truncate(filled);
         if bytes.len() as u64 > self.max_file_size {
             return None;
@@ -656,11 +705,13 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
     /// its `head` (the first [`editkit_vfs::codec::BINARY_SNIFF_BYTES`] and a BOM's length):
     /// binary to the codec, or UTF-16 it cannot decode (without its byte-order mark, or in a
     /// workspace that reads UTF-8 only). A search reads no further than such a head.
-    fn refused(&self, head: &[u8], nul: usize) -> bool {
-        match nul_verdict(head, nul) {
-            DecodeError::Utf16 => self.workspace.default_encoding().is_some() || !utf16_may_decode(head),
-            _ => true,
-        }
+    /// Gives the codec's verdict when it refuses.
+    fn refused(&self, head: &[u8], nul: usize) -> Option<DecodeError> {
+        let verdict = nul_verdict(head, nul);
+        let may_decode = matches!(verdict, DecodeError::Utf16)
+            && self.workspace.default_encoding().is_none()
+            && utf16_may_decode(head);
+        (!may_decode).then_some(verdict)
     }
 
     /// Reads the open file (of `size` bytes when opened) into `buffer` as a search does: its
@@ -680,18 +731,21 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
         let head = HEAD_BYTES.min(limit);
         let filled = fill(handle, buffer, 0, head, expected)?;
         let bytes = buffer.get(..filled).unwrap_or_default();
-        if let Some(nul) = memchr::memchr(0, bytes)
-            && self.refused(bytes, nul)
+        let scan = Scan::of(bytes);
+        if let Some(nul) = scan.nul
+            && let Some(verdict) = self.refused(bytes, nul)
         {
-            return Ok(FileRead::NotText { nul });
+            return Ok(FileRead::NotText { nul, verdict });
         }
         if stop(bytes) {
             return Ok(FileRead::Stopped);
         }
         if filled < head {
-            return Ok(FileRead::Whole(filled));
+            return Ok(FileRead::Whole { filled, scan });
         }
-        fill(handle, buffer, filled, limit, expected).map(FileRead::Whole)
+        let whole = fill(handle, buffer, filled, limit, expected)?;
+        let scan = scan.then(buffer.get(filled..whole).unwrap_or_default(), filled);
+        Ok(FileRead::Whole { filled: whole, scan })
     }
 
     /// The open file and its size (from the one `fstat` that checks it is a regular file).
@@ -800,10 +854,10 @@ impl SearchVisitor<'_, '_> {
         buffer: &mut Vec<u8>,
     ) {
         let skip = |reason: SkipReason, detail: String| skipped(file.rel, reason, detail);
-        let filled = match self.read_file(&mut handle, size, buffer, |_| false) {
-            Ok(FileRead::Whole(filled)) => filled,
-            Ok(FileRead::NotText { nul }) => {
-                let (reason, detail) = not_text(buffer, nul);
+        let (filled, Scan { nul, escape }) = match self.read_file(&mut handle, size, buffer, |_| false) {
+            Ok(FileRead::Whole { filled, scan }) => (filled, scan),
+            Ok(FileRead::NotText { nul, verdict }) => {
+                let (reason, detail) = not_text_by(verdict, nul);
                 return state.skipped.push(skip(reason, detail));
             }
             // Nothing stops this read after the head; were it stopped, the file is not searched.
@@ -824,13 +878,14 @@ impl SearchVisitor<'_, '_> {
         } else {
             Some(builder.max_results.min(builder.max_matches_per_file))
         };
-        let nul = memchr::memchr(0, bytes);
-        let invalid = if builder.lossy { None } else { std::str::from_utf8(bytes).err().map(|err| err.valid_up_to()) };
-        // An escape byte: ISO-2022-JP text is valid UTF-8 that starts with one.
-        let escape = memchr::memchr(0x1B, bytes).is_some();
+        // Data holding a NUL is the codec's to judge: its UTF-8 is not checked.
+        let invalid = if builder.lossy || nul.is_some() { None } else { invalid_utf8_at(bytes) };
         let mut sink = FileSink::new(&state.matcher, self.sink, keep.map_or(0, |n| n.saturating_add(1)));
         let searcher = if keep.is_some() { &mut state.searcher } else { &mut state.counter };
-        let outcome = if nul.is_none() && invalid.is_none() && !escape {
+        let plain = nul.is_none() && invalid.is_none() && !escape;
+        // The scan above found no NUL in plain text: the searcher need not look again.
+        searcher.set_binary_detection(if plain { BinaryDetection::none() } else { BinaryDetection::quit(0) });
+        let outcome = if plain {
             searcher.search_slice(&state.matcher, bytes, &mut sink)
         } else {
             // Not plain UTF-8 text: the codec decides whether it is text in another encoding
@@ -884,9 +939,9 @@ impl SearchVisitor<'_, '_> {
             Err(err) => return state.skipped.push(skip(SkipReason::Unreadable, err.to_string())),
         }
         if let Some(nul) = memchr::memchr(0, &head)
-            && self.refused(&head, nul)
+            && let Some(verdict) = self.refused(&head, nul)
         {
-            let (reason, detail) = not_text(&head, nul);
+            let (reason, detail) = not_text_by(verdict, nul);
             return state.skipped.push(skip(reason, detail));
         }
         // Collect one line more than can be kept, to know whether lines were left out.
@@ -898,6 +953,7 @@ impl SearchVisitor<'_, '_> {
         let mut sink = FileSink::new(&state.matcher, self.sink, keep.map_or(0, |n| n.saturating_add(1)));
         let mut reader = Utf8Check::new(std::io::Cursor::new(&head).chain(handle), !builder.lossy);
         let searcher = if keep.is_some() { &mut state.searcher } else { &mut state.counter };
+        searcher.set_binary_detection(BinaryDetection::quit(0));
         if let Err(err) = searcher.search_reader(&state.matcher, &mut reader, &mut sink) {
             return state.skipped.push(skip(SkipReason::Unreadable, err.to_string()));
         }

@@ -254,7 +254,7 @@ impl<R: Read> Utf8Check<R> {
     }
 
     fn check(&mut self, chunk: &[u8]) {
-        self.escape_seen |= chunk.contains(&0x1B);
+        self.escape_seen |= memchr::memchr(b'\x1B', chunk).is_some();
         if chunk.is_empty() {
             if self.pending_len > 0 {
                 self.invalid_at = Some(self.offset - self.pending_len as u64);
@@ -276,6 +276,9 @@ impl<R: Read> Utf8Check<R> {
                 return;
             }
             self.pending_len = 0;
+        }
+        if simdutf8::basic::from_utf8(rest).is_ok() {
+            return;
         }
         if let Err(err) = std::str::from_utf8(rest) {
             let at = chunk.len() - rest.len() + err.valid_up_to();
