@@ -11,7 +11,8 @@
 //!   1,000-hunk diff).
 //! - Search: `editkit grep` and `rg` as processes, on a copy of the Python standard library and
 //!   a copy of the cargo registry's sources, literal and regex, with and without matches; the
-//!   matches (path, line, column) must be the same.
+//!   matches (path, line, column) must be the same. `EDITKIT_BASELINE=<an earlier editkit
+//!   binary>` runs it in the same rotation: before and after from one run.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -45,7 +46,8 @@ pub(crate) fn versus(parts: &[&str]) -> Result<()> {
         run("cargo", &["run", "--locked", "--release", "-q", "-p", "editkit-patch", "--example", "bench_vs_git"])?;
     }
     if wants("search") {
-        search(&editkit)?;
+        let baseline = std::env::var_os("EDITKIT_BASELINE").map(PathBuf::from);
+        search(&editkit, baseline.as_deref())?;
     }
     Ok(())
 }
@@ -106,7 +108,34 @@ const CASES: [(&str, &str, bool); 4] = [
 
 const RUNS: usize = 7;
 
-fn search(editkit: &Path) -> Result<()> {
+/// One side of a comparison: its label, program and arguments, and what a run gave.
+struct Side {
+    label: &'static str,
+    program: PathBuf,
+    args: Vec<&'static str>,
+    times: Vec<f64>,
+    out: Vec<u8>,
+}
+
+impl Side {
+    /// Runs the program once in `root` and records its time and output (when `record`).
+    fn run(&mut self, root: &Path, label: &str, record: bool) -> Result<()> {
+        let started = Instant::now();
+        let output = Command::new(&self.program).args(&self.args).env("NO_COLOR", "1").current_dir(root).output()?;
+        let elapsed = started.elapsed().as_secs_f64();
+        // 0: matches, 1: none; anything else is a failure.
+        if !matches!(output.status.code(), Some(0 | 1)) {
+            bail!("{} failed on {label}: {}", self.label, String::from_utf8_lossy(&output.stderr));
+        }
+        if record {
+            self.times.push(elapsed);
+        }
+        self.out = output.stdout;
+        Ok(())
+    }
+}
+
+fn search(editkit: &Path, baseline: Option<&Path>) -> Result<()> {
     let rg_version = Command::new("rg").arg("--version").output();
     let Ok(rg_version) = rg_version else { bail!("rg is not installed (apt-get install -y ripgrep)") };
     let rg_version = String::from_utf8_lossy(&rg_version.stdout).lines().next().unwrap_or("rg").to_owned();
@@ -122,57 +151,56 @@ fn search(editkit: &Path) -> Result<()> {
             }
             rg_args.extend(["--", pattern, "."]);
             ek_args.extend(["--", pattern, "."]);
-            let (mut rg_times, mut ek_times) = (Vec::new(), Vec::new());
-            let (mut rg_out, mut ek_out) = (Vec::new(), Vec::new());
-            // Alternating runs, after one warm-up of each (the page cache).
+            let side = |label, program: &Path, args: &Vec<&'static str>| Side {
+                label,
+                program: program.to_owned(),
+                args: args.clone(),
+                times: Vec::new(),
+                out: Vec::new(),
+            };
+            let mut sides = vec![side("rg", Path::new("rg"), &rg_args), side("editkit grep", editkit, &ek_args)];
+            if let Some(baseline) = baseline {
+                sides.push(side("baseline editkit grep", baseline, &ek_args));
+            }
+            // Rotating runs, after one warm-up of each (the page cache).
             for run in 0..=RUNS {
-                let order: [bool; 2] = if run % 2 == 0 { [true, false] } else { [false, true] };
-                for is_rg in order {
-                    let started = Instant::now();
-                    let output = if is_rg {
-                        Command::new("rg").args(&rg_args).current_dir(&root).output()?
-                    } else {
-                        Command::new(editkit).args(&ek_args).env("NO_COLOR", "1").current_dir(&root).output()?
-                    };
-                    let elapsed = started.elapsed().as_secs_f64();
-                    // 0: matches, 1: none; anything else is a failure.
-                    if !matches!(output.status.code(), Some(0 | 1)) {
-                        bail!(
-                            "{} failed on {label}: {}",
-                            if is_rg { "rg" } else { "editkit grep" },
-                            String::from_utf8_lossy(&output.stderr)
-                        );
-                    }
-                    if run > 0 {
-                        if is_rg { rg_times.push(elapsed) } else { ek_times.push(elapsed) }
-                    }
-                    if is_rg { rg_out = output.stdout } else { ek_out = output.stdout }
+                let n = sides.len();
+                for k in 0..n {
+                    let at = if run % 2 == 0 { k } else { n - 1 - k };
+                    sides[at].run(&root, label, run > 0)?;
                 }
             }
-            let (rg_hits, ek_hits) = (hits(&rg_out), hits(&ek_out));
-            let same = rg_hits == ek_hits;
-            let only_rg = rg_hits.difference(&ek_hits).count();
-            let only_ek = ek_hits.difference(&rg_hits).count();
-            let (rg, ek) = (median(&mut rg_times), median(&mut ek_times));
-            rows.push(format!(
-                "| {} | {label} | {} | {:.1} ms | {:.1} ms | {:.2}× | {} |",
-                tree.name,
-                rg_hits.len(),
-                rg * 1e3,
-                ek * 1e3,
-                ek / rg,
-                if same { "identical".to_owned() } else { format!("{only_rg} only rg, {only_ek} only editkit") }
-            ));
-            if !same {
+            let rg_hits = hits(&sides[0].out);
+            let rg = median(&mut sides[0].times);
+            let mut row = format!("| {} | {label} | {} | {:.1} ms |", tree.name, rg_hits.len(), rg * 1e3);
+            for side in &mut sides[1..] {
+                let ek_hits = hits(&side.out);
+                let only_rg = rg_hits.difference(&ek_hits).count();
+                let only_ek = ek_hits.difference(&rg_hits).count();
+                let ek = median(&mut side.times);
+                let same = if rg_hits == ek_hits {
+                    "identical".to_owned()
+                } else {
+                    format!("{only_rg} only rg, {only_ek} only editkit")
+                };
+                row.push_str(&format!(" {:.1} ms | {:.2}× | {same} |", ek * 1e3, ek / rg));
                 for hit in rg_hits.symmetric_difference(&ek_hits).take(5) {
-                    eprintln!("  differs: {hit:?}");
+                    eprintln!("  {} differs: {hit:?}", side.label);
                 }
             }
+            rows.push(row);
         }
     }
     println!("\n## Search: `editkit grep` and {rg_version}, as processes, median of {RUNS} alternating runs\n");
-    println!("| tree | search | matches | rg | editkit | editkit / rg | results |");
-    println!("| --- | --- | ---: | ---: | ---: | ---: | --- |");
+    if baseline.is_some() {
+        println!(
+            "| tree | search | matches | rg | editkit | editkit / rg | results | baseline | baseline / rg | results |"
+        );
+        println!("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |");
+    } else {
+        println!("| tree | search | matches | rg | editkit | editkit / rg | results |");
+        println!("| --- | --- | ---: | ---: | ---: | ---: | --- |");
+    }
     for row in rows {
         println!("{row}");
     }
