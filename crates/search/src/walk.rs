@@ -286,8 +286,8 @@ pub(crate) fn child_rel(dir: &str, name: &str) -> String {
 
 /// A directory that could not be opened or listed, as a skipped entry.
 pub(crate) fn walk_error(rel: String, err: &editkit_vfs::Error) -> Skipped {
-    let reason = match err.kind() {
-        "outside_workspace" => SkipReason::OutsideWorkspace,
+    let reason = match err.error_kind() {
+        editkit_vfs::ErrorKind::OutsideWorkspace => SkipReason::OutsideWorkspace,
         _ if matches!(err, editkit_vfs::Error::SymlinkLoop { .. }) => SkipReason::SymlinkLoop,
         _ => SkipReason::Unreadable,
     };

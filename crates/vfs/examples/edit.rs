@@ -43,13 +43,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Someone else changes the file: a write based on the old read is refused.
     std::fs::write(root.join("src/greet.py"), "print('changed elsewhere')\n")?;
     match workspace.write("src/greet.py", b"mine\n", &WriteOptions::default()) {
-        Err(err) => println!("refused ({}): {err}", err.kind()),
+        Err(err) => println!("refused ({}): {err}", err.error_kind().as_str()),
         Ok(_) => return Err("a stale write was accepted".into()),
     }
     // Paths that lead out are refused before anything is touched.
     for path in ["../../etc/passwd", "/etc/passwd", "~/.ssh/id_rsa", ".git/config"] {
         match workspace.read(path) {
-            Err(err) => println!("refused ({}): {err}", err.kind()),
+            Err(err) => println!("refused ({}): {err}", err.error_kind().as_str()),
             Ok(_) => return Err(format!("{path} was readable").into()),
         }
     }

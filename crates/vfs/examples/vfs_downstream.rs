@@ -1,5 +1,5 @@
 //! editkit-vfs alone: a guarded write, a stale one refused, an escape refused. `cargo run -p editkit-vfs --example vfs_downstream`
-use editkit_vfs::{Workspace, WriteOptions};
+use editkit_vfs::{ErrorKind, Workspace, WriteOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
@@ -9,8 +9,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let guard = WriteOptions { expected_hash: Some(seen.sha256()), ..Default::default() };
     workspace.write("a.txt", b"two\r\n", &guard)?;
     // The hash the agent saw is gone: the same guarded write is refused.
-    assert_eq!(workspace.write("a.txt", b"three\r\n", &guard).err().map(|e| e.kind()), Some("stale"));
-    assert_eq!(workspace.read("../outside").err().map(|e| e.kind()), Some("outside_workspace"));
+    assert_eq!(workspace.write("a.txt", b"three\r\n", &guard).err().map(|e| e.error_kind()), Some(ErrorKind::Stale));
+    assert_eq!(workspace.read("../outside").err().map(|e| e.error_kind()), Some(ErrorKind::OutsideWorkspace));
     println!("{}", std::fs::read_to_string(dir.path().join("a.txt"))?.trim_end());
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::io;
 /// Everything a workspace operation can refuse or fail with.
 ///
 /// Every variant carries the path as the caller spelled it, so an agent can tell which of its
-/// arguments was refused. [`Error::kind`] gives the stable snake_case word of the tool-call
+/// arguments was refused. [`Error::error_kind`] gives its kind in the words of the tool-call
 /// contract.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -254,18 +254,16 @@ impl Error {
         Error::NotEncodable { path: path.to_owned(), encoding, character, line }
     }
 
-    /// The stable snake_case word of the tool-call contract for this error.
+    /// The typed kind of this error; [`ErrorKind::as_str`] gives the stable snake_case word of
+    /// the tool-call contract.
     ///
     /// ```
-    /// let err = editkit_vfs::Error::NotFound { path: "a.txt".into() };
-    /// assert_eq!(err.kind(), "not_found");
+    /// use editkit_vfs::{Error, ErrorKind};
+    ///
+    /// let err = Error::NotFound { path: "a.txt".into() };
+    /// assert_eq!(err.error_kind(), ErrorKind::NotFound);
+    /// assert_eq!(err.error_kind().as_str(), "not_found");
     /// ```
-    #[must_use]
-    pub fn kind(&self) -> &'static str {
-        self.error_kind().as_str()
-    }
-
-    /// The typed kind of this error.
     #[must_use]
     pub fn error_kind(&self) -> ErrorKind {
         match self {

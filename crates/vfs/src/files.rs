@@ -181,7 +181,7 @@ impl Workspace {
     /// let dir = tempfile::tempdir().unwrap();
     /// std::fs::write(dir.path().join("a.txt"), b"caf\xE9\n").unwrap();
     /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
-    /// assert_eq!(workspace.read("a.txt").unwrap_err().kind(), "not_utf8");
+    /// assert_eq!(workspace.read("a.txt").unwrap_err().error_kind(), editkit_vfs::ErrorKind::NotUtf8);
     /// let latin = editkit_vfs::Encoding::for_label("windows-1252").unwrap();
     /// assert_eq!(workspace.read_as("a.txt", Some(latin))?.text(), "caf\u{e9}\n");
     /// # Ok(()) }
@@ -477,7 +477,7 @@ impl Workspace {
     /// std::fs::set_permissions(dir.path().join("a.txt"), std::fs::Permissions::from_mode(0o444)).unwrap();
     /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let err = workspace.check_writable("a.txt").unwrap_err();
-    /// assert_eq!((err.kind(), err.to_string().contains("0444")), ("permission_denied", true));
+    /// assert_eq!((err.error_kind(), err.to_string().contains("0444")), (editkit_vfs::ErrorKind::PermissionDenied, true));
     /// assert!(workspace.check_writable("missing.txt").is_ok());
     /// # Ok(()) }
     /// ```

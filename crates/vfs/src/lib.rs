@@ -54,10 +54,10 @@
 //! // Someone else changes the file: the next write is refused until it is read again.
 //! std::fs::write(dir.path().join("app.py"), "changed\n").unwrap();
 //! let err = workspace.write("app.py", b"mine\n", &WriteOptions::default()).unwrap_err();
-//! assert_eq!(err.kind(), "stale");
+//! assert_eq!(err.error_kind(), editkit_vfs::ErrorKind::Stale);
 //!
 //! // Nothing outside the root is reachable.
-//! assert_eq!(workspace.read("../../etc/passwd").unwrap_err().kind(), "outside_workspace");
+//! assert_eq!(workspace.read("../../etc/passwd").unwrap_err().error_kind(), editkit_vfs::ErrorKind::OutsideWorkspace);
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]

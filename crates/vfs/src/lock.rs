@@ -146,7 +146,7 @@ impl<'ws> FileLock<'ws> {
     /// let seen = lock.read()?.sha256();
     /// std::fs::write(dir.path().join("a.txt"), "two\n").unwrap();
     /// let err = lock.read_expecting(Some(seen)).unwrap_err();
-    /// assert_eq!(err.kind(), "stale");
+    /// assert_eq!(err.error_kind(), editkit_vfs::ErrorKind::Stale);
     /// assert_eq!(workspace.recorded_hash("a.txt")?, Some(seen));
     /// # Ok(()) }
     /// ```
@@ -275,7 +275,7 @@ impl<'ws> FileLock<'ws> {
     /// let read = lock.read_for_write(None, false)?;
     /// std::fs::write(dir.path().join("a.txt"), "six\n").unwrap();
     /// let err = lock.write_over(&read, b"ten\n", &Default::default()).unwrap_err();
-    /// assert_eq!(err.kind(), "stale");
+    /// assert_eq!(err.error_kind(), editkit_vfs::ErrorKind::Stale);
     /// # Ok(()) }
     /// ```
     ///
@@ -345,7 +345,7 @@ impl<'ws> FileLock<'ws> {
     /// std::fs::write(dir.path().join("a.txt"), "six\n").unwrap();
     /// let beside = || Ok::<_, editkit_vfs::Error>((Sha256::of(b"ten\n"), "kept"));
     /// let (err, kept) = lock.write_beside(Some(&read), b"ten\n", &Default::default(), beside).unwrap_err();
-    /// assert_eq!((err.kind(), kept), ("stale", Some("kept")));
+    /// assert_eq!((err.error_kind(), kept), (editkit_vfs::ErrorKind::Stale, Some("kept")));
     /// assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"six\n");
     /// # Ok(()) }
     /// ```

@@ -385,6 +385,7 @@ pub(crate) fn lexical_absolute(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ErrorKind;
 
     fn policy(absolute: AbsolutePaths) -> CompiledPolicy {
         let policy = Policy { absolute, ..Policy::default() };
@@ -394,7 +395,7 @@ mod tests {
     #[test]
     fn prefix_sibling_is_outside() {
         let err = policy(AbsolutePaths::RemapUnderRoot).normalise("/x/root_evil/a").unwrap_err();
-        assert_eq!(err.kind(), "outside_workspace");
+        assert_eq!(err.error_kind(), ErrorKind::OutsideWorkspace);
         assert_eq!(policy(AbsolutePaths::RemapUnderRoot).normalise("/x/root/a/../b").unwrap(), "b");
     }
 

@@ -75,10 +75,10 @@ impl Workspace {
     /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// assert_eq!(workspace.canonical_recorded("src/a.txt")?.as_str(), "src/a.txt");
     /// assert_eq!(workspace.canonical_recorded("src/.editkit-1.tmp")?.as_str(), "src/.editkit-1.tmp");
-    /// assert_eq!(workspace.canonical_recorded("src/../a.txt").unwrap_err().kind(), "invalid_args");
-    /// assert_eq!(workspace.canonical_recorded("../a.txt").unwrap_err().kind(), "outside_workspace");
-    /// assert_eq!(workspace.canonical_recorded(".git/config").unwrap_err().kind(), "blocked");
-    /// assert_eq!(workspace.canonical_recorded(".git/.editkit-1.tmp").unwrap_err().kind(), "blocked");
+    /// assert_eq!(workspace.canonical_recorded("src/../a.txt").unwrap_err().error_kind(), editkit_vfs::ErrorKind::InvalidArgs);
+    /// assert_eq!(workspace.canonical_recorded("../a.txt").unwrap_err().error_kind(), editkit_vfs::ErrorKind::OutsideWorkspace);
+    /// assert_eq!(workspace.canonical_recorded(".git/config").unwrap_err().error_kind(), editkit_vfs::ErrorKind::Blocked);
+    /// assert_eq!(workspace.canonical_recorded(".git/.editkit-1.tmp").unwrap_err().error_kind(), editkit_vfs::ErrorKind::Blocked);
     /// # Ok(()) }
     /// ```
     ///

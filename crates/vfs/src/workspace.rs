@@ -238,7 +238,7 @@ impl WorkspaceBuilder {
 /// workspace.write("notes/todo.md", b"- ship\n", &editkit_vfs::WriteOptions::default())?;
 /// let file = workspace.read("notes/todo.md")?;
 /// assert_eq!(file.text(), "- ship\n");
-/// assert_eq!(workspace.read("../etc/passwd").unwrap_err().kind(), "outside_workspace");
+/// assert_eq!(workspace.read("../etc/passwd").unwrap_err().error_kind(), editkit_vfs::ErrorKind::OutsideWorkspace);
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 //! name the caller chose, for journals written first), deferred renames and flushes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::{CanonicalPath, Workspace};
+use crate::{CanonicalPath, ErrorKind, Workspace};
 
 /// The integration tests of batched flushes (`tests/it/stage.rs`) cross this private
 /// threshold, spelled there too.
@@ -40,7 +40,7 @@ fn stage_as_creates_missing_folders_when_asked() {
     let tmp = tempfile::tempdir().unwrap();
     let workspace = Workspace::open(tmp.path(), crate::ambient_authority()).unwrap();
     let err = workspace.txn().stage_as("x/y/z.txt", ".editkit-t.tmp", b"z", false).unwrap_err();
-    assert_eq!(err.kind(), "not_found");
+    assert_eq!(err.error_kind(), ErrorKind::NotFound);
     let staged = workspace.txn().stage_as("x/y/z.txt", ".editkit-t.tmp", b"z", true).unwrap();
     assert_eq!(staged.temp, "x/y/.editkit-t.tmp");
 }
@@ -51,7 +51,7 @@ fn stage_as_refuses_names_that_are_not_plain_hidden_names() {
     let workspace = Workspace::open(tmp.path(), crate::ambient_authority()).unwrap();
     for name in ["plain.tmp", ".editkit-a/b.tmp", "../.editkit-x", ".editkit-\0", ""] {
         let err = workspace.txn().stage_as("a.txt", name, b"x", true).unwrap_err();
-        assert_eq!(err.kind(), "invalid_args", "{name:?}");
+        assert_eq!(err.error_kind(), ErrorKind::InvalidArgs, "{name:?}");
     }
     assert!(workspace.list_dir("").unwrap().is_empty());
 }
@@ -62,7 +62,7 @@ fn stage_as_never_overwrites_or_removes_an_existing_file_of_that_name() {
     std::fs::write(tmp.path().join(".editkit-taken.tmp"), "someone else's").unwrap();
     let workspace = Workspace::open(tmp.path(), crate::ambient_authority()).unwrap();
     let err = workspace.txn().stage_as("a.txt", ".editkit-taken.tmp", b"x", true).unwrap_err();
-    assert_eq!(err.kind(), "exists");
+    assert_eq!(err.error_kind(), ErrorKind::Exists);
     assert_eq!(std::fs::read(tmp.path().join(".editkit-taken.tmp")).unwrap(), b"someone else's");
 }
 
@@ -78,8 +78,8 @@ fn copy_permissions_gives_a_staged_file_the_mode_of_another() {
     let mode = std::fs::metadata(tmp.path().join(staged.temp.as_str())).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o750);
     assert_eq!(
-        workspace.txn().copy_permissions(&cp(&workspace, "missing"), &staged.temp).unwrap_err().kind(),
-        "not_found"
+        workspace.txn().copy_permissions(&cp(&workspace, "missing"), &staged.temp).unwrap_err().error_kind(),
+        ErrorKind::NotFound
     );
 }
 
@@ -142,7 +142,10 @@ fn deferred_staging_and_renames_land_the_same_bytes_and_a_batch_is_made_durable(
     assert_eq!(workspace.list_dir("a").unwrap().len(), temps.len().div_ceil(2));
     // A path that is not there is an error, not a silent success: its changes are not on disk.
     let err = txn.make_durable([&cp(&workspace, "a/missing.txt")]).unwrap_err();
-    assert_eq!(err.kind(), "not_found", "{err}");
+    assert_eq!(err.error_kind(), ErrorKind::NotFound, "{err}");
     // A deferred stage refuses the names `stage_as` refuses.
-    assert_eq!(txn.stage_as_deferred("a/x.txt", "plain.tmp", b"x", false).unwrap_err().kind(), "invalid_args");
+    assert_eq!(
+        txn.stage_as_deferred("a/x.txt", "plain.tmp", b"x", false).unwrap_err().error_kind(),
+        ErrorKind::InvalidArgs
+    );
 }

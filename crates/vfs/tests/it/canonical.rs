@@ -7,7 +7,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use editkit_vfs::{Policy, Workspace, ambient_authority};
+use editkit_vfs::{ErrorKind, Policy, Workspace, ambient_authority};
 
 use crate::support::Tree;
 
@@ -27,10 +27,10 @@ fn a_blocked_file_never_becomes_a_canonical_path() {
     for path in BLOCKED {
         for spelling in spellings(&tree, path) {
             let resolved = workspace.canonical(&spelling).unwrap_err();
-            assert_eq!(resolved.kind(), "blocked", "{spelling}: {resolved}");
+            assert_eq!(resolved.error_kind(), ErrorKind::Blocked, "{spelling}: {resolved}");
             assert!(workspace.canonical_recorded(&spelling).is_err(), "{spelling}");
         }
-        assert_eq!(workspace.canonical_recorded(path).unwrap_err().kind(), "blocked", "{path}");
+        assert_eq!(workspace.canonical_recorded(path).unwrap_err().error_kind(), ErrorKind::Blocked, "{path}");
     }
 }
 
@@ -41,7 +41,7 @@ fn a_blocked_file_cannot_be_read_or_probed_through_a_link() {
     let tree = Tree::new();
     std::os::unix::fs::symlink(".env", tree.root.join("innocent.txt")).unwrap();
     let workspace = tree.workspace();
-    assert_eq!(workspace.canonical("innocent.txt").unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.canonical("innocent.txt").unwrap_err().error_kind(), ErrorKind::Blocked);
     // Recorded as the link's own name (a journal names entries): the step follows no link.
     let link = workspace.canonical_recorded("innocent.txt").unwrap();
     assert!(workspace.txn().read(&link).is_err(), "a link is never followed");
@@ -62,10 +62,10 @@ fn a_blocked_file_cannot_be_linked_renamed_or_removed_under_a_recorded_name() {
         assert!(workspace.canonical_recorded(path).is_err());
     }
     // A temp name is judged by its folder: none beside a blocked file inside a blocked folder.
-    assert_eq!(workspace.canonical_recorded(".git/.editkit-1.tmp").unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.canonical_recorded(".git/.editkit-1.tmp").unwrap_err().error_kind(), ErrorKind::Blocked);
     // An allowed path's sibling is only ever an editkit temp name, never a blocked one.
     for name in [".env", "key.pem", "../.env", ".editkit-x/../.env", ""] {
-        assert_eq!(leak.sibling(name).unwrap_err().kind(), "invalid_args", "{name}");
+        assert_eq!(leak.sibling(name).unwrap_err().error_kind(), ErrorKind::InvalidArgs, "{name}");
     }
     let folders = workspace.txn().folders();
     let temp = leak.sibling(".editkit-t.tmp").unwrap();
@@ -106,14 +106,14 @@ fn a_canonical_path_of_another_workspace_is_refused() {
     policy.blocked.push("private/**".to_owned());
     let strict = Workspace::builder(&tree.root, ambient_authority()).policy(policy).open().unwrap();
     let notes = open.canonical("private/notes.txt").unwrap();
-    assert_eq!(strict.canonical("private/notes.txt").unwrap_err().kind(), "blocked");
+    assert_eq!(strict.canonical("private/notes.txt").unwrap_err().error_kind(), ErrorKind::Blocked);
     let txn = strict.txn();
-    assert_eq!(txn.read(&notes).unwrap_err().kind(), "invalid_args");
+    assert_eq!(txn.read(&notes).unwrap_err().error_kind(), ErrorKind::InvalidArgs);
     assert_eq!(txn.read_plain(&notes, 1 << 20), None);
-    assert_eq!(txn.remove(&notes).unwrap_err().kind(), "invalid_args");
-    assert_eq!(txn.entry_exists(&notes).unwrap_err().kind(), "invalid_args");
-    assert_eq!(txn.set_mode(&notes, 0o777).unwrap_err().kind(), "invalid_args");
-    assert_eq!(txn.state_keep(&notes, "undo/x").unwrap_err().kind(), "invalid_args");
+    assert_eq!(txn.remove(&notes).unwrap_err().error_kind(), ErrorKind::InvalidArgs);
+    assert_eq!(txn.entry_exists(&notes).unwrap_err().error_kind(), ErrorKind::InvalidArgs);
+    assert_eq!(txn.set_mode(&notes, 0o777).unwrap_err().error_kind(), ErrorKind::InvalidArgs);
+    assert_eq!(txn.state_keep(&notes, "undo/x").unwrap_err().error_kind(), ErrorKind::InvalidArgs);
     assert!(txn.lock_entries([&notes]).is_err());
     let folders = txn.folders();
     assert!(!folders.holds(&notes, b"mine\n"));
@@ -130,19 +130,19 @@ fn a_recorded_path_that_is_not_canonical_is_refused() {
     let tree = Tree::new();
     let workspace = tree.workspace();
     for (path, kind) in [
-        ("../outside/sentinel.txt", "outside_workspace"),
-        ("dir/../file.txt", "invalid_args"),
-        ("./file.txt", "invalid_args"),
-        ("dir//inner.txt", "invalid_args"),
-        ("dir/inner.txt/", "invalid_args"),
-        ("/etc/passwd", "outside_workspace"),
-        ("~/x", "invalid_args"),
+        ("../outside/sentinel.txt", ErrorKind::OutsideWorkspace),
+        ("dir/../file.txt", ErrorKind::InvalidArgs),
+        ("./file.txt", ErrorKind::InvalidArgs),
+        ("dir//inner.txt", ErrorKind::InvalidArgs),
+        ("dir/inner.txt/", ErrorKind::InvalidArgs),
+        ("/etc/passwd", ErrorKind::OutsideWorkspace),
+        ("~/x", ErrorKind::InvalidArgs),
     ] {
-        assert_eq!(workspace.canonical_recorded(path).unwrap_err().kind(), kind, "{path}");
+        assert_eq!(workspace.canonical_recorded(path).unwrap_err().error_kind(), kind, "{path}");
     }
     assert_eq!(workspace.canonical_recorded("dir/inner.txt").unwrap().as_str(), "dir/inner.txt");
     let absolute = tree.root.join("file.txt").display().to_string();
-    assert_eq!(workspace.canonical_recorded(&absolute).unwrap_err().kind(), "invalid_args");
+    assert_eq!(workspace.canonical_recorded(&absolute).unwrap_err().error_kind(), ErrorKind::InvalidArgs);
 }
 
 /// The ledger has no public writer but a file's lock: a caller cannot make a stale write pass
@@ -154,7 +154,7 @@ fn the_ledger_is_written_only_through_a_held_lock() {
     workspace.read("file.txt").unwrap();
     fs::write(tree.root.join("file.txt"), "changed\n").unwrap();
     let options = editkit_vfs::WriteOptions::default();
-    assert_eq!(workspace.write("file.txt", b"mine\n", &options).unwrap_err().kind(), "stale");
+    assert_eq!(workspace.write("file.txt", b"mine\n", &options).unwrap_err().error_kind(), ErrorKind::Stale);
     let lock = workspace.lock("file.txt").unwrap();
     lock.record(Some(editkit_vfs::Sha256::of(b"changed\n")));
     assert_eq!(workspace.recorded_hash("file.txt").unwrap(), Some(editkit_vfs::Sha256::of(b"changed\n")));
@@ -175,13 +175,13 @@ fn a_blocked_file_with_a_temp_name_is_never_reached() {
     let file = workspace.canonical("file.txt").unwrap();
     let inner = workspace.canonical("dir/inner.txt").unwrap();
     for (path, beside) in [(".editkit-leak.pem", &file), ("dir/.editkit-id.key", &inner)] {
-        assert_eq!(workspace.canonical(path).unwrap_err().kind(), "blocked", "{path}");
-        assert_eq!(workspace.canonical_recorded(path).unwrap_err().kind(), "blocked", "{path}");
+        assert_eq!(workspace.canonical(path).unwrap_err().error_kind(), ErrorKind::Blocked, "{path}");
+        assert_eq!(workspace.canonical_recorded(path).unwrap_err().error_kind(), ErrorKind::Blocked, "{path}");
         let name = path.rsplit('/').next().unwrap();
         // A sibling is built without the policy; every step refuses it.
         let Ok(sibling) = beside.sibling(name) else { continue };
         let txn = workspace.txn();
-        assert_eq!(txn.read(&sibling).unwrap_err().kind(), "blocked", "{path}");
+        assert_eq!(txn.read(&sibling).unwrap_err().error_kind(), ErrorKind::Blocked, "{path}");
         assert_eq!(txn.read_plain(&sibling, 1 << 20), None, "{path}");
         assert!(txn.entry_exists(&sibling).is_err(), "{path}");
         assert!(txn.state_keep(&sibling, "undo/leak").is_err(), "{path}");
@@ -213,9 +213,9 @@ fn a_folder_holding_a_blocked_file_is_not_renamed_by_a_step() {
     policy.blocked.push("secret/*.txt".to_owned());
     let workspace = Workspace::builder(&tree.root, ambient_authority()).policy(policy).open().unwrap();
     let (secret, open) = (workspace.canonical("secret").unwrap(), workspace.canonical("open").unwrap());
-    assert_eq!(workspace.canonical("secret/a.txt").unwrap_err().kind(), "blocked");
-    assert_eq!(workspace.txn().rename(&secret, &open).unwrap_err().kind(), "blocked");
-    assert_eq!(workspace.txn().folders().rename(&secret, &open).unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.canonical("secret/a.txt").unwrap_err().error_kind(), ErrorKind::Blocked);
+    assert_eq!(workspace.txn().rename(&secret, &open).unwrap_err().error_kind(), ErrorKind::Blocked);
+    assert_eq!(workspace.txn().folders().rename(&secret, &open).unwrap_err().error_kind(), ErrorKind::Blocked);
     assert!(!tree.root.join("open").exists());
     assert_eq!(fs::read_to_string(tree.root.join("secret/a.txt")).unwrap(), "hidden\n");
 }

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use editkit_vfs::codec::{DecodeError, Text};
-use editkit_vfs::{Encoding, WriteOptions};
+use editkit_vfs::{Encoding, ErrorKind, WriteOptions};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/encodings")
@@ -176,11 +176,11 @@ fn a_workspace_reads_and_writes_back_in_the_file_encoding() {
     assert_eq!(again.encoding().label(), "shift_jis");
     // An explicit encoding overrides detection, and is checked the same way.
     std::fs::write(dir.path().join("l.txt"), b"caf\xE9\n").unwrap();
-    assert_eq!(workspace.read("l.txt").unwrap_err().kind(), "not_utf8");
+    assert_eq!(workspace.read("l.txt").unwrap_err().error_kind(), ErrorKind::NotUtf8);
     let latin = Encoding::for_label("latin1").unwrap();
     assert_eq!(workspace.read_as("l.txt", Some(latin)).unwrap().text(), "caf\u{e9}\n");
     let big5 = Encoding::for_label("big5").unwrap();
     let err = workspace.read_as("l.txt", Some(big5)).unwrap_err();
-    assert_eq!(err.kind(), "not_utf8");
+    assert_eq!(err.error_kind(), ErrorKind::NotUtf8);
     assert!(err.to_string().contains("is not valid big5"), "{err}");
 }

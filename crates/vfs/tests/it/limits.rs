@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use editkit_vfs::{MAX_TREE_DEPTH, Workspace};
+use editkit_vfs::{ErrorKind, MAX_TREE_DEPTH, Workspace};
 
 const CHILD_ENV: &str = "EDITKIT_VFS_FD_CHILD";
 const SUBFOLDERS: usize = 1_030;
@@ -50,7 +50,7 @@ fn a_nesting_deeper_than_the_limit_is_refused_by_name_and_kept() {
     std::fs::write(deep.join("f.txt"), "x").unwrap();
     let workspace = Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let err = workspace.delete("deep").unwrap_err();
-    assert_eq!(err.kind(), "too_large");
+    assert_eq!(err.error_kind(), ErrorKind::TooLarge);
     assert!(err.to_string().contains(&format!("deeper than {MAX_TREE_DEPTH} levels")), "{err}");
     assert!(deep.join("f.txt").exists(), "a refused delete removed something");
 }

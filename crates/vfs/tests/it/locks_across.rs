@@ -4,7 +4,7 @@
 
 use std::os::unix::process::CommandExt;
 
-use editkit_vfs::{Workspace, WriteOptions};
+use editkit_vfs::{ErrorKind, Workspace, WriteOptions};
 
 /// Two workspaces on one root, each with a state folder of its own.
 struct Pair {
@@ -141,7 +141,7 @@ fn child_locks_under_a_low_descriptor_limit() {
     let workspace = Workspace::open(&root, editkit_vfs::ambient_authority()).unwrap();
     let names: Vec<String> = (0..300).map(|n| format!("f{n}.txt")).collect();
     let err = workspace.lock_many(names.iter().map(String::as_str)).unwrap_err();
-    assert_eq!(err.kind(), "too_large", "{err}");
+    assert_eq!(err.error_kind(), ErrorKind::TooLarge, "{err}");
     assert!(err.to_string().contains("file descriptors"), "{err}");
     let locks = workspace.lock_many(names[..30].iter().map(String::as_str)).unwrap();
     assert_eq!(locks.len(), 30);
@@ -206,7 +206,7 @@ fn a_hard_linked_file_is_refused_before_its_lock_is_waited_for() {
     held.lock().unwrap();
     let started = std::time::Instant::now();
     let err = workspace.write("h.txt", b"y\n", &WriteOptions { force: true, ..WriteOptions::default() }).unwrap_err();
-    assert_eq!(err.kind(), "blocked", "{err}");
+    assert_eq!(err.error_kind(), ErrorKind::Blocked, "{err}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "waited {:?}", started.elapsed());
     assert_eq!(std::fs::read_to_string(outside.path().join("outside.lock")).unwrap(), "x\n");
 }

@@ -3,7 +3,7 @@
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 
-use editkit_vfs::{EntryKind, LineEndings, RenameOptions, Workspace, WriteOptions};
+use editkit_vfs::{EntryKind, ErrorKind, LineEndings, RenameOptions, Workspace, WriteOptions};
 
 use crate::support::Tree;
 
@@ -29,17 +29,17 @@ fn read_refuses_what_is_not_editable_text() {
     fs::write(tree.root.join("latin1.txt"), b"caf\xE9\n").unwrap();
     let workspace = Workspace::builder(&tree.root, editkit_vfs::ambient_authority()).max_read_bytes(16).open().unwrap();
     fs::write(tree.root.join("big.txt"), "x".repeat(17)).unwrap();
-    assert_eq!(workspace.read("utf16.txt").unwrap_err().kind(), "utf16");
-    assert_eq!(workspace.read("bin.dat").unwrap_err().kind(), "binary");
+    assert_eq!(workspace.read("utf16.txt").unwrap_err().error_kind(), ErrorKind::Utf16);
+    assert_eq!(workspace.read("bin.dat").unwrap_err().error_kind(), ErrorKind::Binary);
     let err = workspace.read("latin1.txt").unwrap_err();
-    assert_eq!(err.kind(), "not_utf8");
+    assert_eq!(err.error_kind(), ErrorKind::NotUtf8);
     assert!(err.to_string().contains("offset 3"), "{err}");
     let err = workspace.read("big.txt").unwrap_err();
-    assert_eq!(err.kind(), "too_large");
+    assert_eq!(err.error_kind(), ErrorKind::TooLarge);
     assert!(err.to_string().contains("17 bytes"), "{err}");
-    assert_eq!(workspace.read("dir").unwrap_err().kind(), "is_directory");
-    assert_eq!(workspace.read("nope.txt").unwrap_err().kind(), "not_found");
-    assert_eq!(workspace.read("file.txt/x").unwrap_err().kind(), "not_found");
+    assert_eq!(workspace.read("dir").unwrap_err().error_kind(), ErrorKind::IsDirectory);
+    assert_eq!(workspace.read("nope.txt").unwrap_err().error_kind(), ErrorKind::NotFound);
+    assert_eq!(workspace.read("file.txt/x").unwrap_err().error_kind(), ErrorKind::NotFound);
     assert_eq!(workspace.read_bytes("bin.dat").unwrap(), b"ELF\x00\x01\x02");
 }
 
@@ -59,12 +59,12 @@ fn write_is_atomic_keeps_mode_and_creates_parents() {
     assert!(written.created);
     assert_eq!(fs::read_to_string(tree.root.join("a/b/c.txt")).unwrap(), "deep");
     let no_dirs = WriteOptions { create_dirs: false, ..Default::default() };
-    assert_eq!(workspace.write("x/y.txt", b"", &no_dirs).unwrap_err().kind(), "not_found");
+    assert_eq!(workspace.write("x/y.txt", b"", &no_dirs).unwrap_err().error_kind(), ErrorKind::NotFound);
     assert!(!tree.root.join("x").exists());
-    assert_eq!(workspace.write("dir", b"", &WriteOptions::default()).unwrap_err().kind(), "is_directory");
-    assert_eq!(workspace.write("", b"", &WriteOptions::default()).unwrap_err().kind(), "is_directory");
+    assert_eq!(workspace.write("dir", b"", &WriteOptions::default()).unwrap_err().error_kind(), ErrorKind::IsDirectory);
+    assert_eq!(workspace.write("", b"", &WriteOptions::default()).unwrap_err().error_kind(), ErrorKind::IsDirectory);
     let create_new = WriteOptions { create_new: true, ..Default::default() };
-    assert_eq!(workspace.write("run.sh", b"", &create_new).unwrap_err().kind(), "exists");
+    assert_eq!(workspace.write("run.sh", b"", &create_new).unwrap_err().error_kind(), ErrorKind::Exists);
     // No temp files are left behind.
     let names: Vec<_> = fs::read_dir(&tree.root).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(names.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")), "{names:?}");
@@ -90,9 +90,9 @@ fn delete_removes_files_dirs_and_links_but_never_a_links_target() {
     assert_eq!(workspace.delete("file.txt").unwrap(), EntryKind::File);
     assert_eq!(workspace.delete("dir").unwrap(), EntryKind::Dir);
     assert!(!tree.root.join("dir").exists());
-    assert_eq!(workspace.delete("").unwrap_err().kind(), "invalid_args");
-    assert_eq!(workspace.delete(".").unwrap_err().kind(), "invalid_args");
-    assert_eq!(workspace.delete("missing").unwrap_err().kind(), "not_found");
+    assert_eq!(workspace.delete("").unwrap_err().error_kind(), ErrorKind::InvalidArgs);
+    assert_eq!(workspace.delete(".").unwrap_err().error_kind(), ErrorKind::InvalidArgs);
+    assert_eq!(workspace.delete("missing").unwrap_err().error_kind(), ErrorKind::NotFound);
     assert!(tree.root.exists());
 }
 
@@ -103,7 +103,7 @@ fn list_dir_is_sorted_marks_dirs_and_hides_blocked_and_escaping_entries() {
     symlink(&tree.out, tree.root.join("escape")).unwrap();
     let names = tree.workspace().list_dir(".").unwrap();
     assert_eq!(names, ["b_link/", "dir/", "file.txt", "sub/"]);
-    assert_eq!(tree.workspace().list_dir("file.txt").unwrap_err().kind(), "invalid_args");
+    assert_eq!(tree.workspace().list_dir("file.txt").unwrap_err().error_kind(), ErrorKind::InvalidArgs);
 }
 
 #[test]
@@ -134,10 +134,13 @@ fn rename_moves_and_refuses_to_clobber() {
     workspace.rename("file.txt", "moved/file.txt", RenameOptions::default().create_dirs(true)).unwrap();
     assert_eq!(fs::read_to_string(tree.root.join("moved/file.txt")).unwrap(), "inside\n");
     assert_eq!(
-        workspace.rename("moved/file.txt", "dir/inner.txt", RenameOptions::default()).unwrap_err().kind(),
-        "exists"
+        workspace.rename("moved/file.txt", "dir/inner.txt", RenameOptions::default()).unwrap_err().error_kind(),
+        ErrorKind::Exists
     );
-    assert_eq!(workspace.rename("nothing", "x", RenameOptions::default()).unwrap_err().kind(), "not_found");
+    assert_eq!(
+        workspace.rename("nothing", "x", RenameOptions::default()).unwrap_err().error_kind(),
+        ErrorKind::NotFound
+    );
 }
 
 #[test]
@@ -155,11 +158,11 @@ fn two_spellings_resolve_to_one_canonical_path() {
 fn opening_a_missing_root_is_a_typed_error() {
     let tree = Tree::new();
     let err = Workspace::open(tree.root.join("missing"), editkit_vfs::ambient_authority()).unwrap_err();
-    assert_eq!(err.kind(), "not_found");
+    assert_eq!(err.error_kind(), ErrorKind::NotFound);
     let err = Workspace::open(tree.root.join("file.txt"), editkit_vfs::ambient_authority()).unwrap_err();
-    assert_eq!(err.kind(), "invalid_args");
+    assert_eq!(err.error_kind(), ErrorKind::InvalidArgs);
     let err = Workspace::builder(&tree.root, editkit_vfs::ambient_authority()).state_dir("../x").open().unwrap_err();
-    assert_eq!(err.kind(), "invalid_args");
+    assert_eq!(err.error_kind(), ErrorKind::InvalidArgs);
 }
 
 #[test]
@@ -171,11 +174,14 @@ fn a_state_folder_placed_inside_the_root_is_blocked_for_every_tool() {
         .unwrap();
     workspace.write("a.txt", b"a\n", &editkit_vfs::WriteOptions::default()).unwrap();
     assert!(tree.root.join("var/editkit/locks").is_dir(), "the state went where it was told");
-    assert_eq!(workspace.list_dir("var/editkit").unwrap_err().kind(), "blocked");
-    assert_eq!(workspace.write("var/editkit/x", b"x", &Default::default()).unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.list_dir("var/editkit").unwrap_err().error_kind(), ErrorKind::Blocked);
+    assert_eq!(
+        workspace.write("var/editkit/x", b"x", &Default::default()).unwrap_err().error_kind(),
+        ErrorKind::Blocked
+    );
     let err =
         Workspace::builder(&tree.root, editkit_vfs::ambient_authority()).state_dir(&tree.root).open().unwrap_err();
-    assert_eq!(err.kind(), "invalid_args", "the root itself cannot be the state folder");
+    assert_eq!(err.error_kind(), ErrorKind::InvalidArgs, "the root itself cannot be the state folder");
 }
 
 #[test]
@@ -185,7 +191,7 @@ fn a_write_to_a_path_ending_in_a_slash_is_refused_and_creates_nothing() {
     let workspace = Workspace::open(dir.path(), editkit_vfs::ambient_authority()).unwrap();
     for path in ["notes/", "new/", "existing/", "notes/.", "a/b/"] {
         let err = workspace.write(path, b"x", &WriteOptions::default()).unwrap_err();
-        assert_eq!(err.kind(), "invalid_args", "{path}: {err}");
+        assert_eq!(err.error_kind(), ErrorKind::InvalidArgs, "{path}: {err}");
         assert!(err.to_string().contains("ending in `/`"), "{err}");
     }
     let mut names: Vec<String> =

@@ -4,7 +4,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use editkit_vfs::{Error, RenameOptions, Workspace, WriteOptions};
+use editkit_vfs::{Error, ErrorKind, RenameOptions, Workspace, WriteOptions};
 
 use crate::support::{SENTINEL, Tree};
 
@@ -145,11 +145,11 @@ fn no_hostile_path_escapes_any_operation() {
                     "line {}: {name}({:?}) succeeded ({seen:.80}), expected {}",
                     case.line, case.path, case.kind
                 )),
-                Err(err) if err.kind() != case.kind && !acts_on_link => failures.push(format!(
+                Err(err) if err.error_kind().as_str() != case.kind && !acts_on_link => failures.push(format!(
                     "line {}: {name}({:?}) failed with {} ({err}), expected {}",
                     case.line,
                     case.path,
-                    err.kind(),
+                    err.error_kind().as_str(),
                     case.kind
                 )),
                 Err(_) => {}
@@ -174,7 +174,7 @@ fn dangling_link_inside_is_written_through() {
     symlink("dir/made.txt", tree.root.join("dangle_in")).unwrap();
     let workspace = tree.workspace();
     assert!(!workspace.exists("dangle_in").unwrap());
-    assert_eq!(workspace.read("dangle_in").unwrap_err().kind(), "not_found");
+    assert_eq!(workspace.read("dangle_in").unwrap_err().error_kind(), ErrorKind::NotFound);
     workspace.write("dangle_in", b"made", &WriteOptions::default()).unwrap();
     assert!(fs::symlink_metadata(tree.root.join("dangle_in")).unwrap().is_symlink());
     assert_eq!(fs::read_to_string(tree.root.join("dir/made.txt")).unwrap(), "made");
@@ -197,14 +197,14 @@ fn absolute_paths_can_be_refused_or_rooted() {
         .policy(editkit_vfs::Policy { absolute: editkit_vfs::AbsolutePaths::Refuse, ..Default::default() })
         .open()
         .unwrap();
-    assert_eq!(refuse.read(&absolute).unwrap_err().kind(), "outside_workspace");
+    assert_eq!(refuse.read(&absolute).unwrap_err().error_kind(), ErrorKind::OutsideWorkspace);
     let rooted = Workspace::builder(&tree.root, editkit_vfs::ambient_authority())
         .policy(editkit_vfs::Policy { absolute: editkit_vfs::AbsolutePaths::RootedAtWorkspace, ..Default::default() })
         .open()
         .unwrap();
     assert_eq!(rooted.resolve("/reports/a.md").unwrap(), "reports/a.md");
     assert_eq!(rooted.read(&absolute).unwrap().text(), "inside\n");
-    assert_eq!(rooted.read("/../outside/sentinel.txt").unwrap_err().kind(), "outside_workspace");
+    assert_eq!(rooted.read("/../outside/sentinel.txt").unwrap_err().error_kind(), ErrorKind::OutsideWorkspace);
 }
 
 #[test]
@@ -228,7 +228,7 @@ fn blocked_globs_are_configurable() {
         .unwrap();
     assert_eq!(workspace.read(".env").unwrap().text(), "TOKEN=1\n");
     let err = workspace.read("dir/inner.txt").unwrap_err();
-    assert_eq!(err.kind(), "blocked");
+    assert_eq!(err.error_kind(), ErrorKind::Blocked);
     assert!(err.to_string().contains("dir/**"), "{err}");
     assert!(!workspace.list_dir("").unwrap().contains(&"dir/".to_owned()));
 }
@@ -247,9 +247,9 @@ fn links_to_blocked_places_are_refused_through_directory_handles_too() {
     let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
     let root = workspace.open_dir("").unwrap();
     for name in ["cfg", "e"] {
-        assert_eq!(root.read(name).unwrap_err().kind(), "blocked", "{name}");
+        assert_eq!(root.read(name).unwrap_err().error_kind(), ErrorKind::Blocked, "{name}");
     }
-    assert_eq!(root.open_subdir("g").unwrap_err().kind(), "blocked");
+    assert_eq!(root.open_subdir("g").unwrap_err().error_kind(), ErrorKind::Blocked);
     assert_eq!(root.read("alias").unwrap(), b"fine\n");
 }
 
@@ -260,8 +260,11 @@ fn a_folder_holding_blocked_files_is_neither_deleted_nor_moved() {
     std::fs::write(tmp.path().join("config/app.toml"), "a\n").unwrap();
     std::fs::write(tmp.path().join("config/deep/server.key"), "k\n").unwrap();
     let workspace = editkit_vfs::Workspace::open(tmp.path(), editkit_vfs::ambient_authority()).unwrap();
-    assert_eq!(workspace.delete("config").unwrap_err().kind(), "blocked");
-    assert_eq!(workspace.rename("config", "moved", RenameOptions::default()).unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.delete("config").unwrap_err().error_kind(), ErrorKind::Blocked);
+    assert_eq!(
+        workspace.rename("config", "moved", RenameOptions::default()).unwrap_err().error_kind(),
+        ErrorKind::Blocked
+    );
     assert!(tmp.path().join("config/deep/server.key").exists());
     std::fs::remove_file(tmp.path().join("config/deep/server.key")).unwrap();
     workspace.delete("config").unwrap();
@@ -292,6 +295,6 @@ fn paths_without_links_resolve_to_themselves_and_everything_else_as_before() {
     assert_eq!(workspace.metadata("a/alias").unwrap().kind, editkit_vfs::EntryKind::File);
     // A file used as a folder is not there, whichever way it is reached.
     for path in ["a/b/f.txt/x", "to_a/b/f.txt/x"] {
-        assert_eq!(workspace.resolve(path).unwrap_err().kind(), "not_found", "{path}");
+        assert_eq!(workspace.resolve(path).unwrap_err().error_kind(), ErrorKind::NotFound, "{path}");
     }
 }

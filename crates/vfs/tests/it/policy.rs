@@ -1,6 +1,6 @@
 //! Blocked patterns follow `.gitignore` semantics; the default list covers common secret files.
 
-use editkit_vfs::{Policy, Workspace};
+use editkit_vfs::{ErrorKind, Policy, Workspace};
 
 fn open(blocked: &[&str]) -> (tempfile::TempDir, Workspace) {
     let tmp = tempfile::tempdir().unwrap();
@@ -37,7 +37,7 @@ fn a_trailing_slash_blocks_a_directory_and_everything_in_it_at_any_depth() {
     assert_eq!(blocked_by(&workspace, "a/not-secrets/z"), None);
     assert_eq!(blocked_by(&workspace, "secretsX/z"), None);
     assert_eq!(workspace.list_dir("a").unwrap(), ["b/", "not-secrets/"]);
-    assert_eq!(workspace.resolve("a/secrets").unwrap_err().kind(), "blocked");
+    assert_eq!(workspace.resolve("a/secrets").unwrap_err().error_kind(), ErrorKind::Blocked);
 }
 
 #[test]
@@ -137,7 +137,7 @@ fn patterns_that_cannot_match_anything_are_refused() {
     for pattern in ["", "   ", "# secrets", "/", "//", "a//b", "./a", "a/../b", "..", "!keep.txt", "a/[b"] {
         let policy = Policy { blocked: vec![pattern.to_owned()], ..Policy::default() };
         let err = Workspace::builder(tmp.path(), editkit_vfs::ambient_authority()).policy(policy).open().unwrap_err();
-        assert_eq!(err.kind(), "invalid_args", "{pattern:?}: {err}");
+        assert_eq!(err.error_kind(), ErrorKind::InvalidArgs, "{pattern:?}: {err}");
         assert!(err.to_string().contains("blocked pattern"), "{pattern:?}: {err}");
     }
     // Escapes name files starting with `#` or `!`.

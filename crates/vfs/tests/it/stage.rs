@@ -2,7 +2,7 @@
 //! (Staging by a path as given, `Txn::stage_as`, is crate-internal: its tests are unit tests in
 //! `src/txn/tests.rs`.)
 
-use editkit_vfs::{CanonicalPath, Workspace};
+use editkit_vfs::{CanonicalPath, ErrorKind, Workspace};
 
 /// From how many paths `make_durable` flushes the file system at once: the crate's private
 /// tuning (`txn.rs`, whose unit test checks that this agrees).
@@ -45,7 +45,7 @@ fn state_entries_removed_soon_are_gone_at_once_and_unlinked_before_the_workspace
     // Every hidden file was unlinked, the left one included; a folder is never removed.
     assert_eq!(left, [".reap-1-2", "3.keep", "4.keep"]);
     // A name outside the state folder is refused as by every state call.
-    assert_eq!(open().txn().state_remove_soon("../escape").unwrap_err().kind(), "invalid_args");
+    assert_eq!(open().txn().state_remove_soon("../escape").unwrap_err().error_kind(), ErrorKind::InvalidArgs);
 }
 
 /// `Txn::folders`: a batch's steps through folder handles opened once. They land what the
@@ -111,7 +111,7 @@ fn folder_handles_land_a_batch_and_never_follow_a_link() {
     // Names that are not plain hidden names are refused before anything is opened.
     for name in ["plain.tmp", ".editkit-a/b.tmp", "../.editkit-x", ""] {
         let err = folders.stage_deferred(&p("src/a.txt"), name, b"x", false).unwrap_err();
-        assert_eq!(err.kind(), "invalid_args", "{name:?}");
+        assert_eq!(err.error_kind(), ErrorKind::InvalidArgs, "{name:?}");
     }
     // A taken temp name is never overwritten.
     std::fs::write(root.join("src/.editkit-taken"), "mine\n").unwrap();

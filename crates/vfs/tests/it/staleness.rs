@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use editkit_vfs::WriteOptions;
+use editkit_vfs::{ErrorKind, WriteOptions};
 
 use crate::support::Tree;
 
@@ -13,7 +13,7 @@ fn a_file_changed_since_it_was_read_is_not_overwritten() {
     let read = workspace.read("file.txt").unwrap();
     fs::write(tree.root.join("file.txt"), "someone else\n").unwrap();
     let err = workspace.write("file.txt", b"mine\n", &WriteOptions::default()).unwrap_err();
-    assert_eq!(err.kind(), "stale");
+    assert_eq!(err.error_kind(), ErrorKind::Stale);
     assert!(err.to_string().contains(&read.sha256().to_string()), "{err}");
     assert_eq!(fs::read_to_string(tree.root.join("file.txt")).unwrap(), "someone else\n");
     // force overrides the ledger.
@@ -28,13 +28,13 @@ fn an_explicit_hash_is_honoured_even_with_force() {
     let tree = Tree::new();
     let workspace = tree.workspace();
     let wrong = WriteOptions { force: true, expected_hash: Some(zeros()), ..Default::default() };
-    assert_eq!(workspace.write("file.txt", b"x", &wrong).unwrap_err().kind(), "stale");
+    assert_eq!(workspace.write("file.txt", b"x", &wrong).unwrap_err().error_kind(), ErrorKind::Stale);
     // Given in capitals, as some tools print it: one parse, whatever the case.
     let right = editkit_vfs::Sha256::of(b"inside\n").to_string().to_uppercase().parse().unwrap();
     let options = WriteOptions { expected_hash: Some(right), ..Default::default() };
     workspace.write("file.txt", b"x", &options).unwrap();
     let absent = WriteOptions { expected_hash: Some(zeros()), ..Default::default() };
-    assert_eq!(workspace.write("new.txt", b"x", &absent).unwrap_err().kind(), "stale");
+    assert_eq!(workspace.write("new.txt", b"x", &absent).unwrap_err().error_kind(), ErrorKind::Stale);
     assert!(!tree.root.join("new.txt").exists());
 }
 
@@ -44,7 +44,7 @@ fn a_deleted_file_counts_as_changed_and_unread_files_are_not_guarded() {
     let workspace = tree.workspace();
     workspace.read("file.txt").unwrap();
     fs::remove_file(tree.root.join("file.txt")).unwrap();
-    assert_eq!(workspace.write("file.txt", b"x", &WriteOptions::default()).unwrap_err().kind(), "stale");
+    assert_eq!(workspace.write("file.txt", b"x", &WriteOptions::default()).unwrap_err().error_kind(), ErrorKind::Stale);
     fs::write(tree.root.join("dir/inner.txt"), "changed, never read").unwrap();
     workspace.write("dir/inner.txt", b"ok", &WriteOptions::default()).unwrap();
 }
@@ -57,7 +57,7 @@ fn the_ledger_is_keyed_by_canonical_path() {
     workspace.read("alias/inner.txt").unwrap();
     fs::write(tree.root.join("dir/inner.txt"), "changed").unwrap();
     let err = workspace.write("./dir/inner.txt", b"x", &WriteOptions::default()).unwrap_err();
-    assert_eq!(err.kind(), "stale");
+    assert_eq!(err.error_kind(), ErrorKind::Stale);
     assert_eq!(workspace.recorded_hash("dir/inner.txt").unwrap(), Some(editkit_vfs::Sha256::of(b"inner\n")));
 }
 
@@ -113,7 +113,7 @@ fn a_write_over_what_was_read_still_sees_a_same_size_change_from_outside() {
         assert_eq!(changed.len(), before.len());
         fs::write(tree.root.join(name), &changed).unwrap();
         let err = lock.write_over(&read, b"mine\n", &WriteOptions::default()).unwrap_err();
-        assert_eq!(err.kind(), "stale", "{name}");
+        assert_eq!(err.error_kind(), ErrorKind::Stale, "{name}");
         assert_eq!(fs::read_to_string(tree.root.join(name)).unwrap(), changed, "{name}");
         // Read again (forced past the ledger, which still holds the first read), then the same
         // bytes written again by someone else (a new inode): not a change.
@@ -139,7 +139,7 @@ fn a_large_write_is_flushed_beside_its_last_check_and_never_renamed_when_stale()
     let changed = "alpha\nbeTa\n".repeat(60_000);
     fs::write(tree.root.join("big.txt"), &changed).unwrap();
     let err = lock.write_over(&read, mine.as_bytes(), &WriteOptions::default()).unwrap_err();
-    assert_eq!(err.kind(), "stale");
+    assert_eq!(err.error_kind(), ErrorKind::Stale);
     assert_eq!(fs::read_to_string(tree.root.join("big.txt")).unwrap(), changed);
     let left = temp_files(&tree.root);
     assert!(left.is_empty(), "a temp file was left: {left:?}");
@@ -178,7 +178,7 @@ fn a_write_beside_work_lands_only_when_the_work_and_the_last_check_succeed() {
             Err::<(editkit_vfs::Sha256, ()), _>(editkit_vfs::Error::NotFound { path: "the work's own".into() })
         });
         let (err, out) = failed.unwrap_err();
-        assert_eq!((err.kind(), out), ("not_found", None), "size {size}");
+        assert_eq!((err.error_kind(), out), (ErrorKind::NotFound, None), "size {size}");
         assert_eq!(fs::read_to_string(tree.root.join("f.txt")).unwrap(), before);
         assert!(temp_files(&tree.root).is_empty(), "size {size}: {:?}", temp_files(&tree.root));
 
@@ -190,7 +190,7 @@ fn a_write_beside_work_lands_only_when_the_work_and_the_last_check_succeed() {
             Ok::<_, editkit_vfs::Error>((sha256, "undo entry"))
         });
         let (err, out) = stale.unwrap_err();
-        assert_eq!((err.kind(), out), ("stale", Some("undo entry")), "size {size}");
+        assert_eq!((err.error_kind(), out), (ErrorKind::Stale, Some("undo entry")), "size {size}");
         assert_eq!(fs::read_to_string(tree.root.join("f.txt")).unwrap(), changed);
         assert!(temp_files(&tree.root).is_empty(), "size {size}: {:?}", temp_files(&tree.root));
 
@@ -313,7 +313,7 @@ fn a_remembered_text_is_read_back_only_while_the_file_holds_its_bytes() {
     workspace.read("big.py").unwrap();
     std::fs::write(tmp.path().join("big.py"), content.replace("1\n", "4\n")).unwrap();
     let err = workspace.write("big.py", b"mine\n", &Default::default()).unwrap_err();
-    assert_eq!(err.kind(), "stale");
+    assert_eq!(err.error_kind(), ErrorKind::Stale);
     // A text that would not read back as itself is never kept, whatever the file holds: one
     // with CRLF endings (its LF form on disk is another text), one starting with U+FEFF (read
     // back as a BOM) and one with a NUL near the start (read back as binary).
@@ -337,5 +337,5 @@ fn a_remembered_text_is_read_back_only_while_the_file_holds_its_bytes() {
     let nul_bytes = nul.verbatim().unwrap().to_vec();
     std::fs::write(tmp.path().join("nul.py"), &nul_bytes).unwrap();
     workspace.remember_text("nul.py", editkit_vfs::Sha256::of(&nul_bytes), nul);
-    assert_eq!(workspace.read("nul.py").unwrap_err().kind(), "binary");
+    assert_eq!(workspace.read("nul.py").unwrap_err().error_kind(), ErrorKind::Binary);
 }
