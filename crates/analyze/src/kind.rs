@@ -63,7 +63,7 @@ impl std::fmt::Display for FileKind {
 /// Everything else is [`FileKind::Text`].
 ///
 /// Whether bytes are text at all is not decided here: that is the decoder's verdict
-/// (`editkit_vfs::codec::Text::decode` refuses NUL bytes, UTF-16 and invalid UTF-8), so one
+/// (`editkit_vfs::Text::decode` refuses NUL bytes, UTF-16 and invalid UTF-8), so one
 /// function says "binary" for every editkit crate.
 ///
 /// ```

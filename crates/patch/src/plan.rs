@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use editkit_vfs::codec::DecodeError;
+use editkit_vfs::DecodeError;
 use std::sync::Arc;
 
 use editkit_vfs::{EntryKind, FileLock, LineEnding, Metadata, Sha256, Text, Workspace};

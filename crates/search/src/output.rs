@@ -99,7 +99,7 @@ pub enum SkipReason {
     /// Larger than the search's `max_file_size`.
     TooLarge,
     /// Contains a NUL byte (and is not UTF-16 or UTF-32): binary, as every tool calls it
-    /// ([`editkit_vfs::codec::nul_verdict`]).
+    /// ([`editkit_vfs::nul_verdict`]).
     Binary,
     /// UTF-16 or UTF-32 that the codec does not establish as such (no byte-order mark and too
     /// short, or a workspace that reads UTF-8 only): `read_file` refuses it as `utf16` too.

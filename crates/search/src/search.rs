@@ -5,7 +5,7 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use editkit_vfs::codec::{DecodeError, nul_verdict, utf16_may_decode};
+use editkit_vfs::{DecodeError, nul_verdict, utf16_may_decode};
 use editkit_vfs::{Workspace, WorkspaceDir};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, MmapChoice, Searcher, SearcherBuilder};
@@ -589,7 +589,7 @@ enum FileRead {
 
 /// What a search reads of a file first: the codec's sniff window and a BOM's length, what it
 /// judges a file holding a NUL by ([`nul_verdict`]).
-const HEAD_BYTES: usize = editkit_vfs::codec::BINARY_SNIFF_BYTES + 3;
+const HEAD_BYTES: usize = editkit_vfs::BINARY_SNIFF_BYTES + 3;
 
 /// Up to which size a file is read whole into a worker's buffer (above it, it is streamed).
 const WHOLE_FILE_BYTES: u64 = 1 << 20;
@@ -702,7 +702,7 @@ impl<'s, 'ws> SearchVisitor<'s, 'ws> {
     }
 
     /// Whether this workspace's decoding refuses data holding a NUL at `nul`, whatever follows
-    /// its `head` (the first [`editkit_vfs::codec::BINARY_SNIFF_BYTES`] and a BOM's length):
+    /// its `head` (the first [`editkit_vfs::BINARY_SNIFF_BYTES`] and a BOM's length):
     /// binary to the codec, or UTF-16 it cannot decode (without its byte-order mark, or in a
     /// workspace that reads UTF-8 only). A search reads no further than such a head.
     /// Gives the codec's verdict when it refuses.

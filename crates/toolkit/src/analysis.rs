@@ -54,7 +54,7 @@ impl FactsCache {
 /// The type of a file's bytes: `binary` by the vfs codec's verdict (the one sniffing function),
 /// otherwise the kind of its text.
 pub(crate) fn file_type(path: &str, bytes: &[u8]) -> FileType {
-    match editkit_vfs::codec::as_text(bytes) {
+    match editkit_vfs::as_text(bytes) {
         Ok(text) => text_type(path, text),
         Err(_) => FileType::Binary,
     }

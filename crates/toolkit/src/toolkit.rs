@@ -580,7 +580,7 @@ impl Toolkit {
         let asked = encoding_arg(request.encoding.as_deref())?;
         let decoded = match workspace.decode(&bytes, asked) {
             Ok(text) => text,
-            Err(editkit_vfs::codec::DecodeError::Binary { .. }) => {
+            Err(editkit_vfs::DecodeError::Binary { .. }) => {
                 return Ok(ReadFileResponse {
                     path: rel,
                     content: String::new(),

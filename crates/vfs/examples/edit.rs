@@ -26,8 +26,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "read src/greet.py: {} lines, {:?} endings, sha256 {}",
         file.line_count(),
-        file.line_endings(),
-        file.sha256().short()
+        file.decoded().line_endings(),
+        short(file.sha256())
     );
 
     let old = "return 'hello ' + name";
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut text = file.decoded().clone();
     text.splice(at..at + old.len(), "return f'hello, {name}!'")?;
     let written = workspace.write("src/greet.py", &text.encode(), &WriteOptions::default())?;
-    println!("edited: sha256 {} -> {}", file.sha256().short(), written.sha256.short());
+    println!("edited: sha256 {} -> {}", short(file.sha256()), short(written.sha256));
     print!("{}", workspace.read("src/greet.py")?.text());
 
     // Someone else changes the file: a write based on the old read is refused.
@@ -54,4 +54,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// The first 12 hex digits of a hash, for people to read.
+fn short(sha256: editkit_vfs::Sha256) -> String {
+    sha256.to_string()[..12].to_owned()
 }

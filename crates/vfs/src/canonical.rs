@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// - [`Workspace::canonical_recorded`](crate::Workspace::canonical_recorded) checks a path this
 ///   workspace gave out earlier and that came back from a record (a patch journal, the undo
 ///   history): it must still be canonical and allowed by the policy;
-/// - [`CanonicalPath::parent`] and [`CanonicalPath::sibling`] derive a folder on the way and an
-///   editkit temp file beside it.
+/// - the transaction steps derive an editkit temp file beside one (a staged content, a
+///   backup), by a name that must start with `.editkit-`.
 ///
 /// A path belongs to the workspace that built it: a step of another workspace refuses it.
 /// Every step follows no link, so a link put on the way after the check is refused, not
@@ -103,22 +103,13 @@ impl CanonicalPath {
         &self.rel
     }
 
-    /// The folder holding this path (`""`, the root, for a path at the top, and for the root
-    /// itself). A folder on the way to an allowed path is allowed: the policy judges every
-    /// prefix of a path.
-    #[must_use]
-    pub fn parent(&self) -> CanonicalPath {
-        let parent = self.rel.rsplit_once('/').map_or("", |(parent, _)| parent);
-        CanonicalPath { rel: parent.to_owned(), owner: self.owner }
-    }
-
     /// The editkit temp file `name` in this path's folder (a staged content, a backup): `name`
     /// must be a plain file name starting with `.editkit-`, the names editkit keeps for its own
     /// files beside a target.
     ///
     /// # Errors
     /// [`Error::InvalidPath`](crate::Error::InvalidPath) for any other name, or for the root.
-    pub fn sibling(&self, name: &str) -> crate::Result<CanonicalPath> {
+    pub(crate) fn sibling(&self, name: &str) -> crate::Result<CanonicalPath> {
         if self.rel.is_empty() {
             return Err(crate::Error::InvalidPath {
                 path: self.rel.clone(),

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::encoding::{Decoded, decode_in, detect_iso_2022_jp, detect_legacy, detect_utf16};
-pub use crate::encoding::{Encoding, Unencodable};
+use crate::encoding::{Encoding, Unencodable};
 
 /// How many leading bytes tell UTF-16 without a byte-order mark by its NULs
 /// ([`nul_verdict`]), and what a search reads of a file first: a NUL in the first 8 KiB that
@@ -39,7 +39,7 @@ pub enum LineEnding {
 impl LineEnding {
     /// The terminator's bytes.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LineEnding::Lf => "\n",
             LineEnding::CrLf => "\r\n",
@@ -120,7 +120,7 @@ pub struct SpliceError {
 /// [`Text::decode`] builds on it, and the facade types files by it.
 ///
 /// ```
-/// use editkit_vfs::codec::{as_text, DecodeError};
+/// use editkit_vfs::{as_text, DecodeError};
 /// assert_eq!(as_text(b"\xEF\xBB\xBFone\r\n"), Ok("one\r\n"));
 /// assert_eq!(as_text(b"x\0y"), Err(DecodeError::Binary { offset: 1 }));
 /// assert_eq!(as_text(b"\xFF\xFEa\0"), Err(DecodeError::Utf16));
@@ -189,7 +189,7 @@ fn has_utf16_bom(bytes: &[u8]) -> bool {
 /// there are that many bytes), `nul` the offset of its first NUL, in `head` or past it.
 ///
 /// ```
-/// use editkit_vfs::codec::{nul_verdict, DecodeError};
+/// use editkit_vfs::{nul_verdict, DecodeError};
 /// assert_eq!(nul_verdict(b"x\0y", 1), DecodeError::Binary { offset: 1 });
 /// assert_eq!(nul_verdict(b"h\0i\0!\0", 1), DecodeError::Utf16);
 /// // A NUL far past a head of text: binary all the same.
@@ -214,7 +214,7 @@ pub fn nul_verdict(head: &[u8], nul: usize) -> DecodeError {
 /// read on (the search stops there).
 ///
 /// ```
-/// use editkit_vfs::codec::utf16_may_decode;
+/// use editkit_vfs::utf16_may_decode;
 /// assert!(utf16_may_decode(b"\xFF\xFEh\0i\0"));
 /// assert!(!utf16_may_decode(b"h\0i\0"));
 /// ```
@@ -226,7 +226,7 @@ pub fn utf16_may_decode(head: &[u8]) -> bool {
 /// Decoded text: LF-normalised content plus what is needed to write it back byte for byte.
 ///
 /// ```
-/// use editkit_vfs::codec::Text;
+/// use editkit_vfs::Text;
 /// let mut text = Text::decode(b"\xEF\xBB\xBFone\r\ntwo\r\nthree").unwrap();
 /// assert_eq!(text.as_str(), "one\ntwo\nthree");
 /// let at = text.as_str().find("two").unwrap();
@@ -274,7 +274,7 @@ impl Text {
     /// bytes decode in and encode back to exactly.
     ///
     /// ```
-    /// use editkit_vfs::codec::{DecodeError, Text};
+    /// use editkit_vfs::{DecodeError, Text};
     /// let line = "hello world, and a little more than one line's worth of text\n";
     /// let bytes: Vec<u8> = [0xFF, 0xFE].into_iter().chain(line.encode_utf16().flat_map(u16::to_le_bytes)).collect();
     /// let text = Text::decode(&bytes).unwrap();
@@ -359,7 +359,7 @@ impl Text {
     /// become the text). The same result and errors as [`Text::decode`].
     ///
     /// ```
-    /// use editkit_vfs::codec::Text;
+    /// use editkit_vfs::Text;
     /// let text = Text::decode_owned(b"one\r\ntwo\n".to_vec()).unwrap();
     /// assert_eq!(text, Text::decode(b"one\r\ntwo\n").unwrap());
     /// assert_eq!(text.as_str(), "one\ntwo\n");
@@ -638,24 +638,6 @@ impl Text {
         })
     }
 
-    /// A copy with room for `additional` more bytes of text, so splices that grow it by up to
-    /// that much never reallocate (an edit of a large file then holds one copy of the new text,
-    /// not a copy and a doubled buffer).
-    ///
-    /// ```
-    /// let text = editkit_vfs::Text::decode(b"a\r\nb\r\n").unwrap();
-    /// let mut copy = text.clone_with_capacity(3);
-    /// copy.splice(0..1, "xyz").unwrap();
-    /// assert_eq!(copy.encode(), b"xyz\r\nb\r\n");
-    /// assert_eq!(text.as_str(), "a\nb\n");
-    /// ```
-    #[must_use]
-    pub fn clone_with_capacity(&self, additional: usize) -> Text {
-        let mut text = String::with_capacity(self.text.len().saturating_add(additional));
-        text.push_str(&self.text);
-        Text { text, endings: self.endings.clone(), bom: self.bom, encoding: self.encoding }
-    }
-
     /// Replaces `range` of the normalised text with `replacement` (normalised first).
     ///
     /// Lines wholly before or after the range keep their original terminators. The terminators
@@ -699,6 +681,16 @@ impl Text {
             self.endings = Endings::Lf(each.len());
         }
         Ok(())
+    }
+
+    /// A copy with room for `additional` more bytes of text, so splices that grow it by up to
+    /// that much never reallocate (an edit of a large file then holds one copy of the new text,
+    /// not a copy and a doubled buffer).
+    #[must_use]
+    pub(crate) fn clone_with_capacity(&self, additional: usize) -> Text {
+        let mut text = String::with_capacity(self.text.len().saturating_add(additional));
+        text.push_str(&self.text);
+        Text { text, endings: self.endings.clone(), bom: self.bom, encoding: self.encoding }
     }
 
     /// A new text with each range of this one replaced (as [`Text::splice`] would, one after

@@ -119,7 +119,7 @@ impl Encoding {
 
     /// The byte-order mark of this encoding (UTF-8 and UTF-16 have one; others none).
     #[must_use]
-    pub fn bom(self) -> &'static [u8] {
+    pub(crate) fn bom(self) -> &'static [u8] {
         if self.0 == encoding_rs::UTF_16LE {
             b"\xFF\xFE"
         } else if self.0 == encoding_rs::UTF_16BE {

@@ -233,10 +233,10 @@ pub enum Error {
 
 impl Error {
     /// The error for `path` whose bytes are not editable text: the one mapping of a
-    /// [`DecodeError`](crate::codec::DecodeError) every crate uses (`utf16`, `binary`,
+    /// [`DecodeError`](crate::DecodeError) every crate uses (`utf16`, `binary`,
     /// `not_utf8`).
     #[must_use]
-    pub fn from_decode(path: &str, err: crate::codec::DecodeError) -> Error {
+    pub fn from_decode(path: &str, err: crate::DecodeError) -> Error {
         use crate::codec::DecodeError;
         let path = path.to_owned();
         match err {

@@ -37,11 +37,6 @@ impl FileText {
     pub fn decoded(&self) -> &Text {
         &self.text
     }
-    /// The decoded text, shared: for a caller that keeps what a read saw without a copy.
-    #[must_use]
-    pub fn shared(&self) -> std::sync::Arc<Text> {
-        std::sync::Arc::clone(&self.text)
-    }
     /// Consumes the value, returning the decoded text.
     #[must_use]
     pub fn into_decoded(self) -> Text {
@@ -71,16 +66,6 @@ impl FileText {
     #[must_use]
     pub fn encoding(&self) -> crate::Encoding {
         self.text.encoding()
-    }
-    /// The file's line endings, summarised.
-    #[must_use]
-    pub fn line_endings(&self) -> crate::LineEndings {
-        self.text.line_endings()
-    }
-    /// Whether the file ends with a line terminator.
-    #[must_use]
-    pub fn trailing_newline(&self) -> bool {
-        self.text.trailing_newline()
     }
 }
 
@@ -130,9 +115,9 @@ pub struct Written {
 #[non_exhaustive]
 pub struct RenameOptions {
     /// Replace what exists at the destination. Default: `false` ([`Error::Exists`]).
-    pub overwrite: bool,
+    pub(crate) overwrite: bool,
     /// Create missing parent directories of the destination. Default: `false`.
-    pub create_dirs: bool,
+    pub(crate) create_dirs: bool,
 }
 
 impl RenameOptions {
@@ -171,26 +156,6 @@ impl Workspace {
     /// slip in between them.
     pub(crate) fn read_expecting(&self, path: &str, expected: Option<Sha256>) -> Result<FileText> {
         self.read_expecting_with(path, expected, None, |_| ()).map(|(file, ())| file)
-    }
-
-    /// Reads a text file in the encoding the caller names, instead of the one detected
-    /// ([`Text::decode_as`]), and records its hash in the read ledger.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), editkit_vfs::Error> {
-    /// let dir = tempfile::tempdir().unwrap();
-    /// std::fs::write(dir.path().join("a.txt"), b"caf\xE9\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
-    /// assert_eq!(workspace.read("a.txt").unwrap_err().error_kind(), editkit_vfs::ErrorKind::NotUtf8);
-    /// let latin = editkit_vfs::Encoding::for_label("windows-1252").unwrap();
-    /// assert_eq!(workspace.read_as("a.txt", Some(latin))?.text(), "caf\u{e9}\n");
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Workspace::read`]; [`Error::NotInEncoding`] for bytes not in `encoding`.
-    pub fn read_as(&self, path: &str, encoding: Option<crate::Encoding>) -> Result<FileText> {
-        self.read_expecting_with(path, None, encoding, |_| ()).map(|(file, ())| file)
     }
 
     /// [`Workspace::read_expecting`], running `work` on the decoded text while the bytes are
@@ -599,16 +564,9 @@ impl Workspace {
     }
 
     /// The write itself; the caller holds the file's lock.
-    pub(crate) fn write_locked(
-        &self,
-        given: &str,
-        rel: &str,
-        bytes: &[u8],
-        options: &WriteOptions,
-        read: Option<&FileText>,
-    ) -> Result<Written> {
+    pub(crate) fn write_locked(&self, given: &str, rel: &str, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
         let hash = || Ok::<_, Error>((options.content_sha256.unwrap_or_else(|| Sha256::of(bytes)), ()));
-        self.write_locked_beside(given, rel, bytes, options, read, hash)
+        self.write_locked_beside(given, rel, bytes, options, None, hash)
             .map(|(written, ())| written)
             .map_err(|(err, _)| err)
     }

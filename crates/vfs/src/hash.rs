@@ -70,20 +70,6 @@ impl Sha256 {
             (digest, out)
         })
     }
-
-    /// The first 12 hex digits, for messages to people (never for comparing).
-    #[must_use]
-    pub fn short(&self) -> String {
-        let mut hex = self.to_string();
-        hex.truncate(12);
-        hex
-    }
-
-    /// The digest's 32 bytes.
-    #[must_use]
-    pub fn as_bytes(&self) -> &[u8; 32] {
-        &self.0
-    }
 }
 
 impl fmt::Display for Sha256 {

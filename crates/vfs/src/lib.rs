@@ -17,7 +17,7 @@
 //! `.editkit` folder a repository ships is blocked and ignored ([`Workspace::shipped_state`]).
 //!
 //! On top of the sandbox:
-//! - a text codec ([`codec::Text`]) that LF-normalises for editing and writes back untouched
+//! - a text codec ([`Text`]) that LF-normalises for editing and writes back untouched
 //!   lines byte for byte (BOM, CRLF, lone CR, final newline kept);
 //! - atomic writes (temp file in the same directory, fsync, rename, permissions kept);
 //! - a read ledger: a write to a file that changed since this workspace read it is refused
@@ -65,8 +65,8 @@
 mod atomic;
 mod beneath;
 mod canonical;
-pub mod codec;
-pub mod encoding;
+mod codec;
+mod encoding;
 mod error;
 mod files;
 mod hash;
@@ -84,14 +84,16 @@ mod workspace;
 pub use atomic::Durability;
 pub use canonical::CanonicalPath;
 pub use cap_std::{AmbientAuthority, ambient_authority};
-pub use codec::{LineEnding, LineEndings, Text};
+pub use codec::{
+    BINARY_SNIFF_BYTES, DecodeError, LineEnding, LineEndings, SpliceError, Text, as_text, nul_verdict, utf16_may_decode,
+};
 pub use encoding::{Encoding, Unencodable};
 pub use error::{Error, ErrorKind, Result};
 pub use files::{FileText, MAX_TREE_DEPTH, RenameOptions, WriteOptions, Written};
 pub use hash::{ParseSha256Error, Sha256};
 pub use lock::FileLock;
-pub use policy::{AbsolutePaths, DEFAULT_BLOCKED, MAX_COMPONENT_BYTES, MAX_LINK_FOLLOWS, MAX_PATH_BYTES, Policy};
+pub use policy::{AbsolutePaths, Policy};
 pub use state::default_state_home;
 pub use txn::{Folders, Staged, Txn};
 pub use walk::{Entry, SkipReason, SkippedEntry, WorkspaceDir};
-pub use workspace::{DEFAULT_MAX_READ_BYTES, EntryKind, LOCK_WAIT, Metadata, Workspace, WorkspaceBuilder};
+pub use workspace::{DEFAULT_MAX_READ_BYTES, EntryKind, Metadata, Workspace, WorkspaceBuilder};

@@ -198,7 +198,7 @@ impl<'ws> FileLock<'ws> {
     /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let lock = workspace.lock("a.txt")?;
     /// let (read, upper) = lock.read_for_write_with(None, false, |text| text.as_str().to_uppercase())?;
-    /// lock.write_over(&read, upper.as_bytes(), &Default::default())?;
+    /// lock.write(upper.as_bytes(), &Default::default())?;
     /// assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "ONE\n");
     /// # Ok(()) }
     /// ```
@@ -215,7 +215,7 @@ impl<'ws> FileLock<'ws> {
     }
 
     /// [`FileLock::read_for_write_with`] in the encoding the caller names (`None`: the one
-    /// detected), as [`Workspace::read_as`] reads.
+    /// detected).
     ///
     /// # Errors
     /// As [`FileLock::read_for_write`]; [`Error::NotInEncoding`] for bytes not in `encoding`.
@@ -252,37 +252,7 @@ impl<'ws> FileLock<'ws> {
     /// # Errors
     /// As [`Workspace::write`].
     pub fn write(&self, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
-        let written = self.workspace.write_locked(&self.given, &self.rel, bytes, options, None)?;
-        self.mark_written();
-        Ok(written)
-    }
-
-    /// Writes like [`FileLock::write`] the new content of a file read through this lock as
-    /// `read`. The write's last check, that the file still holds what the staleness guard
-    /// vouched for, then compares the bytes on disk with `read`'s instead of hashing them (a
-    /// fraction of the cost on a large file); the result is the same.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), editkit_vfs::Error> {
-    /// let dir = tempfile::tempdir().unwrap();
-    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
-    /// let lock = workspace.lock("a.txt")?;
-    /// let read = lock.read_for_write(None, false)?;
-    /// let written = lock.write_over(&read, b"two\n", &Default::default())?;
-    /// assert_eq!(written.previous_sha256, Some(read.sha256()));
-    /// // Changed from outside after the read: refused, as by `write`.
-    /// let read = lock.read_for_write(None, false)?;
-    /// std::fs::write(dir.path().join("a.txt"), "six\n").unwrap();
-    /// let err = lock.write_over(&read, b"ten\n", &Default::default()).unwrap_err();
-    /// assert_eq!(err.error_kind(), editkit_vfs::ErrorKind::Stale);
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Workspace::write`].
-    pub fn write_over(&self, read: &FileText, bytes: &[u8], options: &WriteOptions) -> Result<Written> {
-        let written = self.workspace.write_locked(&self.given, &self.rel, bytes, options, Some(read))?;
+        let written = self.workspace.write_locked(&self.given, &self.rel, bytes, options)?;
         self.mark_written();
         Ok(written)
     }
@@ -315,12 +285,14 @@ impl<'ws> FileLock<'ws> {
         crate::hash::HashMemo::digest_new(&self.workspace.memo, &self.rel, bytes)
     }
 
-    /// Writes like [`FileLock::write_over`] (or [`FileLock::write`] without `read`) while
-    /// `beside` works out what the write needs: the content's SHA-256, which it returns, and
-    /// anything the caller must do before the file changes (an undo entry, say). On a large
-    /// content (from [`Sha256::pays_beside`]) `beside` and the last check run on
-    /// another thread while this one writes and flushes the temp file, so the flush costs no
-    /// time of its own.
+    /// Writes like [`FileLock::write`] while `beside` works out what the write needs: the
+    /// content's SHA-256, which it returns, and anything the caller must do before the file
+    /// changes (an undo entry, say). On a large content (from [`Sha256::pays_beside`]) `beside`
+    /// and the last check run on another thread while this one writes and flushes the temp
+    /// file, so the flush costs no time of its own. With `read`, what was read through this
+    /// lock, the write's last check (that the file still holds what the staleness guard vouched
+    /// for) compares the bytes on disk with `read`'s instead of hashing them (a fraction of the
+    /// cost on a large file); the result is the same.
     /// [`WriteOptions::content_sha256`] is not read: `beside` gives the hash, with the same
     /// promise (it is recorded for the staleness guard as given; debug builds check it).
     ///
@@ -372,7 +344,7 @@ impl<'ws> FileLock<'ws> {
     /// Says the locked file was written under this lock by other means than the guard's own
     /// writes (a transaction's renames): its lock file then stays for the next lock of the
     /// file instead of being removed on release. [`FileLock::write`] and
-    /// [`FileLock::write_over`] say it themselves.
+    /// [`FileLock::write_beside`] say it themselves.
     pub fn mark_written(&self) {
         self.wrote.store(true, std::sync::atomic::Ordering::Relaxed);
     }
@@ -584,45 +556,24 @@ impl Workspace {
     }
 
     /// Takes the locks of several files in one fixed (sorted, canonical) order, so that two
-    /// callers locking overlapping sets never deadlock. Duplicates are locked once.
+    /// callers locking overlapping sets never deadlock. Duplicates are locked once. A final
+    /// symlink is not followed: each lock is keyed by the directory entry named (see
+    /// [`Workspace::resolve_entry`]). For transactions that name entries, such as a patch
+    /// deleting a link: the key stays the same once the link is gone, so a later recovery waits
+    /// for the same locks. For a path that is not a link the key is the one [`Workspace::lock`]
+    /// uses.
     ///
     /// # Errors
     /// As [`Workspace::lock`].
-    pub fn lock_many<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Result<Vec<FileLock<'_>>> {
-        self.lock_sorted(paths, Last::Followed)
-    }
-
-    /// Like [`Workspace::lock_many`], but a final symlink is not followed: each lock is keyed
-    /// by the directory entry named (see [`Workspace::resolve_entry`]). For transactions that
-    /// name entries, such as a patch deleting a link: the key stays the same once the link is
-    /// gone, so a later recovery waits for the same locks. For a path that is not a link the
-    /// key is the one [`Workspace::lock`] uses.
-    ///
-    /// # Errors
-    /// As [`Workspace::lock_many`].
     pub fn lock_entries<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Result<Vec<FileLock<'_>>> {
-        self.lock_sorted(paths, Last::Entry)
-    }
-
-    /// Locks `paths` in sorted canonical order, each once, keyed as `last` says.
-    fn lock_sorted<'a>(&self, paths: impl IntoIterator<Item = &'a str>, last: Last) -> Result<Vec<FileLock<'_>>> {
         let mut resolved = Vec::new();
         for path in paths {
-            resolved.push((self.resolve_inner(path, last == Last::Followed)?.rel, path.to_owned()));
+            resolved.push((self.resolve_inner(path, false)?.rel, path.to_owned()));
         }
         resolved.sort();
         resolved.dedup_by(|a, b| a.0 == b.0);
         FileLock::acquire_all(self, &resolved)
     }
-}
-
-/// How a lock's key treats a final symlink.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Last {
-    /// Keyed by the file a final link leads to ([`Workspace::lock_many`]).
-    Followed,
-    /// Keyed by the directory entry named ([`Workspace::lock_entries`]).
-    Entry,
 }
 
 #[cfg(test)]
@@ -632,5 +583,42 @@ mod tests {
     #[test]
     fn the_sweep_tuning_is_what_the_integration_tests_assume() {
         assert_eq!((super::LOCK_FILES_KEPT, super::SWEEP_EVERY), (1024, 256));
+    }
+
+    /// Anyone who may read a file (or the root) may `flock` it, another user included: such a hold
+    /// makes a write wait at most the lock wait, then refuses it with nothing changed. (A unit
+    /// test: the lock wait is set short here, a knob no caller outside the crate needs.)
+    #[test]
+    fn a_hold_by_someone_else_delays_a_write_only_as_long_as_the_lock_wait() {
+        let root = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("a.txt"), "one\n").unwrap();
+        let workspace = crate::Workspace::builder(root.path(), crate::ambient_authority())
+            .state_dir(state.path())
+            .lock_wait(std::time::Duration::from_millis(300))
+            .open()
+            .unwrap();
+        // A hold on the file itself.
+        let held = std::fs::File::open(root.path().join("a.txt")).unwrap();
+        held.lock().unwrap();
+        let started = std::time::Instant::now();
+        let err = workspace
+            .write("a.txt", b"two\n", &crate::WriteOptions { force: true, ..crate::WriteOptions::default() })
+            .unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "waited {:?}", started.elapsed());
+        assert!(err.to_string().contains("held a lock on the file"), "{err}");
+        assert_eq!(std::fs::read_to_string(root.path().join("a.txt")).unwrap(), "one\n");
+        drop(held);
+        // A hold on the root, which a new file's lock falls on.
+        let held = std::fs::File::open(root.path()).unwrap();
+        held.lock().unwrap();
+        let err = workspace.write("new.txt", b"x\n", &crate::WriteOptions::default()).unwrap_err();
+        assert!(err.to_string().contains("workspace root"), "{err}");
+        assert!(!root.path().join("new.txt").exists());
+        drop(held);
+        workspace.write("new.txt", b"x\n", &crate::WriteOptions::default()).unwrap();
+        workspace
+            .write("a.txt", b"two\n", &crate::WriteOptions { force: true, ..crate::WriteOptions::default() })
+            .unwrap();
     }
 }

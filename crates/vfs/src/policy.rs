@@ -8,18 +8,18 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use crate::error::{Error, Result};
 
 /// Longest accepted path, in bytes (Linux `PATH_MAX`).
-pub const MAX_PATH_BYTES: usize = 4096;
+pub(crate) const MAX_PATH_BYTES: usize = 4096;
 /// Longest accepted path component, in bytes (Linux `NAME_MAX`).
-pub const MAX_COMPONENT_BYTES: usize = 255;
+pub(crate) const MAX_COMPONENT_BYTES: usize = 255;
 /// How many symlinks one resolution follows before reporting a loop (Linux `MAXSYMLINKS`).
-pub const MAX_LINK_FOLLOWS: usize = 40;
+pub(crate) const MAX_LINK_FOLLOWS: usize = 40;
 
 /// Patterns blocked by [`Policy::default`]: version-control internals and files that usually
 /// hold secrets (environment files, private keys and their backups, certificate stores,
 /// package-registry and cloud credentials). Public keys (`id_rsa.pub`...) stay readable:
 /// the `id_*` patterns block a key's name followed by anything except a name ending in `.pub`
 /// (`id_rsa.bak`, `id_ed25519~`, `id_ecdsa_sk`).
-pub const DEFAULT_BLOCKED: &[&str] = &[
+pub(crate) const DEFAULT_BLOCKED: &[&str] = &[
     "**/.git/**",
     "**/.env",
     "**/.env.*",
@@ -62,18 +62,19 @@ pub enum AbsolutePaths {
 }
 
 impl AbsolutePaths {
-    /// Every word [`AbsolutePaths::as_str`] gives and `FromStr` takes: the one list the
+    /// Every word an `AbsolutePaths` displays as and `FromStr` takes: the one list the
     /// Python module offers.
-    pub const NAMES: &'static [&'static str] = &["remap", "refuse", "rooted"];
-
-    /// `remap`, `refuse` or `rooted`.
     ///
     /// ```
     /// let rooted: editkit_vfs::AbsolutePaths = "rooted".parse().unwrap();
-    /// assert_eq!(rooted.as_str(), "rooted");
+    /// assert_eq!(rooted.to_string(), "rooted");
+    /// assert!(editkit_vfs::AbsolutePaths::NAMES.contains(&"rooted"));
     /// ```
+    pub const NAMES: &'static [&'static str] = &["remap", "refuse", "rooted"];
+
+    /// `remap`, `refuse` or `rooted`.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             AbsolutePaths::RemapUnderRoot => "remap",
             AbsolutePaths::Refuse => "refuse",
@@ -132,7 +133,9 @@ pub struct Policy {
     pub absolute: AbsolutePaths,
     /// Patterns in `.gitignore` syntax (see [`Policy`]) naming what no operation may touch.
     /// Matched without regard to case, since a case-insensitive or case-folding file system
-    /// opens `.env` for `.ENV`. Default: [`DEFAULT_BLOCKED`].
+    /// opens `.env` for `.ENV`. Default: version-control internals and files that usually hold
+    /// secrets (`.git`, `.env`, private keys, credential stores), as `Policy::default().blocked`
+    /// lists them.
     pub blocked: Vec<String>,
     /// Folders, in `.gitignore` syntax, where a file with more than one name (a hard link) is
     /// read and written like any other: a package manager's links into its store, such as

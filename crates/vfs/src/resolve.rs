@@ -64,8 +64,8 @@ impl Workspace {
     /// resolution, without looking at the disk. It must already be canonical (what
     /// [`Workspace::resolve`] returns: no `.`, `..`, empty component or absolute form) and
     /// allowed by the policy; a temp or backup name of the shape editkit makes
-    /// (`.editkit-…-1.tmp`, `.bak`) is judged by its folder, as [`CanonicalPath::sibling`]
-    /// makes it, any other name whole. Links are not looked at:
+    /// (`.editkit-…-1.tmp`, `.bak`) is judged by its folder, as the transaction
+    /// steps make it beside a file, any other name whole. Links are not looked at:
     /// every step on a canonical path follows none, so a link put on its way is refused when
     /// the step runs.
     ///

@@ -193,7 +193,7 @@ impl Txn<'_> {
     }
 
     /// Makes durable what was written so far to the canonical `paths` (files, and folders
-    /// whose entries changed, [`CanonicalPath::parent`]), unless the durability is
+    /// whose entries changed, by the canonical path of the folder), unless the durability is
     /// [`crate::Durability::Atomic`]. Past [`SYNCFS_FROM`] paths, on Linux, the paths on the
     /// root's file system are flushed by one `syncfs` (one journal commit for the whole batch,
     /// and whatever else is pending on that file system); a path on another file system (a
@@ -276,7 +276,7 @@ impl Txn<'_> {
         self.set_mode_raw(self.own(to)?, mode)
     }
 
-    /// Makes the entries of the directory at canonical `dir` ([`CanonicalPath::parent`])
+    /// Makes the entries of the directory at canonical `dir` (a file's folder)
     /// durable: hard links and folders created in it survive a power loss once this returns.
     ///
     /// # Errors
@@ -914,11 +914,11 @@ impl<'ws> Txn<'ws> {
     /// std::fs::write(dir.path().join("src/a.txt"), "old\n").unwrap();
     /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
     /// let a = workspace.canonical("src/a.txt")?;
-    /// let old = a.sibling(".editkit-old")?;
+    /// let old = workspace.canonical_recorded("src/.editkit-old")?;
     /// let folders = workspace.txn().folders();
     /// let staged = folders.stage_deferred(&a, ".editkit-new", b"new\n", false)?;
     /// folders.hard_link(&a, &old)?;
-    /// folders.make_durable([&staged.temp, &a.parent()])?;
+    /// folders.make_durable([&staged.temp, &workspace.canonical("src")?])?;
     /// folders.rename(&staged.temp, &a)?;
     /// folders.remove_file(&old)?;
     /// assert_eq!(std::fs::read_to_string(dir.path().join("src/a.txt")).unwrap(), "new\n");
@@ -1169,7 +1169,7 @@ impl Folders<'_> {
     }
 
     /// Makes durable what was written so far to `paths` (files, and folders whose entries
-    /// changed, [`CanonicalPath::parent`]), unless the durability is
+    /// changed, by the canonical path of the folder), unless the durability is
     /// [`crate::Durability::Atomic`]. Past a handful of paths, on Linux, the paths on the root's
     /// file system are flushed by one `syncfs` (one journal commit for the whole batch), a
     /// path's file system read from its folder's handle (one `fstatat`, no open); a path on

@@ -18,7 +18,7 @@ use crate::state::StateStore;
 /// How long a lock waits for another process's `flock` on the file or the root before the
 /// call is refused. Anyone who may read a file (or the root) may `flock` it, another user
 /// included: a hold never makes editkit wait for longer than this.
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+pub(crate) const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Default for [`WorkspaceBuilder::max_read_bytes`]: 16 MiB.
 pub const DEFAULT_MAX_READ_BYTES: u64 = 16 << 20;
@@ -119,8 +119,9 @@ impl WorkspaceBuilder {
     }
 
     /// How long a lock waits for another process's hold on a file (or on the root, taken to
-    /// create files) before the call is refused. Default: [`LOCK_WAIT`].
-    pub fn lock_wait(&mut self, wait: std::time::Duration) -> &mut Self {
+    /// create files) before the call is refused. Default: [`LOCK_WAIT`]. Tests set it short.
+    #[cfg(test)]
+    pub(crate) fn lock_wait(&mut self, wait: std::time::Duration) -> &mut Self {
         self.lock_wait = wait;
         self
     }
@@ -332,7 +333,7 @@ impl Workspace {
         &self,
         bytes: &[u8],
         encoding: Option<crate::Encoding>,
-    ) -> std::result::Result<crate::Text, crate::codec::DecodeError> {
+    ) -> std::result::Result<crate::Text, crate::DecodeError> {
         match encoding.or(self.default_encoding()) {
             Some(encoding) => crate::Text::decode_as(bytes, encoding),
             None => crate::Text::decode(bytes),
@@ -348,12 +349,6 @@ impl Workspace {
     /// As [`WorkspaceBuilder::open`].
     pub fn open(root: impl Into<PathBuf>, authority: AmbientAuthority) -> Result<Workspace> {
         Workspace::builder(root, authority).open()
-    }
-
-    /// How far this workspace's writes go before they return.
-    #[must_use]
-    pub fn durability(&self) -> crate::Durability {
-        self.durability
     }
 
     /// The root's real (canonical) path. Shown to people; never used to open files.

@@ -134,7 +134,7 @@ fn files_around_the_binary_sniff_size_are_read_whole() {
     // A file is read in two parts, the first 8 KiB (and a BOM's length) and the rest: a match
     // at the end of each size around that boundary is found, and a NUL just past the codec's
     // sniff window still makes the file binary.
-    let sniff = editkit_vfs::codec::BINARY_SNIFF_BYTES;
+    let sniff = editkit_vfs::BINARY_SNIFF_BYTES;
     let mut files = Vec::new();
     for size in sniff..sniff + 8 {
         let body = "x".repeat(size - "needle\n".len() - 1);

@@ -297,7 +297,7 @@ fn with_detection_off_every_tool_takes_utf8_only_unless_told() {
     }
 }
 
-/// One binary rule (`editkit_vfs::codec::nul_verdict`) for every tool: a file is the same kind
+/// One binary rule (`editkit_vfs::nul_verdict`) for every tool: a file is the same kind
 /// to `read_file` and to `search_files`, with detection on and off. A NUL past the first 8 KiB
 /// makes a file binary to both (it was text to `read_file`); UTF-16 the codec cannot decode is
 /// `utf16` to both (it was `binary` to `search_files`).

@@ -90,7 +90,7 @@ fn limits_are_the_constants() {
     quotes(&doc, &format!("Bounded at {} MiB", mib(editkit::patch::MAX_PATCH_BYTES)));
     quotes(&doc, &format!("with a {} ms deadline", editkit::diff::DIFF_TIMEOUT.as_millis()));
     quotes(&doc, &format!("`MAX_TREE_DEPTH` = {} levels", editkit::vfs::MAX_TREE_DEPTH));
-    quotes(&doc, &format!("NUL in the first {} KiB", editkit::vfs::codec::BINARY_SNIFF_BYTES >> 10));
+    quotes(&doc, &format!("NUL in the first {} KiB", editkit::vfs::BINARY_SNIFF_BYTES >> 10));
     quotes(&doc, &format!("`max_session_bytes`, {} MiB", editkit::DEFAULT_MAX_SESSION_BYTES >> 20));
     quotes(&doc, &format!("(`DEFAULT_MAX_WORK`, {} Mi)", editkit::patch::DEFAULT_MAX_WORK >> 20));
 }
@@ -177,7 +177,7 @@ fn every_tool_is_declared_once_whatever_the_features() {
     assert!(twice.is_empty(), "tools declared more than once in the catalog: {twice:?}");
 }
 
-/// One binary rule: `editkit_vfs::codec::nul_verdict` decides what a NUL byte makes of a file.
+/// One binary rule: `editkit_vfs::nul_verdict` decides what a NUL byte makes of a file.
 /// A source in another crate that looks for NUL bytes in content asks it, and no other crate
 /// keeps a sniff length of its own, so a file is the same kind to `read_file` and
 /// `search_files`.

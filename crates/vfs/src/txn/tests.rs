@@ -92,7 +92,7 @@ fn atomic_durability_writes_what_full_durability_writes() {
     let dir = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     assert_eq!(
-        Workspace::builder(dir.path(), crate::ambient_authority()).state_dir(state.path()).open().unwrap().durability(),
+        Workspace::builder(dir.path(), crate::ambient_authority()).state_dir(state.path()).open().unwrap().durability,
         Durability::Full
     );
     let workspace = Workspace::builder(dir.path(), crate::ambient_authority())
@@ -100,7 +100,7 @@ fn atomic_durability_writes_what_full_durability_writes() {
         .durability(Durability::Atomic)
         .open()
         .unwrap();
-    assert_eq!(workspace.durability(), Durability::Atomic);
+    assert_eq!(workspace.durability, Durability::Atomic);
     workspace.write("a/b.txt", b"one\n", &WriteOptions { create_dirs: true, ..Default::default() }).unwrap();
     assert_eq!(std::fs::read(dir.path().join("a/b.txt")).unwrap(), b"one\n");
     let staged = workspace.txn().stage("a/b.txt", b"two\n", false).unwrap();
@@ -148,4 +148,48 @@ fn deferred_staging_and_renames_land_the_same_bytes_and_a_batch_is_made_durable(
         txn.stage_as_deferred("a/x.txt", "plain.tmp", b"x", false).unwrap_err().error_kind(),
         ErrorKind::InvalidArgs
     );
+}
+
+/// A temp name was judged by its folder alone: a blocked file whose name starts with
+/// `.editkit-` (`.editkit-leak.pem`, blocked by `**/*.pem`) became a canonical path through
+/// `canonical_recorded` or `CanonicalPath::sibling`, and the steps read, kept, linked, renamed
+/// and removed it. A unit test: a sibling is built without the policy, a constructor only the
+/// crate has.
+#[test]
+fn a_blocked_file_with_a_temp_name_is_never_reached() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    std::fs::create_dir(root.join("dir")).unwrap();
+    std::fs::write(root.join("file.txt"), "inside\n").unwrap();
+    std::fs::write(root.join("dir/inner.txt"), "inner\n").unwrap();
+    std::fs::write(root.join(".editkit-leak.pem"), "-----BEGIN-----\n").unwrap();
+    std::fs::write(root.join("dir/.editkit-id.key"), "secret\n").unwrap();
+    let workspace = Workspace::open(root, crate::ambient_authority()).unwrap();
+    let file = workspace.canonical("file.txt").unwrap();
+    let inner = workspace.canonical("dir/inner.txt").unwrap();
+    for (path, beside) in [(".editkit-leak.pem", &file), ("dir/.editkit-id.key", &inner)] {
+        assert_eq!(workspace.canonical(path).unwrap_err().error_kind(), ErrorKind::Blocked, "{path}");
+        assert_eq!(workspace.canonical_recorded(path).unwrap_err().error_kind(), ErrorKind::Blocked, "{path}");
+        let name = path.rsplit('/').next().unwrap();
+        // A sibling is built without the policy; every step refuses it.
+        let Ok(sibling) = beside.sibling(name) else { continue };
+        let txn = workspace.txn();
+        assert_eq!(txn.read(&sibling).unwrap_err().error_kind(), ErrorKind::Blocked, "{path}");
+        assert_eq!(txn.read_plain(&sibling, 1 << 20), None, "{path}");
+        assert!(txn.entry_exists(&sibling).is_err(), "{path}");
+        assert!(txn.state_keep(&sibling, "undo/leak").is_err(), "{path}");
+        assert!(txn.set_mode(&sibling, 0o644).is_err(), "{path}");
+        assert!(txn.copy_permissions(&file, &sibling).is_err(), "{path}");
+        assert!(txn.rename(&sibling, &workspace.canonical("leak.txt").unwrap()).is_err(), "{path}");
+        let folders = txn.folders();
+        assert!(!folders.holds(&sibling, b"secret\n"), "{path}");
+        assert!(folders.hard_link(&sibling, &file.sibling(".editkit-copy").unwrap()).is_err(), "{path}");
+        assert!(folders.remove_file(&sibling).is_err(), "{path}");
+        assert!(txn.remove(&sibling).is_err(), "{path}");
+    }
+    assert_eq!(workspace.txn().state_read("undo/leak").unwrap(), None);
+    assert!(!root.join("leak.txt").exists());
+    assert!(!root.join(".editkit-copy").exists());
+    assert_eq!(std::fs::read_to_string(root.join(".editkit-leak.pem")).unwrap(), "-----BEGIN-----\n");
+    assert_eq!(std::fs::read_to_string(root.join("dir/.editkit-id.key")).unwrap(), "secret\n");
 }

@@ -4,8 +4,10 @@
 
 use std::path::PathBuf;
 
-use editkit_vfs::codec::{DecodeError, Text};
+use editkit_vfs::{DecodeError, Text};
 use editkit_vfs::{Encoding, ErrorKind, WriteOptions};
+
+use crate::support::{read_as, write_over};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/encodings")
@@ -168,7 +170,7 @@ fn a_workspace_reads_and_writes_back_in_the_file_encoding() {
         .read_for_write_with(None, false, |text| replaced(text, "計算が正常に終了しました", "変更を保存しました"))
         .unwrap();
     assert_eq!(read.encoding().label(), "shift_jis");
-    lock.write_over(&read, &edited.try_encoded().unwrap(), &WriteOptions::default()).unwrap();
+    write_over(&lock, &read, &edited.try_encoded().unwrap(), &WriteOptions::default()).unwrap();
     drop(lock);
     assert_eq!(std::fs::read(dir.path().join("m.py")).unwrap(), bytes("shift_jis.native.py"));
     // The staleness guard holds the bytes written: a second edit reads them back as Shift_JIS.
@@ -178,9 +180,9 @@ fn a_workspace_reads_and_writes_back_in_the_file_encoding() {
     std::fs::write(dir.path().join("l.txt"), b"caf\xE9\n").unwrap();
     assert_eq!(workspace.read("l.txt").unwrap_err().error_kind(), ErrorKind::NotUtf8);
     let latin = Encoding::for_label("latin1").unwrap();
-    assert_eq!(workspace.read_as("l.txt", Some(latin)).unwrap().text(), "caf\u{e9}\n");
+    assert_eq!(read_as(&workspace, "l.txt", Some(latin)).unwrap().text(), "caf\u{e9}\n");
     let big5 = Encoding::for_label("big5").unwrap();
-    let err = workspace.read_as("l.txt", Some(big5)).unwrap_err();
+    let err = read_as(&workspace, "l.txt", Some(big5)).unwrap_err();
     assert_eq!(err.error_kind(), ErrorKind::NotUtf8);
     assert!(err.to_string().contains("is not valid big5"), "{err}");
 }

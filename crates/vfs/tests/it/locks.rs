@@ -49,7 +49,7 @@ fn different_files_do_not_block_each_other() {
     assert_ne!(first.path(), second.path());
     let many = {
         drop((first, second));
-        workspace.lock_many(["b.txt", "a.txt", "./a.txt"]).unwrap()
+        workspace.lock_entries(["b.txt", "a.txt", "./a.txt"]).unwrap()
     };
     assert_eq!(many.iter().map(|l| l.path()).collect::<Vec<_>>(), ["a.txt", "b.txt"]);
 }

@@ -14,9 +14,9 @@ fn read_reports_text_facts() {
     let file = tree.workspace().read("crlf.txt").unwrap();
     assert_eq!(file.text(), "a\nb\n");
     assert!(file.bom());
-    assert_eq!(file.line_endings(), LineEndings::CrLf);
+    assert_eq!(file.decoded().line_endings(), LineEndings::CrLf);
     assert_eq!(file.line_count(), 2);
-    assert!(file.trailing_newline());
+    assert!(file.decoded().trailing_newline());
     assert_eq!(file.size(), 9);
     assert_eq!(file.sha256(), editkit_vfs::Sha256::of(b"\xEF\xBB\xBFa\r\nb\r\n"));
 }

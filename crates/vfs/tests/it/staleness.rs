@@ -4,7 +4,7 @@ use std::fs;
 
 use editkit_vfs::{ErrorKind, WriteOptions};
 
-use crate::support::Tree;
+use crate::support::{Tree, write_over};
 
 #[test]
 fn a_file_changed_since_it_was_read_is_not_overwritten() {
@@ -112,7 +112,7 @@ fn a_write_over_what_was_read_still_sees_a_same_size_change_from_outside() {
         let changed = if name == "crlf.txt" { format!("\u{feff}{changed}") } else { changed };
         assert_eq!(changed.len(), before.len());
         fs::write(tree.root.join(name), &changed).unwrap();
-        let err = lock.write_over(&read, b"mine\n", &WriteOptions::default()).unwrap_err();
+        let err = write_over(&lock, &read, b"mine\n", &WriteOptions::default()).unwrap_err();
         assert_eq!(err.error_kind(), ErrorKind::Stale, "{name}");
         assert_eq!(fs::read_to_string(tree.root.join(name)).unwrap(), changed, "{name}");
         // Read again (forced past the ledger, which still holds the first read), then the same
@@ -120,7 +120,7 @@ fn a_write_over_what_was_read_still_sees_a_same_size_change_from_outside() {
         let read = lock.read_for_write(None, true).unwrap();
         fs::remove_file(tree.root.join(name)).unwrap();
         fs::write(tree.root.join(name), &changed).unwrap();
-        let written = lock.write_over(&read, b"mine\n", &WriteOptions::default()).unwrap();
+        let written = write_over(&lock, &read, b"mine\n", &WriteOptions::default()).unwrap();
         assert_eq!(written.previous_sha256, Some(read.sha256()), "{name}");
     }
 }
@@ -138,14 +138,14 @@ fn a_large_write_is_flushed_beside_its_last_check_and_never_renamed_when_stale()
     assert!(editkit_vfs::Sha256::pays_beside(mine.len()));
     let changed = "alpha\nbeTa\n".repeat(60_000);
     fs::write(tree.root.join("big.txt"), &changed).unwrap();
-    let err = lock.write_over(&read, mine.as_bytes(), &WriteOptions::default()).unwrap_err();
+    let err = write_over(&lock, &read, mine.as_bytes(), &WriteOptions::default()).unwrap_err();
     assert_eq!(err.error_kind(), ErrorKind::Stale);
     assert_eq!(fs::read_to_string(tree.root.join("big.txt")).unwrap(), changed);
     let left = temp_files(&tree.root);
     assert!(left.is_empty(), "a temp file was left: {left:?}");
     // Read again (forced past the ledger): now it lands, and says what it replaced.
     let read = lock.read_for_write(None, true).unwrap();
-    let written = lock.write_over(&read, mine.as_bytes(), &WriteOptions::default()).unwrap();
+    let written = write_over(&lock, &read, mine.as_bytes(), &WriteOptions::default()).unwrap();
     assert_eq!(written.previous_sha256, Some(read.sha256()));
     assert_eq!(fs::read_to_string(tree.root.join("big.txt")).unwrap(), mine);
 }
@@ -323,7 +323,7 @@ fn a_remembered_text_is_read_back_only_while_the_file_holds_its_bytes() {
     workspace.remember_text("crlf.py", editkit_vfs::Sha256::of(lf.as_bytes()), crlf);
     let read = workspace.read("crlf.py").unwrap();
     assert_eq!(read.decoded(), &editkit_vfs::Text::decode(lf.as_bytes()).unwrap());
-    assert_eq!(read.line_endings(), editkit_vfs::LineEndings::Lf);
+    assert_eq!(read.decoded().line_endings(), editkit_vfs::LineEndings::Lf);
     let mut feff = editkit_vfs::Text::decode(lf.as_bytes()).unwrap();
     feff.splice(0..0, "\u{feff}").unwrap();
     let feff_bytes = feff.verbatim().unwrap().to_vec();

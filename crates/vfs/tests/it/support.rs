@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use editkit_vfs::Workspace;
+use editkit_vfs::{Encoding, FileLock, FileText, Sha256, Workspace, WriteOptions, Written};
 
 pub const SENTINEL: &str = "SENTINEL";
 
@@ -53,6 +53,25 @@ impl Tree {
         }
         snapshot
     }
+}
+
+/// A write through `lock` of the new content of a file read through it as `read`: its last
+/// check compares the bytes on disk with `read`'s instead of hashing them.
+pub fn write_over(
+    lock: &FileLock<'_>,
+    read: &FileText,
+    bytes: &[u8],
+    options: &WriteOptions,
+) -> editkit_vfs::Result<Written> {
+    let sha256 = options.content_sha256.unwrap_or_else(|| Sha256::of(bytes));
+    lock.write_beside(Some(read), bytes, options, || Ok::<_, editkit_vfs::Error>((sha256, ())))
+        .map(|(written, ())| written)
+        .map_err(|(err, _)| err)
+}
+
+/// `path` read in `encoding` (`None`: the one detected), recorded in the read ledger.
+pub fn read_as(workspace: &Workspace, path: &str, encoding: Option<Encoding>) -> editkit_vfs::Result<FileText> {
+    workspace.lock(path)?.read_for_write_in(encoding, None, true, |_| ()).map(|(file, ())| file)
 }
 
 fn snapshot_into(path: &Path, snapshot: &mut BTreeMap<PathBuf, String>) {
