@@ -32,7 +32,7 @@ use std::io::{self, Read as _};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -47,6 +47,7 @@ use tokio::sync::{Semaphore, oneshot};
 use crate::exit::{EXIT_REFUSED, EXIT_USAGE};
 use crate::log;
 use crate::mcp::{McpOptions, Server, Shared as ServerShared, tool_list};
+use crate::sync::LockExt;
 
 /// Where and for whom the HTTP transport serves.
 #[derive(Debug, Clone)]
@@ -313,7 +314,7 @@ impl Shared {
     /// Registers a new unauthenticated connection, closing the oldest one past the limit; its
     /// id and the receiver that says it was closed (`Ok`) or authenticated (`Err`).
     fn arrived(&self) -> (u64, oneshot::Receiver<()>) {
-        let mut waiting = self.unauthenticated.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut waiting = self.unauthenticated.lock_unpoisoned();
         let (sender, receiver) = oneshot::channel();
         let id = waiting.next_id;
         waiting.next_id += 1;
@@ -327,7 +328,7 @@ impl Shared {
 
     /// Closes the oldest connection that has not sent the token, if there is one.
     fn close_oldest_unauthenticated(&self) {
-        let mut waiting = self.unauthenticated.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut waiting = self.unauthenticated.lock_unpoisoned();
         if let Some((_, oldest)) = waiting.waiting.pop_front() {
             let _ = oldest.send(());
         }
@@ -335,7 +336,7 @@ impl Shared {
 
     /// Takes connection `id` off the unauthenticated ones (dropping its sender).
     fn authenticated(&self, id: u64) {
-        let mut waiting = self.unauthenticated.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut waiting = self.unauthenticated.lock_unpoisoned();
         waiting.waiting.retain(|(waiting_id, _)| *waiting_id != id);
     }
 }

@@ -12,8 +12,10 @@ use std::fmt::Display;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use crate::sync::LockExt;
 
 /// Lines waiting for the writer thread at most.
 const QUEUE: usize = 256;
@@ -64,7 +66,7 @@ pub(crate) fn line(kind: &'static str, text: impl Display) {
         return;
     };
     let left_out = {
-        let mut windows = log.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut windows = log.windows.lock_unpoisoned();
         let now = Instant::now();
         let window = windows.entry(kind).or_insert(Window { start: now, written: 0, left_out: 0 });
         if now.duration_since(window.start) >= WINDOW {

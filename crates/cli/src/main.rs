@@ -52,6 +52,7 @@ mod mcp;
 mod protocol;
 mod render;
 mod result;
+mod sync;
 
 use std::process::ExitCode;
 

@@ -46,6 +46,7 @@ use tokio::sync::watch;
 use crate::exit::{EXIT_OK, EXIT_REFUSED};
 use crate::protocol::{SUPPORTED_VERSIONS, TASK_TOOLS, TASKS_2025_METHODS, Tasks2025};
 use crate::result::{TextStyle, tool_result};
+use crate::sync::{LockExt, RwLockExt};
 
 /// The server's instructions: where the tools work and how to use them well.
 /// `roots` are the fixed roots; `None` when they are the client's.
@@ -177,7 +178,7 @@ impl TaskReservation<'_> {
     /// The call became a task: its start stays counted, and the task manager now counts it
     /// as running.
     fn keep(mut self) {
-        let mut starts = self.starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut starts = self.starts.lock_unpoisoned();
         if let Some(start) = starts.iter_mut().find(|start| start.id == self.id) {
             start.pending = false;
         }
@@ -188,7 +189,7 @@ impl TaskReservation<'_> {
 impl Drop for TaskReservation<'_> {
     fn drop(&mut self) {
         if !self.kept {
-            let mut starts = self.starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut starts = self.starts.lock_unpoisoned();
             starts.retain(|start| start.id != self.id);
         }
     }
@@ -324,7 +325,7 @@ impl Server {
 
     /// The toolkit calls run on now.
     fn current(&self) -> Arc<Toolkit> {
-        Arc::clone(&self.toolkit.read().unwrap_or_else(std::sync::PoisonError::into_inner))
+        Arc::clone(&self.toolkit.read_unpoisoned())
     }
 
     /// Asks the client for its roots and opens the toolkit on them (refreshes run one at a
@@ -376,8 +377,7 @@ impl Server {
                                     "roots",
                                     format_args!("editkit mcp: the client's roots: {}", shown.join(", ")),
                                 );
-                                *self.toolkit.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
-                                    Arc::new(toolkit);
+                                *self.toolkit.write_unpoisoned() = Arc::new(toolkit);
                                 None
                             }
                             Err(err) => Some(format!("the client's roots cannot be opened: {err}")),
@@ -408,7 +408,7 @@ impl Server {
                     format_args!("editkit mcp: {problem}; tool calls are refused until the client names usable roots"),
                 );
             }
-            *self.roots_problem.write().unwrap_or_else(std::sync::PoisonError::into_inner) = problem;
+            *self.roots_problem.write_unpoisoned() = problem;
         }
         self.roots_ready.send_replace(true);
     }
@@ -420,7 +420,7 @@ impl Server {
     /// ends before it becomes a task gives it back.
     fn reserve_task(&self) -> Option<TaskReservation<'_>> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let mut starts = self.task_starts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut starts = self.task_starts.lock_unpoisoned();
         while starts.front().is_some_and(|start| !start.pending && start.at.elapsed() > TASK_TTL * 2) {
             starts.pop_front();
         }
@@ -435,7 +435,7 @@ impl Server {
 
     /// Why tool calls are refused now, when the client's roots cannot be used.
     fn roots_problem(&self) -> Option<String> {
-        self.roots_problem.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        self.roots_problem.read_unpoisoned().clone()
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 
 use editkit_vfs::Sha256;
 
+use crate::sync::LockExt;
 use crate::types::{CodeBlockInfo, FileType, HeaderInfo, LinkInfo, SymbolInfo, SyntaxErrorInfo};
 
 /// Most files whose facts [`FactsCache`] keeps.
@@ -27,7 +28,7 @@ impl FactsCache {
     /// The facts of `text` (whose hash is `sha256`) at `path`, from the cache or computed.
     pub(crate) fn facts(&self, path: &str, sha256: Sha256, text: &str) -> Facts {
         {
-            let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut entries = self.entries.lock_unpoisoned();
             if let Some(at) = entries.iter().position(|(p, h, ..)| *h == sha256 && p == path) {
                 let entry = entries.remove(at).expect("the position is in range");
                 let facts = entry.3.clone();
@@ -37,7 +38,7 @@ impl FactsCache {
         }
         let facts = facts(path, text);
         if text.len() <= FACTS_CACHE_BYTES {
-            let mut entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut entries = self.entries.lock_unpoisoned();
             entries.retain(|(p, ..)| p != path);
             let mut bytes: usize = entries.iter().map(|e| e.2).sum::<usize>() + text.len();
             while entries.len() >= FACTS_CACHE_FILES || (bytes > FACTS_CACHE_BYTES && !entries.is_empty()) {

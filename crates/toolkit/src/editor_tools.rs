@@ -12,12 +12,13 @@ use crate::catalog::Tool;
 use crate::error::Result;
 use crate::sessions::{Session, SessionUsage, Sessions};
 use crate::shared_sessions::{self as shared, After, Handle};
+use crate::sync::LockExt;
 use crate::toolkit::{Toolkit, line_window, splice_replaced};
 use crate::types::*;
 
 impl Toolkit {
     fn sessions(&self) -> std::sync::MutexGuard<'_, Sessions> {
-        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.sessions.lock_unpoisoned()
     }
 
     /// Runs `f` on session `id`: an in-memory one, or one kept in the state folder (a handle

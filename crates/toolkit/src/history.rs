@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use editkit_vfs::{Sha256, Workspace, WriteOptions};
 
 use crate::error::{Error, Result};
+use crate::sync::LockExt;
 
 /// Default for [`crate::ToolkitOptions::history_bytes`]: 256 MiB of undo history per root.
 /// With the default depth of 20 versions per file, that keeps every version of a dozen files of
@@ -56,7 +57,7 @@ impl Bounds<'_> {
     fn track(&self, workspace: &Workspace, added: u64, keep: Option<&str>, keep_patch: bool) -> Result<()> {
         let key = workspace.state_dir().to_owned();
         {
-            let mut estimates = self.estimates.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut estimates = self.estimates.lock_unpoisoned();
             if let Some(estimate) = estimates.get_mut(&key) {
                 let grown = estimate.saturating_add(added);
                 if grown <= self.max_bytes {
@@ -66,7 +67,7 @@ impl Bounds<'_> {
             }
         }
         let total = bound_bytes(workspace, self.max_bytes, keep, keep_patch)?;
-        self.estimates.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, total);
+        self.estimates.lock_unpoisoned().insert(key, total);
         Ok(())
     }
 }
@@ -357,11 +358,7 @@ pub(crate) fn record_patch_kept(workspace: &Workspace, files: &[PatchFileState])
 pub(crate) fn prune_patches(workspace: &Workspace, bounds: &Bounds<'_>) -> Result<()> {
     prune_depth(workspace, bounds.depth)?;
     let total = bound_bytes(workspace, bounds.max_bytes, None, true)?;
-    bounds
-        .estimates
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .insert(workspace.state_dir().to_owned(), total);
+    bounds.estimates.lock_unpoisoned().insert(workspace.state_dir().to_owned(), total);
     Ok(())
 }
 

@@ -65,6 +65,7 @@ mod sessions;
 mod shared_sessions;
 pub mod shown;
 mod snippet_tools;
+mod sync;
 mod toolkit;
 pub mod tools;
 mod types;

@@ -16,6 +16,7 @@ use editkit_matcher::rebase::{Rebased, changed_lines, rebase};
 use editkit_vfs::{FileText, Sha256, Text, Workspace};
 
 use crate::error::{Error, Result};
+use crate::sync::LockExt;
 use crate::types::MergedWith;
 
 /// Default for [`crate::ToolkitOptions::kept_read_bytes`]: 32 MiB of kept read versions (an
@@ -52,7 +53,7 @@ impl ReadVersions {
     /// Keeps `text` (hashing to `sha256`) as what was last seen of `rel` in root `root`,
     /// replacing the version kept before; a text larger than the bound is not kept.
     pub(crate) fn keep(&self, root: usize, rel: &str, sha256: Sha256, text: Arc<Text>) {
-        let mut kept = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut kept = self.inner.lock_unpoisoned();
         if let Some(at) = kept.entries.iter().position(|v| v.root == root && v.rel == rel)
             && let Some(old) = kept.entries.remove(at)
         {
@@ -72,14 +73,14 @@ impl ReadVersions {
 
     /// The kept text of `rel` when it is the version hashing to `sha256`.
     pub(crate) fn get(&self, root: usize, rel: &str, sha256: Sha256) -> Option<Arc<Text>> {
-        let kept = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let kept = self.inner.lock_unpoisoned();
         kept.entries.iter().find(|v| v.root == root && v.rel == rel && v.sha256 == sha256).map(|v| Arc::clone(&v.text))
     }
 
     /// Bytes kept now.
     #[cfg(test)]
     pub(crate) fn bytes(&self) -> u64 {
-        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner).bytes
+        self.inner.lock_unpoisoned().bytes
     }
 }
 

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::history;
 use crate::outside::{Merged, ReadVersions, Stale};
 use crate::sessions::Sessions;
+use crate::sync::LockExt;
 use crate::types::*;
 use editkit_matcher::diff;
 
@@ -1365,7 +1366,7 @@ impl Toolkit {
         // written and flushed. A thread that cannot start leaves them to this one.
         let also = std::sync::Mutex::new(Some(also));
         let beside = || {
-            let also = also.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let also = also.lock_unpoisoned().take();
             (self.after_write(workspace, read.path(), Some(read.text()), text), also.map(|also| also()))
         };
         let (written, checked) = std::thread::scope(|scope| {

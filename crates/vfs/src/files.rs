@@ -9,6 +9,7 @@ use crate::atomic::{split_parent, sync_dir};
 use crate::codec::Text;
 use crate::error::{Error, Result};
 use crate::hash::{Hasher, Sha256};
+use crate::sync::LockExt;
 use crate::workspace::{EntryKind, Metadata, Workspace};
 
 /// A file read as text, with the facts an agent needs.
@@ -472,15 +473,15 @@ impl Workspace {
     }
 
     pub(crate) fn recorded(&self, rel: &str) -> Option<Sha256> {
-        self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).copied()
+        self.ledger.lock_unpoisoned().get(rel).copied()
     }
 
     pub(crate) fn record(&self, rel: &str, sha256: Sha256) {
-        self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(rel.to_owned(), sha256);
+        self.ledger.lock_unpoisoned().insert(rel.to_owned(), sha256);
     }
 
     pub(crate) fn forget(&self, rel: &str) {
-        let mut ledger = self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut ledger = self.ledger.lock_unpoisoned();
         ledger.remove(rel);
         let prefix = format!("{rel}/");
         ledger.retain(|key, _| !key.starts_with(&prefix) || rel.is_empty());
@@ -541,7 +542,7 @@ impl Workspace {
 
     fn remember(&self, path: &str, sha256: Sha256, content: crate::hash::Kept) {
         let Ok(rel) = self.resolve(path) else { return };
-        self.memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remember(&rel, sha256, content);
+        self.memo.lock_unpoisoned().remember(&rel, sha256, content);
     }
 
     /// The hash the read ledger holds for a path, if this workspace read or wrote it.
@@ -640,7 +641,7 @@ impl Workspace {
                     Err(err) => Err((E::from(err), Some(out))),
                 })
             }));
-            let run = || work.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take().map(|work| work());
+            let run = || work.lock_unpoisoned().take().map(|work| work());
             let (staged, checked) = std::thread::scope(|scope| {
                 let working = std::thread::Builder::new().spawn_scoped(scope, run).ok();
                 let staged = crate::atomic::stage(&parent, bytes, existing.clone(), self.durability);
@@ -732,7 +733,7 @@ impl Workspace {
         match explicit {
             Some(expected) => Some(expected),
             None if force => None,
-            None => self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).copied(),
+            None => self.ledger.lock_unpoisoned().get(rel).copied(),
         }
     }
 
@@ -958,7 +959,7 @@ impl Workspace {
                 sync_dir(&from_dir);
             }
         }
-        let moved = self.ledger.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&source.rel);
+        let moved = self.ledger.lock_unpoisoned().remove(&source.rel);
         self.forget(&source.rel);
         if let Some(hash) = moved {
             self.record(&target.rel, hash);

@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use sha2::Digest;
 
+use crate::sync::LockExt;
+
 /// From this many bytes [`Sha256::of_beside`] hashes on a thread of its own (about 0.3 ms of
 /// hashing here, against some 30 µs to start and join a thread).
 pub(crate) const HASH_BESIDE_FROM: usize = 512 << 10;
@@ -256,7 +258,7 @@ impl HashMemo {
             return None;
         }
         let same_length: Vec<(Sha256, Kept)> = {
-            let memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let memo = memo.lock_unpoisoned();
             memo.entries
                 .iter()
                 .filter(|kept| kept.content.bytes().len() == bytes.len())
@@ -273,7 +275,7 @@ impl HashMemo {
         path: &str,
         len: u64,
     ) -> Option<(Sha256, Arc<crate::Text>)> {
-        let memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let memo = memo.lock_unpoisoned();
         memo.entries.iter().find(|kept| kept.path == path).and_then(|kept| match &kept.content {
             Kept::Text(text) if text.as_str().len() as u64 == len => Some((kept.sha256, Arc::clone(text))),
             _ => None,
@@ -327,7 +329,7 @@ impl HashMemo {
             return Sha256::of(bytes);
         }
         let base = {
-            let memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let memo = memo.lock_unpoisoned();
             memo.entries
                 .iter()
                 .find(|kept| kept.path == path)
@@ -336,7 +338,7 @@ impl HashMemo {
         let (sha256, states) =
             digest_resuming(base.as_ref().map(|(content, states)| (content.bytes(), states.as_slice())), bytes);
         debug_assert_eq!(sha256, Sha256::of(bytes), "a resumed hash must be the content's");
-        let mut memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut memo = memo.lock_unpoisoned();
         memo.pending.retain(|(known, _, _)| known != path);
         memo.pending.push_front((path.to_owned(), sha256, states));
         memo.pending.truncate(PENDING_ENTRIES);

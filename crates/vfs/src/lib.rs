@@ -77,6 +77,7 @@ mod policy;
 mod reap;
 mod resolve;
 mod state;
+mod sync;
 mod txn;
 mod walk;
 mod workspace;

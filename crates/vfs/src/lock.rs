@@ -18,6 +18,7 @@
 use crate::error::{Error, Result};
 use crate::files::{FileText, WriteOptions, Written};
 use crate::hash::Sha256;
+use crate::sync::LockExt;
 use crate::workspace::Workspace;
 
 /// The read-modify-write lock of one file, held until dropped.
@@ -488,7 +489,7 @@ fn locks_dir(workspace: &Workspace, given: &str) -> Result<std::sync::Arc<crate:
     let io = |e| Error::from_io("lock", given, e);
     let state = workspace.state_store().ensure()?;
     let table = workspace.lock_table();
-    let cached = table.dir.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let cached = table.dir.lock_unpoisoned().clone();
     if let Some(cached) = cached
         && let Ok(now) = rustix::fs::statat(state, "locks", rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
         && now.st_dev == cached.dev
@@ -500,7 +501,7 @@ fn locks_dir(workspace: &Workspace, given: &str) -> Result<std::sync::Arc<crate:
     let dir = crate::beneath::dir(state, "locks").map_err(io)?;
     let stat = rustix::fs::fstat(&dir).map_err(|e| io(e.into()))?;
     let fresh = std::sync::Arc::new(crate::lock_table::LocksDir { dir, dev: stat.st_dev, ino: stat.st_ino });
-    *table.dir.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(std::sync::Arc::clone(&fresh));
+    *table.dir.lock_unpoisoned() = Some(std::sync::Arc::clone(&fresh));
     Ok(fresh)
 }
 

@@ -4,7 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::OwnedFd;
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Condvar, Mutex};
+
+use crate::sync::LockExt;
 
 /// A workspace object by device and inode.
 pub(crate) type ObjectKey = (u64, u64);
@@ -44,32 +46,32 @@ impl LockTable {
     }
 
     pub(crate) fn acquire(&self, rel: &str) {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut held = self.held.lock_unpoisoned();
         while held.contains(rel) {
-            held = self.freed.wait(held).unwrap_or_else(PoisonError::into_inner);
+            held = crate::sync::wait(&self.freed, held);
         }
         held.insert(rel.to_owned());
     }
 
     /// Takes `rel` if nobody in this process holds it; says whether it did.
     pub(crate) fn try_acquire(&self, rel: &str) -> bool {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner).insert(rel.to_owned())
+        self.held.lock_unpoisoned().insert(rel.to_owned())
     }
 
     /// Whether `rel` is locked in this workspace.
     pub(crate) fn holds(&self, rel: &str) -> bool {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner).contains(rel)
+        self.held.lock_unpoisoned().contains(rel)
     }
 
     pub(crate) fn release(&self, rel: &str) {
         self.release_objects(rel);
-        self.held.lock().unwrap_or_else(PoisonError::into_inner).remove(rel);
+        self.held.lock_unpoisoned().remove(rel);
         self.freed.notify_all();
     }
 
     /// Counts `key` as held by `rel` too when this workspace holds it already; says whether.
     pub(crate) fn share(&self, rel: &str, key: ObjectKey) -> bool {
-        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut objects = self.objects.lock_unpoisoned();
         let Some((_, count)) = objects.held.get_mut(&key) else { return false };
         *count += 1;
         objects.by_path.entry(rel.to_owned()).or_default().push(key);
@@ -79,7 +81,7 @@ impl LockTable {
     /// Records `fd`, `flock`ed on `key`, as held by `rel` (or, when another lock of this
     /// workspace took it meanwhile, shares that one and closes `fd`).
     pub(crate) fn insert(&self, rel: &str, key: ObjectKey, fd: OwnedFd) {
-        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut objects = self.objects.lock_unpoisoned();
         objects.held.entry(key).and_modify(|(_, count)| *count += 1).or_insert((fd, 1));
         objects.by_path.entry(rel.to_owned()).or_default().push(key);
     }
@@ -87,7 +89,7 @@ impl LockTable {
     /// Lets go of the objects `rel`'s lock holds; an object no other lock holds is closed,
     /// which releases its `flock`.
     fn release_objects(&self, rel: &str) {
-        let mut objects = self.objects.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut objects = self.objects.lock_unpoisoned();
         for key in objects.by_path.remove(rel).unwrap_or_default() {
             if let Some((_, count)) = objects.held.get_mut(&key) {
                 *count -= 1;

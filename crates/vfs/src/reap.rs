@@ -8,10 +8,12 @@
 //! thread of the workspace.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError, mpsc};
+use std::sync::{Mutex, mpsc};
 use std::thread::JoinHandle;
 
 use cap_std::fs::Dir;
+
+use crate::sync::LockExt;
 
 /// How a state entry's name starts once it is handed over for removal. [`crate::Txn::state_list`]
 /// never shows such names, and hands any it finds (left by a process that was killed) over
@@ -45,7 +47,7 @@ impl Reaper {
     /// Unlinks `name` in `folder` on the thread, or here when no thread can be started. A
     /// name already gone is not an error: nothing is reported either way.
     pub(crate) fn remove(&self, folder: Dir, name: String) {
-        let mut worker = self.worker.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut worker = self.worker.lock_unpoisoned();
         if worker.is_none() {
             let (sender, receiver) = mpsc::channel::<Job>();
             let started = std::thread::Builder::new().name("editkit-reaper".into()).spawn(move || {
@@ -72,7 +74,7 @@ impl Reaper {
 
 impl Drop for Reaper {
     fn drop(&mut self) {
-        let worker = self.worker.get_mut().unwrap_or_else(PoisonError::into_inner).take();
+        let worker = self.worker.get_mut_unpoisoned().take();
         if let Some((sender, handle)) = worker {
             drop(sender);
             let _ = handle.join();

@@ -15,6 +15,7 @@ use cap_std::fs::{Dir, OpenOptions};
 use crate::atomic::split_parent;
 use crate::canonical::{CanonicalPath, is_temp_name};
 use crate::error::{Error, Result};
+use crate::sync::LockExt;
 use crate::workspace::Workspace;
 
 /// New content written to a temp file beside its target, fsynced, not yet renamed into place.
@@ -982,7 +983,7 @@ type InFolder<'p> = (std::sync::Arc<Dir>, &'p str);
 impl Folders<'_> {
     /// The folder at canonical `rel` (created with its missing parents when `create`).
     fn folder(&self, given: &str, rel: &str, create: bool) -> Result<std::sync::Arc<Dir>> {
-        let cached = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(rel).cloned();
+        let cached = self.open.lock_unpoisoned().get(rel).cloned();
         if let Some(dir) = cached {
             return Ok(dir);
         }
@@ -993,7 +994,7 @@ impl Folders<'_> {
         });
         // Two threads may open the same folder at once: every step uses the first handle kept,
         // so what one step looked at is what the others write in.
-        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut open = self.open.lock_unpoisoned();
         Ok(std::sync::Arc::clone(open.entry(rel.to_owned()).or_insert(dir)))
     }
 
@@ -1002,8 +1003,7 @@ impl Folders<'_> {
     fn open_to_sync(&self, path: &str) -> Result<std::os::fd::OwnedFd> {
         let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
         let held = split_parent(path).and_then(|(parent_rel, name)| {
-            let parent =
-                self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(parent_rel).cloned()?;
+            let parent = self.open.lock_unpoisoned().get(parent_rel).cloned()?;
             Some((parent, name))
         });
         match held {
@@ -1027,13 +1027,8 @@ impl Folders<'_> {
     /// [`Error::Changed`] naming a folder that was moved or replaced since the batch opened it
     /// (or is gone); [`Error::Io`] when a handle cannot be looked at.
     pub fn check_unmoved(&self) -> Result<()> {
-        let held: Vec<(String, std::sync::Arc<Dir>)> = self
-            .open
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .iter()
-            .map(|(rel, dir)| (rel.clone(), std::sync::Arc::clone(dir)))
-            .collect();
+        let held: Vec<(String, std::sync::Arc<Dir>)> =
+            self.open.lock_unpoisoned().iter().map(|(rel, dir)| (rel.clone(), std::sync::Arc::clone(dir))).collect();
         for (rel, dir) in held {
             let identity = |fd: &dyn std::os::fd::AsFd| {
                 rustix::fs::fstat(fd)
@@ -1189,7 +1184,7 @@ impl Folders<'_> {
         let fsync = |path: &str, fd: &dyn std::os::fd::AsFd| {
             rustix::fs::fsync(fd).map_err(|e| Error::from_io("sync", path, e.into()))
         };
-        let held = |path: &str| self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(path).cloned();
+        let held = |path: &str| self.open.lock_unpoisoned().get(path).cloned();
         #[cfg(target_os = "linux")]
         if paths.len() >= SYNCFS_FROM {
             let root = self.folder("", "", false)?;

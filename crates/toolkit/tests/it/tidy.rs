@@ -212,3 +212,30 @@ fn walk_sources(dir: &Path) -> Vec<PathBuf> {
     }
     found
 }
+
+/// Poison recovery has one owner per crate: a lock whose holder panicked is taken back in one
+/// helper (a `sync.rs` extension trait, or a `lock` function in `lib.rs`), never inline beside
+/// each lock.
+#[test]
+fn each_crate_takes_back_poisoned_locks_in_one_place() {
+    let mut owners: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    for entry in walk_sources(&repo().join("crates")) {
+        let shown = entry.strip_prefix(repo()).unwrap().display().to_string();
+        if shown.contains("/tests/") || shown.contains("/benches/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&entry).unwrap();
+        let recovers = text.lines().any(|line| {
+            line.contains("PoisonError::into_inner")
+                || (line.contains("unwrap_or_else(|") && line.contains(".into_inner()"))
+        });
+        if recovers {
+            let krate = shown.split('/').nth(1).unwrap().to_owned();
+            owners.entry(krate).or_default().push(shown);
+        }
+    }
+    for (krate, files) in &owners {
+        assert_eq!(files.len(), 1, "crate `{krate}` takes back poisoned locks in {files:?}; give it one helper");
+    }
+    assert!(owners.contains_key("vfs"), "the vfs keeps state behind locks and takes them back in one place");
+}
