@@ -31,7 +31,7 @@ impl Entry {
     }
 }
 
-/// An entry that [`WorkspaceDir::entries`] leaves out, from [`WorkspaceDir::entries_with_skipped`].
+/// An entry a listing leaves out, from [`WorkspaceDir::entries_with_skipped`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedEntry {
     /// The entry's name (converted lossily when it is not UTF-8).
@@ -94,9 +94,9 @@ impl<'ws> WorkspaceDir<'ws> {
         self.scan(None)
     }
 
-    /// Like [`WorkspaceDir::entries`], plus the entries it leaves out, each with the reason:
-    /// blocked entries, symlinks that lead outside the root (or loop, or cannot be resolved) and
-    /// names that are not UTF-8. Tools that report what they skipped (search) use this.
+    /// The directory's entries in no particular order, plus the entries left out, each with
+    /// the reason: blocked entries, symlinks that lead outside the root (or loop, or cannot be
+    /// resolved) and names that are not UTF-8. Tools that report what they skipped (search) use this.
     /// editkit's own temp and backup files (`.editkit-*`) are in neither list.
     ///
     /// # Errors
