@@ -419,6 +419,23 @@ impl Workspace {
         Ok(file)
     }
 
+    /// Refuses to move the folder at canonical `from` to canonical `to` (`given`, as the
+    /// caller named it) when files with several names are served under `to` and not under
+    /// `from` ([`crate::Policy::hard_links_under`]): the folder could bring another name of a
+    /// blocked file or of a file outside the workspace. Every rename of a folder asks this.
+    pub(crate) fn refuse_folder_into_hard_links(&self, from: &str, to: &str, given: &str) -> Result<()> {
+        if self.policy.hard_links_allowed(to) && !self.policy.hard_links_allowed(from) {
+            return Err(Error::InvalidPath {
+                path: given.to_owned(),
+                reason: "a folder is not moved into a folder where files with several names (hard links) are \
+                         served (`--hard-links`), since it could bring another name of a blocked file or of \
+                         a file outside the workspace; move its files one by one"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
     /// Refuses a file with more than one name (`links`, from the handle's `fstat`) at canonical
     /// `rel`, unless the policy serves such files there ([`crate::Policy::hard_links_under`]):
     /// another of its names may be `.env` or a file outside the root.
@@ -937,17 +954,7 @@ impl Workspace {
         let from_dir = self.parent_dir(from, from_parent, false)?;
         if source.kind == Some(EntryKind::Dir) {
             self.refuse_blocked_inside(from, &from_dir, from_name, &source.rel)?;
-            // Files with several names are served in those folders: a folder moved in from
-            // elsewhere could bring a second name of `.env` or of a file outside the root.
-            if self.policy.hard_links_allowed(&target.rel) && !self.policy.hard_links_allowed(&source.rel) {
-                return Err(Error::InvalidPath {
-                    path: to.to_owned(),
-                    reason: "a folder is not moved into a folder where files with several names (hard links) are \
-                             served (`--hard-links`), since it could bring another name of a blocked file or of \
-                             a file outside the workspace; move its files one by one"
-                        .into(),
-                });
-            }
+            self.refuse_folder_into_hard_links(&source.rel, &target.rel, to)?;
         }
         let to_dir = self.parent_dir(to, to_parent, options.create_dirs)?;
         self.adopt(&target.rel, &from_dir, from_name);

@@ -183,7 +183,7 @@ impl Txn<'_> {
         let (from_parent, from_name) = split_parent(from).ok_or_else(|| root_refused(from))?;
         let (to_parent, to_name) = split_parent(to).ok_or_else(|| root_refused(to))?;
         let from_dir = self.dir_raw(from, from_parent)?;
-        self.refuse_blocked_folder(&from_dir, from_name, from)?;
+        self.refuse_folder_move(&from_dir, from_name, from, to)?;
         let to_dir = if from_parent == to_parent { None } else { Some(self.dir_raw(to, to_parent)?) };
         self.ws.adopt(to, &from_dir, from_name);
         self.ws.vacate(from);
@@ -886,12 +886,16 @@ impl Txn<'_> {
         }
     }
 
-    /// Refuses renaming the folder `name` of `dir` (canonical `rel`) when it holds a blocked
-    /// entry at any depth, as [`Workspace::rename`] does: the entry would come out under an
-    /// allowed name. One `fstatat` for a file.
-    fn refuse_blocked_folder(&self, dir: &Dir, name: &str, rel: &str) -> Result<()> {
+    /// The checks of a rename of canonical `from` (the entry `name` of `dir`) to canonical
+    /// `to`, as [`Workspace::rename`] makes them: a folder holding a blocked entry stays where
+    /// it is, and no folder moves into one where files with several names are served. One
+    /// `fstatat` for a file.
+    fn refuse_folder_move(&self, dir: &Dir, name: &str, from: &str, to: &str) -> Result<()> {
         match dir.symlink_metadata(name) {
-            Ok(meta) if meta.is_dir() => self.ws.refuse_blocked_inside(rel, dir, name, rel),
+            Ok(meta) if meta.is_dir() => {
+                self.ws.refuse_blocked_inside(from, dir, name, from)?;
+                self.ws.refuse_folder_into_hard_links(from, to, to)
+            }
             _ => Ok(()),
         }
     }
@@ -1137,7 +1141,7 @@ impl Folders<'_> {
     pub fn rename(&self, from: &CanonicalPath, to: &CanonicalPath) -> Result<()> {
         let (from, to) = (self.txn.own(from)?, self.txn.own(to)?);
         let ((from_dir, from_name), (to_dir, to_name)) = self.two_folders((from, false), (to, false))?;
-        self.txn.refuse_blocked_folder(&from_dir, from_name, from)?;
+        self.txn.refuse_folder_move(&from_dir, from_name, from, to)?;
         self.txn.ws.adopt(to, &from_dir, from_name);
         self.txn.ws.vacate(from);
         from_dir.rename(from_name, &to_dir, to_name).map_err(|e| Error::from_io("rename", from, e))

@@ -200,3 +200,30 @@ fn a_second_name_of_a_blocked_file_is_never_given_a_mode() {
     let mode = fs::metadata(tree.root.join(".env")).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
 }
+
+/// `Workspace::rename` refuses to move a folder into one where files with several names are
+/// served (`--hard-links`); the transaction steps moved one: `incoming/` holding `leak.txt`, a
+/// second name of `.env` refused where it was, came out under `linked/`, where it is served.
+#[test]
+fn a_folder_is_not_moved_into_a_hard_links_folder_by_a_step() {
+    let tree = Tree::new();
+    fs::create_dir(tree.root.join("incoming")).unwrap();
+    fs::create_dir(tree.root.join("linked")).unwrap();
+    fs::hard_link(tree.root.join(".env"), tree.root.join("incoming/leak.txt")).unwrap();
+    let mut policy = Policy::default();
+    policy.hard_links_under.push("linked".to_owned());
+    let workspace = Workspace::builder(&tree.root, ambient_authority()).policy(policy).open().unwrap();
+    let incoming = workspace.canonical("incoming").unwrap();
+    assert!(workspace.txn().read(&workspace.canonical("incoming/leak.txt").unwrap()).is_err());
+    let moved = workspace.canonical("linked/incoming").unwrap();
+    assert_eq!(workspace.txn().rename(&incoming, &moved).unwrap_err().error_kind(), ErrorKind::InvalidArgs);
+    assert_eq!(workspace.txn().folders().rename(&incoming, &moved).unwrap_err().error_kind(), ErrorKind::InvalidArgs);
+    assert!(!tree.root.join("linked/incoming").exists());
+    assert!(tree.root.join("incoming/leak.txt").exists());
+    // A file is still moved one by one, and judged by its own links where it lands.
+    fs::write(tree.root.join("incoming/plain.txt"), "x\n").unwrap();
+    let (plain, landed) =
+        (workspace.canonical("incoming/plain.txt").unwrap(), workspace.canonical("linked/plain.txt").unwrap());
+    workspace.txn().rename(&plain, &landed).unwrap();
+    assert_eq!(fs::read_to_string(tree.root.join("linked/plain.txt")).unwrap(), "x\n");
+}
