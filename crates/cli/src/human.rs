@@ -292,6 +292,12 @@ fn introduced_errors(file: &str, old: Option<&str>, new: Option<&str>) -> bool {
     editkit::analyze::check_change(kind, old, new).is_ok_and(|report| report.introduced())
 }
 
+/// `f` of each of a patch's files, in order, the files spread over the cores (reads and
+/// checks of one file do not wait on another's).
+fn each_file<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    editkit::patch::par::map(items, 1, editkit::patch::par::compute_threads(), f)
+}
+
 /// Whether the toolkit's own check of each write judges it (its diagnostics are on): then its
 /// verdict is the command's, and the command does not check again.
 fn toolkit_checks(toolkit: &Toolkit) -> bool {
@@ -575,13 +581,8 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
             Ok(Answer::Done(preview)) => preview.files,
             _ => Vec::new(),
         };
-        let paths = files.into_iter().flat_map(|file| [Some(file.path), file.from]).flatten();
-        paths
-            .map(|path| {
-                let text = current_text(toolkit, &path);
-                (path, text)
-            })
-            .collect()
+        let paths: Vec<String> = files.into_iter().flat_map(|file| [Some(file.path), file.from]).flatten().collect();
+        each_file(&paths, |path| (path.clone(), current_text(toolkit, path)))
     };
     let (result, patched) = call::<ApplyPatchResponse>(
         toolkit,
@@ -589,7 +590,7 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
         json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict, "stale": stale}),
         output,
     )?;
-    let after: Vec<Option<String>> = before.iter().map(|(path, _)| current_text(toolkit, path)).collect();
+    let after: Vec<Option<String>> = each_file(&before, |(path, _)| current_text(toolkit, path));
     let broken: Vec<&str> = if dry_run {
         Vec::new()
     } else if toolkit_checks {
@@ -600,11 +601,14 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
             .map(|file| file.path.as_str())
             .collect()
     } else {
-        before
+        let pairs: Vec<_> = before.iter().zip(&after).collect();
+        let introduced =
+            each_file(&pairs, |((path, old), new)| introduced_errors(path, old.as_deref(), new.as_deref()));
+        pairs
             .iter()
-            .zip(&after)
-            .filter(|((path, old), new)| introduced_errors(path, old.as_deref(), new.as_deref()))
-            .map(|((path, _), _)| path.as_str())
+            .zip(introduced)
+            .filter(|(_, introduced)| *introduced)
+            .map(|(((path, _), _), _)| path.as_str())
             .collect()
     };
     if let Some(result) = &result {

@@ -51,8 +51,8 @@ impl Toolkit {
     }
 
     /// apply_patch reporting progress through `control`: the files planned (once every hunk is
-    /// placed, before anything is written), then each file as its post-write checks finish.
-    /// A patch is all or nothing, so a cancel does not stop it.
+    /// placed, before anything is written), then each file, in order, once the post-write
+    /// checks are in. A patch is all or nothing, so a cancel does not stop it.
     ///
     /// # Errors
     /// As [`Toolkit::apply_patch`].
@@ -196,15 +196,15 @@ impl Toolkit {
             let old = old.as_deref().map(|old| old.trim_start_matches('\u{feff}'));
             Some(self.after_write(workspace, &file.path, old, text.trim_start_matches('\u{feff}')))
         };
-        let checked = patch::par::map(files, 1, patch::par::compute_threads(), |file| {
-            let diagnostics = check(file);
-            control.advance(1);
-            diagnostics
-        });
+        let checked = patch::par::map(files, 1, patch::par::compute_threads(), check);
+        // Progress counts the files in order once their checks are in, so a reader sees every
+        // step: two threads reporting at once would race, and a progress that went back is
+        // dropped.
         for (file, diagnostics) in files.iter_mut().zip(checked) {
             if let Some(diagnostics) = diagnostics {
                 file.diagnostics = diagnostics;
             }
+            control.advance(1);
         }
     }
 
