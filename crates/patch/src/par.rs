@@ -1,7 +1,8 @@
 //! Per-file work spread over a few threads: reading and hashing the files a patch touches,
 //! hashing and diffing what they become, staging their new contents, removing backups; and,
-//! in the toolkit, checking each file a patch wrote. The one owner of that split: a caller
-//! gives items and a function, never threads.
+//! in the toolkit and the CLI, checking each file a patch wrote. The one owner of that split:
+//! a caller gives the items, a function and at most how many threads
+//! ([`compute_threads`] for work that computes); the threads are started and joined here.
 
 use std::sync::OnceLock;
 
