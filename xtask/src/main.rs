@@ -1,7 +1,7 @@
-//! Project automation: `cargo xtask ci | bench [AREA] | fuzz [TARGET]`.
+//! Project automation: `cargo xtask ci | bench [AREA] | fuzz [TARGET] | lsp-tools`.
 //!
-//! Needs only cargo; tools it uses (cargo-deny, ripgrep for the search bench) are installed
-//! when missing.
+//! Needs only cargo; tools it uses (cargo-deny, ripgrep for the search bench, the language
+//! servers the tests drive) are installed when missing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,6 +14,7 @@ use cmd::{run, run_with_env, workspace_root};
 mod cmd;
 mod compare;
 mod fuzz;
+mod lsp_tools;
 mod python;
 mod versus;
 
@@ -25,6 +26,7 @@ fn main() -> Result<()> {
         Some("bench") => bench(rest),
         Some("fuzz") => fuzz::fuzz(&workspace_root(), rest),
         Some("compare") => compare::compare(rest),
+        Some("lsp-tools") => lsp_tools::lsp_tools(rest),
         Some("mcp-inspect") => run("bash", &["crates/cli/tests/mcp/inspect.sh"]),
         Some("mcp-ts") => run("bash", &["crates/cli/tests/mcp/ts-e2e.sh"]),
         Some("conformance") => {
@@ -40,7 +42,8 @@ fn main() -> Result<()> {
 }
 
 const HELP: &str = "\
-cargo xtask ci              fmt --check, clippy -D warnings, tests and doctests, the Python
+cargo xtask ci              fmt --check, clippy -D warnings, the language servers (lsp-tools),
+                            tests and doctests, the Python
                             package's wheel (maturin) and its pytest suite in a fresh virtualenv,
                             feature builds, each library alone without default features,
                             docs -D warnings, publish --dry-run,
@@ -58,6 +61,12 @@ cargo xtask bench [AREA] [--baseline REV]
 cargo xtask fuzz [TARGET...] [--seconds N]
                             libFuzzer targets of fuzz/ (installs cargo-fuzz), keeping a minimised
                             corpus and crashers under fixtures/fuzz/<target>/
+cargo xtask lsp-tools [--dest DIR]
+                            the language servers the tests drive, into DIR (default
+                            $EDITKIT_LSP_TOOLS, else target/lsp-tools): basedpyright and pyright
+                            (PyPI, in DIR/venv), typescript-language-server 5 with TypeScript 6
+                            (npm, in DIR/npm), rust-analyzer and rust-src (rustup); skips what is
+                            installed at the wanted version
 cargo xtask compare [ARGS]  editkit vs PraisonAI and Aider edit tools on the same corpus; report in
                             target/compare/report.md
 cargo xtask mcp-inspect     the MCP Inspector's CLI mode against `editkit mcp` on 2025-11-25 and
@@ -86,6 +95,8 @@ fn ci() -> Result<()> {
     run("bash", &["crates/analyze/tests/tools/setup.sh"])?;
     // Jupyter's nbformat, whose validator checks every notebook the notebook tests write.
     run("bash", &["crates/toolkit/tests/notebooks/setup.sh"])?;
+    // The language servers the code-intelligence tests start (PyPI, npm and rustup).
+    lsp_tools::install(&lsp_tools::default_dest())?;
     run("cargo", &["test", "--locked", "--workspace"])?;
     // The MCP Inspector's CLI (npm, with the Node.js 22 it needs, under target/inspector) drives
     // every tool of the binary the tests just built, and the 2026-07-28 flow with a task and a link.
