@@ -72,6 +72,10 @@ pub enum Error {
     #[cfg(feature = "patch")]
     #[error(transparent)]
     Patch(#[from] editkit_patch::Error),
+    /// A set of edits across files (a rename's) was refused whole; nothing was changed.
+    #[cfg(feature = "patch")]
+    #[error(transparent)]
+    EditSet(#[from] EditSetError),
     /// The content has syntax errors; nothing was written.
     #[error("`{path}` has syntax errors, nothing was written: {}", describe(errors))]
     SyntaxError {
@@ -186,6 +190,142 @@ pub enum Error {
     },
 }
 
+/// Why an edit set was refused; nothing was changed.
+#[cfg(feature = "patch")]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EditSetError {
+    /// More files than one transaction may hold.
+    #[error(
+        "the edits change {files} files, more than {limit} (`MAX_PATCH_FILES`, the most one transaction holds); \
+         nothing was changed"
+    )]
+    TooManyFiles {
+        /// Files named.
+        files: usize,
+        /// `editkit_patch::MAX_PATCH_FILES`.
+        limit: usize,
+    },
+    /// More edits than one edit set may hold.
+    #[error("the edits number {edits}, more than {limit} (`MAX_EDIT_SET_EDITS`); nothing was changed")]
+    TooManyEdits {
+        /// Edits given, over all files.
+        edits: usize,
+        /// `MAX_EDIT_SET_EDITS`.
+        limit: usize,
+    },
+    /// The diff of the edits would be larger than one call's answer may be.
+    #[error(
+        "the diff of the edits is over {size} bytes, more than the limit of {limit} bytes (`max_call_bytes`); \
+         nothing was changed"
+    )]
+    DiffTooLarge {
+        /// Bytes of diff counted when the limit was passed.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// An edit's range is reversed, past the end of the text or off a character boundary.
+    #[error(
+        "`{path}`: edit {index} replaces bytes {start}..{end}, which is not a range of the file's {len} bytes of \
+         text on character boundaries; nothing was changed"
+    )]
+    OutOfRange {
+        /// The file.
+        path: String,
+        /// The edit's place in the file's edits, from 0.
+        index: usize,
+        /// Start of its range.
+        start: usize,
+        /// End of its range.
+        end: usize,
+        /// Bytes of the file's decoded text.
+        len: usize,
+    },
+    /// Two edits of one file overlap, or one inserts at the other's place (in no defined order).
+    #[error("`{path}`: edits {first} and {second} overlap; nothing was changed")]
+    Overlapping {
+        /// The file.
+        path: String,
+        /// One edit's place in the file's edits, from 0.
+        first: usize,
+        /// The other's.
+        second: usize,
+    },
+    /// Two entries of the set name the same file.
+    #[error("`{path}` is named twice in the edits (as `{again}` too); give each file's edits once")]
+    NamedTwice {
+        /// The file as first named.
+        path: String,
+        /// The other name it was given.
+        again: String,
+    },
+    /// A file is not UTF-8 text (a rename's positions are those of UTF-8 text).
+    #[error("`{path}` is {encoding} text, not UTF-8; nothing was changed")]
+    NotUtf8 {
+        /// The file.
+        path: String,
+        /// Its encoding's label.
+        encoding: String,
+    },
+    /// The set changes a file its plan did not name, or no longer changes one it named.
+    #[error(
+        "{}; nothing was changed: make the plan again (a dry run)",
+        if *in_plan { format!("the plan names `{path}`, which the edits no longer change") }
+        else { format!("the edits change `{path}`, which the plan does not name") }
+    )]
+    PlanDiffers {
+        /// The file.
+        path: String,
+        /// Whether the plan names it (and the edits do not change it).
+        in_plan: bool,
+    },
+    /// The edits change no file.
+    #[error("the edits change nothing (every edit puts back the text it replaces)")]
+    NothingChanges,
+    /// A file's name or text cannot be carried by the diff the transaction is made from.
+    #[error("`{path}` cannot be written through a patch ({reason}); nothing was changed")]
+    Unrepresentable {
+        /// The file.
+        path: String,
+        /// What did not come through.
+        reason: String,
+    },
+}
+
+#[cfg(feature = "patch")]
+impl EditSetError {
+    /// The contract's kind word of this refusal.
+    pub(crate) fn error_kind(&self) -> crate::types::ErrorKind {
+        use crate::types::ErrorKind as K;
+        match self {
+            EditSetError::TooManyFiles { .. }
+            | EditSetError::TooManyEdits { .. }
+            | EditSetError::DiffTooLarge { .. } => K::TooLarge,
+            EditSetError::OutOfRange { .. }
+            | EditSetError::Overlapping { .. }
+            | EditSetError::NamedTwice { .. }
+            | EditSetError::Unrepresentable { .. } => K::InvalidArgs,
+            EditSetError::NotUtf8 { .. } => K::NotUtf8,
+            EditSetError::PlanDiffers { .. } => K::Stale,
+            EditSetError::NothingChanges => K::NoChange,
+        }
+    }
+
+    /// The file the refusal is about, when one is.
+    pub(crate) fn path(&self) -> Option<&str> {
+        match self {
+            EditSetError::OutOfRange { path, .. }
+            | EditSetError::Overlapping { path, .. }
+            | EditSetError::NamedTwice { path, .. }
+            | EditSetError::NotUtf8 { path, .. }
+            | EditSetError::PlanDiffers { path, .. }
+            | EditSetError::Unrepresentable { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+}
+
 /// A change made to a file since it was read that an edit could not be merged with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -283,6 +423,8 @@ impl Error {
             Error::Search(err) => from_vfs(err.error_kind()),
             #[cfg(feature = "patch")]
             Error::Patch(err) => from_patch(err.error_kind()),
+            #[cfg(feature = "patch")]
+            Error::EditSet(err) => err.error_kind(),
             Error::SyntaxError { .. } => ErrorKind::SyntaxError,
             Error::InvalidArgs { .. } | Error::UnknownTool { .. } => ErrorKind::InvalidArgs,
             Error::NoSession { .. }
@@ -338,6 +480,8 @@ impl Error {
             Error::Search(_) => {}
             #[cfg(feature = "patch")]
             Error::Patch(err) => details.failures = patch_failures(err),
+            #[cfg(feature = "patch")]
+            Error::EditSet(err) => details.path = err.path().map(str::to_owned),
             Error::SyntaxError { path, errors } => {
                 details.path = at(path);
                 details.syntax_errors = Some(errors.clone());

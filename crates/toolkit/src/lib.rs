@@ -49,6 +49,12 @@ mod analysis;
 mod catalog;
 #[cfg(feature = "analyze")]
 mod code_tools;
+#[cfg(feature = "patch")]
+#[cfg_attr(
+    not(test),
+    allow(dead_code, reason = "the edit set is applied by rename_symbol, wired once the language-server client lands")
+)]
+mod edit_set;
 mod editor_tools;
 mod error;
 mod fs_tools;
@@ -85,7 +91,11 @@ impl Stop {
     pub(crate) fn advance(&self, _files: u64) {}
 }
 
+#[cfg(feature = "patch")]
+pub use edit_set::MAX_EDIT_SET_EDITS;
 pub use editkit_vfs::Durability;
+#[cfg(feature = "patch")]
+pub use error::EditSetError;
 pub use error::{Error, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, OutsideChange, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
