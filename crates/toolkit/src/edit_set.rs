@@ -120,8 +120,10 @@ impl Toolkit {
     pub(crate) fn apply_edit_set(&self, tool: Tool, request: EditSet) -> Result<EditSetApplied> {
         self.admit(tool, request.dry_run)?;
         let workspace = self.workspace();
-        if request.files.len() > patch::MAX_PATCH_FILES {
-            return Err(EditSetError::TooManyFiles { files: request.files.len(), limit: patch::MAX_PATCH_FILES }.into());
+        // A plan names the files of a set: it is bounded as they are.
+        let files = request.files.len().max(request.plan.as_ref().map_or(0, BTreeMap::len));
+        if files > patch::MAX_PATCH_FILES {
+            return Err(EditSetError::TooManyFiles { files, limit: patch::MAX_PATCH_FILES }.into());
         }
         let edits: usize = request.files.iter().map(|file| file.edits.len()).sum();
         if edits > MAX_EDIT_SET_EDITS {
@@ -348,7 +350,11 @@ fn hunks(text: &str, edits: &[(Range<usize>, String)], order: &[usize], budget: 
     let mut out = Vec::with_capacity(groups.len());
     for (region, members) in groups {
         let old_region = text.get(region.clone()).unwrap_or_default();
-        let mut new_region = String::with_capacity(old_region.len());
+        // Charged before the new lines are built: the old lines, and at most the old lines
+        // plus every replacement, with their prefixes and the hunk's header.
+        let pieces: usize = members.iter().map(|&idx| edits[idx].1.len()).sum();
+        budget.charge(2 * old_region.len() + pieces + 2 * members.len() + 64)?;
+        let mut new_region = String::with_capacity(old_region.len() + pieces);
         let mut copied = region.start;
         for &idx in &members {
             let (range, new) = &edits[idx];
@@ -360,7 +366,6 @@ fn hunks(text: &str, edits: &[(Range<usize>, String)], order: &[usize], budget: 
         if new_region == old_region {
             continue;
         }
-        budget.charge(old_region.len() + new_region.len() + 2 * members.len() + 64)?;
         // An insertion at the end of a text that ends its last line has no old line: it goes
         // after the lines before it.
         let lines_before = text.get(..region.start).unwrap_or_default().matches('\n').count();

@@ -442,6 +442,10 @@ fn bounds_are_checked_before_anything_is_read_and_name_their_limit() {
     let files = vec![one.clone(); crate::patch::MAX_PATCH_FILES + 1];
     let err = refused(case.apply(files, false, None), ErrorKind::TooLarge);
     assert!(err.to_string().contains("MAX_PATCH_FILES"), "{err}");
+    let plan: BTreeMap<String, Sha256> =
+        (0..=crate::patch::MAX_PATCH_FILES).map(|i| (format!("f{i}.py"), one.sha256)).collect();
+    let err = refused(case.apply(vec![one.clone()], false, Some(plan)), ErrorKind::TooLarge);
+    assert!(err.to_string().contains("MAX_PATCH_FILES"), "{err}");
     let many = FileEdits { edits: vec![(0..0, String::new()); super::MAX_EDIT_SET_EDITS + 1], ..one.clone() };
     let err = refused(case.apply(vec![many], false, None), ErrorKind::TooLarge);
     assert!(err.to_string().contains("MAX_EDIT_SET_EDITS"), "{err}");
