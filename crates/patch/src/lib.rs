@@ -73,7 +73,7 @@ pub use limits::{DEFAULT_MAX_WORK, MAX_PATCH_FILES};
 pub use locate::HunkReport;
 pub use outside::OutsideChange;
 pub use parse::{Dialect, Hunk, MAX_PATCH_BYTES, Operation, Patch, parse, parse_as};
-pub use plan::{ApplyOptions, Plan, plan};
+pub use plan::{ApplyOptions, Plan, Shared, plan};
 pub use report::{Action, Applied, FileReport, Moved, Recovery};
 
 /// Parses, recovers, plans and commits a patch (or, with [`ApplyOptions::dry_run`], returns

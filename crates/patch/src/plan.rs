@@ -148,6 +148,44 @@ impl Plan<'_> {
     pub fn previous(&self) -> impl Iterator<Item = (&str, Option<&[u8]>)> {
         self.writes.iter().map(|w| (w.path.as_str(), w.before()))
     }
+
+    /// Each path the commit will write or delete, in commit order, with what it held when
+    /// planned and what the commit writes there (`None`: nothing, or deleted), shared rather
+    /// than copied: for work done beside the commit, such as checking the new contents while
+    /// they are written.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_patch::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+    /// let patch = editkit_patch::parse("*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** End Patch\n")?;
+    /// let plan = editkit_patch::plan(&workspace, &patch, &Default::default())?;
+    /// let (path, before, after) = plan.contents().next().unwrap();
+    /// assert_eq!((path, before.unwrap().bytes(), after.unwrap().bytes()), ("a.txt", &b"one\n"[..], &b"two\n"[..]));
+    /// # Ok(()) }
+    /// ```
+    pub fn contents(&self) -> impl Iterator<Item = (&str, Option<Shared>, Option<Shared>)> {
+        self.writes.iter().map(|w| (w.path.as_str(), w.before.clone().map(Shared), w.after.clone().map(Shared)))
+    }
+}
+
+/// One content of a planned file, shared with the plan (a clone costs no copy of the bytes).
+#[derive(Debug, Clone)]
+pub struct Shared(Arc<Version>);
+
+impl Shared {
+    /// The bytes, as they are (or are to be) on disk.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        self.0.bytes()
+    }
+
+    /// Their SHA-256 (computed once, on first use).
+    #[must_use]
+    pub fn sha256(&self) -> Sha256 {
+        self.0.sha256()
+    }
 }
 
 /// A file as the simulation sees it.

@@ -12,6 +12,34 @@ use crate::types::*;
 /// after (none: it is gone or could not be read again).
 type Touched = (String, Option<Vec<u8>>, Option<editkit_vfs::Sha256>);
 
+/// A written file to check beside the commit: its path, what it held before (`None`:
+/// nothing) and what the commit writes there.
+struct EarlyJob {
+    path: String,
+    old: Option<patch::Shared>,
+    new: patch::Shared,
+}
+
+/// The checks made beside a commit: each job with its diagnostics (`None`: not made).
+type Early = (Vec<EarlyJob>, Vec<Option<DiagnosticsInfo>>);
+
+/// A check for each file `plan` writes, with what it held before (a moved file: what its
+/// old path held), in the plan's order.
+fn early_jobs(plan: &patch::Plan<'_>) -> Vec<EarlyJob> {
+    let contents: std::collections::HashMap<&str, (Option<patch::Shared>, Option<patch::Shared>)> =
+        plan.contents().map(|(path, before, after)| (path, (before, after))).collect();
+    plan.preview()
+        .files
+        .iter()
+        .filter_map(|file| {
+            let new = contents.get(file.path.as_str())?.1.clone()?;
+            let was = file.moved_from.as_deref().unwrap_or(&file.path);
+            let old = contents.get(was).and_then(|(before, _)| before.clone());
+            Some(EarlyJob { path: file.path.clone(), old, new })
+        })
+        .collect()
+}
+
 fn action(action: patch::Action) -> PatchAction {
     match action {
         patch::Action::Added => PatchAction::Add,
@@ -90,19 +118,53 @@ impl Toolkit {
         // What each file held before, for the undo entry and for checking only what the
         // patch changed.
         let mut before: Vec<(String, Option<Vec<u8>>)> = Vec::new();
-        let planned = |plan: &patch::Plan<'_>| {
-            control.advance(plan.previous().count() as u64);
-            if !request.dry_run {
-                before = plan.previous().map(|(path, bytes)| (path.to_owned(), bytes.map(<[u8]>::to_vec))).collect();
-            }
-        };
-        let mut applied = patch::apply_parsed(workspace, &parsed, options, planned)?;
+        // The checks of the new contents need only the old and new texts, which the plan
+        // holds: they run while the commit writes (their verdicts stand for the files that
+        // hold, once written, what was checked), and stop when the patch fails.
+        let check_early = !request.dry_run && self.checks_after_write();
+        let abandon = &std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let mut early = None;
+            let planned = |plan: &patch::Plan<'_>| {
+                control.advance(plan.previous().count() as u64);
+                if !request.dry_run {
+                    before =
+                        plan.previous().map(|(path, bytes)| (path.to_owned(), bytes.map(<[u8]>::to_vec))).collect();
+                }
+                if check_early {
+                    let jobs = early_jobs(plan);
+                    early = std::thread::Builder::new()
+                        .spawn_scoped(scope, move || {
+                            let checked = self.check_early(workspace, &jobs, abandon);
+                            (jobs, checked)
+                        })
+                        .ok();
+                }
+            };
+            let applied = patch::apply_parsed(workspace, &parsed, options, planned).inspect_err(|_| {
+                abandon.store(true, std::sync::atomic::Ordering::Relaxed);
+            })?;
+            self.after_commit(workspace, &request, applied, before, early, control)
+        })
+    }
+
+    /// What follows a patch's commit (or dry run): formatting, the undo entry, the response
+    /// and the checks of each written file (`early`: those made beside the commit).
+    fn after_commit(
+        &self,
+        workspace: &editkit_vfs::Workspace,
+        request: &ApplyPatchRequest,
+        mut applied: patch::Applied,
+        before: Vec<(String, Option<Vec<u8>>)>,
+        early: Option<std::thread::ScopedJoinHandle<'_, Early>>,
+        control: &crate::Stop,
+    ) -> Result<ApplyPatchResponse> {
         let mut formatted_paths: Vec<String> = Vec::new();
         let mut olds: Vec<Touched> = Vec::new();
         if !request.dry_run {
             // The formatter, as `edit_file` runs it, per written file under its own lock; the
             // patch's undo entry then expects the formatted content.
-            for file in &mut applied.files {
+            for file in applied.files.iter_mut().filter(|_| self.formats()) {
                 if let Some(sha256) = file.sha256_after
                     && let Some(formatted) = self.format_patched(workspace, &file.path, sha256)
                 {
@@ -167,7 +229,8 @@ impl Toolkit {
         let names = response.files.iter().flat_map(|file| std::iter::once(&file.path).chain(file.from.as_ref()));
         response.diff = crate::shown::quote_diff_headers(applied.diff, names);
         if !response.dry_run {
-            self.check_patched(workspace, &mut response.files, &olds, control);
+            let early = early.and_then(|early| early.join().ok()).unwrap_or_default();
+            self.check_patched(workspace, &mut response.files, &olds, &early, control);
         }
         Ok(response)
     }
@@ -180,21 +243,29 @@ impl Toolkit {
         workspace: &editkit_vfs::Workspace,
         files: &mut [PatchedFile],
         olds: &[Touched],
+        early: &Early,
         control: &crate::Stop,
     ) {
+        let (jobs, checked) = early;
+        let early: std::collections::HashMap<&str, (editkit_vfs::Sha256, &DiagnosticsInfo)> = jobs
+            .iter()
+            .zip(checked)
+            .filter_map(|(job, checked)| Some((job.path.as_str(), (job.new.sha256(), checked.as_ref()?))))
+            .collect();
         let check = |file: &PatchedFile| {
             file.sha256?;
+            // Checked beside the commit, and the file holds what was checked.
+            let now = olds.iter().find(|(path, ..)| *path == file.path).and_then(|(.., now)| *now);
+            if let Some((sha256, checked)) = early.get(file.path.as_str())
+                && now == Some(*sha256)
+            {
+                return Some((*checked).clone());
+            }
             let bytes =
                 workspace.canonical_recorded(&file.path).and_then(|path| workspace.txn().read(&path)).ok()??;
-            let text = String::from_utf8_lossy(&bytes);
             let was = file.from.as_ref().unwrap_or(&file.path);
-            let old = olds
-                .iter()
-                .find(|(path, ..)| path == was)
-                .and_then(|(_, bytes, _)| bytes.as_deref())
-                .map(String::from_utf8_lossy);
-            let old = old.as_deref().map(|old| old.trim_start_matches('\u{feff}'));
-            Some(self.after_write(workspace, &file.path, old, text.trim_start_matches('\u{feff}')))
+            let old = olds.iter().find(|(path, ..)| path == was).and_then(|(_, bytes, _)| bytes.as_deref());
+            Some(self.check_bytes(workspace, &file.path, old, &bytes))
         };
         let checked = patch::par::map(files, 1, patch::par::compute_threads(), check);
         // Progress counts the files in order once their checks are in, so a reader sees every
@@ -206,6 +277,52 @@ impl Toolkit {
             }
             control.advance(1);
         }
+    }
+
+    /// The diagnostics of `path` holding `new`, which held `old` before (`None`: nothing).
+    fn check_bytes(
+        &self,
+        workspace: &editkit_vfs::Workspace,
+        path: &str,
+        old: Option<&[u8]>,
+        new: &[u8],
+    ) -> DiagnosticsInfo {
+        let text = String::from_utf8_lossy(new);
+        let old = old.map(String::from_utf8_lossy);
+        let old = old.as_deref().map(|old| old.trim_start_matches('\u{feff}'));
+        self.after_write(workspace, path, old, text.trim_start_matches('\u{feff}'))
+    }
+
+    /// The checks of `jobs`, spread over the cores, made while the commit writes them; a job
+    /// not started when `abandon` is set (the patch failed) gives `None`.
+    fn check_early(
+        &self,
+        workspace: &editkit_vfs::Workspace,
+        jobs: &[EarlyJob],
+        abandon: &std::sync::atomic::AtomicBool,
+    ) -> Vec<Option<DiagnosticsInfo>> {
+        patch::par::map(jobs, 1, patch::par::compute_threads(), |job| {
+            if abandon.load(std::sync::atomic::Ordering::Relaxed) {
+                return None;
+            }
+            Some(self.check_bytes(workspace, &job.path, job.old.as_ref().map(patch::Shared::bytes), job.new.bytes()))
+        })
+    }
+
+    /// Whether a written file is checked (the diagnostics are not off).
+    fn checks_after_write(&self) -> bool {
+        #[cfg(feature = "analyze")]
+        return self.options().diagnostics.mode != editkit_analyze::DiagnosticsMode::Off;
+        #[cfg(not(feature = "analyze"))]
+        false
+    }
+
+    /// Whether a written file is formatted (formatting is on).
+    fn formats(&self) -> bool {
+        #[cfg(feature = "analyze")]
+        return self.options().formatting.enabled;
+        #[cfg(not(feature = "analyze"))]
+        false
     }
 
     /// For each file the patch updates (or moves), the version of it this toolkit kept when it

@@ -147,6 +147,27 @@ fn a_patched_file_is_formatted_like_an_edited_one_and_undone_without_force() {
     assert_eq!(env.get("keep.txt"), "k\n");
 }
 
+/// A patched file is checked on what it holds once written: the formatter's content, not the
+/// patch's (whose checks run beside the commit), when the formatter changed it; the other files
+/// keep the verdicts on the patch's contents.
+#[test]
+fn a_patched_file_is_checked_as_the_formatter_left_it() {
+    let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
+    formatting.formatters.insert("py".into(), vec![editkit::analyze::ExternalTool::new("sed", &["sed", "s/OPEN/(/"])]);
+    let env = Env::with_options(editkit::ToolkitOptions { formatting, ..Default::default() });
+    std::fs::write(env.dir.path().join("a.py"), "a = 1\n").unwrap();
+    std::fs::write(env.dir.path().join("b.py"), "b = 1\n").unwrap();
+    let patch = "*** Begin Patch\n*** Update File: a.py\n-a = 1\n+a = OPEN\n*** Update File: b.py\n-b = 1\n+b = (\n\
+                 *** End Patch\n";
+    let applied = env.ok("apply_patch", json!({"patch": patch}));
+    assert_eq!(env.get("a.py"), "a = (\n");
+    let files = applied["files"].as_array().unwrap();
+    assert_eq!(files[0]["formatted"], true, "{applied}");
+    assert_eq!(files[0]["diagnostics"]["has_problems"], true, "{applied}");
+    assert_eq!(files[0]["diagnostics"]["syntax_errors"][0]["line"], 1, "{applied}");
+    assert_eq!(files[1]["diagnostics"]["has_problems"], true, "{applied}");
+}
+
 /// A recursive delete refused for a blocked file inside leaves no undo entry: undo_patch still
 /// undoes the change before it.
 #[test]
