@@ -206,7 +206,7 @@ fn commit_with_hook(
             for lock in &locks {
                 lock.mark_written();
             }
-            drop(locks);
+            release(locks);
             Ok(preview)
         }
         Err(Stop::Crashed(step)) => Err(Error::Commit {
@@ -657,6 +657,20 @@ const PROBED_FILES: usize = 8;
 /// journal searching past recently freed inodes, or discarding freed blocks at once, takes
 /// 100 µs and more.
 const SLOW_FILE: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Releases a committed patch's locks. Each closes the last descriptor of the file its path
+/// held before (the backup is gone by then), which frees that file's blocks: where that waits
+/// on the disk (a file system that discards freed blocks at once), the locks are released by a
+/// few threads, as the backups are removed.
+fn release(locks: Vec<editkit_vfs::FileLock<'_>>) {
+    let locks: Vec<std::sync::Mutex<Option<editkit_vfs::FileLock<'_>>>> =
+        locks.into_iter().map(|lock| std::sync::Mutex::new(Some(lock))).collect();
+    crate::par::parts_if_slow(&locks, PROBED_FILES, SLOW_FILE, crate::par::IO_THREADS, |part| {
+        for lock in part {
+            drop(lock.lock().map(|mut lock| lock.take()));
+        }
+    });
+}
 
 /// After the commit point: the backups go, then the journal (so a crash in between leaves a
 /// committed journal that the next recovery cleans up).

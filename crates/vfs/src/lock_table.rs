@@ -89,15 +89,21 @@ impl LockTable {
     /// Lets go of the objects `rel`'s lock holds; an object no other lock holds is closed,
     /// which releases its `flock`.
     fn release_objects(&self, rel: &str) {
+        // Closed once the table is unlocked: closing the last descriptor of a file replaced
+        // meanwhile frees its blocks, which can wait on the disk (a file system that discards
+        // freed blocks at once), and other locks of this workspace are released meanwhile.
+        let mut closing = Vec::new();
         let mut objects = self.objects.lock_unpoisoned();
         for key in objects.by_path.remove(rel).unwrap_or_default() {
             if let Some((_, count)) = objects.held.get_mut(&key) {
                 *count -= 1;
                 if *count == 0 {
-                    objects.held.remove(&key);
+                    closing.extend(objects.held.remove(&key).map(|(fd, _)| fd));
                 }
             }
         }
+        drop(objects);
+        drop(closing);
     }
 }
 
