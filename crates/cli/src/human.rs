@@ -555,6 +555,26 @@ pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Re
     out
 }
 
+/// The paths a patch names, each once, in order (a moved file's old and new paths); none when
+/// it does not parse (applying it is then refused).
+fn named_paths(patch: &str) -> Vec<String> {
+    let Ok(parsed) = editkit::patch::parse(patch) else { return Vec::new() };
+    let mut seen = std::collections::HashSet::new();
+    let mut paths: Vec<String> = Vec::new();
+    for operation in parsed.operations() {
+        let moved = match operation {
+            editkit::patch::Operation::Update { move_to, .. } => move_to.as_deref(),
+            _ => None,
+        };
+        for path in std::iter::once(operation.path()).chain(moved) {
+            if seen.insert(path) {
+                paths.push(path.to_owned());
+            }
+        }
+    }
+    paths
+}
+
 /// `editkit apply`'s flags.
 struct ApplyFlags {
     change: ChangeArgs,
@@ -566,11 +586,16 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
     let ApplyFlags { change: ChangeArgs { dry_run, force, stale }, strict, allow_broken } = flags;
     let text = read_input(patch, "the patch")?;
     // What the files were, for the whole diff a person sees and, when the toolkit's checks are
-    // off, for the syntax comparison; found by a dry run. With its checks on, the toolkit's
-    // verdict per written file is the command's, and `--json` needs no texts.
+    // off, for the syntax comparison. With its checks on, the toolkit's verdict per written
+    // file is the command's, and `--json` needs no texts; for the comparison alone, the files
+    // the patch names are read before it is applied; the whole diff names each file as the
+    // patch resolved it, found by a dry run.
     let toolkit_checks = toolkit_checks(toolkit);
     let before: Vec<(String, Option<String>)> = if dry_run || (output.json && toolkit_checks) {
         Vec::new()
+    } else if output.json {
+        let paths = named_paths(&text);
+        each_file(&paths, |path| (path.clone(), current_text(toolkit, path)))
     } else {
         let preview = editkit::tools::call(
             toolkit,

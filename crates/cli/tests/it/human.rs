@@ -152,6 +152,29 @@ fn apply_takes_stale_strict_and_refuses_another_mode() {
     assert_eq!(read(dir.path(), "c.py"), "A = 2\n");
 }
 
+/// With the checks off, `apply --json` still exits 1 for a patch that breaks a file that
+/// parsed, judged on the files the patch names as it names them (a unified diff's `a/` and
+/// `b/` too, a moved file at its new path), and 0 where the file was broken before.
+#[test]
+fn apply_json_with_the_checks_off_judges_the_files_the_patch_names() {
+    let dir = workspace(&[
+        ("bad.py", "def f():\n    return 1\n"),
+        ("was.py", "def g(:\n    return 2\n"),
+        ("old.py", "B = 1\n"),
+    ]);
+    let root = root_arg(dir.path());
+    let json_off = |patch: &str| run(&["apply", "-", "--json", "--diagnostics", "off", "--root", &root], patch);
+    let broke = json_off("--- a/bad.py\n+++ b/bad.py\n@@ -1,2 +1,2 @@\n-def f():\n+def f(:\n     return 1\n");
+    assert_eq!(broke.status.code(), Some(1), "{}", stdout(&broke));
+    assert_eq!(read(dir.path(), "bad.py"), "def f(:\n    return 1\n");
+    let still = json_off("*** Begin Patch\n*** Update File: was.py\n-    return 2\n+    return 3\n*** End Patch\n");
+    assert_eq!(still.status.code(), Some(0), "{}", stdout(&still));
+    let moved =
+        json_off("*** Begin Patch\n*** Update File: old.py\n*** Move to: new.py\n-B = 1\n+B = (\n*** End Patch\n");
+    assert_eq!(moved.status.code(), Some(1), "{}", stdout(&moved));
+    assert_eq!(read(dir.path(), "new.py"), "B = (\n");
+}
+
 #[test]
 fn apply_prints_the_problems_a_patch_leaves() {
     let dir = workspace(&[("bad.py", "def f():\n    return 1\n")]);
