@@ -3,8 +3,9 @@
 //!
 //! Per file: `undo/files/<key>/<seq>-<sha256 after>.keep`, a hard link to the content before
 //! the change (or `.absent` when the change created the file). Per patch:
-//! `undo/patches/<seq>.json` listing every touched file's previous state, with contents in
-//! `undo/patches/<seq>-<n>.bytes`.
+//! `undo/patches/<seq>.json` listing every touched file's previous state, with the contents
+//! one after another in `undo/patches/<seq>-all.bytes` (each at its recorded offset, with its
+//! hash; records kept before that name `<seq>-<n>.bytes`, one per file, and still undo).
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +25,25 @@ struct Snapshot {
     path: String,
     existed: bool,
     after_sha256: Option<Sha256>,
+    /// Where a patch's record keeps this file's content in the patch's one contents file
+    /// (absent in records kept one file per content, and for a file that did not exist).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kept: Option<KeptSlice>,
+}
+
+/// One content's place in a patch's contents file, and its hash (a damaged file restores
+/// nothing).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct KeptSlice {
+    offset: u64,
+    len: u64,
+    sha256: Sha256,
+}
+
+/// A patch's contents file: every kept content one after another (one file, one flush and one
+/// rename for the whole patch, however many files it touched).
+fn patch_contents(seq: u64) -> String {
+    format!("undo/patches/{seq:010}-all.bytes")
 }
 
 /// An undo entry kept before a change: [`settle`] it once the change is made (older entries
@@ -251,7 +271,7 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
     let (after_sha256, existed) = (*after_sha256, *existed);
     let entry = format!("{dir}/{name}");
     let bytes = if existed { workspace.txn().state_read(&entry)? } else { None };
-    let snapshot = Snapshot { path: rel.to_owned(), existed, after_sha256 };
+    let snapshot = Snapshot { path: rel.to_owned(), existed, after_sha256, kept: None };
     let was_missing = lock.current_hash()?.is_none();
     restore(workspace, &lock, given, &snapshot, bytes.as_deref(), force)?;
     if was_missing && existed {
@@ -336,21 +356,63 @@ pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], boun
 pub(crate) fn record_patch_kept(workspace: &Workspace, files: &[PatchFileState]) -> Result<u64> {
     let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
     let seq = next_seq(seqs.last().copied())?;
-    let mut snapshots = Vec::new();
-    let mut contents: Vec<(String, &[u8])> = Vec::new();
-    for (n, (rel, before, after)) in files.iter().enumerate() {
-        if let Some(bytes) = before {
-            contents.push((format!("undo/patches/{seq:010}-{n}.bytes"), bytes));
-        }
-        snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: *after });
+    let mut snapshots = Vec::with_capacity(files.len());
+    let mut parts: Vec<&[u8]> = Vec::new();
+    let mut offset = 0u64;
+    for (rel, before, after) in files {
+        let kept = before.as_deref().map(|bytes| {
+            parts.push(bytes);
+            let slice = KeptSlice { offset, len: bytes.len() as u64, sha256: Sha256::of(bytes) };
+            offset += slice.len;
+            slice
+        });
+        snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: *after, kept });
     }
-    // The contents flushed together, then the record that names them.
-    let batch: Vec<(&str, &[u8])> = contents.iter().map(|(name, bytes)| (name.as_str(), *bytes)).collect();
-    workspace.txn().state_write_all(&batch)?;
+    // The contents flushed first, then the record that names them.
+    if !parts.is_empty() {
+        workspace.txn().state_write_parts(&patch_contents(seq), &parts)?;
+    }
     let json = serde_json::to_vec(&PatchSnapshot { files: snapshots, time_unix: Some(now_unix()) })
         .map_err(|e| Error::invalid("history", e.to_string()))?;
     workspace.txn().state_write(&format!("undo/patches/{seq:010}.json"), &json)?;
     Ok(seq)
+}
+
+/// Every kept content of patch `seq`, in the record's order (`None` for a file that did not
+/// exist, or whose content is gone). All of them are read before anything is restored: a
+/// damaged record restores nothing rather than half a patch.
+fn patch_kept_contents(workspace: &Workspace, seq: u64, files: &[Snapshot]) -> Result<Vec<Option<Vec<u8>>>> {
+    let damaged = |path: &str| Error::NothingToUndo { what: format!("patch (the kept content of {path} is damaged)") };
+    if !files.iter().any(|snapshot| snapshot.kept.is_some()) {
+        // A record kept one file per content.
+        return (0..files.len())
+            .map(|n| Ok(workspace.txn().state_read(&format!("undo/patches/{seq:010}-{n}.bytes"))?))
+            .collect();
+    }
+    // Its size is checked against the record before it is read.
+    let expected = files.iter().filter_map(|s| s.kept).map(|slice| slice.offset.saturating_add(slice.len)).max();
+    let name = patch_contents(seq);
+    let all = match workspace.txn().state_metadata(&name)? {
+        Some((size, _)) if Some(size) == expected => workspace.txn().state_read(&name)?.unwrap_or_default(),
+        Some(_) => return Err(damaged("the patch")),
+        None => Vec::new(),
+    };
+    files
+        .iter()
+        .map(|snapshot| {
+            let Some(slice) = snapshot.kept else { return Ok(None) };
+            if all.is_empty() && slice.len > 0 {
+                return Ok(None);
+            }
+            let range = usize::try_from(slice.offset)
+                .ok()
+                .zip(usize::try_from(slice.offset.saturating_add(slice.len)).ok())
+                .and_then(|(start, end)| all.get(start..end))
+                .filter(|bytes| Sha256::of(bytes) == slice.sha256)
+                .ok_or_else(|| damaged(&snapshot.path))?;
+            Ok(Some(range.to_vec()))
+        })
+        .collect()
 }
 
 /// Drops the oldest recorded changes beyond the depth, then trims the history to its byte
@@ -414,17 +476,13 @@ pub(crate) fn undo_patch(workspace: &Workspace, force: bool) -> Result<(Vec<Stri
             }
         }
     }
-    // Every kept content is read before anything is restored: a damaged record restores
-    // nothing rather than half a patch.
-    let mut contents = Vec::with_capacity(patch.files.len());
-    for (n, snapshot) in patch.files.iter().enumerate() {
-        let bytes = workspace.txn().state_read(&format!("undo/patches/{seq:010}-{n}.bytes"))?;
+    let contents = patch_kept_contents(workspace, seq, &patch.files)?;
+    for (snapshot, bytes) in patch.files.iter().zip(&contents) {
         if snapshot.existed && bytes.is_none() {
             return Err(Error::NothingToUndo {
                 what: format!("patch (the kept content of {} is gone)", snapshot.path),
             });
         }
-        contents.push(bytes);
     }
     let mut restored = Vec::new();
     for (snapshot, bytes) in patch.files.iter().zip(&contents) {

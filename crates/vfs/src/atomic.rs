@@ -102,35 +102,7 @@ pub(crate) fn split_parent(rel: &str) -> Option<(&str, &str)> {
     })
 }
 
-/// Writes `bytes` to a fresh temp file in `parent`, fsyncs it, renames it over `name` and
-/// fsyncs the directory (no fsync with [`Durability::Atomic`]). The temp file is removed on
-/// failure.
-pub(crate) fn stage_and_rename(
-    parent: &Dir,
-    name: &str,
-    bytes: &[u8],
-    permissions: Option<Permissions>,
-    durability: Durability,
-) -> std::io::Result<()> {
-    stage_and_place(parent, name, bytes, permissions, durability, false)
-}
-
-/// [`stage_and_rename`], or with `no_replace` a rename that fails with `AlreadyExists` when
-/// anything stands at `name` (`RENAME_NOREPLACE`: decided by the kernel, so an entry created
-/// meanwhile by another process is never replaced).
-pub(crate) fn stage_and_place(
-    parent: &Dir,
-    name: &str,
-    bytes: &[u8],
-    permissions: Option<Permissions>,
-    durability: Durability,
-    no_replace: bool,
-) -> std::io::Result<()> {
-    let temp = stage(parent, bytes, permissions, durability)?;
-    place(parent, &temp, name, durability, no_replace)
-}
-
-/// The first half of [`stage_and_place`]: `bytes` in a fresh temp file in `parent` (mode set
+/// The first half of a whole write: `bytes` in a fresh temp file in `parent` (mode set
 /// first, flushed unless `durability` says not), whose name is returned. Nothing visible
 /// changes; on an error the temp file is gone.
 pub(crate) fn stage(
@@ -174,7 +146,7 @@ pub(crate) fn stage_with(
     }
 }
 
-/// The second half of [`stage_and_place`]: the staged `temp` renamed to `name` (with
+/// The second half of a whole write ([`stage`] first): the staged `temp` renamed to `name` (with
 /// `no_replace`, never over an entry), then the folder flushed unless `durability` says not.
 /// On an error the temp file is removed.
 pub(crate) fn place(

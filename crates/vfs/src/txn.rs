@@ -380,6 +380,27 @@ impl Txn<'_> {
     /// [`Error::InvalidPath`] for a name with `..` or an absolute name, [`Error::State`] when the
     /// state folder cannot be created or is not safe, [`Error::Io`].
     pub fn state_write(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.state_write_parts(name, &[bytes])
+    }
+
+    /// Writes `parts`, one after another, as the one file `name` of the state folder, whole
+    /// as [`Txn::state_write`] writes it (one temp file, flushed, renamed): many contents kept
+    /// together cost one file, one flush and one rename, and are never copied into one buffer
+    /// first.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_vfs::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let state = tempfile::tempdir().unwrap();
+    /// let workspace = editkit_vfs::Workspace::builder(dir.path(), editkit_vfs::ambient_authority()).state_dir(state.path().join("s")).open()?;
+    /// workspace.txn().state_write_parts("undo/kept", &[b"one ", b"", b"two"])?;
+    /// assert_eq!(workspace.txn().state_read("undo/kept")?, Some(b"one two".to_vec()));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Txn::state_write`]; on an error no temp file is left and `name` is as it was.
+    pub fn state_write_parts(&self, name: &str, parts: &[&[u8]]) -> Result<()> {
         crate::state::check_name(name)?;
         let state = self.ws.state_store().ensure()?;
         let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
@@ -387,94 +408,12 @@ impl Txn<'_> {
             crate::beneath::create_private_dirs(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
         }
         let parent = crate::beneath::dir(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
-        crate::atomic::stage_and_rename(&parent, file_name, bytes, Some(private_file()), self.ws.durability)
+        let temp = crate::atomic::stage_with(&parent, Some(private_file()), self.ws.durability, |file| {
+            parts.iter().try_for_each(|part| std::io::Write::write_all(file, part))
+        })
+        .map_err(|e| Error::from_io("write", name, e))?;
+        crate::atomic::place(&parent, &temp, file_name, self.ws.durability, false)
             .map_err(|e| Error::from_io("write", name, e))
-    }
-
-    /// Writes several files of the state folder, each whole as [`Txn::state_write`] writes
-    /// one, flushed together: every temp file first, then (unless the durability is
-    /// [`crate::Durability::Atomic`]) one `syncfs` of the state folder's file system (one
-    /// fsync per file where the kernel has no `syncfs`), then the renames and one fsync per
-    /// folder. Two flushes for the batch instead of two per file. A crash can leave some of
-    /// the files written and others not: a caller writes the record naming them afterwards.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), editkit_vfs::Error> {
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let state = tempfile::tempdir().unwrap();
-    /// let workspace = editkit_vfs::Workspace::builder(dir.path(), editkit_vfs::ambient_authority()).state_dir(state.path().join("s")).open()?;
-    /// let files: Vec<(String, Vec<u8>)> = (0..10).map(|n| (format!("undo/b{n}"), vec![b'x'; n])).collect();
-    /// let batch: Vec<(&str, &[u8])> = files.iter().map(|(name, bytes)| (name.as_str(), bytes.as_slice())).collect();
-    /// workspace.txn().state_write_all(&batch)?;
-    /// assert_eq!(workspace.txn().state_read("undo/b7")?, Some(vec![b'x'; 7]));
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Txn::state_write`]; on an error no temp file is left, and the files renamed
-    /// before it stay.
-    pub fn state_write_all(&self, files: &[(&str, &[u8])]) -> Result<()> {
-        if files.len() < SYNCFS_FROM {
-            return files.iter().try_for_each(|(name, bytes)| self.state_write(name, bytes));
-        }
-        let state = self.ws.state_store().ensure()?;
-        let durable = self.ws.durability.syncs();
-        // Each file's folder (opened once) and staged temp file.
-        let mut folders: Vec<(&str, Dir)> = Vec::new();
-        let mut staged: Vec<(usize, String, &str)> = Vec::with_capacity(files.len());
-        let unstage = |folders: &[(&str, Dir)], staged: &[(usize, String, &str)]| {
-            for (folder, temp, _) in staged {
-                let _ = folders[*folder].1.remove_file(temp);
-            }
-        };
-        for (name, bytes) in files {
-            let result = (|| {
-                crate::state::check_name(name)?;
-                let (parent_rel, file_name) = split_parent(name).ok_or_else(|| root_refused(name))?;
-                let folder = match folders.iter().position(|(rel, _)| *rel == parent_rel) {
-                    Some(folder) => folder,
-                    None => {
-                        if !parent_rel.is_empty() {
-                            crate::beneath::create_private_dirs(state, parent_rel)
-                                .map_err(|e| Error::from_io("write", name, e))?;
-                        }
-                        let dir =
-                            crate::beneath::dir(state, parent_rel).map_err(|e| Error::from_io("write", name, e))?;
-                        folders.push((parent_rel, dir));
-                        folders.len() - 1
-                    }
-                };
-                let temp =
-                    crate::atomic::stage(&folders[folder].1, bytes, Some(private_file()), crate::Durability::Atomic)
-                        .map_err(|e| Error::from_io("write", name, e))?;
-                Ok::<_, Error>((folder, temp, file_name))
-            })();
-            match result {
-                Ok(entry) => staged.push(entry),
-                Err(err) => {
-                    unstage(&folders, &staged);
-                    return Err(err);
-                }
-            }
-        }
-        if durable && let Err(err) = flush_state(state, &folders, &staged) {
-            unstage(&folders, &staged);
-            return Err(err);
-        }
-        for (index, (folder, temp, file_name)) in staged.iter().enumerate() {
-            if let Err(err) =
-                crate::atomic::place(&folders[*folder].1, temp, file_name, crate::Durability::Atomic, false)
-            {
-                unstage(&folders, staged.get(index + 1..).unwrap_or_default());
-                return Err(Error::from_io("write", file_name, err));
-            }
-        }
-        if durable {
-            for (_, dir) in &folders {
-                crate::atomic::sync_dir(dir);
-            }
-        }
-        Ok(())
     }
 
     /// The size in bytes and the status-change time (nanoseconds since the Unix epoch: when
@@ -830,33 +769,6 @@ fn mode_of(dir: &Dir, rel: &str) -> Result<u32> {
 /// else is pending; a single write (a file and its folder) keeps its own two fsyncs, so an
 /// edit never waits on other writers' data.
 pub(crate) const SYNCFS_FROM: usize = 8;
-
-/// Flushes the staged temp files of [`Txn::state_write_all`]: one `syncfs`, else one
-/// fsync each.
-fn flush_state(state: &Dir, folders: &[(&str, Dir)], staged: &[(usize, String, &str)]) -> Result<()> {
-    use rustix::fs::{Mode, OFlags};
-    let sync = |name: &str, fd: &std::os::fd::OwnedFd| {
-        rustix::fs::fsync(fd).map_err(|e| Error::from_io("sync", name, e.into()))
-    };
-    #[cfg(target_os = "linux")]
-    {
-        let folder =
-            rustix::fs::openat(state, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
-                .map_err(|e| Error::from_io("sync", "", e.into()))?;
-        match rustix::fs::syncfs(&folder) {
-            Ok(()) => return Ok(()),
-            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
-            Err(err) => return Err(Error::from_io("sync", "", err.into())),
-        }
-    }
-    for (folder, temp, _) in staged {
-        let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-        let fd = rustix::fs::openat(&folders[*folder].1, temp.as_str(), flags, Mode::empty())
-            .map_err(|e| Error::from_io("sync", temp, e.into()))?;
-        sync(temp, &fd)?;
-    }
-    Ok(())
-}
 
 fn root_refused(path: &str) -> Error {
     Error::InvalidPath { path: path.to_owned(), reason: "names the workspace root".into() }

@@ -270,3 +270,79 @@ fn steps_past_the_depth_leave_no_file_behind_once_the_toolkit_is_dropped() {
     assert_eq!(left.last().map(String::as_str), Some("path"));
     drop(dir);
 }
+
+/// A patch's undo entry keeps every file's content in one state file (one file, one flush and
+/// one rename, however many files the patch touched), each checked by its hash: a damaged
+/// contents file restores nothing, and a record kept one file per content (as earlier
+/// versions kept them) still undoes.
+#[test]
+fn a_patch_keeps_its_contents_in_one_state_file_checked_on_undo() {
+    let names: Vec<String> = (0..12).map(|n| format!("m{n:02}.txt")).collect();
+    let originals: Vec<String> = (0..12)
+        .map(|n| format!("line {n}\n") + &(0..n).map(|k| format!("more {n} {k}\n")).collect::<String>())
+        .collect();
+    let files: Vec<(&str, &str)> = names.iter().map(String::as_str).zip(originals.iter().map(String::as_str)).collect();
+    let env = Env::with_files(&files);
+    let mut patch = String::from("*** Begin Patch\n");
+    for (n, name) in names.iter().enumerate() {
+        patch.push_str(&format!("*** Update File: {name}\n@@\n-line {n}\n+LINE {n}\n"));
+    }
+    patch.push_str("*** Add File: new.txt\n+new\n*** End Patch\n");
+    let apply = |env: &Env| {
+        env.ok("apply_patch", json!({"patch": patch}));
+    };
+    apply(&env);
+    let state = env.toolkit.workspace().state_dir().join("undo/patches");
+    let mut kept: Vec<String> =
+        std::fs::read_dir(&state).unwrap().flatten().map(|e| e.file_name().into_string().unwrap()).collect();
+    kept.sort();
+    assert_eq!(kept, ["0000000001-all.bytes", "0000000001.json"], "{kept:?}");
+    let contents = state.join("0000000001-all.bytes");
+    assert_eq!(std::fs::read(&contents).unwrap(), originals.concat().as_bytes());
+
+    // One byte of one content changed: the whole undo is refused, nothing restored.
+    let mut damaged = std::fs::read(&contents).unwrap();
+    damaged[originals[0].len() + 3] ^= 0x20;
+    std::fs::write(&contents, &damaged).unwrap();
+    let refused = env.refused("undo_patch", json!({}), "not_found");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("m01.txt"), "{refused:#}");
+    // A contents file of another size than the record says: refused before it is read.
+    std::fs::write(&contents, b"short").unwrap();
+    env.refused("undo_patch", json!({}), "not_found");
+    for (name, original) in names.iter().zip(&originals) {
+        assert_eq!(env.get(name), original.replacen("line", "LINE", 1));
+    }
+    assert!(env.dir.path().join("new.txt").exists());
+
+    // The same record kept the earlier way, one `<seq>-<n>.bytes` per content and no offsets:
+    // undone whole.
+    std::fs::write(&contents, originals.concat()).unwrap();
+    let record_path = state.join("0000000001.json");
+    let mut record: serde_json::Value = serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
+    for (n, file) in record["files"].as_array_mut().unwrap().iter_mut().enumerate() {
+        if let Some(kept) = file.as_object_mut().unwrap().remove("kept") {
+            let (offset, len) = (kept["offset"].as_u64().unwrap() as usize, kept["len"].as_u64().unwrap() as usize);
+            std::fs::write(
+                state.join(format!("0000000001-{n}.bytes")),
+                &originals.concat().as_bytes()[offset..offset + len],
+            )
+            .unwrap();
+        }
+    }
+    std::fs::remove_file(&contents).unwrap();
+    std::fs::write(&record_path, serde_json::to_vec(&record).unwrap()).unwrap();
+    env.ok("undo_patch", json!({}));
+    for (name, original) in names.iter().zip(&originals) {
+        assert_eq!(&env.get(name), original);
+    }
+    assert!(!env.dir.path().join("new.txt").exists());
+    let left = std::fs::read_dir(&state).unwrap().count();
+    assert_eq!(left, 0, "the undone record's entries are gone");
+
+    // And the new way, undone whole.
+    apply(&env);
+    env.ok("undo_patch", json!({}));
+    for (name, original) in names.iter().zip(&originals) {
+        assert_eq!(&env.get(name), original);
+    }
+}

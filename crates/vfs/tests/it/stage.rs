@@ -199,8 +199,10 @@ fn folder_handles_say_whether_a_file_still_holds_the_bytes_planned_against() {
     assert!(folders.holds(&p("src/a.txt"), planned));
 }
 
+/// Contents kept together are one state file, written from their parts whole (each
+/// durability), and a refused name leaves nothing: no file, no temp file.
 #[test]
-fn a_batch_of_state_files_lands_whole_or_leaves_no_temp_file() {
+fn parts_of_a_state_file_land_whole_or_leave_no_temp_file() {
     use editkit_vfs::Durability;
     for durability in [Durability::Full, Durability::Atomic] {
         let dir = tempfile::tempdir().unwrap();
@@ -210,20 +212,18 @@ fn a_batch_of_state_files_lands_whole_or_leaves_no_temp_file() {
             .durability(durability)
             .open()
             .unwrap();
-        let names: Vec<String> = (0..SYNCFS_FROM * 2).map(|n| format!("undo/{}/{n}.bytes", n % 3)).collect();
-        let batch: Vec<(&str, &[u8])> = names.iter().map(|name| (name.as_str(), name.as_bytes())).collect();
-        workspace.txn().state_write_all(&batch).unwrap();
-        for name in &names {
-            assert_eq!(workspace.txn().state_read(name).unwrap().as_deref(), Some(name.as_bytes()), "{durability:?}");
-        }
-        // A bad name anywhere refuses the batch: the files before it were staged, never
-        // renamed, and their temp files are gone.
-        let mut bad: Vec<(&str, &[u8])> = (0..10).map(|_| ("undo/new/x.bytes", &b"x"[..])).collect();
-        bad[6] = ("../escape", b"x");
-        assert!(workspace.txn().state_write_all(&bad).is_err());
-        assert_eq!(workspace.txn().state_read("undo/new/x.bytes").unwrap(), None);
+        let parts: Vec<Vec<u8>> = (0..SYNCFS_FROM * 2).map(|n| vec![b'a' + (n % 26) as u8; n * 1000]).collect();
+        let slices: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        workspace.txn().state_write_parts("undo/patches/1-all.bytes", &slices).unwrap();
+        assert_eq!(workspace.txn().state_read("undo/patches/1-all.bytes").unwrap(), Some(parts.concat()));
+        // Written again: replaced whole.
+        workspace.txn().state_write_parts("undo/patches/1-all.bytes", &[b"x", b"y"]).unwrap();
+        assert_eq!(workspace.txn().state_read("undo/patches/1-all.bytes").unwrap().as_deref(), Some(&b"xy"[..]));
+        assert!(workspace.txn().state_write_parts("../escape", &slices).is_err());
+        assert!(workspace.txn().state_write_parts("undo/../../escape", &slices).is_err());
         let left: Vec<String> = walkdir_names(&state.path().join("s"));
-        assert!(left.iter().all(|name| !name.contains(".tmp")), "{left:?}");
+        assert!(left.iter().all(|name| !name.contains(".tmp") && !name.contains("escape")), "{left:?}");
+        assert!(!state.path().join("escape").exists());
     }
 }
 
