@@ -1,0 +1,256 @@
+//! A rename's `WorkspaceEdit` turned into byte-range edits per file, checked against the texts
+//! the server was given: the edit that comes out is one editkit can apply all or nothing.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Component, Path, PathBuf};
+
+use lsp_types::{DocumentChangeOperation, DocumentChanges, OneOf, ResourceOp, TextEdit, Uri, WorkspaceEdit};
+
+use crate::position::{Encoding, LineIndex};
+use crate::uri::uri_to_path;
+
+/// The most text edits one rename may carry.
+pub const MAX_RENAME_EDITS: usize = 100_000;
+
+/// A file's text as the server last got it, and the version sent with it (`None` for a file
+/// never opened with the server, which reads it from disk).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentText {
+    /// The text.
+    pub text: String,
+    /// The version last sent, if the file is open with the server.
+    pub version: Option<i32>,
+}
+
+/// One replacement, in bytes of the file's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ByteEdit {
+    /// The bytes replaced (empty for an insertion).
+    pub range: Range<usize>,
+    /// What replaces them.
+    pub new_text: String,
+}
+
+/// The edits of one file: sorted by position, none overlapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdit {
+    /// The file, an absolute path beneath the root.
+    pub path: PathBuf,
+    /// The edits, in order.
+    pub edits: Vec<ByteEdit>,
+}
+
+impl FileEdit {
+    /// `text` with the edits made (`text` being the one they were checked against).
+    #[must_use]
+    pub fn apply(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for edit in &self.edits {
+            out.push_str(text.get(at..edit.range.start).unwrap_or(""));
+            out.push_str(&edit.new_text);
+            at = edit.range.end;
+        }
+        out.push_str(text.get(at..).unwrap_or(""));
+        out
+    }
+}
+
+/// Why a rename's edit cannot be applied; the whole rename is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EditError {
+    /// The edit creates, deletes or renames a file.
+    #[error("the rename would {operation} a file (`{uri}`), which editkit does not do as part of a rename")]
+    ResourceOperation {
+        /// `create`, `delete` or `rename`.
+        operation: &'static str,
+        /// The file named.
+        uri: String,
+    },
+    /// A URI that is not a `file:` URI.
+    #[error("the rename names `{uri}`, which is not a local file")]
+    NotAFile {
+        /// The URI.
+        uri: String,
+    },
+    /// A file outside the root.
+    #[error("the rename would change `{}`, outside the workspace root", path.display())]
+    Outside {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The server edited another version of the file than the one sent.
+    #[error("the server's edit of `{}` is for version {server}, but version {} was sent; the file changed, try again", path.display(), sent.map_or("none".to_owned(), |v| v.to_string()))]
+    Stale {
+        /// The file.
+        path: PathBuf,
+        /// The version sent.
+        sent: Option<i32>,
+        /// The version the server edited.
+        server: i32,
+    },
+    /// An edit replaces text that is not the old name: the server saw another text.
+    #[error("the server's edit of `{}` replaces {found:?} at line {line}, not `{old_name}`; the file changed, try again", path.display())]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: u32,
+        /// The text the edit would replace, cut to 80 characters.
+        found: String,
+        /// The name being renamed.
+        old_name: String,
+    },
+    /// A range that lies outside the text or inside a character.
+    #[error("the server's edit of `{}` has a range outside its text (line {line})", path.display())]
+    BadRange {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line of the range's start.
+        line: u32,
+    },
+    /// Two edits of one file overlap.
+    #[error("the server's edits of `{}` overlap", path.display())]
+    Overlap {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file's text could not be had.
+    #[error("cannot read `{}` for the rename: {reason}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// More edits than [`MAX_RENAME_EDITS`].
+    #[error("the rename has {edits} edits, more than the limit of {MAX_RENAME_EDITS}")]
+    TooLarge {
+        /// How many.
+        edits: usize,
+    },
+}
+
+/// Turns the `WorkspaceEdit` a server answered to a rename of `old_name` into per-file byte
+/// edits. `documentChanges` is used when present (as the protocol says), else `changes`.
+/// `text_of` gives each file's text as the server last got it (called once per file). Every
+/// file must lie beneath `root` (lexically: no `..`; the caller resolves links); every edit
+/// must replace exactly `old_name` or insert; a versioned edit must be for the version sent.
+///
+/// # Errors
+/// [`EditError`]: the first thing that makes the rename unsafe to apply; nothing is applied.
+pub fn rename_edits(
+    edit: &WorkspaceEdit,
+    root: &Path,
+    old_name: &str,
+    encoding: Encoding,
+    mut text_of: impl FnMut(&Path) -> Result<SentText, String>,
+) -> Result<Vec<FileEdit>, EditError> {
+    // (uri, server's version, edits) in the order given.
+    let mut per_uri: Vec<(&Uri, Option<i32>, Vec<&TextEdit>)> = Vec::new();
+    if let Some(changes) = &edit.document_changes {
+        let edits: Vec<&lsp_types::TextDocumentEdit> = match changes {
+            DocumentChanges::Edits(edits) => edits.iter().collect(),
+            DocumentChanges::Operations(ops) => {
+                let mut edits = Vec::new();
+                for operation in ops {
+                    match operation {
+                        DocumentChangeOperation::Edit(edit) => edits.push(edit),
+                        DocumentChangeOperation::Op(op) => return Err(resource_operation(op)),
+                    }
+                }
+                edits
+            }
+        };
+        for document in edits {
+            let texts = document.edits.iter().map(|edit| match edit {
+                OneOf::Left(edit) => edit,
+                OneOf::Right(annotated) => &annotated.text_edit,
+            });
+            per_uri.push((&document.text_document.uri, document.text_document.version, texts.collect()));
+        }
+    } else if let Some(changes) = &edit.changes {
+        let mut sorted: Vec<_> = changes.iter().collect();
+        sorted.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        per_uri.extend(sorted.into_iter().map(|(uri, edits)| (uri, None, edits.iter().collect())));
+    }
+    let total: usize = per_uri.iter().map(|(_, _, edits)| edits.len()).sum();
+    if total > MAX_RENAME_EDITS {
+        return Err(EditError::TooLarge { edits: total });
+    }
+    // A file named twice gets its edits merged, checked once.
+    let mut files: BTreeMap<PathBuf, (Vec<Option<i32>>, Vec<&TextEdit>)> = BTreeMap::new();
+    for (uri, version, edits) in per_uri {
+        let path = uri_to_path(uri).ok_or_else(|| EditError::NotAFile { uri: uri.as_str().to_owned() })?;
+        if !beneath(&path, root) {
+            return Err(EditError::Outside { path });
+        }
+        let entry = files.entry(path).or_default();
+        entry.0.push(version);
+        entry.1.extend(edits);
+    }
+    let mut out = Vec::with_capacity(files.len());
+    for (path, (versions, edits)) in files {
+        let sent = text_of(&path).map_err(|reason| EditError::Unreadable { path: path.clone(), reason })?;
+        if let Some(server) = versions.into_iter().flatten().find(|server| Some(*server) != sent.version) {
+            return Err(EditError::Stale { path, sent: sent.version, server });
+        }
+        let edits = check_file(&path, &sent.text, &edits, old_name, encoding)?;
+        out.push(FileEdit { path, edits });
+    }
+    Ok(out)
+}
+
+fn check_file(
+    path: &Path,
+    text: &str,
+    edits: &[&TextEdit],
+    old_name: &str,
+    encoding: Encoding,
+) -> Result<Vec<ByteEdit>, EditError> {
+    let index = LineIndex::new(text);
+    let mut out = Vec::with_capacity(edits.len());
+    for edit in edits {
+        let line = edit.range.start.line.saturating_add(1);
+        let bad_range = || EditError::BadRange { path: path.to_owned(), line };
+        let start = index.offset(edit.range.start, encoding).ok_or_else(bad_range)?;
+        let end = index.offset(edit.range.end, encoding).ok_or_else(bad_range)?;
+        let replaced = text.get(start..end).ok_or_else(bad_range)?;
+        if !replaced.is_empty() && replaced != old_name {
+            return Err(EditError::Mismatch {
+                path: path.to_owned(),
+                line,
+                found: replaced.chars().take(80).collect(),
+                old_name: old_name.to_owned(),
+            });
+        }
+        out.push(ByteEdit { range: start..end, new_text: edit.new_text.clone() });
+    }
+    // Stable: insertions at one place keep the server's order.
+    out.sort_by_key(|edit| edit.range.start);
+    if out.windows(2).any(|pair| pair.first().zip(pair.get(1)).is_some_and(|(a, b)| a.range.end > b.range.start)) {
+        return Err(EditError::Overlap { path: path.to_owned() });
+    }
+    Ok(out)
+}
+
+fn resource_operation(op: &ResourceOp) -> EditError {
+    let (operation, uri) = match op {
+        ResourceOp::Create(create) => ("create", &create.uri),
+        ResourceOp::Rename(rename) => ("rename", &rename.old_uri),
+        ResourceOp::Delete(delete) => ("delete", &delete.uri),
+    };
+    EditError::ResourceOperation { operation, uri: uri.as_str().to_owned() }
+}
+
+/// Whether `path` lies beneath `root`, lexically, with no `.` or `..` on the way.
+fn beneath(path: &Path, root: &Path) -> bool {
+    path.components().all(|component| matches!(component, Component::RootDir | Component::Normal(_)))
+        && path.starts_with(root)
+        && path != root
+}
+
+#[cfg(test)]
+mod tests;

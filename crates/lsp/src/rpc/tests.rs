@@ -1,0 +1,160 @@
+use std::io::BufReader;
+use std::sync::atomic::AtomicBool;
+
+use super::*;
+
+/// A connection to a stand-in server: the test reads what the client sent from `from_client`
+/// and writes raw bytes to `to_client`.
+struct Harness {
+    connection: Connection,
+    from_client: BufReader<std::io::PipeReader>,
+    to_client: std::io::PipeWriter,
+    broken_hook_ran: Arc<AtomicBool>,
+}
+
+fn harness(configuration: Value) -> Harness {
+    let (client_reads, to_client) = std::io::pipe().expect("a pipe");
+    let (from_client, client_writes) = std::io::pipe().expect("a pipe");
+    let ran = Arc::new(AtomicBool::new(false));
+    let hook_ran = Arc::clone(&ran);
+    let connection = Connection::new(
+        client_reads,
+        client_writes,
+        Answers { configuration },
+        Box::new(move || hook_ran.store(true, Ordering::SeqCst)),
+    );
+    Harness { connection, from_client: BufReader::new(from_client), to_client, broken_hook_ran: ran }
+}
+
+fn received(from_client: &mut BufReader<std::io::PipeReader>) -> Value {
+    let body = read_message(from_client, MAX_MESSAGE_BYTES).expect("framed").expect("a message");
+    serde_json::from_slice(&body).expect("JSON")
+}
+
+fn send(to_client: &mut std::io::PipeWriter, message: &Value) {
+    write_message(to_client, &serde_json::to_vec(message).expect("JSON")).expect("write");
+}
+
+const WAIT: Duration = Duration::from_secs(20);
+
+#[test]
+fn a_request_gets_its_answer_and_errors_come_back_typed() {
+    let mut harness = harness(Value::Null);
+    std::thread::scope(|scope| {
+        let asked = scope.spawn(|| harness.connection.request("textDocument/hover", json!({"x": 1}), WAIT));
+        let asked_again = scope.spawn(|| harness.connection.request("textDocument/rename", json!({}), WAIT));
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let request = received(&mut harness.from_client);
+            ids.push((request["method"].as_str().expect("method").to_owned(), request["id"].clone()));
+        }
+        for (method, id) in ids {
+            let reply = if method == "textDocument/hover" {
+                json!({"jsonrpc": "2.0", "id": id, "result": {"contents": "doc"}})
+            } else {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32801, "message": "content modified"}})
+            };
+            send(&mut harness.to_client, &reply);
+        }
+        assert_eq!(asked.join().expect("joined"), Ok(json!({"contents": "doc"})));
+        let refused = asked_again.join().expect("joined");
+        assert!(matches!(refused, Err(RpcError::Server { code: -32801, .. })), "{refused:?}");
+    });
+}
+
+#[test]
+fn the_servers_requests_get_the_fixed_answers() {
+    let mut harness = harness(json!({"python": {"pythonPath": "/usr/bin/python3", "analysis": {"mode": "open"}}}));
+    let items = json!({"items": [{"section": "python"}, {"section": "python.analysis"}, {"section": "other"}]});
+    send(
+        &mut harness.to_client,
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "workspace/configuration", "params": items}),
+    );
+    let answer = received(&mut harness.from_client);
+    assert_eq!(answer["id"], 7);
+    assert_eq!(
+        answer["result"],
+        json!([{"pythonPath": "/usr/bin/python3", "analysis": {"mode": "open"}}, {"mode": "open"}, null])
+    );
+    send(
+        &mut harness.to_client,
+        &json!({"jsonrpc": "2.0", "id": "s1", "method": "workspace/applyEdit", "params": {"edit": {}}}),
+    );
+    let answer = received(&mut harness.from_client);
+    assert_eq!((answer["id"].clone(), answer["result"]["applied"].clone()), (json!("s1"), json!(false)));
+    send(
+        &mut harness.to_client,
+        &json!({"jsonrpc": "2.0", "id": 8, "method": "window/workDoneProgress/create", "params": {"token": 1}}),
+    );
+    assert_eq!(received(&mut harness.from_client)["result"], Value::Null);
+    send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "id": 9, "method": "custom/thing", "params": {}}));
+    assert_eq!(received(&mut harness.from_client)["error"]["code"], METHOD_NOT_FOUND);
+}
+
+#[test]
+fn a_request_past_its_wait_is_cancelled() {
+    let mut harness = harness(Value::Null);
+    let timed_out = harness.connection.request("workspace/symbol", json!({"query": "x"}), Duration::from_millis(50));
+    assert!(
+        matches!(&timed_out, Err(RpcError::TimedOut { method, .. }) if method == "workspace/symbol"),
+        "{timed_out:?}"
+    );
+    let request = received(&mut harness.from_client);
+    let cancel = received(&mut harness.from_client);
+    assert_eq!(cancel["method"], "$/cancelRequest");
+    assert_eq!(cancel["params"]["id"], request["id"]);
+    // The late answer is dropped, and the connection still works.
+    send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "id": request["id"], "result": []}));
+    assert_eq!(harness.connection.broken(), None);
+}
+
+#[test]
+fn notifications_are_queued_and_bounded() {
+    let mut harness = harness(Value::Null);
+    for n in 0..(MAX_NOTIFICATIONS + 3) {
+        send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"n": n}}));
+    }
+    send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "method": "last"}));
+    let deadline = Instant::now() + WAIT;
+    while harness.connection.dropped_notifications() < 4 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(harness.connection.dropped_notifications(), 4);
+    let first = harness.connection.next_notification(WAIT).expect("one");
+    assert_eq!(first.params["n"], 4);
+}
+
+#[test]
+fn garbage_ends_the_connection_and_runs_the_hook() {
+    for garbage in [
+        &b"Content-Length: 5\r\n\r\nhello"[..],
+        b"Content-Length: 2\r\n\r\n[]",
+        b"Content-Length: 9999999999\r\n\r\n",
+        b"{}\r\n\r\n",
+    ] {
+        let mut harness = harness(Value::Null);
+        std::thread::scope(|scope| {
+            let asked = scope.spawn(|| harness.connection.request("initialize", json!({}), WAIT));
+            received(&mut harness.from_client);
+            std::io::Write::write_all(&mut harness.to_client, garbage).expect("write");
+            let got = asked.join().expect("joined");
+            assert!(matches!(&got, Err(RpcError::Unavailable { reason }) if reason.contains("server")), "{got:?}");
+        });
+        let deadline = Instant::now() + WAIT;
+        while !harness.broken_hook_ran.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(harness.broken_hook_ran.load(Ordering::SeqCst), "{:?}", String::from_utf8_lossy(garbage));
+        let after = harness.connection.request("shutdown", Value::Null, WAIT);
+        assert!(matches!(after, Err(RpcError::Unavailable { .. })), "{after:?}");
+    }
+}
+
+#[test]
+fn a_closed_server_makes_requests_unavailable_without_the_hook() {
+    let harness = harness(Value::Null);
+    drop(harness.to_client);
+    let got = harness.connection.request("initialize", json!({}), WAIT);
+    assert!(matches!(&got, Err(RpcError::Unavailable { .. })), "{got:?}");
+    assert!(!harness.broken_hook_ran.load(Ordering::SeqCst));
+}
