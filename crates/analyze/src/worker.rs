@@ -66,6 +66,7 @@ impl Worker {
             path,
             timeout: Duration::ZERO,
             max_stdout: 0,
+            env: Vec::new(),
         };
         let (spawned, confinement) = editkit_run::spawn(&invocation);
         let mut child = spawned.map_err(|e| format!("could not start: {e}"))?;

@@ -40,11 +40,15 @@ mod edit;
 pub mod framing;
 mod position;
 mod rpc;
+mod server;
+mod spec;
 mod uri;
 
 pub use edit::{ByteEdit, EditError, FileEdit, MAX_RENAME_EDITS, SentText, rename_edits};
 pub use position::{Encoding, LineIndex};
 pub use rpc::{Answers, Connection, MAX_NOTIFICATIONS, MAX_PENDING, Notification, RpcError};
+pub use server::{MAX_STDERR_BYTES, Published, Server};
+pub use spec::{Language, Unavailable};
 pub use uri::{path_to_uri, uri_to_path};
 
 pub use lsp_types;

@@ -49,6 +49,9 @@ pub struct Invocation<'a> {
     pub timeout: Duration,
     /// How many bytes of stdout to keep (a longer stdout is reported as overflowing).
     pub max_stdout: usize,
+    /// Variables set for the child after the scrub (a language server's pinned toolchain,
+    /// say); they override the kept ones.
+    pub env: Vec<(String, OsString)>,
 }
 
 /// How a tool run ended.
@@ -184,6 +187,9 @@ fn command(invocation: &Invocation<'_>) -> Command {
         .env("TMPDIR", invocation.dir)
         .env("XDG_CACHE_HOME", invocation.dir.join("cache"))
         .env("NO_COLOR", "1");
+    for (name, value) in &invocation.env {
+        command.env(name, value);
+    }
     command
 }
 

@@ -117,6 +117,7 @@ pub fn run_tool(
         path: program.search_path,
         timeout,
         max_stdout,
+        env: Vec::new(),
     };
     let (run, confinement) = process::run(&invocation);
     let outcome = match run {

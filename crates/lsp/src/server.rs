@@ -1,0 +1,403 @@
+//! One running language server: started confined from its private folder, initialised with
+//! the settings `spec` chose, its notifications folded into a state (readiness, diagnostics
+//! per document, the tsserver it runs), its stderr's tail kept for when it fails.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use editkit_run::{Invocation, PrivateDir, Roots};
+use lsp_types::{Location, Position, Uri, WorkspaceEdit};
+use serde_json::{Value, json};
+
+use crate::position::Encoding;
+use crate::rpc::{Answers, Connection, RpcError};
+use crate::spec::{Language, Launch, Lookup, Unavailable, locate, private_dir};
+use crate::uri::path_to_uri;
+
+/// How many bytes of a server's stderr are kept (the last ones).
+pub const MAX_STDERR_BYTES: usize = 64 * 1024;
+
+/// The diagnostics a server last published for one document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Published {
+    /// The document version they are for, when the server says.
+    pub version: Option<i32>,
+    /// The diagnostics, as sent.
+    pub diagnostics: Vec<lsp_types::Diagnostic>,
+}
+
+#[derive(Debug, Default)]
+struct Facts {
+    /// A first publish came, or rust-analyzer said it is quiescent: the workspace is loaded.
+    ready: bool,
+    published: HashMap<String, Published>,
+    typescript_source: Option<String>,
+    /// rust-analyzer's last `experimental/serverStatus`.
+    status: Option<Value>,
+}
+
+/// A running, initialised server for one language and root.
+pub struct Server {
+    language: Language,
+    root: PathBuf,
+    connection: Connection,
+    child: Arc<Mutex<Option<Child>>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    facts: Mutex<Facts>,
+    changed: Condvar,
+    encoding: Encoding,
+    confinement: String,
+    dir: PrivateDir,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("language", &self.language).field("root", &self.root).finish_non_exhaustive()
+    }
+}
+
+impl Server {
+    /// Starts and initialises the server for `language` on `root` (`roots`: every workspace
+    /// root, none of which may hold the server or anything it runs), looking programs up in
+    /// `path` (a `PATH` value, usually this process's: only its absolute entries outside
+    /// every root count), waiting up to `wait` for its `initialize` answer.
+    ///
+    /// # Errors
+    /// [`Unavailable`] when no server is installed outside the roots, it cannot start, or it
+    /// does not initialise as required (a tsserver other than the one chosen).
+    pub fn start(
+        language: Language,
+        root: &Path,
+        roots: &Roots,
+        path: Option<&std::ffi::OsStr>,
+        wait: Duration,
+    ) -> Result<Server, Unavailable> {
+        let dir = private_dir(language, roots)?;
+        let launch = locate(language, Lookup { path, roots }, dir.path())?;
+        let invocation = Invocation {
+            program: launch.program.clone(),
+            args: launch.args.clone(),
+            stdin: &[],
+            dir: dir.path(),
+            path: launch.search_path.clone(),
+            timeout: Duration::ZERO,
+            max_stdout: 0,
+            env: launch.env.clone(),
+        };
+        let (spawned, confinement) = editkit_run::spawn(&invocation);
+        let mut child = spawned.map_err(|error| Unavailable::new(language, format!("could not start: {error}")))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            editkit_run::reap(&mut child);
+            return Err(Unavailable::new(language, "could not start: no pipes"));
+        };
+        let child = Arc::new(Mutex::new(Some(child)));
+        let kill = Arc::clone(&child);
+        let connection = Connection::new(
+            stdout,
+            stdin,
+            Answers { configuration: launch.configuration.clone() },
+            Box::new(move || stop(&kill)),
+        );
+        let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+        let tail = Arc::clone(&stderr_tail);
+        std::thread::spawn(move || keep_tail(stderr, &tail));
+        let mut server = Server {
+            language,
+            root: root.to_owned(),
+            connection,
+            child,
+            stderr: stderr_tail,
+            facts: Mutex::new(Facts::default()),
+            changed: Condvar::new(),
+            encoding: Encoding::Utf16,
+            confinement,
+            dir,
+        };
+        server.initialize(&launch, wait).map_err(|reason| {
+            let tail = server.stderr_tail();
+            let reason = if tail.is_empty() { reason } else { format!("{reason}; its last output: {tail}") };
+            Unavailable::new(language, reason)
+        })?;
+        Ok(server)
+    }
+
+    fn initialize(&mut self, launch: &Launch, wait: Duration) -> Result<(), String> {
+        let root_uri = path_to_uri(&self.root)?;
+        let params = json!({
+            "processId": std::process::id(),
+            "rootUri": root_uri.as_str(),
+            "workspaceFolders": [{"uri": root_uri.as_str(), "name": "workspace"}],
+            "initializationOptions": launch.init_options,
+            "capabilities": capabilities(),
+        });
+        let answer = self.connection.request("initialize", params, wait).map_err(|error| error.to_string())?;
+        let encoding = answer.pointer("/capabilities/positionEncoding").and_then(Value::as_str);
+        self.encoding = if encoding == Some("utf-8") { Encoding::Utf8 } else { Encoding::Utf16 };
+        self.connection.notify("initialized", json!({})).map_err(|error| error.to_string())?;
+        if launch.check_typescript_source {
+            // typescript-language-server says which tsserver it runs; anything but the one
+            // editkit named (say the workspace's `node_modules/typescript`) is refused.
+            let deadline = Instant::now() + wait;
+            let source = loop {
+                self.pump(Duration::from_millis(50));
+                if let Some(source) = crate::lock(&self.facts).typescript_source.clone() {
+                    break source;
+                }
+                if Instant::now() >= deadline || self.connection.broken().is_some() {
+                    break "none reported".to_owned();
+                }
+            };
+            if source != "user-setting" {
+                self.kill();
+                return Err(format!(
+                    "typescript-language-server runs a tsserver from `{source}`, not the one editkit chose"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The language.
+    #[must_use]
+    pub fn language(&self) -> Language {
+        self.language
+    }
+
+    /// The server's private folder: its working directory, `TMPDIR` and caches, the only
+    /// place it may write.
+    #[must_use]
+    pub fn private_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// How the server was confined (`landlock`, ...), as editkit-run reports it.
+    #[must_use]
+    pub fn confinement(&self) -> &str {
+        &self.confinement
+    }
+
+    /// The unit the server counts columns in.
+    #[must_use]
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Why the server is gone, if it is.
+    #[must_use]
+    pub fn broken(&self) -> Option<String> {
+        self.connection.broken()
+    }
+
+    /// The last lines the server wrote to stderr (at most 2,000 characters).
+    #[must_use]
+    pub fn stderr_tail(&self) -> String {
+        let bytes = crate::lock(&self.stderr).clone();
+        let text = String::from_utf8_lossy(&bytes);
+        let chars: Vec<char> = text.trim_end().chars().collect();
+        chars.get(chars.len().saturating_sub(2_000)..).unwrap_or(&[]).iter().collect()
+    }
+
+    /// Tells the server `path` is open with `text` at `version`.
+    ///
+    /// # Errors
+    /// [`RpcError`] when the server is gone or the path has no URI.
+    pub fn open(&self, path: &Path, text: &str, version: i32) -> Result<(), RpcError> {
+        let uri = uri_of(path)?;
+        let item = json!({"uri": uri.as_str(), "languageId": self.language.language_id(path), "version": version, "text": text});
+        self.connection.notify("textDocument/didOpen", json!({"textDocument": item}))
+    }
+
+    /// Tells the server `path` now has `text` at `version` (full-text sync).
+    ///
+    /// # Errors
+    /// As [`Server::open`].
+    pub fn change(&self, path: &Path, text: &str, version: i32) -> Result<(), RpcError> {
+        let uri = uri_of(path)?;
+        self.connection.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri.as_str(), "version": version}, "contentChanges": [{"text": text}]}),
+        )
+    }
+
+    /// Waits up to `wait` for the server to have loaded the workspace: its first published
+    /// diagnostics, or rust-analyzer's `quiescent` status. Before that, answers can be
+    /// plausible and incomplete.
+    #[must_use]
+    pub fn wait_ready(&self, wait: Duration) -> bool {
+        let deadline = Instant::now() + wait;
+        loop {
+            if crate::lock(&self.facts).ready {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.connection.broken().is_some() {
+                return false;
+            }
+            self.pump(left.min(Duration::from_millis(200)));
+        }
+    }
+
+    /// The server's own word on its health, when it gives one (rust-analyzer's last
+    /// `experimental/serverStatus`: `health`, `quiescent`, `message`).
+    #[must_use]
+    pub fn status(&self) -> Option<Value> {
+        self.pump(Duration::ZERO);
+        crate::lock(&self.facts).status.clone()
+    }
+
+    /// What the server last published for `path`, if anything.
+    #[must_use]
+    pub fn published(&self, path: &Path) -> Option<Published> {
+        let uri = uri_of(path).ok()?;
+        self.pump(Duration::ZERO);
+        crate::lock(&self.facts).published.get(uri.as_str()).cloned()
+    }
+
+    /// The references to the symbol at `position` of `path`, its declaration included.
+    ///
+    /// # Errors
+    /// [`RpcError`] as the request gives it.
+    pub fn references(&self, path: &Path, position: Position, wait: Duration) -> Result<Vec<Location>, RpcError> {
+        let params = json!({
+            "textDocument": {"uri": uri_of(path)?.as_str()},
+            "position": position,
+            "context": {"includeDeclaration": true},
+        });
+        let answer = self.connection.request("textDocument/references", params, wait)?;
+        decode("textDocument/references", answer).map(Option::unwrap_or_default)
+    }
+
+    /// The edit renaming the symbol at `position` of `path` to `new_name`, as the server
+    /// plans it (`None`: nothing to rename there). Check it with [`crate::rename_edits`].
+    ///
+    /// # Errors
+    /// [`RpcError`] as the request gives it.
+    pub fn rename(
+        &self,
+        path: &Path,
+        position: Position,
+        new_name: &str,
+        wait: Duration,
+    ) -> Result<Option<WorkspaceEdit>, RpcError> {
+        let params =
+            json!({"textDocument": {"uri": uri_of(path)?.as_str()}, "position": position, "newName": new_name});
+        let answer = self.connection.request("textDocument/rename", params, wait)?;
+        decode("textDocument/rename", answer)
+    }
+
+    /// The underlying connection, for requests this type has no method for.
+    #[must_use]
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// Folds the notifications that came (waiting up to `wait` for the first) into the state.
+    fn pump(&self, wait: Duration) {
+        let mut next = self.connection.next_notification(wait);
+        while let Some(notification) = next {
+            let mut facts = crate::lock(&self.facts);
+            match notification.method.as_str() {
+                "textDocument/publishDiagnostics" => {
+                    facts.ready = true;
+                    let uri = notification.params.get("uri").and_then(Value::as_str).unwrap_or("").to_owned();
+                    let version =
+                        notification.params.get("version").and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
+                    let diagnostics = notification
+                        .params
+                        .get("diagnostics")
+                        .cloned()
+                        .and_then(|value| serde_json::from_value(value).ok())
+                        .unwrap_or_default();
+                    facts.published.insert(uri, Published { version, diagnostics });
+                }
+                "experimental/serverStatus" => {
+                    facts.status = Some(notification.params.clone());
+                    if notification.params.get("quiescent").and_then(Value::as_bool) == Some(true) {
+                        facts.ready = true;
+                    }
+                }
+                "$/typescriptVersion" => {
+                    facts.typescript_source =
+                        notification.params.get("source").and_then(Value::as_str).map(str::to_owned);
+                }
+                _ => {}
+            }
+            drop(facts);
+            self.changed.notify_all();
+            next = self.connection.next_notification(Duration::ZERO);
+        }
+    }
+
+    fn kill(&self) {
+        stop(&self.child);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.connection.broken().is_none() {
+            // A polite end first; the process group is killed either way.
+            let _ = self.connection.request("shutdown", Value::Null, Duration::from_secs(2));
+            let _ = self.connection.notify("exit", Value::Null);
+        }
+        self.kill();
+    }
+}
+
+fn stop(child: &Mutex<Option<Child>>) {
+    if let Some(mut child) = crate::lock(child).take() {
+        editkit_run::reap(&mut child);
+    }
+}
+
+fn uri_of(path: &Path) -> Result<Uri, RpcError> {
+    path_to_uri(path).map_err(|message| RpcError::Malformed { method: "uri".to_owned(), message })
+}
+
+fn decode<T: serde::de::DeserializeOwned>(method: &str, answer: Value) -> Result<T, RpcError> {
+    serde_json::from_value(answer)
+        .map_err(|error| RpcError::Malformed { method: method.to_owned(), message: error.to_string() })
+}
+
+/// Keeps the last [`MAX_STDERR_BYTES`] of `stream`.
+fn keep_tail(mut stream: impl Read, tail: &Mutex<Vec<u8>>) {
+    let mut buffer = [0_u8; 8192];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let mut kept = crate::lock(tail);
+                kept.extend_from_slice(buffer.get(..n).unwrap_or(&[]));
+                let excess = kept.len().saturating_sub(MAX_STDERR_BYTES);
+                kept.drain(..excess);
+            }
+        }
+    }
+}
+
+/// What editkit tells servers it can do.
+fn capabilities() -> Value {
+    json!({
+        "general": {"positionEncodings": ["utf-8", "utf-16"]},
+        "workspace": {
+            "workspaceEdit": {"documentChanges": true, "resourceOperations": ["rename"], "failureHandling": "abort"},
+            "configuration": true,
+            "workspaceFolders": true,
+            "symbol": {},
+        },
+        "textDocument": {
+            "synchronization": {"didSave": false, "dynamicRegistration": false},
+            "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
+            "references": {},
+            "rename": {"prepareSupport": true},
+            "documentSymbol": {"hierarchicalDocumentSymbolSupport": true},
+        },
+        "window": {"workDoneProgress": true},
+        "experimental": {"serverStatusNotification": true},
+    })
+}

@@ -1,0 +1,95 @@
+//! Hostile repositories: programs and settings planted in the workspace that a language
+//! server would run if asked the usual way. Each planted program leaves a marker in its
+//! `TMPDIR` (the server's private folder, the one place a confined server may write) and
+//! outside the root; none may run, and the real server must still answer.
+
+use std::path::Path;
+
+use editkit_lsp::Language;
+
+use crate::support::{fixture, marker_module, marker_script, markers, plant, ready_server, references, tools_path};
+
+/// The planted program runs and leaves its markers when run directly: the check below can
+/// fail.
+fn markers_work(script: &Path, outside: &Path, private: &Path) {
+    let status = std::process::Command::new(script).env("TMPDIR", private).status().expect("run the planted script");
+    assert!(!status.success());
+    let left = markers(&[outside, private]);
+    assert_eq!(left.len(), 2, "{left:?}");
+    for marker in left {
+        std::fs::remove_file(marker).expect("remove the control marker");
+    }
+}
+
+#[test]
+fn planted_python_servers_and_interpreters_never_run() {
+    let (temp, root) = fixture("py");
+    let outside = temp.path().join("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    for name in ["python", "python3", "pyright", "pyright-langserver", "basedpyright-langserver"] {
+        plant(&root, &format!(".venv/bin/{name}"), &marker_script(name, &outside), true);
+    }
+    plant(&root, ".venv/pyvenv.cfg", "home = /usr/bin\nversion = 3.11.7\n", false);
+    let path = tools_path(&[&root.join(".venv/bin")]);
+    let server = ready_server(Language::Python, &root, &path, "pkg/util.py");
+    let found = references(&server, &root, "pkg/util.py", 0, 4);
+    assert_eq!(found.len(), 10, "the real server answered: {found:?}");
+    assert_eq!(markers(&[&outside, server.private_dir()]), Vec::<std::path::PathBuf>::new());
+    markers_work(&root.join(".venv/bin/python"), &outside, server.private_dir());
+}
+
+#[test]
+fn planted_typescript_servers_tsserver_and_plugins_never_run() {
+    let (temp, root) = fixture("ts");
+    let outside = temp.path().join("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    for name in ["typescript-language-server", "tsserver"] {
+        plant(&root, &format!("node_modules/.bin/{name}"), &marker_script(name, &outside), true);
+    }
+    plant(&root, "node_modules/typescript/package.json", r#"{"name": "typescript", "version": "6.0.3"}"#, false);
+    plant(&root, "node_modules/typescript/lib/tsserver.js", &marker_module("tsserver-js", &outside), false);
+    plant(&root, "node_modules/typescript/lib/typescript.js", &marker_module("typescript-js", &outside), false);
+    plant(&root, "node_modules/evil-plugin/package.json", r#"{"name": "evil-plugin", "main": "index.js"}"#, false);
+    plant(&root, "node_modules/evil-plugin/index.js", &marker_module("plugin", &outside), false);
+    plant(
+        &root,
+        "tsconfig.json",
+        r#"{ "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "plugins": [{ "name": "evil-plugin" }] }, "include": ["src"] }"#,
+        false,
+    );
+    let path = tools_path(&[&root.join("node_modules/.bin")]);
+    let server = ready_server(Language::TypeScript, &root, &path, "src/shape.ts");
+    let found = references(&server, &root, "src/shape.ts", 1, 2);
+    assert_eq!(found.len(), 5, "the real server answered: {found:?}");
+    assert_eq!(markers(&[&outside, server.private_dir()]), Vec::<std::path::PathBuf>::new());
+    markers_work(&root.join("node_modules/.bin/tsserver"), &outside, server.private_dir());
+}
+
+#[test]
+fn planted_rust_toolchains_and_cargo_wrappers_never_run() {
+    let (temp, root) = fixture("rs");
+    let outside = temp.path().join("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    // A Cargo project this time, so rust-analyzer asks cargo about it.
+    std::fs::remove_file(root.join("rust-project.json")).expect("remove");
+    plant(&root, "Cargo.toml", "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n", false);
+    plant(&root, "Cargo.lock", "version = 4\n\n[[package]]\nname = \"demo\"\nversion = \"0.1.0\"\n", false);
+    for name in ["rustc", "cargo", "rust-analyzer"] {
+        plant(&root, &format!("tc/bin/{name}"), &marker_script(&format!("tc-{name}"), &outside), true);
+    }
+    plant(&root, "rust-toolchain.toml", "[toolchain]\npath = \"/proc/self/cwd/tc\"\n", false);
+    plant(&root, "wrapper.sh", &marker_script("wrapper", &outside), true);
+    let wrapper = root.join("wrapper.sh").display().to_string();
+    plant(
+        &root,
+        ".cargo/config.toml",
+        &format!("[build]\nrustc = {wrapper:?}\nrustc-wrapper = {wrapper:?}\nrustc-workspace-wrapper = {wrapper:?}\n"),
+        false,
+    );
+    let path = tools_path(&[&root.join("tc/bin")]);
+    let server = ready_server(Language::Rust, &root, &path, "src/util.rs");
+    let found = references(&server, &root, "src/util.rs", 0, 7);
+    assert_eq!(found.len(), 4, "the real server answered: {found:?}");
+    assert_eq!(markers(&[&outside, server.private_dir()]), Vec::<std::path::PathBuf>::new());
+    markers_work(&root.join("wrapper.sh"), &outside, server.private_dir());
+}

@@ -1,0 +1,7 @@
+//! editkit-lsp with the real servers `cargo xtask lsp-tools` installs under
+//! `target/lsp-tools` (and rust-analyzer through rustup): the tests fail, naming that
+//! command, when a server is missing.
+
+mod hostile;
+mod servers;
+mod support;
