@@ -38,16 +38,22 @@
 
 mod edit;
 pub mod framing;
+mod pool;
 mod position;
 mod rpc;
 mod server;
+mod session;
 mod spec;
 mod uri;
 
 pub use edit::{ByteEdit, EditError, FileEdit, MAX_RENAME_EDITS, SentText, rename_edits};
+pub use pool::{Pool, PoolOptions};
 pub use position::{Encoding, LineIndex};
 pub use rpc::{Answers, Connection, MAX_NOTIFICATIONS, MAX_PENDING, Notification, RpcError};
 pub use server::{MAX_STDERR_BYTES, Published, Server};
+pub use session::{
+    Diagnostic, Freshness, MAX_DIAGNOSTICS, MAX_MESSAGE_CHARS, MAX_OPEN_DOCUMENTS, ServerDiagnostics, Session,
+};
 pub use spec::{Language, Unavailable};
 pub use uri::{path_to_uri, uri_to_path};
 

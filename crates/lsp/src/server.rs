@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Child;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use editkit_run::{Invocation, PrivateDir, Roots};
@@ -48,7 +48,6 @@ pub struct Server {
     child: Arc<Mutex<Option<Child>>>,
     stderr: Arc<Mutex<Vec<u8>>>,
     facts: Mutex<Facts>,
-    changed: Condvar,
     encoding: Encoding,
     confinement: String,
     dir: PrivateDir,
@@ -113,7 +112,6 @@ impl Server {
             child,
             stderr: stderr_tail,
             facts: Mutex::new(Facts::default()),
-            changed: Condvar::new(),
             encoding: Encoding::Utf16,
             confinement,
             dir,
@@ -224,6 +222,21 @@ impl Server {
         )
     }
 
+    /// Tells the server `path` is no longer open.
+    ///
+    /// # Errors
+    /// As [`Server::open`].
+    pub fn close(&self, path: &Path) -> Result<(), RpcError> {
+        let uri = uri_of(path)?;
+        self.connection.notify("textDocument/didClose", json!({"textDocument": {"uri": uri.as_str()}}))
+    }
+
+    /// Waits up to `wait` for the next notification (any), folding what came into the
+    /// state; for callers waiting on [`Server::published`].
+    pub fn wait_published(&self, _path: &Path, wait: Duration) {
+        self.pump(wait);
+    }
+
     /// Waits up to `wait` for the server to have loaded the workspace: its first published
     /// diagnostics, or rust-analyzer's `quiescent` status. Before that, answers can be
     /// plausible and incomplete.
@@ -328,7 +341,6 @@ impl Server {
                 _ => {}
             }
             drop(facts);
-            self.changed.notify_all();
             next = self.connection.next_notification(Duration::ZERO);
         }
     }

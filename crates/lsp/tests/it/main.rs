@@ -2,6 +2,7 @@
 //! `target/lsp-tools` (and rust-analyzer through rustup): the tests fail, naming that
 //! command, when a server is missing.
 
+mod freshness;
 mod hostile;
 mod servers;
 mod support;

@@ -1,9 +1,10 @@
 //! Each real server starts confined, loads a fixture and answers complete references once
 //! ready.
 
-use editkit_lsp::Language;
+use editkit_lsp::{Freshness, Language, Pool, PoolOptions};
+use editkit_run::Roots;
 
-use crate::support::{fixture, ready_server, references, tools_path};
+use crate::support::{READY_WAIT, START_WAIT, fixture, ready_server, references, tools_path};
 
 #[test]
 fn python_references_cross_five_files() {
@@ -30,4 +31,30 @@ fn rust_references_cross_modules() {
     let server = ready_server(Language::Rust, &root, &tools_path(&[]), "src/util.rs");
     let found = references(&server, &root, "src/util.rs", 0, 7);
     assert_eq!(found.len(), 4, "{found:?}");
+}
+
+#[test]
+fn python_diagnostics_are_fresh_for_the_text_sent() {
+    let (_temp, root) = fixture("py");
+    let pool = Pool::new(PoolOptions { path: Some(tools_path(&[])), start_wait: START_WAIT, ..PoolOptions::default() });
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("starts");
+    let file = root.join("pkg/util.py");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let clean = session.diagnostics(&file, &text, READY_WAIT);
+    assert_eq!((clean.freshness, clean.diagnostics.len()), (Freshness::Fresh { version: 1 }, 0));
+    let broken = session.diagnostics(&file, &format!("{text}x: int = 'text'\n"), READY_WAIT);
+    assert_eq!(broken.freshness, Freshness::Fresh { version: 2 });
+    assert!(broken.diagnostics.iter().any(|d| d.severity == "error" && d.line == 3), "{broken:?}");
+}
+
+/// typescript-language-server publishes no document versions: its diagnostics are never
+/// labelled fresh, whatever they say.
+#[test]
+fn unversioned_typescript_diagnostics_are_never_fresh() {
+    let (_temp, root) = fixture("ts");
+    let pool = Pool::new(PoolOptions { path: Some(tools_path(&[])), start_wait: START_WAIT, ..PoolOptions::default() });
+    let session = pool.session(Language::TypeScript, &root, &Roots::new(&[&root])).expect("starts");
+    let file = root.join("src/shape.ts");
+    let answer = session.diagnostics(&file, "export const n: number = 'x';\n", std::time::Duration::from_secs(10));
+    assert!(!matches!(answer.freshness, Freshness::Fresh { .. }), "{answer:?}");
 }

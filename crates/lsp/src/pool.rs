@@ -1,0 +1,149 @@
+//! The servers of a long-lived process: one per language and root, started on first use,
+//! at most [`PoolOptions::max_servers`], shut down when idle, restarted once after a crash
+//! and then reported unavailable with the server's last words.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use editkit_run::Roots;
+
+use crate::server::Server;
+use crate::session::Session;
+use crate::spec::{Language, Unavailable};
+
+/// How a [`Pool`] runs its servers.
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    /// The most servers running at once (default 8); the least recently used one is shut
+    /// down to start another.
+    pub max_servers: usize,
+    /// A server unused this long is shut down (default 10 minutes).
+    pub idle: Duration,
+    /// How long a server may take to answer `initialize` (default 60 s).
+    pub start_wait: Duration,
+    /// The `PATH` servers are looked up in (`None`: this process's). Only its absolute
+    /// entries outside every root count.
+    pub path: Option<OsString>,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        PoolOptions { max_servers: 8, idle: Duration::from_secs(600), start_wait: Duration::from_secs(60), path: None }
+    }
+}
+
+/// How many times a crashed server is started again before its language is reported
+/// unavailable for that root.
+const RESTARTS: u32 = 1;
+
+struct Slot {
+    session: Option<Arc<Session>>,
+    restarts: u32,
+    last_used: Instant,
+    failed: Option<Unavailable>,
+}
+
+/// The servers of one process, keyed by language and root.
+pub struct Pool {
+    options: PoolOptions,
+    slots: Mutex<HashMap<(Language, PathBuf), Slot>>,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+impl Pool {
+    /// An empty pool.
+    #[must_use]
+    pub fn new(options: PoolOptions) -> Pool {
+        Pool { options, slots: Mutex::new(HashMap::new()) }
+    }
+
+    /// The session for `language` on `root`, starting its server if none runs (`roots`:
+    /// every workspace root). A server that died is started again once; after that, and
+    /// when none can start, the answer is [`Unavailable`] with the server's last stderr lines.
+    ///
+    /// # Errors
+    /// [`Unavailable`] as above.
+    pub fn session(&self, language: Language, root: &Path, roots: &Roots) -> Result<Arc<Session>, Unavailable> {
+        self.shut_idle();
+        let key = (language, root.to_owned());
+        let mut slots = crate::lock(&self.slots);
+        let slot = slots.entry(key.clone()).or_insert(Slot {
+            session: None,
+            restarts: 0,
+            last_used: Instant::now(),
+            failed: None,
+        });
+        slot.last_used = Instant::now();
+        if let Some(session) = &slot.session {
+            match session.server().broken() {
+                None => return Ok(Arc::clone(session)),
+                Some(reason) => {
+                    let tail = session.server().stderr_tail();
+                    slot.session = None;
+                    if slot.restarts >= RESTARTS {
+                        let reason = format!("the server stopped again ({reason}); its last output: {tail}");
+                        slot.failed = Some(Unavailable::new(language, reason));
+                    }
+                    slot.restarts += 1;
+                }
+            }
+        }
+        if let Some(failed) = &slot.failed {
+            return Err(failed.clone());
+        }
+        // Make room first: the least recently used running server goes.
+        let running = slots.values().filter(|slot| slot.session.is_some()).count();
+        if running >= self.options.max_servers.max(1)
+            && let Some(oldest) = slots
+                .iter_mut()
+                .filter(|(other, slot)| **other != key && slot.session.is_some())
+                .min_by_key(|(_, slot)| slot.last_used)
+                .map(|(_, slot)| slot)
+        {
+            oldest.session = None;
+        }
+        let started = Server::start(language, root, roots, self.options.path.as_deref(), self.options.start_wait);
+        let slot = slots.get_mut(&key).expect("the slot was inserted above");
+        match started {
+            Ok(server) => {
+                let session = Arc::new(Session::new(server));
+                slot.session = Some(Arc::clone(&session));
+                Ok(session)
+            }
+            Err(unavailable) => Err(unavailable),
+        }
+    }
+
+    /// The session for `language` on `root` only when its server already runs: never
+    /// starts one (for diagnostics attached to a write).
+    #[must_use]
+    pub fn warm(&self, language: Language, root: &Path) -> Option<Arc<Session>> {
+        let slots = crate::lock(&self.slots);
+        let session = slots.get(&(language, root.to_owned()))?.session.as_ref()?;
+        session.server().broken().is_none().then(|| Arc::clone(session))
+    }
+
+    /// How many servers run.
+    #[must_use]
+    pub fn running(&self) -> usize {
+        crate::lock(&self.slots).values().filter(|slot| slot.session.is_some()).count()
+    }
+
+    /// Shuts down the servers idle longer than [`PoolOptions::idle`].
+    pub fn shut_idle(&self) {
+        let idle = self.options.idle;
+        for slot in crate::lock(&self.slots).values_mut() {
+            if slot.session.is_some() && slot.last_used.elapsed() >= idle {
+                slot.session = None;
+            }
+        }
+    }
+}

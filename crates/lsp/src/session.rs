@@ -1,0 +1,258 @@
+//! A server with the documents editkit told it about: versions (full-text sync, one more on
+//! every change), the texts sent (a rename's edits are checked against them), and
+//! diagnostics with a freshness that is never silent.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::edit::SentText;
+use crate::rpc::RpcError;
+use crate::server::Server;
+use crate::spec::{Language, Unavailable};
+
+/// The most documents kept open with one server; the least recently used is closed.
+pub const MAX_OPEN_DOCUMENTS: usize = 64;
+
+/// The most diagnostics kept for one file; the rest are counted.
+pub const MAX_DIAGNOSTICS: usize = 200;
+
+/// The longest diagnostic message kept, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 2_000;
+
+/// How current a server's diagnostics are. Never an empty list passed off as clean: only
+/// `fresh` says the list is the server's answer for the text editkit last sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Freshness {
+    /// The server published these for `version`, the text editkit last sent.
+    Fresh {
+        /// The document version.
+        version: i32,
+    },
+    /// The newest the server published is for an older text (`version`; `null` when the
+    /// server does not say which), and `current` was sent since.
+    Stale {
+        /// The version the diagnostics are for, when the server says.
+        version: Option<i32>,
+        /// The version editkit last sent.
+        current: i32,
+    },
+    /// Nothing for the current text came within the wait; the diagnostics shown (if any)
+    /// are for `last_version`.
+    TimedOut {
+        /// How long was waited.
+        waited_ms: u64,
+        /// The configured wait.
+        limit_ms: u64,
+        /// The version of the newest diagnostics the server published, if any.
+        last_version: Option<i32>,
+    },
+    /// No server answers for this language.
+    Unavailable {
+        /// Why.
+        reason: String,
+        /// What to install.
+        install: String,
+    },
+}
+
+/// One diagnostic, as editkit shows it: 1-based line and column (in the server's unit).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// 1-based line of the start.
+    pub line: u32,
+    /// 1-based column of the start, in the server's unit.
+    pub column: u32,
+    /// `error`, `warning`, `information` or `hint`.
+    pub severity: &'static str,
+    /// The message, cut to [`MAX_MESSAGE_CHARS`].
+    pub message: String,
+    /// Who said it (`basedpyright`, `ts`, `rustc`...), when the server says.
+    pub source: Option<String>,
+}
+
+/// A file's diagnostics from its server, and how current they are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerDiagnostics {
+    /// The state.
+    #[serde(flatten)]
+    pub freshness: Freshness,
+    /// The diagnostics, at most [`MAX_DIAGNOSTICS`].
+    pub diagnostics: Vec<Diagnostic>,
+    /// How many more there were.
+    pub omitted: usize,
+}
+
+impl ServerDiagnostics {
+    /// The answer when no server runs for the language.
+    #[must_use]
+    pub fn unavailable(unavailable: &Unavailable) -> ServerDiagnostics {
+        ServerDiagnostics {
+            freshness: Freshness::Unavailable {
+                reason: unavailable.reason.clone(),
+                install: unavailable.install.clone(),
+            },
+            diagnostics: Vec::new(),
+            omitted: 0,
+        }
+    }
+}
+
+struct Document {
+    path: PathBuf,
+    version: i32,
+    text: String,
+}
+
+/// A running server and the documents open with it.
+#[derive(Debug)]
+pub struct Session {
+    server: Server,
+    documents: std::sync::Mutex<VecDeque<Document>>,
+}
+
+impl std::fmt::Debug for Document {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Document").field("path", &self.path).field("version", &self.version).finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// A session on a started server.
+    #[must_use]
+    pub fn new(server: Server) -> Session {
+        Session { server, documents: std::sync::Mutex::new(VecDeque::new()) }
+    }
+
+    /// The server.
+    #[must_use]
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// The language.
+    #[must_use]
+    pub fn language(&self) -> Language {
+        self.server.language()
+    }
+
+    /// Tells the server `path` has `text`: opened at version 1 the first time, a change to
+    /// the next version when the text differs from the one sent; gives the version now.
+    ///
+    /// # Errors
+    /// [`RpcError`] when the server is gone.
+    pub fn sync(&self, path: &Path, text: &str) -> Result<i32, RpcError> {
+        let mut documents = crate::lock(&self.documents);
+        if let Some(at) = documents.iter().position(|document| document.path == path) {
+            let mut document = documents.remove(at).expect("the position was just found");
+            if document.text != text {
+                document.version += 1;
+                document.text = text.to_owned();
+                self.server.change(path, text, document.version)?;
+            }
+            let version = document.version;
+            documents.push_back(document);
+            return Ok(version);
+        }
+        if documents.len() >= MAX_OPEN_DOCUMENTS
+            && let Some(oldest) = documents.pop_front()
+        {
+            self.server.close(&oldest.path)?;
+        }
+        self.server.open(path, text, 1)?;
+        documents.push_back(Document { path: path.to_owned(), version: 1, text: text.to_owned() });
+        Ok(1)
+    }
+
+    /// The version last sent for `path`, if it is open.
+    #[must_use]
+    pub fn version(&self, path: &Path) -> Option<i32> {
+        crate::lock(&self.documents).iter().find(|document| document.path == path).map(|document| document.version)
+    }
+
+    /// The text and version the server last got for `path`: the open document's, else the
+    /// file on disk (the server reads it from there), for [`crate::rename_edits`].
+    ///
+    /// # Errors
+    /// When the file cannot be read as UTF-8.
+    pub fn sent_text(&self, path: &Path) -> Result<SentText, String> {
+        if let Some(document) = crate::lock(&self.documents).iter().find(|document| document.path == path) {
+            return Ok(SentText { text: document.text.clone(), version: Some(document.version) });
+        }
+        let text = std::fs::read_to_string(path).map_err(|error| error.to_string())?;
+        Ok(SentText { text, version: None })
+    }
+
+    /// Sends `text` for `path` and waits up to `wait` for the server's diagnostics of that
+    /// version. A server that publishes no versions can never be shown `fresh`.
+    #[must_use]
+    pub fn diagnostics(&self, path: &Path, text: &str, wait: Duration) -> ServerDiagnostics {
+        let current = match self.sync(path, text) {
+            Ok(version) => version,
+            Err(error) => {
+                let unavailable = Unavailable::new(self.language(), format!("{error}; {}", self.server.stderr_tail()));
+                return ServerDiagnostics::unavailable(&unavailable);
+            }
+        };
+        let started = Instant::now();
+        let deadline = started + wait;
+        loop {
+            let published = self.server.published(path);
+            if let Some(published) = &published
+                && published.version == Some(current)
+            {
+                return shown(Freshness::Fresh { version: current }, &published.diagnostics);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.server.broken().is_some() {
+                let waited_ms = millis(started.elapsed());
+                let last_version = published.as_ref().and_then(|published| published.version);
+                let freshness = Freshness::TimedOut { waited_ms, limit_ms: millis(wait), last_version };
+                let diagnostics = published.map(|published| published.diagnostics).unwrap_or_default();
+                return shown(freshness, &diagnostics);
+            }
+            self.server.wait_published(path, left.min(Duration::from_millis(200)));
+        }
+    }
+
+    /// The diagnostics the server last published for `path`, without waiting: `fresh` only
+    /// when they are for the version last sent, else `stale`.
+    #[must_use]
+    pub fn peek_diagnostics(&self, path: &Path) -> Option<ServerDiagnostics> {
+        let current = self.version(path)?;
+        let published = self.server.published(path)?;
+        let freshness = match published.version {
+            Some(version) if version == current => Freshness::Fresh { version },
+            version => Freshness::Stale { version, current },
+        };
+        Some(shown(freshness, &published.diagnostics))
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn shown(freshness: Freshness, diagnostics: &[lsp_types::Diagnostic]) -> ServerDiagnostics {
+    let kept = diagnostics
+        .iter()
+        .take(MAX_DIAGNOSTICS)
+        .map(|diagnostic| Diagnostic {
+            line: diagnostic.range.start.line.saturating_add(1),
+            column: diagnostic.range.start.character.saturating_add(1),
+            severity: match diagnostic.severity {
+                Some(lsp_types::DiagnosticSeverity::WARNING) => "warning",
+                Some(lsp_types::DiagnosticSeverity::INFORMATION) => "information",
+                Some(lsp_types::DiagnosticSeverity::HINT) => "hint",
+                _ => "error",
+            },
+            message: diagnostic.message.chars().take(MAX_MESSAGE_CHARS).collect(),
+            source: diagnostic.source.clone(),
+        })
+        .collect();
+    ServerDiagnostics { freshness, diagnostics: kept, omitted: diagnostics.len().saturating_sub(MAX_DIAGNOSTICS) }
+}

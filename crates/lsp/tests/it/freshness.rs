@@ -1,0 +1,94 @@
+//! Diagnostics are never shown fresher than they are: a slow server gives `timed_out`, two
+//! changes back to back give `fresh` for the newest version; and the pool restarts a
+//! crashed server once, then says it is unavailable with the server's last words.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use editkit_lsp::{Freshness, Language, Pool, PoolOptions};
+use editkit_run::Roots;
+
+use crate::support::{START_WAIT, fixture, tools_path};
+
+/// A pool whose Python server is the stand-in in `mode`, and the fixture root.
+fn stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
+    let (temp, root) = fixture("py");
+    let bin = temp.path().join("stand-in-bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lsp/stand-in/basedpyright-langserver");
+    std::fs::copy(&script, bin.join("basedpyright-langserver")).expect("copy the stand-in");
+    std::fs::write(bin.join("mode"), mode).expect("write the mode");
+    let bin = bin.canonicalize().expect("real path");
+    let options = PoolOptions { path: Some(tools_path(&[&bin])), start_wait: START_WAIT, ..PoolOptions::default() };
+    (temp, root, Pool::new(options))
+}
+
+#[test]
+fn a_slow_server_gives_timed_out_never_an_empty_success() {
+    let (_temp, root, pool) = stand_in("slow");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let file = root.join("pkg/util.py");
+    let first = session.diagnostics(&file, "a = 1\n", START_WAIT);
+    assert_eq!(first.freshness, Freshness::Fresh { version: 1 });
+    let second = session.diagnostics(&file, "a = 2\n", Duration::from_millis(300));
+    let Freshness::TimedOut { limit_ms, last_version, .. } = second.freshness else {
+        panic!("a server that never answers version 2 gave {second:?}")
+    };
+    assert_eq!((limit_ms, last_version), (300, Some(1)));
+    assert_eq!(second.diagnostics.len(), 1, "the version-1 diagnostics are shown, labelled");
+    assert_eq!(second.diagnostics[0].message, "version 1");
+}
+
+#[test]
+fn two_changes_back_to_back_give_the_newest_version_or_say_which() {
+    let (_temp, root, pool) = stand_in("latest");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let file = root.join("pkg/util.py");
+    assert_eq!(session.diagnostics(&file, "a = 1\n", START_WAIT).freshness, Freshness::Fresh { version: 1 });
+    assert_eq!(session.sync(&file, "a = 2\n").expect("sent"), 2);
+    let third = session.diagnostics(&file, "a = 3\n", START_WAIT);
+    assert_eq!(third.freshness, Freshness::Fresh { version: 3 });
+    assert_eq!(third.diagnostics[0].message, "version 3");
+    assert_eq!(session.sync(&file, "a = 4\n").expect("sent"), 4);
+    let peeked = session.peek_diagnostics(&file).expect("open");
+    assert_eq!(peeked.freshness, Freshness::Stale { version: Some(3), current: 4 });
+    // The same text again is no new version.
+    assert_eq!(session.sync(&file, "a = 4\n").expect("sent"), 4);
+}
+
+#[test]
+fn a_crashing_server_is_restarted_once_then_unavailable_with_its_stderr() {
+    let (_temp, root, pool) = stand_in("crash");
+    let roots = Roots::new(&[&root]);
+    let file = root.join("pkg/util.py");
+    for _ in 0..2 {
+        let session = pool.session(Language::Python, &root, &roots).expect("it starts");
+        let answer = session.diagnostics(&file, "a = 1\n", START_WAIT);
+        assert!(!matches!(answer.freshness, Freshness::Fresh { .. }), "{answer:?}");
+    }
+    let error = pool.session(Language::Python, &root, &roots).expect_err("no third start");
+    assert!(error.reason.contains("stand-in crashed on purpose"), "{error}");
+    assert!(error.install.contains("basedpyright"), "{error}");
+}
+
+#[test]
+fn the_pool_is_lazy_bounded_and_names_what_to_install() {
+    let (_temp, root) = fixture("py");
+    let (_other_temp, other) = fixture("py");
+    let options =
+        PoolOptions { path: Some(tools_path(&[])), start_wait: START_WAIT, max_servers: 1, ..PoolOptions::default() };
+    let pool = Pool::new(options);
+    assert!(pool.warm(Language::Python, &root).is_none(), "nothing runs before first use");
+    assert_eq!(pool.running(), 0);
+    pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("starts");
+    assert!(pool.warm(Language::Python, &root).is_some());
+    pool.session(Language::Python, &other, &Roots::new(&[&other])).expect("starts");
+    assert_eq!(pool.running(), 1, "the older server made room");
+    assert!(pool.warm(Language::Python, &root).is_none());
+
+    let empty = tempfile::tempdir().expect("a temp dir");
+    let nothing = Pool::new(PoolOptions { path: Some(empty.path().as_os_str().to_owned()), ..PoolOptions::default() });
+    let error = nothing.session(Language::TypeScript, &root, &Roots::new(&[&root])).expect_err("none on PATH");
+    assert!(error.to_string().contains("typescript-language-server"), "{error}");
+    assert!(error.install.contains("npm install"), "{error}");
+}
