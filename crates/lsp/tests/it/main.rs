@@ -4,5 +4,6 @@
 
 mod freshness;
 mod hostile;
+mod rename;
 mod servers;
 mod support;
