@@ -110,7 +110,8 @@ impl Pool {
         {
             oldest.session = None;
         }
-        let started = Server::start(language, root, roots, self.options.path.as_deref(), self.options.start_wait);
+        let path = self.options.path.clone().or_else(|| std::env::var_os("PATH"));
+        let started = Server::start(language, root, roots, path.as_deref(), self.options.start_wait);
         let slot = slots.get_mut(&key).expect("the slot was inserted above");
         match started {
             Ok(server) => {

@@ -62,8 +62,8 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// Starts and initialises the server for `language` on `root` (`roots`: every workspace
     /// root, none of which may hold the server or anything it runs), looking programs up in
-    /// `path` (a `PATH` value, usually this process's: only its absolute entries outside
-    /// every root count), waiting up to `wait` for its `initialize` answer.
+    /// `path` (a `PATH` value, usually this process's; `None`: no `PATH`, nothing found;
+    /// only its absolute entries outside every root count), waiting up to `wait` for its `initialize` answer.
     ///
     /// # Errors
     /// [`Unavailable`] when no server is installed outside the roots, it cannot start, or it
