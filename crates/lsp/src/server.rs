@@ -263,6 +263,25 @@ impl Server {
         crate::lock(&self.facts).status.clone()
     }
 
+    /// What kept the server from loading the whole workspace, when it says (rust-analyzer's
+    /// status with a health other than `ok`: a crate whose dependencies could not be
+    /// resolved offline, say). Answers given while this is `Some` may miss what it could not
+    /// load: show it beside them.
+    #[must_use]
+    pub fn load_problem(&self) -> Option<String> {
+        let status = self.status()?;
+        let health = status.get("health").and_then(Value::as_str).unwrap_or("ok");
+        if health == "ok" {
+            return None;
+        }
+        let message = status.get("message").and_then(Value::as_str).unwrap_or("no message");
+        Some(format!(
+            "{} reports `{health}`: {}",
+            self.language.as_str(),
+            message.chars().take(2_000).collect::<String>()
+        ))
+    }
+
     /// What the server last published for `path`, if anything.
     #[must_use]
     pub fn published(&self, path: &Path) -> Option<Published> {

@@ -58,3 +58,25 @@ fn unversioned_typescript_diagnostics_are_never_fresh() {
     let answer = session.diagnostics(&file, "export const n: number = 'x';\n", std::time::Duration::from_secs(10));
     assert!(!matches!(answer.freshness, Freshness::Fresh { .. }), "{answer:?}");
 }
+
+/// A crate whose dependencies cannot be resolved (no network, a private cargo home) still
+/// loads what it can, and the server says what it could not: never a silent partial answer.
+#[test]
+fn rust_says_when_dependencies_could_not_be_loaded() {
+    let (_temp, root) = fixture("rs");
+    std::fs::remove_file(root.join("rust-project.json")).expect("remove");
+    let manifest =
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nserde = \"1\"\n";
+    std::fs::write(root.join("Cargo.toml"), manifest).expect("write");
+    let server = ready_server(Language::Rust, &root, &tools_path(&[]), "src/util.rs");
+    let problem = server.load_problem().expect("a load problem is reported");
+    eprintln!("{problem}");
+    assert!(problem.contains("rust reports"), "{problem}");
+}
+
+#[test]
+fn a_loaded_rust_crate_reports_no_problem() {
+    let (_temp, root) = fixture("rs");
+    let server = ready_server(Language::Rust, &root, &tools_path(&[]), "src/util.rs");
+    assert_eq!(server.load_problem(), None);
+}
