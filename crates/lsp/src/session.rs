@@ -188,7 +188,8 @@ impl Session {
     }
 
     /// Sends `text` for `path` and waits up to `wait` for the server's diagnostics of that
-    /// version. A server that publishes no versions can never be shown `fresh`.
+    /// version: its publish for that version (a publish without a version is never taken
+    /// for `fresh`), or for TypeScript tsserver's answer to a request sent after the change.
     #[must_use]
     pub fn diagnostics(&self, path: &Path, text: &str, wait: Duration) -> ServerDiagnostics {
         let current = match self.sync(path, text) {
@@ -199,6 +200,9 @@ impl Session {
             }
         };
         let started = Instant::now();
+        if self.language() == Language::TypeScript {
+            return self.typescript_diagnostics(path, current, started, wait);
+        }
         let deadline = started + wait;
         loop {
             let published = self.server.published(path);
@@ -217,6 +221,37 @@ impl Session {
             }
             self.server.wait_published(path, left.min(Duration::from_millis(200)));
         }
+    }
+
+    /// typescript-language-server publishes no versions, so its diagnostics are asked of
+    /// tsserver directly: tsserver answers in the order it got the messages, so the answer
+    /// after the change is for the version just sent.
+    fn typescript_diagnostics(&self, path: &Path, current: i32, started: Instant, wait: Duration) -> ServerDiagnostics {
+        let mut found = Vec::new();
+        for command in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
+            let Ok(uri) = crate::uri::path_to_uri(path) else { break };
+            let params = serde_json::json!({"command": "typescript.tsserverRequest", "arguments": [command, {"file": uri.as_str()}]});
+            let left = wait.saturating_sub(started.elapsed());
+            match self.server.connection().request("workspace/executeCommand", params, left) {
+                Ok(answer) => {
+                    let body = answer.get("body").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
+                    found.extend(body.iter().filter_map(tsserver_diagnostic));
+                }
+                Err(RpcError::TimedOut { .. }) => {
+                    let freshness = Freshness::TimedOut {
+                        waited_ms: millis(started.elapsed()),
+                        limit_ms: millis(wait),
+                        last_version: None,
+                    };
+                    return shown(freshness, &[]);
+                }
+                Err(error) => {
+                    let unavailable = Unavailable::new(self.language(), error.to_string());
+                    return ServerDiagnostics::unavailable(&unavailable);
+                }
+            }
+        }
+        shown(Freshness::Fresh { version: current }, &found)
     }
 
     /// The diagnostics the server last published for `path`, without waiting: `fresh` only
@@ -255,4 +290,27 @@ fn shown(freshness: Freshness, diagnostics: &[lsp_types::Diagnostic]) -> ServerD
         })
         .collect();
     ServerDiagnostics { freshness, diagnostics: kept, omitted: diagnostics.len().saturating_sub(MAX_DIAGNOSTICS) }
+}
+
+/// One diagnostic of tsserver's own shape (1-based line and UTF-16 offset) in the protocol's.
+fn tsserver_diagnostic(value: &serde_json::Value) -> Option<lsp_types::Diagnostic> {
+    let at = |key: &str| -> Option<lsp_types::Position> {
+        let point = value.get(key)?;
+        let line = u32::try_from(point.get("line")?.as_u64()?).ok()?.checked_sub(1)?;
+        let character = u32::try_from(point.get("offset")?.as_u64()?).ok()?.checked_sub(1)?;
+        Some(lsp_types::Position { line, character })
+    };
+    let severity = match value.get("category").and_then(serde_json::Value::as_str) {
+        Some("warning") => lsp_types::DiagnosticSeverity::WARNING,
+        Some("suggestion") => lsp_types::DiagnosticSeverity::HINT,
+        Some("message") => lsp_types::DiagnosticSeverity::INFORMATION,
+        _ => lsp_types::DiagnosticSeverity::ERROR,
+    };
+    Some(lsp_types::Diagnostic {
+        range: lsp_types::Range { start: at("start")?, end: at("end")? },
+        severity: Some(severity),
+        message: value.get("text")?.as_str()?.to_owned(),
+        source: Some("ts".to_owned()),
+        ..lsp_types::Diagnostic::default()
+    })
 }

@@ -47,16 +47,19 @@ fn python_diagnostics_are_fresh_for_the_text_sent() {
     assert!(broken.diagnostics.iter().any(|d| d.severity == "error" && d.line == 3), "{broken:?}");
 }
 
-/// typescript-language-server publishes no document versions: its diagnostics are never
-/// labelled fresh, whatever they say.
+/// typescript-language-server publishes no document versions, so tsserver is asked directly:
+/// the answer after a change is for that change.
 #[test]
-fn unversioned_typescript_diagnostics_are_never_fresh() {
+fn typescript_diagnostics_are_fresh_for_the_text_sent() {
     let (_temp, root) = fixture("ts");
     let pool = Pool::new(PoolOptions { path: Some(tools_path(&[])), start_wait: START_WAIT, ..PoolOptions::default() });
     let session = pool.session(Language::TypeScript, &root, &Roots::new(&[&root])).expect("starts");
     let file = root.join("src/shape.ts");
-    let answer = session.diagnostics(&file, "export const n: number = 'x';\n", std::time::Duration::from_secs(10));
-    assert!(!matches!(answer.freshness, Freshness::Fresh { .. }), "{answer:?}");
+    let broken = session.diagnostics(&file, "export const n: number = 'x';\n", READY_WAIT);
+    assert_eq!(broken.freshness, Freshness::Fresh { version: 1 });
+    assert!(broken.diagnostics.iter().any(|d| d.severity == "error" && d.line == 1 && d.column == 14), "{broken:?}");
+    let fixed = session.diagnostics(&file, "export const n: number = 1;\n", READY_WAIT);
+    assert_eq!((fixed.freshness, fixed.diagnostics.len()), (Freshness::Fresh { version: 2 }, 0));
 }
 
 /// A crate whose dependencies cannot be resolved (no network, a private cargo home) still
