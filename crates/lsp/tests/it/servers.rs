@@ -83,3 +83,17 @@ fn a_loaded_rust_crate_reports_no_problem() {
     let server = ready_server(Language::Rust, &root, &tools_path(&[]), "src/util.rs");
     assert_eq!(server.load_problem(), None);
 }
+
+#[test]
+fn rust_diagnostics_are_fresh_for_the_text_sent() {
+    let (_temp, root) = fixture("rs");
+    let pool = Pool::new(PoolOptions { path: Some(tools_path(&[])), start_wait: START_WAIT, ..PoolOptions::default() });
+    let session = pool.session(Language::Rust, &root, &Roots::new(&[&root])).expect("starts");
+    let file = root.join("src/util.rs");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let clean = session.diagnostics(&file, &text, READY_WAIT);
+    assert_eq!(clean.freshness, Freshness::Fresh { version: 1 });
+    let broken = session.diagnostics(&file, &format!("{text}fn broken( {{\n"), READY_WAIT);
+    assert_eq!(broken.freshness, Freshness::Fresh { version: 2 });
+    assert!(broken.diagnostics.iter().any(|d| d.severity == "error"), "{broken:?}");
+}
