@@ -40,6 +40,7 @@ mod edit;
 pub mod framing;
 mod pool;
 mod position;
+mod project;
 mod rpc;
 mod server;
 mod session;

@@ -76,7 +76,7 @@ impl Server {
         wait: Duration,
     ) -> Result<Server, Unavailable> {
         let dir = private_dir(language, roots)?;
-        let launch = locate(language, Lookup { path, roots }, dir.path())?;
+        let launch = locate(language, Lookup { path, roots }, root, dir.path())?;
         let invocation = Invocation {
             program: launch.program.clone(),
             args: launch.args.clone(),

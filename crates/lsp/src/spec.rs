@@ -113,11 +113,11 @@ pub(crate) struct Lookup<'a> {
 }
 
 /// Finds the server for `language` and everything it will start, outside every root.
-pub(crate) fn locate(language: Language, lookup: Lookup<'_>, dir: &Path) -> Result<Launch, Unavailable> {
+pub(crate) fn locate(language: Language, lookup: Lookup<'_>, root: &Path, dir: &Path) -> Result<Launch, Unavailable> {
     match language {
         Language::Python => python(lookup),
         Language::TypeScript => typescript(lookup),
-        Language::Rust => rust(lookup, dir),
+        Language::Rust => rust(lookup, root, dir),
     }
 }
 
@@ -199,9 +199,12 @@ fn tsserver_js(server: &Path, lookup: Lookup<'_>) -> Option<PathBuf> {
     })
 }
 
-fn rust(lookup: Lookup<'_>, dir: &Path) -> Result<Launch, Unavailable> {
+fn rust(lookup: Lookup<'_>, root: &Path, dir: &Path) -> Result<Launch, Unavailable> {
     let language = Language::Rust;
     let sysroot = sysroot(lookup, dir)?;
+    // Told which project to load, rust-analyzer discovers none, so no `rust-project.json`
+    // names its sysroot.
+    let linked_projects = crate::project::linked_projects(root, &sysroot)?;
     let program = sysroot.join("bin/rust-analyzer");
     if !program.is_file() {
         return Err(Unavailable::new(
@@ -244,6 +247,8 @@ fn rust(lookup: Lookup<'_>, dir: &Path) -> Result<Launch, Unavailable> {
         search_path,
         init_options: json!({
             "cargo": {"sysroot": sysroot.to_string_lossy(), "buildScripts": {"enable": false}},
+            "linkedProjects": linked_projects,
+            "files": {"watcher": "client"},
             "procMacro": {"enable": false},
             "checkOnSave": false,
             "cachePriming": {"enable": false},

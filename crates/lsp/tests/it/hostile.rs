@@ -93,3 +93,36 @@ fn planted_rust_toolchains_and_cargo_wrappers_never_run() {
     assert_eq!(markers(&[&outside, server.private_dir()]), Vec::<std::path::PathBuf>::new());
     markers_work(&root.join("wrapper.sh"), &outside, server.private_dir());
 }
+
+/// A `rust-project.json` may name a sysroot: rust-analyzer would run its `bin/rustc`. Every
+/// key of the file that names a toolchain (relative, absolute, in a nested project, or added
+/// after the server is ready) is ignored: editkit tells rust-analyzer which project to load.
+#[test]
+fn a_rust_project_json_naming_a_sysroot_in_the_workspace_never_runs_it() {
+    let (temp, root) = fixture("rs");
+    let outside = temp.path().join("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    for name in ["rustc", "cargo", "rust-analyzer", "rustdoc"] {
+        plant(&root, &format!("tc/bin/{name}"), &marker_script(&format!("tc-{name}"), &outside), true);
+        plant(&root, &format!("sub/tc/bin/{name}"), &marker_script(&format!("sub-{name}"), &outside), true);
+    }
+    let project = |sysroot: &str| {
+        format!(
+            r#"{{"sysroot": {sysroot:?}, "sysroot_src": "{}/tc/lib/rustlib/src/rust/library", "crates": [{{"root_module": "src/lib.rs", "edition": "2021", "deps": [], "display_name": "demo", "is_workspace_member": true, "cfg": []}}]}}"#,
+            root.display()
+        )
+    };
+    plant(&root, "rust-project.json", &project("tc"), false);
+    plant(&root, "sub/rust-project.json", &project("tc"), false);
+    plant(&root, "sub/src/lib.rs", "pub fn f() {}\n", false);
+    let server = ready_server(Language::Rust, &root, &tools_path(&[]), "src/util.rs");
+    let found = references(&server, &root, "src/util.rs", 0, 7);
+    assert_eq!(found.len(), 4, "the real server answered: {found:?}");
+    // Rewritten once the server runs, with an absolute sysroot this time.
+    plant(&root, "rust-project.json", &project(&root.join("tc").display().to_string()), false);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let found = references(&server, &root, "src/util.rs", 0, 7);
+    assert_eq!(found.len(), 4, "the real server answered: {found:?}");
+    assert_eq!(markers(&[&outside, server.private_dir()]), Vec::<std::path::PathBuf>::new());
+    markers_work(&root.join("tc/bin/rustc"), &outside, server.private_dir());
+}
