@@ -87,7 +87,7 @@ impl Server {
             max_stdout: 0,
             env: launch.env.clone(),
         };
-        let (spawned, confinement) = editkit_run::spawn(&invocation);
+        let (spawned, confinement) = editkit_run::spawn_no_exec_in(&invocation, roots);
         let mut child = spawned.map_err(|error| Unavailable::new(language, format!("could not start: {error}")))?;
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {

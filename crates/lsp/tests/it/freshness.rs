@@ -11,7 +11,7 @@ use editkit_run::Roots;
 use crate::support::{START_WAIT, fixture, tools_path};
 
 /// A pool whose Python server is the stand-in in `mode`, and the fixture root.
-fn stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
+pub(crate) fn stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
     let (temp, root) = fixture("py");
     let bin = temp.path().join("stand-in-bin");
     std::fs::create_dir(&bin).expect("mkdir");

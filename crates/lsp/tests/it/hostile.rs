@@ -126,3 +126,18 @@ fn a_rust_project_json_naming_a_sysroot_in_the_workspace_never_runs_it() {
     assert_eq!(markers(&[&outside, server.private_dir()]), Vec::<std::path::PathBuf>::new());
     markers_work(&root.join("tc/bin/rustc"), &outside, server.private_dir());
 }
+
+/// The backstop behind choosing what a server runs: a server (and all it starts) cannot
+/// execute any file beneath the workspace root, whatever named it.
+#[test]
+fn a_server_cannot_execute_files_in_the_workspace() {
+    let (_temp, root, pool) = crate::freshness::stand_in("exec");
+    plant(&root, "pkg/planted", "#!/bin/sh\necho planted-ran\n", true);
+    let session =
+        pool.session(Language::Python, &root, &editkit_run::Roots::new(&[&root])).expect("the stand-in starts");
+    let answer = session.diagnostics(&root.join("pkg/util.py"), "a = 1\n", crate::support::START_WAIT);
+    assert_eq!(answer.diagnostics.len(), 1, "{answer:?}");
+    assert_eq!(answer.diagnostics[0].message, "refused: Permission denied", "{answer:?}");
+    let status = std::process::Command::new(root.join("pkg/planted")).output().expect("run it directly");
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "planted-ran\n", "the control runs");
+}
