@@ -141,3 +141,50 @@ fn a_server_cannot_execute_files_in_the_workspace() {
     let status = std::process::Command::new(root.join("pkg/planted")).output().expect("run it directly");
     assert_eq!(String::from_utf8_lossy(&status.stdout), "planted-ran\n", "the control runs");
 }
+
+/// A rust-analyzer started in this process, whatever its temporary folder, answers the
+/// fixture's references. Run on its own it checks that; run by the test below, it runs with
+/// a planted toolchain file above its temporary folder.
+#[test]
+fn a_rust_server_starts_under_this_processs_temporary_folder() {
+    let (_temp, root) = fixture("rs");
+    let server = ready_server(Language::Rust, &root, &tools_path(&[]), "src/util.rs");
+    assert_eq!(references(&server, &root, "src/util.rs", 0, 7).len(), 4);
+}
+
+/// rustup looks for `rust-toolchain.toml` in the working folder and every parent: one above
+/// the private folders (say a `/tmp/rust-toolchain.toml` any local user can write) must not
+/// choose the toolchain.
+#[test]
+fn a_toolchain_file_above_the_private_folders_chooses_nothing() {
+    let trap = tempfile::tempdir().expect("a temp dir");
+    let trap = trap.path().canonicalize().expect("real path");
+    let outside = trap.join("outside");
+    std::fs::create_dir_all(trap.join("tmp")).expect("mkdir");
+    std::fs::create_dir(&outside).expect("mkdir");
+    for name in ["rustc", "cargo", "rust-analyzer"] {
+        plant(&trap, &format!("fake/bin/{name}"), &marker_script(&format!("fake-{name}"), &outside), true);
+    }
+    plant(&trap, "rust-toolchain.toml", &format!("[toolchain]\npath = \"{}/fake\"\n", trap.display()), false);
+    // The control: rustup takes the planted toolchain below the file.
+    let control = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .current_dir(trap.join("tmp"))
+        .env("TMPDIR", trap.join("tmp"))
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .output()
+        .expect("run rustc");
+    assert!(!control.status.success(), "the planted rustc ran: {control:?}");
+    for marker in markers(&[&outside]) {
+        std::fs::remove_file(marker).expect("remove the control marker");
+    }
+    let child = std::process::Command::new(std::env::current_exe().expect("this test binary"))
+        .args(["--exact", "hostile::a_rust_server_starts_under_this_processs_temporary_folder"])
+        .env("TMPDIR", trap.join("tmp"))
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .output()
+        .expect("run the test binary");
+    assert_eq!(markers(&[&outside]), Vec::<std::path::PathBuf>::new());
+    assert!(child.status.success(), "{}", String::from_utf8_lossy(&child.stdout));
+    assert!(String::from_utf8_lossy(&child.stdout).contains("1 passed"), "{child:?}");
+}
