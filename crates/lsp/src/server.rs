@@ -75,6 +75,17 @@ impl Server {
         path: Option<&std::ffi::OsStr>,
         wait: Duration,
     ) -> Result<Server, Unavailable> {
+        Server::start_keeping_stderr(language, root, roots, path, wait).map_err(|failed| failed.unavailable)
+    }
+
+    /// [`Server::start`], and when it fails, the server's stderr for the log.
+    pub(crate) fn start_keeping_stderr(
+        language: Language,
+        root: &Path,
+        roots: &Roots,
+        path: Option<&std::ffi::OsStr>,
+        wait: Duration,
+    ) -> Result<Server, Failed> {
         let dir = private_dir(language, roots)?;
         let launch = locate(language, Lookup { path, roots }, root, dir.path())?;
         let invocation = Invocation {
@@ -92,7 +103,7 @@ impl Server {
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             editkit_run::reap(&mut child);
-            return Err(Unavailable::new(language, "could not start: no pipes"));
+            return Err(Unavailable::new(language, "could not start: no pipes").into());
         };
         let child = Arc::new(Mutex::new(Some(child)));
         let kill = Arc::clone(&child);
@@ -116,11 +127,13 @@ impl Server {
             confinement,
             dir,
         };
-        server.initialize(&launch, wait).map_err(|reason| {
-            let tail = server.stderr_tail();
-            let reason = if tail.is_empty() { reason } else { format!("{reason}; its last output: {tail}") };
-            Unavailable::new(language, reason)
-        })?;
+        if let Err(reason) = server.initialize(&launch, wait) {
+            server.kill();
+            return Err(Failed {
+                unavailable: Unavailable::new(language, kept_private(&reason)),
+                stderr: server.stderr_tail(),
+            });
+        }
         Ok(server)
     }
 
@@ -191,7 +204,10 @@ impl Server {
         self.connection.broken()
     }
 
-    /// The last lines the server wrote to stderr (at most 2,000 characters).
+    /// The last lines the server wrote to stderr (at most 2,000 characters), for the user's
+    /// log only: a server's stderr can quote any file it read (cargo quotes the TOML line it
+    /// cannot parse, a linked `Cargo.toml` being anything), so editkit never puts it in a
+    /// reason, an error or a result.
     #[must_use]
     pub fn stderr_tail(&self) -> String {
         let bytes = crate::lock(&self.stderr).clone();
@@ -256,11 +272,15 @@ impl Server {
     }
 
     /// The server's own word on its health, when it gives one (rust-analyzer's last
-    /// `experimental/serverStatus`: `health`, `quiescent`, `message`).
+    /// `experimental/serverStatus`: `health` and `quiescent`). Its `message` is left out: it
+    /// quotes cargo's errors, which quote files.
     #[must_use]
     pub fn status(&self) -> Option<Value> {
         self.pump(Duration::ZERO);
-        crate::lock(&self.facts).status.clone()
+        let status = crate::lock(&self.facts).status.clone()?;
+        let kept =
+            ["health", "quiescent"].into_iter().filter_map(|key| Some((key.to_owned(), status.get(key)?.clone())));
+        Some(Value::Object(kept.collect()))
     }
 
     /// What the server last published for `path`, if anything.
@@ -359,6 +379,24 @@ impl Drop for Server {
         }
         self.kill();
     }
+}
+
+/// Why a server did not start, and its stderr for the log (never for the reason).
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub(crate) unavailable: Unavailable,
+    pub(crate) stderr: String,
+}
+
+impl From<Unavailable> for Failed {
+    fn from(unavailable: Unavailable) -> Failed {
+        Failed { unavailable, stderr: String::new() }
+    }
+}
+
+/// `reason`, saying where the server's stderr went.
+pub(crate) fn kept_private(reason: &str) -> String {
+    format!("{reason}; the server's stderr is kept for the log, not shown (it can quote files)")
 }
 
 fn stop(child: &Mutex<Option<Child>>) {

@@ -194,7 +194,7 @@ impl Session {
         let current = match self.sync(path, text) {
             Ok(version) => version,
             Err(error) => {
-                let unavailable = Unavailable::new(self.language(), format!("{error}; {}", self.server.stderr_tail()));
+                let unavailable = Unavailable::new(self.language(), crate::server::kept_private(&error.to_string()));
                 return ServerDiagnostics::unavailable(&unavailable);
             }
         };

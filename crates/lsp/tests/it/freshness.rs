@@ -56,8 +56,11 @@ fn two_changes_back_to_back_give_the_newest_version_or_say_which() {
     assert_eq!(session.sync(&file, "a = 4\n").expect("sent"), 4);
 }
 
+/// A crashed server is started again once, then its language is unavailable. Its stderr can
+/// quote files (cargo quotes the TOML line it cannot parse): it is kept for the log, bounded,
+/// and never in the reason.
 #[test]
-fn a_crashing_server_is_restarted_once_then_unavailable_with_its_stderr() {
+fn a_crashing_server_is_restarted_once_then_unavailable_its_stderr_kept_private() {
     let (_temp, root, pool) = stand_in("crash");
     let roots = Roots::new(&[&root]);
     let file = root.join("pkg/util.py");
@@ -65,10 +68,26 @@ fn a_crashing_server_is_restarted_once_then_unavailable_with_its_stderr() {
         let session = pool.session(Language::Python, &root, &roots).expect("it starts");
         let answer = session.diagnostics(&file, "a = 1\n", START_WAIT);
         assert!(!matches!(answer.freshness, Freshness::Fresh { .. }), "{answer:?}");
+        let shown = format!("{answer:?}");
+        assert!(!shown.contains("AKIASECRET") && !shown.contains("crashed on purpose"), "{shown}");
     }
     let error = pool.session(Language::Python, &root, &roots).expect_err("no third start");
-    assert!(error.reason.contains("stand-in crashed on purpose"), "{error}");
+    assert!(!error.to_string().contains("AKIASECRET"), "{error}");
+    assert!(!error.to_string().contains("crashed on purpose"), "{error}");
+    assert!(error.reason.contains("stderr"), "says where its stderr went: {error}");
     assert!(error.install.contains("basedpyright"), "{error}");
+    let log = pool.last_stderr(Language::Python, &root).expect("kept for the log");
+    assert!(log.contains("stand-in crashed on purpose"), "{log}");
+}
+
+#[test]
+fn a_server_dying_at_start_keeps_its_stderr_out_of_the_reason() {
+    let (_temp, root, pool) = stand_in("die");
+    let error = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect_err("it dies");
+    assert!(!error.to_string().contains("AKIASECRET"), "{error}");
+    assert!(error.reason.contains("stderr"), "says where its stderr went: {error}");
+    let log = pool.last_stderr(Language::Python, &root).expect("kept for the log");
+    assert!(log.contains("AKIASECRETSECRET123"), "{log}");
 }
 
 #[test]

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use editkit_lsp::Language;
 
-use crate::support::{fixture, marker_module, marker_script, markers, plant, ready_server, references, tools_path};
+use crate::support::{
+    START_WAIT, fixture, marker_module, marker_script, markers, plant, ready_server, references, tools_path,
+};
 
 /// The planted program runs and leaves its markers when run directly: the check below can
 /// fail.
@@ -187,4 +189,32 @@ fn a_toolchain_file_above_the_private_folders_chooses_nothing() {
     assert_eq!(markers(&[&outside]), Vec::<std::path::PathBuf>::new());
     assert!(child.status.success(), "{}", String::from_utf8_lossy(&child.stdout));
     assert!(String::from_utf8_lossy(&child.stdout).contains("1 passed"), "{child:?}");
+}
+
+/// A `Cargo.toml` linked to a file outside the root: cargo quotes the line it cannot parse in
+/// rust-analyzer's stderr and status. Neither reaches what editkit shows: the status keeps no
+/// `message`, the stderr stays private.
+#[test]
+fn a_linked_cargo_toml_leaks_nothing_through_the_servers_words() {
+    let (temp, root) = fixture("rs");
+    let outside = temp.path().join("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    let secret = outside.join("credentials");
+    std::fs::write(&secret, "[default]\naws_access_key_id = AKIASECRETSECRET123\n").expect("write");
+    std::fs::remove_file(root.join("rust-project.json")).expect("remove");
+    std::os::unix::fs::symlink(&secret, root.join("Cargo.toml")).expect("link");
+    let roots = editkit_run::Roots::new(&[&root]);
+    let server = editkit_lsp::Server::start(Language::Rust, &root, &roots, Some(&tools_path(&[])), START_WAIT)
+        .expect("rust-analyzer starts");
+    let file = root.join("src/util.rs");
+    server.open(&file, &std::fs::read_to_string(&file).expect("read"), 1).expect("didOpen");
+    assert!(server.wait_ready(crate::support::READY_WAIT), "{:?}", server.broken());
+    let deadline = std::time::Instant::now() + crate::support::READY_WAIT;
+    while !server.stderr_tail().contains("AKIASECRET") && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(server.stderr_tail().contains("AKIASECRET"), "the control: cargo quoted the line");
+    let status = server.status().expect("rust-analyzer reports its status");
+    assert!(!status.to_string().contains("AKIASECRET"), "{status}");
+    assert!(status.get("health").is_some(), "{status}");
 }
