@@ -75,6 +75,9 @@ impl Pool {
     /// [`Unavailable`] as above.
     pub fn session(&self, language: Language, root: &Path, roots: &Roots) -> Result<Arc<Session>, Unavailable> {
         self.shut_idle();
+        // Sessions taken out are dropped (their servers shut down, which waits) after the
+        // lock is released: declared before the guard, dropped after it.
+        let mut retired: Vec<Arc<Session>> = Vec::new();
         let key = (language, root.to_owned());
         let mut slots = crate::lock(&self.slots);
         let slot = slots.entry(key.clone()).or_insert(Slot {
@@ -90,7 +93,7 @@ impl Pool {
                 None => return Ok(Arc::clone(session)),
                 Some(reason) => {
                     slot.stderr = Some(session.server().stderr_tail());
-                    slot.session = None;
+                    retired.extend(slot.session.take());
                     if slot.restarts >= RESTARTS {
                         let reason = crate::server::kept_private(&format!("the server stopped again ({reason})"));
                         slot.failed = Some(Unavailable::new(language, reason));
@@ -111,7 +114,7 @@ impl Pool {
                 .min_by_key(|(_, slot)| slot.last_used)
                 .map(|(_, slot)| slot)
         {
-            oldest.session = None;
+            retired.extend(oldest.session.take());
         }
         let path = self.options.path.clone().or_else(|| std::env::var_os("PATH"));
         let started = Server::start_keeping_stderr(language, root, roots, path.as_deref(), self.options.start_wait);
@@ -155,10 +158,13 @@ impl Pool {
     /// Shuts down the servers idle longer than [`PoolOptions::idle`].
     pub fn shut_idle(&self) {
         let idle = self.options.idle;
+        let mut retired = Vec::new();
         for slot in crate::lock(&self.slots).values_mut() {
             if slot.session.is_some() && slot.last_used.elapsed() >= idle {
-                slot.session = None;
+                retired.extend(slot.session.take());
             }
         }
+        // The guard is gone: shutting the servers down holds up no other pool user.
+        drop(retired);
     }
 }

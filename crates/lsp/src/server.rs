@@ -2,7 +2,7 @@
 //! the settings `spec` chose, its notifications folded into a state (readiness, diagnostics
 //! per document, the tsserver it runs), its stderr's tail kept for when it fails.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Child;
@@ -34,6 +34,9 @@ pub struct Published {
 struct Facts {
     /// A first publish came, or rust-analyzer said it is quiescent: the workspace is loaded.
     ready: bool,
+    /// The documents open with the server (their URIs): diagnostics are kept for these only.
+    open: HashSet<String>,
+    /// The last diagnostics published for each open document.
     published: HashMap<String, Published>,
     typescript_source: Option<String>,
     /// rust-analyzer's last `experimental/serverStatus`.
@@ -115,7 +118,7 @@ impl Server {
         );
         let stderr_tail = Arc::new(Mutex::new(Vec::new()));
         let tail = Arc::clone(&stderr_tail);
-        std::thread::spawn(move || keep_tail(stderr, &tail));
+        let stderr_thread = std::thread::spawn(move || keep_tail(stderr, &tail));
         let mut server = Server {
             language,
             root: root.to_owned(),
@@ -129,6 +132,12 @@ impl Server {
         };
         if let Err(reason) = server.initialize(&launch, wait) {
             server.kill();
+            // The stderr it wrote before it ended, for the log: a second at most (a child
+            // of the server may hold the pipe open).
+            let waited = Instant::now();
+            while !stderr_thread.is_finished() && waited.elapsed() < Duration::from_secs(1) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             return Err(Failed {
                 unavailable: Unavailable::new(language, kept_private(&reason)),
                 stderr: server.stderr_tail(),
@@ -166,7 +175,8 @@ impl Server {
             if source != "user-setting" {
                 self.kill();
                 return Err(format!(
-                    "typescript-language-server runs a tsserver from `{source}`, not the one editkit chose"
+                    "typescript-language-server runs a tsserver from `{}`, not the one editkit chose",
+                    crate::clean(&source, 200, false)
                 ));
             }
         }
@@ -223,6 +233,7 @@ impl Server {
     pub fn open(&self, path: &Path, text: &str, version: i32) -> Result<(), RpcError> {
         let uri = uri_of(path)?;
         let item = json!({"uri": uri.as_str(), "languageId": self.language.language_id(path), "version": version, "text": text});
+        crate::lock(&self.facts).open.insert(uri.as_str().to_owned());
         self.connection.notify("textDocument/didOpen", json!({"textDocument": item}))
     }
 
@@ -244,6 +255,10 @@ impl Server {
     /// As [`Server::open`].
     pub fn close(&self, path: &Path) -> Result<(), RpcError> {
         let uri = uri_of(path)?;
+        let mut facts = crate::lock(&self.facts);
+        facts.open.remove(uri.as_str());
+        facts.published.remove(uri.as_str());
+        drop(facts);
         self.connection.notify("textDocument/didClose", json!({"textDocument": {"uri": uri.as_str()}}))
     }
 
@@ -283,7 +298,8 @@ impl Server {
         Some(Value::Object(kept.collect()))
     }
 
-    /// What the server last published for `path`, if anything.
+    /// What the server last published for `path`, if anything (kept only while `path` is
+    /// open with the server).
     #[must_use]
     pub fn published(&self, path: &Path) -> Option<Published> {
         let uri = uri_of(path).ok()?;
@@ -346,7 +362,11 @@ impl Server {
                         .cloned()
                         .and_then(|value| serde_json::from_value(value).ok())
                         .unwrap_or_default();
-                    facts.published.insert(uri, Published { version, diagnostics });
+                    // Kept for documents editkit opened only: a server cannot grow the map
+                    // by publishing for other URIs.
+                    if facts.open.contains(&uri) {
+                        facts.published.insert(uri, Published { version, diagnostics });
+                    }
                 }
                 "experimental/serverStatus" => {
                     facts.status = Some(notification.params.clone());

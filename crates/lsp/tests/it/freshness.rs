@@ -111,3 +111,33 @@ fn the_pool_is_lazy_bounded_and_names_what_to_install() {
     assert!(error.to_string().contains("typescript-language-server"), "{error}");
     assert!(error.install.contains("npm install"), "{error}");
 }
+
+/// Diagnostics are kept for the documents editkit opened only, and dropped when they close.
+#[test]
+fn diagnostics_for_files_never_opened_are_not_kept() {
+    let (_temp, root, pool) = stand_in("others");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let file = root.join("pkg/util.py");
+    assert_eq!(session.diagnostics(&file, "a = 1\n", START_WAIT).freshness, Freshness::Fresh { version: 1 });
+    for n in [0, 500, 999] {
+        let elsewhere = PathBuf::from(format!("/elsewhere/f{n}.py"));
+        assert_eq!(session.server().published(&elsewhere), None, "{}", elsewhere.display());
+    }
+    assert!(session.server().published(&file).is_some());
+    session.server().close(&file).expect("didClose");
+    assert_eq!(session.server().published(&file), None);
+}
+
+/// What a server says reaches the model escaped and cut: no terminal escape (OSC 52, CSI 2J),
+/// no bidi override, no 10,000-character `source`.
+#[test]
+fn diagnostics_are_escaped_and_cut() {
+    let (_temp, root, pool) = stand_in("escape");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let answer = session.diagnostics(&root.join("pkg/util.py"), "a = 1\n", START_WAIT);
+    assert_eq!(answer.freshness, Freshness::Fresh { version: 1 });
+    let diagnostic = &answer.diagnostics[0];
+    assert_eq!(diagnostic.message, "version 1\\u{1b}]52;c;aGk=\\u{7}\\u{1b}[2J\\u{202e}evil\nnext line");
+    let source = diagnostic.source.as_deref().expect("a source");
+    assert_eq!(source.chars().count(), editkit_lsp::MAX_SOURCE_CHARS + 1, "cut, with an ellipsis");
+}
