@@ -14,8 +14,6 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::spec::{Language, Unavailable};
-
 /// The largest `rust-project.json` read, in bytes.
 pub(crate) const MAX_PROJECT_JSON_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -26,8 +24,8 @@ const DROPPED: &[&str] = &["sysroot", "sysroot_src", "sysroot_project", "runnabl
 const DROPPED_PER_CRATE: &[&str] = &["proc_macro_dylib_path", "build"];
 
 /// The `linkedProjects` value for `root`, with `sysroot` (outside every root) as the only
-/// toolchain.
-pub(crate) fn linked_projects(root: &Path, sysroot: &Path) -> Result<Value, Unavailable> {
+/// toolchain; `Err`: why the workspace's project cannot be loaded.
+pub(crate) fn linked_projects(root: &Path, sysroot: &Path) -> Result<Value, String> {
     let json_path = root.join("rust-project.json");
     let sysroot_src = sysroot.join("lib/rustlib/src/rust/library");
     let toolchain = |mut project: Map<String, Value>| {
@@ -50,15 +48,11 @@ pub(crate) fn linked_projects(root: &Path, sysroot: &Path) -> Result<Value, Unav
     Ok(json!([toolchain(empty)]))
 }
 
-fn unavailable(reason: String) -> Unavailable {
-    Unavailable::new(Language::Rust, reason)
-}
-
 /// The object in `path`: a regular file (not a link, not a FIFO), at most
 /// [`MAX_PROJECT_JSON_BYTES`].
-fn read_project(path: &Path) -> Result<Map<String, Value>, Unavailable> {
+fn read_project(path: &Path) -> Result<Map<String, Value>, String> {
     use rustix::fs::{Mode, OFlags};
-    let refused = |why: String| unavailable(format!("the workspace's `rust-project.json` {why}"));
+    let refused = |why: String| format!("the workspace's `rust-project.json` {why}");
     let fd =
         rustix::fs::open(path, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC, Mode::empty())
             .map_err(|error| refused(format!("cannot be opened (links are not followed): {error}")))?;

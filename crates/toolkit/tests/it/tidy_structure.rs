@@ -648,7 +648,7 @@ macro_rules! per_crate {
     };
 }
 
-per_crate!(analyze cli matcher patch python run search toolkit vfs xtask);
+per_crate!(analyze cli lsp matcher patch python run search toolkit vfs xtask);
 
 /// The checks themselves: a cycle through a re-export and a child's `super::` is found, a
 /// test module is not, and a long function is measured from its signature to its brace.
