@@ -61,7 +61,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         warm.sort();
         let at = Instant::now();
         let edit = session.server().rename(&path, position, new, wait)?.ok_or("no rename")?;
-        let files = rename_edits(&edit, &root, old, session.server().encoding(), |p| session.sent_text(p))?;
+        let files = rename_edits(&edit, &root, old, new, session.server().encoding(), |p| {
+            // editkit reads through its vfs; this example reads the fixture directly.
+            session.rename_text(p, std::fs::read_to_string(p).map_err(|e| e.to_string())?)
+        })?;
         let rename = at.elapsed();
         println!(
             "| {} | {:.0} ms ({cold_found} found) | {:.2} ms | {:.1} ms ({} files) |",

@@ -13,8 +13,13 @@ use crate::uri::uri_to_path;
 /// The most text edits one rename may carry.
 pub const MAX_RENAME_EDITS: usize = 100_000;
 
-/// A file's text as the server last got it, and the version sent with it (`None` for a file
-/// never opened with the server, which reads it from disk).
+/// The most files one rename may change (editkit-patch's `MAX_PATCH_FILES`): checked before
+/// any file's text is asked for.
+pub const MAX_RENAME_FILES: usize = 4_096;
+
+/// A file's text, as the caller read it (through the vfs: decoded, LF line endings, no BOM,
+/// the text editkit's edit set applies ranges to), and the version last sent to the server
+/// (`None` for a file not open with it, which the server reads from disk).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SentText {
     /// The text.
@@ -62,7 +67,10 @@ impl FileEdit {
 #[non_exhaustive]
 pub enum EditError {
     /// The edit creates, deletes or renames a file.
-    #[error("the rename would {operation} a file (`{uri}`), which editkit does not do as part of a rename")]
+    #[error(
+        "the rename would {operation} a file (`{}`), which editkit does not do as part of a rename",
+        crate::clean(uri, 1_000, false)
+    )]
     ResourceOperation {
         /// `create`, `delete` or `rename`.
         operation: &'static str,
@@ -70,19 +78,19 @@ pub enum EditError {
         uri: String,
     },
     /// A URI that is not a `file:` URI.
-    #[error("the rename names `{uri}`, which is not a local file")]
+    #[error("the rename names `{}`, which is not a local file", crate::clean(uri, 1_000, false))]
     NotAFile {
         /// The URI.
         uri: String,
     },
     /// A file outside the root.
-    #[error("the rename would change `{}`, outside the workspace root", path.display())]
+    #[error("the rename would change `{}`, outside the workspace root", crate::shown_path(path))]
     Outside {
         /// The file.
         path: PathBuf,
     },
     /// The server edited another version of the file than the one sent.
-    #[error("the server's edit of `{}` is for version {server}, but version {} was sent; the file changed, try again", path.display(), sent.map_or("none".to_owned(), |v| v.to_string()))]
+    #[error("the server's edit of `{}` is for version {server}, but version {} was sent; the file changed, try again", crate::shown_path(path), sent.map_or("none".to_owned(), |v| v.to_string()))]
     Stale {
         /// The file.
         path: PathBuf,
@@ -92,19 +100,44 @@ pub enum EditError {
         server: i32,
     },
     /// An edit replaces text that is not the old name: the server saw another text.
-    #[error("the server's edit of `{}` replaces {found:?} at line {line}, not `{old_name}`; the file changed, try again", path.display())]
+    #[error(
+        "the server's edit of `{}` at line {line} does not replace `{old_name}`; the file changed, try again",
+        crate::shown_path(path)
+    )]
     Mismatch {
         /// The file.
         path: PathBuf,
         /// The 1-based line.
         line: u32,
-        /// The text the edit would replace, cut to 80 characters.
+        /// The text the edit would replace when it is an identifier of at most 80
+        /// characters, else empty: a file's content is never quoted.
         found: String,
         /// The name being renamed.
         old_name: String,
     },
+    /// An edit writes text that is neither the new name nor one of the rename shapes real
+    /// servers produce (`old: new`, `new: old`, `old as new`, `new as old`, and insertions of
+    /// `old: `, `new: `, `: old`, `: new`, ` as old`, ` as new`, `old as `, `new as `).
+    #[error(
+        "the server's edit of `{}` at line {line} writes something other than `{new_name}`; the rename is refused",
+        crate::shown_path(path)
+    )]
+    NotTheNewName {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: u32,
+        /// The new name.
+        new_name: String,
+    },
+    /// More files than [`MAX_RENAME_FILES`].
+    #[error("the rename changes {files} files, more than the limit of {MAX_RENAME_FILES} (MAX_RENAME_FILES)")]
+    TooManyFiles {
+        /// How many.
+        files: usize,
+    },
     /// A range that lies outside the text or inside a character.
-    #[error("the server's edit of `{}` has a range outside its text (line {line})", path.display())]
+    #[error("the server's edit of `{}` has a range outside its text (line {line})", crate::shown_path(path))]
     BadRange {
         /// The file.
         path: PathBuf,
@@ -112,13 +145,13 @@ pub enum EditError {
         line: u32,
     },
     /// Two edits of one file overlap.
-    #[error("the server's edits of `{}` overlap", path.display())]
+    #[error("the server's edits of `{}` overlap", crate::shown_path(path))]
     Overlap {
         /// The file.
         path: PathBuf,
     },
     /// The file's text could not be had.
-    #[error("cannot read `{}` for the rename: {reason}", path.display())]
+    #[error("cannot read `{}` for the rename: {reason}", crate::shown_path(path))]
     Unreadable {
         /// The file.
         path: PathBuf,
@@ -133,11 +166,16 @@ pub enum EditError {
     },
 }
 
-/// Turns the `WorkspaceEdit` a server answered to a rename of `old_name` into per-file byte
-/// edits. `documentChanges` is used when present (as the protocol says), else `changes`.
-/// `text_of` gives each file's text as the server last got it (called once per file). Every
-/// file must lie beneath `root` (lexically: no `..`; the caller resolves links); every edit
-/// must replace exactly `old_name` or insert; a versioned edit must be for the version sent.
+/// Turns the `WorkspaceEdit` a server answered to a rename of `old_name` to `new_name` into
+/// per-file byte edits. `documentChanges` is used when present (as the protocol says), else
+/// `changes`. `text_of` gives each file's text (called once per file, only once the number of
+/// files is known to be within [`MAX_RENAME_FILES`]): the caller reads it through the vfs,
+/// which applies the sandbox policy, and gives the decoded text (LF line endings, no BOM), so
+/// the byte ranges are on the text editkit's edit set applies; an `Err` (a path the caller
+/// refuses) refuses the whole rename. This crate reads no file. Every file must lie beneath
+/// `root` (lexically: no `..`; the caller resolves links); every edit must replace exactly
+/// `old_name` by `new_name` (or a rename shape, see [`EditError::NotTheNewName`]); a
+/// versioned edit must be for the version sent.
 ///
 /// # Errors
 /// [`EditError`]: the first thing that makes the rename unsafe to apply; nothing is applied.
@@ -145,6 +183,7 @@ pub fn rename_edits(
     edit: &WorkspaceEdit,
     root: &Path,
     old_name: &str,
+    new_name: &str,
     encoding: Encoding,
     mut text_of: impl FnMut(&Path) -> Result<SentText, String>,
 ) -> Result<Vec<FileEdit>, EditError> {
@@ -191,23 +230,58 @@ pub fn rename_edits(
         entry.0.push(version);
         entry.1.extend(edits);
     }
+    if files.len() > MAX_RENAME_FILES {
+        return Err(EditError::TooManyFiles { files: files.len() });
+    }
+    let names = Names { old: old_name, new: new_name };
     let mut out = Vec::with_capacity(files.len());
     for (path, (versions, edits)) in files {
         let sent = text_of(&path).map_err(|reason| EditError::Unreadable { path: path.clone(), reason })?;
         if let Some(server) = versions.into_iter().flatten().find(|server| Some(*server) != sent.version) {
             return Err(EditError::Stale { path, sent: sent.version, server });
         }
-        let edits = check_file(&path, &sent.text, &edits, old_name, encoding)?;
+        let edits = check_file(&path, &sent.text, &edits, names, encoding)?;
         out.push(FileEdit { path, edits });
     }
     Ok(out)
+}
+
+/// The names of a rename.
+#[derive(Debug, Clone, Copy)]
+struct Names<'a> {
+    old: &'a str,
+    new: &'a str,
+}
+
+impl Names<'_> {
+    /// Whether `new_text` may replace `replaced` (the old name, or nothing): the new name,
+    /// or a shape real servers produce for shorthand properties and import specifiers.
+    fn allowed(self, replaced: &str, new_text: &str) -> bool {
+        let Names { old, new } = self;
+        if replaced.is_empty() {
+            [format!("{old}: "), format!("{new}: "), format!(": {old}"), format!(": {new}")]
+                .into_iter()
+                .chain([format!(" as {old}"), format!(" as {new}"), format!("{old} as "), format!("{new} as ")])
+                .any(|shape| shape == new_text)
+        } else {
+            new_text == new
+                || [
+                    format!("{old}: {new}"),
+                    format!("{new}: {old}"),
+                    format!("{old} as {new}"),
+                    format!("{new} as {old}"),
+                ]
+                .into_iter()
+                .any(|shape| shape == new_text)
+        }
+    }
 }
 
 fn check_file(
     path: &Path,
     text: &str,
     edits: &[&TextEdit],
-    old_name: &str,
+    names: Names<'_>,
     encoding: Encoding,
 ) -> Result<Vec<ByteEdit>, EditError> {
     let index = LineIndex::new(text);
@@ -218,13 +292,18 @@ fn check_file(
         let start = index.offset(edit.range.start, encoding).ok_or_else(bad_range)?;
         let end = index.offset(edit.range.end, encoding).ok_or_else(bad_range)?;
         let replaced = text.get(start..end).ok_or_else(bad_range)?;
-        if !replaced.is_empty() && replaced != old_name {
+        if !replaced.is_empty() && replaced != names.old {
+            let identifier =
+                replaced.chars().count() <= 80 && replaced.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$');
             return Err(EditError::Mismatch {
                 path: path.to_owned(),
                 line,
-                found: replaced.chars().take(80).collect(),
-                old_name: old_name.to_owned(),
+                found: if identifier { replaced.to_owned() } else { String::new() },
+                old_name: names.old.to_owned(),
             });
+        }
+        if !names.allowed(replaced, &edit.new_text) {
+            return Err(EditError::NotTheNewName { path: path.to_owned(), line, new_name: names.new.to_owned() });
         }
         out.push(ByteEdit { range: start..end, new_text: edit.new_text.clone() });
     }

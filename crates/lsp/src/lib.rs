@@ -40,24 +40,55 @@ mod edit;
 pub mod framing;
 mod pool;
 mod position;
+mod project;
 mod rpc;
 mod server;
 mod session;
 mod spec;
 mod uri;
 
-pub use edit::{ByteEdit, EditError, FileEdit, MAX_RENAME_EDITS, SentText, rename_edits};
+pub use edit::{ByteEdit, EditError, FileEdit, MAX_RENAME_EDITS, MAX_RENAME_FILES, SentText, rename_edits};
 pub use pool::{Pool, PoolOptions};
 pub use position::{Encoding, LineIndex};
-pub use rpc::{Answers, Connection, MAX_NOTIFICATIONS, MAX_PENDING, Notification, RpcError};
+pub use rpc::{
+    Answers, Connection, MAX_CONFIGURATION_ITEMS, MAX_DIAGNOSTICS_BODY, MAX_NOTIFICATION_BODY, MAX_NOTIFICATION_BYTES,
+    MAX_NOTIFICATIONS, MAX_OUTGOING, MAX_PENDING, Notification, RpcError, WRITE_WAIT,
+};
 pub use server::{MAX_STDERR_BYTES, Published, Server};
 pub use session::{
-    Diagnostic, Freshness, MAX_DIAGNOSTICS, MAX_MESSAGE_CHARS, MAX_OPEN_DOCUMENTS, ServerDiagnostics, Session,
+    Diagnostic, Freshness, MAX_DIAGNOSTICS, MAX_MESSAGE_CHARS, MAX_OPEN_DOCUMENTS, MAX_SOURCE_CHARS, ServerDiagnostics,
+    Session,
 };
 pub use spec::{Language, Unavailable};
 pub use uri::{path_to_uri, uri_to_path};
 
 pub use lsp_types;
+
+/// `text` fit to show: at most `max_chars` characters (a cut one ends in `…`), every control
+/// character (C0 but `\n` and `\t` when `keep_lines`, DEL, C1) and every bidirectional
+/// override or isolate written as `\u{..}`, so nothing a server says moves a terminal's
+/// cursor, sets its clipboard or reorders what is shown.
+pub(crate) fn clean(text: &str, max_chars: usize, keep_lines: bool) -> String {
+    let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
+    for (count, ch) in text.chars().enumerate() {
+        if count >= max_chars {
+            out.push('…');
+            break;
+        }
+        let bidi = matches!(ch, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if (ch.is_control() && !(keep_lines && matches!(ch, '\n' | '\t'))) || bidi {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(ch)));
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// A path from a server's URI, fit to show (see [`clean`]).
+pub(crate) fn shown_path(path: &std::path::Path) -> String {
+    clean(&path.to_string_lossy(), 1_000, false)
+}
 
 /// `mutex`'s guard, also when a thread panicked while holding it: every value kept behind a
 /// mutex here stays valid between statements, so a panic elsewhere never leaves it half made.

@@ -1,6 +1,6 @@
 //! The servers of a long-lived process: one per language and root, started on first use,
 //! at most [`PoolOptions::max_servers`], shut down when idle, restarted once after a crash
-//! and then reported unavailable with the server's last words.
+//! and then reported unavailable (the server's stderr kept for the log, never in the reason).
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -44,6 +44,8 @@ struct Slot {
     restarts: u32,
     last_used: Instant,
     failed: Option<Unavailable>,
+    /// The stderr of the last server of this slot that stopped or failed to start.
+    stderr: Option<String>,
 }
 
 /// The servers of one process, keyed by language and root.
@@ -73,6 +75,9 @@ impl Pool {
     /// [`Unavailable`] as above.
     pub fn session(&self, language: Language, root: &Path, roots: &Roots) -> Result<Arc<Session>, Unavailable> {
         self.shut_idle();
+        // Sessions taken out are dropped (their servers shut down, which waits) after the
+        // lock is released: declared before the guard, dropped after it.
+        let mut retired: Vec<Arc<Session>> = Vec::new();
         let key = (language, root.to_owned());
         let mut slots = crate::lock(&self.slots);
         let slot = slots.entry(key.clone()).or_insert(Slot {
@@ -80,16 +85,17 @@ impl Pool {
             restarts: 0,
             last_used: Instant::now(),
             failed: None,
+            stderr: None,
         });
         slot.last_used = Instant::now();
         if let Some(session) = &slot.session {
             match session.server().broken() {
                 None => return Ok(Arc::clone(session)),
                 Some(reason) => {
-                    let tail = session.server().stderr_tail();
-                    slot.session = None;
+                    slot.stderr = Some(session.server().stderr_tail());
+                    retired.extend(slot.session.take());
                     if slot.restarts >= RESTARTS {
-                        let reason = format!("the server stopped again ({reason}); its last output: {tail}");
+                        let reason = crate::server::kept_private(&format!("the server stopped again ({reason})"));
                         slot.failed = Some(Unavailable::new(language, reason));
                     }
                     slot.restarts += 1;
@@ -108,10 +114,10 @@ impl Pool {
                 .min_by_key(|(_, slot)| slot.last_used)
                 .map(|(_, slot)| slot)
         {
-            oldest.session = None;
+            retired.extend(oldest.session.take());
         }
         let path = self.options.path.clone().or_else(|| std::env::var_os("PATH"));
-        let started = Server::start(language, root, roots, path.as_deref(), self.options.start_wait);
+        let started = Server::start_keeping_stderr(language, root, roots, path.as_deref(), self.options.start_wait);
         let slot = slots.get_mut(&key).expect("the slot was inserted above");
         match started {
             Ok(server) => {
@@ -119,7 +125,10 @@ impl Pool {
                 slot.session = Some(Arc::clone(&session));
                 Ok(session)
             }
-            Err(unavailable) => Err(unavailable),
+            Err(failed) => {
+                slot.stderr = Some(failed.stderr);
+                Err(failed.unavailable)
+            }
         }
     }
 
@@ -132,6 +141,14 @@ impl Pool {
         session.server().broken().is_none().then(|| Arc::clone(session))
     }
 
+    /// The stderr of the last server for `language` on `root` that stopped or failed to
+    /// start (its last 2,000 characters), for the user's log: never shown to the model, as
+    /// it can quote files. Reasons in [`Unavailable`] only say it was kept.
+    #[must_use]
+    pub fn last_stderr(&self, language: Language, root: &Path) -> Option<String> {
+        crate::lock(&self.slots).get(&(language, root.to_owned()))?.stderr.clone()
+    }
+
     /// How many servers run.
     #[must_use]
     pub fn running(&self) -> usize {
@@ -141,10 +158,13 @@ impl Pool {
     /// Shuts down the servers idle longer than [`PoolOptions::idle`].
     pub fn shut_idle(&self) {
         let idle = self.options.idle;
+        let mut retired = Vec::new();
         for slot in crate::lock(&self.slots).values_mut() {
             if slot.session.is_some() && slot.last_used.elapsed() >= idle {
-                slot.session = None;
+                retired.extend(slot.session.take());
             }
         }
+        // The guard is gone: shutting the servers down holds up no other pool user.
+        drop(retired);
     }
 }

@@ -7,6 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, mpsc};
 use std::time::{Duration, Instant};
 
@@ -19,6 +20,33 @@ pub const MAX_PENDING: usize = 256;
 
 /// The most notifications kept unread; the oldest are dropped (and counted) past this.
 pub const MAX_NOTIFICATIONS: usize = 4_096;
+
+/// The most bytes of notification bodies kept unread (counted as sent, before parsing); the
+/// oldest are dropped (and counted) past this.
+pub const MAX_NOTIFICATION_BYTES: usize = 16 * 1024 * 1024;
+
+/// The largest notification body kept, in bytes; a larger one is dropped unparsed (and
+/// counted). `textDocument/publishDiagnostics` may take [`MAX_DIAGNOSTICS_BODY`].
+pub const MAX_NOTIFICATION_BODY: usize = 1024 * 1024;
+
+/// The largest `textDocument/publishDiagnostics` body kept, in bytes.
+pub const MAX_DIAGNOSTICS_BODY: usize = 4 * 1024 * 1024;
+
+/// The most items one `workspace/configuration` request may ask for; a larger request gets
+/// an error answer.
+pub const MAX_CONFIGURATION_ITEMS: usize = 64;
+
+/// The most messages waiting for the writer thread; a server that leaves them unread past a
+/// deadline is stopped.
+pub const MAX_OUTGOING: usize = 256;
+
+/// How long a notification, or an answer to the server's request, may wait for room among
+/// the [`MAX_OUTGOING`] messages before the server is taken as stuck (not reading its input)
+/// and stopped. A request waits at most its own wait.
+pub const WRITE_WAIT: Duration = Duration::from_secs(10);
+
+/// JSON-RPC's "invalid params".
+const INVALID_PARAMS: i64 = -32602;
 
 /// JSON-RPC's "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -51,7 +79,7 @@ pub enum RpcError {
         method: String,
         /// The JSON-RPC error code (`-32801` content modified, `-32802` server cancelled).
         code: i64,
-        /// Its message, cut to 2,000 characters.
+        /// Its message, cut to 2,000 characters, control characters escaped.
         message: String,
     },
     /// The answer is not the shape the protocol gives that method.
@@ -89,6 +117,15 @@ impl Answers {
         match method {
             "workspace/configuration" => {
                 let items = params.get("items").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                if items.len() > MAX_CONFIGURATION_ITEMS {
+                    return Err((
+                        INVALID_PARAMS,
+                        format!(
+                            "editkit answers at most {MAX_CONFIGURATION_ITEMS} configuration items (MAX_CONFIGURATION_ITEMS), not {}",
+                            items.len()
+                        ),
+                    ));
+                }
                 Ok(Value::Array(items.iter().map(|item| self.section(item.get("section"))).collect()))
             }
             "window/workDoneProgress/create" | "client/registerCapability" | "client/unregisterCapability" => {
@@ -119,7 +156,10 @@ type Reply = Result<Value, (i64, String)>;
 #[derive(Default)]
 struct State {
     pending: HashMap<i64, mpsc::Sender<Reply>>,
-    notifications: VecDeque<Notification>,
+    /// Each with its body's size.
+    notifications: VecDeque<(Notification, usize)>,
+    /// The sum of those sizes, at most [`MAX_NOTIFICATION_BYTES`].
+    queued_bytes: usize,
     dropped: u64,
     broken: Option<String>,
 }
@@ -146,12 +186,71 @@ impl Shared {
     }
 }
 
-type Writer = Arc<Mutex<Box<dyn Write + Send>>>;
+/// The `on_broken` hook, run once by whichever thread finds the server broken or stuck.
+#[derive(Clone)]
+struct Hook(Arc<Mutex<Option<OnBroken>>>);
+
+type OnBroken = Box<dyn FnOnce() + Send>;
+
+impl Hook {
+    fn run(&self) {
+        let hook = crate::lock(&self.0).take();
+        if let Some(hook) = hook {
+            hook();
+        }
+    }
+}
+
+/// The way to the writer thread: messages are handed over with a deadline, never written on
+/// the caller's thread, so a server that stops reading its input blocks no caller and no
+/// reader.
+#[derive(Clone)]
+struct Outgoing {
+    sender: SyncSender<Vec<u8>>,
+    shared: Arc<Shared>,
+    hook: Hook,
+}
+
+impl Outgoing {
+    /// Hands `body` to the writer thread, waiting until `deadline` for room; past it the
+    /// server is stuck: the connection ends and the hook (which kills it) runs.
+    fn send(&self, mut body: Vec<u8>, deadline: Instant) -> Result<(), String> {
+        loop {
+            match self.sender.try_send(body) {
+                Ok(()) => return Ok(()),
+                Err(TrySendError::Disconnected(_)) => return Err("the writer to the server ended".to_owned()),
+                Err(TrySendError::Full(back)) => {
+                    if Instant::now() >= deadline {
+                        let reason = format!(
+                            "the server stopped reading its input ({MAX_OUTGOING} messages waited, MAX_OUTGOING); it was stopped"
+                        );
+                        self.shared.end(reason.clone());
+                        self.hook.run();
+                        return Err(reason);
+                    }
+                    body = back;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+        }
+    }
+}
+
+/// Writes each message to the server; a failed write ends the connection.
+fn write_loop(receiver: &Receiver<Vec<u8>>, mut writer: impl Write, shared: &Shared, hook: &Hook) {
+    for body in receiver {
+        if let Err(error) = write_message(&mut writer, &body) {
+            shared.end(format!("writing to the server failed: {error}"));
+            hook.run();
+            return;
+        }
+    }
+}
 
 /// A connection to one language server over its stdin and stdout.
 pub struct Connection {
     shared: Arc<Shared>,
-    writer: Writer,
+    outgoing: Outgoing,
     next_id: AtomicI64,
 }
 
@@ -162,9 +261,10 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    /// Starts the reader thread on `reader` (the server's stdout); messages go out on
-    /// `writer` (its stdin). `on_broken` runs once, on the reader thread, when the server
-    /// breaks the framing or sends something that is not JSON-RPC: it should kill the server.
+    /// Starts the reader thread on `reader` (the server's stdout) and the writer thread on
+    /// `writer` (its stdin). `on_broken` runs once when the server breaks the framing, sends
+    /// something that is not JSON-RPC, or stops reading its input past a deadline: it should
+    /// kill the server.
     #[must_use]
     pub fn new(
         reader: impl Read + Send + 'static,
@@ -173,11 +273,14 @@ impl Connection {
         on_broken: Box<dyn FnOnce() + Send>,
     ) -> Connection {
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Condvar::new() });
-        let writer: Writer = Arc::new(Mutex::new(Box::new(writer)));
-        let thread_shared = Arc::clone(&shared);
-        let thread_writer = Arc::clone(&writer);
-        std::thread::spawn(move || read_loop(reader, &thread_shared, &thread_writer, &answers, on_broken));
-        Connection { shared, writer, next_id: AtomicI64::new(1) }
+        let hook = Hook(Arc::new(Mutex::new(Some(on_broken))));
+        let (sender, receiver) = mpsc::sync_channel(MAX_OUTGOING);
+        let outgoing = Outgoing { sender, shared: Arc::clone(&shared), hook: hook.clone() };
+        let (writer_shared, writer_hook) = (Arc::clone(&shared), hook);
+        std::thread::spawn(move || write_loop(&receiver, writer, &writer_shared, &writer_hook));
+        let (reader_shared, reader_outgoing) = (Arc::clone(&shared), outgoing.clone());
+        std::thread::spawn(move || read_loop(reader, &reader_shared, &reader_outgoing, &answers));
+        Connection { shared, outgoing, next_id: AtomicI64::new(1) }
     }
 
     /// Why the connection ended, if it has.
@@ -204,19 +307,27 @@ impl Connection {
             }
             state.pending.insert(id, sender);
         }
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
         let started = Instant::now();
-        match receiver.recv_timeout(wait) {
+        let deadline = started + wait;
+        if let Err(error) =
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}), deadline)
+        {
+            self.shared.lock().pending.remove(&id);
+            return Err(error);
+        }
+        match receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err((code, message))) => Err(RpcError::Server {
-                method: method.to_owned(),
-                code,
-                message: message.chars().take(2_000).collect(),
-            }),
+            Ok(Err((code, message))) => {
+                Err(RpcError::Server { method: method.to_owned(), code, message: crate::clean(&message, 2_000, true) })
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 self.shared.lock().pending.remove(&id);
                 // The server may be gone by now; the timeout is the answer either way.
-                let _ = self.notify("$/cancelRequest", json!({"id": id}));
+                // No further wait for room: a server with MAX_OUTGOING messages unread is stuck.
+                let _ = self.send(
+                    &json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}}),
+                    Instant::now(),
+                );
                 let waited_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                 Err(RpcError::TimedOut { method: method.to_owned(), waited_ms })
             }
@@ -245,7 +356,7 @@ impl Connection {
     /// # Errors
     /// [`RpcError::Unavailable`] when the server is gone.
     pub fn notify(&self, method: &str, params: Value) -> Result<(), RpcError> {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}), Instant::now() + WRITE_WAIT)
     }
 
     /// [`Connection::notify`] with the protocol's types for notification `N`.
@@ -265,7 +376,8 @@ impl Connection {
         let deadline = Instant::now() + wait;
         let mut state = self.shared.lock();
         loop {
-            if let Some(notification) = state.notifications.pop_front() {
+            if let Some((notification, bytes)) = state.notifications.pop_front() {
+                state.queued_bytes = state.queued_bytes.saturating_sub(bytes);
                 return Some(notification);
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -276,24 +388,19 @@ impl Connection {
         }
     }
 
-    /// How many notifications were dropped unread because the queue was full.
+    /// How many notifications were dropped unread: the queue was full ([`MAX_NOTIFICATIONS`],
+    /// [`MAX_NOTIFICATION_BYTES`]) or the body too large ([`MAX_NOTIFICATION_BODY`]).
     #[must_use]
     pub fn dropped_notifications(&self) -> u64 {
         self.shared.lock().dropped
     }
 
-    fn send(&self, message: &Value) -> Result<(), RpcError> {
+    fn send(&self, message: &Value, deadline: Instant) -> Result<(), RpcError> {
         if self.shared.lock().broken.is_some() {
             return Err(self.unavailable());
         }
         let body = serde_json::to_vec(message).map_err(|error| RpcError::Unavailable { reason: error.to_string() })?;
-        let mut writer = crate::lock(&self.writer);
-        if let Err(error) = write_message(&mut *writer, &body) {
-            drop(writer);
-            self.shared.end(format!("writing to the server failed: {error}"));
-            return Err(self.unavailable());
-        }
-        Ok(())
+        self.outgoing.send(body, deadline).map_err(|reason| RpcError::Unavailable { reason })
     }
 
     fn unavailable(&self) -> RpcError {
@@ -301,13 +408,28 @@ impl Connection {
     }
 }
 
-fn read_loop(
-    reader: impl Read,
-    shared: &Shared,
-    writer: &Writer,
-    answers: &Answers,
-    on_broken: Box<dyn FnOnce() + Send>,
-) {
+/// A message's method and whether it has an id, read without building the whole value.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    id: Option<serde::de::IgnoredAny>,
+    method: Option<String>,
+}
+
+/// Whether `body` is a notification too large to keep: dropped before it is parsed into a
+/// value (which takes many times its size).
+fn oversized_notification(body: &[u8]) -> bool {
+    if body.len() <= MAX_NOTIFICATION_BODY {
+        return false;
+    }
+    match serde_json::from_slice::<Envelope>(body) {
+        Ok(Envelope { id: None, method: Some(method) }) => {
+            method != "textDocument/publishDiagnostics" || body.len() > MAX_DIAGNOSTICS_BODY
+        }
+        _ => false,
+    }
+}
+
+fn read_loop(reader: impl Read, shared: &Shared, outgoing: &Outgoing, answers: &Answers) {
     let mut reader = std::io::BufReader::new(reader);
     let broken = loop {
         let body = match read_message(&mut reader, MAX_MESSAGE_BYTES) {
@@ -318,24 +440,30 @@ fn read_loop(
             }
             Err(error) => break format!("the server broke the protocol: {error}"),
         };
+        if oversized_notification(&body) {
+            shared.lock().dropped += 1;
+            continue;
+        }
+        let size = body.len();
         let message = match serde_json::from_slice::<Value>(&body) {
             Ok(Value::Object(message)) => message,
             Ok(_) | Err(_) => break "the server sent a message that is not a JSON-RPC object".to_owned(),
         };
-        if let Err(reason) = route(message, shared, writer, answers) {
+        if let Err(reason) = route(message, size, shared, outgoing, answers) {
             break reason;
         }
     };
     shared.end(broken);
-    on_broken();
+    outgoing.hook.run();
 }
 
 /// Hands one message on: a response to its waiting request, a server request to the
 /// answers, a notification to the queue. `Err` for a message that is none of these.
 fn route(
     mut message: serde_json::Map<String, Value>,
+    size: usize,
     shared: &Shared,
-    writer: &Writer,
+    outgoing: &Outgoing,
     answers: &Answers,
 ) -> Result<(), String> {
     let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
@@ -347,17 +475,23 @@ fn route(
                 Err((code, text)) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}}),
             };
             let body = serde_json::to_vec(&reply).map_err(|error| error.to_string())?;
-            let mut writer = crate::lock(writer);
-            // A failed write shows up on the next request; the reader keeps reading.
-            let _ = write_message(&mut *writer, &body);
+            // Handed to the writer thread, never written here: a server that does not read
+            // its input cannot stop this thread reading its output for longer than the wait.
+            // A stuck server has been stopped by then, which the next request learns.
+            let _ = outgoing.send(body, Instant::now() + WRITE_WAIT);
         }
         (Some(method), None) => {
             let mut state = shared.lock();
-            if state.notifications.len() >= MAX_NOTIFICATIONS {
-                state.notifications.pop_front();
+            while state.notifications.len() >= MAX_NOTIFICATIONS
+                || (!state.notifications.is_empty() && state.queued_bytes + size > MAX_NOTIFICATION_BYTES)
+            {
+                if let Some((_, bytes)) = state.notifications.pop_front() {
+                    state.queued_bytes = state.queued_bytes.saturating_sub(bytes);
+                }
                 state.dropped += 1;
             }
-            state.notifications.push_back(Notification { method, params });
+            state.queued_bytes += size;
+            state.notifications.push_back((Notification { method, params }, size));
             drop(state);
             shared.changed.notify_all();
         }

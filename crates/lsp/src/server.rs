@@ -2,7 +2,7 @@
 //! the settings `spec` chose, its notifications folded into a state (readiness, diagnostics
 //! per document, the tsserver it runs), its stderr's tail kept for when it fails.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Child;
@@ -34,6 +34,9 @@ pub struct Published {
 struct Facts {
     /// A first publish came, or rust-analyzer said it is quiescent: the workspace is loaded.
     ready: bool,
+    /// The documents open with the server (their URIs): diagnostics are kept for these only.
+    open: HashSet<String>,
+    /// The last diagnostics published for each open document.
     published: HashMap<String, Published>,
     typescript_source: Option<String>,
     /// rust-analyzer's last `experimental/serverStatus`.
@@ -75,8 +78,19 @@ impl Server {
         path: Option<&std::ffi::OsStr>,
         wait: Duration,
     ) -> Result<Server, Unavailable> {
+        Server::start_keeping_stderr(language, root, roots, path, wait).map_err(|failed| failed.unavailable)
+    }
+
+    /// [`Server::start`], and when it fails, the server's stderr for the log.
+    pub(crate) fn start_keeping_stderr(
+        language: Language,
+        root: &Path,
+        roots: &Roots,
+        path: Option<&std::ffi::OsStr>,
+        wait: Duration,
+    ) -> Result<Server, Failed> {
         let dir = private_dir(language, roots)?;
-        let launch = locate(language, Lookup { path, roots }, dir.path())?;
+        let launch = locate(language, Lookup { path, roots }, root, dir.path())?;
         let invocation = Invocation {
             program: launch.program.clone(),
             args: launch.args.clone(),
@@ -87,12 +101,12 @@ impl Server {
             max_stdout: 0,
             env: launch.env.clone(),
         };
-        let (spawned, confinement) = editkit_run::spawn(&invocation);
+        let (spawned, confinement) = editkit_run::spawn_no_exec_in(&invocation, roots);
         let mut child = spawned.map_err(|error| Unavailable::new(language, format!("could not start: {error}")))?;
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             editkit_run::reap(&mut child);
-            return Err(Unavailable::new(language, "could not start: no pipes"));
+            return Err(Unavailable::new(language, "could not start: no pipes").into());
         };
         let child = Arc::new(Mutex::new(Some(child)));
         let kill = Arc::clone(&child);
@@ -104,7 +118,7 @@ impl Server {
         );
         let stderr_tail = Arc::new(Mutex::new(Vec::new()));
         let tail = Arc::clone(&stderr_tail);
-        std::thread::spawn(move || keep_tail(stderr, &tail));
+        let stderr_thread = std::thread::spawn(move || keep_tail(stderr, &tail));
         let mut server = Server {
             language,
             root: root.to_owned(),
@@ -116,11 +130,19 @@ impl Server {
             confinement,
             dir,
         };
-        server.initialize(&launch, wait).map_err(|reason| {
-            let tail = server.stderr_tail();
-            let reason = if tail.is_empty() { reason } else { format!("{reason}; its last output: {tail}") };
-            Unavailable::new(language, reason)
-        })?;
+        if let Err(reason) = server.initialize(&launch, wait) {
+            server.kill();
+            // The stderr it wrote before it ended, for the log: a second at most (a child
+            // of the server may hold the pipe open).
+            let waited = Instant::now();
+            while !stderr_thread.is_finished() && waited.elapsed() < Duration::from_secs(1) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            return Err(Failed {
+                unavailable: Unavailable::new(language, kept_private(&reason)),
+                stderr: server.stderr_tail(),
+            });
+        }
         Ok(server)
     }
 
@@ -153,7 +175,8 @@ impl Server {
             if source != "user-setting" {
                 self.kill();
                 return Err(format!(
-                    "typescript-language-server runs a tsserver from `{source}`, not the one editkit chose"
+                    "typescript-language-server runs a tsserver from `{}`, not the one editkit chose",
+                    crate::clean(&source, 200, false)
                 ));
             }
         }
@@ -191,7 +214,10 @@ impl Server {
         self.connection.broken()
     }
 
-    /// The last lines the server wrote to stderr (at most 2,000 characters).
+    /// The last lines the server wrote to stderr (at most 2,000 characters), for the user's
+    /// log only: a server's stderr can quote any file it read (cargo quotes the TOML line it
+    /// cannot parse, a linked `Cargo.toml` being anything), so editkit never puts it in a
+    /// reason, an error or a result.
     #[must_use]
     pub fn stderr_tail(&self) -> String {
         let bytes = crate::lock(&self.stderr).clone();
@@ -207,6 +233,7 @@ impl Server {
     pub fn open(&self, path: &Path, text: &str, version: i32) -> Result<(), RpcError> {
         let uri = uri_of(path)?;
         let item = json!({"uri": uri.as_str(), "languageId": self.language.language_id(path), "version": version, "text": text});
+        crate::lock(&self.facts).open.insert(uri.as_str().to_owned());
         self.connection.notify("textDocument/didOpen", json!({"textDocument": item}))
     }
 
@@ -228,6 +255,10 @@ impl Server {
     /// As [`Server::open`].
     pub fn close(&self, path: &Path) -> Result<(), RpcError> {
         let uri = uri_of(path)?;
+        let mut facts = crate::lock(&self.facts);
+        facts.open.remove(uri.as_str());
+        facts.published.remove(uri.as_str());
+        drop(facts);
         self.connection.notify("textDocument/didClose", json!({"textDocument": {"uri": uri.as_str()}}))
     }
 
@@ -256,33 +287,40 @@ impl Server {
     }
 
     /// The server's own word on its health, when it gives one (rust-analyzer's last
-    /// `experimental/serverStatus`: `health`, `quiescent`, `message`).
+    /// `experimental/serverStatus`: `health` and `quiescent`). Its `message` is left out: it
+    /// quotes cargo's errors, which quote files.
     #[must_use]
     pub fn status(&self) -> Option<Value> {
         self.pump(Duration::ZERO);
-        crate::lock(&self.facts).status.clone()
+        let status = crate::lock(&self.facts).status.clone()?;
+        let kept =
+            ["health", "quiescent"].into_iter().filter_map(|key| Some((key.to_owned(), status.get(key)?.clone())));
+        Some(Value::Object(kept.collect()))
     }
 
     /// What kept the server from loading the whole workspace, when it says (rust-analyzer's
     /// status with a health other than `ok`: a crate whose dependencies could not be
-    /// resolved offline, say). Answers given while this is `Some` may miss what it could not
-    /// load: show it beside them.
+    /// resolved offline, say). Only the health word is given: the server's own message can
+    /// quote workspace files (as its stderr can), so it stays with the server's log. Answers
+    /// given while this is `Some` may miss what it could not load: show it beside them.
     #[must_use]
     pub fn load_problem(&self) -> Option<String> {
         let status = self.status()?;
         let health = status.get("health").and_then(Value::as_str).unwrap_or("ok");
-        if health == "ok" {
-            return None;
-        }
-        let message = status.get("message").and_then(Value::as_str).unwrap_or("no message");
+        let health = match health {
+            "ok" => return None,
+            "warning" | "error" => health,
+            _ => "an unknown health",
+        };
         Some(format!(
-            "{} reports `{health}`: {}",
-            self.language.as_str(),
-            message.chars().take(2_000).collect::<String>()
+            "{} reports `{health}`: it could not load all of the workspace (its own words are kept \
+             for the log, not shown, as they can quote files)",
+            self.language.as_str()
         ))
     }
 
-    /// What the server last published for `path`, if anything.
+    /// What the server last published for `path`, if anything (kept only while `path` is
+    /// open with the server).
     #[must_use]
     pub fn published(&self, path: &Path) -> Option<Published> {
         let uri = uri_of(path).ok()?;
@@ -345,7 +383,11 @@ impl Server {
                         .cloned()
                         .and_then(|value| serde_json::from_value(value).ok())
                         .unwrap_or_default();
-                    facts.published.insert(uri, Published { version, diagnostics });
+                    // Kept for documents editkit opened only: a server cannot grow the map
+                    // by publishing for other URIs.
+                    if facts.open.contains(&uri) {
+                        facts.published.insert(uri, Published { version, diagnostics });
+                    }
                 }
                 "experimental/serverStatus" => {
                     facts.status = Some(notification.params.clone());
@@ -378,6 +420,24 @@ impl Drop for Server {
         }
         self.kill();
     }
+}
+
+/// Why a server did not start, and its stderr for the log (never for the reason).
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub(crate) unavailable: Unavailable,
+    pub(crate) stderr: String,
+}
+
+impl From<Unavailable> for Failed {
+    fn from(unavailable: Unavailable) -> Failed {
+        Failed { unavailable, stderr: String::new() }
+    }
+}
+
+/// `reason`, saying where the server's stderr went.
+pub(crate) fn kept_private(reason: &str) -> String {
+    format!("{reason}; the server's stderr is kept for the log, not shown (it can quote files)")
 }
 
 fn stop(child: &Mutex<Option<Child>>) {

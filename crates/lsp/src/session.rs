@@ -22,6 +22,9 @@ pub const MAX_DIAGNOSTICS: usize = 200;
 /// The longest diagnostic message kept, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 2_000;
 
+/// The longest diagnostic `source` kept, in characters.
+pub const MAX_SOURCE_CHARS: usize = 64;
+
 /// How current a server's diagnostics are. Never an empty list passed off as clean: only
 /// `fresh` says the list is the server's answer for the text editkit last sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -69,9 +72,11 @@ pub struct Diagnostic {
     pub column: u32,
     /// `error`, `warning`, `information` or `hint`.
     pub severity: &'static str,
-    /// The message, cut to [`MAX_MESSAGE_CHARS`].
+    /// The message, cut to [`MAX_MESSAGE_CHARS`], control characters and bidirectional
+    /// overrides escaped (`\u{1b}`); line breaks and tabs kept.
     pub message: String,
-    /// Who said it (`basedpyright`, `ts`, `rustc`...), when the server says.
+    /// Who said it (`basedpyright`, `ts`, `rustc`...), when the server says: cut to
+    /// [`MAX_SOURCE_CHARS`], control characters escaped.
     pub source: Option<String>,
 }
 
@@ -142,6 +147,8 @@ impl Session {
 
     /// Tells the server `path` has `text`: opened at version 1 the first time, a change to
     /// the next version when the text differs from the one sent; gives the version now.
+    /// `text` should be the file's text as the vfs decodes it (LF line endings, no BOM): the
+    /// same text a rename's ranges are later mapped on.
     ///
     /// # Errors
     /// [`RpcError`] when the server is gone.
@@ -174,17 +181,32 @@ impl Session {
         crate::lock(&self.documents).iter().find(|document| document.path == path).map(|document| document.version)
     }
 
-    /// The text and version the server last got for `path`: the open document's, else the
-    /// file on disk (the server reads it from there), for [`crate::rename_edits`].
+    /// The text and version the server last got for `path`, when it is open with the server
+    /// (else `Err`: this crate reads no file; see [`Session::rename_text`]).
     ///
     /// # Errors
-    /// When the file cannot be read as UTF-8.
+    /// When `path` is not open with the server.
     pub fn sent_text(&self, path: &Path) -> Result<SentText, String> {
-        if let Some(document) = crate::lock(&self.documents).iter().find(|document| document.path == path) {
-            return Ok(SentText { text: document.text.clone(), version: Some(document.version) });
+        crate::lock(&self.documents)
+            .iter()
+            .find(|document| document.path == path)
+            .map(|document| SentText { text: document.text.clone(), version: Some(document.version) })
+            .ok_or_else(|| format!("`{}` is not open with the language server", path.display()))
+    }
+
+    /// What [`crate::rename_edits`] checks `path`'s edits against: `text`, as the caller read
+    /// it through the vfs (decoded: LF line endings, no BOM), and the version last sent when
+    /// the file is open with the server, whose text must then be `text`.
+    ///
+    /// # Errors
+    /// When the file is open with another text: it changed since the server got it.
+    pub fn rename_text(&self, path: &Path, text: String) -> Result<SentText, String> {
+        let documents = crate::lock(&self.documents);
+        match documents.iter().find(|document| document.path == path) {
+            None => Ok(SentText { text, version: None }),
+            Some(document) if document.text == text => Ok(SentText { text, version: Some(document.version) }),
+            Some(_) => Err(format!("`{}` changed since the language server got it; try again", path.display())),
         }
-        let text = std::fs::read_to_string(path).map_err(|error| error.to_string())?;
-        Ok(SentText { text, version: None })
     }
 
     /// Sends `text` for `path` and waits up to `wait` for the server's diagnostics of that
@@ -195,7 +217,7 @@ impl Session {
         let current = match self.sync(path, text) {
             Ok(version) => version,
             Err(error) => {
-                let unavailable = Unavailable::new(self.language(), format!("{error}; {}", self.server.stderr_tail()));
+                let unavailable = Unavailable::new(self.language(), crate::server::kept_private(&error.to_string()));
                 return ServerDiagnostics::unavailable(&unavailable);
             }
         };
@@ -285,8 +307,8 @@ fn shown(freshness: Freshness, diagnostics: &[lsp_types::Diagnostic]) -> ServerD
                 Some(lsp_types::DiagnosticSeverity::HINT) => "hint",
                 _ => "error",
             },
-            message: diagnostic.message.chars().take(MAX_MESSAGE_CHARS).collect(),
-            source: diagnostic.source.clone(),
+            message: crate::clean(&diagnostic.message, MAX_MESSAGE_CHARS, true),
+            source: diagnostic.source.as_deref().map(|source| crate::clean(source, MAX_SOURCE_CHARS, false)),
         })
         .collect();
     ServerDiagnostics { freshness, diagnostics: kept, omitted: diagnostics.len().saturating_sub(MAX_DIAGNOSTICS) }

@@ -113,11 +113,11 @@ pub(crate) struct Lookup<'a> {
 }
 
 /// Finds the server for `language` and everything it will start, outside every root.
-pub(crate) fn locate(language: Language, lookup: Lookup<'_>, dir: &Path) -> Result<Launch, Unavailable> {
+pub(crate) fn locate(language: Language, lookup: Lookup<'_>, root: &Path, dir: &Path) -> Result<Launch, Unavailable> {
     match language {
         Language::Python => python(lookup),
         Language::TypeScript => typescript(lookup),
-        Language::Rust => rust(lookup, dir),
+        Language::Rust => rust(lookup, root, dir),
     }
 }
 
@@ -199,9 +199,13 @@ fn tsserver_js(server: &Path, lookup: Lookup<'_>) -> Option<PathBuf> {
     })
 }
 
-fn rust(lookup: Lookup<'_>, dir: &Path) -> Result<Launch, Unavailable> {
+fn rust(lookup: Lookup<'_>, root: &Path, dir: &Path) -> Result<Launch, Unavailable> {
     let language = Language::Rust;
     let sysroot = sysroot(lookup, dir)?;
+    // Told which project to load, rust-analyzer discovers none, so no `rust-project.json`
+    // names its sysroot.
+    let linked_projects =
+        crate::project::linked_projects(root, &sysroot).map_err(|reason| Unavailable::new(language, reason))?;
     let program = sysroot.join("bin/rust-analyzer");
     if !program.is_file() {
         return Err(Unavailable::new(
@@ -244,6 +248,8 @@ fn rust(lookup: Lookup<'_>, dir: &Path) -> Result<Launch, Unavailable> {
         search_path,
         init_options: json!({
             "cargo": {"sysroot": sysroot.to_string_lossy(), "buildScripts": {"enable": false}},
+            "linkedProjects": linked_projects,
+            "files": {"watcher": "client"},
             "procMacro": {"enable": false},
             "checkOnSave": false,
             "cachePriming": {"enable": false},
@@ -254,26 +260,25 @@ fn rust(lookup: Lookup<'_>, dir: &Path) -> Result<Launch, Unavailable> {
     })
 }
 
-/// The toolchain's sysroot, asked of `rustc` on PATH from the private folder (so no
-/// `rust-toolchain.toml` of the workspace chooses it), outside every root.
+/// The toolchain's sysroot, asked of `rustc` on PATH, outside every root. rustup looks for a
+/// `rust-toolchain.toml` in the working folder and every parent, the private folder's parents
+/// too (a `/tmp/rust-toolchain.toml` any local user can write): the toolchain is pinned with
+/// `RUSTUP_TOOLCHAIN` to rustup's own default (`rustup default`, which reads no such file),
+/// when `rustup` is on PATH; without it `rustc` is no rustup proxy.
 fn sysroot(lookup: Lookup<'_>, dir: &Path) -> Result<PathBuf, Unavailable> {
     let language = Language::Rust;
     let rustc = found(language, "rustc", lookup)?;
-    let invocation = Invocation {
-        program: rustc.path,
-        args: vec!["--print".to_owned(), "sysroot".to_owned()],
-        stdin: &[],
-        dir,
-        path: rustc.search_path,
-        timeout: Duration::from_secs(30),
-        max_stdout: 4096,
-        env: Vec::new(),
-    };
-    let (ran, _) = editkit_run::run(&invocation);
-    let Run::Exited { code: 0, stdout, .. } = ran else {
-        return Err(Unavailable::new(language, format!("`rustc --print sysroot` failed: {ran:?}")));
-    };
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&stdout).trim());
+    let mut env = Vec::new();
+    if let Ok(rustup) = find_program_on(lookup.path, "rustup", lookup.roots) {
+        let default = ask(rustup.path, &["default"], rustup.search_path, Vec::new(), dir)?;
+        let name = default.split_whitespace().next().unwrap_or("").to_owned();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+            return Err(Unavailable::new(language, "`rustup default` names no toolchain"));
+        }
+        env.push(("RUSTUP_TOOLCHAIN".to_owned(), OsString::from(name)));
+    }
+    let stdout = ask(rustc.path, &["--print", "sysroot"], rustc.search_path, env, dir)?;
+    let sysroot = PathBuf::from(stdout.trim());
     let sysroot = sysroot
         .canonicalize()
         .map_err(|error| Unavailable::new(language, format!("sysroot `{}`: {error}", sysroot.display())))?;
@@ -283,10 +288,46 @@ fn sysroot(lookup: Lookup<'_>, dir: &Path) -> Result<PathBuf, Unavailable> {
     Ok(sysroot)
 }
 
+/// The stdout of `program args` run confined from `dir`; its stderr is never shown (it can
+/// quote files).
+fn ask(
+    program: PathBuf,
+    args: &[&str],
+    path: OsString,
+    env: Vec<(String, OsString)>,
+    dir: &Path,
+) -> Result<String, Unavailable> {
+    let shown = format!("`{} {}`", program.file_name().unwrap_or_default().to_string_lossy(), args.join(" "));
+    let invocation = Invocation {
+        program,
+        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        stdin: &[],
+        dir,
+        path,
+        timeout: Duration::from_secs(30),
+        max_stdout: 4096,
+        env,
+    };
+    let (ran, _) = editkit_run::run(&invocation);
+    match ran {
+        Run::Exited { code: 0, stdout, .. } => Ok(String::from_utf8_lossy(&stdout).into_owned()),
+        Run::Exited { code, .. } => Err(Unavailable::new(Language::Rust, format!("{shown} exited with code {code}"))),
+        Run::TimedOut => Err(Unavailable::new(Language::Rust, format!("{shown} took more than 30 s"))),
+        _ => Err(Unavailable::new(Language::Rust, format!("{shown} could not run"))),
+    }
+}
+
 /// A fresh private folder for one server, with its cache folder.
 pub(crate) fn private_dir(language: Language, roots: &Roots) -> Result<PrivateDir, Unavailable> {
     let dir =
         PrivateDir::new(roots).map_err(|error| Unavailable::new(language, format!("no private folder: {error}")))?;
+    if roots.contain(dir.path()) {
+        // Its parents would be the workspace's: toolchain files there would be read.
+        return Err(Unavailable::new(
+            language,
+            format!("the private folder `{}` would lie in the workspace; set TMPDIR outside it", dir.path().display()),
+        ));
+    }
     std::fs::create_dir_all(dir.path().join("cache"))
         .map_err(|error| Unavailable::new(language, format!("no private folder: {error}")))?;
     Ok(dir)

@@ -16,30 +16,95 @@
 //! ABI 4 it also handles TCP bind and connect with no port allowed (no network over TCP), from
 //! ABI 6 it scopes abstract Unix sockets and signals to the domain, and from ABI 10 UDP too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What the confinement of a run was, as reported: `landlock` when filesystem writes and TCP
 /// are confined, `landlock without network rules (kernel Landlock ABI n)` when only the
 /// filesystem is, `unavailable: <why>` when the tool ran unconfined.
 pub(crate) const LANDLOCK: &str = "landlock";
 
+/// The most entries beside the roots' ancestors that [`restrict_current_thread_no_exec`]
+/// grants execution beneath, one Landlock rule each; past this the child is not started.
+pub const MAX_EXEC_RULES: usize = 100_000;
+
 /// Restricts the calling thread (and so the children it spawns from now on) and says how.
-#[cfg(target_os = "linux")]
 pub(crate) fn restrict_current_thread(private_dir: &Path) -> String {
+    restrict(private_dir, None)
+}
+
+/// As [`restrict_current_thread`], and nothing beneath `roots` may be executed: execution
+/// is granted beneath every entry of the roots' ancestors that is neither on the way to a
+/// root nor a link (Landlock cannot take a subtree out of a grant, so the grant is built as
+/// the complement), reading stays allowed everywhere. A file created beside an ancestor
+/// later cannot be executed either. `Err` when the complement would take more than
+/// [`MAX_EXEC_RULES`] rules.
+pub(crate) fn restrict_current_thread_no_exec(private_dir: &Path, roots: &[PathBuf]) -> Result<String, String> {
+    let beside = beside_roots(roots)?;
+    Ok(restrict(private_dir, Some(&beside)))
+}
+
+/// Every entry of the roots' ancestors (not themselves beneath a root) that is not on the
+/// way to a root, opened without following links; links and entries other than folders and
+/// regular files are left out.
+fn beside_roots(roots: &[PathBuf]) -> Result<Vec<(std::os::fd::OwnedFd, bool)>, String> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let roots: Vec<&PathBuf> = roots.iter().filter(|root| root.is_absolute()).collect();
+    let on_the_way = |path: &Path| roots.iter().any(|root| root.starts_with(path));
+    let beneath_a_root = |path: &Path| roots.iter().any(|root| path.starts_with(root));
+    let ancestors: std::collections::BTreeSet<&Path> =
+        roots.iter().flat_map(|root| root.ancestors().skip(1)).filter(|dir| !beneath_a_root(dir)).collect();
+    let mut out = Vec::new();
+    for dir in ancestors {
+        let Ok(entries) = std::fs::read_dir(dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if on_the_way(&path) {
+                continue;
+            }
+            if out.len() >= MAX_EXEC_RULES {
+                return Err(format!(
+                    "the folders holding the workspace roots have more than {MAX_EXEC_RULES} entries (MAX_EXEC_RULES)"
+                ));
+            }
+            let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let Ok(fd) = rustix::fs::open(&path, flags, Mode::empty()) else { continue };
+            let Ok(stat) = rustix::fs::fstat(&fd) else { continue };
+            match FileType::from_raw_mode(stat.st_mode) {
+                FileType::Directory => out.push((fd, false)),
+                FileType::RegularFile => out.push((fd, true)),
+                _ => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(target_os = "linux")]
+fn restrict(private_dir: &Path, beside: Option<&[(std::os::fd::OwnedFd, bool)]>) -> String {
     use landlock::{
-        ABI, Access, AccessFs, AccessNet, LandlockStatus, RestrictionStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
-        RulesetError, RulesetStatus, Scope, path_beneath_rules,
+        ABI, Access, AccessFs, AccessNet, LandlockStatus, PathBeneath, RestrictionStatus, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, path_beneath_rules,
     };
 
     // The newest ABI this crate knows: best-effort mode keeps what the running kernel supports.
     let abi = ABI::V10;
     let status = (|| -> Result<RestrictionStatus, RulesetError> {
-        Ruleset::default()
+        let created = Ruleset::default()
             .handle_access(AccessFs::from_all(abi))?
             .handle_access(AccessNet::from_all(abi))?
             .scope(Scope::from_all(abi))?
-            .create()?
-            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
+            .create()?;
+        let created = match beside {
+            None => created.add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?,
+            Some(beside) => {
+                let read = AccessFs::ReadFile | AccessFs::ReadDir;
+                let file = AccessFs::ReadFile | AccessFs::Execute;
+                created.add_rules(path_beneath_rules(["/"], read))?.add_rules(beside.iter().map(|(fd, is_file)| {
+                    Ok::<_, RulesetError>(PathBeneath::new(fd, if *is_file { file } else { AccessFs::from_read(abi) }))
+                }))?
+            }
+        };
+        created
             .add_rules(path_beneath_rules([private_dir], AccessFs::from_all(abi)))?
             .add_rules(path_beneath_rules(["/dev/null"], AccessFs::ReadFile | AccessFs::WriteFile))?
             .restrict_self()
@@ -62,6 +127,6 @@ pub(crate) fn restrict_current_thread(private_dir: &Path) -> String {
 
 /// Landlock is a Linux facility: elsewhere tools run unconfined.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn restrict_current_thread(_private_dir: &Path) -> String {
+fn restrict(_private_dir: &Path, _beside: Option<&[(std::os::fd::OwnedFd, bool)]>) -> String {
     "unavailable: Landlock exists on Linux only".to_owned()
 }

@@ -44,7 +44,9 @@
 //!   can load themselves, so reads are confined only by the arguments above. Each run's
 //!   confinement says `landlock`, `landlock without network rules (kernel Landlock ABI n)`,
 //!   or `unavailable: <why>` (the tool then ran with the other measures only);
-//! - with a time limit (the whole process group is killed), input and output bounds.
+//! - with a time limit (the whole process group is killed), input and output bounds;
+//! - for long-lived programs that read the workspace themselves (language servers),
+//!   [`spawn_no_exec_in`] also denies executing any file beneath the roots.
 //!
 //! Argv templates may use `{path}` (the file's name as the caller gives it, relative to its
 //! workspace root: for messages and for the tool to pick a language; nothing is read from it),
@@ -64,9 +66,11 @@ mod process;
 mod resolve;
 mod tool;
 
+pub use confine::MAX_EXEC_RULES;
 pub use private::PrivateDir;
 pub use process::{
     Invocation, MAX_FORMATTED_BYTES, MAX_OUTPUT_CHARS, MAX_TOOL_INPUT_BYTES, Run, TOOL_TIMEOUT, cap, reap, run, spawn,
+    spawn_no_exec_in,
 };
 pub use resolve::{NotFound, Program, Roots, find_program, find_program_on};
 pub use tool::{Done, ExternalTool, Ran, run_tool};

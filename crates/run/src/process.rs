@@ -11,6 +11,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::confine;
+use crate::resolve::Roots;
 
 /// How long an external checker or formatter may run.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(10);
@@ -158,6 +159,28 @@ pub fn spawn(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
         let spawner = scope.spawn(|| {
             let confinement = confine::restrict_current_thread(invocation.dir);
             (command(invocation).spawn(), confinement)
+        });
+        spawner.join().unwrap_or_else(|_| {
+            (Err(std::io::Error::other("the spawning thread panicked")), "unavailable: spawn failed".to_owned())
+        })
+    })
+}
+
+/// As [`spawn`], and the child (with everything it starts) may execute nothing beneath
+/// `roots`: a program or library the repository ships, named by any configuration the child
+/// reads, fails to start with "permission denied". Interpreters still read files there (a
+/// script given to `node` or `python` runs); this is a backstop behind choosing what the
+/// child runs. For long-lived programs such as language servers, which read configuration
+/// from the workspace; the checkers and formatters of [`run`] get the file on stdin only.
+///
+/// # Errors
+/// The child is not started when the folders holding the roots have more than
+/// [`MAX_EXEC_RULES`](crate::MAX_EXEC_RULES) entries.
+pub fn spawn_no_exec_in(invocation: &Invocation<'_>, roots: &Roots) -> (std::io::Result<Child>, String) {
+    thread::scope(|scope| {
+        let spawner = scope.spawn(|| match confine::restrict_current_thread_no_exec(invocation.dir, &roots.paths()) {
+            Ok(confinement) => (command(invocation).spawn(), confinement),
+            Err(why) => (Err(std::io::Error::other(why.clone())), format!("unavailable: {why}")),
         });
         spawner.join().unwrap_or_else(|_| {
             (Err(std::io::Error::other("the spawning thread panicked")), "unavailable: spawn failed".to_owned())

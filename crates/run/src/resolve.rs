@@ -30,6 +30,11 @@ impl Roots {
         Roots { paths }
     }
 
+    /// The roots, lexically and by their real paths.
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
+        self.paths.clone()
+    }
+
     /// Whether `path` (absolute) is a root or lies beneath one, lexically or by its real path.
     #[must_use]
     pub fn contain(&self, path: &Path) -> bool {

@@ -158,3 +158,106 @@ fn a_closed_server_makes_requests_unavailable_without_the_hook() {
     assert!(matches!(&got, Err(RpcError::Unavailable { .. })), "{got:?}");
     assert!(!harness.broken_hook_ran.load(Ordering::SeqCst));
 }
+
+/// Waits until `dropped` notifications were dropped.
+fn dropped(connection: &Connection, dropped: u64) -> u64 {
+    let deadline = Instant::now() + WAIT;
+    while connection.dropped_notifications() < dropped && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    connection.dropped_notifications()
+}
+
+#[test]
+fn notifications_are_bounded_in_bytes_and_each_in_size() {
+    let mut harness = harness(Value::Null);
+    // Too large to keep: dropped unparsed; diagnostics may be larger.
+    let big = "x".repeat(MAX_NOTIFICATION_BODY + 1);
+    send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"m": big}}));
+    assert_eq!(dropped(&harness.connection, 1), 1);
+    let diagnostics = json!({"uri": "file:///a.py", "diagnostics": [], "pad": big});
+    send(
+        &mut harness.to_client,
+        &json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": diagnostics}),
+    );
+    let huge = "x".repeat(MAX_DIAGNOSTICS_BODY + 1);
+    let too_big = json!({"uri": "file:///a.py", "diagnostics": [], "pad": huge});
+    send(
+        &mut harness.to_client,
+        &json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": too_big}),
+    );
+    assert_eq!(dropped(&harness.connection, 2), 2);
+    let kept = harness.connection.next_notification(WAIT).expect("the diagnostics");
+    assert_eq!(kept.method, "textDocument/publishDiagnostics");
+    // Many just under the size each: the queue keeps at most MAX_NOTIFICATION_BYTES of them.
+    let just_under = "y".repeat(MAX_NOTIFICATION_BODY - 100);
+    let sent = 2 * MAX_NOTIFICATION_BYTES / MAX_NOTIFICATION_BODY;
+    for n in 0..sent {
+        send(
+            &mut harness.to_client,
+            &json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"n": n, "m": just_under}}),
+        );
+    }
+    send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "method": "last"}));
+    // Read only once the queue went over its budget.
+    let over = 2 + sent - MAX_NOTIFICATION_BYTES / MAX_NOTIFICATION_BODY;
+    assert!(dropped(&harness.connection, over as u64) >= over as u64);
+    let deadline = Instant::now() + WAIT;
+    let mut kept = Vec::new();
+    while Instant::now() < deadline {
+        let Some(notification) = harness.connection.next_notification(Duration::from_millis(200)) else { continue };
+        let last = notification.method == "last";
+        kept.push(notification);
+        if last {
+            break;
+        }
+    }
+    assert_eq!(kept.last().map(|n| n.method.as_str()), Some("last"));
+    assert!(kept.len() <= MAX_NOTIFICATION_BYTES / (MAX_NOTIFICATION_BODY - 100) + 1, "{}", kept.len());
+    let dropped_now = harness.connection.dropped_notifications();
+    assert_eq!(dropped_now as usize, 2 + sent + 1 - kept.len(), "every notification kept or counted");
+}
+
+#[test]
+fn a_configuration_request_with_too_many_items_gets_an_error() {
+    let mut harness = harness(json!({"python": {"pythonPath": "/usr/bin/python3"}}));
+    let items: Vec<Value> = (0..=MAX_CONFIGURATION_ITEMS).map(|_| json!({})).collect();
+    send(
+        &mut harness.to_client,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "workspace/configuration", "params": {"items": items}}),
+    );
+    let answer = received(&mut harness.from_client);
+    assert_eq!(answer["error"]["code"], INVALID_PARAMS, "{answer}");
+    assert!(answer["error"]["message"].as_str().is_some_and(|m| m.contains("MAX_CONFIGURATION_ITEMS")), "{answer}");
+    let items: Vec<Value> = (0..MAX_CONFIGURATION_ITEMS).map(|_| json!({"section": "python"})).collect();
+    send(
+        &mut harness.to_client,
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "workspace/configuration", "params": {"items": items}}),
+    );
+    assert_eq!(received(&mut harness.from_client)["result"].as_array().map(Vec::len), Some(MAX_CONFIGURATION_ITEMS));
+}
+
+/// A server that stops reading its input: no call hangs, the server is stopped (the hook
+/// runs), and the reader still answers nothing on the caller's thread.
+#[test]
+fn a_server_that_never_reads_its_input_hangs_no_call() {
+    let harness = harness(Value::Null);
+    // `from_client` is never read: the pipe fills, the writer thread blocks, the queue fills.
+    let text = "z".repeat(64 * 1024 + 1);
+    let mut outcome = Ok(());
+    for _ in 0..=MAX_OUTGOING + 2 {
+        outcome = harness.connection.notify("textDocument/didChange", json!({"text": text}));
+        if outcome.is_err() {
+            break;
+        }
+        // A request gives up within its own wait, the writing included.
+        let answer = harness.connection.request("workspace/symbol", json!({}), Duration::from_millis(20));
+        assert!(matches!(answer, Err(RpcError::TimedOut { .. } | RpcError::Unavailable { .. })), "{answer:?}");
+    }
+    assert!(
+        matches!(outcome, Err(RpcError::Unavailable { ref reason }) if reason.contains("MAX_OUTGOING")),
+        "{outcome:?}"
+    );
+    assert!(harness.broken_hook_ran.load(Ordering::SeqCst), "the stuck server was stopped");
+    drop(harness.from_client);
+}

@@ -11,7 +11,7 @@ use editkit_run::Roots;
 use crate::support::{START_WAIT, fixture, tools_path};
 
 /// A pool whose Python server is the stand-in in `mode`, and the fixture root.
-fn stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
+pub(crate) fn stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
     let (temp, root) = fixture("py");
     let bin = temp.path().join("stand-in-bin");
     std::fs::create_dir(&bin).expect("mkdir");
@@ -56,8 +56,11 @@ fn two_changes_back_to_back_give_the_newest_version_or_say_which() {
     assert_eq!(session.sync(&file, "a = 4\n").expect("sent"), 4);
 }
 
+/// A crashed server is started again once, then its language is unavailable. Its stderr can
+/// quote files (cargo quotes the TOML line it cannot parse): it is kept for the log, bounded,
+/// and never in the reason.
 #[test]
-fn a_crashing_server_is_restarted_once_then_unavailable_with_its_stderr() {
+fn a_crashing_server_is_restarted_once_then_unavailable_its_stderr_kept_private() {
     let (_temp, root, pool) = stand_in("crash");
     let roots = Roots::new(&[&root]);
     let file = root.join("pkg/util.py");
@@ -65,10 +68,26 @@ fn a_crashing_server_is_restarted_once_then_unavailable_with_its_stderr() {
         let session = pool.session(Language::Python, &root, &roots).expect("it starts");
         let answer = session.diagnostics(&file, "a = 1\n", START_WAIT);
         assert!(!matches!(answer.freshness, Freshness::Fresh { .. }), "{answer:?}");
+        let shown = format!("{answer:?}");
+        assert!(!shown.contains("AKIASECRET") && !shown.contains("crashed on purpose"), "{shown}");
     }
     let error = pool.session(Language::Python, &root, &roots).expect_err("no third start");
-    assert!(error.reason.contains("stand-in crashed on purpose"), "{error}");
+    assert!(!error.to_string().contains("AKIASECRET"), "{error}");
+    assert!(!error.to_string().contains("crashed on purpose"), "{error}");
+    assert!(error.reason.contains("stderr"), "says where its stderr went: {error}");
     assert!(error.install.contains("basedpyright"), "{error}");
+    let log = pool.last_stderr(Language::Python, &root).expect("kept for the log");
+    assert!(log.contains("stand-in crashed on purpose"), "{log}");
+}
+
+#[test]
+fn a_server_dying_at_start_keeps_its_stderr_out_of_the_reason() {
+    let (_temp, root, pool) = stand_in("die");
+    let error = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect_err("it dies");
+    assert!(!error.to_string().contains("AKIASECRET"), "{error}");
+    assert!(error.reason.contains("stderr"), "says where its stderr went: {error}");
+    let log = pool.last_stderr(Language::Python, &root).expect("kept for the log");
+    assert!(log.contains("AKIASECRETSECRET123"), "{log}");
 }
 
 #[test]
@@ -91,4 +110,34 @@ fn the_pool_is_lazy_bounded_and_names_what_to_install() {
     let error = nothing.session(Language::TypeScript, &root, &Roots::new(&[&root])).expect_err("none on PATH");
     assert!(error.to_string().contains("typescript-language-server"), "{error}");
     assert!(error.install.contains("npm install"), "{error}");
+}
+
+/// Diagnostics are kept for the documents editkit opened only, and dropped when they close.
+#[test]
+fn diagnostics_for_files_never_opened_are_not_kept() {
+    let (_temp, root, pool) = stand_in("others");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let file = root.join("pkg/util.py");
+    assert_eq!(session.diagnostics(&file, "a = 1\n", START_WAIT).freshness, Freshness::Fresh { version: 1 });
+    for n in [0, 500, 999] {
+        let elsewhere = PathBuf::from(format!("/elsewhere/f{n}.py"));
+        assert_eq!(session.server().published(&elsewhere), None, "{}", elsewhere.display());
+    }
+    assert!(session.server().published(&file).is_some());
+    session.server().close(&file).expect("didClose");
+    assert_eq!(session.server().published(&file), None);
+}
+
+/// What a server says reaches the model escaped and cut: no terminal escape (OSC 52, CSI 2J),
+/// no bidi override, no 10,000-character `source`.
+#[test]
+fn diagnostics_are_escaped_and_cut() {
+    let (_temp, root, pool) = stand_in("escape");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let answer = session.diagnostics(&root.join("pkg/util.py"), "a = 1\n", START_WAIT);
+    assert_eq!(answer.freshness, Freshness::Fresh { version: 1 });
+    let diagnostic = &answer.diagnostics[0];
+    assert_eq!(diagnostic.message, "version 1\\u{1b}]52;c;aGk=\\u{7}\\u{1b}[2J\\u{202e}evil\nnext line");
+    let source = diagnostic.source.as_deref().expect("a source");
+    assert_eq!(source.chars().count(), editkit_lsp::MAX_SOURCE_CHARS + 1, "cut, with an ellipsis");
 }
