@@ -3,8 +3,12 @@
 //! `sysroot_src`, `sysroot_project`) whose `bin/rustc` rust-analyzer runs, and proc-macro
 //! libraries it loads. The project is given in `linkedProjects`:
 //! - a `rust-project.json` at the root: read once (no link followed, bounded), the keys that
-//!   name programs or a toolchain dropped, the sysroot editkit resolved put in, and passed
-//!   inline, so rust-analyzer never reads the file (a later edit of it changes nothing);
+//!   name programs or a toolchain dropped, and passed inline, so rust-analyzer never reads the
+//!   file (a later edit of it changes nothing). No sysroot is put in: rust-analyzer loads a
+//!   project's sysroot with `cargo metadata` on the standard library's workspace, which needs
+//!   registry packages that the private, offline cargo home cannot resolve, and the server
+//!   then reports itself unhealthy. The workspace's own crates are what its answers are about;
+//!   the standard library's items are not resolved;
 //! - else a `Cargo.toml` at the root, by path (cargo's toolchain is pinned by env and the
 //!   `cargo.sysroot` setting);
 //! - else an empty inline project, so no nested project is discovered either.
@@ -23,29 +27,19 @@ const DROPPED: &[&str] = &["sysroot", "sysroot_src", "sysroot_project", "runnabl
 /// Keys of each crate that name a program or a library to load; dropped.
 const DROPPED_PER_CRATE: &[&str] = &["proc_macro_dylib_path", "build"];
 
-/// The `linkedProjects` value for `root`, with `sysroot` (outside every root) as the only
-/// toolchain; `Err`: why the workspace's project cannot be loaded.
-pub(crate) fn linked_projects(root: &Path, sysroot: &Path) -> Result<Value, String> {
+/// The `linkedProjects` value for `root`, naming no toolchain; `Err`: why the workspace's
+/// project cannot be loaded.
+pub(crate) fn linked_projects(root: &Path) -> Result<Value, String> {
     let json_path = root.join("rust-project.json");
-    let sysroot_src = sysroot.join("lib/rustlib/src/rust/library");
-    let toolchain = |mut project: Map<String, Value>| {
-        project.insert("sysroot".to_owned(), json!(sysroot.to_string_lossy()));
-        if sysroot_src.is_dir() {
-            project.insert("sysroot_src".to_owned(), json!(sysroot_src.to_string_lossy()));
-        }
-        Value::Object(project)
-    };
     if std::fs::symlink_metadata(&json_path).is_ok() {
         let project = read_project(&json_path)?;
-        return Ok(json!([toolchain(cleaned(project))]));
+        return Ok(json!([Value::Object(cleaned(project))]));
     }
     let cargo = root.join("Cargo.toml");
     if std::fs::symlink_metadata(&cargo).is_ok() {
         return Ok(json!([cargo.to_string_lossy()]));
     }
-    let mut empty = Map::new();
-    empty.insert("crates".to_owned(), json!([]));
-    Ok(json!([toolchain(empty)]))
+    Ok(json!([{ "crates": [] }]))
 }
 
 /// The object in `path`: a regular file (not a link, not a FIFO), at most

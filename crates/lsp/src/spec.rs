@@ -204,8 +204,7 @@ fn rust(lookup: Lookup<'_>, root: &Path, dir: &Path) -> Result<Launch, Unavailab
     let sysroot = sysroot(lookup, dir)?;
     // Told which project to load, rust-analyzer discovers none, so no `rust-project.json`
     // names its sysroot.
-    let linked_projects =
-        crate::project::linked_projects(root, &sysroot).map_err(|reason| Unavailable::new(language, reason))?;
+    let linked_projects = crate::project::linked_projects(root).map_err(|reason| Unavailable::new(language, reason))?;
     let program = sysroot.join("bin/rust-analyzer");
     if !program.is_file() {
         return Err(Unavailable::new(
