@@ -742,8 +742,9 @@ impl Text {
 }
 
 /// A line ending in a lone CR followed by an empty line ending in LF would encode as one CRLF
-/// and lose a line. Only a splice can make that pair, so one of the two is a line the splice
-/// touched: that one's ending changes (the empty line takes a CR, or else the CR line an LF).
+/// and lose a line. Only a splice can make that pair: when it touched one of the two, that
+/// one's ending changes (the empty line takes a CR, or else the CR line an LF); when it only
+/// removed the lines between them, the empty line takes a CRLF.
 fn keep_lone_crs_apart(text: &str, endings: &mut [LineEnding], first_line: usize, added: usize, tail_touched: bool) {
     let from = first_line.saturating_sub(1);
     let empty: Vec<bool> = text.split('\n').skip(from).take(added + 2).map(str::is_empty).collect();
@@ -762,6 +763,10 @@ fn keep_lone_crs_apart(text: &str, endings: &mut [LineEnding], first_line: usize
             endings[next] = LineEnding::Cr;
         } else if is_new(line) {
             endings[line] = LineEnding::Lf;
+        } else {
+            // Neither was touched (the lines between them were removed): the empty line ends
+            // in CRLF, which no following empty line can join (a CR could, again).
+            endings[next] = LineEnding::CrLf;
         }
     }
 }
@@ -844,6 +849,25 @@ mod tests {
             assert_eq!(text.as_str(), expected);
             let again = Text::decode(&text.encode()).unwrap();
             assert_eq!(again.as_str(), expected, "{range:?} {insert:?}: {:?}", text.encode());
+        }
+    }
+
+    /// Removing whole lines can bring a lone-CR line next to an empty LF line neither of which
+    /// the splice touched (a patch deleting lines of a file that mixes endings did): the empty
+    /// line takes a CRLF, and no line is lost, nor the empty line after it.
+    #[test]
+    fn lines_removed_between_a_lone_cr_and_an_empty_line_keep_both() {
+        for (bytes, range, expected) in [
+            (&b"a\rdel\n\nc\n"[..], 2..6, "a\n\nc\n"),
+            (&b"a\rone\ntwo\n\nc\n"[..], 2..10, "a\n\nc\n"),
+            (&b"a\rdel\r\n\r\n"[..], 2..6, "a\n\n"),
+            (&b"a\rdel\n\n\nc\n"[..], 2..6, "a\n\n\nc\n"),
+        ] {
+            let mut text = Text::decode(bytes).unwrap();
+            text.splice(range.clone(), "").unwrap();
+            assert_eq!(text.as_str(), expected);
+            let again = Text::decode(&text.encode()).unwrap();
+            assert_eq!(again.as_str(), expected, "{bytes:?} {range:?}: {:?}", text.encode());
         }
     }
 

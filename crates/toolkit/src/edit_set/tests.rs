@@ -578,3 +578,28 @@ fn sigkill_at_random_moments_leaves_the_five_files_all_old_or_all_new_after_reco
     );
     assert_eq!(old_count + new_count, trials);
 }
+
+/// An edit set that deletes the lines between a line ending in a lone CR and an empty line
+/// (a random round found it): every line survives, as the spliced text has them.
+#[test]
+fn deleting_lines_after_a_lone_cr_keeps_the_empty_line_after_them() {
+    let case = case(&[]);
+    let raw = "\\ No \r☃☃ b --- a/x \n    indented \n\n\nalpha x = 1 \n";
+    put(case.root(), "f.txt", raw.as_bytes());
+    let original = editkit_vfs::Text::decode(raw.as_bytes()).unwrap();
+    let edits: Vec<(Range<usize>, String)> = vec![
+        (32..39, "été".into()),
+        (22..24, "\n".into()),
+        (41..43, "\r\n".into()),
+        (6..22, "\n".into()),
+        (49..50, "\n".into()),
+    ];
+    let mut sorted: Vec<(Range<usize>, &str)> = edits.iter().map(|(r, t)| (r.clone(), t.as_str())).collect();
+    sorted.sort_by_key(|(r, _)| (r.start, r.end));
+    let expected = original.spliced(&sorted).unwrap();
+    let set = vec![FileEdits { path: "f.txt".into(), sha256: Sha256::of(raw.as_bytes()), edits }];
+    case.apply(set, false, None).unwrap();
+    let written = editkit_vfs::Text::decode(&std::fs::read(case.root().join("f.txt")).unwrap()).unwrap();
+    assert_eq!(written.as_str(), expected.as_str());
+    assert_eq!(written.as_str(), "\\ No \n\n\n    indeété\na\nha x =\n1 \n");
+}
