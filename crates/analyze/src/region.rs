@@ -700,7 +700,7 @@ impl<'t, L: Lex<'t>> Scans<L> {
 
 /// The places where `old` and `new` differ, as whole lines: pairs of byte ranges, in order,
 /// with the text between two places (and around them all) the same in both. The lines are
-/// compared by Myers' diff, bounded in time ([`PLACES_TIMEOUT`], past which a place may take
+/// compared by Myers' diff, bounded in time ([`places_timeout`], past which a place may take
 /// in lines that did not change: still right, only larger).
 pub(crate) fn places(old: &str, new: &str) -> Vec<(Range<usize>, Range<usize>)> {
     let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
@@ -719,7 +719,8 @@ pub(crate) fn places(old: &str, new: &str) -> Vec<(Range<usize>, Range<usize>)> 
     let old_lines = line_ranges(old_bytes, from, tail + to_line_end);
     let new_lines = line_ranges(new_bytes, from, new.len() - suffix + to_line_end);
     let (old_texts, new_texts) = (line_texts(old_bytes, &old_lines), line_texts(new_bytes, &new_lines));
-    let deadline = (old_texts.len() + new_texts.len() > UNTIMED_LINES).then(|| Instant::now() + PLACES_TIMEOUT);
+    let lines = old_texts.len() + new_texts.len();
+    let deadline = (lines > UNTIMED_LINES).then(|| Instant::now() + places_timeout(lines));
     let ops = similar::capture_diff_slices_deadline(similar::Algorithm::Myers, &old_texts, &new_texts, deadline);
     let span = |lines: &[Range<usize>], range: Range<usize>| {
         let start = lines.get(range.start).map_or_else(|| lines.last().map_or(from, |line| line.end), |l| l.start);
@@ -750,8 +751,18 @@ fn line_texts<'t>(bytes: &'t [u8], lines: &[Range<usize>]) -> Vec<&'t [u8]> {
 /// Up to how many lines, old and new together, [`places`] compares without a deadline.
 const UNTIMED_LINES: usize = 4096;
 
-/// How long [`places`] compares lines before it takes what is left as one place.
+/// How long [`places`] compares lines before it takes what is left as one place, at least.
 const PLACES_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// How long [`places`] may compare `lines` lines (old and new together): [`PLACES_TIMEOUT`]
+/// plus 250 ns a line. A few places far apart in a large file are found in a few ms, but the
+/// deadline is wall time: on a loaded machine a fixed 20 ms passed while the comparison was
+/// waiting for a core, and the places between became one place too large to parse. The
+/// budget grows with what is compared (about 270 ms for a million lines), still bounding a
+/// diff of everything against everything.
+fn places_timeout(lines: usize) -> std::time::Duration {
+    PLACES_TIMEOUT + std::time::Duration::from_nanos(u64::try_from(lines).unwrap_or(u64::MAX).saturating_mul(250))
+}
 
 /// The lines of `bytes[from..to]`, each with its line end.
 fn line_ranges(bytes: &[u8], from: usize, to: usize) -> Vec<Range<usize>> {
