@@ -82,8 +82,16 @@ fn has_cargo_subcommand(name: &str) -> bool {
 }
 
 /// The library crates, in dependency order.
-const LIBRARY_CRATES: [&str; 7] =
-    ["editkit-run", "editkit-vfs", "editkit-matcher", "editkit-analyze", "editkit-search", "editkit-patch", "editkit"];
+const LIBRARY_CRATES: [&str; 8] = [
+    "editkit-run",
+    "editkit-vfs",
+    "editkit-matcher",
+    "editkit-analyze",
+    "editkit-search",
+    "editkit-patch",
+    "editkit-lsp",
+    "editkit",
+];
 
 fn ci() -> Result<()> {
     let started = Instant::now();
