@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 /// filesystem is, `unavailable: <why>` when the tool ran unconfined.
 pub(crate) const LANDLOCK: &str = "landlock";
 
-/// The most entries beside the roots' ancestors that [`restrict_current_thread_no_exec`]
+/// The most entries beside the roots' ancestors that [`crate::spawn_no_exec_in`]
 /// grants execution beneath, one Landlock rule each; past this the child is not started.
 pub const MAX_EXEC_RULES: usize = 100_000;
 
