@@ -31,7 +31,8 @@ pub(crate) const fn for_kind(kind: ErrorKind) -> u8 {
         | ErrorKind::Exists
         | ErrorKind::IsDirectory
         | ErrorKind::SyntaxError
-        | ErrorKind::Io => EXIT_REFUSED,
+        | ErrorKind::Io
+        | ErrorKind::Unavailable => EXIT_REFUSED,
     }
 }
 

@@ -176,7 +176,8 @@ const fn is_refusal(kind: ErrorKind) -> bool {
         | ErrorKind::IsDirectory
         | ErrorKind::InvalidPatch
         | ErrorKind::InvalidArgs
-        | ErrorKind::Io => false,
+        | ErrorKind::Io
+        | ErrorKind::Unavailable => false,
     }
 }
 

@@ -181,6 +181,17 @@ pub enum Error {
         /// The tool refused.
         tool: String,
     },
+    /// No language server answers for this file: none is installed outside the workspace,
+    /// it could not start, or language servers are off. Nothing was changed.
+    #[error("no {language} language server: {reason}{}", install.as_deref().map(|how| format!("; install one: {how}")).unwrap_or_default())]
+    Unavailable {
+        /// The language (`python`, `typescript`, `rust`).
+        language: String,
+        /// Why none answers (never the server's own output, which can quote files).
+        reason: String,
+        /// What to install, when installing one would help.
+        install: Option<String>,
+    },
     /// The roots a client named cannot be used (none is a local folder, or they do not open):
     /// every call is refused until it names usable ones.
     #[error("{problem}; fix the client's roots")]
@@ -188,6 +199,17 @@ pub enum Error {
         /// What is wrong with them.
         problem: String,
     },
+}
+
+#[cfg(feature = "lsp")]
+impl From<editkit_lsp::Unavailable> for Error {
+    fn from(unavailable: editkit_lsp::Unavailable) -> Error {
+        Error::Unavailable {
+            language: unavailable.language.as_str().to_owned(),
+            reason: unavailable.reason,
+            install: Some(unavailable.install),
+        }
+    }
 }
 
 /// Why an edit set was refused; nothing was changed.
@@ -442,6 +464,7 @@ impl Error {
             },
             Error::ReadOnly { .. } => ErrorKind::Blocked,
             Error::UnusableRoots { .. } => ErrorKind::OutsideWorkspace,
+            Error::Unavailable { .. } => ErrorKind::Unavailable,
         }
     }
 
@@ -516,6 +539,10 @@ impl Error {
             Error::NothingToUndo { what } => details.path = at(what),
             Error::ReadOnly { tool } => details.tool = Some(tool.clone()),
             Error::UnusableRoots { .. } => {}
+            Error::Unavailable { language, install, .. } => {
+                details.language = Some(language.clone());
+                details.install.clone_from(install);
+            }
             Error::Notebook { path, source } => {
                 details.path = at(path);
                 notebook_details(source, &mut details);

@@ -17,8 +17,8 @@
 //! are evicted), and a patch's matching work by `ToolkitOptions::max_patch_work`.
 //!
 //! The lower crates are re-exported: [`vfs`] (the capability sandbox), [`matcher`] (the
-//! edit ladder) and, behind the default features `analyze`, `patch` and `search`, [`analyze`],
-//! [`patch`] and [`search`].
+//! edit ladder) and, behind the default features `analyze`, `patch`, `search` and `lsp`,
+//! [`analyze`], [`patch`], [`search`] and [`lsp`] (the language-server client).
 //!
 //! ```
 //! # fn main() -> Result<(), editkit::Error> {
@@ -60,6 +60,11 @@ mod error;
 mod fs_tools;
 mod history;
 pub mod json;
+#[cfg(feature = "lsp")]
+mod lsp_options;
+#[cfg(feature = "lsp")]
+#[cfg_attr(not(test), allow(dead_code, reason = "the code-intel tools that use it are being wired"))]
+mod lsp_tools;
 pub mod notebook;
 mod notebook_tools;
 mod outside;
@@ -99,6 +104,8 @@ pub use error::EditSetError;
 pub use error::{Error, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, OutsideChange, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
+#[cfg(feature = "lsp")]
+pub use lsp_options::{LanguageServerOptions, LanguageWaits};
 pub use outside::DEFAULT_KEPT_READ_BYTES;
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
 pub use shared_sessions::LIFETIME_MINUTES as SHARED_SESSION_MINUTES;
@@ -108,6 +115,8 @@ pub use types::*;
 
 #[cfg(feature = "analyze")]
 pub use editkit_analyze as analyze;
+#[cfg(feature = "lsp")]
+pub use editkit_lsp as lsp;
 pub use editkit_matcher as matcher;
 pub use editkit_matcher::diff;
 #[cfg(feature = "patch")]

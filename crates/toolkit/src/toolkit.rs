@@ -92,6 +92,10 @@ pub struct ToolkitOptions {
     /// return the formatted text, which is written through the workspace under the file's lock.
     #[cfg(feature = "analyze")]
     pub formatting: editkit_analyze::FormatOptions,
+    /// Language servers for the `code_intel` tools: on by default, started only when a tool
+    /// needs one, only from `PATH` outside every root, confined.
+    #[cfg(feature = "lsp")]
+    pub language_servers: crate::lsp_options::LanguageServerOptions,
 }
 
 impl Default for ToolkitOptions {
@@ -118,6 +122,8 @@ impl Default for ToolkitOptions {
             diagnostics: editkit_analyze::DiagnosticsOptions::default(),
             #[cfg(feature = "analyze")]
             formatting: editkit_analyze::FormatOptions::default(),
+            #[cfg(feature = "lsp")]
+            language_servers: crate::lsp_options::LanguageServerOptions::default(),
         }
     }
 }
@@ -174,6 +180,10 @@ pub struct Toolkit {
     history_estimates: Mutex<std::collections::HashMap<PathBuf, u64>>,
     /// What the last read or edit of each file saw: the bases of three-way merges.
     pub(crate) read_versions: ReadVersions,
+    /// The language servers of this toolkit, started when a tool first needs one.
+    #[cfg(feature = "lsp")]
+    #[cfg_attr(not(test), allow(dead_code, reason = "the code-intel tools that use it are being wired"))]
+    pub(crate) lsp: editkit_lsp::Pool,
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
@@ -348,6 +358,8 @@ impl Toolkit {
         }
         let sessions = Sessions::new(options.max_sessions, options.max_session_bytes);
         let options_kept = options.kept_read_bytes;
+        #[cfg(feature = "lsp")]
+        let lsp = editkit_lsp::Pool::new(options.language_servers.pool_options());
         Ok(Toolkit {
             roots: workspaces,
             options,
@@ -359,6 +371,8 @@ impl Toolkit {
             facts_cache: analysis::FactsCache::default(),
             history_estimates: Mutex::new(std::collections::HashMap::new()),
             read_versions: ReadVersions::new(options_kept),
+            #[cfg(feature = "lsp")]
+            lsp,
         })
     }
 

@@ -153,6 +153,12 @@ class IoError(EditkitError):
     kind = "io"
 
 
+class Unavailable(EditkitError):
+    """No language server answers for the file (``unavailable``); the message names what to install."""
+
+    kind = "unavailable"
+
+
 _BY_KIND: dict[str, type[EditkitError]] = {
     cls.kind: cls
     for cls in (
@@ -175,6 +181,7 @@ _BY_KIND: dict[str, type[EditkitError]] = {
         InvalidSyntax,
         InvalidArgs,
         IoError,
+        Unavailable,
     )
 }
 

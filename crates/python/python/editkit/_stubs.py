@@ -39,6 +39,7 @@ from ._errors import (
     PermissionDenied,
     Stale,
     TooLarge,
+    Unavailable,
     Utf16,
     error_class,
     error_from,

@@ -137,6 +137,12 @@ pub struct ErrorDetails {
     /// The most cells a notebook may have.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_cells: Option<usize>,
+    /// `unavailable`: the language whose server does not answer (`python`, `typescript`, `rust`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// `unavailable`: what to install so a server answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install: Option<String>,
 }
 
 /// The region of a text most like what was looked for.

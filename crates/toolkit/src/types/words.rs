@@ -149,11 +149,15 @@ pub enum ErrorKind {
     InvalidArgs,
     /// `io`: the file system failed or changed underneath.
     Io,
+    /// `unavailable`: no language server answers for the file (none installed outside the
+    /// workspace, it could not start, or language servers are off); the message names what
+    /// to install.
+    Unavailable,
 }
 
 impl ErrorKind {
     /// Every kind, in the contract's order.
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 20] = [
         ErrorKind::NotFound,
         ErrorKind::Ambiguous,
         ErrorKind::AlreadyApplied,
@@ -173,6 +177,7 @@ impl ErrorKind {
         ErrorKind::SyntaxError,
         ErrorKind::InvalidArgs,
         ErrorKind::Io,
+        ErrorKind::Unavailable,
     ];
 
     /// The stable snake_case word of the contract.
@@ -198,6 +203,7 @@ impl ErrorKind {
             ErrorKind::SyntaxError => "syntax_error",
             ErrorKind::InvalidArgs => "invalid_args",
             ErrorKind::Io => "io",
+            ErrorKind::Unavailable => "unavailable",
         }
     }
 }
@@ -243,8 +249,8 @@ impl std::fmt::Display for ErrorKind {
 /// let err = editkit::Error::from(editkit::vfs::Error::NotFound { path: "a.txt".into() });
 /// assert!(editkit::ERROR_KINDS.contains(&err.error_kind().as_str()));
 /// ```
-pub const ERROR_KINDS: [&str; 19] = {
-    let mut words = [""; 19];
+pub const ERROR_KINDS: [&str; 20] = {
+    let mut words = [""; 20];
     let mut i = 0;
     while i < words.len() {
         words[i] = ErrorKind::ALL[i].as_str();

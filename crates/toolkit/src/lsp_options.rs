@@ -1,0 +1,110 @@
+//! How a toolkit runs language servers ([`LanguageServerOptions`]): whether at all, where
+//! they are looked up, how many run, and how long an answer is waited for.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use editkit_lsp::{Language, PoolOptions};
+
+/// A wait per language: Python (basedpyright or pyright), TypeScript/JavaScript
+/// (typescript-language-server) and Rust (rust-analyzer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LanguageWaits {
+    /// Python.
+    pub python: Duration,
+    /// TypeScript and JavaScript.
+    pub typescript: Duration,
+    /// Rust.
+    pub rust: Duration,
+}
+
+impl LanguageWaits {
+    /// The wait for `language`.
+    #[must_use]
+    pub fn of(&self, language: Language) -> Duration {
+        match language {
+            Language::Python => self.python,
+            Language::TypeScript => self.typescript,
+            // A language added to the client waits as long as Rust, the longest.
+            _ => self.rust,
+        }
+    }
+}
+
+/// How a toolkit runs language servers (the `code_intel` tools `find_symbol`,
+/// `find_references`, `rename_symbol` and `diagnostics`).
+///
+/// A server is only ever one found on [`LanguageServerOptions::path`] outside every workspace
+/// root (never one the repository ships or configures), started confined the first time a
+/// tool needs it (never when the toolkit opens), one per language and root, kept warm while
+/// the toolkit lives and shut down after [`LanguageServerOptions::idle`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LanguageServerOptions {
+    /// Language servers run at all. Default: true. When false every code-intel tool answers
+    /// `unavailable` ("language servers are off"; `diagnostics` says so in its `state`) and
+    /// no server ever starts; `file_symbols` (tree-sitter) works either way.
+    pub enabled: bool,
+    /// After a write (edit, patch, snippet), attach the file's diagnostics from its server
+    /// when that server already runs (never starting one). Default: false.
+    pub after_writes: bool,
+    /// How long a diagnostics answer waits for the server's diagnostics of the text just
+    /// sent before it says `timed_out` (with the version of what it has, if anything).
+    /// Default: Python 3 s, TypeScript/JavaScript 5 s, Rust 5 s.
+    pub diagnostics_wait: LanguageWaits,
+    /// How long a freshly started server may take to load the workspace (its readiness gate)
+    /// before references, renames and symbols are answered; an answer given before it is
+    /// marked incomplete or refused, never shown as complete. Default: Python 60 s,
+    /// TypeScript/JavaScript 60 s, Rust 120 s.
+    pub ready_wait: LanguageWaits,
+    /// How long one request (references, rename, symbols) may take. Default: 30 s.
+    pub request_wait: Duration,
+    /// The `PATH` servers are looked up in; `None`: this process's. Only absolute entries
+    /// outside every workspace root count.
+    pub path: Option<OsString>,
+    /// The most servers running at once; the least recently used is shut down to start
+    /// another. Default: 8.
+    pub max_servers: usize,
+    /// A server unused this long is shut down. Default: 10 minutes.
+    pub idle: Duration,
+    /// How long a server may take to start and answer `initialize`. Default: 60 s.
+    pub start_wait: Duration,
+}
+
+impl Default for LanguageServerOptions {
+    fn default() -> Self {
+        let pool = PoolOptions::default();
+        LanguageServerOptions {
+            enabled: true,
+            after_writes: false,
+            diagnostics_wait: LanguageWaits {
+                python: Duration::from_secs(3),
+                typescript: Duration::from_secs(5),
+                rust: Duration::from_secs(5),
+            },
+            ready_wait: LanguageWaits {
+                python: Duration::from_secs(60),
+                typescript: Duration::from_secs(60),
+                rust: Duration::from_secs(120),
+            },
+            request_wait: Duration::from_secs(30),
+            path: None,
+            max_servers: pool.max_servers,
+            idle: pool.idle,
+            start_wait: pool.start_wait,
+        }
+    }
+}
+
+impl LanguageServerOptions {
+    /// The pool these options make.
+    #[allow(clippy::needless_update, reason = "the pool's options may gain fields, which keep their defaults")]
+    pub(crate) fn pool_options(&self) -> PoolOptions {
+        PoolOptions {
+            max_servers: self.max_servers,
+            idle: self.idle,
+            start_wait: self.start_wait,
+            path: self.path.clone(),
+            ..PoolOptions::default()
+        }
+    }
+}
