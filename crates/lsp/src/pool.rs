@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use editkit_run::Roots;
@@ -41,6 +41,13 @@ const RESTARTS: u32 = 1;
 
 struct Slot {
     session: Option<Arc<Session>>,
+    /// A caller is starting this slot's server, outside the pool's lock; others wanting the
+    /// slot wait for it on [`Pool::started`].
+    starting: bool,
+    /// How many starts of this slot ended, and how the last one failed (for the callers that
+    /// waited on it).
+    starts: u64,
+    start_failure: Option<Unavailable>,
     restarts: u32,
     last_used: Instant,
     failed: Option<Unavailable>,
@@ -52,6 +59,8 @@ struct Slot {
 pub struct Pool {
     options: PoolOptions,
     slots: Mutex<HashMap<(Language, PathBuf), Slot>>,
+    /// Signalled whenever a start ends.
+    started: Condvar,
 }
 
 impl std::fmt::Debug for Pool {
@@ -60,76 +69,167 @@ impl std::fmt::Debug for Pool {
     }
 }
 
+/// Ends a start whatever happens to the starting caller (an error, a panic): the slot is no
+/// longer starting, and the callers waiting on it wake.
+struct Starting<'a> {
+    pool: &'a Pool,
+    key: (Language, PathBuf),
+    outcome: Option<Result<Arc<Session>, Unavailable>>,
+    stderr: Option<String>,
+}
+
+impl Drop for Starting<'_> {
+    fn drop(&mut self) {
+        let mut slots = crate::lock(&self.pool.slots);
+        if let Some(slot) = slots.get_mut(&self.key) {
+            slot.starting = false;
+            slot.starts += 1;
+            if let Some(stderr) = self.stderr.take() {
+                slot.stderr = Some(stderr);
+            }
+            match self.outcome.take() {
+                Some(Ok(session)) => {
+                    slot.session = Some(session);
+                    slot.start_failure = None;
+                }
+                Some(Err(unavailable)) => slot.start_failure = Some(unavailable),
+                None => {
+                    let reason = "the server's start was abandoned".to_owned();
+                    slot.start_failure = Some(Unavailable::new(self.key.0, reason));
+                }
+            }
+        }
+        drop(slots);
+        self.pool.started.notify_all();
+    }
+}
+
+/// What [`Pool::session`] found under the lock.
+enum Found {
+    Ready(Arc<Session>),
+    Start,
+}
+
 impl Pool {
     /// An empty pool.
     #[must_use]
     pub fn new(options: PoolOptions) -> Pool {
-        Pool { options, slots: Mutex::new(HashMap::new()) }
+        Pool { options, slots: Mutex::new(HashMap::new()), started: Condvar::new() }
     }
 
     /// The session for `language` on `root`, starting its server if none runs (`roots`:
     /// every workspace root). A server that died is started again once; after that, and
-    /// when none can start, the answer is [`Unavailable`] with the server's last stderr lines.
+    /// when none can start, the answer is [`Unavailable`] (the server's stderr is kept for
+    /// [`Pool::last_stderr`]). The server starts outside the pool's lock: other languages
+    /// and roots, and [`Pool::warm`], never wait for it; another caller wanting the same
+    /// server waits for that start, up to [`PoolOptions::start_wait`] from its own call.
     ///
     /// # Errors
     /// [`Unavailable`] as above.
     pub fn session(&self, language: Language, root: &Path, roots: &Roots) -> Result<Arc<Session>, Unavailable> {
         self.shut_idle();
+        let key = (language, root.to_owned());
+        let deadline = Instant::now() + self.options.start_wait;
         // Sessions taken out are dropped (their servers shut down, which waits) after the
         // lock is released: declared before the guard, dropped after it.
         let mut retired: Vec<Arc<Session>> = Vec::new();
-        let key = (language, root.to_owned());
+        let found = self.find_or_claim(&key, deadline, &mut retired);
+        drop(retired);
+        if let Found::Ready(session) = found? {
+            return Ok(session);
+        }
+        let mut starting = Starting { pool: self, key, outcome: None, stderr: None };
+        let path = self.options.path.clone().or_else(|| std::env::var_os("PATH"));
+        let started = Server::start_keeping_stderr(language, root, roots, path.as_deref(), self.options.start_wait);
+        let outcome = match started {
+            Ok(server) => Ok(Arc::new(Session::new(server))),
+            Err(failed) => {
+                starting.stderr = Some(failed.stderr);
+                Err(failed.unavailable)
+            }
+        };
+        starting.outcome = Some(outcome.clone());
+        drop(starting);
+        outcome
+    }
+
+    /// Under the lock: the running session of `key`, or the claim to start it (the slot
+    /// marked starting, room made), waiting for another caller's start of it until
+    /// `deadline`.
+    fn find_or_claim(
+        &self,
+        key: &(Language, PathBuf),
+        deadline: Instant,
+        retired: &mut Vec<Arc<Session>>,
+    ) -> Result<Found, Unavailable> {
+        let language = key.0;
         let mut slots = crate::lock(&self.slots);
-        let slot = slots.entry(key.clone()).or_insert(Slot {
-            session: None,
-            restarts: 0,
-            last_used: Instant::now(),
-            failed: None,
-            stderr: None,
-        });
-        slot.last_used = Instant::now();
-        if let Some(session) = &slot.session {
-            match session.server().broken() {
-                None => return Ok(Arc::clone(session)),
-                Some(reason) => {
-                    slot.stderr = Some(session.server().stderr_tail());
-                    retired.extend(slot.session.take());
-                    if slot.restarts >= RESTARTS {
-                        let reason = crate::server::kept_private(&format!("the server stopped again ({reason})"));
-                        slot.failed = Some(Unavailable::new(language, reason));
+        let mut waited_for: Option<u64> = None;
+        loop {
+            let slot = slots.entry(key.clone()).or_insert(Slot {
+                session: None,
+                starting: false,
+                starts: 0,
+                start_failure: None,
+                restarts: 0,
+                last_used: Instant::now(),
+                failed: None,
+                stderr: None,
+            });
+            slot.last_used = Instant::now();
+            if let Some(session) = &slot.session {
+                match session.server().broken() {
+                    None => return Ok(Found::Ready(Arc::clone(session))),
+                    Some(reason) => {
+                        slot.stderr = Some(session.server().stderr_tail());
+                        retired.extend(slot.session.take());
+                        if slot.restarts >= RESTARTS {
+                            let reason = crate::server::kept_private(&format!("the server stopped again ({reason})"));
+                            slot.failed = Some(Unavailable::new(language, reason));
+                        }
+                        slot.restarts += 1;
                     }
-                    slot.restarts += 1;
                 }
             }
-        }
-        if let Some(failed) = &slot.failed {
-            return Err(failed.clone());
+            if let Some(failed) = &slot.failed {
+                return Err(failed.clone());
+            }
+            // The start this caller waited for failed: its answer is this caller's too.
+            if let Some(starts) = waited_for
+                && slot.starts > starts
+                && !slot.starting
+                && let Some(failure) = &slot.start_failure
+            {
+                return Err(failure.clone());
+            }
+            if !slot.starting {
+                break;
+            }
+            waited_for.get_or_insert(slot.starts);
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                let waited = self.options.start_wait.as_millis();
+                return Err(Unavailable::new(
+                    language,
+                    format!("the server is still starting after {waited} ms (start_wait); try again"),
+                ));
+            }
+            slots = crate::wait(&self.started, slots, left);
         }
         // Make room first: the least recently used running server goes.
-        let running = slots.values().filter(|slot| slot.session.is_some()).count();
-        if running >= self.options.max_servers.max(1)
+        let busy = slots.values().filter(|slot| slot.session.is_some() || slot.starting).count();
+        if busy >= self.options.max_servers.max(1)
             && let Some(oldest) = slots
                 .iter_mut()
-                .filter(|(other, slot)| **other != key && slot.session.is_some())
+                .filter(|(other, slot)| *other != key && slot.session.is_some())
                 .min_by_key(|(_, slot)| slot.last_used)
                 .map(|(_, slot)| slot)
         {
             retired.extend(oldest.session.take());
         }
-        let path = self.options.path.clone().or_else(|| std::env::var_os("PATH"));
-        let started = Server::start_keeping_stderr(language, root, roots, path.as_deref(), self.options.start_wait);
-        let slot = slots.get_mut(&key).expect("the slot was inserted above");
-        match started {
-            Ok(server) => {
-                let session = Arc::new(Session::new(server));
-                slot.session = Some(Arc::clone(&session));
-                Ok(session)
-            }
-            Err(failed) => {
-                slot.stderr = Some(failed.stderr);
-                Err(failed.unavailable)
-            }
-        }
+        let slot = slots.get_mut(key).expect("the slot was inserted above");
+        slot.starting = true;
+        Ok(Found::Start)
     }
 
     /// The session for `language` on `root` only when its server already runs: never
@@ -153,6 +253,12 @@ impl Pool {
     #[must_use]
     pub fn running(&self) -> usize {
         crate::lock(&self.slots).values().filter(|slot| slot.session.is_some()).count()
+    }
+
+    /// How many servers are starting (their `initialize` not answered yet).
+    #[must_use]
+    pub fn starting(&self) -> usize {
+        crate::lock(&self.slots).values().filter(|slot| slot.starting).count()
     }
 
     /// Shuts down the servers idle longer than [`PoolOptions::idle`].

@@ -141,3 +141,81 @@ fn diagnostics_are_escaped_and_cut() {
     let source = diagnostic.source.as_deref().expect("a source");
     assert_eq!(source.chars().count(), editkit_lsp::MAX_SOURCE_CHARS + 1, "cut, with an ellipsis");
 }
+
+/// Runs `work` on a thread and gives its answer, failing the test when it takes more than
+/// two minutes: a call that waits for another root's start would wait for good here.
+fn within<T: Send + 'static>(what: &str, work: impl FnOnce() -> T + Send + 'static) -> T {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(work());
+    });
+    receiver.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|_| panic!("{what} waited for a server's start"))
+}
+
+/// A server slow to start holds up no other root, no other language and no `warm`: the
+/// stand-in answers `initialize` only once its root's `.gate` is gone, and the gate is
+/// removed only after the other calls answered.
+#[test]
+fn a_server_slow_to_start_holds_up_no_other_root_language_or_warm() {
+    let (temp, root, _) = stand_in("gate");
+    let (_other_temp, other) = fixture("py");
+    let (_rust_temp, rust) = fixture("rs");
+    std::fs::write(root.join(".gate"), "").expect("close the gate");
+    let bin = temp.path().join("stand-in-bin").canonicalize().expect("real path");
+    let options = PoolOptions { path: Some(tools_path(&[&bin])), start_wait: START_WAIT, ..PoolOptions::default() };
+    let pool = std::sync::Arc::new(Pool::new(options));
+    let slow = {
+        let (pool, root) = (std::sync::Arc::clone(&pool), root.clone());
+        std::thread::spawn(move || pool.session(Language::Python, &root, &Roots::new(&[&root])).map(|_| ()))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while pool.starting() == 0 {
+        assert!(std::time::Instant::now() < deadline, "the slow start never began");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Another caller of the same server waits for that start, and gets its session.
+    let same = {
+        let (pool, root) = (std::sync::Arc::clone(&pool), root.clone());
+        std::thread::spawn(move || pool.session(Language::Python, &root, &Roots::new(&[&root])))
+    };
+    let warm = {
+        let (pool, root) = (std::sync::Arc::clone(&pool), root.clone());
+        within("warm", move || pool.warm(Language::Python, &root).is_none())
+    };
+    assert!(warm, "nothing is warm while it starts");
+    let other_root = {
+        let (pool, other) = (std::sync::Arc::clone(&pool), other.clone());
+        within("another root", move || pool.session(Language::Python, &other, &Roots::new(&[&other])).map(|_| ()))
+    };
+    other_root.expect("another root's server starts");
+    let other_language = {
+        let (pool, rust) = (std::sync::Arc::clone(&pool), rust.clone());
+        within("another language", move || pool.session(Language::Rust, &rust, &Roots::new(&[&rust])).map(|_| ()))
+    };
+    other_language.expect("rust-analyzer starts");
+    assert_eq!(pool.starting(), 1, "the gated server is still starting");
+    std::fs::remove_file(root.join(".gate")).expect("open the gate");
+    slow.join().expect("no panic").expect("the gated server starts");
+    let same = same.join().expect("no panic").expect("the waiting caller gets the session");
+    assert!(std::sync::Arc::ptr_eq(&same, &pool.warm(Language::Python, &root).expect("warm now")));
+    assert_eq!((pool.starting(), pool.running()), (0, 3));
+}
+
+/// A caller waiting for another's start that fails gets that failure, without starting the
+/// server again itself.
+#[test]
+fn a_caller_waiting_for_a_failed_start_gets_its_failure() {
+    let (_temp, root, pool) = stand_in("die");
+    let pool = std::sync::Arc::new(pool);
+    let callers: Vec<_> = (0..3)
+        .map(|_| {
+            let (pool, root) = (std::sync::Arc::clone(&pool), root.clone());
+            std::thread::spawn(move || pool.session(Language::Python, &root, &Roots::new(&[&root])).map(|_| ()))
+        })
+        .collect();
+    for caller in callers {
+        let error = caller.join().expect("no panic").expect_err("the server dies at start");
+        assert!(error.reason.contains("stderr"), "{error}");
+    }
+    assert_eq!((pool.starting(), pool.running()), (0, 0));
+}
