@@ -51,8 +51,9 @@ pub use edit::{ByteEdit, EditError, FileEdit, MAX_RENAME_EDITS, MAX_RENAME_FILES
 pub use pool::{Pool, PoolOptions};
 pub use position::{Encoding, LineIndex};
 pub use rpc::{
-    Answers, Connection, MAX_CONFIGURATION_ITEMS, MAX_DIAGNOSTICS_BODY, MAX_NOTIFICATION_BODY, MAX_NOTIFICATION_BYTES,
-    MAX_NOTIFICATIONS, MAX_OUTGOING, MAX_PENDING, Notification, RpcError, WRITE_WAIT,
+    Answers, Connection, MAX_ANSWER_BYTES, MAX_CONFIGURATION_ITEMS, MAX_DIAGNOSTICS_BODY, MAX_LIST_ANSWER_BYTES,
+    MAX_NOTIFICATION_BODY, MAX_NOTIFICATION_BYTES, MAX_NOTIFICATIONS, MAX_OUTGOING, MAX_PENDING,
+    MAX_RENAME_ANSWER_BYTES, Notification, RpcError, WRITE_WAIT, answer_limit,
 };
 pub use server::{MAX_STDERR_BYTES, Published, Server};
 pub use session::{

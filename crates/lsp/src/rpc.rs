@@ -2,7 +2,9 @@
 //! `$/cancelRequest` when the deadline passes), the server's own requests answered by a fixed
 //! policy, and its notifications kept in a bounded queue. One reader thread per connection
 //! reads every message; a message that breaks the framing or is not JSON-RPC ends the
-//! connection, and the `on_broken` hook (which kills the server) runs.
+//! connection, and the `on_broken` hook (which kills the server) runs. Each request takes an
+//! answer only as large as its method needs ([`answer_limit`]): a larger one is dropped
+//! before it is parsed, so one answer cannot cost 64 MiB of JSON values.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
@@ -45,6 +47,36 @@ pub const MAX_OUTGOING: usize = 256;
 /// and stopped. A request waits at most its own wait.
 pub const WRITE_WAIT: Duration = Duration::from_secs(10);
 
+/// The largest answer taken for a request, in bytes, unless the method is one below. An
+/// answer is parsed into values taking many times its size, so each request takes only what
+/// its answer needs; a larger answer fails that request ([`RpcError::TooLarge`]) unparsed and
+/// leaves the connection up.
+pub const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+
+/// The largest answer taken for a list (`textDocument/references`, `workspace/symbol`,
+/// `textDocument/documentSymbol`, `textDocument/diagnostic`, `workspace/executeCommand`
+/// (tsserver's diagnostics)), in bytes.
+pub const MAX_LIST_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+
+/// The largest answer taken for `textDocument/rename`, in bytes (a rename's edits are
+/// bounded by [`crate::MAX_RENAME_EDITS`] too).
+pub const MAX_RENAME_ANSWER_BYTES: usize = 8 * 1024 * 1024;
+
+/// The largest answer [`Connection::request`] takes for `method`, in bytes, and the bound's
+/// name (for messages).
+#[must_use]
+pub fn answer_limit(method: &str) -> (usize, &'static str) {
+    match method {
+        "textDocument/rename" => (MAX_RENAME_ANSWER_BYTES, "MAX_RENAME_ANSWER_BYTES"),
+        "textDocument/references"
+        | "workspace/symbol"
+        | "textDocument/documentSymbol"
+        | "textDocument/diagnostic"
+        | "workspace/executeCommand" => (MAX_LIST_ANSWER_BYTES, "MAX_LIST_ANSWER_BYTES"),
+        _ => (MAX_ANSWER_BYTES, "MAX_ANSWER_BYTES"),
+    }
+}
+
 /// JSON-RPC's "invalid params".
 const INVALID_PARAMS: i64 = -32602;
 
@@ -81,6 +113,21 @@ pub enum RpcError {
         code: i64,
         /// Its message, cut to 2,000 characters, control characters escaped.
         message: String,
+    },
+    /// The answer is larger than editkit takes for that method ([`answer_limit`]); it was
+    /// dropped unparsed.
+    #[error(
+        "the language server's answer to `{method}` is {size} bytes, more than the {limit} bytes editkit takes for it ({bound}); ask for less"
+    )]
+    TooLarge {
+        /// The request's method.
+        method: String,
+        /// The answer's size in bytes.
+        size: u64,
+        /// The bound in bytes.
+        limit: u64,
+        /// The bound's name.
+        bound: String,
     },
     /// The answer is not the shape the protocol gives that method.
     #[error("the language server's answer to `{method}` is malformed: {message}")]
@@ -151,11 +198,23 @@ impl Answers {
     }
 }
 
-type Reply = Result<Value, (i64, String)>;
+/// What a waiting request gets.
+enum Reply {
+    Result(Value),
+    Error(i64, String),
+    /// The answer was larger than the request's limit: `size` bytes.
+    TooLarge(usize),
+}
+
+/// A request waiting for its answer, and the largest answer it takes.
+struct Pending {
+    sender: mpsc::Sender<Reply>,
+    limit: usize,
+}
 
 #[derive(Default)]
 struct State {
-    pending: HashMap<i64, mpsc::Sender<Reply>>,
+    pending: HashMap<i64, Pending>,
     /// Each with its body's size.
     notifications: VecDeque<(Notification, usize)>,
     /// The sum of those sizes, at most [`MAX_NOTIFICATION_BYTES`].
@@ -305,7 +364,7 @@ impl Connection {
             if state.pending.len() >= MAX_PENDING {
                 return Err(RpcError::Busy);
             }
-            state.pending.insert(id, sender);
+            state.pending.insert(id, Pending { sender, limit: answer_limit(method).0 });
         }
         let started = Instant::now();
         let deadline = started + wait;
@@ -316,9 +375,18 @@ impl Connection {
             return Err(error);
         }
         match receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err((code, message))) => {
+            Ok(Reply::Result(result)) => Ok(result),
+            Ok(Reply::Error(code, message)) => {
                 Err(RpcError::Server { method: method.to_owned(), code, message: crate::clean(&message, 2_000, true) })
+            }
+            Ok(Reply::TooLarge(size)) => {
+                let (limit, bound) = answer_limit(method);
+                Err(RpcError::TooLarge {
+                    method: method.to_owned(),
+                    size: u64::try_from(size).unwrap_or(u64::MAX),
+                    limit: u64::try_from(limit).unwrap_or(u64::MAX),
+                    bound: bound.to_owned(),
+                })
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 self.shared.lock().pending.remove(&id);
@@ -408,22 +476,113 @@ impl Connection {
     }
 }
 
-/// A message's method and whether it has an id, read without building the whole value.
+/// A message's method and id, read without building the whole value.
 #[derive(serde::Deserialize)]
 struct Envelope {
-    id: Option<serde::de::IgnoredAny>,
+    id: Option<Id>,
     method: Option<String>,
 }
 
-/// Whether `body` is a notification too large to keep: dropped before it is parsed into a
-/// value (which takes many times its size).
-fn oversized_notification(body: &[u8]) -> bool {
+/// A message's id: a number, a string, or anything else (skipped without building it).
+enum Id {
+    Number(i64),
+    Text(String),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Id {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Id, D::Error> {
+        deserializer.deserialize_any(IdVisitor)
+    }
+}
+
+struct IdVisitor;
+
+impl<'de> serde::de::Visitor<'de> for IdVisitor {
+    type Value = Id;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC id")
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Id, E> {
+        Ok(Id::Number(value))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Id, E> {
+        Ok(i64::try_from(value).map_or(Id::Other, Id::Number))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Id, E> {
+        Ok(Id::Other)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Id, E> {
+        Ok(Id::Other)
+    }
+
+    fn visit_unit<E>(self) -> Result<Id, E> {
+        Ok(Id::Other)
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Id, E> {
+        Ok(if value.len() <= 200 { Id::Text(value.to_owned()) } else { Id::Other })
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Id, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Id::Other)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Id, A::Error> {
+        while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Id::Other)
+    }
+}
+
+/// Whether a large `body` (over [`MAX_NOTIFICATION_BODY`]) is dropped before it is parsed
+/// into a value (which takes many times its size): a notification too large to keep, a
+/// server request (answered with an error), or an answer larger than its request takes
+/// (which then fails with [`RpcError::TooLarge`]) or that no request waits for.
+fn dropped_unparsed(body: &[u8], shared: &Shared, outgoing: &Outgoing) -> bool {
     if body.len() <= MAX_NOTIFICATION_BODY {
         return false;
     }
-    match serde_json::from_slice::<Envelope>(body) {
-        Ok(Envelope { id: None, method: Some(method) }) => {
-            method != "textDocument/publishDiagnostics" || body.len() > MAX_DIAGNOSTICS_BODY
+    let Ok(envelope) = serde_json::from_slice::<Envelope>(body) else { return false };
+    match envelope {
+        Envelope { id: None, method: Some(method) } => {
+            let dropped = method != "textDocument/publishDiagnostics" || body.len() > MAX_DIAGNOSTICS_BODY;
+            if dropped {
+                shared.lock().dropped += 1;
+            }
+            dropped
+        }
+        Envelope { id: Some(id), method: Some(_) } => {
+            let id = match id {
+                Id::Number(id) => json!(id),
+                Id::Text(id) => json!(id),
+                Id::Other => return true,
+            };
+            let message = format!("editkit takes requests of at most {MAX_NOTIFICATION_BODY} bytes");
+            let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": INVALID_PARAMS, "message": message}});
+            if let Ok(reply) = serde_json::to_vec(&reply) {
+                let _ = outgoing.send(reply, Instant::now() + WRITE_WAIT);
+            }
+            true
+        }
+        Envelope { id: Some(Id::Number(id)), method: None } => {
+            let mut state = shared.lock();
+            match state.pending.get(&id) {
+                // An answer to a request already given up on (timed out) is dropped.
+                None => true,
+                Some(pending) if body.len() > pending.limit => {
+                    if let Some(pending) = state.pending.remove(&id) {
+                        let _ = pending.sender.send(Reply::TooLarge(body.len()));
+                    }
+                    true
+                }
+                Some(_) => false,
+            }
         }
         _ => false,
     }
@@ -440,8 +599,7 @@ fn read_loop(reader: impl Read, shared: &Shared, outgoing: &Outgoing, answers: &
             }
             Err(error) => break format!("the server broke the protocol: {error}"),
         };
-        if oversized_notification(&body) {
-            shared.lock().dropped += 1;
+        if dropped_unparsed(&body, shared, outgoing) {
             continue;
         }
         let size = body.len();
@@ -500,15 +658,15 @@ fn route(
                 return Err(format!("the server answered an id editkit never sent: {id}"));
             };
             let reply = match (message.remove("result"), message.remove("error")) {
-                (_, Some(error)) => Err((
+                (_, Some(error)) => Reply::Error(
                     error.get("code").and_then(Value::as_i64).unwrap_or(0),
                     error.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
-                )),
-                (result, None) => Ok(result.unwrap_or(Value::Null)),
+                ),
+                (result, None) => Reply::Result(result.unwrap_or(Value::Null)),
             };
             // An answer to a request already given up on (timed out) is dropped.
-            if let Some(sender) = shared.lock().pending.remove(&id) {
-                let _ = sender.send(reply);
+            if let Some(pending) = shared.lock().pending.remove(&id) {
+                let _ = pending.sender.send(reply);
             }
         }
         (None, None) => return Err("the server sent a message with neither method nor id".to_owned()),

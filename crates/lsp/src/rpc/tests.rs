@@ -261,3 +261,56 @@ fn a_server_that_never_reads_its_input_hangs_no_call() {
     assert!(harness.broken_hook_ran.load(Ordering::SeqCst), "the stuck server was stopped");
     drop(harness.from_client);
 }
+
+/// An answer larger than its request takes fails that request, unparsed and naming the
+/// bound; the connection stays up and a smaller answer still comes through.
+#[test]
+fn an_answer_larger_than_its_request_takes_fails_that_request_only() {
+    let mut harness = harness(Value::Null);
+    std::thread::scope(|scope| {
+        let asked = scope.spawn(|| harness.connection.request("textDocument/references", json!({}), WAIT));
+        let request = received(&mut harness.from_client);
+        let location = json!({"uri": "file:///a.py", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}});
+        let many = vec![location.clone(); MAX_LIST_ANSWER_BYTES / 80];
+        send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "id": request["id"], "result": many}));
+        let refused = asked.join().expect("joined");
+        let Err(RpcError::TooLarge { method, size, limit, bound }) = &refused else {
+            panic!("a {} MiB answer to references gave {refused:?}", MAX_LIST_ANSWER_BYTES >> 20)
+        };
+        assert_eq!(
+            (method.as_str(), *limit, bound.as_str()),
+            ("textDocument/references", 4 << 20, "MAX_LIST_ANSWER_BYTES")
+        );
+        assert!(*size > *limit);
+        let shown = refused.clone().expect_err("an error").to_string();
+        assert!(shown.contains("MAX_LIST_ANSWER_BYTES") && shown.contains(&limit.to_string()), "{shown}");
+        // A rename may take more than a list; any other request less.
+        let asked = scope.spawn(|| harness.connection.request("textDocument/rename", json!({}), WAIT));
+        let request = received(&mut harness.from_client);
+        send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "id": request["id"], "result": many}));
+        assert!(asked.join().expect("joined").is_ok(), "a rename takes up to MAX_RENAME_ANSWER_BYTES");
+        let asked = scope.spawn(|| harness.connection.request("textDocument/hover", json!({}), WAIT));
+        let request = received(&mut harness.from_client);
+        let over = vec![location; MAX_ANSWER_BYTES / 80];
+        send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "id": request["id"], "result": over}));
+        let refused = asked.join().expect("joined");
+        assert!(matches!(&refused, Err(RpcError::TooLarge { limit, .. }) if *limit == 1 << 20), "{refused:?}");
+    });
+    assert_eq!(harness.connection.broken(), None, "the connection stays up");
+    assert!(!harness.broken_hook_ran.load(Ordering::SeqCst));
+}
+
+/// A server request too large to parse gets an error answer, unparsed.
+#[test]
+fn a_server_request_too_large_gets_an_error() {
+    let mut harness = harness(Value::Null);
+    let items = vec![json!({"section": "python"}); MAX_NOTIFICATION_BODY / 20];
+    send(
+        &mut harness.to_client,
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "workspace/configuration", "params": {"items": items}}),
+    );
+    let answer = received(&mut harness.from_client);
+    assert_eq!(answer["id"], 7);
+    assert_eq!(answer["error"]["code"], INVALID_PARAMS, "{answer}");
+    assert_eq!(harness.connection.broken(), None);
+}
