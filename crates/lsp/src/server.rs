@@ -196,7 +196,10 @@ impl Server {
         self.dir.path()
     }
 
-    /// How the server was confined (`landlock`, ...), as editkit-run reports it.
+    /// How the server was confined, saying exactly what holds, as
+    /// [`editkit_run::spawn_no_exec_in`] reports it (`landlock (ABI 7) in a network namespace
+    /// of its own (unshare -n): no writes outside the private folder, nothing beneath a root
+    /// executed, no network; pathname Unix sockets open`, or `unavailable: <why>`).
     #[must_use]
     pub fn confinement(&self) -> &str {
         &self.confinement

@@ -14,12 +14,14 @@
 //!
 //! Nothing else can be created, written, truncated, renamed, linked or removed. From Landlock
 //! ABI 4 it also handles TCP bind and connect with no port allowed (no network over TCP), from
-//! ABI 6 it scopes abstract Unix sockets and signals to the domain, and from ABI 10 UDP too.
+//! ABI 6 it scopes abstract Unix sockets and signals to the domain, from ABI 9 it denies
+//! connecting to pathname Unix sockets outside the private folder, and from ABI 10 UDP too.
 
 use std::path::{Path, PathBuf};
 
-/// What the confinement of a run was, as reported: `landlock` when filesystem writes and TCP
-/// are confined, `landlock without network rules (kernel Landlock ABI n)` when only the
+/// What the confinement of a run was, as [`crate::spawn`] reports it: `landlock` when
+/// filesystem writes and TCP are confined (UDP and pathname Unix sockets may be open: see
+/// [`described`] for the exact word [`crate::spawn_no_exec_in`] gives), `landlock without network rules (kernel Landlock ABI n)` when only the
 /// filesystem is, `unavailable: <why>` when the tool ran unconfined.
 pub(crate) const LANDLOCK: &str = "landlock";
 
@@ -29,7 +31,62 @@ pub const MAX_EXEC_RULES: usize = 100_000;
 
 /// Restricts the calling thread (and so the children it spawns from now on) and says how.
 pub(crate) fn restrict_current_thread(private_dir: &Path) -> String {
-    restrict(private_dir, None)
+    restrict(private_dir, None).word
+}
+
+/// How a thread was restricted: the word [`crate::spawn`] reports, and the Landlock ABI the
+/// kernel enforced (`None`: not confined).
+pub(crate) struct Restricted {
+    pub(crate) word: String,
+    pub(crate) abi: Option<i32>,
+}
+
+/// The confinement of a child spawned by [`crate::spawn_no_exec_in`], saying exactly what
+/// holds with the kernel's Landlock `abi` (`None`: Landlock did not confine it, `word` says
+/// why) and whether it runs in a network namespace of its own (`Ok(how)`) or not (`Err(why)`):
+/// TCP is closed from ABI 4, abstract Unix sockets from ABI 6, pathname Unix sockets from
+/// ABI 9, UDP from ABI 10; a network namespace closes TCP, UDP and abstract sockets.
+pub(crate) fn described(word: &str, abi: Option<i32>, namespace: &Result<String, String>) -> String {
+    let Some(abi) = abi else {
+        return match namespace {
+            Ok(how) => format!("{word}; in a network namespace of its own ({how}): no network"),
+            Err(_) => word.to_owned(),
+        };
+    };
+    let netns = namespace.is_ok();
+    let mut closed = vec!["no writes outside the private folder", "nothing beneath a root executed"];
+    closed.push(match (netns, abi) {
+        (true, _) => "no network",
+        (false, 10..) => "no TCP or UDP",
+        (false, 4..) => "no TCP",
+        (false, _) => "",
+    });
+    let mut open = Vec::new();
+    match (netns, abi) {
+        (true, _) | (false, 10..) => {}
+        (false, 4..) => open.push("UDP"),
+        (false, _) => open.push("TCP and UDP"),
+    }
+    let abstract_open = !netns && abi < 6;
+    match (abi < 9, abstract_open) {
+        (true, true) => open.push("Unix sockets"),
+        (true, false) => open.push("pathname Unix sockets"),
+        (false, true) => open.push("abstract Unix sockets"),
+        (false, false) => {}
+    }
+    let closed: Vec<&str> = closed.into_iter().filter(|item| !item.is_empty()).collect();
+    let mut out = match namespace {
+        Ok(how) => format!("landlock (ABI {abi}) in a network namespace of its own ({how}): "),
+        Err(_) => format!("landlock (ABI {abi}): "),
+    };
+    out.push_str(&closed.join(", "));
+    if !open.is_empty() {
+        out.push_str(&format!("; {} open", open.join(" and ")));
+    }
+    if let Err(why) = namespace {
+        out.push_str(&format!(" (no network namespace: {why})"));
+    }
+    out
 }
 
 /// As [`restrict_current_thread`], and nothing beneath `roots` may be executed: execution
@@ -38,7 +95,7 @@ pub(crate) fn restrict_current_thread(private_dir: &Path) -> String {
 /// the complement), reading stays allowed everywhere. A file created beside an ancestor
 /// later cannot be executed either. `Err` when the complement would take more than
 /// [`MAX_EXEC_RULES`] rules.
-pub(crate) fn restrict_current_thread_no_exec(private_dir: &Path, roots: &[PathBuf]) -> Result<String, String> {
+pub(crate) fn restrict_current_thread_no_exec(private_dir: &Path, roots: &[PathBuf]) -> Result<Restricted, String> {
     let beside = beside_roots(roots)?;
     Ok(restrict(private_dir, Some(&beside)))
 }
@@ -80,7 +137,7 @@ fn beside_roots(roots: &[PathBuf]) -> Result<Vec<(std::os::fd::OwnedFd, bool)>, 
 }
 
 #[cfg(target_os = "linux")]
-fn restrict(private_dir: &Path, beside: Option<&[(std::os::fd::OwnedFd, bool)]>) -> String {
+fn restrict(private_dir: &Path, beside: Option<&[(std::os::fd::OwnedFd, bool)]>) -> Restricted {
     use landlock::{
         ABI, Access, AccessFs, AccessNet, LandlockStatus, PathBeneath, RestrictionStatus, Ruleset, RulesetAttr,
         RulesetCreatedAttr, RulesetError, RulesetStatus, Scope, path_beneath_rules,
@@ -109,24 +166,30 @@ fn restrict(private_dir: &Path, beside: Option<&[(std::os::fd::OwnedFd, bool)]>)
             .add_rules(path_beneath_rules(["/dev/null"], AccessFs::ReadFile | AccessFs::WriteFile))?
             .restrict_self()
     })();
+    let unconfined = |word: String| Restricted { word, abi: None };
     match status {
-        Err(error) => format!("unavailable: {error}"),
-        Ok(status) if status.ruleset == RulesetStatus::NotEnforced => match status.landlock {
+        Err(error) => unconfined(format!("unavailable: {error}")),
+        Ok(status) if status.ruleset == RulesetStatus::NotEnforced => unconfined(match status.landlock {
             LandlockStatus::NotEnabled => "unavailable: Landlock is not enabled in this kernel".to_owned(),
             LandlockStatus::NotImplemented => "unavailable: this kernel has no Landlock".to_owned(),
             other => format!("unavailable: Landlock did not enforce the ruleset ({other:?})"),
-        },
+        }),
         Ok(status) => match status.landlock {
-            LandlockStatus::Available { effective_abi, .. } if effective_abi < ABI::V4 => {
-                format!("landlock without network rules (kernel Landlock ABI {})", effective_abi as i32)
+            LandlockStatus::Available { effective_abi, .. } if effective_abi < ABI::V4 => Restricted {
+                word: format!("landlock without network rules (kernel Landlock ABI {})", effective_abi as i32),
+                abi: Some(effective_abi as i32),
+            },
+            LandlockStatus::Available { effective_abi, .. } => {
+                Restricted { word: LANDLOCK.to_owned(), abi: Some(effective_abi as i32) }
             }
-            _ => LANDLOCK.to_owned(),
+            // Enforced, at an ABI the crate does not report: said as the plain word.
+            _ => Restricted { word: LANDLOCK.to_owned(), abi: Some(1) },
         },
     }
 }
 
 /// Landlock is a Linux facility: elsewhere tools run unconfined.
 #[cfg(not(target_os = "linux"))]
-fn restrict(_private_dir: &Path, _beside: Option<&[(std::os::fd::OwnedFd, bool)]>) -> String {
-    "unavailable: Landlock exists on Linux only".to_owned()
+fn restrict(_private_dir: &Path, _beside: Option<&[(std::os::fd::OwnedFd, bool)]>) -> Restricted {
+    Restricted { word: "unavailable: Landlock exists on Linux only".to_owned(), abi: None }
 }

@@ -46,7 +46,10 @@
 //!   or `unavailable: <why>` (the tool then ran with the other measures only);
 //! - with a time limit (the whole process group is killed), input and output bounds;
 //! - for long-lived programs that read the workspace themselves (language servers),
-//!   [`spawn_no_exec_in`] also denies executing any file beneath the roots.
+//!   [`spawn_no_exec_in`] also denies executing any file beneath the roots, starts the
+//!   program in a network namespace of its own where `unshare` can make one, and says
+//!   exactly what holds (`landlock (ABI 7): ..., no TCP; UDP and pathname Unix sockets open`:
+//!   the plain `landlock` leaves UDP open below ABI 10 and pathname Unix sockets below 9).
 //!
 //! Argv templates may use `{path}` (the file's name as the caller gives it, relative to its
 //! workspace root: for messages and for the tool to pick a language; nothing is read from it),

@@ -173,19 +173,92 @@ pub fn spawn(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
 /// child runs. For long-lived programs such as language servers, which read configuration
 /// from the workspace; the checkers and formatters of [`run`] get the file on stdin only.
 ///
+/// When `unshare` (util-linux), found on the invocation's `PATH` outside the roots, can give
+/// the child a network namespace of its own here (tried once per process, confined as the
+/// child will be: `unshare -n`, else `unshare -rn`), the child starts through it and has no
+/// network at all. The confinement word says exactly what holds, for example
+/// `landlock (ABI 7): no writes outside the private folder, nothing beneath a root executed,
+/// no TCP; UDP and pathname Unix sockets open (no network namespace: ...)`.
+///
 /// # Errors
 /// The child is not started when the folders holding the roots have more than
 /// [`MAX_EXEC_RULES`](crate::MAX_EXEC_RULES) entries.
 pub fn spawn_no_exec_in(invocation: &Invocation<'_>, roots: &Roots) -> (std::io::Result<Child>, String) {
+    let namespace = network_namespace(invocation, roots);
+    let wrapped = match &namespace {
+        Ok((unshare, flag)) => {
+            let mut args = vec![(*flag).to_owned(), "--".to_owned(), invocation.program.to_string_lossy().into_owned()];
+            args.extend(invocation.args.iter().cloned());
+            Some(Invocation {
+                program: unshare.clone(),
+                args,
+                stdin: invocation.stdin,
+                dir: invocation.dir,
+                path: invocation.path.clone(),
+                timeout: invocation.timeout,
+                max_stdout: invocation.max_stdout,
+                env: invocation.env.clone(),
+            })
+        }
+        Err(_) => None,
+    };
+    let namespace = namespace.map(|(_, flag)| format!("unshare {flag}"));
+    let started = wrapped.as_ref().unwrap_or(invocation);
     thread::scope(|scope| {
-        let spawner = scope.spawn(|| match confine::restrict_current_thread_no_exec(invocation.dir, &roots.paths()) {
-            Ok(confinement) => (command(invocation).spawn(), confinement),
+        let spawner = scope.spawn(|| match confine::restrict_current_thread_no_exec(started.dir, &roots.paths()) {
+            Ok(restricted) => {
+                (command(started).spawn(), confine::described(&restricted.word, restricted.abi, &namespace))
+            }
             Err(why) => (Err(std::io::Error::other(why.clone())), format!("unavailable: {why}")),
         });
         spawner.join().unwrap_or_else(|_| {
             (Err(std::io::Error::other("the spawning thread panicked")), "unavailable: spawn failed".to_owned())
         })
     })
+}
+
+/// `unshare` and the flag that gives a child a network namespace of its own here, or why
+/// none: tried once per `unshare` program, from a thread confined as the child will be (so
+/// `-rn`, which must write `/proc/self/uid_map`, works only where Landlock allows it).
+fn network_namespace(invocation: &Invocation<'_>, roots: &Roots) -> Result<(PathBuf, &'static str), String> {
+    type Tried = std::collections::HashMap<PathBuf, Result<&'static str, String>>;
+    static TRIED: std::sync::Mutex<Option<Tried>> = std::sync::Mutex::new(None);
+    let unshare = crate::resolve::find_program_on(Some(&invocation.path), "unshare", roots)
+        .map_err(|_| "no `unshare` on PATH outside the workspace".to_owned())?;
+    let mut tried = crate::lock(&TRIED);
+    let tried = tried.get_or_insert_with(Default::default);
+    if let Some(known) = tried.get(&unshare.path) {
+        return known.clone().map(|flag| (unshare.path.clone(), flag));
+    }
+    let mut refused = Vec::new();
+    let mut found = None;
+    for flag in ["-n", "-rn"] {
+        let probe = Invocation {
+            program: unshare.path.clone(),
+            args: vec![
+                flag.to_owned(),
+                "--".to_owned(),
+                unshare.path.to_string_lossy().into_owned(),
+                "--version".to_owned(),
+            ],
+            stdin: &[],
+            dir: invocation.dir,
+            path: invocation.path.clone(),
+            timeout: Duration::from_secs(5),
+            max_stdout: 1024,
+            env: Vec::new(),
+        };
+        match run(&probe).0 {
+            Run::Exited { code: 0, .. } => {
+                found = Some(flag);
+                break;
+            }
+            _ => refused.push(format!("`unshare {flag}`")),
+        }
+    }
+    let answer = found.ok_or_else(|| format!("{} refused here", refused.join(" and ")));
+    tried.insert(unshare.path.clone(), answer.clone());
+    answer.map(|flag| (unshare.path, flag))
 }
 
 fn command(invocation: &Invocation<'_>) -> Command {
