@@ -149,7 +149,11 @@ impl Server {
     fn initialize(&mut self, launch: &Launch, wait: Duration) -> Result<(), String> {
         let root_uri = path_to_uri(&self.root)?;
         let params = json!({
-            "processId": std::process::id(),
+            // No process id: servers built on vscode-languageserver (typescript-language-server)
+            // exit when `kill(processId, 0)` fails, and Landlock's signal scope makes it fail
+            // with EPERM, so a server named one ended 3 s after it started. Without it they end
+            // when their input closes (editkit also kills their process group).
+            "processId": Value::Null,
             "rootUri": root_uri.as_str(),
             "workspaceFolders": [{"uri": root_uri.as_str(), "name": "workspace"}],
             "initializationOptions": launch.init_options,

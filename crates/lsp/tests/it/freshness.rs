@@ -8,7 +8,7 @@ use std::time::Duration;
 use editkit_lsp::{Freshness, Language, Pool, PoolOptions};
 use editkit_run::Roots;
 
-use crate::support::{START_WAIT, fixture, tools_path};
+use crate::support::{PROXY_DELAY_SECS, READY_WAIT, START_WAIT, fixture, tools_path};
 
 /// A pool whose Python server is the stand-in in `mode`, and the fixture root.
 pub(crate) fn stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
@@ -218,4 +218,65 @@ fn a_caller_waiting_for_a_failed_start_gets_its_failure() {
         assert!(error.reason.contains("stderr"), "{error}");
     }
     assert_eq!((pool.starting(), pool.running()), (0, 0));
+}
+
+/// A real server made slow by a proxy that holds back all it writes after the first change:
+/// the wait passes and the answer says `timed_out` (with the version of what it has), never
+/// an empty success; then two changes back to back (no wait between) give `fresh` for the
+/// newest version, and a peek after one more says which version its diagnostics are for.
+#[track_caller]
+fn slow_server_is_never_passed_off_as_fresh(language: Language, first: &str, second: &str, third: &str) {
+    let (_temp, root, path, file) = crate::support::slow_server(language);
+    let pool = Pool::new(PoolOptions { path: Some(path), start_wait: START_WAIT, ..PoolOptions::default() });
+    let session = pool.session(language, &root, &Roots::new(&[&root])).expect("the slow server starts");
+    let file = root.join(file);
+    let settled = session.diagnostics(&file, first, READY_WAIT);
+    assert_eq!(settled.freshness, Freshness::Fresh { version: 1 }, "before any change nothing is held back");
+    let wait = Duration::from_millis(500);
+    let held = session.diagnostics(&file, second, wait);
+    let Freshness::TimedOut { limit_ms, last_version, .. } = held.freshness else {
+        panic!("a server held back {PROXY_DELAY_SECS} s gave {held:?} within {wait:?}")
+    };
+    assert_eq!(limit_ms, 500);
+    let published_versions = language != Language::TypeScript;
+    assert_eq!(last_version, published_versions.then_some(1), "{held:?}");
+    // Two changes back to back, then the answer for the newest.
+    assert_eq!(session.sync(&file, third).expect("sent"), 3);
+    let newest = session.diagnostics(&file, second, READY_WAIT);
+    assert_eq!(newest.freshness, Freshness::Fresh { version: 4 }, "{newest:?}; {}", session.server().stderr_tail());
+    assert!(newest.diagnostics.iter().any(|d| d.severity == "error"), "the error of version 4: {newest:?}");
+    assert_eq!(session.sync(&file, first).expect("sent"), 5);
+    match session.peek_diagnostics(&file) {
+        Some(peeked) if published_versions => {
+            assert_eq!(peeked.freshness, Freshness::Stale { version: Some(4), current: 5 }, "{peeked:?}");
+        }
+        Some(peeked) => assert!(matches!(peeked.freshness, Freshness::Stale { current: 5, .. }), "{peeked:?}"),
+        None => assert!(!published_versions, "the version-4 diagnostics were published"),
+    }
+}
+
+#[test]
+fn a_slow_python_server_gives_timed_out_then_fresh_for_the_newest_version() {
+    let (_temp, root) = fixture("py");
+    let text = std::fs::read_to_string(root.join("pkg/util.py")).expect("read");
+    let broken = format!("{text}x: int = 'text'\n");
+    slow_server_is_never_passed_off_as_fresh(Language::Python, &text, &broken, &format!("{text}\n"));
+}
+
+#[test]
+fn a_slow_typescript_server_gives_timed_out_then_fresh_for_the_newest_version() {
+    slow_server_is_never_passed_off_as_fresh(
+        Language::TypeScript,
+        "export const n: number = 1;\n",
+        "export const n: number = 'x';\n",
+        "export const n: number = 2;\n",
+    );
+}
+
+#[test]
+fn a_slow_rust_server_gives_timed_out_then_fresh_for_the_newest_version() {
+    let (_temp, root) = fixture("rs");
+    let text = std::fs::read_to_string(root.join("src/util.rs")).expect("read");
+    let broken = format!("{text}fn broken( {{\n");
+    slow_server_is_never_passed_off_as_fresh(Language::Rust, &text, &broken, &format!("{text}\n"));
 }

@@ -141,3 +141,66 @@ pub(crate) fn references(server: &Server, root: &Path, file: &str, line: u32, ch
     out.sort();
     out
 }
+
+/// How long the slow proxy holds back each message the server writes after the first change.
+pub(crate) const PROXY_DELAY_SECS: u64 = 4;
+
+/// The real sysroot of the default toolchain, asked of `rustc` from a folder with no
+/// toolchain file.
+pub(crate) fn real_sysroot() -> PathBuf {
+    let out = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("rustc runs");
+    assert!(out.status.success(), "rustc --print sysroot failed");
+    PathBuf::from(String::from_utf8(out.stdout).expect("UTF-8").trim()).canonicalize().expect("the sysroot")
+}
+
+/// The fixture for `language` with its server made slow: `fixtures/lsp/slow/slow-proxy`,
+/// under the server's name first on PATH (for Rust, as the `rust-analyzer` of a sysroot a
+/// `rustc` first on PATH names, its `rustc`, `cargo` and `lib` the real ones), runs the real
+/// server and holds back everything it writes after the first change by
+/// [`PROXY_DELAY_SECS`]. Gives the temp dir, the root, the `PATH` and the file to change.
+pub(crate) fn slow_server(language: Language) -> (tempfile::TempDir, PathBuf, OsString, &'static str) {
+    let (name, file) = match language {
+        Language::Python => ("py", "pkg/util.py"),
+        Language::TypeScript => ("ts", "src/shape.ts"),
+        _ => ("rs", "src/util.rs"),
+    };
+    let (temp, root) = fixture(name);
+    let base = temp.path().canonicalize().expect("real path");
+    let bin = base.join("slow-bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let proxy = repo().join("fixtures/lsp/slow/slow-proxy");
+    let tools = repo().join("target/lsp-tools");
+    let install = |dir: &Path, name: &str, real: &Path| {
+        std::fs::copy(&proxy, dir.join(name)).expect("copy the proxy");
+        let config = serde_json::json!({"real": real, "delay": PROXY_DELAY_SECS});
+        std::fs::write(dir.join("proxy.json"), config.to_string()).expect("write the proxy's config");
+    };
+    let path = tools_path(&[&bin]);
+    match language {
+        Language::Python => {
+            let real = tools.join("venv/bin/basedpyright-langserver");
+            install(&bin, "basedpyright-langserver", &real);
+        }
+        Language::TypeScript => {
+            let real = tools.join("npm/node_modules/.bin/typescript-language-server").canonicalize().expect("tsls");
+            install(&bin, "typescript-language-server", &real);
+        }
+        _ => {
+            let sysroot = real_sysroot();
+            let fake = base.join("fake-sysroot").join(sysroot.file_name().expect("a toolchain name"));
+            std::fs::create_dir_all(fake.join("bin")).expect("mkdir");
+            install(&fake.join("bin"), "rust-analyzer", &sysroot.join("bin/rust-analyzer"));
+            for program in ["rustc", "cargo"] {
+                std::os::unix::fs::symlink(sysroot.join("bin").join(program), fake.join("bin").join(program))
+                    .expect("link");
+            }
+            std::os::unix::fs::symlink(sysroot.join("lib"), fake.join("lib")).expect("link");
+            plant(&bin, "rustc", &format!("#!/bin/sh\necho '{}'\n", fake.display()), true);
+        }
+    }
+    (temp, root, path, file)
+}
