@@ -28,6 +28,9 @@ pub struct Published {
     pub version: Option<i32>,
     /// The diagnostics, as sent.
     pub diagnostics: Vec<lsp_types::Diagnostic>,
+    /// The server had loaded the workspace when it sent them (see [`Server::wait_ready`]):
+    /// rust-analyzer publishes an empty list for a file it has not analysed yet.
+    pub loaded: bool,
 }
 
 #[derive(Debug, Default)]
@@ -157,7 +160,7 @@ impl Server {
             "rootUri": root_uri.as_str(),
             "workspaceFolders": [{"uri": root_uri.as_str(), "name": "workspace"}],
             "initializationOptions": launch.init_options,
-            "capabilities": capabilities(),
+            "capabilities": capabilities(self.language),
         });
         let answer = self.connection.request("initialize", params, wait).map_err(|error| error.to_string())?;
         let encoding = answer.pointer("/capabilities/positionEncoding").and_then(Value::as_str);
@@ -380,7 +383,12 @@ impl Server {
             let mut facts = crate::lock(&self.facts);
             match notification.method.as_str() {
                 "textDocument/publishDiagnostics" => {
-                    facts.ready = true;
+                    // A publish says the workspace is loaded, but not rust-analyzer's: it
+                    // publishes (empty) before it loaded the project; its `quiescent` says.
+                    if self.language != Language::Rust {
+                        facts.ready = true;
+                    }
+                    let loaded = facts.ready;
                     let uri = notification.params.get("uri").and_then(Value::as_str).unwrap_or("").to_owned();
                     let version =
                         notification.params.get("version").and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
@@ -393,7 +401,7 @@ impl Server {
                     // Kept for documents editkit opened only: a server cannot grow the map
                     // by publishing for other URIs.
                     if facts.open.contains(&uri) {
-                        facts.published.insert(uri, Published { version, diagnostics });
+                        facts.published.insert(uri, Published { version, diagnostics, loaded });
                     }
                 }
                 "experimental/serverStatus" => {
@@ -479,8 +487,8 @@ fn keep_tail(mut stream: impl Read, tail: &Mutex<Vec<u8>>) {
 }
 
 /// What editkit tells servers it can do.
-fn capabilities() -> Value {
-    json!({
+fn capabilities(language: Language) -> Value {
+    let mut capabilities = json!({
         "general": {"positionEncodings": ["utf-8", "utf-16"]},
         "workspace": {
             "workspaceEdit": {"documentChanges": true, "resourceOperations": ["rename"], "failureHandling": "abort"},
@@ -497,5 +505,13 @@ fn capabilities() -> Value {
         },
         "window": {"workDoneProgress": true},
         "experimental": {"serverStatusNotification": true},
-    })
+    });
+    // rust-analyzer's diagnostics are pulled: it publishes a file's syntax errors and its
+    // other errors separately, both for one version, so no publish says it is complete.
+    if language == Language::Rust
+        && let Some(text_document) = capabilities.get_mut("textDocument").and_then(Value::as_object_mut)
+    {
+        text_document.insert("diagnostic".to_owned(), json!({"dynamicRegistration": false}));
+    }
+    capabilities
 }

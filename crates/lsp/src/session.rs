@@ -175,6 +175,17 @@ impl Session {
         Ok(1)
     }
 
+    /// Sends `path`'s last text again as the next version; gives that version.
+    fn resend(&self, path: &Path) -> Result<i32, RpcError> {
+        let mut documents = crate::lock(&self.documents);
+        let Some(document) = documents.iter_mut().find(|document| document.path == path) else {
+            return Err(RpcError::Unavailable { reason: "the document is no longer open".to_owned() });
+        };
+        document.version += 1;
+        self.server.change(path, &document.text, document.version)?;
+        Ok(document.version)
+    }
+
     /// The version last sent for `path`, if it is open.
     #[must_use]
     pub fn version(&self, path: &Path) -> Option<i32> {
@@ -225,13 +236,32 @@ impl Session {
         if self.language() == Language::TypeScript {
             return self.typescript_diagnostics(path, current, started, wait);
         }
+        if self.language() == Language::Rust {
+            return self.pulled_diagnostics(path, current, started, wait);
+        }
         let deadline = started + wait;
+        let mut current = current;
         loop {
             let published = self.server.published(path);
             if let Some(published) = &published
                 && published.version == Some(current)
             {
-                return shown(Freshness::Fresh { version: current }, &published.diagnostics);
+                if published.loaded {
+                    return shown(Freshness::Fresh { version: current }, &published.diagnostics);
+                }
+                // Published before the server had loaded the workspace (rust-analyzer's empty
+                // list): once it has, the same text is sent again as a new version, whose
+                // diagnostics are then the loaded server's.
+                if self.server.wait_ready(Duration::ZERO) {
+                    match self.resend(path) {
+                        Ok(version) => current = version,
+                        Err(error) => {
+                            let reason = crate::server::kept_private(&error.to_string());
+                            return ServerDiagnostics::unavailable(&Unavailable::new(self.language(), reason));
+                        }
+                    }
+                    continue;
+                }
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || self.server.broken().is_some() {
@@ -242,6 +272,46 @@ impl Session {
                 return shown(freshness, &diagnostics);
             }
             self.server.wait_published(path, left.min(Duration::from_millis(200)));
+        }
+    }
+
+    /// rust-analyzer's diagnostics, pulled (`textDocument/diagnostic`) once it has loaded the
+    /// workspace: the answer reflects every change sent before the request, so it is for the
+    /// version just sent. A "content modified" or "server cancelled" answer is asked again
+    /// within the wait.
+    fn pulled_diagnostics(&self, path: &Path, current: i32, started: Instant, wait: Duration) -> ServerDiagnostics {
+        let timed_out = || {
+            let freshness = Freshness::TimedOut {
+                waited_ms: millis(started.elapsed()),
+                limit_ms: millis(wait),
+                last_version: None,
+            };
+            shown(freshness, &[])
+        };
+        if !self.server.wait_ready(wait) {
+            return timed_out();
+        }
+        let Ok(uri) = crate::uri::path_to_uri(path) else { return timed_out() };
+        loop {
+            let left = wait.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return timed_out();
+            }
+            let params = serde_json::json!({"textDocument": {"uri": uri.as_str()}});
+            match self.server.connection().request("textDocument/diagnostic", params, left) {
+                Ok(answer) => {
+                    let items = answer.get("items").cloned().unwrap_or_default();
+                    let found: Vec<lsp_types::Diagnostic> = serde_json::from_value(items).unwrap_or_default();
+                    return shown(Freshness::Fresh { version: current }, &found);
+                }
+                Err(RpcError::Server { code: -32801 | -32802, .. }) => std::thread::sleep(Duration::from_millis(50)),
+                Err(RpcError::TimedOut { .. }) => return timed_out(),
+                Err(error) => {
+                    let unavailable =
+                        Unavailable::new(self.language(), crate::server::kept_private(&error.to_string()));
+                    return ServerDiagnostics::unavailable(&unavailable);
+                }
+            }
         }
     }
 
@@ -283,7 +353,7 @@ impl Session {
         let current = self.version(path)?;
         let published = self.server.published(path)?;
         let freshness = match published.version {
-            Some(version) if version == current => Freshness::Fresh { version },
+            Some(version) if version == current && published.loaded => Freshness::Fresh { version },
             version => Freshness::Stale { version, current },
         };
         Some(shown(freshness, &published.diagnostics))
