@@ -224,7 +224,15 @@ mod imp {
             size_bytes: skipped.size_bytes as u64,
         });
         let syntax_errors_before = report.syntax_errors_before.map(|before| before as u64);
-        DiagnosticsInfo { has_problems, syntax_errors, syntax_errors_before, checkers, confinement, skipped }
+        DiagnosticsInfo {
+            has_problems,
+            syntax_errors,
+            syntax_errors_before,
+            checkers,
+            confinement,
+            skipped,
+            server_diagnostics: None,
+        }
     }
 
     /// The formatted content of `rel` (whose content is `text`), when a formatter succeeded.

@@ -104,6 +104,7 @@ impl Toolkit {
                 diff,
                 sha256: editkit_vfs::Sha256::of(&bytes),
                 dry_run: true,
+                server_diagnostics: None,
             });
         }
         let crate::toolkit::KeptWrite { written, kept, .. } = self.write_kept(
@@ -115,6 +116,7 @@ impl Toolkit {
         )?;
         drop(lock);
         let (diff, _) = self.diff(&rel, old, text.as_str());
+        let server_diagnostics = self.server_after(workspace, &rel, text.as_str());
         Ok(ReplaceFunctionResponse {
             path: rel,
             function_replaced: request.function_name,
@@ -122,6 +124,7 @@ impl Toolkit {
             diff,
             sha256: written.sha256,
             dry_run: false,
+            server_diagnostics,
         })
     }
 

@@ -240,7 +240,7 @@ impl Toolkit {
         self.admit(Tool::EditorStore, false)?;
         let id = request.session_id.clone();
         if let Some(handle) = Handle::parse(&id) {
-            return shared::change(&self.roots, &id, &handle, self.session_bounds(), |s| {
+            let (mut response, root, text) = shared::change(&self.roots, &id, &handle, self.session_bounds(), |s| {
                 let workspace = &self.roots[s.root];
                 let lock = workspace.lock(&s.path)?;
                 let bytes = s.buffer.try_encoded().map_err(|err| crate::toolkit::unencodable(&s.path, err))?;
@@ -254,9 +254,13 @@ impl Toolkit {
                     path: s.path.clone(),
                     size_bytes: written.size,
                     sha256: written.sha256,
+                    server_diagnostics: None,
                 };
-                Ok((response, After::Keep))
-            });
+                Ok(((response, s.root, s.buffer.as_str().to_owned()), After::Keep))
+            })?;
+            // Asked of the server once the session is let go: it may wait seconds.
+            response.server_diagnostics = self.server_after(&self.roots[root], &response.path, &text);
+            return Ok(response);
         }
         let (root, path, buffer, sha256) =
             self.session(&request.session_id, |s| Ok((s.root, s.path.clone(), s.buffer.clone(), s.sha256)))?;
@@ -271,11 +275,13 @@ impl Toolkit {
             s.loaded = s.buffer.clone();
             Ok(())
         })?;
+        let server_diagnostics = self.server_after(workspace, &path, buffer.as_str());
         Ok(EditorStoreResponse {
             session_id: request.session_id,
             path,
             size_bytes: written.size,
             sha256: written.sha256,
+            server_diagnostics,
         })
     }
 

@@ -61,6 +61,8 @@ mod fs_tools;
 mod history;
 pub mod json;
 #[cfg(feature = "lsp")]
+mod lsp_hook;
+#[cfg(feature = "lsp")]
 mod lsp_options;
 #[cfg(feature = "lsp")]
 #[cfg_attr(not(test), allow(dead_code, reason = "the code-intel tools that use it are being wired"))]
@@ -104,6 +106,8 @@ pub use error::EditSetError;
 pub use error::{Error, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, OutsideChange, Result};
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
+#[cfg(feature = "lsp")]
+pub use lsp_hook::MAX_HOOK_TEXT_BYTES;
 #[cfg(feature = "lsp")]
 pub use lsp_options::{LanguageServerOptions, LanguageWaits};
 pub use outside::DEFAULT_KEPT_READ_BYTES;

@@ -44,8 +44,11 @@ pub struct LanguageServerOptions {
     /// `unavailable` ("language servers are off"; `diagnostics` says so in its `state`) and
     /// no server ever starts; `file_symbols` (tree-sitter) works either way.
     pub enabled: bool,
-    /// After a write (edit, patch, snippet), attach the file's diagnostics from its server
-    /// when that server already runs (never starting one). Default: false.
+    /// After every write through the toolkit (edit, write, patch, snippet, editor save),
+    /// attach the written file's diagnostics from its server as `diagnostics.server_diagnostics`
+    /// (`fresh`, `stale`, `timed_out` or `unavailable`), starting the server when none runs
+    /// and waiting at most [`LanguageServerOptions::diagnostics_wait`]; a failure never fails
+    /// the write. Default: false (a one-shot command starts no server); `editkit mcp` turns it on.
     pub after_writes: bool,
     /// How long a diagnostics answer waits for the server's diagnostics of the text just
     /// sent before it says `timed_out` (with the version of what it has, if anything).

@@ -554,25 +554,39 @@ impl Toolkit {
     /// (`None`: unknown, or a new file); run after the lock is released: they only read.
     pub(crate) fn after_write(
         &self,
-        _workspace: &Workspace,
+        workspace: &Workspace,
         rel: &str,
         old: Option<&str>,
         text: &str,
     ) -> DiagnosticsInfo {
         #[cfg(feature = "analyze")]
-        return analysis::diagnostics(
-            &self.root_paths(),
-            rel,
-            old,
-            text,
-            &self.options.diagnostics,
-            &self.syntax_cache,
-        );
+        let mut diagnostics =
+            analysis::diagnostics(&self.root_paths(), rel, old, text, &self.options.diagnostics, &self.syntax_cache);
         #[cfg(not(feature = "analyze"))]
-        {
+        let mut diagnostics = {
             // Without the `analyze` feature there are no diagnostics to run.
-            let _ = (rel, old, text);
+            let _ = old;
             DiagnosticsInfo::default()
+        };
+        // The server's diagnostics, when the hook is on (`language_servers.after_writes`).
+        diagnostics.server_diagnostics = self.server_after(workspace, rel, text);
+        diagnostics
+    }
+
+    /// The language server's diagnostics of `rel` now holding `text`, when the post-write
+    /// hook is on and editkit runs a server for its language (see `lsp_hook.rs`).
+    pub(crate) fn server_after(
+        &self,
+        workspace: &Workspace,
+        rel: &str,
+        text: &str,
+    ) -> Option<crate::types::ServerDiagnosticsInfo> {
+        #[cfg(feature = "lsp")]
+        return self.server_after_write(workspace, rel, text);
+        #[cfg(not(feature = "lsp"))]
+        {
+            let _ = (workspace, rel, text);
+            None
         }
     }
 

@@ -129,6 +129,11 @@ pub struct EditorStoreResponse {
     /// SHA-256 of the new content.
     #[schemars(with = "String")]
     pub sha256: editkit_vfs::Sha256,
+    /// The written file's diagnostics from its language server, with how current they are:
+    /// only when the toolkit's `language_servers.after_writes` is on and editkit runs a server
+    /// for the file's language (as `diagnostics.server_diagnostics` of the other writes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_diagnostics: Option<super::ServerDiagnosticsInfo>,
 }
 
 /// What editor_clear did.

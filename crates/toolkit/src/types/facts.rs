@@ -93,6 +93,13 @@ pub struct DiagnosticsInfo {
     /// and the size. A skipped check is not a clean one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<SkippedCheckInfo>,
+    /// The written file's diagnostics from its language server, with how current they are
+    /// (`fresh`, `stale`, `timed_out` or `unavailable`, never silent). Only when the
+    /// toolkit's `language_servers.after_writes` is on (`editkit mcp` turns it on) and
+    /// editkit runs a server for the file's language (Python, TypeScript/JavaScript, Rust);
+    /// absent otherwise. The syntax check above does not wait for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_diagnostics: Option<super::ServerDiagnosticsInfo>,
 }
 
 /// A built-in syntax check that was not made.

@@ -129,6 +129,7 @@ mod paths;
 mod read;
 #[cfg(feature = "search")]
 mod search;
+mod server_diagnostics;
 mod words;
 mod write;
 
@@ -143,5 +144,6 @@ pub use paths::*;
 pub use read::*;
 #[cfg(feature = "search")]
 pub use search::*;
+pub use server_diagnostics::*;
 pub use words::*;
 pub use write::*;

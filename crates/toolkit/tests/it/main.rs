@@ -29,6 +29,8 @@ mod patch_inputs;
 mod patch_sequence;
 mod read_only;
 mod schemas;
+#[cfg(feature = "lsp")]
+mod server_hook;
 mod sessions;
 mod snippet;
 mod state_folder;
