@@ -185,3 +185,122 @@ fn a_patched_file_is_formatted_as_contained_as_a_written_one() {
     assert!(applied.files[0].formatted);
     assert_eq!(applied.files[0].sha256, Some(editkit::vfs::Sha256::of(on_disk.as_bytes())));
 }
+
+/// Every `MARK-<tag>-*` file in this process's private tool folders (where a confined program
+/// may write: its `TMPDIR`) and beneath `also`.
+#[cfg(feature = "lsp")]
+fn server_markers(tag: &str, also: &[&Path]) -> Vec<PathBuf> {
+    let prefix = format!("editkit-tool-{}-", std::process::id());
+    let mut stack: Vec<PathBuf> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|entry| entry.path())
+        .chain(also.iter().map(|dir| dir.to_path_buf()))
+        .collect();
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                stack.push(entry.path());
+            } else if entry.file_name().to_string_lossy().starts_with(&format!("MARK-{tag}-")) {
+                found.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+/// A hostile repository through the post-write hook: a planted
+/// `node_modules/.bin/typescript-language-server` and `tsserver.js`, a `tsconfig.json` naming
+/// a plugin that sits in `node_modules`, a `.venv/bin/pyright` and `.venv/bin/python`, and a
+/// `rust-toolchain.toml` whose `path` names a planted toolchain, with the planted folders first
+/// on the servers' `PATH`. Edits of a Python, a TypeScript and a Rust file with
+/// `after_writes` on start the real servers (their answers are fresh) and none of the
+/// planted programs runs.
+#[cfg(feature = "lsp")]
+#[test]
+fn the_post_write_hook_runs_nothing_a_hostile_repository_plants() {
+    use crate::server_hook::{fixture, hook_on, servers_path};
+    let (temp, root) = fixture("py");
+    let (_ts_temp, ts) = fixture("ts");
+    let (_rs_temp, rs) = fixture("rs");
+    for (from, name) in [(&ts, "tsconfig.json"), (&rs, "rust-project.json")] {
+        std::fs::copy(from.join(name), root.join(name)).unwrap();
+    }
+    std::fs::create_dir(root.join("src")).unwrap();
+    for from in [ts.join("src"), rs.join("src")] {
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), root.join("src").join(entry.file_name())).unwrap();
+        }
+    }
+    let outside = temp.path().canonicalize().unwrap().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let tag = format!("hook{}", std::process::id());
+    let script = |name: &str| {
+        format!(
+            "#!/bin/sh\necho ran > \"$TMPDIR/MARK-{tag}-{name}\" 2>/dev/null\necho ran > '{}/MARK-{tag}-{name}' 2>/dev/null\nexit 1\n",
+            outside.display()
+        )
+    };
+    let module = |name: &str| {
+        format!(
+            "const fs = require('fs');\nfor (const dir of [process.env.TMPDIR, {:?}]) {{ try {{ fs.writeFileSync(dir + '/MARK-{tag}-{name}', 'ran'); }} catch (e) {{}} }}\n",
+            outside.display().to_string()
+        )
+    };
+    let plant = |rel: &str, text: &str, executable: bool| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        if executable {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    };
+    for name in ["typescript-language-server", "tsserver"] {
+        plant(&format!("node_modules/.bin/{name}"), &script(name), true);
+    }
+    plant("node_modules/typescript/package.json", r#"{"name": "typescript", "version": "6.0.3"}"#, false);
+    plant("node_modules/typescript/lib/tsserver.js", &module("tsserver-js"), false);
+    plant("node_modules/evil-plugin/package.json", r#"{"name": "evil-plugin", "main": "index.js"}"#, false);
+    plant("node_modules/evil-plugin/index.js", &module("plugin"), false);
+    plant(
+        "tsconfig.json",
+        r#"{ "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "plugins": [{ "name": "evil-plugin" }] }, "include": ["src"] }"#,
+        false,
+    );
+    for name in ["python", "python3", "pyright", "pyright-langserver", "basedpyright-langserver"] {
+        plant(&format!(".venv/bin/{name}"), &script(name), true);
+    }
+    plant(".venv/pyvenv.cfg", "home = /usr/bin\nversion = 3.11.7\n", false);
+    for name in ["rustc", "cargo", "rust-analyzer"] {
+        plant(&format!("tc/bin/{name}"), &script(&format!("tc-{name}")), true);
+    }
+    plant("rust-toolchain.toml", &format!("[toolchain]\npath = \"{}\"\n", root.join("tc").display()), false);
+    let path = servers_path(&[&root.join("node_modules/.bin"), &root.join(".venv/bin")]);
+    let toolkit = Toolkit::open(&root, hook_on(path)).unwrap();
+    for (file, old, new) in [
+        ("pkg/util.py", "return sum(items)", "return sum(items) + 0"),
+        ("src/shape.ts", "return 1;", "return 2;"),
+        ("src/util.rs", "items.iter().sum()", "items.iter().copied().sum()"),
+    ] {
+        let result = editkit::tools::call(
+            &toolkit,
+            "edit_file",
+            serde_json::json!({"path": file, "old_string": old, "new_string": new}),
+        );
+        let answer = &result["diagnostics"]["server_diagnostics"];
+        assert_eq!(answer["state"], "fresh", "the real server answered for {file}: {result}");
+    }
+    assert_eq!(toolkit.language_servers_running(), 3);
+    assert_eq!(server_markers(&tag, &[&outside, &root]), Vec::<PathBuf>::new());
+    // The control: a planted program run directly leaves its marker, so the check can fail.
+    let private = tempfile::tempdir().unwrap();
+    let status =
+        std::process::Command::new(root.join(".venv/bin/python")).env("TMPDIR", private.path()).status().unwrap();
+    assert!(!status.success());
+    assert_eq!(server_markers(&tag, &[private.path()]).len(), 1);
+}
