@@ -202,6 +202,13 @@ pub(crate) enum Command {
         /// task the client polls (0: at once; a patch over 32 files or 256 hunks at once).
         #[arg(long, value_name = "MS", default_value_t = 2000)]
         task_after_ms: u64,
+        /// After each write, the written file's diagnostics from its language server
+        /// (basedpyright or pyright, typescript-language-server, rust-analyzer, found on PATH
+        /// outside every root and confined), started on first need: `server_diagnostics` in the
+        /// result says `fresh`, `stale`, `timed_out` (after 3 s for Python, 5 s for
+        /// TypeScript/JavaScript and Rust) or `unavailable`. `off`: no server starts for writes.
+        #[arg(long, value_enum, default_value_t = OnOff::On)]
+        server_diagnostics: OnOff,
         /// Serve streamable HTTP on this address (`127.0.0.1:8765`; port 0 picks one) instead
         /// of stdio, so several agents share one server and its locks. Each session gets its
         /// own staleness guard and editor sessions.
@@ -246,6 +253,11 @@ pub(crate) enum Command {
         /// The tools callable: `all`, `core`, or set and tool names separated by commas.
         #[arg(long, value_name = "SET", default_value = "all")]
         tools: editkit::tools::ToolSelection,
+        /// `on`: after each write, the written file's diagnostics from its language server
+        /// (started on first need, kept for the next lines with --jsonl), as
+        /// `server_diagnostics` in the result (see `editkit mcp --help`).
+        #[arg(long, value_enum, default_value_t = OnOff::Off)]
+        server_diagnostics: OnOff,
     },
     /// Show a file with its hash, type and symbols.
     #[command(after_help = "Examples:\n  editkit read src/app.py\n  editkit read src/app.py --offset 40 --limit 20")]

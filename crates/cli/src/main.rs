@@ -99,8 +99,9 @@ fn main() -> anyhow::Result<ExitCode> {
             EXIT_OK
         }
         command @ Command::Mcp { .. } => serve_mcp(command)?,
-        Command::Call { workspace, write, limits, jsonl, read_only, tools } => {
-            let base = editkit::ToolkitOptions { read_only, tools, ..Default::default() };
+        Command::Call { workspace, write, limits, jsonl, read_only, tools, server_diagnostics } => {
+            let mut base = editkit::ToolkitOptions { read_only, tools, ..Default::default() };
+            base.language_servers.after_writes = server_diagnostics == OnOff::On;
             match workspace.open_with(base, Some(&write), Some(&limits)) {
                 Ok(toolkit) => call::run(&toolkit, jsonl)?,
                 Err(err) => render::cannot_open(&err, &workspace.roots),
@@ -135,6 +136,7 @@ fn serve_mcp(command: Command) -> std::io::Result<u8> {
         line_numbers,
         page_bytes,
         task_after_ms,
+        server_diagnostics,
         http,
         token,
         allow_origin,
@@ -160,8 +162,10 @@ fn serve_mcp(command: Command) -> std::io::Result<u8> {
         read_only,
         task_after: std::time::Duration::from_millis(task_after_ms),
     };
-    let base =
+    let mut base =
         editkit::ToolkitOptions { read_only, tools, read_page_bytes: Some(page_bytes.max(1)), ..Default::default() };
+    // A long-lived server keeps language servers warm: the post-write hook is on unless turned off.
+    base.language_servers.after_writes = server_diagnostics == OnOff::On;
     Ok(match workspace.open_with(base, Some(&write), Some(&limits)) {
         Ok(toolkit) => match http {
             Some(addr) => {

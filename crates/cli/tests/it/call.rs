@@ -291,3 +291,29 @@ fn max_read_bytes_bounds_what_a_call_reads_and_edits() {
     let default = run(&["call", "--root", &root, "--jsonl"], calls[0]);
     assert_eq!(json_lines(&default)[0]["ok"], true);
 }
+
+/// `editkit call` starts no language server unless `--server-diagnostics on`; with it, each
+/// write's result carries the server's diagnostics.
+#[test]
+fn call_gives_server_diagnostics_only_when_asked() {
+    let line =
+        r#"{"tool": "edit_file", "args": {"path": "a.py", "old_string": "return 1", "new_string": "return 'one'"}}"#;
+    for (on, expected) in [(false, None), (true, Some("fresh"))] {
+        let dir = workspace(&[("a.py", "def f() -> int:\n    return 1\n")]);
+        let root = root_arg(dir.path());
+        let mut args = vec!["call", "--root", root.as_str(), "--jsonl"];
+        if on {
+            args.extend(["--server-diagnostics", "on"]);
+        }
+        let mut command = super::editkit();
+        command.env("PATH", super::mcp::servers_path()).args(&args);
+        command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), format!("{line}\n").as_bytes()).unwrap();
+        let output = child.wait_with_output().unwrap();
+        let results = json_lines(&output);
+        assert_eq!(results[0]["ok"], true, "{}", results[0]);
+        let server = &results[0]["diagnostics"]["server_diagnostics"];
+        assert_eq!(server["state"].as_str(), expected, "{}", results[0]);
+    }
+}

@@ -1026,3 +1026,48 @@ fn a_2025_11_25_client_that_declares_tasks_gets_its_task_augmented_call_as_a_tas
     assert_eq!(found["result"]["content"].as_array().map(Vec::len), Some(1), "the whole text inline: {found:.300}");
     plain.finish();
 }
+
+/// `PATH` with the language servers `cargo xtask lsp-tools` installs first; fails, naming
+/// that command, when one is missing.
+pub(super) fn servers_path() -> std::ffi::OsString {
+    let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/lsp-tools");
+    let (venv, npm) = (tools.join("venv/bin"), tools.join("npm/node_modules/.bin"));
+    for needed in [venv.join("basedpyright-langserver"), npm.join("typescript-language-server")] {
+        assert!(needed.exists(), "`{}` is missing: run `cargo xtask lsp-tools`", needed.display());
+    }
+    let mut entries = vec![venv.canonicalize().unwrap(), npm.canonicalize().unwrap()];
+    entries.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    std::env::join_paths(entries).unwrap()
+}
+
+/// `editkit mcp` gives each write the server's diagnostics by default (a long-lived server
+/// keeps the language server warm); `--server-diagnostics off` leaves them out.
+#[test]
+fn mcp_gives_server_diagnostics_after_writes_unless_turned_off() {
+    for (flag, expected) in [(None, Some("fresh")), (Some("off"), None)] {
+        let dir = workspace(&[("a.py", "def f() -> int:\n    return 1\n")]);
+        let root = root_arg(dir.path());
+        let mut args = vec!["--root", root.as_str()];
+        if let Some(flag) = flag {
+            args.extend(["--server-diagnostics", flag]);
+        }
+        let mut session = Session::spawn_with(&args, |command| {
+            command.env("PATH", servers_path());
+        });
+        session.initialize();
+        let edit = session.request(
+            2,
+            "tools/call",
+            json!({"name": "edit_file", "arguments": {"path": "a.py", "old_string": "return 1", "new_string": "return 'one'"}}),
+        );
+        assert_eq!(edit["result"]["isError"], false, "{edit}");
+        let server = &edit["result"]["structuredContent"]["diagnostics"]["server_diagnostics"];
+        assert_eq!(server["state"].as_str(), expected, "{edit}");
+        if expected.is_some() {
+            let lines: Vec<&Value> =
+                server["diagnostics"].as_array().unwrap().iter().filter(|d| d["line"] == 2).collect();
+            assert!(!lines.is_empty(), "the type error at line 2: {edit}");
+        }
+        session.finish();
+    }
+}
