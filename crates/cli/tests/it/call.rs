@@ -308,9 +308,10 @@ fn call_gives_server_diagnostics_only_when_asked() {
         let mut command = super::editkit();
         command.env("PATH", super::mcp::servers_path()).args(&args);
         command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        std::io::Write::write_all(&mut child.stdin.take().unwrap(), format!("{line}\n").as_bytes()).unwrap();
-        let output = child.wait_with_output().unwrap();
+        let mut child = command.spawn().expect("set up");
+        std::io::Write::write_all(&mut child.stdin.take().expect("set up"), format!("{line}\n").as_bytes())
+            .expect("set up");
+        let output = child.wait_with_output().expect("set up");
         let results = json_lines(&output);
         assert_eq!(results[0]["ok"], true, "{}", results[0]);
         let server = &results[0]["diagnostics"]["server_diagnostics"];

@@ -1035,9 +1035,9 @@ pub(super) fn servers_path() -> std::ffi::OsString {
     for needed in [venv.join("basedpyright-langserver"), npm.join("typescript-language-server")] {
         assert!(needed.exists(), "`{}` is missing: run `cargo xtask lsp-tools`", needed.display());
     }
-    let mut entries = vec![venv.canonicalize().unwrap(), npm.canonicalize().unwrap()];
+    let mut entries = vec![venv.canonicalize().expect("set up"), npm.canonicalize().expect("set up")];
     entries.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
-    std::env::join_paths(entries).unwrap()
+    std::env::join_paths(entries).expect("set up")
 }
 
 /// `editkit mcp` gives each write the server's diagnostics by default (a long-lived server
@@ -1065,7 +1065,7 @@ fn mcp_gives_server_diagnostics_after_writes_unless_turned_off() {
         assert_eq!(server["state"].as_str(), expected, "{edit}");
         if expected.is_some() {
             let lines: Vec<&Value> =
-                server["diagnostics"].as_array().unwrap().iter().filter(|d| d["line"] == 2).collect();
+                server["diagnostics"].as_array().expect("set up").iter().filter(|d| d["line"] == 2).collect();
             assert!(!lines.is_empty(), "the type error at line 2: {edit}");
         }
         session.finish();
