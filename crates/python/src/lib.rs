@@ -81,6 +81,7 @@ macro_rules! open_options {
             max_session_bytes: Option<u64> = None,
             max_patch_work: Option<u64> = None,
             kept_read_bytes: Option<u64> = None,
+            server_diagnostics: bool = false,
         }
     };
 }
@@ -213,6 +214,7 @@ impl OpenArgs {
             // 0 keeps no version: every edit of a file changed since its read is `stale`.
             options.kept_read_bytes = bytes;
         }
+        options.language_servers.after_writes = self.server_diagnostics;
         Ok(options)
     }
 

@@ -274,6 +274,12 @@ class Toolkit:
       256 MiB), ``kept_read_bytes`` (the versions reads and edits saw, kept as the bases an edit of
       a file changed since is merged against; default 32 MiB, oldest dropped first; 0 keeps none,
       so such an edit is refused as stale); ``tools`` selects the tool sets (``"core,editor"``).
+    - ``server_diagnostics``: after each write, the written file's diagnostics from its language
+      server (basedpyright or pyright, typescript-language-server, rust-analyzer, found on
+      ``PATH`` outside every root, confined, started on first need and kept warm while the
+      toolkit lives) in the result's ``diagnostics["server_diagnostics"]``: ``state`` ``fresh``,
+      ``stale``, ``timed_out`` (after 3 s for Python, 5 s for TypeScript and Rust) or
+      ``unavailable``. Default ``False``: no server starts.
 
     Refused options or roots raise ``InvalidArgs`` / ``NotFound`` / ``IoError``...
     """
@@ -302,6 +308,7 @@ class Toolkit:
         max_session_bytes: int | None = None,
         max_patch_work: int | None = None,
         kept_read_bytes: int | None = None,
+        server_diagnostics: bool = False,
     ):
         given = dict(locals())
         if isinstance(root, (str, os.PathLike)):
@@ -366,6 +373,7 @@ class Toolkit:
                 max_session_bytes=max_session_bytes,
                 max_patch_work=max_patch_work,
                 kept_read_bytes=kept_read_bytes,
+                server_diagnostics=server_diagnostics,
             )
         except _editkit.OpenError as refused:
             raise error_from(refused.args[0]) from None

@@ -103,6 +103,7 @@ __all__ = [
     "TooLarge",
     "Toolkit",
     "TreeResult",
+    "Unavailable",
     "UndoEditResult",
     "UndoPatchResult",
     "UpdateProjectIndexResult",
@@ -310,6 +311,7 @@ class EditorDiffResult(Result):
 
 class EditorStoreResult(Result):
     path: str
+    server_diagnostics: dict[str, Any] | None
     session_id: str
     sha256: str
     size_bytes: int
@@ -362,6 +364,7 @@ class ReplaceFunctionResult(Result):
     dry_run: bool
     function_replaced: str
     path: str
+    server_diagnostics: dict[str, Any] | None
     sha256: str
 
 class FileSymbolsResult(Result):
@@ -435,6 +438,7 @@ class Toolkit:
         max_session_bytes: int | None = ...,
         max_patch_work: int | None = ...,
         kept_read_bytes: int | None = ...,
+        server_diagnostics: bool = ...,
     ) -> None: ...
     @property
     def roots(self) -> list[str]: ...

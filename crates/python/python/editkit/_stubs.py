@@ -91,6 +91,7 @@ class Toolkit:
         max_session_bytes: int | None = ...,
         max_patch_work: int | None = ...,
         kept_read_bytes: int | None = ...,
+        server_diagnostics: bool = ...,
     ) -> None: ...
     @property
     def roots(self) -> list[str]: ...
