@@ -14,7 +14,9 @@ warm loop. Default settings throughout (checks on, full durability), in one run:
   files once, taking turns; medians per edit.
 - One process per command: `editkit apply` of a 100-file, 1,000-hunk unified diff to
   standard-library `.py` files against `git apply` of the same diff, each a process on a fresh
-  copy, taking turns; and `editkit edit` as a command.
+  copy, taking turns; and `editkit edit` as a command. Two diffs: one whose hunks add a
+  comment to a line, and one whose hunks add a statement before a `return` (code the syntax
+  check must parse: no lexical shortcut proves such a hunk harmless).
 
 `--baseline OLD_BINARY` adds an earlier editkit, with defaults, to every part: the before and
 after of a change, measured side by side in one run.
@@ -26,12 +28,14 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import io
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import time
+import tokenize
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -169,22 +173,52 @@ def each_once(binary: Path, venv: Path, work: Path, files: list[Path]) -> dict[s
     return times
 
 
-def patch_workload(files: list[Path], hunks_per_file: int) -> tuple[dict[str, str], str]:
-    """The files' texts and a unified diff changing `hunks_per_file` lines spread over each."""
+# What each kind of hunk writes, and the mark that shows a tool applied the diff.
+PATCH_MARKS = {"comment": "# patched", "code": "_patched = None"}
+
+
+def return_lines(text: str) -> list[int]:
+    """0-based numbers of the lines where a `return` statement starts a logical line."""
+    starts, first = [], True
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+            first = True
+            continue
+        if token.type in (tokenize.NL, tokenize.COMMENT):
+            continue
+        if first and token.type == tokenize.NAME and token.string == "return":
+            starts.append(token.start[0] - 1)
+        first = False
+    return starts
+
+
+def patch_workload(files: list[Path], hunks_per_file: int, kind: str = "comment") -> tuple[dict[str, str], str]:
+    """The files' texts and a unified diff of `hunks_per_file` hunks spread over each: a comment
+    added to a line (`comment`), or a statement added before a `return` (`code`)."""
     tree, diff = {}, []
     for path in files:
         text = path.read_text("utf-8")
         lines = text.splitlines(keepends=True)
         tree[path.name] = text
         changed = list(lines)
-        step = max(len(lines) // (hunks_per_file + 1), 8)
-        done = 0
-        for at in range(step, len(lines), step):
-            if done == hunks_per_file:
-                break
-            if lines[at].strip() and lines[at].endswith("\n"):
-                changed[at] = lines[at].rstrip("\n") + "  # patched\n"
-                done += 1
+        if kind == "code":
+            places = return_lines(text)
+            step = max(len(places) // hunks_per_file, 1)
+            for at in places[::step][:hunks_per_file]:
+                indent = lines[at][: len(lines[at]) - len(lines[at].lstrip(" \t"))]
+                changed[at] = f"{indent}{PATCH_MARKS['code']}\n{lines[at]}"
+            new_text = "".join(changed)
+            compile(new_text, path.name, "exec")  # the code diff must leave every file valid
+            changed = new_text.splitlines(keepends=True)
+        else:
+            step = max(len(lines) // (hunks_per_file + 1), 8)
+            done = 0
+            for at in range(step, len(lines), step):
+                if done == hunks_per_file:
+                    break
+                if lines[at].strip() and lines[at].endswith("\n"):
+                    changed[at] = lines[at].rstrip("\n") + "  # patched\n"
+                    done += 1
         diff += difflib.unified_diff(lines, changed, f"a/{path.name}", f"b/{path.name}", n=3)
     return tree, "".join(diff)
 
@@ -205,36 +239,41 @@ def timed(argv: list[str], cwd: Path) -> float:
     return seconds
 
 
-def commands(binary: Path, work: Path, rounds: int) -> dict[str, list[float]]:
-    """Per command, wall times of one process each: apply against git apply; an edit."""
+def commands(binary: Path, work: Path, rounds: int) -> tuple[dict[str, list[float]], int, dict[str, int]]:
+    """Per command, wall times of one process each: apply against git apply, for a diff of
+    comment hunks and one of code hunks (rows ending `(code)`); an edit."""
     files = stdlib_files(100)
-    tree, diff = patch_workload(files, 10)
-    patch = work / "change.diff"
-    patch.write_text(diff, "utf-8")
-    times: dict[str, list[float]] = {"git apply": [], "editkit apply": [], "editkit apply --diagnostics off": [],
-                                     "editkit edit": []}
+    workloads = {}
+    for kind in PATCH_MARKS:
+        tree, diff = patch_workload(files, 10, kind)
+        patch = work / f"change-{kind}.diff"
+        patch.write_text(diff, "utf-8")
+        workloads[kind] = (tree, patch, diff.count("\n@@") + diff.startswith("@@"))
+    tree = workloads["comment"][0]
+    times: dict[str, list[float]] = {"editkit edit": []}
     if BASELINE is not None:
-        times |= {"editkit before: apply": [], "editkit before: edit": []}
+        times["editkit before: edit"] = []
     for round_ in range(rounds):
-        runs = {
-            "git apply": ["git", "apply", str(patch)],
-            "editkit apply": [str(binary), "apply", str(patch), "--root", ".", "--json"],
-            "editkit apply --diagnostics off": [str(binary), "apply", str(patch), "--root", ".", "--json",
-                                                "--diagnostics", "off"],
-        }
-        if BASELINE is not None:
-            runs["editkit before: apply"] = [str(BASELINE), "apply", str(patch), "--root", ".", "--json"]
-        order = list(runs)
-        shift = round_ % len(order)
-        for name in order[shift:] + order[:shift]:
-            folder = work / f"cmd-{len(name)}"
-            write_tree(folder, tree)
-            os.sync()
-            times[name].append(timed(runs[name], folder))
-            if "# patched" not in (folder / files[0].name).read_text("utf-8"):
-                raise RuntimeError(f"{name} did not apply the patch")
+        for kind, (kind_tree, patch, _) in workloads.items():
+            suffix = "" if kind == "comment" else f" ({kind})"
+            runs = {
+                "git apply": ["git", "apply", str(patch)],
+                "editkit apply": [str(binary), "apply", str(patch), "--root", ".", "--json"],
+                "editkit apply --diagnostics off": [str(binary), "apply", str(patch), "--root", ".", "--json",
+                                                    "--diagnostics", "off"],
+            }
+            if BASELINE is not None:
+                runs["editkit before: apply"] = [str(BASELINE), "apply", str(patch), "--root", ".", "--json"]
+            order = list(runs)
+            shift = round_ % len(order)
+            for name in order[shift:] + order[:shift]:
+                folder = work / f"cmd-{len(name)}"
+                write_tree(folder, kind_tree)
+                os.sync()
+                times.setdefault(name + suffix, []).append(timed(runs[name], folder))
+                if PATCH_MARKS[kind] not in (folder / files[0].name).read_text("utf-8"):
+                    raise RuntimeError(f"{name} did not apply the {kind} patch")
         folder = work / "cmd-edit"
-        write_tree(folder, {files[0].name: tree[files[0].name]})
         line = unique_line(tree[files[0].name])
         for name, program in [("editkit edit", binary), ("editkit before: edit", BASELINE)]:
             if program is None:
@@ -242,7 +281,7 @@ def commands(binary: Path, work: Path, rounds: int) -> dict[str, list[float]]:
             write_tree(folder, {files[0].name: tree[files[0].name]})
             times[name].append(timed([str(program), "edit", files[0].name, "--old", line, "--new",
                                       line.rstrip("\n") + "  # edited\n", "--root", ".", "--json"], folder))
-    return times, len(files), diff.count("\n@@") + diff.startswith("@@")
+    return times, len(files), {kind: hunks for kind, (_, _, hunks) in workloads.items()}
 
 
 def median_ms(values: list[float]) -> float:
@@ -331,12 +370,14 @@ def once_section(binary: Path, options: argparse.Namespace, work: Path) -> list[
 def commands_section(binary: Path, options: argparse.Namespace, work: Path) -> list[str]:
     print("commands", file=sys.stderr)
     times, file_count, hunks = commands(binary, work, options.rounds)
-    git = median_ms(times["git apply"])
     table = [["command (one process)", "wall, median", "this / git apply"], ["---", "---:", "---:"]]
-    for name, walls in times.items():
+    for name, walls in sorted(times.items(), key=lambda item: ("(code)" in item[0], "apply" not in item[0])):
         wall = median_ms(walls)
+        git = median_ms(times["git apply (code)" if "(code)" in name else "git apply"])
         table.append([name, f"{wall:.1f} ms", f"{wall / git:.2f}×" if "apply" in name else ""])
-    return [f"## Commands: a {file_count}-file, {hunks}-hunk diff to `.py` files; an edit", ""] + speed.rows(table) + [""]
+    title = (f"## Commands: {file_count}-file diffs to `.py` files, {hunks['comment']} hunks adding a comment "
+             f"and {hunks['code']} adding a statement (code); an edit")
+    return [title, ""] + speed.rows(table) + [""]
 
 
 if __name__ == "__main__":
