@@ -37,12 +37,15 @@ pub struct ChangeReport {
     pub errors_before: Option<usize>,
     /// What was checked.
     pub scope: CheckScope,
-    /// The checked lines of the new text, 1-based and inclusive (`0..=0` for an empty text):
-    /// from the first checked line to the last.
+    /// The checked lines of the new text, 1-based and inclusive (`0..=0` for an empty text,
+    /// or when every place was proved not to change a token): from the first checked line to
+    /// the last.
     pub lines: (usize, usize),
     /// The checked lines of each place the change touched, in order (1-based, inclusive): a
     /// change made in several places is checked on each place's statements alone; one place
-    /// (the whole text, for a whole check) otherwise.
+    /// (the whole text, for a whole check) otherwise. A place of a Python change in several
+    /// places that changes only comments, blanks or the text of plain strings leaves every
+    /// token as it was (a lexical proof): it cannot add or remove an error and is not checked.
     pub places: Vec<(usize, usize)>,
     /// The bytes of the new text that were checked (from the first place checked to the
     /// last; those places only that hold a construct judged more strictly, if any does).
@@ -81,7 +84,10 @@ impl ChangeReport {
 /// that leaves a bracket or a string open is reported at the opening, in CPython's words
 /// (`` `(` was never closed ``). Where the boundaries cannot be established, and for the
 /// other kinds, the whole new text is parsed, and the old one only when the new one has
-/// errors.
+/// errors. A Python change in several places skips the places that change only comments,
+/// blanks or the text of plain strings (they leave every token as it was), unless the check
+/// of the others finds an error: then every place is checked, as errors before the change are
+/// counted on all the statements it touched.
 ///
 /// ```
 /// use editkit_analyze::{check_change, CheckScope, FileKind};
@@ -103,6 +109,57 @@ pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<Chan
         FileKind::Typescript | FileKind::Javascript => Some(Scan::Js),
         _ => None,
     };
+    if let (Some(Scan::Python), Some(old)) = (scan, old)
+        && let Some(report) = without_neutral(kind, old, new)
+    {
+        return Ok(report);
+    }
+    checked_by_places(kind, scan, old, new)
+}
+
+/// The check of a Python change made in several places some of which are neutral (see
+/// [`crate::neutral`]: they leave every token as it was): the other places are checked on the
+/// new text with the neutral ones put back as the old text has them. `None` when there is no
+/// neutral place, or when that check finds an error, a construct the compile check judges, or
+/// stops at a parse limit: the caller then checks every place, so that what it reports is
+/// what it reported before.
+fn without_neutral(kind: FileKind, old: &str, new: &str) -> Option<ChangeReport> {
+    if crate::parse::bom_len(old) != crate::parse::bom_len(new) {
+        return None;
+    }
+    let places = region::places(old, new);
+    if places.len() < 2 {
+        return None;
+    }
+    let neutral = crate::neutral::neutral_places(old, new, &places);
+    if neutral.is_empty() {
+        return None;
+    }
+    let reverted = crate::neutral::revert(old, new, neutral);
+    if reverted.text == old {
+        // Every place is neutral: nothing to parse.
+        return Some(ChangeReport {
+            errors: Vec::new(),
+            errors_before: None,
+            scope: CheckScope::Statements,
+            lines: (0, 0),
+            places: Vec::new(),
+            checked: 0..0,
+            checked_lines_before: 0,
+            stricter: false,
+        });
+    }
+    let report = checked_by_places(kind, Some(Scan::Python), Some(old), &reverted.text).ok()?;
+    if !report.errors.is_empty() || report.stricter {
+        return None;
+    }
+    // The neutral places have as many lines in both texts: the lines are the new text's.
+    let checked = reverted.to_new(new, report.checked.start)..reverted.to_new(new, report.checked.end);
+    Some(ChangeReport { checked, ..report })
+}
+
+/// [`check_change`] for every place of the change.
+fn checked_by_places(kind: FileKind, scan: Option<Scan>, old: Option<&str>, new: &str) -> Result<ChangeReport, Error> {
     if let (Some(scan), Some(old)) = (scan, old) {
         // A change in several places is checked place by place, each on its own statements;
         // where a place cannot be checked alone, the change is one region.
@@ -126,7 +183,7 @@ pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<Chan
 }
 
 /// The lexical scans that find statement boundaries.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Scan {
     Python,
     Js,

@@ -51,6 +51,7 @@ mod edit;
 mod error;
 mod kind;
 mod markdown;
+mod neutral;
 mod parse;
 mod region;
 mod symbols;

@@ -414,6 +414,40 @@ impl<'t> Scanner<'t> {
     }
 }
 
+/// A string open at a line start, as [`state_at`] gives it: its quote, where it opened and
+/// whether it is an f-string or a t-string.
+pub(crate) type OpenString = (u8, usize, bool);
+
+/// The lexical state of Python `text` at `to` (a line start), scanned from `from` (a line
+/// start in code, or inside the plain triple-quoted string of quote `open`; no string or
+/// f-string open around that): `Some(None)` in code (brackets may be open), `Some(Some(_))`
+/// inside the triple-quoted string opened there, `None` inside anything else, or when the
+/// scan finds on the way a string left open at a line end or a lone carriage return.
+pub(crate) fn state_at(text: &[u8], from: usize, to: usize, open: Option<u8>) -> Option<Option<OpenString>> {
+    let mut scan = Scanner::at_line(text.get(..to)?, from);
+    if let Some(quote) = open {
+        scan.frames.push(Frame::Str(Str { quote, triple: true, formatted: false, start: from }));
+    }
+    let len = scan.text.len();
+    while scan.at < len {
+        match scan.frames.last().copied() {
+            None | Some(Frame::Field { spec: false, .. }) => {
+                scan.code();
+            }
+            Some(Frame::Str(string)) => scan.string(string),
+            Some(Frame::Field { spec: true, .. }) => scan.spec(),
+        }
+    }
+    if matches!(scan.anomaly, Some(Anomaly::Unterminated { .. } | Anomaly::LoneCr { .. })) {
+        return None;
+    }
+    match scan.frames.as_slice() {
+        [] => Some(None),
+        [Frame::Str(string)] if string.triple => Some(Some((string.quote, string.start, string.formatted))),
+        _ => None,
+    }
+}
+
 /// Closes the bracket `closer` at `at` against the open `brackets`: the matching opener is
 /// taken off with any left open inside it (the first of those is what was never closed); a
 /// closer that matches nothing open is stray and closes nothing.

@@ -378,3 +378,50 @@ fn a_method_header_written_twice_in_a_long_class_is_reported() {
         "an error at {line}: {report:#?}"
     );
 }
+
+/// A patch as a reviewer's pass makes it: a comment added to every tenth line or so, with a
+/// sloppy edit among them in some rounds.
+fn commented(text: &str, rng: &mut Rng, sloppy: bool) -> String {
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+    let step = (lines.len() / 10).max(8);
+    let mut at = rng.below(step);
+    while at < lines.len() {
+        let line = &lines[at];
+        if !line.trim().is_empty() && line.ends_with('\n') {
+            let comment = if rng.below(3) == 0 { " #" } else { "  # patched" };
+            lines[at] = format!("{}{comment}\n", line.trim_end_matches('\n'));
+        }
+        at += step;
+    }
+    let text = lines.concat();
+    if sloppy { mutate(&text, rng) } else { text }
+}
+
+#[test]
+fn comments_added_in_many_places_check_as_a_whole_parse_does() {
+    // Places that change only comments, blanks or the text of a string are proved not to
+    // change a token and are not parsed; the verdict and the errors stay a whole parse's,
+    // with a real (sloppy) edit among them or not.
+    let mut rng = Rng(0x5eed_cafe_f00d_0001);
+    let (mut checks, mut clean, mut introduced, mut unparsed) = (0, 0, 0, 0);
+    for path in crate::corpus::files("python", &["py"]) {
+        let original = std::fs::read_to_string(&path).unwrap();
+        for round in 0..8 {
+            let edited = commented(&original, &mut rng, round >= 4);
+            for (old, new, step) in [(&original, &edited, "edit"), (&edited, &original, "undo")] {
+                let what = format!("{} round {round} {step}", path.display());
+                let (report, agreement) = agrees(FileKind::Python, old, new, &what);
+                // A sloppy edit's errors may be placed as the sloppy edits test allows.
+                assert!(round >= 4 || agreement == Agreement::Exact, "{what}: {agreement:?} {report:#?}");
+                clean += usize::from(round < 4 && report.valid());
+                // Every place proved neutral: nothing was parsed.
+                unparsed += usize::from(round < 4 && report.places.is_empty());
+                introduced += usize::from(report.introduced());
+                checks += 1;
+            }
+        }
+    }
+    assert!(clean * 10 >= checks * 4, "the comment-only patches check clean: {clean} of {checks}");
+    assert!(introduced * 20 > checks, "some sloppy edits break the files: {introduced} of {checks}");
+    assert!(unparsed * 10 >= clean * 8, "most comment-only patches parse nothing: {unparsed} of {clean}");
+}
