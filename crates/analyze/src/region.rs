@@ -778,6 +778,41 @@ pub(crate) fn places(old: &str, new: &str) -> Vec<(Range<usize>, Range<usize>)> 
     found.into_iter().map(|(old_range, new_range)| (span(&old_lines, old_range), span(&new_lines, new_range))).collect()
 }
 
+/// The places where `old` and `new` differ, as [`places`] gives them, when both have as many
+/// lines: each line compared with the line of the same number, the differing lines next to
+/// each other taken as one place. `None` when the line counts differ (lines were added or
+/// removed: [`places`] aligns them). A comparison of bytes, without a diff.
+pub(crate) fn same_line_places(old: &str, new: &str) -> Option<Vec<(Range<usize>, Range<usize>)>> {
+    let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
+    if memchr::memchr_iter(b'\n', old_bytes).count() != memchr::memchr_iter(b'\n', new_bytes).count() {
+        return None;
+    }
+    let mut found: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    let (mut old_at, mut new_at) = (0, 0);
+    loop {
+        let (old_rest, new_rest) = (old_bytes.get(old_at..)?, new_bytes.get(new_at..)?);
+        let same = editkit_matcher::diff::common_prefix_len(old_rest, new_rest);
+        if same == old_rest.len() && same == new_rest.len() {
+            return Some(found);
+        }
+        // The differing line, from its start (the same in both) to its end in each.
+        let back = old_rest.get(..same).and_then(|head| memchr::memrchr(b'\n', head)).map_or(0, |nl| nl + 1);
+        let (old_start, new_start) = (old_at + back, new_at + back);
+        let line_end = |bytes: &[u8], from: usize| {
+            memchr::memchr(b'\n', bytes.get(from..).unwrap_or_default()).map_or(bytes.len(), |nl| from + nl + 1)
+        };
+        let (old_end, new_end) = (line_end(old_bytes, old_start), line_end(new_bytes, new_start));
+        match found.last_mut() {
+            Some((old_last, new_last)) if old_last.end == old_start => {
+                old_last.end = old_end;
+                new_last.end = new_end;
+            }
+            _ => found.push((old_start..old_end, new_start..new_end)),
+        }
+        (old_at, new_at) = (old_end, new_end);
+    }
+}
+
 fn line_texts<'t>(bytes: &'t [u8], lines: &[Range<usize>]) -> Vec<&'t [u8]> {
     lines.iter().map(|line| bytes.get(line.clone()).unwrap_or_default()).collect()
 }
@@ -1656,6 +1691,27 @@ pub(crate) fn js_region(old: &str, new: &str) -> Result<Region, NoRegion> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_compared_one_to_one_give_the_places_a_diff_gives() {
+        let old: String = (0..60).map(|n| format!("x{n} = {n}\n")).collect::<String>() + "last";
+        let mut state = 0x2545_f491_u64;
+        for round in 0..200 {
+            let mut lines: Vec<String> = old.split_inclusive('\n').map(str::to_owned).collect();
+            for _ in 0..1 + round % 7 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let at = (state % lines.len() as u64) as usize;
+                let end = if lines[at].ends_with('\n') { "\n" } else { "" };
+                lines[at] = format!("{}  # {round}{end}", lines[at].trim_end_matches('\n'));
+            }
+            let new = lines.concat();
+            assert_eq!(same_line_places(&old, &new), Some(places(&old, &new)), "round {round}");
+        }
+        assert_eq!(same_line_places("a\nb\n", "a\nb\n"), Some(Vec::new()));
+        assert_eq!(same_line_places("a\nb\n", "a\nc\nb\n"), None);
+    }
 
     fn boundaries(text: &str) -> Vec<usize> {
         let mut scanner = Scanner::new(text.as_bytes());
