@@ -23,6 +23,12 @@ struct EarlyJob {
 /// The checks made beside a commit: each job with its diagnostics (`None`: not made).
 type Early = (Vec<EarlyJob>, Vec<Option<DiagnosticsInfo>>);
 
+/// What a commit writes at each path (not the paths it deletes).
+type Written = std::collections::HashMap<String, patch::Shared>;
+
+/// What each path a commit writes held before (`None`: nothing), and what it writes there.
+type Contents = (Vec<(String, Option<Vec<u8>>)>, Written);
+
 /// A check for each file `plan` writes, with what it held before (a moved file: what its
 /// old path held), in the plan's order.
 fn early_jobs(plan: &patch::Plan<'_>) -> Vec<EarlyJob> {
@@ -118,6 +124,8 @@ impl Toolkit {
         // What each file held before, for the undo entry and for checking only what the
         // patch changed.
         let mut before: Vec<(String, Option<Vec<u8>>)> = Vec::new();
+        // What the commit writes at each path, shared with the plan.
+        let mut written: Written = std::collections::HashMap::new();
         // The checks of the new contents need only the old and new texts, which the plan
         // holds: they run while the commit writes (their verdicts stand for the files that
         // hold, once written, what was checked), and stop when the patch fails.
@@ -130,6 +138,7 @@ impl Toolkit {
                 if !request.dry_run {
                     before =
                         plan.previous().map(|(path, bytes)| (path.to_owned(), bytes.map(<[u8]>::to_vec))).collect();
+                    written = plan.contents().filter_map(|(path, _, after)| Some((path.to_owned(), after?))).collect();
                 }
                 if check_early {
                     let jobs = early_jobs(plan);
@@ -144,7 +153,7 @@ impl Toolkit {
             let applied = patch::apply_parsed(workspace, &parsed, options, planned).inspect_err(|_| {
                 abandon.store(true, std::sync::atomic::Ordering::Relaxed);
             })?;
-            self.after_commit(workspace, &request, applied, before, early, control)
+            self.after_commit(workspace, &request, applied, (before, written), early, control)
         })
     }
 
@@ -155,7 +164,7 @@ impl Toolkit {
         workspace: &editkit_vfs::Workspace,
         request: &ApplyPatchRequest,
         mut applied: patch::Applied,
-        before: Vec<(String, Option<Vec<u8>>)>,
+        (before, written): Contents,
         early: Option<std::thread::ScopedJoinHandle<'_, Early>>,
         control: &crate::Stop,
     ) -> Result<ApplyPatchResponse> {
@@ -174,11 +183,21 @@ impl Toolkit {
             }
             let mut files = Vec::new();
             for (path, bytes) in before {
-                // The patch is applied: a file that cannot be read again now (changed or linked
-                // meanwhile) is recorded without an expected hash, never turned into an error.
-                let now =
-                    workspace.canonical_recorded(&path).and_then(|path| workspace.txn().read(&path)).ok().flatten();
-                let after = now.as_deref().map(editkit_vfs::Sha256::of);
+                // The patch is applied, and each file holds what the commit wrote, its hash
+                // known, unless a formatter ran: then what the file holds is read again, and a
+                // file that cannot be read again now (changed or linked meanwhile) is recorded
+                // without an expected hash, never turned into an error.
+                let wrote = written.get(&path).filter(|_| !self.formats());
+                let now = match wrote {
+                    Some(wrote) => Some(wrote.bytes().to_vec()),
+                    None => {
+                        workspace.canonical_recorded(&path).and_then(|path| workspace.txn().read(&path)).ok().flatten()
+                    }
+                };
+                let after = match wrote {
+                    Some(wrote) => Some(wrote.sha256()),
+                    None => now.as_deref().map(editkit_vfs::Sha256::of),
+                };
                 // What the patch wrote is the base of a merge with a change made outside before
                 // the next edit or patch, as an edit's is.
                 if let (Some(now), Some(sha256)) = (now, after)
