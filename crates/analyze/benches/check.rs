@@ -6,7 +6,9 @@
 //!   touched statements, old and new);
 //! - `whole`: a whole-file parse of the new text (`check_syntax`), what the check cost before;
 //! - `warm`: the incremental check of a long-lived process (`CheckCache`, the old text
-//!   checked before), for comparison.
+//!   checked before), for comparison;
+//! - `commented`: the check of a patch that adds a comment to one line in 100 (the places a
+//!   lexical proof finds to change no token, which are not parsed).
 //!
 //! Each is a first touch: nothing is kept between iterations, except by `warm`.
 
@@ -80,4 +82,22 @@ fn warm(bencher: divan::Bencher<'_, '_>, size: usize) {
         .bench_values(|cache| {
             cache.check("bench.py", FileKind::Python, divan::black_box(&new)).map(|report| report.valid)
         });
+}
+
+/// `old` with a comment added to one line in 100.
+fn commented_text(old: &str) -> String {
+    old.split_inclusive('\n')
+        .enumerate()
+        .map(|(n, line)| match line.strip_suffix('\n') {
+            Some(body) if n % 100 == 50 && !body.trim().is_empty() => format!("{body}  # checked\n"),
+            _ => line.to_owned(),
+        })
+        .collect()
+}
+
+#[divan::bench(args = SIZES)]
+fn commented(bencher: divan::Bencher<'_, '_>, size: usize) {
+    let (old, _) = texts(size);
+    let new = commented_text(&old);
+    bencher.bench(|| check_change(FileKind::Python, Some(divan::black_box(&old)), divan::black_box(&new)));
 }
