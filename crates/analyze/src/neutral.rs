@@ -44,7 +44,9 @@ pub(crate) fn neutral_places(
 ) -> Vec<(Range<usize>, Range<usize>)> {
     let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
     // Not in the first two lines, where a comment can declare the encoding.
-    let second_line_end = memchr::memchr_iter(b'\n', old_bytes).nth(1).map_or(old.len(), |nl| nl + 1);
+    // (In the new text as well: a place removed before can bring a line up to them.)
+    let second_line_end = |bytes: &[u8]| memchr::memchr_iter(b'\n', bytes).nth(1).map_or(bytes.len(), |nl| nl + 1);
+    let (old_head, new_head) = (second_line_end(old_bytes), second_line_end(new_bytes));
     let mut scanner = Scanner::new(old_bytes);
     let mut boundary = 0;
     let mut next = scanner.next_boundary();
@@ -59,7 +61,7 @@ pub(crate) fn neutral_places(
         if scanner.anomaly().is_some_and(|anomaly| anomaly.at() < old_place.end) {
             break;
         }
-        if old_place.start < second_line_end {
+        if old_place.start < old_head || new_place.start < new_head {
             lexed = None;
             continue;
         }
@@ -345,8 +347,12 @@ mod tests {
             assert_ne!(old, new, "{from:?}");
             assert_eq!(neutral(&old, &new), 0, "{to:?}");
         }
-        // A coding declaration in the first two lines.
+        // A coding declaration in the first two lines, also when a line removed before
+        // brings it up there.
         assert_eq!(neutral("# a\nx = 1\n", "# -*- coding: latin-1 -*-\nx = 1\n"), 0);
+        let old = "x = 1\ny = 2\n# a\nz = 3\n";
+        assert_eq!(neutral(old, "y = 2\n# -*- coding: latin-1 -*-\nz = 3\n"), 0);
+        assert_eq!(neutral(old, "x = 1\ny = 2\n# -*- coding: latin-1 -*-\nz = 3\n"), 1);
         // After a string the scan cannot close.
         assert_eq!(neutral(&format!("{HEAD}s = '''\nx = 1\n"), &format!("{HEAD}s = '''\nx = 1 # c\n")), 0);
     }
