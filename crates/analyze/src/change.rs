@@ -120,9 +120,9 @@ pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<Chan
 /// The check of a Python change made in several places some of which are neutral (see
 /// [`crate::neutral`]: they leave every token as it was): the other places are checked on the
 /// new text with the neutral ones put back as the old text has them. `None` when there is no
-/// neutral place, or when that check finds an error, a construct the compile check judges, or
-/// stops at a parse limit: the caller then checks every place, so that what it reports is
-/// what it reported before.
+/// neutral place, or when that check finds an error or stops at a parse limit: the caller then
+/// checks every place, so that the errors it reports (and those before) are what it reported
+/// before.
 fn without_neutral(kind: FileKind, old: &str, new: &str) -> Option<ChangeReport> {
     if crate::parse::bom_len(old) != crate::parse::bom_len(new) {
         return None;
@@ -152,10 +152,13 @@ fn without_neutral(kind: FileKind, old: &str, new: &str) -> Option<ChangeReport>
         });
     }
     let report = checked_by_places(kind, Some(Scan::Python), Some(old), &reverted.text).ok()?;
-    if !report.errors.is_empty() || report.stricter {
+    if !report.errors.is_empty() {
         return None;
     }
-    // The neutral places have as many lines in both texts: the lines are the new text's.
+    // The neutral places have as many lines in both texts: the lines are the new text's, and
+    // the part for the compile check (the statements holding a construct it judges, if any)
+    // is the same statements of the new text, which compile as they do with the neutral
+    // places put back.
     let checked = reverted.to_new(new, report.checked.start)..reverted.to_new(new, report.checked.end);
     Some(ChangeReport { checked, ..report })
 }

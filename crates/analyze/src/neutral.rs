@@ -446,4 +446,19 @@ mod tests {
         assert!(neutral_found > 300 && other_found > 300, "{neutral_found} neutral places, {other_found} others");
         assert!(mixed_clean > 20, "{mixed_clean} clean texts with neutral places");
     }
+
+    #[test]
+    fn the_compile_check_gets_the_new_text_of_the_statements_it_judges() {
+        let old = format!("{HEAD}a = 1\n\ndef f(x):\n    return f'{{x!r:>{{w}}}}'\n\nb = 2\n\nc = 3\n");
+        // Comments on two lines (neutral), and an f-string changed: a construct the compile
+        // check judges, in a part of the reverted text that has to be found in the new one.
+        let new = old.replace("a = 1\n", "a = 1  # one\n").replace("x!r", "x!s").replace("c = 3\n", "c = 3  # two\n");
+        let report = crate::check_change(crate::FileKind::Python, Some(&old), &new).unwrap();
+        assert!(report.valid() && report.stricter, "{report:#?}");
+        let checked = &new[report.checked.clone()];
+        assert!(checked.contains("x!s") && checked.ends_with('\n'), "{checked:?}");
+        assert!(report.checked.start == 0 || new.as_bytes()[report.checked.start - 1] == b'\n');
+        assert_eq!(new[..report.checked.start].matches('\n').count(), report.checked_lines_before);
+        assert!(!checked.contains("c = 3"), "{checked:?}");
+    }
 }
