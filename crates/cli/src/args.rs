@@ -179,7 +179,7 @@ pub(crate) enum Command {
         read_only: bool,
         /// The tools offered: `core` (reading, writing, editing, patching, searching and
         /// arranging files), `all`, or set and tool names separated by commas (sets: core,
-        /// paths, code, seed, editor, notebook; e.g. `core,editor`).
+        /// paths, code, seed, editor, notebook, code_intel; e.g. `core,editor`).
         #[arg(long, value_name = "SET", default_value = "core")]
         tools: editkit::tools::ToolSelection,
         /// Take the workspace roots from the client (`client`), or only from --root

@@ -55,7 +55,7 @@ pub use rpc::{
     MAX_NOTIFICATION_BODY, MAX_NOTIFICATION_BYTES, MAX_NOTIFICATIONS, MAX_OUTGOING, MAX_PENDING,
     MAX_RENAME_ANSWER_BYTES, Notification, RpcError, WRITE_WAIT, answer_limit,
 };
-pub use server::{MAX_STDERR_BYTES, Published, Server};
+pub use server::{MAX_STDERR_BYTES, MAX_SYMBOL_NAME_CHARS, MAX_SYMBOLS, Published, Server, Symbol};
 pub use session::{
     Diagnostic, Freshness, MAX_DIAGNOSTICS, MAX_MESSAGE_CHARS, MAX_OPEN_DOCUMENTS, MAX_SOURCE_CHARS, ServerDiagnostics,
     Session,

@@ -370,6 +370,117 @@ impl Server {
         decode("textDocument/rename", answer)
     }
 
+    /// The references to the symbol at `position` of `path`, its declaration included when
+    /// `include_declaration`.
+    ///
+    /// # Errors
+    /// [`RpcError`] as the request gives it.
+    pub fn references_with(
+        &self,
+        path: &Path,
+        position: Position,
+        include_declaration: bool,
+        wait: Duration,
+    ) -> Result<Vec<Location>, RpcError> {
+        let params = json!({
+            "textDocument": {"uri": uri_of(path)?.as_str()},
+            "position": position,
+            "context": {"includeDeclaration": include_declaration},
+        });
+        let answer = self.connection.request("textDocument/references", params, wait)?;
+        decode("textDocument/references", answer).map(Option::unwrap_or_default)
+    }
+
+    /// The workspace's symbols the server matches to `query` (`workspace/symbol`; servers
+    /// match loosely, so the caller keeps the exact names it wants): at most
+    /// [`MAX_SYMBOLS`], names cleaned (see [`Symbol`]), and how many more there were
+    /// (symbols with no file range, which a server may send, are counted with them).
+    ///
+    /// # Errors
+    /// [`RpcError`] as the request gives it.
+    pub fn workspace_symbols(&self, query: &str, wait: Duration) -> Result<(Vec<Symbol>, usize), RpcError> {
+        let answer = self.connection.request("workspace/symbol", json!({"query": query}), wait)?;
+        let answer: Option<lsp_types::WorkspaceSymbolResponse> = decode("workspace/symbol", answer)?;
+        let mut found = Vec::new();
+        let mut omitted = 0_usize;
+        let mut keep = |symbol: Option<Symbol>| match symbol {
+            Some(symbol) if found.len() < MAX_SYMBOLS => found.push(symbol),
+            _ => omitted += 1,
+        };
+        match answer {
+            None => {}
+            Some(lsp_types::WorkspaceSymbolResponse::Flat(symbols)) => {
+                for symbol in symbols {
+                    keep(Symbol::new(&symbol.name, symbol.kind, symbol.container_name.as_deref(), &symbol.location));
+                }
+            }
+            Some(lsp_types::WorkspaceSymbolResponse::Nested(symbols)) => {
+                for symbol in symbols {
+                    let location = match &symbol.location {
+                        lsp_types::OneOf::Left(location) => Some(location),
+                        lsp_types::OneOf::Right(_) => None,
+                    };
+                    keep(location.and_then(|location| {
+                        Symbol::new(&symbol.name, symbol.kind, symbol.container_name.as_deref(), location)
+                    }));
+                }
+            }
+        }
+        Ok((found, omitted))
+    }
+
+    /// The symbols of `path` (`textDocument/documentSymbol`), flattened in the server's
+    /// order, each with its container: the names of the symbols it is nested in, joined by
+    /// `/` (for a hierarchical answer), or the server's `containerName` (for a flat one). At
+    /// most [`MAX_SYMBOLS`]; the rest are counted.
+    ///
+    /// # Errors
+    /// [`RpcError`] as the request gives it.
+    pub fn document_symbols(&self, path: &Path, wait: Duration) -> Result<(Vec<Symbol>, usize), RpcError> {
+        let uri = uri_of(path)?;
+        let answer = self.connection.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri.as_str()}}),
+            wait,
+        )?;
+        let answer: Option<lsp_types::DocumentSymbolResponse> = decode("textDocument/documentSymbol", answer)?;
+        let mut found = Vec::new();
+        let mut omitted = 0_usize;
+        match answer {
+            None => {}
+            Some(lsp_types::DocumentSymbolResponse::Flat(symbols)) => {
+                for symbol in symbols {
+                    match Symbol::new(&symbol.name, symbol.kind, symbol.container_name.as_deref(), &symbol.location) {
+                        Some(symbol) if found.len() < MAX_SYMBOLS => found.push(symbol),
+                        _ => omitted += 1,
+                    }
+                }
+            }
+            Some(lsp_types::DocumentSymbolResponse::Nested(symbols)) => {
+                // Depth first, with the chain of containers; the stack bounds the work by the
+                // symbols sent, never by their nesting's recursion.
+                let mut stack: Vec<(lsp_types::DocumentSymbol, Option<String>)> =
+                    symbols.into_iter().rev().map(|symbol| (symbol, None)).collect();
+                while let Some((mut symbol, container)) = stack.pop() {
+                    let location = Location { uri: uri.clone(), range: symbol.selection_range };
+                    let children = symbol.children.take().unwrap_or_default();
+                    match Symbol::new(&symbol.name, symbol.kind, container.as_deref(), &location) {
+                        Some(kept) if found.len() < MAX_SYMBOLS => {
+                            let chain = match &container {
+                                Some(outer) => format!("{outer}/{}", kept.name),
+                                None => kept.name.clone(),
+                            };
+                            found.push(kept);
+                            stack.extend(children.into_iter().rev().map(|child| (child, Some(chain.clone()))));
+                        }
+                        _ => omitted += 1 + children.len(),
+                    }
+                }
+            }
+        }
+        Ok((found, omitted))
+    }
+
     /// The underlying connection, for requests this type has no method for.
     #[must_use]
     pub fn connection(&self) -> &Connection {
@@ -435,6 +546,79 @@ impl Drop for Server {
         }
         self.kill();
     }
+}
+
+/// The most symbols one `workspace/symbol` or `documentSymbol` answer gives; the rest are
+/// counted.
+pub const MAX_SYMBOLS: usize = 2_000;
+
+/// The longest symbol name or container kept, in characters.
+pub const MAX_SYMBOL_NAME_CHARS: usize = 300;
+
+/// One symbol as a server located it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// Its name, cut to [`MAX_SYMBOL_NAME_CHARS`], control characters and bidirectional
+    /// overrides escaped.
+    pub name: String,
+    /// Its kind (`function`, `class`, `method`...).
+    pub kind: &'static str,
+    /// What it is declared in, as the server says (cleaned as `name`), when it says.
+    pub container: Option<String>,
+    /// The file (from a `file:` URI).
+    pub path: PathBuf,
+    /// Where its name starts, in the server's unit.
+    pub position: Position,
+}
+
+impl Symbol {
+    /// `None` when the location is not a local file.
+    fn new(name: &str, kind: lsp_types::SymbolKind, container: Option<&str>, location: &Location) -> Option<Symbol> {
+        let path = crate::uri::uri_to_path(&location.uri)?;
+        Some(Symbol {
+            name: crate::clean(name, MAX_SYMBOL_NAME_CHARS, false),
+            kind: symbol_kind(kind),
+            container: container
+                .filter(|container| !container.is_empty())
+                .map(|container| crate::clean(container, MAX_SYMBOL_NAME_CHARS, false)),
+            path,
+            position: location.range.start,
+        })
+    }
+}
+
+/// The protocol's symbol kind as a word.
+fn symbol_kind(kind: lsp_types::SymbolKind) -> &'static str {
+    use lsp_types::SymbolKind as K;
+    const WORDS: [(K, &str); 26] = [
+        (K::FILE, "file"),
+        (K::MODULE, "module"),
+        (K::NAMESPACE, "namespace"),
+        (K::PACKAGE, "package"),
+        (K::CLASS, "class"),
+        (K::METHOD, "method"),
+        (K::PROPERTY, "property"),
+        (K::FIELD, "field"),
+        (K::CONSTRUCTOR, "constructor"),
+        (K::ENUM, "enum"),
+        (K::INTERFACE, "interface"),
+        (K::FUNCTION, "function"),
+        (K::VARIABLE, "variable"),
+        (K::CONSTANT, "constant"),
+        (K::STRING, "string"),
+        (K::NUMBER, "number"),
+        (K::BOOLEAN, "boolean"),
+        (K::ARRAY, "array"),
+        (K::OBJECT, "object"),
+        (K::KEY, "key"),
+        (K::NULL, "null"),
+        (K::ENUM_MEMBER, "enum_member"),
+        (K::STRUCT, "struct"),
+        (K::EVENT, "event"),
+        (K::OPERATOR, "operator"),
+        (K::TYPE_PARAMETER, "type_parameter"),
+    ];
+    WORDS.iter().find(|(known, _)| *known == kind).map_or("symbol", |(_, word)| word)
 }
 
 /// Why a server did not start, and its stderr for the log (never for the reason).

@@ -186,6 +186,13 @@ impl Session {
         Ok(document.version)
     }
 
+    /// The documents open with the server, least recently used first (at most
+    /// [`MAX_OPEN_DOCUMENTS`]).
+    #[must_use]
+    pub fn documents(&self) -> Vec<PathBuf> {
+        crate::lock(&self.documents).iter().map(|document| document.path.clone()).collect()
+    }
+
     /// The version last sent for `path`, if it is open.
     #[must_use]
     pub fn version(&self, path: &Path) -> Option<i32> {

@@ -118,6 +118,18 @@ macro_rules! tool_list {
             #[cfg(feature = "patch")]
             ApplyPatch "apply_patch" (ApplyPatchRequest => ApplyPatchResponse) apply_patch with apply_patch_with, Writes, destructive = true, idempotent = false,
                 "Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete: a *** Begin Patch or @@/=== patch ends with *** End Patch, a unified diff with a newline. A file changed since you read it is merged per hunk when each hunk's lines and one line each side are untouched (merged_with); else stale. On any failure nothing is written and the error lists every failing hunk. One file: edit_file, or merge_snippet for code with elided parts.";
+            #[cfg(feature = "lsp")]
+            FindSymbol "find_symbol" (FindSymbolRequest => FindSymbolResponse) find_symbol, Reads, destructive = false, idempotent = true,
+                "Find where symbols are defined across the workspace by name path (func, Class/method), through the language server found on PATH outside the workspace: basedpyright or pyright (Python), typescript-language-server (TypeScript/JavaScript), rust-analyzer (Rust). Returns each match's path, line, column, kind, container and line text; path limits the search to one file, language picks the server. complete: false (with incomplete_reason) says a server had not finished loading the workspace. Without a server: unavailable, naming what to install (file_symbols needs none).";
+            #[cfg(feature = "lsp")]
+            FindReferences "find_references" (FindReferencesRequest => FindReferencesResponse) find_references, Reads, destructive = false, idempotent = true,
+                "Find every reference to a symbol across the workspace through its language server. Name the symbol by path and line with column or its name on that line (symbol), or by symbol alone as a name path (Class/method) in that file. Returns each reference's path, line, column and line text, sorted; references outside the workspace or in blocked files are only counted (omitted_outside). complete: false (with incomplete_reason) says the server had not finished loading the workspace, so some may be missing. Without a server: unavailable, naming what to install.";
+            #[cfg(feature = "lsp")]
+            RenameSymbol "rename_symbol" (RenameSymbolRequest => RenameSymbolResponse) rename_symbol, Writes, destructive = true, idempotent = false,
+                "Rename a symbol (path and line with column or symbol, or symbol as a name path; new_name) everywhere its language server finds it, as one atomic change: every file changes or none, with apply_patch's journal, crash recovery and undo_patch. dry_run returns the whole diff and a plan; give the plan back with the real run and the whole rename is refused (stale) if any file changed since. Refused whole, nothing written, when an edit would touch a file outside the workspace or blocked, or a file changed since the server read it. Without a server: unavailable, naming what to install.";
+            #[cfg(feature = "lsp")]
+            Diagnostics "diagnostics" (DiagnosticsRequest => DiagnosticsResponse) diagnostics, Reads, destructive = false, idempotent = true,
+                "A file's errors and warnings from its language server (or those of every file open with the running servers), each answer with its freshness: state fresh (for the file as it is now, version given), stale (for an older version), timed_out (nothing for the current text within wait_ms; never an empty list passed off as clean) or unavailable (no server: reason and what to install). The built-in syntax check's answer comes beside it.";
         }
     };
 }
@@ -341,6 +353,20 @@ pub const TOOLSETS: &[ToolSet] = &[
         name: "notebook",
         about: "Jupyter notebooks read and edited by cell",
         tools: &[Tool::NotebookRead, Tool::NotebookEdit],
+    },
+    ToolSet {
+        name: "code_intel",
+        about: "language servers found on PATH: find_symbol, find_references, rename_symbol and diagnostics with freshness",
+        tools: &[
+            #[cfg(feature = "lsp")]
+            Tool::FindSymbol,
+            #[cfg(feature = "lsp")]
+            Tool::FindReferences,
+            #[cfg(feature = "lsp")]
+            Tool::RenameSymbol,
+            #[cfg(feature = "lsp")]
+            Tool::Diagnostics,
+        ],
     },
 ];
 

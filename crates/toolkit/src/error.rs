@@ -181,6 +181,16 @@ pub enum Error {
         /// The tool refused.
         tool: String,
     },
+    /// A language server's rename was refused whole before anything was written: it would
+    /// touch a file outside the workspace, create, delete or move a file, or its edits do not
+    /// fit the file as editkit sent it.
+    #[cfg(feature = "lsp")]
+    #[error("{source}; nothing was changed")]
+    Rename {
+        /// Why.
+        #[source]
+        source: editkit_lsp::EditError,
+    },
     /// No language server answers for this file: none is installed outside the workspace,
     /// it could not start, or language servers are off. Nothing was changed.
     #[error("no {language} language server: {reason}{}", install.as_deref().map(|how| format!("; install one: {how}")).unwrap_or_default())]
@@ -368,6 +378,22 @@ fn describe(errors: &[crate::SyntaxErrorInfo]) -> String {
     if more > 0 { format!("{} (and {more} more)", shown.join("; ")) } else { shown.join("; ") }
 }
 
+/// The contract kind of a refused rename: a file outside the workspace is
+/// `outside_workspace`; edits for another version of a file are `stale`; past a bound,
+/// `too_large`; an edit editkit does not make (creating, deleting or moving a file, writing
+/// other text than the new name, ranges that do not fit) is `blocked`.
+#[cfg(feature = "lsp")]
+fn rename_kind(error: &editkit_lsp::EditError) -> ErrorKind {
+    use editkit_lsp::EditError as E;
+    match error {
+        E::Outside { .. } | E::NotAFile { .. } => ErrorKind::OutsideWorkspace,
+        E::Stale { .. } | E::Mismatch { .. } => ErrorKind::Stale,
+        E::TooManyFiles { .. } | E::TooLarge { .. } => ErrorKind::TooLarge,
+        E::Unreadable { .. } => ErrorKind::Io,
+        _ => ErrorKind::Blocked,
+    }
+}
+
 fn from_vfs(kind: editkit_vfs::ErrorKind) -> ErrorKind {
     use editkit_vfs::ErrorKind as V;
     match kind {
@@ -465,6 +491,8 @@ impl Error {
             Error::ReadOnly { .. } => ErrorKind::Blocked,
             Error::UnusableRoots { .. } => ErrorKind::OutsideWorkspace,
             Error::Unavailable { .. } => ErrorKind::Unavailable,
+            #[cfg(feature = "lsp")]
+            Error::Rename { source } => rename_kind(source),
         }
     }
 
@@ -539,6 +567,8 @@ impl Error {
             Error::NothingToUndo { what } => details.path = at(what),
             Error::ReadOnly { tool } => details.tool = Some(tool.clone()),
             Error::UnusableRoots { .. } => {}
+            #[cfg(feature = "lsp")]
+            Error::Rename { .. } => {}
             Error::Unavailable { language, install, .. } => {
                 details.language = Some(language.clone());
                 details.install.clone_from(install);

@@ -51,8 +51,8 @@ mod catalog;
 mod code_tools;
 #[cfg(feature = "patch")]
 #[cfg_attr(
-    not(test),
-    allow(dead_code, reason = "the edit set is applied by rename_symbol, wired once the language-server client lands")
+    all(not(test), not(feature = "lsp")),
+    allow(dead_code, reason = "the edit set is applied by rename_symbol, which needs the `lsp` feature")
 )]
 mod edit_set;
 mod editor_tools;
@@ -65,7 +65,6 @@ mod lsp_hook;
 #[cfg(feature = "lsp")]
 mod lsp_options;
 #[cfg(feature = "lsp")]
-#[cfg_attr(not(test), allow(dead_code, reason = "the code-intel tools that use it are being wired"))]
 mod lsp_tools;
 pub mod notebook;
 mod notebook_tools;

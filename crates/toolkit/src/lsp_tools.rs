@@ -1,14 +1,39 @@
-//! The code-intel tools, answered by language servers: a workspace file's language and the
-//! session of its server ([`Toolkit::language_server`]), started on first use from the pool
-//! the toolkit keeps.
+//! The code-intel tools, answered by language servers (`find_symbol`, `find_references`,
+//! `rename_symbol`, `diagnostics`): a workspace file's language and the session of its server
+//! ([`Toolkit::language_server`]), started on first use from the pool the toolkit keeps.
+//!
+//! A server's answer is never shown as more than it is: before references, symbols and
+//! renames the server's readiness gate is waited for, and an answer given without it says
+//! `complete: false` (a rename is refused instead); diagnostics carry their freshness.
 
-use std::path::PathBuf;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use editkit_lsp::{Language, Session};
+use editkit_lsp::lsp_types::Position;
+use editkit_lsp::{Language, LineIndex, RpcError, Session, Symbol};
+use editkit_vfs::FileText;
 
+use crate::catalog::Tool;
+use crate::edit_set::{EditSet, FileEdits};
 use crate::error::{Error, Result};
 use crate::toolkit::Toolkit;
+use crate::types::*;
+
+/// The longest line text a result shows, in characters.
+const MAX_LINE_CHARS: usize = 300;
+/// find_symbol's default and ceiling for `max_results`.
+const SYMBOLS: (usize, usize) = (50, 200);
+/// find_references' default and ceiling for `max_results`.
+const REFERENCES: (usize, usize) = (200, 10_000);
+/// The most files one `diagnostics` call answers for.
+const MAX_DIAGNOSTICS_FILES: usize = 500;
+/// The longest `wait_ms` a diagnostics call may ask for.
+const MAX_WAIT_MS: u64 = 120_000;
+/// The longest name path, symbol or new name, in bytes.
+const MAX_NAME_BYTES: usize = 1_024;
+/// The most files whose symbols find_symbol reads to confirm a container.
+const MAX_CONFIRMED_FILES: usize = 64;
 
 /// A workspace file a language server answers for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +91,7 @@ impl Toolkit {
     ///
     /// # Errors
     /// As those two.
+    #[cfg_attr(not(test), allow(dead_code, reason = "the one-call form of the seam, kept for the post-write hook"))]
     pub(crate) fn language_server(&self, path: &str) -> Result<(ServedFile, Arc<Session>)> {
         let file = self.served_file(path)?;
         let session = self.session_for(&file)?;
@@ -79,6 +105,748 @@ pub(crate) fn servers_off(language: Language) -> Error {
         language: language.as_str().to_owned(),
         reason: "language servers are off (the toolkit's `language_servers.enabled` is false)".to_owned(),
         install: None,
+    }
+}
+
+/// Where a symbol is in a file: the position the server is asked about.
+struct Located {
+    position: Position,
+    name: String,
+    /// 1-based.
+    line: usize,
+    /// 1-based, in characters.
+    column: usize,
+}
+
+/// The texts of the files a result quotes, read once each through the vfs.
+#[derive(Default)]
+struct Lines {
+    files: HashMap<(usize, String), Option<Arc<FileText>>>,
+}
+
+impl Lines {
+    /// Line `line` (0-based) of `rel` in root `root`, cut to [`MAX_LINE_CHARS`], and the
+    /// 1-based character column of `position` on it (`None` when the file cannot be read).
+    fn at(
+        &mut self,
+        toolkit: &Toolkit,
+        (root, rel): (usize, &str),
+        position: Position,
+        encoding: editkit_lsp::Encoding,
+    ) -> Option<(usize, usize, String)> {
+        let file = self
+            .files
+            .entry((root, rel.to_owned()))
+            .or_insert_with(|| toolkit.workspaces().get(root)?.peek(rel).ok().map(Arc::new))
+            .clone()?;
+        let text = file.text();
+        let index = LineIndex::new(text);
+        let offset = index.offset(position, encoding)?;
+        let line_start = text.get(..offset)?.rfind('\n').map_or(0, |at| at + 1);
+        let line_end = text.get(offset..)?.find('\n').map_or(text.len(), |at| offset + at);
+        let column = text.get(line_start..offset)?.chars().count() + 1;
+        let line = usize::try_from(position.line).ok()? + 1;
+        Some((line, column, cut_line(text.get(line_start..line_end)?)))
+    }
+}
+
+/// A line fit to show: at most [`MAX_LINE_CHARS`] characters, a cut one ending in `…`.
+fn cut_line(line: &str) -> String {
+    let line = line.trim_end_matches('\r');
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_owned(),
+    }
+}
+
+/// `max_results` within its ceiling.
+fn bounded(asked: Option<usize>, (default, ceiling): (usize, usize)) -> Result<usize> {
+    match asked {
+        None => Ok(default),
+        Some(0) => Err(Error::invalid("max_results", "give at least 1")),
+        Some(asked) if asked > ceiling => {
+            Err(Error::invalid("max_results", format!("{asked} is over the ceiling of {ceiling}; ask for fewer")))
+        }
+        Some(asked) => Ok(asked),
+    }
+}
+
+/// The segments of a name path (`Class/method`, `Class.method`, `mod::func`).
+fn name_segments(field: &str, name_path: &str) -> Result<Vec<String>> {
+    if name_path.len() > MAX_NAME_BYTES {
+        return Err(Error::invalid(field, format!("longer than {MAX_NAME_BYTES} bytes")));
+    }
+    let segments: Vec<String> =
+        name_path.replace("::", "/").split(['/', '.']).map(|part| part.trim().to_owned()).collect();
+    if segments.iter().any(String::is_empty) || name_path.contains(['\n', '\r']) {
+        return Err(Error::invalid(field, "give a name path such as `func` or `Class/method` (no empty parts)"));
+    }
+    Ok(segments)
+}
+
+/// A container as the segments of its name: `pkg.util` → `pkg`, `util`; `impl Trait for
+/// Shape<T>` → `Shape`.
+fn container_segments(container: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in container.replace("::", "/").split(['/', '.']) {
+        let mut part = part.trim();
+        if let Some(rest) = part.strip_prefix("impl ") {
+            part = rest.rsplit(" for ").next().unwrap_or(rest).trim();
+        }
+        let part = part.split('<').next().unwrap_or(part).trim();
+        if !part.is_empty() {
+            out.push(part.to_owned());
+        }
+    }
+    out
+}
+
+/// Whether `container`'s segments end with `wanted`.
+fn container_matches(container: Option<&str>, wanted: &[String]) -> bool {
+    if wanted.is_empty() {
+        return true;
+    }
+    let Some(container) = container else { return false };
+    container_segments(container).ends_with(wanted)
+}
+
+/// Whether `symbol` is named by `wanted` containers: by its container, or by its file's
+/// module path then its container (`util/compute_total` for `compute_total` in `util.rs`;
+/// `mod.rs`, `__init__.py`, `index.ts` and `lib.rs` name their folder).
+fn symbol_matches(symbol: &Symbol, wanted: &[String]) -> bool {
+    if container_matches(symbol.container.as_deref(), wanted) {
+        return true;
+    }
+    let mut chain: Vec<String> = Vec::new();
+    let parts: Vec<&std::ffi::OsStr> = symbol.path.iter().collect();
+    for (at, part) in parts.iter().enumerate() {
+        let part = part.to_string_lossy();
+        let part = if at + 1 == parts.len() {
+            match part.split('.').next().unwrap_or("") {
+                "mod" | "__init__" | "index" | "lib" | "main" => continue,
+                stem => stem.to_owned(),
+            }
+        } else {
+            part.into_owned()
+        };
+        chain.push(part);
+    }
+    chain.extend(symbol.container.as_deref().map(container_segments).unwrap_or_default());
+    chain.ends_with(wanted)
+}
+
+/// The identifier around byte `at` of `line` (letters, digits, `_`, `$`), as (start, name).
+fn identifier_at(line: &str, at: usize) -> Option<(usize, &str)> {
+    let part = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let start = line.get(..at)?.char_indices().rev().take_while(|(_, c)| part(*c)).last().map_or(at, |(i, _)| i);
+    let end = line.get(at..)?.char_indices().find(|(_, c)| !part(*c)).map_or(line.len(), |(i, _)| at + i);
+    let name = line.get(start..end)?;
+    (!name.is_empty()).then_some((start, name))
+}
+
+/// The first whole-word occurrence of `name` in `line`, its byte offset.
+fn word_in(line: &str, name: &str) -> Option<usize> {
+    let part = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    line.match_indices(name).map(|(at, _)| at).find(|&at| {
+        let before = line.get(..at).and_then(|b| b.chars().next_back());
+        let after = line.get(at + name.len()..).and_then(|a| a.chars().next());
+        !before.is_some_and(part) && !after.is_some_and(part)
+    })
+}
+
+/// A request's failure, in the contract's kinds: a server that is gone or does not answer
+/// in time is `unavailable`; one that refuses the request says so as `invalid_args`.
+fn request_failed(language: Language, error: RpcError) -> Error {
+    match error {
+        RpcError::Server { .. } => Error::invalid("line", format!("the {} server refused: {error}", language.as_str())),
+        other => {
+            Error::Unavailable { language: language.as_str().to_owned(), reason: other.to_string(), install: None }
+        }
+    }
+}
+
+/// Checks a rename's new name: non-empty, bounded, one line, and an identifier where that is
+/// simply said (Python, Rust: letters, digits and `_`, not starting with a digit; TypeScript
+/// also `$`).
+fn check_new_name(language: Language, name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > MAX_NAME_BYTES {
+        return Err(Error::invalid("new_name", format!("give a name of 1 to {MAX_NAME_BYTES} bytes")));
+    }
+    let dollar = language == Language::TypeScript;
+    let first = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || (dollar && c == '$'));
+    let rest = name.chars().all(|c| c.is_alphanumeric() || c == '_' || (dollar && c == '$'));
+    // A raw identifier is a Rust name too.
+    let raw = language == Language::Rust && name.strip_prefix("r#").is_some_and(|rest| !rest.is_empty());
+    if !(raw || (first && rest)) {
+        return Err(Error::invalid(
+            "new_name",
+            format!(
+                "`{}` is not a {} identifier (letters, digits and `_`{}, not starting with a digit)",
+                crate::shown::line(name),
+                language.as_str(),
+                if dollar { " or `$`" } else { "" }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Toolkit {
+    /// `file` opened with its server (its text as the vfs reads it sent), and that text.
+    /// A server that stopped is started again once (by the pool) before this gives up.
+    fn opened(&self, file: &ServedFile) -> Result<(Arc<Session>, FileText)> {
+        let workspace = self.workspaces().get(file.root).unwrap_or_else(|| self.workspace());
+        let read = workspace.peek(&file.rel)?;
+        let mut session = self.session_for(file)?;
+        if session.sync(&file.absolute, read.text()).is_err() || session.server().broken().is_some() {
+            session = self.session_for(file)?;
+            session.sync(&file.absolute, read.text()).map_err(|error| request_failed(file.language, error))?;
+        }
+        Ok((session, read))
+    }
+
+    /// Waits for `session`'s server to have loaded the workspace; `Some(why)` when the answer
+    /// may be incomplete.
+    fn readiness(&self, session: &Session) -> Option<String> {
+        let language = session.language();
+        let wait = self.options().language_servers.ready_wait.of(language);
+        if !session.server().wait_ready(wait) {
+            return Some(format!(
+                "the {} server had not finished loading the workspace after {} s",
+                language.as_str(),
+                wait.as_secs()
+            ));
+        }
+        session.server().load_problem()
+    }
+
+    /// A server's file as (root, path relative to it), when it lies in a workspace and the
+    /// policy lets it be shown.
+    fn workspace_path(&self, path: &Path) -> Option<(usize, String)> {
+        let text = path.to_str()?;
+        let (root, workspace) =
+            self.workspaces().iter().enumerate().find(|(_, workspace)| workspace.contains_absolute(path))?;
+        workspace.resolve(text).ok().map(|rel| (root, rel))
+    }
+
+    /// The position a request names in `file` (text `text`): `line` with `column` or
+    /// `symbol`, or `symbol` alone as a name path found among the file's symbols.
+    fn locate(
+        &self,
+        session: &Session,
+        file: &ServedFile,
+        text: &str,
+        (line, column, symbol): (Option<usize>, Option<usize>, Option<&str>),
+    ) -> Result<Located> {
+        let encoding = session.server().encoding();
+        let index = LineIndex::new(text);
+        let Some(line) = line else {
+            let Some(symbol) = symbol else {
+                return Err(Error::invalid("line", "give line (with column or symbol), or symbol as a name path"));
+            };
+            return self.locate_name_path(session, file, text, symbol);
+        };
+        let lines = text.split('\n').count();
+        let line_text = text.split('\n').nth(line.wrapping_sub(1)).ok_or_else(|| {
+            Error::invalid("line", format!("line {line} is not in `{}`, which has {lines} lines (1-based)", file.rel))
+        })?;
+        let at = match (column, symbol) {
+            (Some(column), _) => {
+                line_text.char_indices().nth(column.wrapping_sub(1)).map(|(at, _)| at).ok_or_else(|| {
+                    Error::invalid(
+                        "column",
+                        format!("column {column} is past the end of line {line} (1-based, characters)"),
+                    )
+                })?
+            }
+            (None, Some(symbol)) => {
+                let name = name_segments("symbol", symbol)?.pop().unwrap_or_default();
+                word_in(line_text, &name).ok_or_else(|| {
+                    Error::invalid("symbol", format!("`{name}` is not on line {line}: `{}`", cut_line(line_text)))
+                })?
+            }
+            (None, None) => return Err(Error::invalid("column", "give column or symbol with line")),
+        };
+        let (start, name) = identifier_at(line_text, at).ok_or_else(|| {
+            Error::invalid("column", format!("no name at line {line}, column {}", column.unwrap_or(0)))
+        })?;
+        let line_start = text.split('\n').take(line - 1).map(|l| l.len() + 1).sum::<usize>();
+        let position = index
+            .position(line_start + start, encoding)
+            .ok_or_else(|| Error::invalid("column", "the position is not on a character"))?;
+        let column = line_text.get(..start).map_or(1, |before| before.chars().count() + 1);
+        Ok(Located { position, name: name.to_owned(), line, column })
+    }
+
+    /// The symbol of `file` named by `name_path`, from the server's document symbols.
+    fn locate_name_path(&self, session: &Session, file: &ServedFile, text: &str, name_path: &str) -> Result<Located> {
+        let segments = name_segments("symbol", name_path)?;
+        let (name, containers) = segments.split_last().ok_or_else(|| Error::invalid("symbol", "empty"))?;
+        let wait = self.options().language_servers.request_wait;
+        let (symbols, _) =
+            session.server().document_symbols(&file.absolute, wait).map_err(|e| request_failed(file.language, e))?;
+        let found: Vec<&Symbol> =
+            symbols.iter().filter(|symbol| &symbol.name == name && symbol_matches(symbol, containers)).collect();
+        let symbol = match found.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(Error::invalid(
+                    "symbol",
+                    format!(
+                        "no symbol `{}` in `{}` (give line and column instead)",
+                        crate::shown::line(name_path),
+                        file.rel
+                    ),
+                ));
+            }
+            many => {
+                let lines: Vec<String> = many.iter().map(|s| (s.position.line + 1).to_string()).collect();
+                return Err(Error::invalid(
+                    "symbol",
+                    format!(
+                        "`{}` names {} symbols (lines {}); give line",
+                        crate::shown::line(name_path),
+                        many.len(),
+                        lines.join(", ")
+                    ),
+                ));
+            }
+        };
+        let encoding = session.server().encoding();
+        let offset = LineIndex::new(text)
+            .offset(symbol.position, encoding)
+            .ok_or_else(|| Error::invalid("symbol", "the server placed the symbol outside the file's text"))?;
+        let line_start = text.get(..offset).and_then(|before| before.rfind('\n')).map_or(0, |at| at + 1);
+        let column = text.get(line_start..offset).map_or(1, |before| before.chars().count() + 1);
+        let line = usize::try_from(symbol.position.line).unwrap_or(usize::MAX).saturating_add(1);
+        Ok(Located { position: symbol.position, name: name.clone(), line, column })
+    }
+
+    /// The references to a symbol across the workspace, from its language server (see
+    /// [`FindReferencesRequest`]).
+    ///
+    /// # Errors
+    /// `unavailable` without a server; `invalid_args` for a position that names no symbol;
+    /// the path's refusals.
+    pub fn find_references(&self, request: FindReferencesRequest) -> Result<FindReferencesResponse> {
+        let limit = bounded(request.max_results, REFERENCES)?;
+        let file = self.served_file(&request.path)?;
+        let (session, read) = self.opened(&file)?;
+        let incomplete = self.readiness(&session);
+        let at =
+            self.locate(&session, &file, read.text(), (request.line, request.column, request.symbol.as_deref()))?;
+        let wait = self.options().language_servers.request_wait;
+        let locations = session
+            .server()
+            .references_with(&file.absolute, at.position, request.include_declaration, wait)
+            .map_err(|error| request_failed(file.language, error))?;
+        let encoding = session.server().encoding();
+        let mut lines = Lines::default();
+        let mut omitted_outside = 0;
+        let mut references = Vec::new();
+        for location in &locations {
+            let shown = editkit_lsp::uri_to_path(&location.uri).and_then(|path| self.workspace_path(&path)).and_then(
+                |(root, rel)| {
+                    let (line, column, text) = lines.at(self, (root, &rel), location.range.start, encoding)?;
+                    Some(ReferenceInfo { path: rel, line, column, text })
+                },
+            );
+            match shown {
+                Some(reference) => references.push(reference),
+                None => omitted_outside += 1,
+            }
+        }
+        references.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        references.dedup();
+        let total = references.len();
+        references.truncate(limit);
+        Ok(FindReferencesResponse {
+            path: file.rel,
+            symbol: at.name,
+            line: at.line,
+            column: at.column,
+            truncated: total > references.len(),
+            references,
+            total,
+            omitted_outside,
+            complete: incomplete.is_none(),
+            incomplete_reason: incomplete,
+        })
+    }
+}
+
+/// The languages a find_symbol without a path asks, each with a file of it to open (servers
+/// load a project around an open file): every language whose files the primary root holds,
+/// or the one named.
+const LANGUAGE_GLOBS: [(Language, &str); 3] = [
+    (Language::Python, "**/*.{py,pyi}"),
+    (Language::TypeScript, "**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}"),
+    (Language::Rust, "**/*.rs"),
+];
+
+impl Toolkit {
+    /// The files find_symbol opens: `path`'s, or one per language the workspace holds.
+    fn symbol_targets(&self, path: Option<&str>, language: Option<&str>) -> Result<Vec<ServedFile>> {
+        if let Some(path) = path {
+            return Ok(vec![self.served_file(path)?]);
+        }
+        let wanted = match language {
+            None => None,
+            Some(word) => Some(
+                LANGUAGE_GLOBS
+                    .iter()
+                    .map(|(language, _)| *language)
+                    .find(|language| {
+                        language.as_str() == word || (word == "javascript" && *language == Language::TypeScript)
+                    })
+                    .ok_or_else(|| {
+                        Error::invalid(
+                            "language",
+                            format!("`{}` is not python, typescript, javascript or rust", crate::shown::line(word)),
+                        )
+                    })?,
+            ),
+        };
+        let mut targets = Vec::new();
+        for (language, pattern) in LANGUAGE_GLOBS {
+            if wanted.is_some_and(|wanted| wanted != language) {
+                continue;
+            }
+            let found = self.glob(GlobRequest::new(pattern))?;
+            if let Some(first) = found.matches.first() {
+                targets.push(self.served_file(first)?);
+            }
+        }
+        if targets.is_empty() {
+            return Err(Error::invalid(
+                "path",
+                format!(
+                    "the workspace holds no {} files; give path",
+                    language.map_or("Python, TypeScript, JavaScript or Rust".to_owned(), str::to_owned)
+                ),
+            ));
+        }
+        Ok(targets)
+    }
+
+    /// Where the symbols named by a name path are, from the language servers (see
+    /// [`FindSymbolRequest`]).
+    ///
+    /// # Errors
+    /// `unavailable` when no server answers (naming what to install); `invalid_args` for a
+    /// malformed name path; the path's refusals.
+    pub fn find_symbol(&self, request: FindSymbolRequest) -> Result<FindSymbolResponse> {
+        let segments = name_segments("name_path", &request.name_path)?;
+        let limit = bounded(request.max_results, SYMBOLS)?;
+        let targets = self.symbol_targets(request.path.as_deref(), request.language.as_deref())?;
+        let mut found: Vec<SymbolMatch> = Vec::new();
+        let mut omitted_outside = 0;
+        let mut reasons: Vec<String> = Vec::new();
+        let mut failure: Option<Error> = None;
+        let mut answered = false;
+        for file in &targets {
+            let (session, _) = match self.opened(file) {
+                Ok(opened) => opened,
+                // One language without a server does not hide another's answer.
+                Err(error @ Error::Unavailable { .. }) if targets.len() > 1 => {
+                    reasons.push(error.message());
+                    failure.get_or_insert(error);
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
+            answered = true;
+            reasons.extend(self.readiness(&session));
+            let symbols = self.symbols_named(&session, file, request.path.is_some(), &segments)?;
+            let encoding = session.server().encoding();
+            let mut lines = Lines::default();
+            for symbol in symbols {
+                let Some((root, rel)) = self.workspace_path(&symbol.path) else {
+                    omitted_outside += 1;
+                    continue;
+                };
+                let Some((line, column, text)) = lines.at(self, (root, &rel), symbol.position, encoding) else {
+                    omitted_outside += 1;
+                    continue;
+                };
+                found.push(SymbolMatch {
+                    path: rel,
+                    line,
+                    column,
+                    name: symbol.name,
+                    kind: symbol.kind.to_owned(),
+                    container: symbol.container,
+                    text,
+                    language: file.language.as_str().to_owned(),
+                });
+            }
+        }
+        if !answered && let Some(failure) = failure {
+            return Err(failure);
+        }
+        found.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        found.dedup();
+        let truncated = found.len() > limit;
+        found.truncate(limit);
+        Ok(FindSymbolResponse {
+            name_path: request.name_path,
+            symbols: found,
+            truncated,
+            omitted_outside,
+            complete: reasons.is_empty(),
+            incomplete_reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
+        })
+    }
+
+    /// The server's symbols named `segments` (name last, containers before it): the file's
+    /// own (`in_file`), else the workspace's, whose containers are confirmed with each
+    /// file's document symbols when the server gives none that match.
+    fn symbols_named(
+        &self,
+        session: &Session,
+        file: &ServedFile,
+        in_file: bool,
+        segments: &[String],
+    ) -> Result<Vec<Symbol>> {
+        let (name, containers) = segments.split_last().ok_or_else(|| Error::invalid("name_path", "empty"))?;
+        let wait = self.options().language_servers.request_wait;
+        let server = session.server();
+        let failed = |error| request_failed(file.language, error);
+        if in_file {
+            let (symbols, _) = server.document_symbols(&file.absolute, wait).map_err(failed)?;
+            return Ok(symbols
+                .into_iter()
+                .filter(|symbol| &symbol.name == name && symbol_matches(symbol, containers))
+                .collect());
+        }
+        // rust-analyzer searches types only unless the query ends in `#`.
+        let query = if file.language == Language::Rust { format!("{name}#") } else { name.clone() };
+        let (symbols, _) = server.workspace_symbols(&query, wait).map_err(failed)?;
+        let mut kept = Vec::new();
+        let mut confirmed: BTreeMap<PathBuf, Vec<Symbol>> = BTreeMap::new();
+        for mut symbol in symbols.into_iter().filter(|symbol| &symbol.name == name) {
+            if symbol_matches(&symbol, containers) {
+                kept.push(symbol);
+                continue;
+            }
+            if confirmed.len() >= MAX_CONFIRMED_FILES && !confirmed.contains_key(&symbol.path) {
+                continue;
+            }
+            if !confirmed.contains_key(&symbol.path) {
+                // Only files in the workspace are opened to confirm.
+                let Some((root, rel)) = self.workspace_path(&symbol.path) else { continue };
+                let Some(text) = self.workspaces().get(root).and_then(|w| w.peek(&rel).ok()) else { continue };
+                session.sync(&symbol.path, text.text()).map_err(failed)?;
+                let (tree, _) = server.document_symbols(&symbol.path, wait).map_err(failed)?;
+                confirmed.insert(symbol.path.clone(), tree);
+            }
+            let tree = confirmed.get(&symbol.path).map_or(&[][..], Vec::as_slice);
+            let nested = tree.iter().find(|outer| {
+                outer.name == symbol.name
+                    && outer.position.line == symbol.position.line
+                    && symbol_matches(outer, containers)
+            });
+            if let Some(outer) = nested {
+                symbol.container.clone_from(&outer.container);
+                kept.push(symbol);
+            }
+        }
+        Ok(kept)
+    }
+}
+
+impl Toolkit {
+    /// Renames a symbol everywhere its language server finds it, as one transaction (see
+    /// [`RenameSymbolRequest`]).
+    ///
+    /// # Errors
+    /// `unavailable` without a server or before it loaded the workspace; `invalid_args` for a
+    /// bad new name or a position that names no symbol; `outside_workspace`, `blocked`... for
+    /// a file the rename would touch that the policy refuses; `stale` for a file that changed
+    /// since the server read it or since the plan; the edit set's refusals. Nothing is
+    /// written on any of them.
+    pub fn rename_symbol(&self, request: RenameSymbolRequest) -> Result<RenameSymbolResponse> {
+        self.admit(Tool::RenameSymbol, request.dry_run)?;
+        let file = self.served_file(&request.path)?;
+        check_new_name(file.language, &request.new_name)?;
+        if file.root != 0 {
+            return Err(Error::invalid(
+                "path",
+                "rename_symbol renames in the primary workspace root; give a file there",
+            ));
+        }
+        let (session, read) = self.opened(&file)?;
+        if let Some(reason) = self.readiness(&session) {
+            return Err(Error::Unavailable {
+                language: file.language.as_str().to_owned(),
+                reason: format!("{reason}; a rename now could miss uses, so none was made (try again)"),
+                install: None,
+            });
+        }
+        let at =
+            self.locate(&session, &file, read.text(), (request.line, request.column, request.symbol.as_deref()))?;
+        let wait = self.options().language_servers.request_wait;
+        let edit = session
+            .server()
+            .rename(&file.absolute, at.position, &request.new_name, wait)
+            .map_err(|error| request_failed(file.language, error))?
+            .ok_or_else(|| {
+                Error::invalid("line", format!("the server finds nothing to rename at `{}` line {}", file.rel, at.line))
+            })?;
+        let workspace = self.workspace();
+        let mut reads: BTreeMap<PathBuf, FileText> = BTreeMap::new();
+        let mut refused: Option<Error> = None;
+        let encoding = session.server().encoding();
+        let checked =
+            editkit_lsp::rename_edits(&edit, workspace.root_path(), &at.name, &request.new_name, encoding, |path| {
+                let read = path
+                    .to_str()
+                    .ok_or_else(|| Error::invalid("path", "a file the rename touches has a name that is not UTF-8"))
+                    .and_then(|text| Ok(workspace.peek(text)?));
+                match read {
+                    Ok(read) => {
+                        let sent = session.rename_text(path, read.text().to_owned());
+                        reads.insert(path.to_owned(), read);
+                        sent
+                    }
+                    Err(error) => {
+                        let reason = error.message();
+                        refused.get_or_insert(error);
+                        Err(reason)
+                    }
+                }
+            });
+        let files = match checked {
+            Ok(files) => files,
+            Err(editkit_lsp::EditError::Unreadable { .. }) if refused.is_some() => {
+                return Err(refused.unwrap_or_else(|| Error::invalid("path", "unreadable")));
+            }
+            Err(source) => return Err(Error::Rename { source }),
+        };
+        let mut set = EditSet { files: Vec::new(), dry_run: request.dry_run, plan: request.plan };
+        for file_edit in files {
+            let read = reads
+                .get(&file_edit.path)
+                .ok_or_else(|| Error::invalid("path", "a file of the rename was not read"))?;
+            set.files.push(FileEdits {
+                path: read.path().to_owned(),
+                sha256: read.sha256(),
+                edits: file_edit.edits.into_iter().map(|edit| (edit.range, edit.new_text)).collect(),
+            });
+        }
+        let applied = self.apply_edit_set(Tool::RenameSymbol, set)?;
+        if !applied.dry_run {
+            // The server hears of every file changed, so its next answer is on the new text.
+            for changed in &applied.files {
+                if let Ok(read) = workspace.peek(&changed.path) {
+                    let _ = session.sync(&workspace.root_path().join(&changed.path), read.text());
+                }
+            }
+        }
+        Ok(RenameSymbolResponse {
+            old_name: at.name,
+            new_name: request.new_name,
+            files: applied
+                .files
+                .iter()
+                .map(|changed| RenamedFileInfo {
+                    path: changed.path.clone(),
+                    edits: changed.edits,
+                    sha256_before: changed.sha256_before,
+                    sha256_after: changed.sha256_after,
+                })
+                .collect(),
+            diff: applied.dry_run.then_some(applied.diff),
+            plan: applied.plan,
+            dry_run: applied.dry_run,
+        })
+    }
+
+    /// A file's diagnostics from its language server with their freshness, beside the
+    /// built-in syntax check (see [`DiagnosticsRequest`]). No server is not an error here: the
+    /// state says `unavailable`.
+    ///
+    /// # Errors
+    /// `invalid_args` for a wait over the ceiling or a file no server is run for; the path's
+    /// refusals.
+    pub fn diagnostics(&self, request: DiagnosticsRequest) -> Result<DiagnosticsResponse> {
+        if let Some(wait) = request.wait_ms
+            && wait > MAX_WAIT_MS
+        {
+            return Err(Error::invalid("wait_ms", format!("{wait} is over the ceiling of {MAX_WAIT_MS} ms")));
+        }
+        let mut files = match &request.path {
+            Some(path) => vec![self.served_file(path)?],
+            None => self.open_documents(),
+        };
+        let omitted_files = files.len().saturating_sub(MAX_DIAGNOSTICS_FILES);
+        files.truncate(MAX_DIAGNOSTICS_FILES);
+        let mut answers = Vec::with_capacity(files.len());
+        for file in files {
+            answers.push(self.file_diagnostics(&file, request.wait_ms)?);
+        }
+        Ok(DiagnosticsResponse { files: answers, omitted_files })
+    }
+
+    /// The files open with this toolkit's running servers, by path.
+    fn open_documents(&self) -> Vec<ServedFile> {
+        let mut files: Vec<ServedFile> = Vec::new();
+        for workspace in self.workspaces() {
+            for (language, _) in LANGUAGE_GLOBS {
+                let Some(session) = self.lsp.warm(language, workspace.root_path()) else { continue };
+                for path in session.documents() {
+                    if let Some(file) = path.to_str().and_then(|text| self.served_file(text).ok()) {
+                        files.push(file);
+                    }
+                }
+            }
+        }
+        files.sort_by(|a, b| (a.root, &a.rel).cmp(&(b.root, &b.rel)));
+        files.dedup();
+        files
+    }
+
+    /// One file's answer: the server's diagnostics (or why there are none) and the syntax
+    /// check's.
+    fn file_diagnostics(&self, file: &ServedFile, wait_ms: Option<u64>) -> Result<FileDiagnosticsInfo> {
+        let workspace = self.workspaces().get(file.root).unwrap_or_else(|| self.workspace());
+        let read = workspace.peek(&file.rel)?;
+        let server = match self.session_for(file) {
+            Ok(session) => {
+                let wait = wait_ms.map_or_else(
+                    || self.options().language_servers.diagnostics_wait.of(file.language),
+                    std::time::Duration::from_millis,
+                );
+                let answer = session.diagnostics(&file.absolute, read.text(), wait);
+                serde_json::to_value(&answer)
+                    .ok()
+                    .and_then(|value| serde_json::from_value::<ServerDiagnosticsInfo>(value).ok())
+                    .unwrap_or_else(|| unavailable_state("the server's answer could not be read".to_owned(), None))
+            }
+            Err(Error::Unavailable { reason, install, .. }) => unavailable_state(reason, install),
+            Err(error) => return Err(error),
+        };
+        let syntax = match crate::analysis::check(read.path(), read.text()) {
+            Ok((_, valid, errors)) => SyntaxCheckInfo { valid, errors },
+            Err(_) => SyntaxCheckInfo { valid: true, errors: Vec::new() },
+        };
+        Ok(FileDiagnosticsInfo { path: file.rel.clone(), language: file.language.as_str().to_owned(), server, syntax })
+    }
+}
+
+/// The `unavailable` state of a diagnostics answer.
+fn unavailable_state(reason: String, install: Option<String>) -> ServerDiagnosticsInfo {
+    ServerDiagnosticsInfo {
+        state: "unavailable".to_owned(),
+        version: None,
+        current: None,
+        waited_ms: None,
+        limit_ms: None,
+        last_version: None,
+        reason: Some(reason),
+        install,
+        diagnostics: Vec::new(),
+        omitted: 0,
     }
 }
 

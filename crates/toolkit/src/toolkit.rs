@@ -182,7 +182,6 @@ pub struct Toolkit {
     pub(crate) read_versions: ReadVersions,
     /// The language servers of this toolkit, started when a tool first needs one.
     #[cfg(feature = "lsp")]
-    #[cfg_attr(not(test), allow(dead_code, reason = "the code-intel tools that use it are being wired"))]
     pub(crate) lsp: editkit_lsp::Pool,
 }
 

@@ -83,6 +83,10 @@ fn sample(tool: &str) -> Option<(Vec<(&'static str, Value)>, Value)> {
         "search_files" | "search_code" => (vec![], json!({"pattern": "greet"})),
         "glob" => (vec![], json!({"pattern": "**/*.py"})),
         "apply_patch" => (vec![], json!({"patch": PATCH})),
+        "find_symbol" => (vec![], json!({"name_path": "greet", "language": "python"})),
+        "find_references" => (vec![], json!({"path": "src/app.py", "line": 1, "symbol": "greet"})),
+        "rename_symbol" => (vec![], json!({"path": "src/app.py", "line": 1, "symbol": "greet", "new_name": "welcome"})),
+        "diagnostics" => (vec![], json!({"path": "lib/util.py"})),
         _ => return None,
     })
 }
@@ -144,7 +148,7 @@ fn every_tools_annotations_hold_for_what_it_does() {
             (hint("readOnlyHint"), hint("destructiveHint"), hint("idempotentHint"));
         let (setup, args) = sample(name).unwrap_or_else(|| panic!("no sample call for {name}: add one"));
         let dir = fixture();
-        let mut session = Session::start(&["--tools", "all", "--root", &root_arg(dir.path())]);
+        let mut session = Session::start_with_servers(&["--tools", "all", "--root", &root_arg(dir.path())]);
         let mut id = 10;
         let mut editor = None;
         for (tool, setup_args) in &setup {

@@ -19,6 +19,25 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The `PATH` the language-server tests give editkit: the servers `cargo xtask lsp-tools`
+/// installed under `target/lsp-tools`, then this process's own. Panics, naming the install
+/// command, when a server is missing: these tests never skip.
+fn servers_path() -> std::ffi::OsString {
+    let tools = repo_root().join("target/lsp-tools");
+    let venv = tools.join("venv/bin");
+    let npm = tools.join("npm/node_modules/.bin");
+    for needed in [venv.join("basedpyright-langserver"), npm.join("typescript-language-server"), npm.join("tsserver")] {
+        assert!(
+            needed.exists(),
+            "`{}` is missing: run `cargo xtask lsp-tools` to install the language servers the tests use",
+            needed.display()
+        );
+    }
+    let mut entries = vec![venv.canonicalize().expect("the venv"), npm.canonicalize().expect("the npm folder")];
+    entries.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    std::env::join_paths(entries).expect("a PATH")
+}
+
 /// The binary under test.
 fn editkit() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_editkit"));

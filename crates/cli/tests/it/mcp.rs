@@ -62,6 +62,15 @@ impl Session {
         session
     }
 
+    /// [`Session::start`] with the installed language servers first on `PATH`.
+    pub(super) fn start_with_servers(args: &[&str]) -> Session {
+        let mut session = Session::spawn_with(args, |command| {
+            command.env("PATH", super::servers_path());
+        });
+        session.initialize();
+        session
+    }
+
     /// A server with no message sent yet.
     fn spawn(args: &[&str]) -> Session {
         Session::spawn_with(args, |_| ())

@@ -110,6 +110,24 @@ fn cases() -> BTreeMap<&'static str, Vec<Value>> {
         ("glob", vec![json!({"pattern": "**/*", "path": "."})]),
         ("apply_patch", vec![json!({"patch": many_hunks, "dry_run": true})]),
         ("delete", vec![json!({"path": "gone", "recursive": true})]),
+        // Bounds are checked before any server is asked (none runs here).
+        ("find_symbol", vec![json!({"name_path": "f".repeat(5_000)}), json!({"name_path": "f", "max_results": huge})]),
+        (
+            "find_references",
+            vec![
+                json!({"path": "x.py", "line": 1, "column": 1, "max_results": huge}),
+                json!({"path": "x.py", "line": huge, "column": huge}),
+                json!({"path": "x.py", "symbol": "f/".repeat(5_000)}),
+            ],
+        ),
+        (
+            "rename_symbol",
+            vec![
+                json!({"path": "a.py", "line": 1, "symbol": "f", "new_name": "n".repeat(READ_LIMIT + 1)}),
+                json!({"path": "x.py", "line": 1, "column": 1, "new_name": "y", "plan": {"x.py": "0".repeat(64)}}),
+            ],
+        ),
+        ("diagnostics", vec![json!({"path": "x.py", "wait_ms": huge}), json!({"path": "x.py"}), json!({})]),
         (
             "notebook_read",
             vec![

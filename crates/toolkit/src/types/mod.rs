@@ -118,6 +118,8 @@ macro_rules! path_request {
 }
 
 mod code;
+#[cfg(feature = "lsp")]
+mod code_intel;
 mod defaults;
 mod details;
 mod edit;
@@ -134,6 +136,8 @@ mod words;
 mod write;
 
 pub use code::*;
+#[cfg(feature = "lsp")]
+pub use code_intel::*;
 pub use details::*;
 pub use edit::*;
 pub use editor::*;

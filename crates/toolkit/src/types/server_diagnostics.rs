@@ -1,9 +1,7 @@
 //! A language server's diagnostics of a written file, with how current they are: what the
 //! post-write hook attaches to a write's `diagnostics` (see
-//! [`crate::LanguageServerOptions::after_writes`]).
-//!
-//! The same shape as the `diagnostics` tool's server part (branch issue39-tools,
-//! `types/code_intel.rs`): when both are merged one copy goes.
+//! [`crate::LanguageServerOptions::after_writes`]), and the server part of the `diagnostics`
+//! tool's answer.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -304,11 +304,18 @@ fn every_error_kind_of_the_contract_is_reachable() {
     env.put("latin.txt", &latin);
     let args = json!({"path": "latin.txt", "old_string": "vu", "new_string": "\u{3042}", "replace_all": true});
     env.refused("edit_file", args, "not_encodable");
+    // unavailable: no language server on the PATH given.
+    let mut options = editkit::ToolkitOptions::default();
+    options.language_servers.path = Some(std::ffi::OsString::from("/nonexistent-editkit-bin"));
+    let no_servers = editkit::Toolkit::open(env.dir.path(), options).unwrap();
+    env.put("lib.py", b"def f():\n    return 1\n");
+    let result =
+        editkit::tools::call(&no_servers, "find_references", json!({"path": "lib.py", "line": 1, "symbol": "f"}));
+    assert_eq!(result["error"]["kind"], "unavailable", "{result:#}");
+    env.record(&result);
     // Every kind of the contract was met here (io has its own test below).
     let mut unmet: Vec<&str> = editkit::ERROR_KINDS.into_iter().filter(|k| !env.kinds_seen().contains(*k)).collect();
     unmet.retain(|k| *k != "io");
-    // unavailable: the code-intel tools that answer it are being wired (it has a unit test).
-    unmet.retain(|k| *k != "unavailable");
     assert!(unmet.is_empty(), "kinds never returned: {unmet:?}");
 }
 

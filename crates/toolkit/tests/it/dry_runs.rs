@@ -17,7 +17,13 @@ fn open(read_only: bool) -> (tempfile::TempDir, editkit::Toolkit) {
         std::fs::write(dir.path().join(path), text).unwrap();
     }
     std::fs::create_dir(dir.path().join("d")).unwrap();
-    let options = editkit::ToolkitOptions { read_only, ..Default::default() };
+    #[allow(unused_mut, reason = "the language servers are set with the `lsp` feature")]
+    let mut options = editkit::ToolkitOptions { read_only, ..Default::default() };
+    // rename_symbol's dry run asks the installed server.
+    #[cfg(feature = "lsp")]
+    {
+        options.language_servers.path = Some(crate::support::servers_path());
+    }
     let toolkit = editkit::Toolkit::open(dir.path(), options).unwrap();
     (dir, toolkit)
 }
@@ -65,6 +71,7 @@ fn call(tool: &str) -> Option<Value> {
         }
         "update_project_index" => json!({"project_name": "p", "description": "d"}),
         "apply_patch" => json!({ "patch": patch }),
+        "rename_symbol" => json!({"path": "f.py", "line": 1, "symbol": "f", "new_name": "g"}),
         _ => return None,
     })
 }

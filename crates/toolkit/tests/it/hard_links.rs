@@ -115,6 +115,10 @@ fn hostile_calls(tool: &str) -> Option<Vec<Value>> {
         "write_markdown_file" => vec![json!({"path": "src/alias.md", "content": "# x\n"})],
         "update_project_index" => vec![json!({"project_name": "p", "description": "d", "structure": "s"})],
         "history" => each(&|p| json!({"path": p})),
+        "find_symbol" => each(&|p| json!({"name_path": "TOKEN", "path": p})),
+        "find_references" => each(&|p| json!({"path": p, "line": 1, "symbol": "TOKEN"})),
+        "rename_symbol" => each(&|p| json!({"path": p, "line": 1, "symbol": "TOKEN", "new_name": "x"})),
+        "diagnostics" => each(&|p| json!({"path": p})),
         "editor_load" => each(&|p| json!({"path": p})),
         // The session tools need a session, which no linked file gives; covered by editor_load.
         "editor_read" | "editor_edit" | "editor_write" | "editor_diff" | "editor_store" | "editor_clear" => vec![],

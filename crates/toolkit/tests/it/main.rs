@@ -18,6 +18,8 @@ mod hostile_state;
 #[cfg(feature = "analyze")]
 mod hostile_tools;
 mod locks_across;
+#[cfg(feature = "lsp")]
+mod lsp;
 mod model_patches;
 mod multi_edit;
 mod notebooks;

@@ -94,6 +94,8 @@ fn calls(tool: &str) -> Option<Vec<Value>> {
         "undo_edit" | "undo_patch" | "editor_store" | "editor_load" | "editor_edit" | "editor_write" => vec![],
         // Writes no file.
         "create_directory" | "editor_clear" => vec![],
+        // Needs a language server: the lsp tests rename across a read-only file.
+        "rename_symbol" => vec![],
         _ => return None,
     })
 }

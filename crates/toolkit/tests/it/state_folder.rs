@@ -293,6 +293,7 @@ fn writing_call(tool: &str, session: &str) -> Option<Value> {
             json!({"path": "src/app.py", "snippet": "# ...\n        self.name = name\n        self.seen = 0\n# ...\n"})
         }
         "apply_patch" => json!({"patch": PATCH}),
+        "rename_symbol" => json!({"path": "src/app.py", "line": 8, "symbol": "greet", "new_name": "hello"}),
         "undo_edit" => json!({"path": "src/app.py", "force": true}),
         "undo_patch" => json!({"force": true}),
         "create_directory" => json!({"path": "build/out"}),

@@ -136,3 +136,32 @@ pub fn run_children(test: &str, env: &str, count: usize, dir: &Path) {
         assert!(child.wait().unwrap().success());
     }
 }
+
+/// The `PATH` the language-server tests give editkit: the servers `cargo xtask lsp-tools`
+/// installed under `target/lsp-tools`, then this process's own (for node, python3 and
+/// rustup). Panics, naming the install command, when a server is missing: these tests never
+/// skip.
+#[cfg(feature = "lsp")]
+pub fn servers_path() -> std::ffi::OsString {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/lsp-tools");
+    let venv = tools.join("venv/bin");
+    let npm = tools.join("npm/node_modules/.bin");
+    for needed in [venv.join("basedpyright-langserver"), npm.join("typescript-language-server"), npm.join("tsserver")] {
+        assert!(
+            needed.exists(),
+            "`{}` is missing: run `cargo xtask lsp-tools` to install the language servers the tests use",
+            needed.display()
+        );
+    }
+    let mut entries = vec![venv.canonicalize().unwrap(), npm.canonicalize().unwrap()];
+    entries.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    std::env::join_paths(entries).unwrap()
+}
+
+/// Default options whose language servers are the installed ones ([`servers_path`]).
+#[cfg(feature = "lsp")]
+pub fn with_servers() -> ToolkitOptions {
+    let mut options = ToolkitOptions::default();
+    options.language_servers.path = Some(servers_path());
+    options
+}
