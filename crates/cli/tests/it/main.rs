@@ -7,6 +7,7 @@ mod demo;
 mod hostile;
 mod http;
 mod human;
+mod lsp;
 mod mcp;
 mod memory;
 mod orphans;

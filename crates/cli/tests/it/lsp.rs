@@ -1,0 +1,219 @@
+//! The code-intel tools through the `editkit` binary with the real language servers
+//! `cargo xtask lsp-tools` installs: a rename through `editkit call`, its exit codes, and
+//! SIGKILL at random moments of a real-server rename (then `editkit recover`: every file all
+//! old or all new). A missing server fails the tests.
+
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::{editkit, json_lines, repo_root, root_arg, servers_path};
+
+/// How many SIGKILL trials (`EDITKIT_LSP_CRASH_TRIALS` for more).
+const TRIALS: usize = 30;
+
+/// A copy of `fixtures/lsp/<name>` at `to`.
+fn copy_fixture(name: &str, to: &Path) {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &to.join(entry.file_name()));
+            } else {
+                std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(to);
+    copy(&repo_root().join("fixtures/lsp").join(name), to);
+}
+
+fn snapshot(root: &Path) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                files.insert(rel, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// `editkit call ARGS` with the servers on PATH, a private TMPDIR and state folder.
+fn call(root: &Path, state: &Path, tmp: &Path, lines: &[Value], jsonl: bool) -> std::process::Output {
+    let mut command = editkit();
+    command.args(["call", "--root", &root_arg(root), "--state-dir", &root_arg(state)]);
+    if jsonl {
+        command.arg("--jsonl");
+    }
+    let mut child = command
+        .env("PATH", servers_path())
+        .env("TMPDIR", tmp)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = String::new();
+    for line in lines {
+        input.push_str(&line.to_string());
+        input.push('\n');
+    }
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+const RENAME: &str = r#"{"tool": "rename_symbol", "args": {"path": "pkg/util.py", "line": 1, "symbol": "compute_total", "new_name": "sum_items"}}"#;
+
+#[test]
+fn editkit_call_renames_a_python_function_in_six_files_and_undoes_it() {
+    let (tmp, state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root = work.path().join("py");
+    copy_fixture("py", &root);
+    let before = snapshot(&root);
+    let rename: Value = serde_json::from_str(RENAME).unwrap();
+    let mut dry = rename.clone();
+    dry["args"]["dry_run"] = json!(true);
+    let output = call(&root, state.path(), tmp.path(), &[dry], false);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let preview = &json_lines(&output)[0];
+    assert_eq!(preview["files"].as_array().unwrap().len(), 6, "{preview:#}");
+    assert_eq!(snapshot(&root), before);
+
+    let mut with_plan = rename.clone();
+    with_plan["args"]["plan"] = preview["plan"].clone();
+    let output = call(&root, state.path(), tmp.path(), &[with_plan], false);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let renamed: BTreeMap<String, String> =
+        before.iter().map(|(path, text)| (path.clone(), text.replace("compute_total", "sum_items"))).collect();
+    assert_eq!(snapshot(&root), renamed);
+
+    let output = call(&root, state.path(), tmp.path(), &[json!({"tool": "undo_patch", "args": {}})], false);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(snapshot(&root), before);
+}
+
+#[test]
+fn no_server_on_path_is_unavailable_with_exit_code_1() {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("py");
+    copy_fixture("py", &root);
+    let output = editkit()
+        .args(["call", "--root", &root_arg(&root)])
+        .env("PATH", "/nonexistent-editkit-bin")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(RENAME.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let answer = &json_lines(&output)[0];
+    assert_eq!(answer["error"]["kind"], "unavailable", "{answer:#}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("pip install basedpyright"), "{answer:#}");
+}
+
+/// A `call --jsonl` child that warms the server with a find_references, then renames.
+fn spawn_renamer(root: &Path, state: &Path, tmp: &Path) -> (Child, BufReader<std::process::ChildStdout>) {
+    let mut child = editkit()
+        .args(["call", "--jsonl", "--root", &root_arg(root), "--state-dir", &root_arg(state)])
+        .env("PATH", servers_path())
+        .env("TMPDIR", tmp)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let warm = r#"{"tool": "find_references", "args": {"path": "pkg/util.py", "line": 1, "symbol": "compute_total"}}"#;
+    child.stdin.take().unwrap().write_all(format!("{warm}\n{RENAME}\n").as_bytes()).unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    (child, stdout)
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn sigkill_during_a_real_server_rename_leaves_every_file_all_old_or_all_new() {
+    let trials: usize = std::env::var("EDITKIT_LSP_CRASH_TRIALS").ok().and_then(|n| n.parse().ok()).unwrap_or(TRIALS);
+    let (tmp, state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let root: PathBuf = work.path().join("py");
+    copy_fixture("py", &root);
+    let old = snapshot(&root);
+    let new: BTreeMap<String, String> =
+        old.iter().map(|(path, text)| (path.clone(), text.replace("compute_total", "sum_items"))).collect();
+    // An uninterrupted run: how long the rename takes once the server is warm.
+    let (mut child, mut stdout) = spawn_renamer(&root, state.path(), tmp.path());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let warm_at = Instant::now();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    let rename_time = warm_at.elapsed();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["ok"], true, "{line}");
+    assert_eq!(snapshot(&root), new);
+
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let mut rng = Rng(seed);
+    let (mut old_count, mut new_count, mut rolled_back) = (0usize, 0usize, 0usize);
+    let window = rename_time.as_micros() as u64 * 6 / 5 + 1;
+    for trial in 0..trials {
+        copy_fixture("py", &root);
+        let (mut child, mut stdout) = spawn_renamer(&root, state.path(), tmp.path());
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        // Half the kills fall in the first eighth of the call, where the commit is (the
+        // post-write checks of the six files take most of the rest).
+        let window = if trial % 2 == 0 { window } else { window / 8 + 1 };
+        std::thread::sleep(Duration::from_micros(rng.next() % window));
+        // SIGKILL on Unix.
+        let _ = child.kill();
+        let _ = child.wait();
+        let recover = editkit()
+            .args(["recover", "--root", &root_arg(&root), "--state-dir", &root_arg(state.path())])
+            .output()
+            .unwrap();
+        assert!(recover.status.success(), "{}", String::from_utf8_lossy(&recover.stderr));
+        if !String::from_utf8_lossy(&recover.stdout).contains("nothing to recover") {
+            rolled_back += 1;
+        }
+        let now = snapshot(&root);
+        if now == old {
+            old_count += 1;
+        } else if now == new {
+            new_count += 1;
+        } else {
+            panic!("trial {trial} (seed {seed}): a mixed tree: {now:?}");
+        }
+    }
+    eprintln!(
+        "real-server rename crash test: {trials} SIGKILL trials (seed {seed}, warm rename {rename_time:?}): \
+         {old_count} all old, {new_count} all new, {rolled_back} rolled back by recover"
+    );
+    assert_eq!(old_count + new_count, trials);
+}
