@@ -12,8 +12,14 @@
   pointed at the same pyright through `ls_specific_settings: {python: {ls_path: ...}}`, with
   its home folder, project and dashboard kept in a temp dir. Serena writes the files one after
   another, in place, with no rollback.
-- editkit (only with `--editkit`, and only when that binary has a `rename_symbol` tool): its
-  MCP server on stdio, `rename_symbol` with `{path, symbol, new_name}`.
+- editkit (only with `--editkit`): a fresh `editkit mcp --tools core,code_intel` session on
+  stdio, `rename_symbol` with `{path, symbol, new_name}` (the symbol as a name path), with only
+  the same pyright on the PATH it looks servers up in. It commits each rename as one
+  transaction (journal, staleness guard, undo entry) and checks the written files.
+
+References: the first `find_references` (server start and workspace load included) and the
+warm ones after it, through the raw server (`textDocument/references` after the readiness
+gate) and, with `--editkit`, through a fresh editkit session.
 
 Each round renames `compute_total` (defined in pkg/util.py, used in four other files) to a new
 name and checks the five files on disk; the name goes back and forth, so every round is a real
@@ -299,11 +305,28 @@ def serena(venv: Path, pyright: Path, base: Path, rounds: int) -> dict:
         client.close()
 
 
+def editkit_env(pyright: Path, base: Path) -> dict[str, str]:
+    """This process's environment with a PATH whose only language server is `pyright`
+    (editkit would take basedpyright first from the venv's folder)."""
+    only = base / "editkit-bin"
+    only.mkdir(exist_ok=True)
+    link = only / "pyright-langserver"
+    if not link.exists():
+        link.symlink_to(pyright)
+    path = [str(only)] + [entry for entry in os.environ.get("PATH", "").split(os.pathsep)
+                          if entry and not (Path(entry) / "basedpyright-langserver").exists()]
+    return {**os.environ, "PATH": os.pathsep.join(path)}
+
+
+def editkit_mcp(binary: Path, project: Path, env: dict[str, str], log: Path) -> Mcp:
+    return Mcp([str(binary), "mcp", "--tools", "core,code_intel", "--root", str(project)], project.parent, env, log)
+
+
 def editkit(binary: Path, pyright: Path, base: Path, rounds: int) -> dict:
     project = make_project(base / "editkit")
-    env = {**os.environ, "PATH": f"{pyright.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = editkit_env(pyright, base)
     started = time.monotonic()
-    client = Mcp([str(binary), "mcp", "--root", str(project)], base, env, base / "editkit.log")
+    client = editkit_mcp(binary, project, env, base / "editkit.log")
     try:
         tools = client.start()
         if "rename_symbol" not in tools:
@@ -315,6 +338,55 @@ def editkit(binary: Path, pyright: Path, base: Path, rounds: int) -> dict:
         return result
     finally:
         client.close()
+
+
+REFERENCES_AT = {"path": "pkg/util.py", "line": 1, "symbol": OLD}
+REFERENCES = 8  # compute_total's references in FILES, its declaration included
+
+
+def editkit_references(binary: Path, pyright: Path, base: Path, rounds: int) -> dict:
+    project = make_project(base / "editkit-refs")
+    client = editkit_mcp(binary, project, editkit_env(pyright, base), base / "editkit-refs.log")
+    times = []
+    try:
+        client.start()
+        for _ in range(rounds):
+            t0 = time.monotonic()
+            result = client.request("tools/call", {"name": "find_references", "arguments": REFERENCES_AT})
+            times.append(time.monotonic() - t0)
+            found = result.get("structuredContent") or {}
+            if result.get("isError") or found.get("total") != REFERENCES or not found.get("complete"):
+                raise RuntimeError(f"find_references: {json.dumps(result)[:500]}")
+    finally:
+        client.close()
+    return {"cold": times[0], "warm": times[1:]}
+
+
+def raw_references(pyright: Path, base: Path, rounds: int) -> dict:
+    project = make_project(base / "raw-refs")
+    private = base / "raw-refs-private"
+    private.mkdir()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(private), "TMPDIR": str(private)}
+    started = time.monotonic()
+    server = Lsp([str(pyright), "--stdio"], private, env)
+    server.request("initialize", {"processId": os.getpid(), "rootUri": uri(project),
+                                  "workspaceFolders": [{"uri": uri(project), "name": "project"}],
+                                  "capabilities": {"workspace": {"configuration": True}}})
+    server.send({"method": "initialized", "params": {}})
+    util = project / "pkg/util.py"
+    server.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri(util), "languageId": "python", "version": 1, "text": util.read_text()}}})
+    server.wait_note("textDocument/publishDiagnostics", 120)
+    times = []
+    for index in range(rounds):
+        t0 = time.monotonic()
+        found = server.request("textDocument/references", {"textDocument": {"uri": uri(util)},
+                               "position": {"line": 0, "character": 4}, "context": {"includeDeclaration": True}})
+        times.append(time.monotonic() - (t0 if index else started))
+        if len(found or []) != REFERENCES:
+            raise RuntimeError(f"references: {found}")
+    server.close()
+    return {"cold": times[0], "warm": times[1:]}
 
 
 def row(name: str, result: dict, floor: float | None) -> str:
@@ -338,6 +410,7 @@ def main() -> int:
         sys.exit(f"{args.pyright} is missing: run `cargo xtask lsp-tools`")
     base = Path(tempfile.mkdtemp(prefix="lsp-rename-"))
     results: dict[str, dict] = {}
+    references: dict[str, dict] = {}
     skipped: dict[str, str] = {}
     try:
         results["raw server (rename request + plain writes)"] = raw_server(args.pyright, base, args.rounds)
@@ -353,6 +426,13 @@ def main() -> int:
                 results["editkit rename_symbol (MCP)"] = editkit(args.editkit.resolve(), args.pyright, base, args.rounds)
             except Exception as err:  # noqa: BLE001 - reported in the table's notes
                 skipped["editkit"] = str(err)
+        references["raw server textDocument/references"] = raw_references(args.pyright, base, args.rounds)
+        if args.editkit:
+            try:
+                references["editkit find_references (MCP)"] = editkit_references(
+                    args.editkit.resolve(), args.pyright, base, args.rounds)
+            except Exception as err:  # noqa: BLE001 - reported in the table's notes
+                skipped["editkit find_references"] = str(err)
     finally:
         keep = os.environ.get("LSP_RENAME_KEEP")
         if not keep:
@@ -365,9 +445,15 @@ def main() -> int:
         "|---|---:|---:|---:|---:|---:|",
     ]
     lines += [row(name, result, floor) for name, result in results.items()]
+    ref_floor = statistics.median(next(iter(references.values()))["warm"])
+    lines += ["", f"# find_references of `{OLD}` ({REFERENCES} references)", "",
+              "| tool | start ms | first (cold) ms | median ms | min ms | median / raw |",
+              "|---|---:|---:|---:|---:|---:|"]
+    lines += [row(name, result, ref_floor) for name, result in references.items()]
     lines += [""] + [f"- {name} not measured: {why}" for name, why in skipped.items()]
-    lines.append("- raw server's first rename counts from the server's spawn; the others' from their start "
-                 "answering tools/list.")
+    lines.append("- the raw server's first rename and first references count from the server's spawn; the "
+                 "others' from their start answering tools/list (editkit starts no server before the first call, "
+                 "so its first call includes the server's start and workspace load).")
     report = "\n".join(lines) + "\n"
     print(report)
     args.out.mkdir(parents=True, exist_ok=True)

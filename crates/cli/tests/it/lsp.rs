@@ -18,21 +18,22 @@ use crate::{editkit, json_lines, repo_root, root_arg, servers_path};
 /// How many SIGKILL trials (`EDITKIT_LSP_CRASH_TRIALS` for more).
 const TRIALS: usize = 30;
 
-/// A copy of `fixtures/lsp/<name>` at `to`.
-fn copy_fixture(name: &str, to: &Path) {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_dir() {
-                copy(&entry.path(), &to.join(entry.file_name()));
-            } else {
-                std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-            }
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
         }
     }
+}
+
+/// A fresh copy of `fixtures/lsp/<name>` at `to`.
+fn copy_fixture(name: &str, to: &Path) {
     let _ = std::fs::remove_dir_all(to);
-    copy(&repo_root().join("fixtures/lsp").join(name), to);
+    copy_tree(&repo_root().join("fixtures/lsp").join(name), to);
 }
 
 fn snapshot(root: &Path) -> BTreeMap<String, String> {
@@ -216,4 +217,109 @@ fn sigkill_during_a_real_server_rename_leaves_every_file_all_old_or_all_new() {
          {old_count} all old, {new_count} all new, {rolled_back} rolled back by recover"
     );
     assert_eq!(old_count + new_count, trials);
+}
+
+/// Writes `text` at `root/relative`, executable when `executable`.
+fn plant(root: &Path, relative: &str, text: &str, executable: bool) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    if executable {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// Every `MARK-*` file beneath `dir`.
+fn markers(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                stack.push(entry.path());
+            } else if entry.file_name().to_string_lossy().starts_with("MARK-") {
+                found.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+/// The servers, interpreters, tsserver and plugin a repository plants, first on the PATH
+/// editkit is given: through `editkit call`, none runs, and the real servers answer.
+#[test]
+fn editkit_call_runs_no_server_the_repository_plants() {
+    let (tmp, state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let outside = work.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let root = work.path().join("repo");
+    copy_fixture("ts", &root);
+    copy_tree(&repo_root().join("fixtures/lsp/py"), &root);
+    let script = |name: &str| {
+        format!(
+            "#!/bin/sh\necho ran > \"$TMPDIR/MARK-{name}\"\necho ran > \"{}/MARK-{name}\"\nexit 1\n",
+            outside.display()
+        )
+    };
+    let module = |name: &str| {
+        format!(
+            "const fs = require('fs');\nfor (const d of [process.env.TMPDIR, {:?}]) {{ try {{ fs.writeFileSync(d + '/MARK-{name}', 'ran'); }} catch (e) {{}} }}\n",
+            outside.display().to_string()
+        )
+    };
+    for name in ["typescript-language-server", "tsserver"] {
+        plant(&root, &format!("node_modules/.bin/{name}"), &script(name), true);
+    }
+    plant(&root, "node_modules/typescript/package.json", r#"{"name": "typescript", "version": "6.0.3"}"#, false);
+    plant(&root, "node_modules/typescript/lib/tsserver.js", &module("tsserver-js"), false);
+    plant(&root, "node_modules/evil-plugin/package.json", r#"{"name": "evil-plugin", "main": "index.js"}"#, false);
+    plant(&root, "node_modules/evil-plugin/index.js", &module("plugin"), false);
+    plant(
+        &root,
+        "tsconfig.json",
+        r#"{ "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "plugins": [{ "name": "evil-plugin" }] }, "include": ["src"] }"#,
+        false,
+    );
+    for name in ["python", "python3", "pyright-langserver", "basedpyright-langserver"] {
+        plant(&root, &format!(".venv/bin/{name}"), &script(name), true);
+    }
+    // The planted programs work when run: the marker check below can fail.
+    let control = std::process::Command::new(root.join(".venv/bin/python")).env("TMPDIR", tmp.path()).status().unwrap();
+    assert!(!control.success());
+    assert_eq!(markers(&outside).len(), 1);
+    std::fs::remove_file(outside.join("MARK-python")).unwrap();
+    std::fs::remove_file(tmp.path().join("MARK-python")).unwrap();
+
+    let mut path = vec![root.join("node_modules/.bin"), root.join(".venv/bin")];
+    path.extend(std::env::split_paths(&servers_path()));
+    let calls = [
+        json!({"tool": "find_references", "args": {"path": "src/shape.ts", "symbol": "Shape/area"}}),
+        json!({"tool": "find_references", "args": {"path": "pkg/util.py", "line": 1, "symbol": "compute_total"}}),
+        json!({"tool": "diagnostics", "args": {"path": "src/use1.ts", "wait_ms": 30000}}),
+    ];
+    let mut input = String::new();
+    for line in &calls {
+        input.push_str(&line.to_string());
+        input.push('\n');
+    }
+    let mut child = editkit()
+        .args(["call", "--jsonl", "--root", &root_arg(&root), "--state-dir", &root_arg(state.path())])
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let answers = json_lines(&output);
+    assert_eq!(answers[0]["total"], 5, "the real TypeScript server answered: {:#}", answers[0]);
+    assert_eq!(answers[1]["total"], 10, "the real Python server answered: {:#}", answers[1]);
+    assert_eq!(answers[2]["files"][0]["server"]["state"], "fresh", "{:#}", answers[2]);
+    assert_eq!(markers(&outside), Vec::<PathBuf>::new());
+    assert_eq!(markers(tmp.path()), Vec::<PathBuf>::new());
+    assert_eq!(markers(&root), Vec::<PathBuf>::new());
 }

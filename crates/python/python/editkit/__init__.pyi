@@ -58,6 +58,7 @@ __all__ = [
     "CheckSyntaxResult",
     "CreateDirectoryResult",
     "DeleteResult",
+    "DiagnosticsResult",
     "EditFileResult",
     "EditPythonFileResult",
     "EditkitError",
@@ -72,6 +73,8 @@ __all__ = [
     "ExistsResult",
     "FileInfoResult",
     "FileSymbolsResult",
+    "FindReferencesResult",
+    "FindSymbolResult",
     "GenerateDiffResult",
     "GlobResult",
     "HistoryResult",
@@ -95,6 +98,7 @@ __all__ = [
     "PermissionDenied",
     "ReadFileResult",
     "ReadFilesResult",
+    "RenameSymbolResult",
     "ReplaceFunctionResult",
     "Result",
     "SearchCodeResult",
@@ -410,6 +414,38 @@ class ApplyPatchResult(Result):
     diff: str
     dry_run: bool
     files: list[dict[str, Any]]
+
+class FindSymbolResult(Result):
+    complete: bool
+    incomplete_reason: str | None
+    name_path: str
+    omitted_outside: int
+    symbols: list[dict[str, Any]]
+    truncated: bool
+
+class FindReferencesResult(Result):
+    column: int
+    complete: bool
+    incomplete_reason: str | None
+    line: int
+    omitted_outside: int
+    path: str
+    references: list[dict[str, Any]]
+    symbol: str
+    total: int
+    truncated: bool
+
+class RenameSymbolResult(Result):
+    diff: str | None
+    dry_run: bool
+    files: list[dict[str, Any]]
+    new_name: str
+    old_name: str
+    plan: dict[str, Any]
+
+class DiagnosticsResult(Result):
+    files: list[dict[str, Any]]
+    omitted_files: int
 
 
 class Toolkit:
@@ -819,3 +855,46 @@ class Toolkit:
         **aliases: Any,
     ) -> ApplyPatchResult:
         """Apply a multi-file patch atomically: every file changes or none does. Accepts the *** Begin Patch format (*** Add File / *** Update File with @@ chunks of ' ', '-', '+' lines / *** Delete File / *** Move to), @@ hunks of old text, ===, new text, and unified diffs (git diff). Hunks are located by content with the same tolerant but unambiguous matching as edit_file (strict: exact text only); '-' lines must stand in the file up to whitespace, and each hunk's placement (lines, rung, score) is returned. The patch must be complete: a *** Begin Patch or @@/=== patch ends with *** End Patch, a unified diff with a newline. A file changed since you read it is merged per hunk when each hunk's lines and one line each side are untouched (merged_with); else stale. On any failure nothing is written and the error lists every failing hunk. One file: edit_file, or merge_snippet for code with elided parts."""
+    def find_symbol(
+        self,
+        name_path: str,
+        *,
+        language: str | None = ...,
+        max_results: int | None = ...,
+        path: str | None = ...,
+        **aliases: Any,
+    ) -> FindSymbolResult:
+        """Find where symbols are defined across the workspace by name path (func, Class/method), through the language server found on PATH outside the workspace: basedpyright or pyright (Python), typescript-language-server (TypeScript/JavaScript), rust-analyzer (Rust). Returns each match's path, line, column, kind, container and line text; path limits the search to one file, language picks the server. complete: false (with incomplete_reason) says a server had not finished loading the workspace. Without a server: unavailable, naming what to install (file_symbols needs none)."""
+    def find_references(
+        self,
+        path: str,
+        *,
+        column: int | None = ...,
+        include_declaration: bool | None = ...,
+        line: int | None = ...,
+        max_results: int | None = ...,
+        symbol: str | None = ...,
+        **aliases: Any,
+    ) -> FindReferencesResult:
+        """Find every reference to a symbol across the workspace through its language server. Name the symbol by path and line with column or its name on that line (symbol), or by symbol alone as a name path (Class/method) in that file. Returns each reference's path, line, column and line text, sorted; references outside the workspace or in blocked files are only counted (omitted_outside). complete: false (with incomplete_reason) says the server had not finished loading the workspace, so some may be missing. Without a server: unavailable, naming what to install."""
+    def rename_symbol(
+        self,
+        path: str,
+        new_name: str,
+        *,
+        column: int | None = ...,
+        dry_run: bool | None = ...,
+        line: int | None = ...,
+        plan: dict[str, Any] | None = ...,
+        symbol: str | None = ...,
+        **aliases: Any,
+    ) -> RenameSymbolResult:
+        """Rename a symbol (path and line with column or symbol, or symbol as a name path; new_name) everywhere its language server finds it, as one atomic change: every file changes or none, with apply_patch's journal, crash recovery and undo_patch. dry_run returns the whole diff and a plan; give the plan back with the real run and the whole rename is refused (stale) if any file changed since. Refused whole, nothing written, when an edit would touch a file outside the workspace or blocked, or a file changed since the server read it. Without a server: unavailable, naming what to install."""
+    def diagnostics(
+        self,
+        *,
+        path: str | None = ...,
+        wait_ms: int | None = ...,
+        **aliases: Any,
+    ) -> DiagnosticsResult:
+        """A file's errors and warnings from its language server (or those of every file open with the running servers), each answer with its freshness: state fresh (for the file as it is now, version given), stale (for an older version), timed_out (nothing for the current text within wait_ms; never an empty list passed off as clean) or unavailable (no server: reason and what to install). The built-in syntax check's answer comes beside it."""
