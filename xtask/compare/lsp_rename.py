@@ -318,8 +318,12 @@ def editkit_env(pyright: Path, base: Path) -> dict[str, str]:
     return {**os.environ, "PATH": os.pathsep.join(path)}
 
 
+EDITKIT_ARGS: list[str] = []  # --editkit-arg, each passed to `editkit mcp`
+
+
 def editkit_mcp(binary: Path, project: Path, env: dict[str, str], log: Path) -> Mcp:
-    return Mcp([str(binary), "mcp", "--tools", "core,code_intel", "--root", str(project)], project.parent, env, log)
+    argv = [str(binary), "mcp", "--tools", "core,code_intel", "--root", str(project), *EDITKIT_ARGS]
+    return Mcp(argv, project.parent, env, log)
 
 
 def editkit(binary: Path, pyright: Path, base: Path, rounds: int) -> dict:
@@ -403,9 +407,12 @@ def main() -> int:
     parser.add_argument("--serena-venv", type=Path, default=ROOT / "target/serena-venv")
     parser.add_argument("--editkit", type=Path)
     parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--editkit-arg", action="append", default=[],
+                        help="an argument for `editkit mcp` (repeat it): `--editkit-arg=--diagnostics=off`")
     parser.add_argument("--out", type=Path, default=ROOT / "target/compare")
     args = parser.parse_args()
     args.pyright = args.pyright.resolve()
+    EDITKIT_ARGS.extend(args.editkit_arg)
     if not args.pyright.exists():
         sys.exit(f"{args.pyright} is missing: run `cargo xtask lsp-tools`")
     base = Path(tempfile.mkdtemp(prefix="lsp-rename-"))
@@ -451,6 +458,8 @@ def main() -> int:
               "|---|---:|---:|---:|---:|---:|"]
     lines += [row(name, result, ref_floor) for name, result in references.items()]
     lines += [""] + [f"- {name} not measured: {why}" for name, why in skipped.items()]
+    if EDITKIT_ARGS:
+        lines.append(f"- editkit ran with {' '.join(EDITKIT_ARGS)}.")
     lines.append("- the raw server's first rename and first references count from the server's spawn; the "
                  "others' from their start answering tools/list (editkit starts no server before the first call, "
                  "so its first call includes the server's start and workspace load).")
