@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use editkit_lsp::lsp_types::Position;
 use editkit_lsp::{Language, LineIndex, RpcError, Session, Symbol};
@@ -254,6 +255,24 @@ fn word_in(line: &str, name: &str) -> Option<usize> {
     })
 }
 
+/// `request` (given the wait left) again while the server answers that the content changed
+/// under it or it cancelled the request (`ContentModified`, `ServerCancelled`: it was still
+/// taking in a change), until `wait` has passed.
+fn retrying<T>(wait: Duration, mut request: impl FnMut(Duration) -> Result<T, RpcError>) -> Result<T, RpcError> {
+    let deadline = Instant::now() + wait;
+    let mut pause = Duration::from_millis(20);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match request(left) {
+            Err(RpcError::Server { code: -32801 | -32802, .. }) if Instant::now() + pause < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(500));
+            }
+            answer => return answer,
+        }
+    }
+}
+
 /// A request's failure, in the contract's kinds: a server that is gone or does not answer
 /// in time is `unavailable`; one that refuses the request says so as `invalid_args`.
 fn request_failed(language: Language, error: RpcError) -> Error {
@@ -383,8 +402,8 @@ impl Toolkit {
         let segments = name_segments("symbol", name_path)?;
         let (name, containers) = segments.split_last().ok_or_else(|| Error::invalid("symbol", "empty"))?;
         let wait = self.options().language_servers.request_wait;
-        let (symbols, _) =
-            session.server().document_symbols(&file.absolute, wait).map_err(|e| request_failed(file.language, e))?;
+        let (symbols, _) = retrying(wait, |left| session.server().document_symbols(&file.absolute, left))
+            .map_err(|e| request_failed(file.language, e))?;
         let found: Vec<&Symbol> =
             symbols.iter().filter(|symbol| &symbol.name == name && symbol_matches(symbol, containers)).collect();
         let symbol = match found.as_slice() {
@@ -436,10 +455,10 @@ impl Toolkit {
         let at =
             self.locate(&session, &file, read.text(), (request.line, request.column, request.symbol.as_deref()))?;
         let wait = self.options().language_servers.request_wait;
-        let locations = session
-            .server()
-            .references_with(&file.absolute, at.position, request.include_declaration, wait)
-            .map_err(|error| request_failed(file.language, error))?;
+        let locations = retrying(wait, |left| {
+            session.server().references_with(&file.absolute, at.position, request.include_declaration, left)
+        })
+        .map_err(|error| request_failed(file.language, error))?;
         let encoding = session.server().encoding();
         let mut lines = Lines::default();
         let mut omitted_outside = 0;
@@ -613,7 +632,7 @@ impl Toolkit {
         let server = session.server();
         let failed = |error| request_failed(file.language, error);
         if in_file {
-            let (symbols, _) = server.document_symbols(&file.absolute, wait).map_err(failed)?;
+            let (symbols, _) = retrying(wait, |left| server.document_symbols(&file.absolute, left)).map_err(failed)?;
             return Ok(symbols
                 .into_iter()
                 .filter(|symbol| &symbol.name == name && symbol_matches(symbol, containers))
@@ -621,7 +640,7 @@ impl Toolkit {
         }
         // rust-analyzer searches types only unless the query ends in `#`.
         let query = if file.language == Language::Rust { format!("{name}#") } else { name.clone() };
-        let (symbols, _) = server.workspace_symbols(&query, wait).map_err(failed)?;
+        let (symbols, _) = retrying(wait, |left| server.workspace_symbols(&query, left)).map_err(failed)?;
         let mut kept = Vec::new();
         let mut confirmed: BTreeMap<PathBuf, Vec<Symbol>> = BTreeMap::new();
         for mut symbol in symbols.into_iter().filter(|symbol| &symbol.name == name) {
@@ -637,7 +656,7 @@ impl Toolkit {
                 let Some((root, rel)) = self.workspace_path(&symbol.path) else { continue };
                 let Some(text) = self.workspaces().get(root).and_then(|w| w.peek(&rel).ok()) else { continue };
                 session.sync(&symbol.path, text.text()).map_err(failed)?;
-                let (tree, _) = server.document_symbols(&symbol.path, wait).map_err(failed)?;
+                let (tree, _) = retrying(wait, |left| server.document_symbols(&symbol.path, left)).map_err(failed)?;
                 confirmed.insert(symbol.path.clone(), tree);
             }
             let tree = confirmed.get(&symbol.path).map_or(&[][..], Vec::as_slice);
@@ -686,9 +705,7 @@ impl Toolkit {
         let at =
             self.locate(&session, &file, read.text(), (request.line, request.column, request.symbol.as_deref()))?;
         let wait = self.options().language_servers.request_wait;
-        let edit = session
-            .server()
-            .rename(&file.absolute, at.position, &request.new_name, wait)
+        let edit = retrying(wait, |left| session.server().rename(&file.absolute, at.position, &request.new_name, left))
             .map_err(|error| request_failed(file.language, error))?
             .ok_or_else(|| {
                 Error::invalid("line", format!("the server finds nothing to rename at `{}` line {}", file.rel, at.line))

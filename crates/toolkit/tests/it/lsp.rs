@@ -305,3 +305,54 @@ fn a_rename_across_a_read_only_file_is_refused_whole() {
     assert!(result["error"]["message"].as_str().unwrap().contains("use4.py"), "{result:#}");
     assert_eq!(snapshot(dir.path()), before);
 }
+
+/// A toolkit on a copy of the Python fixture whose Python server is the stand-in in `mode`
+/// (`fixtures/lsp/stand-in`), first on its PATH.
+fn with_stand_in(mode: &str) -> (tempfile::TempDir, std::path::PathBuf, Toolkit) {
+    let temp = tempfile::tempdir().unwrap();
+    let bin = temp.path().join("stand-in-bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::copy(fixtures().join("lsp/stand-in/basedpyright-langserver"), bin.join("basedpyright-langserver"))
+        .unwrap();
+    std::fs::write(bin.join("mode"), mode).unwrap();
+    let root = temp.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    copy_tree(&fixtures().join("lsp/py"), &root);
+    let mut options = ToolkitOptions::default();
+    let mut path = vec![bin];
+    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    options.language_servers.path = Some(std::env::join_paths(path).unwrap());
+    let toolkit = Toolkit::open(&root, options).unwrap();
+    (temp, root, toolkit)
+}
+
+#[test]
+fn a_rename_whose_edit_reaches_outside_the_workspace_is_refused_whole() {
+    let (temp, root, toolkit) = with_stand_in("outside");
+    std::fs::write(temp.path().join("outside.py"), "x = 1\n").unwrap();
+    let before = snapshot(&root);
+    let args = json!({"path": "pkg/util.py", "line": 1, "column": 5, "new_name": "sum_items"});
+    let result = refused(&toolkit, "rename_symbol", args.clone(), "outside_workspace");
+    assert!(result["error"]["message"].as_str().unwrap().contains("outside"), "{result:#}");
+    let mut dry = args;
+    dry["dry_run"] = json!(true);
+    refused(&toolkit, "rename_symbol", dry, "outside_workspace");
+    assert_eq!(snapshot(&root), before);
+    assert_eq!(std::fs::read_to_string(temp.path().join("outside.py")).unwrap(), "x = 1\n");
+}
+
+#[test]
+fn a_server_that_never_answers_the_current_text_gives_timed_out_never_an_empty_fresh() {
+    let (_temp, root, toolkit) = with_stand_in("slow");
+    let first = ok(&toolkit, "diagnostics", json!({"path": "pkg/util.py", "wait_ms": 20000}));
+    assert_eq!(first["files"][0]["server"]["state"], "fresh", "{first:#}");
+    assert_eq!(first["files"][0]["server"]["version"], 1);
+    // Version 2 never gets an answer: timed out, showing version 1's diagnostics as such.
+    std::fs::write(root.join("pkg/util.py"), "def compute_total(items):\n    return 0\n").unwrap();
+    let second = ok(&toolkit, "diagnostics", json!({"path": "pkg/util.py", "wait_ms": 1500}));
+    let server = &second["files"][0]["server"];
+    assert_eq!(server["state"], "timed_out", "{second:#}");
+    assert_eq!(server["limit_ms"], 1500);
+    assert_eq!(server["last_version"], 1);
+    assert_eq!(server["diagnostics"][0]["message"], "version 1", "{second:#}");
+}
