@@ -881,6 +881,71 @@ mod tests {
     }
 
     #[test]
+    fn name_paths_split_on_slashes_dots_and_double_colons_and_refuse_empty_parts() {
+        assert_eq!(name_segments("f", "Shape/area").unwrap(), ["Shape", "area"]);
+        assert_eq!(name_segments("f", "pkg.util.compute_total").unwrap(), ["pkg", "util", "compute_total"]);
+        assert_eq!(name_segments("f", "util::compute_total").unwrap(), ["util", "compute_total"]);
+        for bad in ["", "a//b", "a/", "a\nb", &"x".repeat(MAX_NAME_BYTES + 1)] {
+            assert!(name_segments("f", bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn containers_match_by_their_last_segments_impls_by_their_type() {
+        let wanted = ["Shape".to_owned()];
+        assert!(container_matches(Some("Shape"), &wanted));
+        assert!(container_matches(Some("geometry.Shape"), &wanted));
+        assert!(container_matches(Some("impl Display for Shape<T>"), &wanted));
+        assert!(!container_matches(Some("Circle"), &wanted));
+        assert!(!container_matches(None, &wanted));
+        assert!(container_matches(None, &[]));
+        let symbol = |path: &str, container: Option<&str>| Symbol {
+            name: "compute_total".into(),
+            kind: "function",
+            container: container.map(str::to_owned),
+            path: PathBuf::from(path),
+            position: Position { line: 0, character: 0 },
+        };
+        let util = ["util".to_owned()];
+        assert!(symbol_matches(&symbol("/w/src/util.rs", None), &util));
+        assert!(symbol_matches(&symbol("/w/src/util/mod.rs", None), &util));
+        assert!(!symbol_matches(&symbol("/w/src/other.rs", None), &util));
+        let nested = ["pkg".to_owned(), "util".to_owned(), "Acc".to_owned()];
+        assert!(symbol_matches(&symbol("/w/pkg/util.py", Some("Acc")), &nested));
+    }
+
+    #[test]
+    fn a_position_names_the_identifier_around_it_and_a_symbol_its_whole_word() {
+        assert_eq!(identifier_at("    return s.area() + 1;", 15), Some((13, "area")));
+        assert_eq!(identifier_at("x = $el_1;", 5), Some((4, "$el_1")));
+        assert_eq!(identifier_at("a + b", 2), None);
+        assert_eq!(word_in("total = subtotal + total_x + total", "total"), Some(0));
+        assert_eq!(word_in("subtotal + total_x + total", "total"), Some(21));
+        assert_eq!(word_in("subtotal", "total"), None);
+    }
+
+    #[test]
+    fn a_new_name_is_an_identifier_of_its_language() {
+        for good in ["sum_items", "_x", "été", "x1"] {
+            assert!(check_new_name(Language::Python, good).is_ok(), "{good}");
+        }
+        assert!(check_new_name(Language::TypeScript, "$store").is_ok());
+        assert!(check_new_name(Language::Python, "$store").is_err());
+        assert!(check_new_name(Language::Rust, "r#type").is_ok());
+        for bad in ["", "1st", "two words", "a-b", "a\nb", "a.b"] {
+            assert!(check_new_name(Language::Rust, bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn lines_are_cut_to_their_bound() {
+        assert_eq!(cut_line("short\r"), "short");
+        let long = "é".repeat(MAX_LINE_CHARS + 10);
+        assert_eq!(cut_line(&long).chars().count(), MAX_LINE_CHARS + 1);
+        assert!(cut_line(&long).ends_with('…'));
+    }
+
+    #[test]
     fn a_file_gets_its_language_and_a_path_outside_is_refused_before_any_server() {
         let (_dir, toolkit) = toolkit(ToolkitOptions::default());
         let file = toolkit.served_file("a.py").expect("a Python file");
