@@ -158,6 +158,16 @@ pub enum EditError {
         /// Why.
         reason: String,
     },
+    /// The server's answer was for older texts of files it had not been sent or had been
+    /// sent other texts of; sent the current ones and asked again, it gave other edits.
+    #[error(
+        "the server computed the rename on an older text of {files} file(s), now sent to it, and asked again \
+         gave other edits; nothing was changed, try again"
+    )]
+    ViewChanged {
+        /// How many files it had an older text of.
+        files: usize,
+    },
     /// More edits than [`MAX_RENAME_EDITS`].
     #[error("the rename has {edits} edits, more than the limit of {MAX_RENAME_EDITS}")]
     TooLarge {
@@ -188,33 +198,7 @@ pub fn rename_edits(
     mut text_of: impl FnMut(&Path) -> Result<SentText, String>,
 ) -> Result<Vec<FileEdit>, EditError> {
     // (uri, server's version, edits) in the order given.
-    let mut per_uri: Vec<(&Uri, Option<i32>, Vec<&TextEdit>)> = Vec::new();
-    if let Some(changes) = &edit.document_changes {
-        let edits: Vec<&lsp_types::TextDocumentEdit> = match changes {
-            DocumentChanges::Edits(edits) => edits.iter().collect(),
-            DocumentChanges::Operations(ops) => {
-                let mut edits = Vec::new();
-                for operation in ops {
-                    match operation {
-                        DocumentChangeOperation::Edit(edit) => edits.push(edit),
-                        DocumentChangeOperation::Op(op) => return Err(resource_operation(op)),
-                    }
-                }
-                edits
-            }
-        };
-        for document in edits {
-            let texts = document.edits.iter().map(|edit| match edit {
-                OneOf::Left(edit) => edit,
-                OneOf::Right(annotated) => &annotated.text_edit,
-            });
-            per_uri.push((&document.text_document.uri, document.text_document.version, texts.collect()));
-        }
-    } else if let Some(changes) = &edit.changes {
-        let mut sorted: Vec<_> = changes.iter().collect();
-        sorted.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
-        per_uri.extend(sorted.into_iter().map(|(uri, edits)| (uri, None, edits.iter().collect())));
-    }
+    let per_uri = per_uri(edit)?;
     let total: usize = per_uri.iter().map(|(_, _, edits)| edits.len()).sum();
     if total > MAX_RENAME_EDITS {
         return Err(EditError::TooLarge { edits: total });
@@ -247,6 +231,83 @@ pub fn rename_edits(
 }
 
 /// The names of a rename.
+/// Each document's edits in `edit`, with the version the server says they are for.
+type PerUri<'a> = Vec<(&'a Uri, Option<i32>, Vec<&'a TextEdit>)>;
+
+/// `edit`'s text edits by document (`documentChanges` first, else `changes` by URI).
+fn per_uri(edit: &WorkspaceEdit) -> Result<PerUri<'_>, EditError> {
+    let mut per_uri: PerUri<'_> = Vec::new();
+    if let Some(changes) = &edit.document_changes {
+        let edits: Vec<&lsp_types::TextDocumentEdit> = match changes {
+            DocumentChanges::Edits(edits) => edits.iter().collect(),
+            DocumentChanges::Operations(ops) => {
+                let mut edits = Vec::new();
+                for operation in ops {
+                    match operation {
+                        DocumentChangeOperation::Edit(edit) => edits.push(edit),
+                        DocumentChangeOperation::Op(op) => return Err(resource_operation(op)),
+                    }
+                }
+                edits
+            }
+        };
+        for document in edits {
+            let texts = document.edits.iter().map(|edit| match edit {
+                OneOf::Left(edit) => edit,
+                OneOf::Right(annotated) => &annotated.text_edit,
+            });
+            per_uri.push((&document.text_document.uri, document.text_document.version, texts.collect()));
+        }
+    } else if let Some(changes) = &edit.changes {
+        let mut sorted: Vec<_> = changes.iter().collect();
+        sorted.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        per_uri.extend(sorted.into_iter().map(|(uri, edits)| (uri, None, edits.iter().collect())));
+    }
+    Ok(per_uri)
+}
+
+/// The files `edit` changes, before any is read: each a local file beneath `root`, at most
+/// [`MAX_RENAME_FILES`] of them.
+///
+/// # Errors
+/// The refusals [`rename_edits`] gives before reading: a resource operation, a URI that is
+/// not a local file, a file outside `root`, too many files.
+pub fn edit_files(edit: &WorkspaceEdit, root: &Path) -> Result<Vec<PathBuf>, EditError> {
+    let mut files = Vec::new();
+    for (uri, _, _) in per_uri(edit)? {
+        let path = uri_to_path(uri).ok_or_else(|| EditError::NotAFile { uri: uri.as_str().to_owned() })?;
+        if !beneath(&path, root) {
+            return Err(EditError::Outside { path });
+        }
+        files.push(path);
+    }
+    files.sort();
+    files.dedup();
+    if files.len() > MAX_RENAME_FILES {
+        return Err(EditError::TooManyFiles { files: files.len() });
+    }
+    Ok(files)
+}
+
+/// Whether two answers make the same text edits (in any order, whatever document versions
+/// they name); an answer with a resource operation is never the same.
+#[must_use]
+pub fn same_edits(a: &WorkspaceEdit, b: &WorkspaceEdit) -> bool {
+    type Key = (String, u32, u32, u32, u32, String);
+    let keys = |edit: &WorkspaceEdit| -> Option<Vec<Key>> {
+        let mut keys: Vec<Key> = Vec::new();
+        for (uri, _, edits) in per_uri(edit).ok()? {
+            keys.extend(edits.iter().map(|edit| {
+                let (start, end) = (edit.range.start, edit.range.end);
+                (uri.as_str().to_owned(), start.line, start.character, end.line, end.character, edit.new_text.clone())
+            }));
+        }
+        keys.sort();
+        Some(keys)
+    };
+    keys(a).is_some_and(|a| Some(a) == keys(b))
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Names<'a> {
     old: &'a str,
@@ -285,12 +346,15 @@ fn check_file(
     encoding: Encoding,
 ) -> Result<Vec<ByteEdit>, EditError> {
     let index = LineIndex::new(text);
+    // Every start and end mapped in one walk of each line (a long line is walked once).
+    let ends: Vec<_> = edits.iter().flat_map(|edit| [edit.range.start, edit.range.end]).collect();
+    let places = index.places(&ends, encoding);
     let mut out = Vec::with_capacity(edits.len());
-    for edit in edits {
+    for (edit, pair) in edits.iter().zip(places.chunks(2)) {
         let line = edit.range.start.line.saturating_add(1);
         let bad_range = || EditError::BadRange { path: path.to_owned(), line };
-        let start = index.offset(edit.range.start, encoding).ok_or_else(bad_range)?;
-        let end = index.offset(edit.range.end, encoding).ok_or_else(bad_range)?;
+        let start = pair.first().copied().flatten().ok_or_else(bad_range)?.offset;
+        let end = pair.get(1).copied().flatten().ok_or_else(bad_range)?.offset;
         let replaced = text.get(start..end).ok_or_else(bad_range)?;
         if !replaced.is_empty() && replaced != names.old {
             let identifier =

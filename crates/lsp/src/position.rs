@@ -32,6 +32,15 @@ impl Encoding {
     }
 }
 
+/// A place in a text: its byte offset and its column in characters (0-based) on its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// The byte offset.
+    pub offset: usize,
+    /// How many characters precede it on its line.
+    pub chars: usize,
+}
+
 /// Where each line of a text starts, to turn positions into byte offsets and back.
 #[derive(Debug, Clone)]
 pub struct LineIndex<'a> {
@@ -90,6 +99,41 @@ impl<'a> LineIndex<'a> {
             }
         }
         Some(range.end)
+    }
+
+    /// Many positions at once, as [`LineIndex::offset`] gives each, with the column in
+    /// characters of each place: each line is walked once for all the positions on it (they
+    /// are taken in order), so the work is the text's length plus the positions', whatever
+    /// the lines' lengths.
+    #[must_use]
+    pub fn places(&self, positions: &[Position], encoding: Encoding) -> Vec<Option<Place>> {
+        let mut order: Vec<usize> = (0..positions.len()).collect();
+        order.sort_by_key(|at| positions.get(*at).map(|p| (p.line, p.character)));
+        let mut out = vec![None; positions.len()];
+        // Where the walk is: the line, its range, and a byte with its units and characters.
+        let mut cursor: Option<(u32, std::ops::Range<usize>, usize, usize, usize)> = None;
+        for at in order {
+            let Some(position) = positions.get(at) else { continue };
+            if cursor.as_ref().is_none_or(|(line, ..)| *line != position.line) {
+                cursor = usize::try_from(position.line)
+                    .ok()
+                    .and_then(|line| self.line_range(line))
+                    .map(|range| (position.line, range.clone(), range.start, 0, 0));
+            }
+            let Some((_, range, byte, units, chars)) = cursor.as_mut() else { continue };
+            let Ok(wanted) = usize::try_from(position.character) else { continue };
+            while *units < wanted && *byte < range.end {
+                let Some(ch) = self.text.get(*byte..range.end).and_then(|rest| rest.chars().next()) else { break };
+                *units += encoding.units(ch);
+                *byte += ch.len_utf8();
+                *chars += 1;
+            }
+            if let Some(slot) = out.get_mut(at) {
+                // Past the line's end is the line's end; a column inside a character is none.
+                *slot = (*units <= wanted).then_some(Place { offset: *byte, chars: *chars });
+            }
+        }
+        out
     }
 
     /// The position of byte offset `offset`; `None` when it is past the text, inside a
