@@ -379,7 +379,7 @@ fn describe(errors: &[crate::SyntaxErrorInfo]) -> String {
 }
 
 /// The contract kind of a refused rename: a file outside the workspace is
-/// `outside_workspace`; edits for another version of a file are `stale`; past a bound,
+/// `outside_workspace`; edits for another version or text of a file are `stale`; past a bound,
 /// `too_large`; an edit editkit does not make (creating, deleting or moving a file, writing
 /// other text than the new name, ranges that do not fit) is `blocked`.
 #[cfg(feature = "lsp")]
@@ -387,7 +387,7 @@ fn rename_kind(error: &editkit_lsp::EditError) -> ErrorKind {
     use editkit_lsp::EditError as E;
     match error {
         E::Outside { .. } | E::NotAFile { .. } => ErrorKind::OutsideWorkspace,
-        E::Stale { .. } | E::Mismatch { .. } => ErrorKind::Stale,
+        E::Stale { .. } | E::Mismatch { .. } | E::ViewChanged { .. } => ErrorKind::Stale,
         E::TooManyFiles { .. } | E::TooLarge { .. } => ErrorKind::TooLarge,
         E::Unreadable { .. } => ErrorKind::Io,
         _ => ErrorKind::Blocked,

@@ -59,7 +59,9 @@ pub struct LanguageServerOptions {
     /// marked incomplete or refused, never shown as complete. Default: Python 60 s,
     /// TypeScript/JavaScript 60 s, Rust 120 s.
     pub ready_wait: LanguageWaits,
-    /// How long one request (references, rename, symbols) may take. Default: 30 s.
+    /// How long the server's requests of one code-intel call (references, rename, symbols),
+    /// however many it makes, may take together: one deadline per call, after the readiness
+    /// gate. Default: 30 s.
     pub request_wait: Duration,
     /// The `PATH` servers are looked up in; `None`: this process's. Only absolute entries
     /// outside every workspace root count.

@@ -6,12 +6,12 @@
 //! renames the server's readiness gate is waited for, and an answer given without it says
 //! `complete: false` (a rename is refused instead); diagnostics carry their freshness.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use editkit_lsp::lsp_types::Position;
+use editkit_lsp::lsp_types::{Position, WorkspaceEdit};
 use editkit_lsp::{Language, LineIndex, RpcError, Session, Symbol};
 use editkit_vfs::FileText;
 
@@ -119,36 +119,98 @@ struct Located {
     column: usize,
 }
 
-/// The texts of the files a result quotes, read once each through the vfs.
-#[derive(Default)]
-struct Lines {
-    files: HashMap<(usize, String), Option<Arc<FileText>>>,
+/// A place in the workspace a result may show: its root, its path there and the server's
+/// position.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Spot {
+    root: usize,
+    rel: String,
+    line: u32,
+    character: u32,
 }
 
-impl Lines {
-    /// Line `line` (0-based) of `rel` in root `root`, cut to [`MAX_LINE_CHARS`], and the
-    /// 1-based character column of `position` on it (`None` when the file cannot be read).
-    fn at(
-        &mut self,
-        toolkit: &Toolkit,
-        (root, rel): (usize, &str),
-        position: Position,
-        encoding: editkit_lsp::Encoding,
-    ) -> Option<(usize, usize, String)> {
-        let file = self
-            .files
-            .entry((root, rel.to_owned()))
-            .or_insert_with(|| toolkit.workspaces().get(root)?.peek(rel).ok().map(Arc::new))
-            .clone()?;
-        let text = file.text();
-        let index = LineIndex::new(text);
-        let offset = index.offset(position, encoding)?;
-        let line_start = text.get(..offset)?.rfind('\n').map_or(0, |at| at + 1);
-        let line_end = text.get(offset..)?.find('\n').map_or(text.len(), |at| offset + at);
-        let column = text.get(line_start..offset)?.chars().count() + 1;
-        let line = usize::try_from(position.line).ok()? + 1;
-        Some((line, column, cut_line(text.get(line_start..line_end)?)))
+impl Spot {
+    fn new((root, rel): (usize, String), position: Position) -> Spot {
+        Spot { root, rel, line: position.line, character: position.character }
     }
+}
+
+/// What a result shows of a [`Spot`]: its 1-based line, its 1-based column in characters
+/// and the line's text (cut to [`MAX_LINE_CHARS`]).
+struct Quoted {
+    line: usize,
+    column: usize,
+    text: String,
+}
+
+impl Toolkit {
+    /// The line texts and columns of `spots`, which the caller has sorted and cut to what it
+    /// shows. Each file is read once, only after its size is charged against the call's
+    /// budget (`max_call_bytes`), and dropped before the next is read; the positions of a
+    /// file are mapped in one walk of each line ([`LineIndex::places`]). `None` for a spot
+    /// whose file cannot be read or whose position is not in its text.
+    ///
+    /// # Errors
+    /// `too_large` when the files together pass `max_call_bytes` (none past it is read).
+    fn quote(&self, spots: &[(Spot, editkit_lsp::Encoding)]) -> Result<Vec<Option<Quoted>>> {
+        let budget = self.options().max_call_bytes;
+        let mut used: u64 = 0;
+        let mut out = Vec::with_capacity(spots.len());
+        for group in spots.chunk_by(|(a, _), (b, _)| (a.root, &a.rel) == (b.root, &b.rel)) {
+            // One file is one language, so its spots share their server's encoding.
+            let Some((first, encoding)) = group.first() else { continue };
+            let Some(workspace) = self.workspaces().get(first.root) else {
+                out.extend(group.iter().map(|_| None));
+                continue;
+            };
+            let size = workspace.metadata(&first.rel).map_or(0, |meta| meta.size);
+            used = used.saturating_add(size);
+            if used > budget {
+                return Err(Error::LimitExceeded {
+                    what: format!("`{}` with the files read before it to quote this call's results", first.rel),
+                    size: used,
+                    limit: budget,
+                    option: "max_call_bytes (--max-call-bytes)".into(),
+                    advice: "it was not read; ask for fewer results (max_results) or narrow the request".into(),
+                });
+            }
+            let Ok(read) = workspace.peek(&first.rel) else {
+                out.extend(group.iter().map(|_| None));
+                continue;
+            };
+            let text = read.text();
+            let index = LineIndex::new(text);
+            let positions: Vec<Position> =
+                group.iter().map(|(spot, _)| Position { line: spot.line, character: spot.character }).collect();
+            for ((spot, _), place) in group.iter().zip(index.places(&positions, *encoding)) {
+                let quoted = place.and_then(|place| {
+                    let range = index.line_range(usize::try_from(spot.line).ok()?)?;
+                    let line = usize::try_from(spot.line).ok()?.checked_add(1)?;
+                    Some(Quoted { line, column: place.chars + 1, text: cut_line(text.get(range)?) })
+                });
+                out.push(quoted);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Drops results from the end until their bytes fit the call's budget, as search does;
+/// whether any was dropped.
+fn fit<T>(results: &mut Vec<T>, budget: u64, size: impl Fn(&T) -> usize) -> bool {
+    let mut total: u64 = results.iter().map(|result| size(result) as u64).sum();
+    let mut dropped = false;
+    while total > budget {
+        let Some(last) = results.pop() else { break };
+        total = total.saturating_sub(size(&last) as u64);
+        dropped = true;
+    }
+    dropped
+}
+
+/// A result's bytes as charged: its path and line text, and its other fields' room.
+fn result_bytes(path: &str, text: &str) -> usize {
+    path.len() + text.len() + 64
 }
 
 /// A line fit to show: at most [`MAX_LINE_CHARS`] characters, a cut one ending in `…`.
@@ -292,11 +354,17 @@ fn check_new_name(language: Language, name: &str) -> Result<()> {
         return Err(Error::invalid("new_name", format!("give a name of 1 to {MAX_NAME_BYTES} bytes")));
     }
     let dollar = language == Language::TypeScript;
-    let first = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || (dollar && c == '$'));
-    let rest = name.chars().all(|c| c.is_alphanumeric() || c == '_' || (dollar && c == '$'));
-    // A raw identifier is a Rust name too.
-    let raw = language == Language::Rust && name.strip_prefix("r#").is_some_and(|rest| !rest.is_empty());
-    if !(raw || (first && rest)) {
+    let identifier = |name: &str| {
+        name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || (dollar && c == '$'))
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_' || (dollar && c == '$'))
+    };
+    // A raw identifier is a Rust name too: `r#` then an identifier that may be raw (not
+    // `crate`, `self`, `super`, `Self` or `_`).
+    let raw = language == Language::Rust
+        && name
+            .strip_prefix("r#")
+            .is_some_and(|rest| identifier(rest) && !["crate", "self", "super", "Self", "_"].contains(&rest));
+    if !(raw || identifier(name)) {
         return Err(Error::invalid(
             "new_name",
             format!(
@@ -356,6 +424,7 @@ impl Toolkit {
         file: &ServedFile,
         text: &str,
         (line, column, symbol): (Option<usize>, Option<usize>, Option<&str>),
+        deadline: Instant,
     ) -> Result<Located> {
         let encoding = session.server().encoding();
         let index = LineIndex::new(text);
@@ -363,7 +432,7 @@ impl Toolkit {
             let Some(symbol) = symbol else {
                 return Err(Error::invalid("line", "give line (with column or symbol), or symbol as a name path"));
             };
-            return self.locate_name_path(session, file, text, symbol);
+            return self.locate_name_path(session, file, text, symbol, deadline);
         };
         let lines = text.split('\n').count();
         let line_text = text.split('\n').nth(line.wrapping_sub(1)).ok_or_else(|| {
@@ -398,10 +467,17 @@ impl Toolkit {
     }
 
     /// The symbol of `file` named by `name_path`, from the server's document symbols.
-    fn locate_name_path(&self, session: &Session, file: &ServedFile, text: &str, name_path: &str) -> Result<Located> {
+    fn locate_name_path(
+        &self,
+        session: &Session,
+        file: &ServedFile,
+        text: &str,
+        name_path: &str,
+        deadline: Instant,
+    ) -> Result<Located> {
         let segments = name_segments("symbol", name_path)?;
         let (name, containers) = segments.split_last().ok_or_else(|| Error::invalid("symbol", "empty"))?;
-        let wait = self.options().language_servers.request_wait;
+        let wait = deadline.saturating_duration_since(Instant::now());
         let (symbols, _) = retrying(wait, |left| session.server().document_symbols(&file.absolute, left))
             .map_err(|e| request_failed(file.language, e))?;
         let found: Vec<&Symbol> =
@@ -452,39 +528,54 @@ impl Toolkit {
         let file = self.served_file(&request.path)?;
         let (session, read) = self.opened(&file)?;
         let incomplete = self.readiness(&session);
-        let at =
-            self.locate(&session, &file, read.text(), (request.line, request.column, request.symbol.as_deref()))?;
-        let wait = self.options().language_servers.request_wait;
+        // One deadline for the call's requests (`request_wait`), however many it makes.
+        let deadline = Instant::now() + self.options().language_servers.request_wait;
+        let position = (request.line, request.column, request.symbol.as_deref());
+        let at = self.locate(&session, &file, read.text(), position, deadline)?;
+        let wait = deadline.saturating_duration_since(Instant::now());
         let locations = retrying(wait, |left| {
             session.server().references_with(&file.absolute, at.position, request.include_declaration, left)
         })
         .map_err(|error| request_failed(file.language, error))?;
         let encoding = session.server().encoding();
-        let mut lines = Lines::default();
+        // Sorted, deduplicated and cut to max_results before any file is read.
         let mut omitted_outside = 0;
-        let mut references = Vec::new();
+        let mut spots = Vec::with_capacity(locations.len().min(limit));
         for location in &locations {
-            let shown = editkit_lsp::uri_to_path(&location.uri).and_then(|path| self.workspace_path(&path)).and_then(
-                |(root, rel)| {
-                    let (line, column, text) = lines.at(self, (root, &rel), location.range.start, encoding)?;
-                    Some(ReferenceInfo { path: rel, line, column, text })
-                },
-            );
-            match shown {
-                Some(reference) => references.push(reference),
+            match editkit_lsp::uri_to_path(&location.uri).and_then(|path| self.workspace_path(&path)) {
+                Some(at) => spots.push(Spot::new(at, location.range.start)),
                 None => omitted_outside += 1,
             }
         }
-        references.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        drop(locations);
+        spots.sort();
+        spots.dedup();
+        let total = spots.len();
+        spots.truncate(limit);
+        let spots: Vec<(Spot, editkit_lsp::Encoding)> = spots.into_iter().map(|spot| (spot, encoding)).collect();
+        let quoted = self.quote(&spots)?;
+        let mut references = Vec::with_capacity(spots.len());
+        let mut total = total;
+        for ((spot, _), quoted) in spots.into_iter().zip(quoted) {
+            match quoted {
+                Some(Quoted { line, column, text }) => {
+                    references.push(ReferenceInfo { path: spot.rel, line, column, text });
+                }
+                None => {
+                    // A file that cannot be read is shown as nothing, like one outside.
+                    omitted_outside += 1;
+                    total -= 1;
+                }
+            }
+        }
         references.dedup();
-        let total = references.len();
-        references.truncate(limit);
+        let fitted = fit(&mut references, self.options().max_call_bytes, |r| result_bytes(&r.path, &r.text));
         Ok(FindReferencesResponse {
             path: file.rel,
             symbol: at.name,
             line: at.line,
             column: at.column,
-            truncated: total > references.len(),
+            truncated: fitted || total > references.len(),
             references,
             total,
             omitted_outside,
@@ -558,11 +649,13 @@ impl Toolkit {
         let segments = name_segments("name_path", &request.name_path)?;
         let limit = bounded(request.max_results, SYMBOLS)?;
         let targets = self.symbol_targets(request.path.as_deref(), request.language.as_deref())?;
-        let mut found: Vec<SymbolMatch> = Vec::new();
+        let mut found = Vec::new();
         let mut omitted_outside = 0;
         let mut reasons: Vec<String> = Vec::new();
         let mut failure: Option<Error> = None;
         let mut answered = false;
+        // One deadline for the call's requests (`request_wait`), however many it makes.
+        let deadline = Instant::now() + self.options().language_servers.request_wait;
         for file in &targets {
             let (session, _) = match self.opened(file) {
                 Ok(opened) => opened,
@@ -576,40 +669,43 @@ impl Toolkit {
             };
             answered = true;
             reasons.extend(self.readiness(&session));
-            let symbols = self.symbols_named(&session, file, request.path.is_some(), &segments)?;
+            let (symbols, cut) = self.symbols_named(&session, file, (request.path.is_some(), &segments), deadline)?;
+            reasons.extend(cut);
             let encoding = session.server().encoding();
-            let mut lines = Lines::default();
             for symbol in symbols {
-                let Some((root, rel)) = self.workspace_path(&symbol.path) else {
-                    omitted_outside += 1;
-                    continue;
-                };
-                let Some((line, column, text)) = lines.at(self, (root, &rel), symbol.position, encoding) else {
-                    omitted_outside += 1;
-                    continue;
-                };
-                found.push(SymbolMatch {
-                    path: rel,
-                    line,
-                    column,
-                    name: symbol.name,
-                    kind: symbol.kind.to_owned(),
-                    container: symbol.container,
-                    text,
-                    language: file.language.as_str().to_owned(),
-                });
+                match self.workspace_path(&symbol.path) {
+                    Some(at) => {
+                        let spot = Spot::new(at, symbol.position);
+                        found.push(((spot, encoding), symbol.name, symbol.kind, symbol.container, file.language));
+                    }
+                    None => omitted_outside += 1,
+                }
             }
         }
         if !answered && let Some(failure) = failure {
             return Err(failure);
         }
-        found.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
-        found.dedup();
-        let truncated = found.len() > limit;
+        // Sorted, deduplicated and cut to max_results before any file is read.
+        found.sort_by(|a, b| (&a.0.0, &a.1).cmp(&(&b.0.0, &b.1)));
+        found.dedup_by(|a, b| (&a.0.0, &a.1, a.2, &a.3, a.4) == (&b.0.0, &b.1, b.2, &b.3, b.4));
+        let mut truncated = found.len() > limit;
         found.truncate(limit);
+        let spots: Vec<(Spot, editkit_lsp::Encoding)> = found.iter().map(|entry| entry.0.clone()).collect();
+        let quoted = self.quote(&spots)?;
+        let mut symbols = Vec::with_capacity(found.len());
+        for (((spot, _), name, kind, container, language), quoted) in found.into_iter().zip(quoted) {
+            let Some(Quoted { line, column, text }) = quoted else {
+                omitted_outside += 1;
+                continue;
+            };
+            let language = language.as_str().to_owned();
+            let kind = kind.to_owned();
+            symbols.push(SymbolMatch { path: spot.rel, line, column, name, kind, container, text, language });
+        }
+        truncated |= fit(&mut symbols, self.options().max_call_bytes, |s| result_bytes(&s.path, &s.text));
         Ok(FindSymbolResponse {
             name_path: request.name_path,
-            symbols: found,
+            symbols,
             truncated,
             omitted_outside,
             complete: reasons.is_empty(),
@@ -619,29 +715,30 @@ impl Toolkit {
 
     /// The server's symbols named `segments` (name last, containers before it): the file's
     /// own (`in_file`), else the workspace's, whose containers are confirmed with each
-    /// file's document symbols when the server gives none that match.
+    /// file's document symbols when the server gives none that match; with why some could
+    /// not be confirmed before `deadline`.
     fn symbols_named(
         &self,
         session: &Session,
         file: &ServedFile,
-        in_file: bool,
-        segments: &[String],
-    ) -> Result<Vec<Symbol>> {
+        (in_file, segments): (bool, &[String]),
+        deadline: Instant,
+    ) -> Result<(Vec<Symbol>, Option<String>)> {
         let (name, containers) = segments.split_last().ok_or_else(|| Error::invalid("name_path", "empty"))?;
-        let wait = self.options().language_servers.request_wait;
+        let wait = || deadline.saturating_duration_since(Instant::now());
         let server = session.server();
         let failed = |error| request_failed(file.language, error);
         if in_file {
-            let (symbols, _) = retrying(wait, |left| server.document_symbols(&file.absolute, left)).map_err(failed)?;
-            return Ok(symbols
-                .into_iter()
-                .filter(|symbol| &symbol.name == name && symbol_matches(symbol, containers))
-                .collect());
+            let (symbols, _) =
+                retrying(wait(), |left| server.document_symbols(&file.absolute, left)).map_err(failed)?;
+            let named = symbols.into_iter().filter(|symbol| &symbol.name == name && symbol_matches(symbol, containers));
+            return Ok((named.collect(), None));
         }
         // rust-analyzer searches types only unless the query ends in `#`.
         let query = if file.language == Language::Rust { format!("{name}#") } else { name.clone() };
-        let (symbols, _) = retrying(wait, |left| server.workspace_symbols(&query, left)).map_err(failed)?;
+        let (symbols, _) = retrying(wait(), |left| server.workspace_symbols(&query, left)).map_err(failed)?;
         let mut kept = Vec::new();
+        let mut cut = None;
         let mut confirmed: BTreeMap<PathBuf, Vec<Symbol>> = BTreeMap::new();
         for mut symbol in symbols.into_iter().filter(|symbol| &symbol.name == name) {
             if symbol_matches(&symbol, containers) {
@@ -652,11 +749,15 @@ impl Toolkit {
                 continue;
             }
             if !confirmed.contains_key(&symbol.path) {
+                if wait().is_zero() {
+                    cut = Some("the call's deadline (request_wait) passed before every container was confirmed".into());
+                    continue;
+                }
                 // Only files in the workspace are opened to confirm.
                 let Some((root, rel)) = self.workspace_path(&symbol.path) else { continue };
                 let Some(text) = self.workspaces().get(root).and_then(|w| w.peek(&rel).ok()) else { continue };
                 session.sync(&symbol.path, text.text()).map_err(failed)?;
-                let (tree, _) = retrying(wait, |left| server.document_symbols(&symbol.path, left)).map_err(failed)?;
+                let (tree, _) = retrying(wait(), |left| server.document_symbols(&symbol.path, left)).map_err(failed)?;
                 confirmed.insert(symbol.path.clone(), tree);
             }
             let tree = confirmed.get(&symbol.path).map_or(&[][..], Vec::as_slice);
@@ -670,7 +771,7 @@ impl Toolkit {
                 kept.push(symbol);
             }
         }
-        Ok(kept)
+        Ok((kept, cut))
     }
 }
 
@@ -702,44 +803,19 @@ impl Toolkit {
                 install: None,
             });
         }
-        let at =
-            self.locate(&session, &file, read.text(), (request.line, request.column, request.symbol.as_deref()))?;
-        let wait = self.options().language_servers.request_wait;
-        let edit = retrying(wait, |left| session.server().rename(&file.absolute, at.position, &request.new_name, left))
-            .map_err(|error| request_failed(file.language, error))?
-            .ok_or_else(|| {
-                Error::invalid("line", format!("the server finds nothing to rename at `{}` line {}", file.rel, at.line))
-            })?;
+        // One deadline for the call's requests (`request_wait`), however many it makes.
+        let deadline = Instant::now() + self.options().language_servers.request_wait;
+        let position = (request.line, request.column, request.symbol.as_deref());
+        let at = self.locate(&session, &file, read.text(), position, deadline)?;
+        let (edit, reads) = self.current_rename(&session, &file, &at, &request.new_name, deadline)?;
         let workspace = self.workspace();
-        let mut reads: BTreeMap<PathBuf, FileText> = BTreeMap::new();
-        let mut refused: Option<Error> = None;
         let encoding = session.server().encoding();
         let checked =
             editkit_lsp::rename_edits(&edit, workspace.root_path(), &at.name, &request.new_name, encoding, |path| {
-                let read = path
-                    .to_str()
-                    .ok_or_else(|| Error::invalid("path", "a file the rename touches has a name that is not UTF-8"))
-                    .and_then(|text| Ok(workspace.peek(text)?));
-                match read {
-                    Ok(read) => {
-                        let sent = session.rename_text(path, read.text().to_owned());
-                        reads.insert(path.to_owned(), read);
-                        sent
-                    }
-                    Err(error) => {
-                        let reason = error.message();
-                        refused.get_or_insert(error);
-                        Err(reason)
-                    }
-                }
+                let read = reads.get(path).ok_or_else(|| "it was not read for the rename".to_owned())?;
+                session.rename_text(path, read.text().to_owned())
             });
-        let files = match checked {
-            Ok(files) => files,
-            Err(editkit_lsp::EditError::Unreadable { .. }) if refused.is_some() => {
-                return Err(refused.unwrap_or_else(|| Error::invalid("path", "unreadable")));
-            }
-            Err(source) => return Err(Error::Rename { source }),
-        };
+        let files = checked.map_err(|source| Error::Rename { source })?;
         let mut set = EditSet { files: Vec::new(), dry_run: request.dry_run, plan: request.plan };
         for file_edit in files {
             let read = reads
@@ -779,6 +855,79 @@ impl Toolkit {
         })
     }
 
+    /// The server's rename at `at`, computed on the texts the vfs reads now, with those texts
+    /// by absolute path. Every file the edit names is sized (the sizes charged together
+    /// against `max_call_bytes`), read, and sent to the server; when any had not been sent
+    /// or had been sent another text, the server answered on an older view, so the rename is
+    /// asked again and must give the same edits.
+    ///
+    /// # Errors
+    /// `too_large` past the budget; the refusals of a file the edit names (`outside_workspace`,
+    /// `blocked`...); `stale` when the edits asked again differ (the server now has the
+    /// current texts, so trying again can help); `unavailable` when the server does not
+    /// answer before `deadline`.
+    fn current_rename(
+        &self,
+        session: &Session,
+        file: &ServedFile,
+        at: &Located,
+        new_name: &str,
+        deadline: Instant,
+    ) -> Result<(WorkspaceEdit, BTreeMap<PathBuf, FileText>)> {
+        let ask = || {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            retrying(wait, |left| session.server().rename(&file.absolute, at.position, new_name, left))
+                .map_err(|error| request_failed(file.language, error))?
+                .ok_or_else(|| {
+                    Error::invalid(
+                        "line",
+                        format!("the server finds nothing to rename at `{}` line {}", file.rel, at.line),
+                    )
+                })
+        };
+        let edit = ask()?;
+        let workspace = self.workspace();
+        let paths = editkit_lsp::edit_files(&edit, workspace.root_path()).map_err(|source| Error::Rename { source })?;
+        let mut named = Vec::with_capacity(paths.len());
+        let (budget, mut used) = (self.options().max_call_bytes, 0_u64);
+        for path in paths {
+            let text = path
+                .to_str()
+                .ok_or_else(|| Error::invalid("path", "a file the rename touches has a name that is not UTF-8"))?
+                .to_owned();
+            used = used.saturating_add(workspace.metadata(&text)?.size);
+            if used > budget {
+                return Err(Error::LimitExceeded {
+                    what: format!("the files the rename changes, up to `{}`,", crate::shown::line(&text)),
+                    size: used,
+                    limit: budget,
+                    option: "max_call_bytes (--max-call-bytes)".into(),
+                    advice: "nothing was read or changed; rename in smaller steps or raise the budget".into(),
+                });
+            }
+            named.push((path, text));
+        }
+        let mut reads = BTreeMap::new();
+        let mut older = 0;
+        for (path, text) in named {
+            let read = workspace.peek(&text)?;
+            let before = session.version(&path);
+            let now = session.sync(&path, read.text()).map_err(|error| request_failed(file.language, error))?;
+            if before != Some(now) {
+                older += 1;
+            }
+            reads.insert(path, read);
+        }
+        if older == 0 {
+            return Ok((edit, reads));
+        }
+        let again = ask()?;
+        if !editkit_lsp::same_edits(&edit, &again) {
+            return Err(Error::Rename { source: editkit_lsp::EditError::ViewChanged { files: older } });
+        }
+        Ok((again, reads))
+    }
+
     /// A file's diagnostics from its language server with their freshness, beside the
     /// built-in syntax check (see [`DiagnosticsRequest`]). No server is not an error here: the
     /// state says `unavailable`.
@@ -799,8 +948,16 @@ impl Toolkit {
         let omitted_files = files.len().saturating_sub(MAX_DIAGNOSTICS_FILES);
         files.truncate(MAX_DIAGNOSTICS_FILES);
         let mut answers = Vec::with_capacity(files.len());
-        for file in files {
-            answers.push(self.file_diagnostics(&file, request.wait_ms)?);
+        // One deadline for the call: `wait_ms` (else the longest per-language wait of its
+        // files) in all, each file waiting at most its own wait within what is left.
+        let waits = &self.options().language_servers.diagnostics_wait;
+        let own = |file: &ServedFile| request.wait_ms.map_or_else(|| waits.of(file.language), Duration::from_millis);
+        let deadline = Instant::now() + files.iter().map(own).max().unwrap_or_default();
+        for (at, file) in files.iter().enumerate() {
+            // The first file waits its whole wait (it is within the call's).
+            let left = deadline.saturating_duration_since(Instant::now());
+            let wait = if at == 0 { own(file) } else { own(file).min(left) };
+            answers.push(self.file_diagnostics(file, wait)?);
         }
         Ok(DiagnosticsResponse { files: answers, omitted_files })
     }
@@ -825,15 +982,11 @@ impl Toolkit {
 
     /// One file's answer: the server's diagnostics (or why there are none) and the syntax
     /// check's.
-    fn file_diagnostics(&self, file: &ServedFile, wait_ms: Option<u64>) -> Result<FileDiagnosticsInfo> {
+    fn file_diagnostics(&self, file: &ServedFile, wait: Duration) -> Result<FileDiagnosticsInfo> {
         let workspace = self.workspaces().get(file.root).unwrap_or_else(|| self.workspace());
         let read = workspace.peek(&file.rel)?;
         let server = match self.session_for(file) {
             Ok(session) => {
-                let wait = wait_ms.map_or_else(
-                    || self.options().language_servers.diagnostics_wait.of(file.language),
-                    std::time::Duration::from_millis,
-                );
                 let answer = session.diagnostics(&file.absolute, read.text(), wait);
                 serde_json::to_value(&answer)
                     .ok()
@@ -932,9 +1085,13 @@ mod tests {
         assert!(check_new_name(Language::TypeScript, "$store").is_ok());
         assert!(check_new_name(Language::Python, "$store").is_err());
         assert!(check_new_name(Language::Rust, "r#type").is_ok());
-        for bad in ["", "1st", "two words", "a-b", "a\nb", "a.b"] {
+        for bad in ["", "1st", "two words", "a-b", "a\nb", "a.b", "r#", "r#x); std::process::exit(0); //", "r#a\nb"] {
             assert!(check_new_name(Language::Rust, bad).is_err(), "{bad:?}");
         }
+        for bad in ["r#1x", "r#crate", "r#self", "r#a b", "r#r#x"] {
+            assert!(check_new_name(Language::Rust, bad).is_err(), "{bad:?}");
+        }
+        assert!(check_new_name(Language::Python, "r#type").is_err(), "raw names are Rust's only");
     }
 
     #[test]

@@ -211,9 +211,9 @@ pub struct DiagnosticsRequest {
     /// servers (at most 500).
     #[serde(default)]
     pub path: Option<String>,
-    /// How long to wait for the server's diagnostics of the current text, in milliseconds.
-    /// Default: the toolkit's per-language wait (Python 3 s, TypeScript/JavaScript 5 s,
-    /// Rust 5 s); at most 120,000.
+    /// How long to wait for the server's diagnostics of the current text, in milliseconds:
+    /// one deadline for the call, however many files. Default: the toolkit's per-language
+    /// wait (Python 3 s, TypeScript/JavaScript 5 s, Rust 5 s); at most 120,000.
     #[serde(default)]
     pub wait_ms: Option<u64>,
 }

@@ -309,6 +309,11 @@ fn a_rename_across_a_read_only_file_is_refused_whole() {
 /// A toolkit on a copy of the Python fixture whose Python server is the stand-in in `mode`
 /// (`fixtures/lsp/stand-in`), first on its PATH.
 fn with_stand_in(mode: &str) -> (tempfile::TempDir, std::path::PathBuf, Toolkit) {
+    with_stand_in_options(mode, ToolkitOptions::default())
+}
+
+/// [`with_stand_in`] with `options` (its PATH set to the stand-in's first).
+fn with_stand_in_options(mode: &str, mut options: ToolkitOptions) -> (tempfile::TempDir, std::path::PathBuf, Toolkit) {
     let temp = tempfile::tempdir().unwrap();
     let bin = temp.path().join("stand-in-bin");
     std::fs::create_dir(&bin).unwrap();
@@ -318,7 +323,6 @@ fn with_stand_in(mode: &str) -> (tempfile::TempDir, std::path::PathBuf, Toolkit)
     let root = temp.path().join("root");
     std::fs::create_dir(&root).unwrap();
     copy_tree(&fixtures().join("lsp/py"), &root);
-    let mut options = ToolkitOptions::default();
     let mut path = vec![bin];
     path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
     options.language_servers.path = Some(std::env::join_paths(path).unwrap());
@@ -355,4 +359,100 @@ fn a_server_that_never_answers_the_current_text_gives_timed_out_never_an_empty_f
     assert_eq!(server["limit_ms"], 1500);
     assert_eq!(server["last_version"], 1);
     assert_eq!(server["diagnostics"][0]["message"], "version 1", "{second:#}");
+}
+
+/// The stand-in's `refs.json`: the references it answers, as (path under `root`, line,
+/// UTF-16 character).
+fn answer_references(temp: &Path, root: &Path, spots: &[(&str, u32, u32)]) {
+    let locations: Vec<Value> = spots
+        .iter()
+        .map(|(path, line, character)| {
+            let at = json!({"line": line, "character": character});
+            json!({"uri": format!("file://{}", root.join(path).display()), "range": {"start": at, "end": at}})
+        })
+        .collect();
+    std::fs::write(temp.join("stand-in-bin/refs.json"), serde_json::to_vec(&locations).unwrap()).unwrap();
+}
+
+#[test]
+fn references_on_one_multi_megabyte_line_map_right_and_max_results_caps_before_any_read() {
+    let options = ToolkitOptions { max_read_bytes: 5_000_000, max_call_bytes: 8_000_000, ..Default::default() };
+    let (temp, root, toolkit) = with_stand_in_options("refs", options);
+    // One 4 MB line of `😀foo ` (8 bytes, 6 UTF-16 units, 5 characters each).
+    let repeats: u32 = 500_000;
+    std::fs::write(root.join("dist.py"), format!("# bundle\n{}\n", "😀foo ".repeat(repeats as usize))).unwrap();
+    // Files after it in path order, each over the read limit: never read when cut off.
+    for name in ["zz_big1.py", "zz_big2.py"] {
+        std::fs::write(root.join(name), "x = 1\n".repeat(1_000_000)).unwrap();
+    }
+    let mut spots: Vec<(&str, u32, u32)> = (0..5_000u32).map(|k| ("dist.py", 1, (k * 97 % repeats) * 6 + 2)).collect();
+    spots.extend([("zz_big1.py", 0, 0), ("zz_big2.py", 0, 0)]);
+    answer_references(temp.path(), &root, &spots);
+    let args = json!({"path": "pkg/util.py", "line": 1, "column": 5, "max_results": 5});
+    let found = ok(&toolkit, "find_references", args);
+    let references = found["references"].as_array().unwrap();
+    assert_eq!(references.len(), 5, "{found:#}");
+    assert_eq!((found["total"].as_u64(), found["truncated"].as_bool()), (Some(5_002), Some(true)), "{found:#}");
+    assert_eq!(found["omitted_outside"], 0, "the files past the cut are not read: {found:#}");
+    let mut expected: Vec<u32> = (0..5_000u32).map(|k| k * 97 % repeats).collect();
+    expected.sort_unstable();
+    for (reference, repeat) in references.iter().zip(expected) {
+        assert_eq!((reference["path"].as_str(), reference["line"].as_u64()), (Some("dist.py"), Some(2)));
+        assert_eq!(reference["column"], repeat * 5 + 2, "{reference}");
+        let text = reference["text"].as_str().unwrap();
+        assert!(text.starts_with("😀foo 😀foo") && text.ends_with('…') && text.chars().count() == 301, "{text}");
+    }
+    // Past the cut the files are sized first: the second is over the call's budget.
+    let args = json!({"path": "pkg/util.py", "line": 1, "column": 5, "max_results": 6_000});
+    let result = refused(&toolkit, "find_references", args, "too_large");
+    let message = result["error"]["message"].as_str().unwrap();
+    assert!(message.contains("zz_big1.py") && message.contains("max_call_bytes"), "{message}");
+}
+
+#[test]
+fn references_past_the_calls_byte_budget_are_cut_and_say_truncated() {
+    let options = ToolkitOptions { max_call_bytes: 5_000, ..Default::default() };
+    let (temp, root, toolkit) = with_stand_in_options("refs", options);
+    std::fs::write(root.join("many.py"), "total = 1\n".repeat(200)).unwrap();
+    let spots: Vec<(&str, u32, u32)> = (0..200u32).map(|line| ("many.py", line, 0)).collect();
+    answer_references(temp.path(), &root, &spots);
+    let args = json!({"path": "pkg/util.py", "line": 1, "column": 5});
+    let found = ok(&toolkit, "find_references", args);
+    let references = found["references"].as_array().unwrap();
+    assert!(!references.is_empty() && references.len() < 200, "{}", references.len());
+    assert_eq!((found["total"].as_u64(), found["truncated"].as_bool()), (Some(200), Some(true)));
+    assert!(serde_json::to_vec(references).unwrap().len() <= 5_000);
+    assert_eq!(references.last().unwrap()["line"], references.len(), "the first ones are kept");
+}
+
+#[test]
+fn a_rename_on_the_servers_older_view_is_refused_stale_then_made_on_the_current_texts() {
+    let (_temp, root, toolkit) = with_stand_in("view");
+    // The server starts and reads every file; use1.py is open with it at its first text.
+    ok(&toolkit, "diagnostics", json!({"path": "pkg/use1.py", "wait_ms": 20000}));
+    // Both then change outside editkit: the server holds an older text of one (open) and
+    // missed the change of the other (not open).
+    for (file, call) in [("pkg/use1.py", "run1"), ("pkg/use2.py", "run2")] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        std::fs::write(
+            root.join(file),
+            format!("{text}\n\ndef {call}_more() -> int:\n    return compute_total([9])\n"),
+        )
+        .unwrap();
+    }
+    let before = snapshot(&root);
+    let args = json!({"path": "pkg/util.py", "line": 1, "symbol": "compute_total", "new_name": "sum_items"});
+    let result = refused(&toolkit, "rename_symbol", args.clone(), "stale");
+    assert!(result["error"]["message"].as_str().unwrap().contains("try again"), "{result:#}");
+    assert_eq!(snapshot(&root), before, "nothing is written");
+    // The server now has the current texts: trying again renames every use, the new ones too.
+    let done = ok(&toolkit, "rename_symbol", args);
+    assert_eq!(done["files"].as_array().unwrap().len(), 6, "{done:#}");
+    for (file, text) in snapshot(&root) {
+        assert!(!text.contains("compute_total"), "{file}: {text}");
+    }
+    for file in ["pkg/use1.py", "pkg/use2.py"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        assert_eq!(text.matches("sum_items").count(), 3, "{file}: {text}");
+    }
 }
