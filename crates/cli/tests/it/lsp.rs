@@ -131,7 +131,38 @@ fn no_server_on_path_is_unavailable_with_exit_code_1() {
 }
 
 /// A `call --jsonl` child that warms the server with a find_references, then renames.
-fn spawn_renamer(root: &Path, state: &Path, tmp: &Path) -> (Child, BufReader<std::process::ChildStdout>) {
+/// A real-server rename of one fixture: the request that warms the server (answered before
+/// the rename is sent) and the rename.
+struct Story {
+    fixture: &'static str,
+    warm: &'static str,
+    rename: &'static str,
+}
+
+const PYTHON: Story = Story {
+    fixture: "py",
+    warm: r#"{"tool": "find_references", "args": {"path": "pkg/util.py", "line": 1, "symbol": "compute_total"}}"#,
+    rename: RENAME,
+};
+
+const TYPESCRIPT: Story = Story {
+    fixture: "ts",
+    warm: r#"{"tool": "find_references", "args": {"path": "src/shape.ts", "symbol": "Shape/area"}}"#,
+    rename: r#"{"tool": "rename_symbol", "args": {"path": "src/shape.ts", "symbol": "Shape/area", "new_name": "size"}}"#,
+};
+
+const RUST: Story = Story {
+    fixture: "rs",
+    warm: r#"{"tool": "find_references", "args": {"path": "src/util.rs", "line": 1, "column": 10}}"#,
+    rename: r#"{"tool": "rename_symbol", "args": {"path": "src/util.rs", "line": 1, "column": 10, "new_name": "add_up"}}"#,
+};
+
+fn spawn_renamer(
+    story: &Story,
+    root: &Path,
+    state: &Path,
+    tmp: &Path,
+) -> (Child, BufReader<std::process::ChildStdout>) {
     let mut child = editkit()
         .args(["call", "--jsonl", "--root", &root_arg(root), "--state-dir", &root_arg(state)])
         .env("PATH", servers_path())
@@ -141,8 +172,7 @@ fn spawn_renamer(root: &Path, state: &Path, tmp: &Path) -> (Child, BufReader<std
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let warm = r#"{"tool": "find_references", "args": {"path": "pkg/util.py", "line": 1, "symbol": "compute_total"}}"#;
-    child.stdin.take().unwrap().write_all(format!("{warm}\n{RENAME}\n").as_bytes()).unwrap();
+    child.stdin.take().unwrap().write_all(format!("{}\n{}\n", story.warm, story.rename).as_bytes()).unwrap();
     let stdout = BufReader::new(child.stdout.take().unwrap());
     (child, stdout)
 }
@@ -160,36 +190,56 @@ impl Rng {
 
 #[test]
 fn sigkill_during_a_real_server_rename_leaves_every_file_all_old_or_all_new() {
-    let trials: usize = std::env::var("EDITKIT_LSP_CRASH_TRIALS").ok().and_then(|n| n.parse().ok()).unwrap_or(TRIALS);
+    crash_trials(&PYTHON, TRIALS);
+}
+
+#[test]
+fn sigkill_during_a_typescript_rename_leaves_every_file_all_old_or_all_new() {
+    crash_trials(&TYPESCRIPT, TRIALS / 3);
+}
+
+#[test]
+fn sigkill_during_a_rust_rename_leaves_every_file_all_old_or_all_new() {
+    crash_trials(&RUST, TRIALS / 3);
+}
+
+/// SIGKILL at random moments of `story`'s rename (a fresh `editkit call` and server each
+/// trial, warmed first), then `editkit recover`: the tree is all old or all new, never mixed.
+/// "All new" is what an uninterrupted run leaves.
+fn crash_trials(story: &Story, default_trials: usize) {
+    let trials: usize =
+        std::env::var("EDITKIT_LSP_CRASH_TRIALS").ok().and_then(|n| n.parse().ok()).unwrap_or(default_trials);
     let (tmp, state, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let root: PathBuf = work.path().join("py");
-    copy_fixture("py", &root);
+    let root: PathBuf = work.path().join(story.fixture);
+    copy_fixture(story.fixture, &root);
     let old = snapshot(&root);
-    let new: BTreeMap<String, String> =
-        old.iter().map(|(path, text)| (path.clone(), text.replace("compute_total", "sum_items"))).collect();
-    // An uninterrupted run: how long the rename takes once the server is warm.
-    let (mut child, mut stdout) = spawn_renamer(&root, state.path(), tmp.path());
+    // An uninterrupted run: what the rename leaves, and how long it takes once the server is warm.
+    let (mut child, mut stdout) = spawn_renamer(story, &root, state.path(), tmp.path());
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["ok"], true, "the warm-up: {line}");
     let warm_at = Instant::now();
     line.clear();
     stdout.read_line(&mut line).unwrap();
     let rename_time = warm_at.elapsed();
     assert!(child.wait().unwrap().success());
-    assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["ok"], true, "{line}");
-    assert_eq!(snapshot(&root), new);
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["ok"], true, "{line}");
+    let new = snapshot(&root);
+    let changed = old.iter().filter(|(path, text)| new.get(*path) != Some(*text)).count();
+    assert!(changed >= 2, "the rename changes several files: {line}");
 
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
     let mut rng = Rng(seed);
     let (mut old_count, mut new_count, mut rolled_back) = (0usize, 0usize, 0usize);
     let window = rename_time.as_micros() as u64 * 6 / 5 + 1;
     for trial in 0..trials {
-        copy_fixture("py", &root);
-        let (mut child, mut stdout) = spawn_renamer(&root, state.path(), tmp.path());
+        copy_fixture(story.fixture, &root);
+        let (mut child, mut stdout) = spawn_renamer(story, &root, state.path(), tmp.path());
         let mut first = String::new();
         stdout.read_line(&mut first).unwrap();
         // Half the kills fall in the first eighth of the call, where the commit is (the
-        // post-write checks of the six files take most of the rest).
+        // post-write checks of the files take most of the rest).
         let window = if trial % 2 == 0 { window } else { window / 8 + 1 };
         std::thread::sleep(Duration::from_micros(rng.next() % window));
         // SIGKILL on Unix.
@@ -209,12 +259,13 @@ fn sigkill_during_a_real_server_rename_leaves_every_file_all_old_or_all_new() {
         } else if now == new {
             new_count += 1;
         } else {
-            panic!("trial {trial} (seed {seed}): a mixed tree: {now:?}");
+            panic!("{} trial {trial} (seed {seed}): a mixed tree: {now:?}", story.fixture);
         }
     }
     eprintln!(
-        "real-server rename crash test: {trials} SIGKILL trials (seed {seed}, warm rename {rename_time:?}): \
-         {old_count} all old, {new_count} all new, {rolled_back} rolled back by recover"
+        "real-server rename crash test ({}): {trials} SIGKILL trials (seed {seed}, warm rename {rename_time:?}): \
+         {old_count} all old, {new_count} all new, {rolled_back} rolled back by recover",
+        story.fixture
     );
     assert_eq!(old_count + new_count, trials);
 }
