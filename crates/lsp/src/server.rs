@@ -31,6 +31,12 @@ pub struct Published {
     /// The server had loaded the workspace when it sent them (see [`Server::wait_ready`]):
     /// rust-analyzer publishes an empty list for a file it has not analysed yet.
     pub loaded: bool,
+    /// How many items of the list could not be read as diagnostics (left out of
+    /// `diagnostics`, counted in the answer's `omitted`).
+    pub unreadable: usize,
+    /// Why the list itself could not be read (not an array): then nothing it says is shown
+    /// as the server's answer.
+    pub malformed: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -503,16 +509,16 @@ impl Server {
                     let uri = notification.params.get("uri").and_then(Value::as_str).unwrap_or("").to_owned();
                     let version =
                         notification.params.get("version").and_then(Value::as_i64).and_then(|v| i32::try_from(v).ok());
-                    let diagnostics = notification
-                        .params
-                        .get("diagnostics")
-                        .cloned()
-                        .and_then(|value| serde_json::from_value(value).ok())
-                        .unwrap_or_default();
+                    let (diagnostics, unreadable, malformed) =
+                        match read_diagnostics(notification.params.get("diagnostics")) {
+                            Ok((diagnostics, unreadable)) => (diagnostics, unreadable, None),
+                            Err(reason) => (Vec::new(), 0, Some(reason)),
+                        };
                     // Kept for documents editkit opened only: a server cannot grow the map
                     // by publishing for other URIs.
                     if facts.open.contains(&uri) {
-                        facts.published.insert(uri, Published { version, diagnostics, loaded });
+                        let published = Published { version, diagnostics, loaded, unreadable, malformed };
+                        facts.published.insert(uri, published);
                     }
                 }
                 "experimental/serverStatus" => {
@@ -632,6 +638,35 @@ impl From<Unavailable> for Failed {
     fn from(unavailable: Unavailable) -> Failed {
         Failed { unavailable, stderr: String::new() }
     }
+}
+
+/// A server's list of diagnostics read item by item: those lsp_types reads, and how many it
+/// could not (one odd item never hides the others); `Err` with the reason when the list
+/// itself is missing or not an array.
+pub(crate) fn read_diagnostics(list: Option<&Value>) -> Result<(Vec<lsp_types::Diagnostic>, usize), String> {
+    let items = match list {
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            let kind = match other {
+                Value::Null => "null",
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                _ => "an object",
+            };
+            return Err(format!("the server sent {kind} where its list of diagnostics belongs"));
+        }
+        None => return Err("the server sent no list of diagnostics".to_owned()),
+    };
+    let mut diagnostics = Vec::new();
+    let mut unreadable = 0_usize;
+    for item in items {
+        match <lsp_types::Diagnostic as serde::Deserialize>::deserialize(item) {
+            Ok(diagnostic) => diagnostics.push(diagnostic),
+            Err(_) => unreadable = unreadable.saturating_add(1),
+        }
+    }
+    Ok((diagnostics, unreadable))
 }
 
 /// `reason`, saying where the server's stderr went.

@@ -54,11 +54,12 @@ pub enum Freshness {
         /// The version of the newest diagnostics the server published, if any.
         last_version: Option<i32>,
     },
-    /// No server answers for this language.
+    /// No server answers for this language, it stopped, or its answer could not be read.
     Unavailable {
         /// Why.
         reason: String,
-        /// What to install.
+        /// What to install; empty when a server was found (it stopped, or its answer could
+        /// not be read).
         install: String,
     },
 }
@@ -88,7 +89,8 @@ pub struct ServerDiagnostics {
     pub freshness: Freshness,
     /// The diagnostics, at most [`MAX_DIAGNOSTICS`].
     pub diagnostics: Vec<Diagnostic>,
-    /// How many more there were.
+    /// How many more there were: past [`MAX_DIAGNOSTICS`], or items the server sent that
+    /// could not be read as diagnostics.
     pub omitted: usize,
 }
 
@@ -254,7 +256,7 @@ impl Session {
                 && published.version == Some(current)
             {
                 if published.loaded {
-                    return shown(Freshness::Fresh { version: current }, &published.diagnostics);
+                    return shown_published(Freshness::Fresh { version: current }, published);
                 }
                 // Published before the server had loaded the workspace (rust-analyzer's empty
                 // list): once it has, the same text is sent again as a new version, whose
@@ -270,13 +272,18 @@ impl Session {
                     continue;
                 }
             }
+            if let Some(broken) = self.server.broken() {
+                return stopped(&broken);
+            }
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || self.server.broken().is_some() {
+            if left.is_zero() {
                 let waited_ms = millis(started.elapsed());
                 let last_version = published.as_ref().and_then(|published| published.version);
                 let freshness = Freshness::TimedOut { waited_ms, limit_ms: millis(wait), last_version };
-                let diagnostics = published.map(|published| published.diagnostics).unwrap_or_default();
-                return shown(freshness, &diagnostics);
+                return match &published {
+                    Some(published) => shown_published(freshness, published),
+                    None => shown(freshness, &[]),
+                };
             }
             self.server.wait_published(path, left.min(Duration::from_millis(200)));
         }
@@ -306,11 +313,7 @@ impl Session {
             }
             let params = serde_json::json!({"textDocument": {"uri": uri.as_str()}});
             match self.server.connection().request("textDocument/diagnostic", params, left) {
-                Ok(answer) => {
-                    let items = answer.get("items").cloned().unwrap_or_default();
-                    let found: Vec<lsp_types::Diagnostic> = serde_json::from_value(items).unwrap_or_default();
-                    return shown(Freshness::Fresh { version: current }, &found);
-                }
+                Ok(answer) => return pulled(&answer, current),
                 Err(RpcError::Server { code: -32801 | -32802, .. }) => std::thread::sleep(Duration::from_millis(50)),
                 Err(RpcError::TimedOut { .. }) => return timed_out(),
                 Err(error) => {
@@ -327,15 +330,21 @@ impl Session {
     /// after the change is for the version just sent.
     fn typescript_diagnostics(&self, path: &Path, current: i32, started: Instant, wait: Duration) -> ServerDiagnostics {
         let mut found = Vec::new();
+        let mut unreadable = 0_usize;
         for command in ["syntacticDiagnosticsSync", "semanticDiagnosticsSync"] {
             let Ok(uri) = crate::uri::path_to_uri(path) else { break };
             let params = serde_json::json!({"command": "typescript.tsserverRequest", "arguments": [command, {"file": uri.as_str()}]});
             let left = wait.saturating_sub(started.elapsed());
             match self.server.connection().request("workspace/executeCommand", params, left) {
-                Ok(answer) => {
-                    let body = answer.get("body").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
-                    found.extend(body.iter().filter_map(tsserver_diagnostic));
-                }
+                Ok(answer) => match tsserver_body(&answer, command) {
+                    Ok(body) => {
+                        let before = found.len();
+                        found.extend(body.iter().filter_map(tsserver_diagnostic));
+                        let read = found.len().saturating_sub(before);
+                        unreadable = unreadable.saturating_add(body.len().saturating_sub(read));
+                    }
+                    Err(reason) => return not_read(reason),
+                },
                 Err(RpcError::TimedOut { .. }) => {
                     let freshness = Freshness::TimedOut {
                         waited_ms: millis(started.elapsed()),
@@ -350,7 +359,9 @@ impl Session {
                 }
             }
         }
-        shown(Freshness::Fresh { version: current }, &found)
+        let mut answer = shown(Freshness::Fresh { version: current }, &found);
+        answer.omitted = answer.omitted.saturating_add(unreadable);
+        answer
     }
 
     /// The diagnostics the server last published for `path`, without waiting: `fresh` only
@@ -363,7 +374,7 @@ impl Session {
             Some(version) if version == current && published.loaded => Freshness::Fresh { version },
             version => Freshness::Stale { version, current },
         };
-        Some(shown(freshness, &published.diagnostics))
+        Some(shown_published(freshness, &published))
     }
 }
 
@@ -391,6 +402,65 @@ fn shown(freshness: Freshness, diagnostics: &[lsp_types::Diagnostic]) -> ServerD
     ServerDiagnostics { freshness, diagnostics: kept, omitted: diagnostics.len().saturating_sub(MAX_DIAGNOSTICS) }
 }
 
+/// What a server sent, shown with `freshness`: its items that could not be read counted in
+/// `omitted`; a list that could not be read at all is no answer (`unavailable`).
+fn shown_published(freshness: Freshness, published: &crate::server::Published) -> ServerDiagnostics {
+    if let Some(reason) = &published.malformed {
+        return not_read(reason.clone());
+    }
+    let mut answer = shown(freshness, &published.diagnostics);
+    answer.omitted = answer.omitted.saturating_add(published.unreadable);
+    answer
+}
+
+/// A `textDocument/diagnostic` answer (a full report; editkit names no earlier result, so an
+/// `unchanged` report has nothing to stand on) for `current`.
+fn pulled(answer: &serde_json::Value, current: i32) -> ServerDiagnostics {
+    if answer.get("kind").and_then(serde_json::Value::as_str) == Some("unchanged") {
+        return not_read("the server answered `unchanged` though editkit named no earlier result".to_owned());
+    }
+    match crate::server::read_diagnostics(answer.get("items")) {
+        Ok((found, unreadable)) => {
+            let mut answer = shown(Freshness::Fresh { version: current }, &found);
+            answer.omitted = answer.omitted.saturating_add(unreadable);
+            answer
+        }
+        Err(reason) => not_read(reason),
+    }
+}
+
+/// tsserver's list for `command`, or why there is none (`success: false`, no list).
+fn tsserver_body<'a>(answer: &'a serde_json::Value, command: &str) -> Result<&'a Vec<serde_json::Value>, String> {
+    if answer.get("success").and_then(serde_json::Value::as_bool) == Some(false) {
+        let message = answer.get("message").and_then(serde_json::Value::as_str).unwrap_or("no message");
+        return Err(format!(
+            "tsserver did not answer `{command}`: {}",
+            crate::clean(message, MAX_MESSAGE_CHARS, false)
+        ));
+    }
+    answer
+        .get("body")
+        .and_then(serde_json::Value::as_array)
+        .ok_or_else(|| format!("tsserver sent no list for `{command}`"))
+}
+
+/// No answer to show: the server's list could not be read (`reason`). Its install hint is
+/// empty: the server was found and runs.
+fn not_read(reason: String) -> ServerDiagnostics {
+    ServerDiagnostics {
+        freshness: Freshness::Unavailable { reason, install: String::new() },
+        diagnostics: Vec::new(),
+        omitted: 0,
+    }
+}
+
+/// The server stopped (`broken` says how) while editkit waited: no install hint, it was found.
+fn stopped(broken: &str) -> ServerDiagnostics {
+    not_read(crate::server::kept_private(&format!(
+        "the language server stopped while editkit waited for its diagnostics ({broken}); the next call starts it again unless it stopped too often"
+    )))
+}
+
 /// One diagnostic of tsserver's own shape (1-based line and UTF-16 offset) in the protocol's.
 fn tsserver_diagnostic(value: &serde_json::Value) -> Option<lsp_types::Diagnostic> {
     let at = |key: &str| -> Option<lsp_types::Position> {
@@ -412,4 +482,27 @@ fn tsserver_diagnostic(value: &serde_json::Value) -> Option<lsp_types::Diagnosti
         source: Some("ts".to_owned()),
         ..lsp_types::Diagnostic::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Freshness, pulled};
+
+    /// rust-analyzer's pulled report: one odd item hides none of the others; a report with
+    /// no list, or `unchanged` (editkit names no earlier result), is never `fresh` and clean.
+    #[test]
+    fn a_pulled_report_keeps_what_it_can_read_and_never_passes_off_nothing() {
+        let good = json!({"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 1}},
+            "severity": 1, "message": "REAL ERROR"});
+        let odd = json!({"range": "here", "message": "odd"});
+        let answer = pulled(&json!({"kind": "full", "items": [good, odd]}), 3);
+        assert_eq!(answer.freshness, Freshness::Fresh { version: 3 });
+        assert_eq!((answer.diagnostics.len(), answer.diagnostics[0].line, answer.omitted), (1, 3, 1));
+        for report in [json!({"kind": "unchanged", "resultId": "1"}), json!({"kind": "full"}), json!({"items": 5})] {
+            let answer = pulled(&report, 3);
+            assert!(matches!(answer.freshness, Freshness::Unavailable { .. }), "{report}: {answer:?}");
+        }
+    }
 }

@@ -282,3 +282,78 @@ fn a_slow_rust_server_gives_timed_out_then_fresh_for_the_newest_version() {
     let broken = format!("{text}fn broken( {{\n");
     slow_server_is_never_passed_off_as_fresh(Language::Rust, &text, &broken, &format!("{text}\n"));
 }
+
+/// One diagnostic lsp_types cannot read hides none of the others: they are shown, `fresh`,
+/// and the odd one is counted in `omitted`.
+#[test]
+fn an_unreadable_diagnostic_is_counted_and_the_others_kept() {
+    let (_temp, root, pool) = stand_in("badpub");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let file = root.join("pkg/util.py");
+    let answer = session.diagnostics(&file, "a = 1\n", START_WAIT);
+    assert_eq!(answer.freshness, Freshness::Fresh { version: 1 }, "{answer:?}");
+    let messages: Vec<&str> = answer.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!((messages, answer.omitted), (vec!["version 1"], 1));
+    let peeked = session.peek_diagnostics(&file).expect("open");
+    assert_eq!((peeked.diagnostics.len(), peeked.omitted), (1, 1));
+}
+
+/// A publish whose list is not a list is no answer: never `fresh` with nothing.
+#[test]
+fn a_publish_that_is_not_a_list_is_unavailable_never_fresh_and_clean() {
+    let (_temp, root, pool) = stand_in("notalist");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let answer = session.diagnostics(&root.join("pkg/util.py"), "a = 1\n", START_WAIT);
+    let Freshness::Unavailable { reason, install } = &answer.freshness else { panic!("{answer:?}") };
+    assert!(reason.contains("a string where its list of diagnostics belongs"), "{reason}");
+    assert_eq!(install, "", "the server was found: nothing to install");
+}
+
+/// A server that stops while editkit waits is `unavailable` (it stopped), not `timed_out`,
+/// and names nothing to install: it was found.
+#[test]
+fn a_server_that_stops_mid_wait_is_unavailable_not_timed_out() {
+    let (_temp, root, pool) = stand_in("crash");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("it starts");
+    let answer = session.diagnostics(&root.join("pkg/util.py"), "a = 1\n", START_WAIT);
+    let Freshness::Unavailable { reason, install } = &answer.freshness else { panic!("{answer:?}") };
+    assert!(reason.contains("stopped"), "{reason}");
+    assert!(!reason.contains("AKIASECRET"), "{reason}");
+    assert_eq!(install, "", "{answer:?}");
+}
+
+/// The TypeScript stand-in (the Python one under typescript-language-server's name) in `mode`.
+fn typescript_stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
+    let (temp, root) = fixture("ts");
+    let bin = temp.path().join("stand-in-bin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lsp/stand-in/basedpyright-langserver");
+    std::fs::copy(&script, bin.join("typescript-language-server")).expect("copy the stand-in");
+    std::fs::write(bin.join("mode"), mode).expect("write the mode");
+    let bin = bin.canonicalize().expect("real path");
+    let options = PoolOptions { path: Some(tools_path(&[&bin])), start_wait: START_WAIT, ..PoolOptions::default() };
+    (temp, root, Pool::new(options))
+}
+
+/// tsserver answering `success: false` (`No Project`) is no answer: `unavailable`, with its
+/// message; never `fresh` with nothing.
+#[test]
+fn a_failed_tsserver_answer_is_unavailable_never_fresh_and_clean() {
+    let (_temp, root, pool) = typescript_stand_in("tsfail");
+    let session = pool.session(Language::TypeScript, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let answer = session.diagnostics(&root.join("src/shape.ts"), "export const n = 1;\n", START_WAIT);
+    let Freshness::Unavailable { reason, .. } = &answer.freshness else { panic!("{answer:?}") };
+    assert!(reason.contains("No Project."), "{reason}");
+}
+
+/// tsserver items editkit cannot read are counted in `omitted`; the others are shown.
+#[test]
+fn an_unreadable_tsserver_item_is_counted_and_the_others_kept() {
+    let (_temp, root, pool) = typescript_stand_in("tsodd");
+    let session = pool.session(Language::TypeScript, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let answer = session.diagnostics(&root.join("src/shape.ts"), "export const n = 1;\n", START_WAIT);
+    assert_eq!(answer.freshness, Freshness::Fresh { version: 1 }, "{answer:?}");
+    // Two commands (syntactic, semantic), each one good item and one odd.
+    let messages: Vec<&str> = answer.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!((messages, answer.omitted), (vec!["REAL ERROR", "REAL ERROR"], 2));
+}
