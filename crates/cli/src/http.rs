@@ -169,7 +169,10 @@ pub(crate) fn serve(toolkit: Toolkit, options: &McpOptions, http: &HttpOptions) 
     let links = crate::links::Links::under(crate::mcp::state_home(&toolkit).as_deref());
     let task_after = options.task_after;
     let roots: Vec<PathBuf> = toolkit.workspaces().iter().map(|w| w.root_path().to_owned()).collect();
-    let base = toolkit.options().clone();
+    let mut base = toolkit.options().clone();
+    // One pool of language servers for the process: every session and stateless request
+    // shares its servers (one per language and root), and `max_servers` counts them all.
+    base.language_servers.shared = Some(editkit::SharedServers::new(&base.language_servers));
     let (style, client_roots) = (options.style, options.client_roots.is_some());
     // The toolkit opened at start checked the roots; each session opens its own.
     drop(toolkit);

@@ -806,6 +806,8 @@ impl Server {
         // as handles the next request (on any process of the machine) continues.
         if self.stateless_hash && stateless {
             toolkit.share_editor_sessions();
+            // No request waits for a language server's start it did not ask for.
+            toolkit.no_server_diagnostics_after_writes();
         }
         if self.stateless_hash
             && stateless

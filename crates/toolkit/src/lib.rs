@@ -108,7 +108,7 @@ pub use history::DEFAULT_HISTORY_BYTES;
 #[cfg(feature = "lsp")]
 pub use lsp_hook::MAX_HOOK_TEXT_BYTES;
 #[cfg(feature = "lsp")]
-pub use lsp_options::{LanguageServerOptions, LanguageWaits};
+pub use lsp_options::{LanguageServerOptions, LanguageWaits, SharedServers};
 pub use outside::DEFAULT_KEPT_READ_BYTES;
 pub use sessions::{DEFAULT_MAX_SESSION_BYTES, DEFAULT_MAX_SESSIONS, SessionUsage};
 pub use shared_sessions::LIFETIME_MINUTES as SHARED_SESSION_MINUTES;

@@ -36,7 +36,7 @@ impl Toolkit {
         text: &str,
     ) -> Option<ServerDiagnosticsInfo> {
         let options = &self.options().language_servers;
-        if !options.after_writes {
+        if !options.after_writes || self.after_writes_off.load(std::sync::atomic::Ordering::Relaxed) {
             return None;
         }
         let language = Language::of_path(Path::new(rel))?;

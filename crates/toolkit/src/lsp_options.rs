@@ -2,9 +2,10 @@
 //! they are looked up, how many run, and how long an answer is waited for.
 
 use std::ffi::OsString;
+use std::sync::Arc;
 use std::time::Duration;
 
-use editkit_lsp::{Language, PoolOptions};
+use editkit_lsp::{Language, Pool, PoolOptions};
 
 /// A wait per language: Python (basedpyright or pyright), TypeScript/JavaScript
 /// (typescript-language-server) and Rust (rust-analyzer).
@@ -73,7 +74,41 @@ pub struct LanguageServerOptions {
     pub idle: Duration,
     /// How long a server may take to start and answer `initialize`. Default: 60 s.
     pub start_wait: Duration,
+    /// The servers to use, shared with other toolkits: `editkit mcp --http` gives every
+    /// session's (and stateless request's) toolkit the same, so one server runs per language
+    /// and root for the whole process and `max_servers` counts them all. `max_servers`,
+    /// `idle`, `start_wait` and `path` are then those the shared servers were made with.
+    /// `None` (default): the toolkit runs its own.
+    pub shared: Option<SharedServers>,
 }
+
+/// Language servers several toolkits share (see [`LanguageServerOptions::shared`]): one pool
+/// for the process, made from the options given to [`SharedServers::new`].
+#[derive(Debug, Clone)]
+pub struct SharedServers(Arc<Pool>);
+
+impl SharedServers {
+    /// An empty pool run by `options` (no server starts before a tool needs one).
+    #[must_use]
+    pub fn new(options: &LanguageServerOptions) -> SharedServers {
+        SharedServers(Arc::new(Pool::new(options.pool_options())))
+    }
+
+    /// How many servers run.
+    #[must_use]
+    pub fn running(&self) -> usize {
+        self.0.running()
+    }
+}
+
+/// The same servers: the same pool.
+impl PartialEq for SharedServers {
+    fn eq(&self, other: &SharedServers) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedServers {}
 
 impl Default for LanguageServerOptions {
     fn default() -> Self {
@@ -96,11 +131,20 @@ impl Default for LanguageServerOptions {
             max_servers: pool.max_servers,
             idle: pool.idle,
             start_wait: pool.start_wait,
+            shared: None,
         }
     }
 }
 
 impl LanguageServerOptions {
+    /// The pool a toolkit with these options uses: the shared one, else its own.
+    pub(crate) fn pool(&self) -> Arc<Pool> {
+        match &self.shared {
+            Some(shared) => Arc::clone(&shared.0),
+            None => Arc::new(Pool::new(self.pool_options())),
+        }
+    }
+
     /// The pool these options make.
     #[allow(clippy::needless_update, reason = "the pool's options may gain fields, which keep their defaults")]
     pub(crate) fn pool_options(&self) -> PoolOptions {

@@ -170,6 +170,10 @@ pub struct Toolkit {
     /// Whether `editor_load` opens its sessions in the state folder (see
     /// [`Toolkit::share_editor_sessions`]).
     pub(crate) shared_sessions: std::sync::atomic::AtomicBool,
+    /// The post-write hook is off for this toolkit whatever its options say (see
+    /// [`Toolkit::no_server_diagnostics_after_writes`]).
+    #[cfg(feature = "lsp")]
+    pub(crate) after_writes_off: std::sync::atomic::AtomicBool,
     /// The last syntax tree of each file checked after a write, so the next check reparses
     /// only what changed.
     #[cfg(feature = "analyze")]
@@ -180,9 +184,10 @@ pub struct Toolkit {
     history_estimates: Mutex<std::collections::HashMap<PathBuf, u64>>,
     /// What the last read or edit of each file saw: the bases of three-way merges.
     pub(crate) read_versions: ReadVersions,
-    /// The language servers of this toolkit, started when a tool first needs one.
+    /// The language servers of this toolkit (its own, or shared with other toolkits),
+    /// started when a tool first needs one.
     #[cfg(feature = "lsp")]
-    pub(crate) lsp: editkit_lsp::Pool,
+    pub(crate) lsp: std::sync::Arc<editkit_lsp::Pool>,
 }
 
 /// Lines `offset..offset+limit` (1-based offset) of `text`.
@@ -358,13 +363,15 @@ impl Toolkit {
         let sessions = Sessions::new(options.max_sessions, options.max_session_bytes);
         let options_kept = options.kept_read_bytes;
         #[cfg(feature = "lsp")]
-        let lsp = editkit_lsp::Pool::new(options.language_servers.pool_options());
+        let lsp = options.language_servers.pool();
         Ok(Toolkit {
             roots: workspaces,
             options,
             sessions: Mutex::new(sessions),
             next_session: AtomicU64::new(1),
             shared_sessions: std::sync::atomic::AtomicBool::new(false),
+            #[cfg(feature = "lsp")]
+            after_writes_off: std::sync::atomic::AtomicBool::new(false),
             #[cfg(feature = "analyze")]
             syntax_cache: editkit_analyze::CheckCache::default(),
             facts_cache: analysis::FactsCache::default(),
@@ -373,6 +380,15 @@ impl Toolkit {
             #[cfg(feature = "lsp")]
             lsp,
         })
+    }
+
+    /// Turns the post-write hook off for this toolkit, whatever
+    /// [`LanguageServerOptions::after_writes`](crate::LanguageServerOptions::after_writes) says:
+    /// `editkit mcp --http` does so for a stateless request's toolkit, so a request never
+    /// waits for a server's start it did not ask for (the `diagnostics` tool still asks).
+    #[cfg(feature = "lsp")]
+    pub fn no_server_diagnostics_after_writes(&self) {
+        self.after_writes_off.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The bounds of the undo history (versions per file, bytes per root).

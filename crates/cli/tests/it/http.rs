@@ -48,6 +48,8 @@ struct Start<'a> {
     stderr_reader: Option<std::io::PipeReader>,
     /// Serve this folder instead of a new workspace holding `a.txt`.
     root: Option<&'a std::path::Path>,
+    /// The server's `PATH`, when not this process's.
+    path: Option<std::ffi::OsString>,
 }
 
 impl Server {
@@ -74,6 +76,9 @@ impl Server {
             }
         };
         command.stdin(Stdio::null()).stdout(Stdio::null());
+        if let Some(path) = start.path {
+            command.env("PATH", path);
+        }
         let log = Arc::new(Mutex::new(Vec::new()));
         let (found, address) = mpsc::channel();
         // A drained pipe keeps being read (the last lines kept); one the test holds is read
@@ -757,4 +762,41 @@ fn a_stateless_write_naming_its_file_by_an_alias_still_needs_the_reads_hash() {
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "alpha\n", "{tool} {arguments}");
     }
+}
+
+/// Every session of one `editkit mcp --http` process shares its language servers: sessions
+/// writing a `.py` file of one root get diagnostics from one server process (the stand-in
+/// in mode `pid` names its process id in every diagnostic), never one server per session. A
+/// stateless request's write starts none (the hook is off for it).
+#[test]
+fn http_sessions_share_one_language_server_per_root() {
+    let dir = workspace(&[("a.py", "a = 1\n")]);
+    let bin = tempfile::tempdir().expect("set up");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lsp/stand-in/basedpyright-langserver");
+    std::fs::copy(&script, bin.path().join("basedpyright-langserver")).expect("set up");
+    std::fs::write(bin.path().join("mode"), "pid").expect("set up");
+    let mut entries = vec![bin.path().canonicalize().expect("set up")];
+    entries.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    let path = std::env::join_paths(entries).expect("set up");
+    let server = Server::start(Start { root: Some(dir.path()), path: Some(path), ..Start::default() });
+    let auth = format!("Bearer {TOKEN}");
+    let mut pids = std::collections::BTreeSet::new();
+    for n in 0..3 {
+        let session = server.initialize(&auth).expect("a session opens");
+        let call = json!({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": {"name": "write_file",
+            "arguments": {"path": format!("s{n}.py"), "content": format!("a = {n}\n")}}});
+        let answer = message_of(&server.post(&auth, Some(&session), &call));
+        let shown = &answer["result"]["structuredContent"]["diagnostics"]["server_diagnostics"];
+        assert_eq!(shown["state"], "fresh", "{answer}\n{}", server.log());
+        let message = shown["diagnostics"][0]["message"].as_str().expect("the stand-in's diagnostic").to_owned();
+        pids.insert(message);
+    }
+    assert_eq!(pids.len(), 1, "one server for the root, whatever the session: {pids:?}");
+    // A stateless request gets no post-write diagnostics: it never waits for a start.
+    let call = stateless_call(20, "write_file", json!({"path": "t.py", "content": "a = 9\n"}));
+    let answer = message_of(&server.post(&auth, None, &call));
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let diagnostics = &answer["result"]["structuredContent"]["diagnostics"];
+    assert!(diagnostics.get("server_diagnostics").is_none(), "{answer}");
 }
