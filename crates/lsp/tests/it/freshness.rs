@@ -70,6 +70,13 @@ fn a_crashing_server_is_restarted_once_then_unavailable_its_stderr_kept_private(
         assert!(!matches!(answer.freshness, Freshness::Fresh { .. }), "{answer:?}");
         let shown = format!("{answer:?}");
         assert!(!shown.contains("AKIASECRET") && !shown.contains("crashed on purpose"), "{shown}");
+        // The pool restarts a server it has seen stop: wait until the reader has seen the
+        // crash, so that the next call counts a restart however the threads are scheduled.
+        let deadline = std::time::Instant::now() + START_WAIT;
+        while session.server().broken().is_none() {
+            assert!(std::time::Instant::now() < deadline, "the crash is seen within the start wait");
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
     let error = pool.session(Language::Python, &root, &roots).expect_err("no third start");
     assert!(!error.to_string().contains("AKIASECRET"), "{error}");
