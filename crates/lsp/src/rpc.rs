@@ -4,7 +4,9 @@
 //! reads every message; a message that breaks the framing or is not JSON-RPC ends the
 //! connection, and the `on_broken` hook (which kills the server) runs. Each request takes an
 //! answer only as large as its method needs ([`answer_limit`]): a larger one is dropped
-//! before it is parsed, so one answer cannot cost 64 MiB of JSON values.
+//! before it is parsed, so one answer cannot cost 64 MiB of JSON values; so is any large
+//! message whose envelope is not one editkit waits for (a broken envelope ends the
+//! connection).
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
@@ -540,51 +542,76 @@ impl<'de> serde::de::Visitor<'de> for IdVisitor {
     }
 }
 
-/// Whether a large `body` (over [`MAX_NOTIFICATION_BODY`]) is dropped before it is parsed
-/// into a value (which takes many times its size): a notification too large to keep, a
-/// server request (answered with an error), or an answer larger than its request takes
-/// (which then fails with [`RpcError::TooLarge`]) or that no request waits for.
-fn dropped_unparsed(body: &[u8], shared: &Shared, outgoing: &Outgoing) -> bool {
+/// What happens to one message before it is parsed into a value.
+enum Verdict {
+    /// Parse it and route it.
+    Parse,
+    /// Dropped unparsed (and counted, or answered).
+    Dropped,
+    /// The connection ends: a large message whose envelope is not JSON-RPC.
+    Broken(String),
+}
+
+/// Whether a large `body` (over [`MAX_NOTIFICATION_BODY`]) is parsed into a value (which
+/// takes many times its size). Only a well-formed envelope earns that: an answer with a
+/// number id to a waiting request within its bound, or a `publishDiagnostics` within
+/// [`MAX_DIAGNOSTICS_BODY`]. Any other notification, an answer too large for its request
+/// (which then fails with [`RpcError::TooLarge`]) or with an id no request waits for (a
+/// string, a fraction, `null`), and a message with neither is dropped unparsed and counted;
+/// a server request gets an error answer. An envelope that does not parse (a duplicate key,
+/// a method that is not a string) ends the connection.
+fn verdict(body: &[u8], shared: &Shared, outgoing: &Outgoing) -> Verdict {
     if body.len() <= MAX_NOTIFICATION_BODY {
-        return false;
+        return Verdict::Parse;
     }
-    let Ok(envelope) = serde_json::from_slice::<Envelope>(body) else { return false };
+    let envelope = match serde_json::from_slice::<Envelope>(body) {
+        Ok(envelope) => envelope,
+        Err(error) => {
+            return Verdict::Broken(format!(
+                "the server sent a {}-byte message that is not a JSON-RPC envelope: {error}",
+                body.len()
+            ));
+        }
+    };
     match envelope {
         Envelope { id: None, method: Some(method) } => {
-            let dropped = method != "textDocument/publishDiagnostics" || body.len() > MAX_DIAGNOSTICS_BODY;
-            if dropped {
-                shared.lock().dropped += 1;
+            if method == "textDocument/publishDiagnostics" && body.len() <= MAX_DIAGNOSTICS_BODY {
+                return Verdict::Parse;
             }
-            dropped
+            shared.lock().dropped += 1;
+            Verdict::Dropped
         }
         Envelope { id: Some(id), method: Some(_) } => {
             let id = match id {
                 Id::Number(id) => json!(id),
                 Id::Text(id) => json!(id),
-                Id::Other => return true,
+                Id::Other => return Verdict::Dropped,
             };
             let message = format!("editkit takes requests of at most {MAX_NOTIFICATION_BODY} bytes");
             let reply = json!({"jsonrpc": "2.0", "id": id, "error": {"code": INVALID_PARAMS, "message": message}});
             if let Ok(reply) = serde_json::to_vec(&reply) {
                 let _ = outgoing.send(reply, Instant::now() + WRITE_WAIT);
             }
-            true
+            Verdict::Dropped
         }
         Envelope { id: Some(Id::Number(id)), method: None } => {
             let mut state = shared.lock();
             match state.pending.get(&id) {
-                // An answer to a request already given up on (timed out) is dropped.
-                None => true,
-                Some(pending) if body.len() > pending.limit => {
+                Some(pending) if body.len() <= pending.limit => Verdict::Parse,
+                Some(_) => {
                     if let Some(pending) = state.pending.remove(&id) {
                         let _ = pending.sender.send(Reply::TooLarge(body.len()));
                     }
-                    true
+                    Verdict::Dropped
                 }
-                Some(_) => false,
+                // An answer to a request already given up on (timed out) is dropped.
+                None => Verdict::Dropped,
             }
         }
-        _ => false,
+        Envelope { id: Some(Id::Text(_) | Id::Other) | None, method: None } => {
+            shared.lock().dropped += 1;
+            Verdict::Dropped
+        }
     }
 }
 
@@ -599,8 +626,10 @@ fn read_loop(reader: impl Read, shared: &Shared, outgoing: &Outgoing, answers: &
             }
             Err(error) => break format!("the server broke the protocol: {error}"),
         };
-        if dropped_unparsed(&body, shared, outgoing) {
-            continue;
+        match verdict(&body, shared, outgoing) {
+            Verdict::Parse => {}
+            Verdict::Dropped => continue,
+            Verdict::Broken(reason) => break reason,
         }
         let size = body.len();
         let message = match serde_json::from_slice::<Value>(&body) {

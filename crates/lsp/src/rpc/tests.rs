@@ -314,3 +314,76 @@ fn a_server_request_too_large_gets_an_error() {
     assert_eq!(answer["error"]["code"], INVALID_PARAMS, "{answer}");
     assert_eq!(harness.connection.broken(), None);
 }
+
+/// A body of just over `size` bytes: `{"jsonrpc": "2.0", <envelope>, "result": <value>}`,
+/// where the value is `0,0,...` in an array (`deep` false) or arrays nested `size / 2` deep,
+/// which a full parse refuses (past serde_json's recursion limit) while an envelope skips it.
+fn large_body(envelope: &str, size: usize, deep: bool) -> Vec<u8> {
+    let mut body = format!(r#"{{"jsonrpc":"2.0",{envelope},"result":"#).into_bytes();
+    if deep {
+        let depth = size / 2 + 1;
+        body.extend(std::iter::repeat_n(b'[', depth));
+        body.extend(std::iter::repeat_n(b']', depth));
+    } else {
+        body.push(b'[');
+        while body.len() < size {
+            body.extend_from_slice(b"0,");
+        }
+        body.push(b'0');
+        body.push(b']');
+    }
+    body.push(b'}');
+    assert!(body.len() > size);
+    body
+}
+
+/// F1: a large answer whose envelope has an id no request waits for (`null`, a string, a
+/// fraction) or no id and no method is dropped unparsed, and the connection stays up: the
+/// bodies nest arrays far past the depth a full parse takes, so a full parse would have
+/// ended the connection.
+#[test]
+fn a_large_answer_with_an_id_nobody_waits_for_is_dropped_unparsed() {
+    let mut harness = harness(Value::Null);
+    std::thread::scope(|scope| {
+        let asked = scope.spawn(|| harness.connection.request("textDocument/references", json!({}), WAIT));
+        let request = received(&mut harness.from_client);
+        let id = request["id"].as_i64().expect("a number id");
+        let shapes = [
+            r#""id":null"#.to_owned(),
+            format!(r#""id":"{id}""#),
+            format!(r#""id":{id}.0"#),
+            r#""error":null"#.to_owned(),
+        ];
+        for (index, shape) in shapes.iter().enumerate() {
+            let body = large_body(shape, MAX_NOTIFICATION_BODY + 1, true);
+            write_message(&mut harness.to_client, &body).expect("write");
+            assert_eq!(dropped(&harness.connection, index as u64 + 1), index as u64 + 1, "{shape} is dropped");
+            assert_eq!(harness.connection.broken(), None, "{shape} leaves the connection up");
+        }
+        send(&mut harness.to_client, &json!({"jsonrpc": "2.0", "id": id, "result": []}));
+        assert_eq!(asked.join().expect("joined"), Ok(json!([])), "the request still gets its answer");
+    });
+    assert!(!harness.broken_hook_ran.load(Ordering::SeqCst));
+}
+
+/// F1: a large message whose envelope does not parse (a duplicate `id`, a method that is not
+/// a string) ends the connection before it is parsed whole; the waiting request never takes
+/// the body as its answer.
+#[test]
+fn a_large_message_with_a_broken_envelope_ends_the_connection_unparsed() {
+    for shape in [r#""id":{id},"id":{id}"#, r#""id":{id},"method":5"#] {
+        let mut harness = harness(Value::Null);
+        std::thread::scope(|scope| {
+            let asked = scope.spawn(|| harness.connection.request("textDocument/references", json!({}), WAIT));
+            let request = received(&mut harness.from_client);
+            let id = request["id"].as_i64().expect("a number id").to_string();
+            let body = large_body(&shape.replace("{id}", &id), MAX_NOTIFICATION_BODY + 1, false);
+            write_message(&mut harness.to_client, &body).expect("write");
+            let answer = asked.join().expect("joined");
+            let Err(RpcError::Unavailable { reason }) = &answer else { panic!("{shape}: the request took {answer:?}") };
+            assert!(reason.contains("not a JSON-RPC envelope"), "{shape}: {reason}");
+        });
+        assert!(harness.connection.broken().is_some(), "{shape} ends the connection");
+        assert!(harness.broken_hook_ran.load(Ordering::SeqCst));
+    }
+}
