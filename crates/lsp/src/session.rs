@@ -16,6 +16,10 @@ use crate::spec::{Language, Unavailable};
 /// The most documents kept open with one server; the least recently used is closed.
 pub const MAX_OPEN_DOCUMENTS: usize = 64;
 
+/// The most closed documents whose last version a session remembers; past it, the versions
+/// forgotten raise a floor every later open starts above.
+pub const MAX_CLOSED_VERSIONS: usize = 4_096;
+
 /// The most diagnostics kept for one file; the rest are counted.
 pub const MAX_DIAGNOSTICS: usize = 200;
 
@@ -115,11 +119,43 @@ struct Document {
     text: String,
 }
 
+/// The documents open with a server, and the last version of those closed: a version is
+/// never used twice for one path within a session, so a publish for an old text is never
+/// taken for a new one.
+#[derive(Debug, Default)]
+struct Documents {
+    open: VecDeque<Document>,
+    /// The last version of each closed document, at most [`MAX_CLOSED_VERSIONS`].
+    closed: std::collections::HashMap<PathBuf, i32>,
+    /// The highest version of a closed document no longer in `closed`.
+    floor: i32,
+}
+
+impl Documents {
+    fn iter(&self) -> impl Iterator<Item = &Document> {
+        self.open.iter()
+    }
+
+    /// The version `path` opens at: above any it had in this session.
+    fn opening(&mut self, path: &Path) -> i32 {
+        self.closed.remove(path).unwrap_or(self.floor).max(self.floor).saturating_add(1)
+    }
+
+    fn closing(&mut self, document: &Document) {
+        if self.closed.len() >= MAX_CLOSED_VERSIONS {
+            // Forget them all at once (bounded work per close); the floor stays above them.
+            self.floor = self.closed.values().copied().fold(self.floor, i32::max);
+            self.closed.clear();
+        }
+        self.closed.insert(document.path.clone(), document.version);
+    }
+}
+
 /// A running server and the documents open with it.
 #[derive(Debug)]
 pub struct Session {
     server: Server,
-    documents: std::sync::Mutex<VecDeque<Document>>,
+    documents: std::sync::Mutex<Documents>,
 }
 
 impl std::fmt::Debug for Document {
@@ -132,7 +168,7 @@ impl Session {
     /// A session on a started server.
     #[must_use]
     pub fn new(server: Server) -> Session {
-        Session { server, documents: std::sync::Mutex::new(VecDeque::new()) }
+        Session { server, documents: std::sync::Mutex::new(Documents::default()) }
     }
 
     /// The server.
@@ -147,8 +183,9 @@ impl Session {
         self.server.language()
     }
 
-    /// Tells the server `path` has `text`: opened at version 1 the first time, a change to
-    /// the next version when the text differs from the one sent; gives the version now.
+    /// Tells the server `path` has `text`: opened at version 1 the first time (above its last
+    /// version when it was open before in this session), a change to the next version when
+    /// the text differs from the one sent; gives the version now.
     /// `text` should be the file's text as the vfs decodes it (LF line endings, no BOM): the
     /// same text a rename's ranges are later mapped on.
     ///
@@ -156,34 +193,37 @@ impl Session {
     /// [`RpcError`] when the server is gone.
     pub fn sync(&self, path: &Path, text: &str) -> Result<i32, RpcError> {
         let mut documents = crate::lock(&self.documents);
-        if let Some(at) = documents.iter().position(|document| document.path == path) {
-            let mut document = documents.remove(at).expect("the position was just found");
+        if let Some(at) = documents.open.iter().position(|document| document.path == path)
+            && let Some(mut document) = documents.open.remove(at)
+        {
             if document.text != text {
-                document.version += 1;
+                document.version = document.version.saturating_add(1);
                 document.text = text.to_owned();
                 self.server.change(path, text, document.version)?;
             }
             let version = document.version;
-            documents.push_back(document);
+            documents.open.push_back(document);
             return Ok(version);
         }
-        if documents.len() >= MAX_OPEN_DOCUMENTS
-            && let Some(oldest) = documents.pop_front()
+        if documents.open.len() >= MAX_OPEN_DOCUMENTS
+            && let Some(oldest) = documents.open.pop_front()
         {
+            documents.closing(&oldest);
             self.server.close(&oldest.path)?;
         }
-        self.server.open(path, text, 1)?;
-        documents.push_back(Document { path: path.to_owned(), version: 1, text: text.to_owned() });
-        Ok(1)
+        let version = documents.opening(path);
+        self.server.open(path, text, version)?;
+        documents.open.push_back(Document { path: path.to_owned(), version, text: text.to_owned() });
+        Ok(version)
     }
 
     /// Sends `path`'s last text again as the next version; gives that version.
     fn resend(&self, path: &Path) -> Result<i32, RpcError> {
         let mut documents = crate::lock(&self.documents);
-        let Some(document) = documents.iter_mut().find(|document| document.path == path) else {
+        let Some(document) = documents.open.iter_mut().find(|document| document.path == path) else {
             return Err(RpcError::Unavailable { reason: "the document is no longer open".to_owned() });
         };
-        document.version += 1;
+        document.version = document.version.saturating_add(1);
         self.server.change(path, &document.text, document.version)?;
         Ok(document.version)
     }

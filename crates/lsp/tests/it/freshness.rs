@@ -363,4 +363,22 @@ fn an_unreadable_tsserver_item_is_counted_and_the_others_kept() {
     // Two commands (syntactic, semantic), each one good item and one odd.
     let messages: Vec<&str> = answer.diagnostics.iter().map(|d| d.message.as_str()).collect();
     assert_eq!((messages, answer.omitted), (vec!["REAL ERROR", "REAL ERROR"], 2));
+
+/// F2: a document closed (past MAX_OPEN_DOCUMENTS) and opened again never reuses a version,
+/// so the server's late publish for the old text is never `fresh` for the new one.
+#[test]
+fn a_late_publish_for_a_closed_document_is_never_fresh_after_it_reopens() {
+    let (_temp, root, pool) = stand_in("late");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let file = root.join("pkg/util.py");
+    let first = session.diagnostics(&file, "OLD_TEXT = 1\n", Duration::from_millis(200));
+    assert!(matches!(first.freshness, Freshness::TimedOut { .. }), "{first:?}");
+    for n in 0..editkit_lsp::MAX_OPEN_DOCUMENTS {
+        session.sync(&root.join(format!("other{n}.py")), "b = 1\n").expect("sent");
+    }
+    assert_eq!(session.version(&file), None, "the least recently used document was closed");
+    let reopened = session.diagnostics(&file, "NEW_TEXT = 2\n", START_WAIT);
+    let Freshness::Fresh { version } = reopened.freshness else { panic!("{reopened:?}") };
+    assert!(version > 1, "the reopened document took version {version} again");
+    assert_eq!(reopened.diagnostics[0].message, "for text: NEW_TEXT = 2", "{reopened:?}");
 }
