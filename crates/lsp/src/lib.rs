@@ -50,7 +50,7 @@ mod uri;
 pub use edit::{
     ByteEdit, EditError, FileEdit, MAX_RENAME_EDITS, MAX_RENAME_FILES, SentText, edit_files, rename_edits, same_edits,
 };
-pub use pool::{Pool, PoolOptions};
+pub use pool::{Pool, PoolOptions, START_BACKOFF};
 pub use position::{Encoding, LineIndex, Place};
 pub use rpc::{
     Answers, Connection, MAX_ANSWER_BYTES, MAX_CONFIGURATION_ITEMS, MAX_DIAGNOSTICS_BODY, MAX_LIST_ANSWER_BYTES,

@@ -35,6 +35,10 @@ impl Default for PoolOptions {
     }
 }
 
+/// How long a failed start is remembered: within it, a caller wanting that server gets the
+/// failure again at once instead of a new start (which can take [`PoolOptions::start_wait`]).
+pub const START_BACKOFF: Duration = Duration::from_secs(60);
+
 /// How many times a crashed server is started again before its language is reported
 /// unavailable for that root.
 const RESTARTS: u32 = 1;
@@ -48,6 +52,8 @@ struct Slot {
     /// waited on it).
     starts: u64,
     start_failure: Option<Unavailable>,
+    /// Until when the last failed start is given again instead of a new start.
+    failed_until: Option<Instant>,
     restarts: u32,
     last_used: Instant,
     failed: Option<Unavailable>,
@@ -91,11 +97,16 @@ impl Drop for Starting<'_> {
                 Some(Ok(session)) => {
                     slot.session = Some(session);
                     slot.start_failure = None;
+                    slot.failed_until = None;
                 }
-                Some(Err(unavailable)) => slot.start_failure = Some(unavailable),
+                Some(Err(unavailable)) => {
+                    slot.start_failure = Some(unavailable);
+                    slot.failed_until = Some(Instant::now() + START_BACKOFF);
+                }
                 None => {
                     let reason = "the server's start was abandoned".to_owned();
                     slot.start_failure = Some(Unavailable::new(self.key.0, reason));
+                    slot.failed_until = Some(Instant::now() + START_BACKOFF);
                 }
             }
         }
@@ -138,9 +149,16 @@ impl Pool {
         if let Found::Ready(session) = found? {
             return Ok(session);
         }
+        self.start_claimed(key, roots)
+    }
+
+    /// Starts the server of `key`, whose slot this caller claimed; the slot's waiters learn
+    /// the outcome.
+    fn start_claimed(&self, key: (Language, PathBuf), roots: &Roots) -> Result<Arc<Session>, Unavailable> {
+        let (language, root) = (key.0, key.1.clone());
         let mut starting = Starting { pool: self, key, outcome: None, stderr: None };
         let path = self.options.path.clone().or_else(|| std::env::var_os("PATH"));
-        let started = Server::start_keeping_stderr(language, root, roots, path.as_deref(), self.options.start_wait);
+        let started = Server::start_keeping_stderr(language, &root, roots, path.as_deref(), self.options.start_wait);
         let outcome = match started {
             Ok(server) => Ok(Arc::new(Session::new(server))),
             Err(failed) => {
@@ -151,6 +169,66 @@ impl Pool {
         starting.outcome = Some(outcome.clone());
         drop(starting);
         outcome
+    }
+
+    /// The session for `language` on `root` by `deadline`, never waiting past it: a server
+    /// not running is started on a thread of its own, and when it has not answered
+    /// `initialize` by `deadline` the answer is [`Unavailable`] saying it is starting (a
+    /// later call finds it running). For the post-write hook, whose wait is the write's.
+    ///
+    /// # Errors
+    /// [`Unavailable`] as [`Pool::session`], or still starting at `deadline`.
+    pub fn session_by(
+        self: &Arc<Self>,
+        language: Language,
+        root: &Path,
+        roots: &Roots,
+        deadline: Instant,
+    ) -> Result<Arc<Session>, Unavailable> {
+        self.shut_idle();
+        let key = (language, root.to_owned());
+        let mut retired: Vec<Arc<Session>> = Vec::new();
+        let found = self.find_or_claim(&key, deadline, &mut retired);
+        drop(retired);
+        let starts = match found {
+            Ok(Found::Ready(session)) => return Ok(session),
+            Err(unavailable) => return Err(unavailable),
+            Ok(Found::Start) => {
+                let slots = crate::lock(&self.slots);
+                slots.get(&key).map_or(0, |slot| slot.starts)
+            }
+        };
+        let pool = Arc::clone(self);
+        let (claimed, roots) = (key.clone(), roots.clone());
+        let spawned = std::thread::Builder::new()
+            .name("editkit-lsp-start".to_owned())
+            .spawn(move || drop(pool.start_claimed(claimed, &roots)));
+        if spawned.is_err() {
+            // Nothing will start it: the claim is given up.
+            let mut starting = Starting { pool: self, key, outcome: None, stderr: None };
+            starting.outcome = Some(Err(Unavailable::new(language, "no thread could start the server".to_owned())));
+            drop(starting);
+            return Err(Unavailable::new(language, "no thread could start the server".to_owned()));
+        }
+        let mut slots = crate::lock(&self.slots);
+        while let Some(slot) = slots.get(&key) {
+            if slot.starts > starts && !slot.starting {
+                return match (&slot.session, &slot.start_failure) {
+                    (Some(session), _) => Ok(Arc::clone(session)),
+                    (None, Some(failure)) => Err(failure.clone()),
+                    (None, None) => break,
+                };
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            slots = crate::wait(&self.started, slots, left);
+        }
+        Err(Unavailable::new(
+            language,
+            "starting: the server was started and has not answered yet; a later write gets its diagnostics".to_owned(),
+        ))
     }
 
     /// Under the lock: the running session of `key`, or the claim to start it (the slot
@@ -171,6 +249,7 @@ impl Pool {
                 starting: false,
                 starts: 0,
                 start_failure: None,
+                failed_until: None,
                 restarts: 0,
                 last_used: Instant::now(),
                 failed: None,
@@ -202,17 +281,26 @@ impl Pool {
             {
                 return Err(failure.clone());
             }
+            // A start failed a moment ago: its failure again, not another start.
+            if !slot.starting
+                && let (Some(failure), Some(until)) = (&slot.start_failure, slot.failed_until)
+                && Instant::now() < until
+            {
+                let mut failure = failure.clone();
+                let left = until.saturating_duration_since(Instant::now()).as_secs();
+                failure.reason = format!(
+                    "{} (the start failed; not tried again for {left} s, START_BACKOFF)",
+                    failure.reason.trim_end_matches('.')
+                );
+                return Err(failure);
+            }
             if !slot.starting {
                 break;
             }
             waited_for.get_or_insert(slot.starts);
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                let waited = self.options.start_wait.as_millis();
-                return Err(Unavailable::new(
-                    language,
-                    format!("the server is still starting after {waited} ms (start_wait); try again"),
-                ));
+                return Err(Unavailable::new(language, "starting: the server is still starting; try again".to_owned()));
             }
             slots = crate::wait(&self.started, slots, left);
         }
