@@ -116,7 +116,7 @@ impl Toolkit {
         )?;
         drop(lock);
         let (diff, _) = self.diff(&rel, old, text.as_str());
-        let server_diagnostics = self.server_after(workspace, &rel, text.as_str());
+        let server_diagnostics = self.server_after(workspace, &rel);
         Ok(ReplaceFunctionResponse {
             path: rel,
             function_replaced: request.function_name,

@@ -250,6 +250,14 @@ impl Toolkit {
             }
             states.push((path, bytes, after));
         }
+        // The servers are told once the whole set landed: one wait for every file.
+        let written: Vec<String> =
+            files.iter().filter(|file| file.sha256_after.is_some()).map(|file| file.path.clone()).collect();
+        let rels: Vec<&str> = written.iter().map(String::as_str).collect();
+        let mut answers = self.servers_after(workspace, &rels).into_iter();
+        for file in files.iter_mut().filter(|file| file.sha256_after.is_some()) {
+            file.diagnostics.server_diagnostics = answers.next().flatten();
+        }
         history::record_patch(workspace, &states, &self.history_bounds())
     }
 }

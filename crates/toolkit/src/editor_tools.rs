@@ -240,7 +240,7 @@ impl Toolkit {
         self.admit(Tool::EditorStore, false)?;
         let id = request.session_id.clone();
         if let Some(handle) = Handle::parse(&id) {
-            let (mut response, root, text) = shared::change(&self.roots, &id, &handle, self.session_bounds(), |s| {
+            let (mut response, root) = shared::change(&self.roots, &id, &handle, self.session_bounds(), |s| {
                 let workspace = &self.roots[s.root];
                 let lock = workspace.lock(&s.path)?;
                 let bytes = s.buffer.try_encoded().map_err(|err| crate::toolkit::unencodable(&s.path, err))?;
@@ -256,10 +256,10 @@ impl Toolkit {
                     sha256: written.sha256,
                     server_diagnostics: None,
                 };
-                Ok(((response, s.root, s.buffer.as_str().to_owned()), After::Keep))
+                Ok(((response, s.root), After::Keep))
             })?;
             // Asked of the server once the session is let go: it may wait seconds.
-            response.server_diagnostics = self.server_after(&self.roots[root], &response.path, &text);
+            response.server_diagnostics = self.server_after(&self.roots[root], &response.path);
             return Ok(response);
         }
         let (root, path, buffer, sha256) =
@@ -275,7 +275,7 @@ impl Toolkit {
             s.loaded = s.buffer.clone();
             Ok(())
         })?;
-        let server_diagnostics = self.server_after(workspace, &path, buffer.as_str());
+        let server_diagnostics = self.server_after(workspace, &path);
         Ok(EditorStoreResponse {
             session_id: request.session_id,
             path,

@@ -106,7 +106,7 @@ pub use error::{Error, MAX_MESSAGE_BYTES, MAX_QUOTE_BYTES, OutsideChange, Result
 pub use fs_tools::{MAX_READ_FILES, MAX_TREE_DEPTH, MAX_TREE_FILES, MAX_UNDO_BYTES, MAX_UNDO_FILES};
 pub use history::DEFAULT_HISTORY_BYTES;
 #[cfg(feature = "lsp")]
-pub use lsp_hook::MAX_HOOK_TEXT_BYTES;
+pub use lsp_hook::{MAX_HOOK_DIAGNOSTIC_BYTES, MAX_HOOK_DIAGNOSTICS, MAX_HOOK_FILES, MAX_HOOK_TEXT_BYTES};
 #[cfg(feature = "lsp")]
 pub use lsp_options::{LanguageServerOptions, LanguageWaits, SharedServers};
 pub use outside::DEFAULT_KEPT_READ_BYTES;

@@ -250,6 +250,15 @@ impl Toolkit {
         if !response.dry_run {
             let early = early.and_then(|early| early.join().ok()).unwrap_or_default();
             self.check_patched(workspace, &mut response.files, &olds, &early, control);
+            // The servers are told once the whole patch landed (never beside the commit),
+            // each file's text as written: one wait for them all.
+            let written: Vec<String> =
+                response.files.iter().filter(|file| file.sha256.is_some()).map(|file| file.path.clone()).collect();
+            let rels: Vec<&str> = written.iter().map(String::as_str).collect();
+            let mut answers = self.servers_after(workspace, &rels).into_iter();
+            for file in response.files.iter_mut().filter(|file| file.sha256.is_some()) {
+                file.diagnostics.server_diagnostics = answers.next().flatten();
+            }
         }
         Ok(response)
     }

@@ -575,33 +575,44 @@ impl Toolkit {
         text: &str,
     ) -> DiagnosticsInfo {
         #[cfg(feature = "analyze")]
-        let mut diagnostics =
+        let diagnostics =
             analysis::diagnostics(&self.root_paths(), rel, old, text, &self.options.diagnostics, &self.syntax_cache);
         #[cfg(not(feature = "analyze"))]
-        let mut diagnostics = {
+        let diagnostics = {
             // Without the `analyze` feature there are no diagnostics to run.
             let _ = old;
             DiagnosticsInfo::default()
         };
-        // The server's diagnostics, when the hook is on (`language_servers.after_writes`).
-        diagnostics.server_diagnostics = self.server_after(workspace, rel, text);
+        // The server's diagnostics (the hook) are not among these: they are asked only once
+        // the write has landed ([`Toolkit::server_after`]), never beside it.
+        let _ = workspace;
         diagnostics
     }
 
-    /// The language server's diagnostics of `rel` now holding `text`, when the post-write
-    /// hook is on and editkit runs a server for its language (see `lsp_hook.rs`).
-    pub(crate) fn server_after(
-        &self,
-        workspace: &Workspace,
-        rel: &str,
-        text: &str,
-    ) -> Option<crate::types::ServerDiagnosticsInfo> {
+    /// The language server's diagnostics of `rel`, once its write has landed, when the
+    /// post-write hook is on and editkit runs a server for its language (see `lsp_hook.rs`).
+    pub(crate) fn server_after(&self, workspace: &Workspace, rel: &str) -> Option<crate::types::ServerDiagnosticsInfo> {
         #[cfg(feature = "lsp")]
-        return self.server_after_write(workspace, rel, text);
+        return self.server_after_write(workspace, rel);
         #[cfg(not(feature = "lsp"))]
         {
-            let _ = (workspace, rel, text);
+            let _ = (workspace, rel);
             None
+        }
+    }
+
+    /// [`Toolkit::server_after`] for every file one call wrote: one wait for them all.
+    pub(crate) fn servers_after(
+        &self,
+        workspace: &Workspace,
+        rels: &[&str],
+    ) -> Vec<Option<crate::types::ServerDiagnosticsInfo>> {
+        #[cfg(feature = "lsp")]
+        return self.server_after_writes(workspace, rels);
+        #[cfg(not(feature = "lsp"))]
+        {
+            let _ = workspace;
+            vec![None; rels.len()]
         }
     }
 
@@ -826,7 +837,8 @@ impl Toolkit {
         };
         let KeptWrite { written, reformatted, .. } = self.write_kept(workspace, &lock, bytes, &options, None)?;
         drop(lock);
-        let diagnostics = self.after_write(workspace, &rel, None, &request.content);
+        let mut diagnostics = self.after_write(workspace, &rel, None, &request.content);
+        diagnostics.server_diagnostics = self.server_after(workspace, &rel);
         let file_type = analysis::file_type(&rel, request.content.as_bytes());
         if !reformatted {
             // The next edit of this file reads these bytes back: it compares instead of hashing.
@@ -1403,7 +1415,9 @@ impl Toolkit {
         };
         if !editkit_vfs::Sha256::pays_beside(text.len()) {
             let wrote = write()?;
-            return Ok((wrote, self.after_write(workspace, read.path(), Some(read.text()), text), also()));
+            let mut diagnostics = self.after_write(workspace, read.path(), Some(read.text()), text);
+            diagnostics.server_diagnostics = self.server_after(workspace, read.path());
+            return Ok((wrote, diagnostics, also()));
         }
         // The checks read the new text, not the file: on a large file they run while it is
         // written and flushed. A thread that cannot start leaves them to this one.
@@ -1419,7 +1433,9 @@ impl Toolkit {
             (written, checks.map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))))
         });
         let wrote = written?;
-        let (diagnostics, done) = checked.unwrap_or_else(beside);
+        let (mut diagnostics, done) = checked.unwrap_or_else(beside);
+        // The server is told only once the write landed, never beside it.
+        diagnostics.server_diagnostics = self.server_after(workspace, read.path());
         let done = done.expect("`also` runs exactly once: on the thread, or here when none started");
         Ok((wrote, diagnostics, done))
     }

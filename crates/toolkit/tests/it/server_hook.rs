@@ -244,3 +244,146 @@ fn a_slow_server_gives_timed_out_in_the_edit_result() {
     assert_eq!(answer["limit_ms"], 1_000, "{result}");
     assert!(answer["waited_ms"].as_u64().is_some_and(|waited| waited >= 1_000), "{result}");
 }
+
+/// The fixture `py` with the stand-in server in `mode` first on PATH, and hook-on options
+/// whose Python diagnostics wait is `wait`.
+fn stand_in(mode: &str, wait: Duration) -> (tempfile::TempDir, PathBuf, ToolkitOptions) {
+    let (temp, root) = fixture("py");
+    let bin = temp.path().canonicalize().unwrap().join("stand-in-bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::copy(repo().join("fixtures/lsp/stand-in/basedpyright-langserver"), bin.join("basedpyright-langserver"))
+        .unwrap();
+    std::fs::write(bin.join("mode"), mode).unwrap();
+    let mut options = hook_on(servers_path(&[&bin]));
+    options.language_servers.diagnostics_wait.python = wait;
+    (temp, root, options)
+}
+
+/// A patch adding `count` Python files, `f<n>.py` holding `N<n> = 1`.
+fn adding(count: usize) -> String {
+    let mut patch = "*** Begin Patch\n".to_owned();
+    for n in 0..count {
+        patch.push_str(&format!("*** Add File: f{n}.py\n+N{n} = 1\n"));
+    }
+    patch.push_str("*** End Patch\n");
+    patch
+}
+
+/// F7: a multi-file write sends every text first, then waits once: a server that publishes
+/// only once it has all of them (the stand-in's `batch`) answers each; past MAX_HOOK_FILES
+/// files the rest are `unavailable`, naming the bound.
+#[test]
+fn a_patch_sends_every_file_first_then_waits_once_and_asks_at_most_max_hook_files() {
+    assert_eq!(editkit::MAX_HOOK_FILES, 16, "the stand-in's `batch` publishes once 16 are open");
+    let (_temp, root, options) = stand_in("batch", Duration::from_secs(60));
+    let toolkit = Toolkit::open(&root, options).unwrap();
+    let patched = call(&toolkit, "apply_patch", json!({"patch": adding(editkit::MAX_HOOK_FILES + 4)}));
+    let files = patched["files"].as_array().unwrap();
+    let states: Vec<&Value> = files.iter().map(|file| &file["diagnostics"]["server_diagnostics"]).collect();
+    let fresh: Vec<&&Value> = states.iter().filter(|state| state["state"] == "fresh").collect();
+    assert_eq!(fresh.len(), editkit::MAX_HOOK_FILES, "{patched}");
+    for state in &fresh {
+        let message = state["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(message.starts_with("for text: N"), "{state}");
+    }
+    let rest: Vec<&&Value> = states.iter().filter(|state| state["state"] != "fresh").collect();
+    assert_eq!(rest.len(), 4, "{patched}");
+    for state in rest {
+        assert_eq!(state["state"], "unavailable", "{state}");
+        assert!(state["reason"].as_str().unwrap().contains("MAX_HOOK_FILES"), "{state}");
+    }
+    assert!(root.join("f19.py").exists(), "every file was written");
+}
+
+/// F7: a server slow to start does not hold the write past its wait: the answer is
+/// `unavailable` ("starting"), the write lands, and a later write finds the server up.
+#[test]
+fn a_server_still_starting_answers_starting_and_a_later_write_finds_it() {
+    let (_temp, root, options) = stand_in("gate", Duration::from_millis(500));
+    std::fs::write(root.join(".gate"), "").unwrap();
+    let toolkit = Toolkit::open(&root, options).unwrap();
+    let result = call(&toolkit, "write_file", json!({"path": "a.py", "content": "A = 1\n"}));
+    let answer = server(&result);
+    assert_eq!(answer["state"], "unavailable", "{result}");
+    assert!(answer["reason"].as_str().unwrap().starts_with("starting"), "{result}");
+    assert!(answer.get("install").is_none(), "nothing to install for a server starting: {result}");
+    assert_eq!(std::fs::read_to_string(root.join("a.py")).unwrap(), "A = 1\n");
+    std::fs::remove_file(root.join(".gate")).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while toolkit.language_servers_running() == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(toolkit.language_servers_running(), 1, "the start went on after the write answered");
+    let result = call(&toolkit, "write_file", json!({"path": "a.py", "content": "A = 2\n"}));
+    assert_ne!(server(&result)["state"], "unavailable", "{result}");
+}
+
+/// F7: a failed start is remembered: the next write gets the failure again at once, naming
+/// the back-off, instead of starting the server again.
+#[test]
+fn a_failed_start_is_not_tried_again_by_every_write() {
+    let (_temp, root, options) = stand_in("die", Duration::from_secs(30));
+    let toolkit = Toolkit::open(&root, options).unwrap();
+    let first = call(&toolkit, "write_file", json!({"path": "a.py", "content": "A = 1\n"}));
+    assert_eq!(server(&first)["state"], "unavailable", "{first}");
+    let second = call(&toolkit, "write_file", json!({"path": "a.py", "content": "A = 2\n"}));
+    assert_eq!(server(&second)["state"], "unavailable", "{second}");
+    assert!(server(&second)["reason"].as_str().unwrap().contains("START_BACKOFF"), "{second}");
+    assert_eq!(std::fs::read_to_string(root.join("a.py")).unwrap(), "A = 2\n");
+}
+
+/// F8: the server is told the text as finally written (a formatter's output), never the
+/// text given before formatting.
+#[test]
+fn the_server_gets_the_formatted_text_as_written() {
+    let (_temp, root, mut options) = stand_in("echo", Duration::from_secs(60));
+    let mut formatting = editkit::analyze::FormatOptions { enabled: true, ..Default::default() };
+    formatting
+        .formatters
+        .insert("py".into(), vec![editkit::analyze::ExternalTool::new("sed", &["sed", "s/BEFORE/AFTER/"])]);
+    options.formatting = formatting;
+    let toolkit = Toolkit::open(&root, options).unwrap();
+    let result = call(&toolkit, "write_file", json!({"path": "a.py", "content": "BEFORE = 1\n"}));
+    assert_eq!(std::fs::read_to_string(root.join("a.py")).unwrap(), "AFTER = 1\n");
+    let answer = server(&result);
+    assert_eq!(answer["state"], "fresh", "{result}");
+    assert_eq!(answer["diagnostics"][0]["message"], "for text: AFTER = 1", "{result}");
+}
+
+/// F8: a write that fails tells the server nothing (none is even started).
+#[test]
+fn a_failed_write_tells_the_server_nothing() {
+    let (_temp, root, options) = stand_in("echo", Duration::from_secs(60));
+    let toolkit = Toolkit::open(&root, options).unwrap();
+    let big = format!("X = 1\n{}", "# pad\n".repeat(200_000));
+    let refused = editkit::tools::call(
+        &toolkit,
+        "write_file",
+        json!({"path": "pkg/util.py", "content": big, "expected_hash": "0".repeat(64)}),
+    );
+    assert!(refused.get("error").is_some(), "{refused}");
+    let patch = "*** Begin Patch\n*** Update File: pkg/util.py\n-no such line\n+X = 2\n*** End Patch\n";
+    let refused = editkit::tools::call(&toolkit, "apply_patch", json!({"patch": patch}));
+    assert!(refused.get("error").is_some(), "{refused}");
+    assert_eq!(toolkit.language_servers_running(), 0, "no server was told of a write that failed");
+}
+
+/// F16: the server diagnostics in one write's result are bounded per file
+/// (MAX_HOOK_DIAGNOSTICS) and per call (MAX_HOOK_DIAGNOSTIC_BYTES); what passes is counted.
+#[test]
+fn server_diagnostics_in_a_write_result_are_bounded_per_file_and_per_call() {
+    let (_temp, root, options) = stand_in("many", Duration::from_secs(60));
+    let toolkit = Toolkit::open(&root, options).unwrap();
+    let patched = call(&toolkit, "apply_patch", json!({"patch": adding(editkit::MAX_HOOK_FILES)}));
+    let mut bytes = 0;
+    for file in patched["files"].as_array().unwrap() {
+        let answer = &file["diagnostics"]["server_diagnostics"];
+        assert_eq!(answer["state"], "fresh", "{answer}");
+        let shown = answer["diagnostics"].as_array().unwrap();
+        assert!(shown.len() <= editkit::MAX_HOOK_DIAGNOSTICS, "{}", shown.len());
+        assert_eq!(shown.len() + answer["omitted"].as_u64().unwrap() as usize, 300, "each one counted");
+        bytes += shown.iter().map(|d| d["message"].as_str().unwrap().len()).sum::<usize>();
+    }
+    assert!(bytes <= editkit::MAX_HOOK_DIAGNOSTIC_BYTES, "{bytes}");
+    assert!(bytes > 0);
+}
