@@ -60,7 +60,7 @@ pub use rpc::{
 pub use server::{MAX_STDERR_BYTES, MAX_SYMBOL_NAME_CHARS, MAX_SYMBOLS, Published, Server, Symbol};
 pub use session::{
     Diagnostic, Freshness, MAX_CLOSED_VERSIONS, MAX_DIAGNOSTICS, MAX_MESSAGE_CHARS, MAX_OPEN_DOCUMENTS,
-    MAX_SOURCE_CHARS, ServerDiagnostics, Session,
+    MAX_SENT_TEXT_BYTES, MAX_SOURCE_CHARS, ServerDiagnostics, Session,
 };
 pub use spec::{Language, Unavailable};
 pub use uri::{path_to_uri, uri_to_path};

@@ -16,6 +16,11 @@ use crate::spec::{Language, Unavailable};
 /// The most documents kept open with one server; the least recently used is closed.
 pub const MAX_OPEN_DOCUMENTS: usize = 64;
 
+/// The most bytes of document texts a session keeps (to check a rename's edits against
+/// what the server got); past it the least recently used documents are closed, the one just
+/// sent always kept.
+pub const MAX_SENT_TEXT_BYTES: usize = 32 * 1024 * 1024;
+
 /// The most closed documents whose last version a session remembers; past it, the versions
 /// forgotten raise a floor every later open starts above.
 pub const MAX_CLOSED_VERSIONS: usize = 4_096;
@@ -202,9 +207,12 @@ impl Session {
                 self.server.change(path, text, document.version)?;
             }
             let version = document.version;
+            let size = document.text.len();
             documents.open.push_back(document);
+            self.make_room(&mut documents, size, 1)?;
             return Ok(version);
         }
+        self.make_room(&mut documents, text.len(), 0)?;
         if documents.open.len() >= MAX_OPEN_DOCUMENTS
             && let Some(oldest) = documents.open.pop_front()
         {
@@ -215,6 +223,22 @@ impl Session {
         self.server.open(path, text, version)?;
         documents.open.push_back(Document { path: path.to_owned(), version, text: text.to_owned() });
         Ok(version)
+    }
+
+    /// Closes the least recently used documents until `size` more bytes fit in
+    /// [`MAX_SENT_TEXT_BYTES`], keeping the last `keep` (the one just sent).
+    fn make_room(&self, documents: &mut Documents, size: usize, keep: usize) -> Result<(), RpcError> {
+        let mut kept: usize = documents.open.iter().map(|document| document.text.len()).sum();
+        if keep == 0 {
+            kept += size;
+        }
+        while kept > MAX_SENT_TEXT_BYTES && documents.open.len() > keep {
+            let Some(oldest) = documents.open.pop_front() else { break };
+            kept = kept.saturating_sub(oldest.text.len());
+            documents.closing(&oldest);
+            self.server.close(&oldest.path)?;
+        }
+        Ok(())
     }
 
     /// Sends `path`'s last text again as the next version; gives that version.

@@ -382,3 +382,20 @@ fn a_late_publish_for_a_closed_document_is_never_fresh_after_it_reopens() {
     assert!(version > 1, "the reopened document took version {version} again");
     assert_eq!(reopened.diagnostics[0].message, "for text: NEW_TEXT = 2", "{reopened:?}");
 }
+
+/// F18: the texts a session keeps (to check a rename's edits against) are bounded in bytes:
+/// past MAX_SENT_TEXT_BYTES the least recently used documents are closed.
+#[test]
+fn the_texts_a_session_keeps_are_bounded_in_bytes() {
+    let (_temp, root, pool) = stand_in("latest");
+    let session = pool.session(Language::Python, &root, &Roots::new(&[&root])).expect("the stand-in starts");
+    let text = format!("A = 1\n{}", "# pad\n".repeat(editkit_lsp::MAX_SENT_TEXT_BYTES / 4 / 6));
+    let files: Vec<PathBuf> = (0..5).map(|n| root.join(format!("big{n}.py"))).collect();
+    for file in &files {
+        session.sync(file, &text).expect("sent");
+    }
+    let open: Vec<&PathBuf> = files.iter().filter(|file| session.version(file).is_some()).collect();
+    assert!(open.len() * text.len() <= editkit_lsp::MAX_SENT_TEXT_BYTES, "{} kept", open.len());
+    assert_eq!(open.last(), files.last().as_ref(), "the newest is kept");
+    assert_eq!(session.version(&files[0]), None, "the oldest was closed");
+}
