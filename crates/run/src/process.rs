@@ -176,7 +176,8 @@ pub fn spawn(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
 /// When `unshare` (util-linux), found on the invocation's `PATH` outside the roots, can give
 /// the child a network namespace of its own here (tried once per process, confined as the
 /// child will be: `unshare -n`, else `unshare -rn`), the child starts through it and has no
-/// network at all. The confinement word says exactly what holds, for example
+/// network at all; its namespace is then compared with editkit's (`/proc/<pid>/ns/net`),
+/// never taken from `unshare`'s exit code. The confinement word says exactly what holds, for example
 /// `landlock (ABI 7): no writes outside the private folder, nothing beneath a root executed,
 /// no TCP; UDP and pathname Unix sockets open (no network namespace: ...)`.
 ///
@@ -202,19 +203,55 @@ pub fn spawn_no_exec_in(invocation: &Invocation<'_>, roots: &Roots) -> (std::io:
         }
         Err(_) => None,
     };
-    let namespace = namespace.map(|(_, flag)| format!("unshare {flag}"));
+    let unshare = namespace.as_ref().ok().map(|(unshare, _)| unshare.clone());
+    let mut namespace = namespace.map(|(_, flag)| format!("unshare {flag}"));
     let started = wrapped.as_ref().unwrap_or(invocation);
-    thread::scope(|scope| {
+    let spawned = thread::scope(|scope| {
         let spawner = scope.spawn(|| match confine::restrict_current_thread_no_exec(started.dir, &roots.paths()) {
-            Ok(restricted) => {
-                (command(started).spawn(), confine::described(&restricted.word, restricted.abi, &namespace))
-            }
-            Err(why) => (Err(std::io::Error::other(why.clone())), format!("unavailable: {why}")),
+            Ok(restricted) => Ok((command(started).spawn(), restricted.word, restricted.abi)),
+            Err(why) => Err((std::io::Error::other(why.clone()), format!("unavailable: {why}"))),
         });
         spawner.join().unwrap_or_else(|_| {
-            (Err(std::io::Error::other("the spawning thread panicked")), "unavailable: spawn failed".to_owned())
+            Err((std::io::Error::other("the spawning thread panicked"), "unavailable: spawn failed".to_owned()))
         })
-    })
+    });
+    match spawned {
+        Ok((child, word, abi)) => {
+            // `unshare` came from PATH: its exit code is not taken for a namespace; the
+            // child's own namespace is compared with this process's.
+            if let (Ok(child), Some(unshare)) = (&child, &unshare)
+                && namespace.is_ok()
+                && !own_network_namespace(child.id(), unshare)
+            {
+                namespace = Err("`unshare` did not make one (the child shares editkit's)".to_owned());
+            }
+            let word = confine::described(&word, abi, &namespace);
+            (child, word)
+        }
+        Err((error, word)) => (Err(error), word),
+    }
+}
+
+/// Whether process `pid`, started through `unshare` (at `unshare`), runs in a network
+/// namespace other than this process's: watched until it differs, or until the process has
+/// become its program (no longer `unshare`) in this one, for at most a second. A process that
+/// cannot be read counts as not.
+fn own_network_namespace(pid: u32, unshare: &Path) -> bool {
+    let Ok(ours) = std::fs::read_link("/proc/self/ns/net") else { return false };
+    let unshare = unshare.canonicalize().unwrap_or_else(|_| unshare.to_owned());
+    let deadline = Instant::now() + Duration::from_secs(1);
+    loop {
+        match std::fs::read_link(format!("/proc/{pid}/ns/net")) {
+            Ok(theirs) if theirs != ours => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe"));
+        if exe.is_ok_and(|exe| exe != unshare) || Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// `unshare` and the flag that gives a child a network namespace of its own here, or why

@@ -132,6 +132,19 @@ fn the_confinement_word_says_what_the_kernel_gives() {
     std::os::unix::fs::symlink(python, bin.join("python3")).unwrap();
     let word = says_what_the_kernel_gives(&roots, &base, Some(bin.as_os_str()));
     assert!(word.contains("no network namespace: no `unshare` on PATH"), "{word}");
+    // F3: an `unshare` on PATH that exits 0 and runs its program without unsharing: the
+    // namespace is checked, not taken from the exit code, and the word says none was made.
+    let fake = base.join("fake-bin");
+    std::fs::create_dir(&fake).unwrap();
+    std::os::unix::fs::symlink(bin.join("python3").canonicalize().unwrap(), fake.join("python3")).unwrap();
+    script(&fake.join("unshare"), "");
+    std::fs::write(
+        fake.join("unshare"),
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo fake; exit 0; fi\nshift 2\nexec \"$@\"\n",
+    )
+    .unwrap();
+    let word = says_what_the_kernel_gives(&roots, &base, Some(fake.as_os_str()));
+    assert!(word.contains("no network namespace: `unshare` did not make one"), "{word}");
 }
 
 fn says_what_the_kernel_gives(roots: &Roots, base: &Path, path: Option<&std::ffi::OsStr>) -> String {
