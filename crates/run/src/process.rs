@@ -185,10 +185,16 @@ pub fn spawn(invocation: &Invocation<'_>) -> (std::io::Result<Child>, String) {
 /// The child is not started when the folders holding the roots have more than
 /// [`MAX_EXEC_RULES`](crate::MAX_EXEC_RULES) entries.
 pub fn spawn_no_exec_in(invocation: &Invocation<'_>, roots: &Roots) -> (std::io::Result<Child>, String) {
-    let namespace = network_namespace(invocation, roots);
+    // `unshare` takes the program as an argument, a `String` here: a path that is not UTF-8
+    // would become another path, so such a program starts without a namespace.
+    let namespace = match invocation.program.to_str() {
+        Some(_) => network_namespace(invocation, roots),
+        None => Err("the program's path is not UTF-8".to_owned()),
+    };
     let wrapped = match &namespace {
         Ok((unshare, flag)) => {
-            let mut args = vec![(*flag).to_owned(), "--".to_owned(), invocation.program.to_string_lossy().into_owned()];
+            let program = invocation.program.to_str().unwrap_or_default().to_owned();
+            let mut args = vec![(*flag).to_owned(), "--".to_owned(), program];
             args.extend(invocation.args.iter().cloned());
             Some(Invocation {
                 program: unshare.clone(),

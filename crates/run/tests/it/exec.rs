@@ -6,6 +6,8 @@ use std::path::Path;
 
 use editkit_run::{Invocation, PrivateDir, Roots, find_program, reap, spawn, spawn_no_exec_in};
 
+use std::os::unix::ffi::OsStrExt as _;
+
 fn script(path: &Path, word: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, format!("#!/bin/sh\necho {word}\n")).unwrap();
@@ -144,7 +146,17 @@ fn the_confinement_word_says_what_the_kernel_gives() {
     )
     .unwrap();
     let word = says_what_the_kernel_gives(&roots, &base, Some(fake.as_os_str()));
-    assert!(word.contains("no network namespace: `unshare` did not make one"), "{word}");
+    assert!(word.contains("no network namespace: `unshare` did not make one"), "{word}"); // F6: a program whose path is not UTF-8 is started as it is (never a lossy copy of its
+    // path), without a namespace, and the word says why.
+    let odd = base.join(std::ffi::OsStr::from_bytes(b"bin-\xff"));
+    std::fs::create_dir(&odd).unwrap();
+    std::os::unix::fs::symlink(bin.join("python3").canonicalize().unwrap(), odd.join("python3")).unwrap();
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .find(|dir| dir.join("unshare").exists())
+        .expect("unshare on PATH");
+    let path = std::env::join_paths([odd.clone(), real]).unwrap();
+    let word = says_what_the_kernel_gives(&roots, &base, Some(path.as_os_str()));
+    assert!(word.contains("no network namespace: the program's path is not UTF-8"), "{word}");
 }
 
 fn says_what_the_kernel_gives(roots: &Roots, base: &Path, path: Option<&std::ffi::OsStr>) -> String {
