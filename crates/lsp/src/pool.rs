@@ -295,7 +295,23 @@ impl Pool {
                 return Err(failure);
             }
             if !slot.starting {
-                break;
+                // Room for one more, or one running to shut down; else every other server is
+                // starting: wait for one of those starts to end (never past max_servers).
+                let max = self.options.max_servers.max(1);
+                let busy = slots.values().filter(|slot| slot.session.is_some() || slot.starting).count();
+                let evictable = slots.iter().any(|(other, slot)| other != key && slot.session.is_some());
+                if busy < max || evictable {
+                    break;
+                }
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(Unavailable::new(
+                        language,
+                        format!("starting: {max} servers (max_servers) are starting; try again"),
+                    ));
+                }
+                slots = crate::wait(&self.started, slots, left);
+                continue;
             }
             waited_for.get_or_insert(slot.starts);
             let left = deadline.saturating_duration_since(Instant::now());

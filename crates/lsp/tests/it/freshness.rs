@@ -399,3 +399,40 @@ fn the_texts_a_session_keeps_are_bounded_in_bytes() {
     assert_eq!(open.last(), files.last().as_ref(), "the newest is kept");
     assert_eq!(session.version(&files[0]), None, "the oldest was closed");
 }
+
+/// F4: `max_servers` holds while servers are starting: with one allowed and one starting
+/// (gated), a call for another root waits for it, and past its deadline says so instead of
+/// starting a second server.
+#[test]
+fn max_servers_holds_while_a_server_is_starting() {
+    let (temp, root, _) = stand_in("gate");
+    let (_other_temp, other) = fixture("py");
+    std::fs::write(root.join(".gate"), "").expect("close the gate");
+    let bin = temp.path().join("stand-in-bin").canonicalize().expect("real path");
+    let options = PoolOptions {
+        path: Some(tools_path(&[&bin])),
+        start_wait: START_WAIT,
+        max_servers: 1,
+        ..PoolOptions::default()
+    };
+    let pool = std::sync::Arc::new(Pool::new(options));
+    let slow = {
+        let (pool, root) = (std::sync::Arc::clone(&pool), root.clone());
+        std::thread::spawn(move || pool.session(Language::Python, &root, &Roots::new(&[&root])).map(|_| ()))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while pool.starting() == 0 {
+        assert!(std::time::Instant::now() < deadline, "the slow start never began");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let soon = std::time::Instant::now() + Duration::from_millis(300);
+    let refused = pool.session_by(Language::Python, &other, &Roots::new(&[&other]), soon).map(|_| ());
+    let Err(unavailable) = refused else { panic!("a second server started past max_servers 1") };
+    assert!(unavailable.reason.contains("max_servers"), "{}", unavailable.reason);
+    assert_eq!(pool.starting() + pool.running(), 1);
+    std::fs::remove_file(root.join(".gate")).expect("open the gate");
+    slow.join().expect("no panic").expect("the gated server starts");
+    // Now the running one is shut down to make room.
+    pool.session(Language::Python, &other, &Roots::new(&[&other])).expect("the other root's server starts");
+    assert_eq!(pool.running(), 1);
+}
