@@ -384,6 +384,11 @@ fn a_large_message_with_a_broken_envelope_ends_the_connection_unparsed() {
             assert!(reason.contains("not a JSON-RPC envelope"), "{shape}: {reason}");
         });
         assert!(harness.connection.broken().is_some(), "{shape} ends the connection");
-        assert!(harness.broken_hook_ran.load(Ordering::SeqCst));
+        // The hook runs on the reader thread just after the connection is marked broken.
+        let deadline = Instant::now() + WAIT;
+        while !harness.broken_hook_ran.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(harness.broken_hook_ran.load(Ordering::SeqCst), "{shape}: the hook ran");
     }
 }
