@@ -363,6 +363,7 @@ fn an_unreadable_tsserver_item_is_counted_and_the_others_kept() {
     // Two commands (syntactic, semantic), each one good item and one odd.
     let messages: Vec<&str> = answer.diagnostics.iter().map(|d| d.message.as_str()).collect();
     assert_eq!((messages, answer.omitted), (vec!["REAL ERROR", "REAL ERROR"], 2));
+}
 
 /// F2: a document closed (past MAX_OPEN_DOCUMENTS) and opened again never reuses a version,
 /// so the server's late publish for the old text is never `fresh` for the new one.
