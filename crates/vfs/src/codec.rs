@@ -666,16 +666,12 @@ impl Text {
         let first_line = count_newlines(&self.text[..start]);
         let removed = count_newlines(&self.text[start..end]);
         let added = count_newlines(&replacement);
-        // The line after the new ones is touched unless the splice ends exactly at a line start
-        // with a replacement that ends its own last line.
-        let ends_at_line_start = end == 0 || self.text.as_bytes().get(end - 1) == Some(&b'\n');
-        let tail_touched = !(ends_at_line_start && (replacement.is_empty() || replacement.ends_with('\n')));
         let new_endings: Vec<LineEnding> =
             (0..added).map(|i| if i < removed { each[first_line + i] } else { dominant }).collect();
         each.splice(first_line..first_line + removed, new_endings);
         self.text.replace_range(start..end, &replacement);
         if each.contains(&LineEnding::Cr) {
-            keep_lone_crs_apart(&self.text, each, first_line, added, tail_touched);
+            keep_lone_crs_apart(&self.text, each, first_line, added);
         }
         if each.iter().all(|ending| *ending == LineEnding::Lf) {
             self.endings = Endings::Lf(each.len());
@@ -742,30 +738,16 @@ impl Text {
 }
 
 /// A line ending in a lone CR followed by an empty line ending in LF would encode as one CRLF
-/// and lose a line. Only a splice can make that pair: when it touched one of the two, that
-/// one's ending changes (the empty line takes a CR, or else the CR line an LF); when it only
-/// removed the lines between them, the empty line takes a CRLF.
-fn keep_lone_crs_apart(text: &str, endings: &mut [LineEnding], first_line: usize, added: usize, tail_touched: bool) {
+/// and lose a line. Only a splice can make that pair, within the lines it touched and the one
+/// before them: the empty line then takes a CRLF, which reads back as its own line after the
+/// CR and which no line after it can join. (Giving it a CR instead would let the next empty LF
+/// line join it; giving the CR line an LF would let a CR before it join that.)
+fn keep_lone_crs_apart(text: &str, endings: &mut [LineEnding], first_line: usize, added: usize) {
     let from = first_line.saturating_sub(1);
     let empty: Vec<bool> = text.split('\n').skip(from).take(added + 2).map(str::is_empty).collect();
     for (offset, pair) in empty.windows(2).enumerate() {
         let (line, next) = (from + offset, from + offset + 1);
-        let lone_cr_then_blank_lf =
-            pair[1] && endings.get(line) == Some(&LineEnding::Cr) && endings.get(next) == Some(&LineEnding::Lf);
-        if !lone_cr_then_blank_lf {
-            continue;
-        }
-        // The lines the splice touched: its new lines, and the line its end falls in unless
-        // the splice ended exactly at that line's start.
-        let is_new =
-            |idx: usize| idx >= first_line && (idx < first_line + added || (idx == first_line + added && tail_touched));
-        if is_new(next) {
-            endings[next] = LineEnding::Cr;
-        } else if is_new(line) {
-            endings[line] = LineEnding::Lf;
-        } else {
-            // Neither was touched (the lines between them were removed): the empty line ends
-            // in CRLF, which no following empty line can join (a CR could, again).
+        if pair[1] && endings.get(line) == Some(&LineEnding::Cr) && endings.get(next) == Some(&LineEnding::Lf) {
             endings[next] = LineEnding::CrLf;
         }
     }
@@ -868,6 +850,27 @@ mod tests {
             assert_eq!(text.as_str(), expected);
             let again = Text::decode(&text.encode()).unwrap();
             assert_eq!(again.as_str(), expected, "{bytes:?} {range:?}: {:?}", text.encode());
+        }
+    }
+
+    /// An empty line the splice leaves after a lone-CR line, with another empty LF line after
+    /// it: neither pair may read back as one CRLF (a CR on the first empty line would join it
+    /// to the next). Found by the edit set's random test.
+    #[test]
+    fn empty_lines_after_a_lone_cr_stay_apart_however_many_follow() {
+        for (bytes, range, insert, expected) in [
+            (&b"a\rb\n\n"[..], 2..3, "", "a\n\n\n"),
+            (&b"a\rb\n\n\n"[..], 2..3, "", "a\n\n\n\n"),
+            (&b"a\rb\nc\n\n"[..], 2..5, "\n", "a\n\n\n\n"),
+            (&b"\r\n\rcaf\xc3\xa9 \r--- a/x \rx = 1 \n\n\n"[..], 3..24, "\n", "\n\nc\n\n\n\n"),
+            // Whole lines, as a patch replaces them.
+            (&b"\r\n\rcaf\xc3\xa9 \r--- a/x \rx = 1 \n\n\n"[..], 2..25, "c\n\n", "\n\nc\n\n\n\n"),
+        ] {
+            let mut text = Text::decode(bytes).unwrap();
+            text.splice(range.clone(), insert).unwrap();
+            assert_eq!(text.as_str(), expected, "{bytes:?} {range:?}");
+            let again = Text::decode(&text.encode()).unwrap();
+            assert_eq!(again.as_str(), expected, "{bytes:?} {range:?} {insert:?}: {:?}", text.encode());
         }
     }
 
