@@ -211,18 +211,7 @@ fn unavailable(error: &Error) -> ServerDiagnosticsInfo {
         Error::Unavailable { reason, install, .. } => (reason.clone(), install.clone()),
         other => (other.message(), None),
     };
-    ServerDiagnosticsInfo {
-        state: "unavailable".to_owned(),
-        version: None,
-        current: None,
-        waited_ms: None,
-        limit_ms: None,
-        last_version: None,
-        reason: Some(reason),
-        install,
-        diagnostics: Vec::new(),
-        omitted: 0,
-    }
+    ServerDiagnosticsInfo::unavailable(reason, install)
 }
 
 /// The client's answer in the result's shape.

@@ -991,9 +991,11 @@ impl Toolkit {
                 serde_json::to_value(&answer)
                     .ok()
                     .and_then(|value| serde_json::from_value::<ServerDiagnosticsInfo>(value).ok())
-                    .unwrap_or_else(|| unavailable_state("the server's answer could not be read".to_owned(), None))
+                    .unwrap_or_else(|| {
+                        ServerDiagnosticsInfo::unavailable("the server's answer could not be read".to_owned(), None)
+                    })
             }
-            Err(Error::Unavailable { reason, install, .. }) => unavailable_state(reason, install),
+            Err(Error::Unavailable { reason, install, .. }) => ServerDiagnosticsInfo::unavailable(reason, install),
             Err(error) => return Err(error),
         };
         let syntax = match crate::analysis::check(read.path(), read.text()) {
@@ -1001,22 +1003,6 @@ impl Toolkit {
             Err(_) => SyntaxCheckInfo { valid: true, errors: Vec::new() },
         };
         Ok(FileDiagnosticsInfo { path: file.rel.clone(), language: file.language.as_str().to_owned(), server, syntax })
-    }
-}
-
-/// The `unavailable` state of a diagnostics answer.
-fn unavailable_state(reason: String, install: Option<String>) -> ServerDiagnosticsInfo {
-    ServerDiagnosticsInfo {
-        state: "unavailable".to_owned(),
-        version: None,
-        current: None,
-        waited_ms: None,
-        limit_ms: None,
-        last_version: None,
-        reason: Some(reason),
-        install,
-        diagnostics: Vec::new(),
-        omitted: 0,
     }
 }
 

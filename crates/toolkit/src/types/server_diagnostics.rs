@@ -55,3 +55,21 @@ pub struct ServerDiagnosticsInfo {
     /// How many more there were.
     pub omitted: usize,
 }
+
+impl ServerDiagnosticsInfo {
+    /// The `unavailable` state: why, and what to install when no server was found.
+    pub(crate) fn unavailable(reason: String, install: Option<String>) -> ServerDiagnosticsInfo {
+        ServerDiagnosticsInfo {
+            state: "unavailable".to_owned(),
+            version: None,
+            current: None,
+            waited_ms: None,
+            limit_ms: None,
+            last_version: None,
+            reason: Some(reason),
+            install,
+            diagnostics: Vec::new(),
+            omitted: 0,
+        }
+    }
+}
