@@ -109,13 +109,18 @@ pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<Chan
         FileKind::Typescript | FileKind::Javascript => Some(Scan::Js),
         _ => None,
     };
+    // The places of the change (a line diff), found once for the proof and the regions.
+    let mut diffed = None;
     if let (Some(Scan::Python), Some(old)) = (scan, old)
-        && let Some(report) = without_neutral(kind, old, new)
+        && let Some(report) = without_neutral(kind, old, new, &mut diffed)
     {
         return Ok(report);
     }
-    checked_by_places(kind, scan, old, new)
+    checked_by_places(kind, scan, old, new, diffed)
 }
+
+/// Places of a change, each an old and a new range (see [`region::places`]).
+type Places = Vec<(Range<usize>, Range<usize>)>;
 
 /// The check of a Python change made in several places some of which are neutral (see
 /// [`crate::neutral`]: they leave every token as it was): the other places are checked on the
@@ -123,13 +128,17 @@ pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<Chan
 /// neutral place, or when that check finds an error or stops at a parse limit: the caller then
 /// checks every place, so that the errors it reports (and those before) are what it reported
 /// before.
-fn without_neutral(kind: FileKind, old: &str, new: &str) -> Option<ChangeReport> {
+/// `diffed` keeps the places found by a line diff, for the caller's regions.
+fn without_neutral(kind: FileKind, old: &str, new: &str, diffed: &mut Option<Places>) -> Option<ChangeReport> {
     if crate::parse::bom_len(old) != crate::parse::bom_len(new) {
         return None;
     }
     // Any places with the same text between them serve the proof; lines compared one to one
     // cost no diff.
-    let places = region::same_line_places(old, new).unwrap_or_else(|| region::places(old, new));
+    let places = match region::same_line_places(old, new) {
+        Some(places) => places,
+        None => diffed.get_or_insert_with(|| region::places(old, new)).clone(),
+    };
     if places.len() < 2 {
         return None;
     }
@@ -151,7 +160,7 @@ fn without_neutral(kind: FileKind, old: &str, new: &str) -> Option<ChangeReport>
             stricter: false,
         });
     }
-    let report = checked_by_places(kind, Some(Scan::Python), Some(old), &reverted.text).ok()?;
+    let report = checked_by_places(kind, Some(Scan::Python), Some(old), &reverted.text, None).ok()?;
     if !report.errors.is_empty() {
         return None;
     }
@@ -163,14 +172,20 @@ fn without_neutral(kind: FileKind, old: &str, new: &str) -> Option<ChangeReport>
     Some(ChangeReport { checked, ..report })
 }
 
-/// [`check_change`] for every place of the change.
-fn checked_by_places(kind: FileKind, scan: Option<Scan>, old: Option<&str>, new: &str) -> Result<ChangeReport, Error> {
+/// [`check_change`] for every place of the change (`places`: those found already, if any).
+fn checked_by_places(
+    kind: FileKind,
+    scan: Option<Scan>,
+    old: Option<&str>,
+    new: &str,
+    places: Option<Places>,
+) -> Result<ChangeReport, Error> {
     if let (Some(scan), Some(old)) = (scan, old) {
         // A change in several places is checked place by place, each on its own statements;
         // where a place cannot be checked alone, the change is one region.
         let several = match scan {
-            Scan::Python => region::regions::<region::Scanner<'_>>(old, new),
-            Scan::Js => region::regions::<region::JsScanner<'_>>(old, new),
+            Scan::Python => region::regions::<region::Scanner<'_>>(old, new, places),
+            Scan::Js => region::regions::<region::JsScanner<'_>>(old, new, places),
         };
         if let Some(regions) = several {
             return regional(kind, old, new, &regions);

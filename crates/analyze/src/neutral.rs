@@ -43,6 +43,14 @@ pub(crate) fn neutral_places(
     places: &[(Range<usize>, Range<usize>)],
 ) -> Vec<(Range<usize>, Range<usize>)> {
     let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
+    // Only a place that keeps its line count can be neutral: where none does (statements
+    // inserted or removed), nothing is scanned.
+    let lines = |bytes: &[u8], range: &Range<usize>| {
+        memchr::memchr_iter(b'\n', bytes.get(range.clone()).unwrap_or_default()).count()
+    };
+    if !places.iter().any(|(old_place, new_place)| lines(old_bytes, old_place) == lines(new_bytes, new_place)) {
+        return Vec::new();
+    }
     // Not in the first two lines, where a comment can declare the encoding.
     // (In the new text as well: a place removed before can bring a line up to them.)
     let second_line_end = |bytes: &[u8]| memchr::memchr_iter(b'\n', bytes).nth(1).map_or(bytes.len(), |nl| nl + 1);

@@ -852,12 +852,16 @@ fn line_ranges(bytes: &[u8], from: usize, to: usize) -> Vec<Range<usize>> {
 /// only around each region. `None` when a place cannot be checked alone (its statements stay
 /// open past the change, or their boundaries are not established): the caller then takes the
 /// change as one region.
-pub(crate) fn regions<'t, L: Lex<'t>>(old: &'t str, new: &'t str) -> Option<Vec<Region>> {
+pub(crate) fn regions<'t, L: Lex<'t>>(
+    old: &'t str,
+    new: &'t str,
+    found_places: Option<Vec<(Range<usize>, Range<usize>)>>,
+) -> Option<Vec<Region>> {
     let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
     if crate::parse::bom_len(old) != crate::parse::bom_len(new) {
         return None;
     }
-    let places = places(old, new);
+    let places = found_places.unwrap_or_else(|| places(old, new));
     if places.len() < 2 {
         return None;
     }
@@ -1013,10 +1017,21 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
     let mut next = 0;
     while next < narrowing.places.len() {
         let (narrowed, change_delta, last_place) = narrowing.place(next, delta)?;
-        if found.last().is_some_and(|before| before.region.old_end > narrowed.region.start) {
-            return None;
+        match found.last_mut() {
+            // Regions that overlap in the same block are one: from the first one's start to
+            // the second one's end, a boundary of the same level in the common tail.
+            Some(before) if before.region.old_end > narrowed.region.start => {
+                let level = |region: &Region| indent_of(old.as_bytes(), region.start);
+                if before.headers != narrowed.headers || level(&before.region) != level(&narrowed.region) {
+                    return None;
+                }
+                before.region.old_end = narrowed.region.old_end;
+                before.region.new_end = narrowed.region.new_end;
+                before.region.changed.end = narrowed.region.changed.end;
+                before.region.places.extend(narrowed.region.places);
+            }
+            _ => found.push(narrowed),
         }
-        found.push(narrowed);
         delta = change_delta;
         next = last_place + 1;
     }
@@ -1103,7 +1118,7 @@ impl Narrowing<'_> {
         {
             return None;
         }
-        let start = self.start_in(&block, body);
+        let start = self.at_place(&block, body, &old_place, new_text).unwrap_or_else(|| self.start_in(&block, body));
         let headers = self.headers(start)?;
         // Forward until both texts reach a boundary at the same place of their common tail.
         let new_start = usize::try_from(self.lines[start] as isize + delta).ok()?;
@@ -1184,6 +1199,41 @@ impl Narrowing<'_> {
             return None;
         }
         Some(Block { first, last, header })
+    }
+
+    /// The code line of the place itself, when the region can start there rather than at the
+    /// statement before: the place starts at a statement of the block's level (not a clause
+    /// such as `else`, nor a definition under a decorator), and its new text starts with code
+    /// at exactly that level that is not a clause either, so it closes the statement before
+    /// as the old line did and lexes from there as a statement of the block. Not in a `match`
+    /// block, whose statements are `case` clauses. `None` otherwise.
+    fn at_place(&self, block: &Block, body: &[u8], old_place: &Range<usize>, new_text: &[u8]) -> Option<usize> {
+        let old_bytes = self.old.as_bytes();
+        let width = body.len();
+        let index = self.lines.binary_search(&old_place.start).ok()?;
+        if index <= block.header || index > block.first + 1 || indent_of(old_bytes, old_place.start) != body {
+            return None;
+        }
+        let clause = |line: &[u8]| {
+            ["else", "elif", "except", "finally", "case"].iter().any(|word| starts_with_word(line, word.as_bytes()))
+        };
+        let old_line = old_bytes.get(old_place.start + width..).unwrap_or_default();
+        let header = old_bytes.get(self.lines[block.header]..).unwrap_or_default();
+        let header = header.get(indent_of(header, 0).len()..).unwrap_or_default();
+        let after_decorator = index > block.header + 1
+            && indent_of(old_bytes, self.lines[index - 1]) == body
+            && old_bytes.get(self.lines[index - 1] + width) == Some(&b'@');
+        if clause(old_line) || starts_with_word(header, b"match") || after_decorator {
+            return None;
+        }
+        let first = new_text.split(|&byte| byte == b'\n').next().unwrap_or_default();
+        let code = first.strip_prefix(body)?;
+        let opens_code = code.first().is_some_and(|&byte| {
+            byte.is_ascii_alphanumeric()
+                || byte >= 0x80
+                || matches!(byte, b'_' | b'(' | b'[' | b'{' | b'"' | b'\'' | b'@')
+        });
+        (opens_code && !clause(code)).then_some(index)
     }
 
     /// The code line the region starts at: the statement before the place (new text at its
@@ -1754,7 +1804,7 @@ mod tests {
     fn a_change_in_several_places_is_checked_in_several_regions() {
         let old = "def f():\n    return 1\n\nx = 1\n\ndef g():\n    return 2\n\ny = 2\n";
         let new = "def f():\n    return 11\n\nx = 1\n\ndef g():\n    return 22\n\ny = 2\n";
-        let found = regions::<Scanner<'_>>(old, new).unwrap();
+        let found = regions::<Scanner<'_>>(old, new, None).unwrap();
         let parts: Vec<&str> = found.iter().map(|region| &new[region.new_start..region.new_end]).collect();
         assert_eq!(parts, ["def f():\n    return 11\n\n", "def g():\n    return 22\n\n"]);
         assert_eq!(found.iter().map(|region| region.lines_before).collect::<Vec<_>>(), [0, 5]);
@@ -1763,15 +1813,15 @@ mod tests {
         // Places whose statements meet are one region.
         let new = "def f():\n    return 11\n\nx = 1\n\ndef g():\n    return 2\n\ny = 22\n";
         let old2 = "def f():\n    return 1\n\nx = 1\n\ndef g():\n    return 2\n\ny = 2\n";
-        assert_eq!(regions::<Scanner<'_>>(old2, new).unwrap().len(), 2);
+        assert_eq!(regions::<Scanner<'_>>(old2, new, None).unwrap().len(), 2);
         let joined = "def f():\n    return 11\nx = 1\n";
-        assert!(regions::<Scanner<'_>>("def f():\n    return 1\nx = 2\n", joined).is_none_or(|r| r.len() == 1));
+        assert!(regions::<Scanner<'_>>("def f():\n    return 1\nx = 2\n", joined, None).is_none_or(|r| r.len() == 1));
         // A place that leaves a bracket open cannot be checked alone.
         let open = "def f():\n    return (1\n\nx = 1\n\ndef g():\n    return 22\n\ny = 2\n";
-        assert!(regions::<Scanner<'_>>(old, open).is_none());
+        assert!(regions::<Scanner<'_>>(old, open, None).is_none());
         // Lines shift: a place that adds lines moves the next one's.
         let longer = "def f():\n    a = 0\n    return 1\n\nx = 1\n\ndef g():\n    return 22\n\ny = 2\n";
-        let found = regions::<Scanner<'_>>(old, longer).unwrap();
+        let found = regions::<Scanner<'_>>(old, longer, None).unwrap();
         assert_eq!(found[1].lines_before, 6);
         assert_eq!(&longer[found[1].new_start..found[1].new_end], "def g():\n    return 22\n\n");
     }

@@ -425,3 +425,100 @@ fn comments_added_in_many_places_check_as_a_whole_parse_does() {
     assert!(introduced * 20 > checks, "some sloppy edits break the files: {introduced} of {checks}");
     assert!(unparsed * 10 >= clean * 8, "most comment-only patches parse nothing: {unparsed} of {clean}");
 }
+
+/// Statements an agent inserts into a block, at the indentation of the line they go before:
+/// most are whole statements, some only stand after another (`else:`, `case`), open something
+/// they never close, or are judged by the compiler where the block's other statements are
+/// missing (`nonlocal`, `await`, `yield`).
+const INSERTED: &[&str] = &[
+    "_patched = None",
+    "_patched = None",
+    "log.debug('patched %s', value)",
+    "x: int = 1",
+    "@decorator",
+    "'''a docstring'''",
+    "(yield 1)",
+    "await job()",
+    "nonlocal counter",
+    "global counter",
+    "return",
+    "else:",
+    "elif ready:",
+    "except ValueError:",
+    "finally:",
+    "case 1:",
+    "pass  # no tokens change after this",
+    "_patched = (",
+    "print('unclosed",
+    "    _patched = None",
+    "@decorator\ndef helper():\n    return None",
+];
+
+/// `text` with statements from [`INSERTED`] put before some indented lines (a few right
+/// after one another, so that their checks meet), each at that line's indentation.
+fn inserted(text: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+    let step = (lines.len() / 8).max(6);
+    let mut at = rng.below(step);
+    while at < lines.len() {
+        let line = lines[at].clone();
+        let indent = &line[..line.len() - line.trim_start().len()];
+        if !indent.is_empty() && !line.trim().is_empty() {
+            let statement = INSERTED[rng.below(INSERTED.len())];
+            let block: String = statement.lines().map(|part| format!("{indent}{part}\n")).collect();
+            lines[at] = format!("{block}{line}");
+        }
+        // Now and then the next line too: places a line apart are checked as one.
+        at += if rng.below(4) == 0 { 1 } else { step };
+    }
+    lines.concat()
+}
+
+#[test]
+fn statements_inserted_into_blocks_check_as_a_whole_parse_does() {
+    // A statement inserted before another of its block is checked from where it starts, not
+    // from the statement before it; statements that only stand after another, or that the
+    // compiler judges on the whole block, are checked as before.
+    let mut rng = Rng(0x5eed_cafe_f00d_0002);
+    let (mut checks, mut clean, mut introduced, mut by_statements) = (0, 0, 0, 0);
+    for path in crate::corpus::files("python", &["py"]) {
+        let original = std::fs::read_to_string(&path).unwrap();
+        for round in 0..6 {
+            let edited = inserted(&original, &mut rng);
+            for (old, new, step) in [(&original, &edited, "edit"), (&edited, &original, "undo")] {
+                let what = format!("{} round {round} {step}", path.display());
+                let (report, _) = agrees(FileKind::Python, old, new, &what);
+                clean += usize::from(report.valid());
+                introduced += usize::from(report.introduced());
+                by_statements += usize::from(report.scope == CheckScope::Statements);
+                checks += 1;
+            }
+        }
+    }
+    assert!(introduced * 4 > checks, "many insertions break the files: {introduced} of {checks}");
+    assert!(clean * 4 > checks, "the undos check clean: {clean} of {checks}");
+    assert!(by_statements * 3 > checks * 2, "most checks parse statements only: {by_statements} of {checks}");
+}
+
+#[test]
+fn a_statement_inserted_after_a_long_one_is_checked_from_where_it_starts() {
+    let body: String = (0..40).map(|n| format!("        total += {n}\n")).collect();
+    let old = format!("import os\n\n\ndef f(items):\n    total = 0\n    for item in items:\n{body}    return total\n");
+    let new = old.replace("    return total\n", "    _patched = None\n    return total\n");
+    let report = check_change(FileKind::Python, Some(&old), &new).unwrap();
+    assert!(report.valid(), "{report:#?}");
+    // Line 47 is the inserted one, 48 the return: the loop before them is not parsed.
+    assert_eq!(report.places, [(47, 48)], "{report:#?}");
+    // A clause cannot start the check: it only stands after the statement before it.
+    let clause = old.replace("    return total\n", "    else:\n        pass\n    return total\n");
+    let report = check_change(FileKind::Python, Some(&old), &clause).unwrap();
+    assert!(report.valid(), "a `for` takes an `else`: {report:#?}");
+    let stray = old.replace("    total = 0\n", "    total = 0\n    else:\n        pass\n");
+    assert!(check_change(FileKind::Python, Some(&old), &stray).unwrap().introduced());
+    // Nor can a statement between a decorator and what it decorates.
+    let methods: String = (0..30).map(|n| format!("    def m{n}(self):\n        return {n}\n\n")).collect();
+    let class = format!("class C:\n{methods}    @property\n    def x(self):\n        return 1\n");
+    let between = class.replace("    def x(self)", "    _patched = None\n    def x(self)");
+    let report = check_change(FileKind::Python, Some(&class), &between).unwrap();
+    assert!(report.introduced(), "{report:#?}");
+}
