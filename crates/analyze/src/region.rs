@@ -1016,22 +1016,33 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
     let mut delta = top.new_start as isize - top.start as isize;
     let mut next = 0;
     while next < narrowing.places.len() {
-        let (narrowed, change_delta, last_place) = narrowing.place(next, delta)?;
-        match found.last_mut() {
-            // Regions that overlap in the same block are one: from the first one's start to
-            // the second one's end, a boundary of the same level in the common tail.
-            Some(before) if before.region.old_end > narrowed.region.start => {
-                let level = |region: &Region| indent_of(old.as_bytes(), region.start);
-                if before.headers != narrowed.headers || level(&before.region) != level(&narrowed.region) {
+        let (mut narrowed, change_delta, last_place) = narrowing.place(next, delta)?;
+        // Regions that overlap are one: a region of an outer block that holds the one before
+        // takes its places; one of the same block goes from the first one's start to the
+        // second one's end, a boundary of that level in the common tail.
+        while let Some(before) = found.pop_if(|before| before.region.old_end > narrowed.region.start) {
+            if narrowed.region.start <= before.region.start {
+                if !before.headers.starts_with(&narrowed.headers) {
                     return None;
                 }
-                before.region.old_end = narrowed.region.old_end;
-                before.region.new_end = narrowed.region.new_end;
-                before.region.changed.end = narrowed.region.changed.end;
-                before.region.places.extend(narrowed.region.places);
+                narrowed.region.changed.start = before.region.changed.start;
+                let mut places = before.region.places;
+                places.append(&mut narrowed.region.places);
+                narrowed.region.places = places;
+                continue;
             }
-            _ => found.push(narrowed),
+            let level = |region: &Region| indent_of(old.as_bytes(), region.start);
+            if before.headers != narrowed.headers || level(&before.region) != level(&narrowed.region) {
+                return None;
+            }
+            let mut merged = before;
+            merged.region.old_end = narrowed.region.old_end;
+            merged.region.new_end = narrowed.region.new_end;
+            merged.region.changed.end = narrowed.region.changed.end;
+            merged.region.places.append(&mut narrowed.region.places);
+            narrowed = merged;
         }
+        found.push(narrowed);
         delta = change_delta;
         next = last_place + 1;
     }
@@ -1121,7 +1132,7 @@ impl Narrowing<'_> {
         let start = self.at_place(&block, body, &old_place, new_text).unwrap_or_else(|| self.start_in(&block, body));
         let headers = self.headers(start)?;
         // Forward until both texts reach a boundary at the same place of their common tail.
-        let new_start = usize::try_from(self.lines[start] as isize + delta).ok()?;
+        let new_start = usize::try_from(self.lines[start] as isize + self.delta_at(self.lines[start])?).ok()?;
         let new_lines = code_lines(new_bytes, new_start, self.top.new_end)?;
         let change_delta = delta + new_place.len() as isize - old_place.len() as isize;
         let tail = Tail { next, last: block.last, body, change_delta };
@@ -1141,6 +1152,21 @@ impl Narrowing<'_> {
         };
         let header_lines = memchr::memchr_iter(b'\n', headers.as_bytes()).count();
         Some((Narrowed { region, header_lines, headers }, change_delta, last_place))
+    }
+
+    /// The new text's offset minus the old one's at `at`, a line start of the old text: the
+    /// places that start before it have been made (one that starts there has not). `None`
+    /// when `at` is inside a place.
+    fn delta_at(&self, at: usize) -> Option<isize> {
+        let made = self.places.iter().take_while(|(old_place, _)| old_place.start < at);
+        let mut delta = self.top.new_start as isize - self.top.start as isize;
+        for (old_place, new_place) in made {
+            if old_place.end > at {
+                return None;
+            }
+            delta += new_place.len() as isize - old_place.len() as isize;
+        }
+        Some(delta)
     }
 
     /// The innermost block holding a place whose first line's indentation it keeps: `None`

@@ -522,3 +522,32 @@ fn a_statement_inserted_after_a_long_one_is_checked_from_where_it_starts() {
     let report = check_change(FileKind::Python, Some(&class), &between).unwrap();
     assert!(report.introduced(), "{report:#?}");
 }
+
+#[test]
+fn a_change_whose_block_holds_the_place_before_it_is_checked_with_it() {
+    // The second place adds a line to the `if` block from below: it is checked on the whole
+    // `if` statement, which holds the first place, checked on its own before.
+    let methods: String = (0..30).map(|n| format!("    def m{n}(self):\n        return {n}\n\n")).collect();
+    let tail = "    def f(self, x):\n        if x:\n            a = 1\n            b = 2\n            d = 4\n            e = 5\n        return 2\n";
+    let old = format!("class C:\n{methods}{tail}");
+    let line = |text: &str, wanted: &str| {
+        text.lines().collect::<Vec<_>>().iter().rposition(|line| *line == wanted).unwrap() + 1
+    };
+    for (second, breaks) in [("            c = 3\n", false), ("            c = (\n", true), ("        c = )\n", true)] {
+        let new = old
+            .replace("            a = 1\n", "            a = 1\n            _patched = None\n")
+            .replace("            e = 5\n", &format!("            e = 5\n{second}"));
+        let what = format!("second place {second:?}");
+        let (report, _) = agrees(FileKind::Python, &old, &new, &what);
+        assert_eq!(report.introduced(), breaks, "{what}: {report:#?}");
+        assert_eq!(check_syntax(FileKind::Python, &new).unwrap().valid, !breaks, "{what}");
+        if !breaks {
+            // One part, from the `if` to the end of the method: not the whole class.
+            assert_eq!(
+                report.places,
+                [(line(&new, "        if x:"), line(&new, "        return 2"))],
+                "{what}: {report:#?}"
+            );
+        }
+    }
+}
