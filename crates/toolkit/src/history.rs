@@ -292,6 +292,18 @@ pub(crate) fn undo(workspace: &Workspace, given: &str, rel: &str, force: bool) -
 /// A patched file: canonical path, content before (`None`: did not exist), hash after.
 pub(crate) type PatchFileState = (String, Option<Vec<u8>>, Option<Sha256>);
 
+/// A patched file whose content before is hashed already: canonical path, content before and
+/// its hash (`None`: did not exist), hash after.
+pub(crate) type HashedFileState<'a> = (&'a str, Option<(&'a [u8], Sha256)>, Option<Sha256>);
+
+/// `files` with the content before each one hashed.
+fn hashed(files: &[PatchFileState]) -> Vec<HashedFileState<'_>> {
+    files
+        .iter()
+        .map(|(path, before, after)| (path.as_str(), before.as_deref().map(|bytes| (bytes, Sha256::of(bytes))), *after))
+        .collect()
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 struct PatchSnapshot {
     files: Vec<Snapshot>,
@@ -345,28 +357,42 @@ fn restore(
 /// Records the previous state of every file a patch touches, dropping the entries beyond
 /// `depth`.
 pub(crate) fn record_patch(workspace: &Workspace, files: &[PatchFileState], bounds: &Bounds<'_>) -> Result<()> {
-    record_patch_kept(workspace, files)?;
+    record_hashed_patch(workspace, &hashed(files), bounds)
+}
+
+/// [`record_patch`] of files whose contents before are hashed already (a patch's plan hashed
+/// them when it read them).
+pub(crate) fn record_hashed_patch(
+    workspace: &Workspace,
+    files: &[HashedFileState<'_>],
+    bounds: &Bounds<'_>,
+) -> Result<()> {
+    record_kept(workspace, files)?;
     prune_depth(workspace, bounds.depth)?;
-    let added = files.iter().filter_map(|(_, before, _)| before.as_ref()).map(|bytes| bytes.len() as u64).sum();
+    let added = files.iter().filter_map(|(_, before, _)| *before).map(|(bytes, _)| bytes.len() as u64).sum();
     bounds.track(workspace, added, None, true)
 }
 
 /// Records a change before it is made; [`forget_patch`] it if the change fails, else
 /// [`prune_patches`] once it is made (so a failed change costs no older entry).
 pub(crate) fn record_patch_kept(workspace: &Workspace, files: &[PatchFileState]) -> Result<u64> {
+    record_kept(workspace, &hashed(files))
+}
+
+fn record_kept(workspace: &Workspace, files: &[HashedFileState<'_>]) -> Result<u64> {
     let seqs = sequence_numbers(workspace, "undo/patches", ".json")?;
     let seq = next_seq(seqs.last().copied())?;
     let mut snapshots = Vec::with_capacity(files.len());
     let mut parts: Vec<&[u8]> = Vec::new();
     let mut offset = 0u64;
-    for (rel, before, after) in files {
-        let kept = before.as_deref().map(|bytes| {
+    for &(rel, before, after) in files {
+        let kept = before.map(|(bytes, sha256)| {
             parts.push(bytes);
-            let slice = KeptSlice { offset, len: bytes.len() as u64, sha256: Sha256::of(bytes) };
+            let slice = KeptSlice { offset, len: bytes.len() as u64, sha256 };
             offset += slice.len;
             slice
         });
-        snapshots.push(Snapshot { path: rel.clone(), existed: before.is_some(), after_sha256: *after, kept });
+        snapshots.push(Snapshot { path: rel.to_owned(), existed: before.is_some(), after_sha256: after, kept });
     }
     // The contents flushed first, then the record that names them.
     if !parts.is_empty() {

@@ -8,9 +8,9 @@ use crate::history;
 use crate::toolkit::Toolkit;
 use crate::types::*;
 
-/// A file a patch touched: its path, its bytes before (none: it did not exist) and its hash
-/// after (none: it is gone or could not be read again).
-type Touched = (String, Option<Vec<u8>>, Option<editkit_vfs::Sha256>);
+/// A file a patch touched: its path, its content before (none: it did not exist), shared
+/// with the plan, and its hash after (none: it is gone or could not be read again).
+type Touched = (String, Option<patch::Shared>, Option<editkit_vfs::Sha256>);
 
 /// A written file to check beside the commit: its path, what it held before (`None`:
 /// nothing) and what the commit writes there.
@@ -27,7 +27,7 @@ type Early = (Vec<EarlyJob>, Vec<Option<DiagnosticsInfo>>);
 type Written = std::collections::HashMap<String, patch::Shared>;
 
 /// What each path a commit writes held before (`None`: nothing), and what it writes there.
-type Contents = (Vec<(String, Option<Vec<u8>>)>, Written);
+type Contents = (Vec<(String, Option<patch::Shared>)>, Written);
 
 /// A check for each file `plan` writes, with what it held before (a moved file: what its
 /// old path held), in the plan's order.
@@ -123,7 +123,7 @@ impl Toolkit {
         };
         // What each file held before, for the undo entry and for checking only what the
         // patch changed.
-        let mut before: Vec<(String, Option<Vec<u8>>)> = Vec::new();
+        let mut before: Vec<(String, Option<patch::Shared>)> = Vec::new();
         // What the commit writes at each path, shared with the plan.
         let mut written: Written = std::collections::HashMap::new();
         // The checks of the new contents need only the old and new texts, which the plan
@@ -136,8 +136,7 @@ impl Toolkit {
             let planned = |plan: &patch::Plan<'_>| {
                 control.advance(plan.previous().count() as u64);
                 if !request.dry_run {
-                    before =
-                        plan.previous().map(|(path, bytes)| (path.to_owned(), bytes.map(<[u8]>::to_vec))).collect();
+                    before = plan.contents().map(|(path, before, _)| (path.to_owned(), before)).collect();
                     written = plan.contents().filter_map(|(path, _, after)| Some((path.to_owned(), after?))).collect();
                 }
                 if check_early {
@@ -208,7 +207,12 @@ impl Toolkit {
                 }
                 files.push((path, bytes, after));
             }
-            history::record_patch(workspace, &files, &self.history_bounds())?;
+            // The contents before are the plan's, hashed when it read them.
+            let hashed: Vec<history::HashedFileState<'_>> = files
+                .iter()
+                .map(|(path, before, after)| (path.as_str(), before.as_ref().map(|b| (b.bytes(), b.sha256())), *after))
+                .collect();
+            history::record_hashed_patch(workspace, &hashed, &self.history_bounds())?;
             olds = files;
         }
         let mut response = ApplyPatchResponse {
@@ -292,7 +296,8 @@ impl Toolkit {
             let bytes =
                 workspace.canonical_recorded(&file.path).and_then(|path| workspace.txn().read(&path)).ok()??;
             let was = file.from.as_ref().unwrap_or(&file.path);
-            let old = olds.iter().find(|(path, ..)| path == was).and_then(|(_, bytes, _)| bytes.as_deref());
+            let old = olds.iter().find(|(path, ..)| path == was).and_then(|(_, before, _)| before.as_ref());
+            let old = old.map(patch::Shared::bytes);
             Some(self.check_bytes(workspace, &file.path, old, &bytes))
         };
         let checked = patch::par::map(files, 1, patch::par::compute_threads(), check);
