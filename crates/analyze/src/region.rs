@@ -970,6 +970,23 @@ pub(crate) struct Narrowed {
     pub(crate) header_lines: usize,
 }
 
+/// The lines of `opener` (a block's opening line, up to the next code line) without the
+/// comment and blank lines after its last line of code: they change no token, and a class's
+/// comment block can be longer than the statements a check parses after it. Kept whole when
+/// that line ends in a backslash (a comment line after it would end the statement).
+fn code_only(opener: &str) -> &str {
+    let mut end = opener.len();
+    for line in opener.split_inclusive('\n').rev() {
+        let code = line.trim_start_matches([' ', '\t', '\x0c']);
+        if !(code.starts_with('#') || code.trim_end_matches(['\r', '\n', ' ', '\t', '\x0c']).is_empty()) {
+            break;
+        }
+        end -= line.len();
+    }
+    let kept = opener.get(..end).unwrap_or(opener);
+    if end == 0 || kept.trim_end_matches(['\r', '\n']).ends_with('\\') { opener } else { kept }
+}
+
 /// The leading spaces and tabs of the line at `at`.
 fn indent_of(text: &[u8], at: usize) -> &[u8] {
     let line = text.get(at..).unwrap_or_default();
@@ -1303,7 +1320,7 @@ impl Narrowing<'_> {
             {
                 return None;
             }
-            let opener = self.old.get(range)?;
+            let opener = code_only(self.old.get(range)?);
             // A clause that only stands after another (`else:`, `except:`, `case`), or a
             // `try:`/`match` that needs one after its body, opens as `if 1:` on as many lines.
             let own = self.indent(index);
@@ -1767,6 +1784,15 @@ pub(crate) fn js_region(old: &str, new: &str) -> Result<Region, NoRegion> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_is_parsed_without_the_comments_after_it() {
+        assert_eq!(code_only("class A:\n    # one\n\n    # two\n"), "class A:\n");
+        assert_eq!(code_only("def f(a,\n      b):  # c\n\r\n"), "def f(a,\n      b):  # c\n");
+        // Kept whole after a backslash, and when nothing but comments is there.
+        assert_eq!(code_only("if a and \\\n    # c\n"), "if a and \\\n    # c\n");
+        assert_eq!(code_only("# c\n"), "# c\n");
+    }
 
     #[test]
     fn lines_compared_one_to_one_give_the_places_a_diff_gives() {
