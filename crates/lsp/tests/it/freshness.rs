@@ -12,11 +12,21 @@ use crate::support::{PROXY_DELAY_SECS, READY_WAIT, START_WAIT, fixture, tools_pa
 
 /// A pool whose Python server is the stand-in in `mode`, and the fixture root.
 pub(crate) fn stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
-    let (temp, root) = fixture("py");
+    stand_in_as("py", "basedpyright-langserver", mode)
+}
+
+/// The TypeScript stand-in (the Python one under typescript-language-server's name) in `mode`.
+fn typescript_stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
+    stand_in_as("ts", "typescript-language-server", mode)
+}
+
+/// A pool whose server `program` is the stand-in in `mode`, and the root of `fixture`.
+fn stand_in_as(fixture_name: &str, program: &str, mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
+    let (temp, root) = fixture(fixture_name);
     let bin = temp.path().join("stand-in-bin");
     std::fs::create_dir(&bin).expect("mkdir");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lsp/stand-in/basedpyright-langserver");
-    std::fs::copy(&script, bin.join("basedpyright-langserver")).expect("copy the stand-in");
+    std::fs::copy(&script, bin.join(program)).expect("copy the stand-in");
     std::fs::write(bin.join("mode"), mode).expect("write the mode");
     let bin = bin.canonicalize().expect("real path");
     let options = PoolOptions { path: Some(tools_path(&[&bin])), start_wait: START_WAIT, ..PoolOptions::default() };
@@ -327,19 +337,6 @@ fn a_server_that_stops_mid_wait_is_unavailable_not_timed_out() {
     assert!(reason.contains("stopped"), "{reason}");
     assert!(!reason.contains("AKIASECRET"), "{reason}");
     assert_eq!(install, "", "{answer:?}");
-}
-
-/// The TypeScript stand-in (the Python one under typescript-language-server's name) in `mode`.
-fn typescript_stand_in(mode: &str) -> (tempfile::TempDir, PathBuf, Pool) {
-    let (temp, root) = fixture("ts");
-    let bin = temp.path().join("stand-in-bin");
-    std::fs::create_dir(&bin).expect("mkdir");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/lsp/stand-in/basedpyright-langserver");
-    std::fs::copy(&script, bin.join("typescript-language-server")).expect("copy the stand-in");
-    std::fs::write(bin.join("mode"), mode).expect("write the mode");
-    let bin = bin.canonicalize().expect("real path");
-    let options = PoolOptions { path: Some(tools_path(&[&bin])), start_wait: START_WAIT, ..PoolOptions::default() };
-    (temp, root, Pool::new(options))
 }
 
 /// tsserver answering `success: false` (`No Project`) is no answer: `unavailable`, with its
