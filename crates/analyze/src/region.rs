@@ -1149,7 +1149,8 @@ impl Narrowing<'_> {
         let start = self.at_place(&block, body, &old_place, new_text).unwrap_or_else(|| self.start_in(&block, body));
         let headers = self.headers(start)?;
         // Forward until both texts reach a boundary at the same place of their common tail.
-        let new_start = usize::try_from(self.lines[start] as isize + self.delta_at(self.lines[start])?).ok()?;
+        let new_start =
+            usize::try_from(self.lines[start] as isize + self.delta_at(self.lines[start], next, delta)?).ok()?;
         let new_lines = code_lines(new_bytes, new_start, self.top.new_end)?;
         let change_delta = delta + new_place.len() as isize - old_place.len() as isize;
         let tail = Tail { next, last: block.last, body, change_delta };
@@ -1171,17 +1172,17 @@ impl Narrowing<'_> {
         Some((Narrowed { region, header_lines, headers }, change_delta, last_place))
     }
 
-    /// The new text's offset minus the old one's at `at`, a line start of the old text: the
-    /// places that start before it have been made (one that starts there has not). `None`
-    /// when `at` is inside a place.
-    fn delta_at(&self, at: usize) -> Option<isize> {
-        let made = self.places.iter().take_while(|(old_place, _)| old_place.start < at);
-        let mut delta = self.top.new_start as isize - self.top.start as isize;
-        for (old_place, new_place) in made {
-            if old_place.end > at {
-                return None;
+    /// The new text's offset minus the old one's at `at`, a line start of the old text at or
+    /// before place `next`, where the difference is `delta`: the places that start before
+    /// `at` have been made (one that starts there has not). Walks back only over the places
+    /// from `at` on. `None` when `at` is inside a place.
+    fn delta_at(&self, at: usize, next: usize, delta: isize) -> Option<isize> {
+        let mut delta = delta;
+        for (old_place, new_place) in self.places.get(..next).unwrap_or_default().iter().rev() {
+            if old_place.start < at {
+                return (old_place.end <= at).then_some(delta);
             }
-            delta += new_place.len() as isize - old_place.len() as isize;
+            delta -= new_place.len() as isize - old_place.len() as isize;
         }
         Some(delta)
     }
