@@ -40,6 +40,48 @@ fn count_tokens(text: &[u8], limit: usize) -> usize {
 /// The longest a single parse may take before it is abandoned with [`Error::Timeout`].
 pub const PARSE_TIME_LIMIT: Duration = Duration::from_secs(5);
 
+/// Parsers kept per thread for the next parse of their language: a check of a patch parses
+/// hundreds of short parts, and a new parser's buffers cost as much as a short parse.
+const KEPT_PARSERS: usize = 4;
+
+/// A parser that parsed more than this many bytes is dropped rather than kept, with the
+/// buffers that parse grew.
+const KEPT_PARSER_BYTES: usize = 1 << 20;
+
+thread_local! {
+    static PARSERS: std::cell::RefCell<Vec<(FileKind, Parser)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A parser for `kind` with no parse under way: one this thread kept, or a new one.
+fn take_parser(kind: FileKind, language: &Language) -> Parser {
+    let kept = PARSERS.with(|parsers| {
+        let mut parsers = parsers.try_borrow_mut().ok()?;
+        let at = parsers.iter().position(|(kept, _)| *kept == kind)?;
+        Some(parsers.swap_remove(at).1)
+    });
+    kept.unwrap_or_else(|| {
+        let mut parser = Parser::new();
+        parser.set_language(language).expect("bundled grammars match the tree-sitter ABI they were built for");
+        parser
+    })
+}
+
+/// Keeps `parser`, which parsed `parsed` bytes, for this thread's next parse of `kind`; reset
+/// first, so that a parse stopped at the time limit is not resumed on another text.
+fn keep_parser(kind: FileKind, mut parser: Parser, parsed: usize) {
+    if parsed > KEPT_PARSER_BYTES {
+        return;
+    }
+    parser.reset();
+    PARSERS.with(|parsers| {
+        if let Ok(mut parsers) = parsers.try_borrow_mut()
+            && parsers.len() < KEPT_PARSERS
+        {
+            parsers.push((kind, parser));
+        }
+    });
+}
+
 /// Which grammar parses a kind; `None` for kinds without one.
 pub(crate) fn language(kind: FileKind) -> Option<Language> {
     let language = match kind {
@@ -90,8 +132,7 @@ impl<'s> Parsed<'s> {
         if tokens > MAX_PARSE_TOKENS {
             return Err(Error::TooManyTokens { limit: MAX_PARSE_TOKENS });
         }
-        let mut parser = Parser::new();
-        parser.set_language(&language).expect("bundled grammars match the tree-sitter ABI they were built for");
+        let mut parser = take_parser(kind, &language);
         let started = Instant::now();
         let mut timed_out = false;
         let mut progress = |_: &tree_sitter::ParseState| {
@@ -105,6 +146,7 @@ impl<'s> Parsed<'s> {
         let mut read = |offset: usize, _: Point| text.get(offset..).unwrap_or(&[]);
         let tree =
             parser.parse_with_options(&mut read, old, Some(ParseOptions::new().progress_callback(&mut progress)));
+        keep_parser(kind, parser, text.len());
         match tree {
             Some(tree) => Ok(Parsed { kind, source, tree, base }),
             None => Err(Error::Timeout { millis: u64::try_from(PARSE_TIME_LIMIT.as_millis()).unwrap_or(u64::MAX) }),

@@ -1087,9 +1087,25 @@ fn whole_places(old: &str, new: &str, top: &Region) -> Vec<(Range<usize>, Range<
             new_place.start.saturating_sub(back)..(new_place.end + on).max(new_place.start.saturating_sub(back)),
         )
     };
+    // Whole lines put before or after the old lines of a place, which a diff of characters
+    // can give as a change of those lines, are an insertion of those lines alone.
+    let inserted = |(old_place, new_place): (Range<usize>, Range<usize>)| {
+        let was = old_bytes.get(old_place.clone()).unwrap_or_default();
+        let now = new_bytes.get(new_place.clone()).unwrap_or_default();
+        let lines = |text: &[u8]| text.ends_with(b"\n");
+        if was.is_empty() || now.len() <= was.len() {
+            (old_place, new_place)
+        } else if now.ends_with(was) && lines(now.get(..now.len() - was.len()).unwrap_or_default()) {
+            (old_place.start..old_place.start, new_place.start..new_place.end - was.len())
+        } else if now.starts_with(was) && lines(was) && lines(now) {
+            (old_place.end..old_place.end, new_place.start + was.len()..new_place.end)
+        } else {
+            (old_place, new_place)
+        }
+    };
     let mut places: Vec<(Range<usize>, Range<usize>)> = Vec::with_capacity(top.places.len());
     for (old_place, new_place) in &top.places {
-        let (old_place, new_place) = whole(old_place, new_place);
+        let (old_place, new_place) = inserted(whole(old_place, new_place));
         match places.last_mut() {
             Some((old_last, new_last)) if old_last.end > old_place.start => {
                 old_last.end = old_place.end;
@@ -1192,9 +1208,16 @@ impl Narrowing<'_> {
     fn block(&self, old_place: &Range<usize>, new_place: &Range<usize>) -> Option<Block> {
         let (old_bytes, new_bytes) = (self.old.as_bytes(), self.new.as_bytes());
         let lines = &self.lines;
-        // The code lines the place touches (an insertion touches the lines on both sides).
+        // The code lines the place touches: an insertion touches the lines on both sides,
+        // unless it puts whole statements before a statement of its own level (then the
+        // lines before lex as they did).
         let (from, to) = if old_place.is_empty() {
-            (old_place.start.saturating_sub(1), old_place.start + 1)
+            let from = if self.inserts_statements(old_place, new_place) {
+                old_place.start
+            } else {
+                old_place.start.saturating_sub(1)
+            };
+            (from, old_place.start + 1)
         } else {
             (old_place.start, old_place.end)
         };
@@ -1245,6 +1268,24 @@ impl Narrowing<'_> {
         Some(Block { first, last, header })
     }
 
+    /// Whether an insertion puts whole lines before a code line, the first of them code at
+    /// that line's indentation and no clause: then it starts a statement of that line's
+    /// level, and the line before keeps its tokens (an insertion after a block's opening
+    /// line stays in that block).
+    fn inserts_statements(&self, old_place: &Range<usize>, new_place: &Range<usize>) -> bool {
+        let old_bytes = self.old.as_bytes();
+        let new_text = self.new.as_bytes().get(new_place.clone()).unwrap_or_default();
+        if !old_place.is_empty() || !new_text.ends_with(b"\n") || self.lines.binary_search(&old_place.start).is_err() {
+            return false;
+        }
+        let own = indent_of(old_bytes, old_place.start);
+        let Some(code) = new_text.strip_prefix(own) else { return false };
+        let opens_code = code.first().is_some_and(|&byte| {
+            byte.is_ascii_alphanumeric() || byte >= 0x80 || matches!(byte, b'_' | b'(' | b'[' | b'{' | b'"' | b'\'')
+        });
+        opens_code && !is_clause(code)
+    }
+
     /// The code line of the place itself, when the region can start there rather than at the
     /// statement before: the place starts at a statement of the block's level (not a clause
     /// such as `else`, nor a definition under a decorator), and its new text starts with code
@@ -1258,16 +1299,13 @@ impl Narrowing<'_> {
         if index <= block.header || index > block.first + 1 || indent_of(old_bytes, old_place.start) != body {
             return None;
         }
-        let clause = |line: &[u8]| {
-            ["else", "elif", "except", "finally", "case"].iter().any(|word| starts_with_word(line, word.as_bytes()))
-        };
         let old_line = old_bytes.get(old_place.start + width..).unwrap_or_default();
         let header = old_bytes.get(self.lines[block.header]..).unwrap_or_default();
         let header = header.get(indent_of(header, 0).len()..).unwrap_or_default();
         let after_decorator = index > block.header + 1
             && indent_of(old_bytes, self.lines[index - 1]) == body
             && old_bytes.get(self.lines[index - 1] + width) == Some(&b'@');
-        if clause(old_line) || starts_with_word(header, b"match") || after_decorator {
+        if is_clause(old_line) || starts_with_word(header, b"match") || after_decorator {
             return None;
         }
         let first = new_text.split(|&byte| byte == b'\n').next().unwrap_or_default();
@@ -1277,7 +1315,7 @@ impl Narrowing<'_> {
                 || byte >= 0x80
                 || matches!(byte, b'_' | b'(' | b'[' | b'{' | b'"' | b'\'' | b'@')
         });
-        (opens_code && !clause(code)).then_some(index)
+        (opens_code && !is_clause(code)).then_some(index)
     }
 
     /// The code line the region starts at: the statement before the place (new text at its
@@ -1402,6 +1440,12 @@ struct Tail<'b> {
     last: usize,
     body: &'b [u8],
     change_delta: isize,
+}
+
+/// Whether a line's code (after its indentation) is a clause that stands only after
+/// another statement: `else`, `elif`, `except`, `finally` or `case`.
+fn is_clause(code: &[u8]) -> bool {
+    ["else", "elif", "except", "finally", "case"].iter().any(|word| starts_with_word(code, word.as_bytes()))
 }
 
 /// Whether the code line at `at` is a boundary at the level of a block whose statements are

@@ -227,12 +227,38 @@ impl EmptyBlock {
     }
 }
 
+/// The Python nodes that can hold a `block`, themselves or in a child (the grammar's
+/// node types): the module, the compound statements and their clauses, a decorated
+/// definition and a block.
+const HOLD_BLOCKS: [&str; 16] = [
+    "module",
+    "block",
+    "decorated_definition",
+    "class_definition",
+    "function_definition",
+    "if_statement",
+    "elif_clause",
+    "else_clause",
+    "for_statement",
+    "while_statement",
+    "try_statement",
+    "except_clause",
+    "finally_clause",
+    "with_statement",
+    "match_statement",
+    "case_clause",
+];
+
 /// The empty blocks of a Python tree. With `dirty` (tree byte ranges), only statements
 /// overlapping one are looked into: the blocks found are those whose owner overlaps a range.
 pub(crate) fn empty_blocks(parsed: &Parsed<'_>, dirty: Option<&[Range<usize>]>) -> Vec<EmptyBlock> {
     let language = parsed.tree.language();
     let block = language.id_for_node_kind("block", true);
     let comment = language.id_for_node_kind("comment", true);
+    let holders: Vec<u16> = HOLD_BLOCKS.iter().map(|kind| language.id_for_node_kind(kind, true)).collect();
+    // A block stands only in the nodes that can hold one, or in a part the parser recovered
+    // from an error: expressions, most of a tree, are not looked into.
+    let may_hold = |node: Node<'_>| node.has_error() || holders.contains(&node.kind_id());
     let overlaps = |node: Node<'_>| {
         dirty.is_none_or(|ranges| {
             ranges.iter().any(|range| node.start_byte() <= range.end && range.start <= node.end_byte())
@@ -253,7 +279,7 @@ pub(crate) fn empty_blocks(parsed: &Parsed<'_>, dirty: Option<&[Range<usize>]>) 
         }
         // A node is looked into only when it overlaps a dirty range; its children are all
         // checked, so a block whose owner overlaps is found even when the block does not.
-        if overlaps(node) && cursor.goto_first_child() {
+        if may_hold(node) && overlaps(node) && cursor.goto_first_child() {
             continue;
         }
         loop {
@@ -303,4 +329,59 @@ fn quote(text: &str) -> String {
         shown.push('…');
     }
     format!("`{}`", shown.replace('`', "'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk for empty blocks looks only into [`HOLD_BLOCKS`] and parts with an error: every
+    /// block of the corpus, whole and with lines cut out (which leaves error nodes and empty
+    /// blocks), has only such nodes around it.
+    #[test]
+    fn every_block_stands_in_a_node_the_walk_looks_into() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/code/python");
+        let mut files: Vec<_> = std::fs::read_dir(&corpus).unwrap().map(|entry| entry.unwrap().path()).collect();
+        files.retain(|path| path.extension().is_some_and(|extension| extension == "py"));
+        files.sort();
+        assert!(files.len() > 10, "the Python corpus is missing at {}", corpus.display());
+        let mut blocks = 0;
+        for path in files {
+            let source = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = source.split_inclusive('\n').collect();
+            let cuts = (0..lines.len()).step_by(lines.len() / 12 + 1);
+            let texts = std::iter::once(source.clone()).chain(cuts.map(|cut| {
+                lines.iter().enumerate().filter(|&(at, _)| at != cut && at != cut + 1).map(|(_, line)| *line).collect()
+            }));
+            for text in texts {
+                let parsed = Parsed::new(FileKind::Python, &text, "test").unwrap();
+                let mut cursor = parsed.tree.walk();
+                'walk: loop {
+                    let node = cursor.node();
+                    if node.kind() == "block" {
+                        blocks += 1;
+                        let mut around = node.parent();
+                        while let Some(parent) = around {
+                            assert!(
+                                parent.has_error() || HOLD_BLOCKS.contains(&parent.kind()),
+                                "{}: a block in `{}`",
+                                path.display(),
+                                parent.kind()
+                            );
+                            around = parent.parent();
+                        }
+                    }
+                    if cursor.goto_first_child() {
+                        continue;
+                    }
+                    while !cursor.goto_next_sibling() {
+                        if !cursor.goto_parent() {
+                            break 'walk;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(blocks > 1000, "{blocks} blocks");
+    }
 }

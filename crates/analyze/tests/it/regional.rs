@@ -524,6 +524,44 @@ fn a_statement_inserted_after_a_long_one_is_checked_from_where_it_starts() {
 }
 
 #[test]
+fn a_statement_inserted_first_in_a_block_is_checked_in_that_block() {
+    // Long methods before the one changed: the check must not reach back into them.
+    let loops: String = (0..20).map(|n| format!("        for i in range({n}):\n            total += i\n")).collect();
+    let methods: String =
+        (0..5).map(|n| format!("    def m{n}(self):\n        total = 0\n{loops}        return total\n\n")).collect();
+    let old = format!("class C:\n{methods}    def f(self, x):\n        with x:\n            return x\n");
+    let line = |text: &str, wanted: &str| text.lines().position(|line| line == wanted).unwrap() + 1;
+    for (before, inserted) in [
+        ("        with x:\n", "        _patched = None\n"),
+        ("            return x\n", "            _patched = None\n"),
+    ] {
+        let new = old.replace(before, &format!("{inserted}{before}"));
+        let what = format!("{inserted:?} before {before:?}");
+        let (report, _) = agrees(FileKind::Python, &old, &new, &what);
+        assert!(report.valid(), "{what}: {report:#?}");
+        // The inserted line and the statement it stands before: not the method before.
+        let first = line(&new, inserted.trim_end_matches('\n'));
+        let last = if before.contains("with") { line(&new, "            return x") } else { first + 1 };
+        assert_eq!(report.places, [(first, last)], "{what}: {report:#?}");
+    }
+    // What the lines before decide is still checked with them: a clause joins the statement
+    // before, a line left of the block's leaves the `def` empty, and an open bracket runs
+    // on into the statements after.
+    for (inserted, breaks) in [
+        ("        else:\n            pass\n", true),
+        ("    _patched = None\n", true),
+        ("        _patched = (\n", true),
+        ("        # a comment\n", false),
+        ("        \"\"\"A docstring.\"\"\"\n", false),
+    ] {
+        let new = old.replace("        with x:\n", &format!("{inserted}        with x:\n"));
+        let what = format!("{inserted:?}");
+        let (report, _) = agrees(FileKind::Python, &old, &new, &what);
+        assert_eq!(report.introduced(), breaks, "{what}: {report:#?}");
+    }
+}
+
+#[test]
 fn a_change_whose_block_holds_the_place_before_it_is_checked_with_it() {
     // The second place adds a line to the `if` block from below: it is checked on the whole
     // `if` statement, which holds the first place, checked on its own before.
