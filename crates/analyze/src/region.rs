@@ -1019,6 +1019,40 @@ fn code_lines(text: &[u8], from: usize, to: usize) -> Option<Vec<usize>> {
     Some(lines)
 }
 
+/// The code lines of `text[from..to]` as [`code_lines`] finds them, scanned only as far as
+/// they are asked for.
+struct CodeLines<'t> {
+    scan: Scanner<'t>,
+    lines: Vec<usize>,
+    to: usize,
+    ended: bool,
+}
+
+impl<'t> CodeLines<'t> {
+    /// The code lines from `from`, a top-level statement start, up to `to`.
+    fn new(text: &'t [u8], from: usize, to: usize) -> Self {
+        let mut scan = Scanner::at_line(text, from);
+        scan.every_line = true;
+        CodeLines { scan, lines: vec![from], to, ended: false }
+    }
+
+    /// The start of code line `index`; `None` past the last one before `to`.
+    fn get(&mut self, index: usize) -> Option<usize> {
+        while self.lines.len() <= index && !self.ended {
+            match self.scan.next_boundary() {
+                Some(at) if at < self.to => self.lines.push(at),
+                _ => self.ended = true,
+            }
+        }
+        self.lines.get(index).copied()
+    }
+
+    /// Whether the scan so far found nothing wrong before `to`.
+    fn clean(&self) -> bool {
+        self.scan.anomaly.is_none_or(|anomaly| anomaly.at() >= self.to)
+    }
+}
+
 /// Regions narrower than the top-level `top` (Python): each place it holds checked on the
 /// statements of the innermost block holding it, found by indentation on the code lines of
 /// the old text, and parsed after the lines opening the blocks around (from the old text:
@@ -1167,10 +1201,15 @@ impl Narrowing<'_> {
         // Forward until both texts reach a boundary at the same place of their common tail.
         let new_start =
             usize::try_from(self.lines[start] as isize + self.delta_at(self.lines[start], next, delta)?).ok()?;
-        let new_lines = code_lines(new_bytes, new_start, self.top.new_end)?;
+        let mut new_lines = CodeLines::new(new_bytes, new_start, self.top.new_end);
         let change_delta = delta + new_place.len() as isize - old_place.len() as isize;
         let tail = Tail { next, last: block.last, body, change_delta };
-        let (old_end, new_end, last_place, change_delta) = self.end(&tail, &new_lines)?;
+        let (old_end, new_end, last_place, change_delta) = self.end(&tail, &mut new_lines)?;
+        // Past the region's end the new text lexes as the old one does, up to the next
+        // place, whose own region scans it: what was scanned is all that can be wrong here.
+        if !new_lines.clean() {
+            return None;
+        }
         let lines_before = self.top.lines_before
             + memchr::memchr_iter(b'\n', new_bytes.get(self.top.new_start..new_start).unwrap_or_default()).count();
         let region = Region {
@@ -1382,7 +1421,7 @@ impl Narrowing<'_> {
     /// place (and past the places it reaches) at the same place of their common tail. Gives
     /// the ends, the last place taken in and the length difference after it; `None` when the
     /// block ends in either text first.
-    fn end(&self, tail: &Tail<'_>, new_lines: &[usize]) -> Option<(usize, usize, usize, isize)> {
+    fn end(&self, tail: &Tail<'_>, new_lines: &mut CodeLines<'_>) -> Option<(usize, usize, usize, isize)> {
         let (old_bytes, new_bytes) = (self.old.as_bytes(), self.new.as_bytes());
         let (lines, places, top) = (&self.lines, &self.places, self.top);
         let width = tail.body.len();
@@ -1405,13 +1444,13 @@ impl Narrowing<'_> {
             {
                 old_index += 1;
             }
-            while new_index < new_lines.len()
-                && (new_lines[new_index] < new_change_end || !boundary_after(new_bytes, new_lines, new_index))
+            while let Some(at) = new_lines.get(new_index)
+                && (at < new_change_end || !boundary_after(new_bytes, &new_lines.lines, new_index))
             {
                 new_index += 1;
             }
             let old_at = lines.get(old_index).copied().unwrap_or(top.old_end);
-            let new_at = new_lines.get(new_index).copied().unwrap_or(top.new_end);
+            let new_at = new_lines.get(new_index).unwrap_or(top.new_end);
             if let Some(following) = places.get(last_place + 1)
                 && old_at >= following.0.start
             {
@@ -1422,7 +1461,7 @@ impl Narrowing<'_> {
             // The block's end (a line left of its statements, or the top-level region's end)
             // is as far as a region inside it may go: past it the lines belong elsewhere.
             let old_ends = old_index >= lines.len() || indent_of(old_bytes, old_at).len() < width;
-            let new_ends = new_index >= new_lines.len() || indent_of(new_bytes, new_at).len() < width;
+            let new_ends = new_lines.get(new_index).is_none() || indent_of(new_bytes, new_at).len() < width;
             match (old_at as isize + change_delta).cmp(&(new_at as isize)) {
                 std::cmp::Ordering::Equal => return Some((old_at, new_at, last_place, change_delta)),
                 std::cmp::Ordering::Less if !old_ends => old_index += 1,

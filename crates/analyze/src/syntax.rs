@@ -252,10 +252,21 @@ const HOLD_BLOCKS: [&str; 16] = [
 /// The empty blocks of a Python tree. With `dirty` (tree byte ranges), only statements
 /// overlapping one are looked into: the blocks found are those whose owner overlaps a range.
 pub(crate) fn empty_blocks(parsed: &Parsed<'_>, dirty: Option<&[Range<usize>]>) -> Vec<EmptyBlock> {
-    let language = parsed.tree.language();
-    let block = language.id_for_node_kind("block", true);
-    let comment = language.id_for_node_kind("comment", true);
-    let holders: Vec<u16> = HOLD_BLOCKS.iter().map(|kind| language.id_for_node_kind(kind, true)).collect();
+    // A kind's id is found by comparing names with every symbol's: once, not per tree.
+    static IDS: std::sync::OnceLock<(u16, u16, Vec<u16>)> = std::sync::OnceLock::new();
+    let ids = || {
+        let language = parsed.tree.language();
+        let id = |kind: &str| language.id_for_node_kind(kind, true);
+        (id("block"), id("comment"), HOLD_BLOCKS.iter().map(|kind| id(kind)).collect())
+    };
+    let computed;
+    let (block, comment, holders) = if parsed.kind == FileKind::Python {
+        IDS.get_or_init(ids)
+    } else {
+        computed = ids();
+        &computed
+    };
+    let (block, comment) = (*block, *comment);
     // A block stands only in the nodes that can hold one, or in a part the parser recovered
     // from an error: expressions, most of a tree, are not looked into.
     let may_hold = |node: Node<'_>| node.has_error() || holders.contains(&node.kind_id());

@@ -562,6 +562,29 @@ fn a_statement_inserted_first_in_a_block_is_checked_in_that_block() {
 }
 
 #[test]
+fn a_place_left_open_after_a_clean_one_in_the_same_class_is_reported() {
+    // The first place's region ends where both texts settle; what the second leaves open is
+    // found by the scan of its own region.
+    let methods: String =
+        (0..30).map(|n| format!("    def m{n}(self):\n        x = {n}\n        return x\n\n")).collect();
+    let old = format!("class C:\n{methods}");
+    for (second, breaks) in [
+        ("        y = (\n", true),
+        ("        y = 'open\n", true),
+        ("        y = \"\"\"open\n", true),
+        ("        y = )\n", true),
+        ("        y = 1\n", false),
+    ] {
+        let new = old
+            .replace("        x = 3\n", "        x = 3\n        _patched = None\n")
+            .replace("        x = 25\n", &format!("        x = 25\n{second}"));
+        let what = format!("second place {second:?}");
+        let (report, _) = agrees(FileKind::Python, &old, &new, &what);
+        assert_eq!(report.introduced(), breaks, "{what}: {report:#?}");
+    }
+}
+
+#[test]
 fn a_change_whose_block_holds_the_place_before_it_is_checked_with_it() {
     // The second place adds a line to the `if` block from below: it is checked on the whole
     // `if` statement, which holds the first place, checked on its own before.
