@@ -79,23 +79,58 @@ pub(crate) fn parts_if_slow<T: Sync, R: Send>(
     outcomes
 }
 
-/// `f` of every item, in order, computed by up to `threads` threads taking contiguous runs of
-/// at least `per_thread` items (on this thread alone when there are few). A panic in `f` (a
-/// bug) goes on in the caller once every part has finished.
+/// `f` of every item, in order, computed by up to `threads` threads (at most one per
+/// `per_thread` items; on this thread alone when there are few), each taking the next item
+/// not yet taken: an item that costs more than the others holds up one thread, not a run of
+/// items behind it. A panic in `f` (a bug) goes on in the caller once every thread has
+/// finished.
 ///
 /// ```
 /// let doubled = editkit_patch::par::map(&[1, 2, 3], 1, editkit_patch::par::compute_threads(), |n| n * 2);
 /// assert_eq!(doubled, [2, 4, 6]);
 /// ```
 pub fn map<T: Sync, R: Send>(items: &[T], per_thread: usize, threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let mut out = Vec::with_capacity(items.len());
-    for part in parts(items, per_thread, threads, |part| part.iter().map(&f).collect::<Vec<R>>()) {
-        match part {
-            Ok(results) => out.extend(results),
+    let threads = items.len().div_ceil(per_thread.max(1)).clamp(1, threads.clamp(1, MAX_THREADS));
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // The items a thread took, each with its index; a panic is caught so that every other
+    // thread finishes first.
+    let work = || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut done = Vec::new();
+            loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(index) else { break };
+                done.push((index, f(item)));
+            }
+            done
+        }))
+    };
+    let work = &work;
+    let outcomes: Vec<std::thread::Result<Vec<(usize, R)>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            (1..threads).filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok()).collect();
+        // This thread works too (alone, when no thread could be started).
+        let mine = work();
+        std::iter::once(mine).chain(handles.into_iter().map(|handle| handle.join().unwrap_or_else(Err))).collect()
+    });
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    for outcome in outcomes {
+        match outcome {
+            Ok(done) => {
+                for (index, result) in done {
+                    if let Some(slot) = slots.get_mut(index) {
+                        *slot = Some(result);
+                    }
+                }
+            }
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
-    out
+    // Every index below the count was taken by one thread, which finished it.
+    slots.into_iter().flatten().collect()
 }
 
 /// Threads for work that mostly computes: one per core.

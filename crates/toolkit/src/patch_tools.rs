@@ -320,8 +320,12 @@ impl Toolkit {
         old: Option<&[u8]>,
         new: &[u8],
     ) -> DiagnosticsInfo {
-        let text = String::from_utf8_lossy(new);
-        let old = old.map(String::from_utf8_lossy);
+        // Text is almost always UTF-8, which a plain check takes faster than a lossy decode.
+        let lossy = |bytes| {
+            std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), std::borrow::Cow::Borrowed)
+        };
+        let text = lossy(new);
+        let old = old.map(lossy);
         let old = old.as_deref().map(|old| old.trim_start_matches('\u{feff}'));
         self.after_write(workspace, path, old, text.trim_start_matches('\u{feff}'))
     }
