@@ -961,13 +961,47 @@ pub(crate) fn regions<'t, L: Lex<'t>>(
     Some(found)
 }
 
-/// A region of Python narrowed to statements inside one block, parsed after the lines that
-/// open the blocks around it (`headers`, from the old text, the same in the new one).
+/// A region of Python narrowed to statements inside one block, parsed after `headers`: lines
+/// that open the blocks around it as the grammar and the stricter checks see them (see
+/// [`opener_like`]), on as many lines as the openers of the old text (`openers`, their code
+/// line indexes), which are the same in the new one.
 #[derive(Debug, Clone)]
 pub(crate) struct Narrowed {
     pub(crate) region: Region,
     pub(crate) headers: String,
     pub(crate) header_lines: usize,
+    openers: Vec<usize>,
+}
+
+/// What a block's opening line (`code`, after its indentation) is parsed as before a narrowed
+/// region: only its kind decides how the block's statements parse and what the stricter
+/// checks judge in them (a `return` needs a function, an `await` an async one, a `break` a
+/// loop), so a short line of that kind stands for it, the rest a plain `if 1:`. `None` for a
+/// line that opens no block (a text already broken there), which is parsed as it is.
+fn opener_like(code: &[u8]) -> Option<&'static str> {
+    let word = |word: &str| starts_with_word(code, word.as_bytes());
+    let after_async = code.strip_prefix(b"async").map(|rest| rest.trim_ascii_start());
+    let async_word = |word: &str| after_async.is_some_and(|rest| starts_with_word(rest, word.as_bytes()));
+    let like = if word("def") {
+        "def f():"
+    } else if async_word("def") {
+        "async def f():"
+    } else if word("class") {
+        "class C:"
+    } else if word("for") {
+        "for _ in _:"
+    } else if async_word("for") {
+        "async for _ in _:"
+    } else if word("while") {
+        "while 1:"
+    } else if ["if", "elif", "else", "try", "except", "finally", "with", "match", "case"].iter().any(|&kind| word(kind))
+        || async_word("with")
+    {
+        "if 1:"
+    } else {
+        return None;
+    };
+    Some(like)
 }
 
 /// The lines of `opener` (a block's opening line, up to the next code line) without the
@@ -1073,7 +1107,7 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
         // second one's end, a boundary of that level in the common tail.
         while let Some(before) = found.pop_if(|before| before.region.old_end > narrowed.region.start) {
             if narrowed.region.start <= before.region.start {
-                if !before.headers.starts_with(&narrowed.headers) {
+                if !before.openers.starts_with(&narrowed.openers) {
                     return None;
                 }
                 narrowed.region.changed.start = before.region.changed.start;
@@ -1083,7 +1117,7 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
                 continue;
             }
             let level = |region: &Region| indent_of(old.as_bytes(), region.start);
-            if before.headers != narrowed.headers || level(&before.region) != level(&narrowed.region) {
+            if before.openers != narrowed.openers || level(&before.region) != level(&narrowed.region) {
                 return None;
             }
             let mut merged = before;
@@ -1197,7 +1231,7 @@ impl Narrowing<'_> {
             return None;
         }
         let start = self.at_place(&block, body, &old_place, new_text).unwrap_or_else(|| self.start_in(&block, body));
-        let headers = self.headers(start)?;
+        let (headers, openers) = self.headers(start)?;
         // Forward until both texts reach a boundary at the same place of their common tail.
         let new_start =
             usize::try_from(self.lines[start] as isize + self.delta_at(self.lines[start], next, delta)?).ok()?;
@@ -1224,7 +1258,7 @@ impl Narrowing<'_> {
             unsettled: None,
         };
         let header_lines = memchr::memchr_iter(b'\n', headers.as_bytes()).count();
-        Some((Narrowed { region, header_lines, headers }, change_delta, last_place))
+        Some((Narrowed { region, header_lines, headers, openers }, change_delta, last_place))
     }
 
     /// The new text's offset minus the old one's at `at`, a line start of the old text at or
@@ -1374,8 +1408,9 @@ impl Narrowing<'_> {
     }
 
     /// The lines opening the blocks around code line `start`, outermost first, as the region
-    /// is parsed after them; `None` when a place touches one.
-    fn headers(&self, start: usize) -> Option<String> {
+    /// is parsed after them (see [`opener_like`]), and their code line indexes; `None` when a
+    /// place touches one.
+    fn headers(&self, start: usize) -> Option<(String, Vec<usize>)> {
         let mut openers = Vec::new();
         let mut level = self.indent(start).len();
         for index in (0..start).rev() {
@@ -1391,30 +1426,24 @@ impl Narrowing<'_> {
         let mut headers = String::new();
         for &index in &openers {
             let range = self.lines[index]..self.line_end(index);
-            if self
-                .places
-                .iter()
-                .any(|(place, _)| place.start < range.end && range.start < place.end.max(place.start + 1))
-            {
+            // The places are in order: the first that ends past the line's start is the one
+            // that could touch it.
+            let after = self.places.partition_point(|(place, _)| place.end.max(place.start + 1) <= range.start);
+            if self.places.get(after).is_some_and(|(place, _)| place.start < range.end) {
                 return None;
             }
             let opener = code_only(self.old.get(range)?);
-            // A clause that only stands after another (`else:`, `except:`, `case`), or a
-            // `try:`/`match` that needs one after its body, opens as `if 1:` on as many lines.
             let own = self.indent(index);
-            let code = opener.get(own.len()..).unwrap_or_default().as_bytes();
-            if ["else", "elif", "except", "finally", "try", "match", "case"]
-                .iter()
-                .any(|word| starts_with_word(code, word.as_bytes()))
-            {
-                headers.push_str(std::str::from_utf8(own).ok()?);
-                headers.push_str("if 1:");
-                headers.extend(std::iter::repeat_n('\n', memchr::memchr_iter(b'\n', opener.as_bytes()).count()));
-            } else {
-                headers.push_str(opener);
+            match opener_like(opener.get(own.len()..).unwrap_or_default().as_bytes()) {
+                Some(like) => {
+                    headers.push_str(std::str::from_utf8(own).ok()?);
+                    headers.push_str(like);
+                    headers.extend(std::iter::repeat_n('\n', memchr::memchr_iter(b'\n', opener.as_bytes()).count()));
+                }
+                None => headers.push_str(opener),
             }
         }
-        Some(headers)
+        Some((headers, openers))
     }
 
     /// Where the region ends in both texts: the first boundary of the block's level past the

@@ -226,3 +226,35 @@ fn the_compiler_runs_exactly_where_cpython_may_refuse_what_the_grammar_takes() {
     }
     assert!(ran_where_refused >= 15, "only {ran_where_refused} samples refused by CPython only");
 }
+
+/// A statement checked on the statements of its block is parsed after lines that stand for
+/// the blocks around it: an `await` in an async method and a `break` in a loop start no
+/// compiler, while the same in a plain method or outside the loop is caught at its line.
+#[test]
+fn a_narrowed_check_knows_the_kind_of_the_blocks_around_it() {
+    let mut options = python_only();
+    options.mode = DiagnosticsMode::Auto;
+    let methods: String = (0..40).map(|n| format!("    def m{n}(self, a):\n        return a + {n}\n\n")).collect();
+    let old = format!(
+        "class C(Base, metaclass=Meta):\n{methods}    async def run(self, items: list[int]) -> None:\n        for item in items:\n            x = item\n        y = 1\n\n    def plain(self):\n        z = 2\n"
+    );
+    let cache = CheckCache::default();
+    let line = |text: &str, wanted: &str| text.lines().position(|line| line == wanted).unwrap() + 1;
+    let check =
+        |new: &str| editkit_analyze::diagnose_change(&[Path::new(ROOT)], "m.py", Some(&old), new, &options, &cache);
+    for (before, inserted) in
+        [("            x = item\n", "            break\n"), ("        y = 1\n", "        await f()\n")]
+    {
+        let new = old.replace(before, &format!("{inserted}{before}"));
+        assert_eq!(check(&new), Diagnostics::default(), "{inserted:?} stands where it may");
+    }
+    for (before, inserted, refused) in [
+        ("        y = 1\n", "        break\n", "'break' outside loop"),
+        ("        z = 2\n", "        await f()\n", "'await' outside async function"),
+    ] {
+        let new = old.replace(before, &format!("{inserted}{before}"));
+        let (ok, output) = verdict(&check(&new));
+        let at = format!("line {}", line(&new, inserted.trim_end_matches('\n')));
+        assert!(!ok && output.contains(refused) && output.contains(&at), "{inserted:?}: {output}");
+    }
+}
