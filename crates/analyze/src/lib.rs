@@ -60,6 +60,21 @@ mod syntax_error;
 mod tools;
 mod worker;
 
+/// The Python files of `fixtures/code/python` (real code nobody here wrote), in name order,
+/// for the unit tests that run over the corpus.
+#[cfg(test)]
+pub(crate) fn python_corpus() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/code/python");
+    let mut files: Vec<_> = std::fs::read_dir(&root)
+        .unwrap_or_else(|error| panic!("the Python corpus at {}: {error}", root.display()))
+        .map(|entry| entry.expect("a corpus entry").path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "py"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 10, "the Python corpus at {} holds {} files", root.display(), files.len());
+    files
+}
+
 pub use cache::{CheckCache, DEFAULT_CACHED_BYTES, DEFAULT_CACHED_FILES};
 pub use change::{ChangeReport, CheckScope, change_region, check_change};
 pub use edit::{replace_function, replace_function_checked, symbol_range};

@@ -408,10 +408,7 @@ mod tests {
 
     #[test]
     fn a_text_with_its_neutral_places_put_back_parses_clean_exactly_when_it_does() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/code/python");
-        let mut files: Vec<_> = std::fs::read_dir(&root).unwrap().map(|entry| entry.unwrap().path()).collect();
-        files.retain(|path| path.extension().is_some_and(|extension| extension == "py"));
-        files.sort();
+        let files = crate::python_corpus();
         let mut texts: Vec<(String, String)> =
             files.iter().map(|path| (path.display().to_string(), std::fs::read_to_string(path).unwrap())).collect();
         // What the corpus has little of, many times over.

@@ -980,7 +980,10 @@ pub(crate) struct Narrowed {
 /// line that opens no block (a text already broken there), which is parsed as it is.
 fn opener_like(code: &[u8]) -> Option<&'static str> {
     let word = |word: &str| starts_with_word(code, word.as_bytes());
-    let after_async = code.strip_prefix(b"async").map(|rest| rest.trim_ascii_start());
+    let after_async = code
+        .strip_prefix(b"async")
+        .filter(|rest| rest.first().is_some_and(|&byte| matches!(byte, b' ' | b'\t' | b'\x0c')))
+        .map(<[u8]>::trim_ascii_start);
     let async_word = |word: &str| after_async.is_some_and(|rest| starts_with_word(rest, word.as_bytes()));
     let like = if word("def") {
         "def f():"
@@ -1897,6 +1900,31 @@ pub(crate) fn js_region(old: &str, new: &str) -> Result<Region, NoRegion> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_opening_line_is_parsed_as_a_short_line_of_its_kind() {
+        for (code, like) in [
+            (&b"def method(self, a: int = 1) -> Dict[str, int]:  # c\n"[..], Some("def f():")),
+            (b"async  def fetch(self):\n", Some("async def f():")),
+            (b"async\tfor item in queue:\n", Some("async for _ in _:")),
+            (b"async with lock:\n", Some("if 1:")),
+            (b"class Fraction(numbers.Rational, metaclass=Meta):\n", Some("class C:")),
+            (b"for key, value in items:\n", Some("for _ in _:")),
+            (b"while not done:\n", Some("while 1:")),
+            (b"with open(path) as file:\n", Some("if 1:")),
+            (b"else:\n", Some("if 1:")),
+            (b"except (OSError, ValueError) as error:\n", Some("if 1:")),
+            (b"match command:\n", Some("if 1:")),
+            // No block opens there (a text already broken), or a name that only starts like a
+            // keyword: parsed as it is.
+            (b"x = 1\n", None),
+            (b"asyncdef(x): int\n", None),
+            (b"definition = 2\n", None),
+            (b"format(x)\n", None),
+        ] {
+            assert_eq!(opener_like(code), like, "{:?}", String::from_utf8_lossy(code));
+        }
+    }
 
     #[test]
     fn a_header_is_parsed_without_the_comments_after_it() {

@@ -351,13 +351,8 @@ mod tests {
     /// blocks), has only such nodes around it.
     #[test]
     fn every_block_stands_in_a_node_the_walk_looks_into() {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/code/python");
-        let mut files: Vec<_> = std::fs::read_dir(&corpus).unwrap().map(|entry| entry.unwrap().path()).collect();
-        files.retain(|path| path.extension().is_some_and(|extension| extension == "py"));
-        files.sort();
-        assert!(files.len() > 10, "the Python corpus is missing at {}", corpus.display());
         let mut blocks = 0;
-        for path in files {
+        for path in crate::python_corpus() {
             let source = std::fs::read_to_string(&path).unwrap();
             let lines: Vec<&str> = source.split_inclusive('\n').collect();
             let cuts = (0..lines.len()).step_by(lines.len() / 12 + 1);
