@@ -1176,7 +1176,7 @@ fn whole_places(old: &str, new: &str, top: &Region) -> Vec<(Range<usize>, Range<
     };
     let mut places: Vec<(Range<usize>, Range<usize>)> = Vec::with_capacity(top.places.len());
     for (old_place, new_place) in &top.places {
-        let (old_place, new_place) = inserted(whole(old_place, new_place));
+        let (old_place, new_place) = whole(old_place, new_place);
         match places.last_mut() {
             Some((old_last, new_last)) if old_last.end > old_place.start => {
                 old_last.end = old_place.end;
@@ -1185,7 +1185,8 @@ fn whole_places(old: &str, new: &str, top: &Region) -> Vec<(Range<usize>, Range<
             _ => places.push((old_place, new_place)),
         }
     }
-    places
+    // Each place whole, once places that share a line are one.
+    places.into_iter().map(inserted).collect()
 }
 
 /// What [`narrow`] works on: both texts, the top-level region, the old text's code lines in
