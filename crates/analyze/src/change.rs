@@ -333,9 +333,10 @@ fn regional(kind: FileKind, old: &str, new: &str, regions: &[Region]) -> Result<
     })
 }
 
-/// Top-level regions of Python at least this long (shorter ones cost little to parse whole) are narrowed to the statements of the
-/// blocks the change touched ([`region::narrow`]).
-const NARROW_FROM: usize = 512;
+/// Top-level regions of Python at least this long are narrowed to the statements of the
+/// blocks the change touched ([`region::narrow`]). A parse costs some 1,000 instructions a
+/// byte, the scan that narrows a few dozen: only a region of a few lines is parsed whole.
+const NARROW_FROM: usize = 160;
 
 /// The parts of a top-level Python region narrowed to the blocks its places touched, each
 /// parsed after the lines opening its blocks; `None` when the region is checked whole: short,

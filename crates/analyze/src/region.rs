@@ -1234,14 +1234,21 @@ impl Narrowing<'_> {
         {
             return None;
         }
-        let start = self.at_place(&block, body, &old_place, new_text).unwrap_or_else(|| self.start_in(&block, body));
+        let at_place = self.at_place(&block, body, &old_place, new_text);
+        let start = at_place.unwrap_or_else(|| self.start_in(&block, body));
         let (headers, openers) = self.headers(start)?;
         // Forward until both texts reach a boundary at the same place of their common tail.
         let new_start =
             usize::try_from(self.lines[start] as isize + self.delta_at(self.lines[start], next, delta)?).ok()?;
         let mut new_lines = CodeLines::new(new_bytes, new_start, self.top.new_end);
         let change_delta = delta + new_place.len() as isize - old_place.len() as isize;
-        let tail = Tail { next, last: block.last, body, change_delta };
+        // Statements inserted whole before the place's own line leave that line to lex and
+        // parse as it did: the region ends where they do (else after the line they touch).
+        let last = match at_place {
+            Some(index) if inserts_whole(&old_place, new_text, body) => index.checked_sub(1)?,
+            _ => block.last,
+        };
+        let tail = Tail { next, last, body, change_delta };
         let (old_end, new_end, last_place, change_delta) = self.end(&tail, &mut new_lines)?;
         // Past the region's end the new text lexes as the old one does, up to the next
         // place, whose own region scans it: what was scanned is all that can be wrong here.
@@ -1503,6 +1510,28 @@ impl Narrowing<'_> {
             }
         }
     }
+}
+
+/// Whether an insertion's `new_text` is whole statements of a block whose statements are
+/// indented by `body`, complete before the line after them: every line that holds anything
+/// starts with that indentation (none leaves the block), and the last of them opens no block
+/// (no `:` at its end), continues no line (no backslash) and holds no comment (which could
+/// hide either). Brackets and strings left open are caught by the scan of the region's lines.
+fn inserts_whole(old_place: &Range<usize>, new_text: &[u8], body: &[u8]) -> bool {
+    if !old_place.is_empty() || !new_text.ends_with(b"\n") {
+        return false;
+    }
+    let mut last = None;
+    for line in new_text.split(|&byte| byte == b'\n') {
+        if line.iter().all(|byte| matches!(byte, b' ' | b'\t' | b'\r' | b'\x0c')) {
+            continue;
+        }
+        if !line.starts_with(body) {
+            return false;
+        }
+        last = Some(line.trim_ascii_end());
+    }
+    last.is_some_and(|line| !line.ends_with(b":") && !line.ends_with(b"\\") && !line.contains(&b'#'))
 }
 
 /// Where [`Narrowing::end`] starts: the first place, the last code line it touches, the

@@ -507,8 +507,9 @@ fn a_statement_inserted_after_a_long_one_is_checked_from_where_it_starts() {
     let new = old.replace("    return total\n", "    _patched = None\n    return total\n");
     let report = check_change(FileKind::Python, Some(&old), &new).unwrap();
     assert!(report.valid(), "{report:#?}");
-    // Line 47 is the inserted one, 48 the return: the loop before them is not parsed.
-    assert_eq!(report.places, [(47, 48)], "{report:#?}");
+    // Line 47 is the inserted one: the loop before it is not parsed, nor the return after it,
+    // which lexes and parses as it did.
+    assert_eq!(report.places, [(47, 47)], "{report:#?}");
     // A clause cannot start the check: it only stands after the statement before it.
     let clause = old.replace("    return total\n", "    else:\n        pass\n    return total\n");
     let report = check_change(FileKind::Python, Some(&old), &clause).unwrap();
@@ -539,20 +540,27 @@ fn a_statement_inserted_first_in_a_block_is_checked_in_that_block() {
         let what = format!("{inserted:?} before {before:?}");
         let (report, _) = agrees(FileKind::Python, &old, &new, &what);
         assert!(report.valid(), "{what}: {report:#?}");
-        // The inserted line and the statement it stands before: not the method before.
+        // The inserted line alone: not the method before, nor the statement after, which
+        // lexes and parses as it did.
         let first = line(&new, inserted.trim_end_matches('\n'));
-        let last = if before.contains("with") { line(&new, "            return x") } else { first + 1 };
-        assert_eq!(report.places, [(first, last)], "{what}: {report:#?}");
+        assert_eq!(report.places, [(first, first)], "{what}: {report:#?}");
     }
-    // What the lines before decide is still checked with them: a clause joins the statement
-    // before, a line left of the block's leaves the `def` empty, and an open bracket runs
-    // on into the statements after.
+    // What the lines before or after decide is still checked with them: a clause joins the
+    // statement before, a line left of the block's leaves the `def` empty, an open bracket
+    // or a backslash runs on into the statements after, and a block opened last takes the
+    // line after as its body.
     for (inserted, breaks) in [
         ("        else:\n            pass\n", true),
         ("    _patched = None\n", true),
         ("        _patched = (\n", true),
+        ("        _patched = 1 + \\\n", true),
+        ("        if x:\n", true),
+        ("        if x:  # a comment\n", true),
         ("        # a comment\n", false),
         ("        \"\"\"A docstring.\"\"\"\n", false),
+        ("        _patched = None  # a comment:\n", false),
+        ("        _a = 1\n        _b = 2\n", false),
+        ("        if x:\n            _a = 1\n", false),
     ] {
         let new = old.replace("        with x:\n", &format!("{inserted}        with x:\n"));
         let what = format!("{inserted:?}");
