@@ -40,28 +40,108 @@ pub fn ops<T: Eq + std::hash::Hash>(old: &[T], new: &[T]) -> Vec<DiffOp> {
 }
 
 /// The lines of `text`, each with its `\n` (the last one without, when the text does not end
-/// with one): `str::split_inclusive('\n')`, found a block at a time.
-fn split_lines(text: &str) -> Vec<&str> {
-    let mut lines = Vec::with_capacity(text.len() / 32 + 1);
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
-        lines.push(text.get(start..=end).unwrap_or_default());
-        start = end + 1;
-    }
-    if start < text.len() {
-        lines.push(text.get(start..).unwrap_or_default());
-    }
-    lines
+/// with one), cut only where a windowed diff reads them: the count of the whole text's lines,
+/// and the lines of a few runs of them (segments). A small change of a large file cuts the
+/// lines around the change, not every line.
+struct Cut<'a> {
+    text: &'a str,
+    count: usize,
+    /// Each segment: the index of its first line, the byte offset it starts at, its lines.
+    segments: Vec<(usize, usize, Vec<&'a str>)>,
 }
 
-/// The bytes of `lines[range]`, lines cut from `text` by [`split_lines`]: one slice, compared at
-/// once rather than line by line. `None` when the range is out of bounds.
-fn span<'a>(text: &'a str, lines: &[&'a str], range: std::ops::Range<usize>) -> Option<&'a str> {
-    let offset = |index: usize| match lines.get(index) {
-        Some(line) => Some(line.as_ptr() as usize - text.as_ptr() as usize),
-        None => (index == lines.len()).then_some(text.len()),
-    };
-    text.get(offset(range.start)?..offset(range.end)?)
+/// How many bytes the count of line ends skips at once before it steps line by line.
+const COUNT_BLOCK: usize = 4096;
+
+impl<'a> Cut<'a> {
+    /// `text` with the lines of `runs` (line ranges in order; each ends past the last line it
+    /// holds) cut; runs that meet or overlap become one segment. `None` when a run is out of
+    /// order or past the text's end.
+    fn new(text: &'a str, runs: impl Iterator<Item = std::ops::Range<usize>>) -> Option<Cut<'a>> {
+        let bytes = text.as_bytes();
+        let mut cut = Cut { text, count: line_count(text), segments: Vec::new() };
+        // Where the scan stands: a line index and the offset that line starts at.
+        let (mut line, mut at) = (0, 0);
+        for run in runs {
+            if run.end > cut.count {
+                return None;
+            }
+            // A run that meets or overlaps the last segment extends it.
+            let extends = cut.segments.last().is_some_and(|(first, _, lines)| run.start <= first + lines.len());
+            if !extends {
+                at = skip_lines(bytes, at, run.start.checked_sub(line)?)?;
+                line = run.start;
+                cut.segments.push((line, at, Vec::new()));
+            }
+            let (_, _, lines) = cut.segments.last_mut()?;
+            while line < run.end {
+                let end = memchr::memchr(b'\n', bytes.get(at..)?).map_or(bytes.len(), |nl| at + nl + 1);
+                lines.push(text.get(at..end)?);
+                (line, at) = (line + 1, end);
+            }
+        }
+        Some(cut)
+    }
+
+    /// The lines in `range`, when one segment holds them all (any empty range in the text).
+    fn get(&self, range: std::ops::Range<usize>) -> Option<&[&'a str]> {
+        if range.is_empty() && range.start <= self.count {
+            return Some(&[]);
+        }
+        let segment = self.segments.partition_point(|(first, ..)| *first <= range.start).checked_sub(1)?;
+        let (first, _, lines) = self.segments.get(segment)?;
+        lines.get(range.start.checked_sub(*first)?..range.end.checked_sub(*first)?)
+    }
+
+    /// The byte offset line `index` starts at (the text's length for the line past the last),
+    /// when a segment holds it or ends before it.
+    fn offset(&self, index: usize) -> Option<usize> {
+        if index == 0 {
+            return Some(0);
+        }
+        if index == self.count {
+            return Some(self.text.len());
+        }
+        let segment = self.segments.partition_point(|(first, ..)| *first <= index).checked_sub(1)?;
+        let (first, start, lines) = self.segments.get(segment)?;
+        let offset = |line: &str| line.as_ptr() as usize - self.text.as_ptr() as usize;
+        match index.checked_sub(*first)? {
+            within if within < lines.len() => lines.get(within).map(|line| offset(line)),
+            within if within == lines.len() => Some(lines.last().map_or(*start, |line| offset(line) + line.len())),
+            _ => None,
+        }
+    }
+
+    /// The bytes of lines `range`: one slice, compared at once rather than line by line.
+    fn span(&self, range: std::ops::Range<usize>) -> Option<&'a str> {
+        self.text.get(self.offset(range.start)?..self.offset(range.end)?)
+    }
+}
+
+/// How many lines `text` has (the last one may lack its `\n`).
+fn line_count(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() + usize::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// The offset of the line `lines` lines after the one starting at `at` (counted a block at a
+/// time); `None` past the text's end.
+fn skip_lines(bytes: &[u8], mut at: usize, mut lines: usize) -> Option<usize> {
+    while lines > 0 {
+        let block = bytes.get(at..)?;
+        let block = block.get(..COUNT_BLOCK.min(block.len()))?;
+        if block.is_empty() {
+            return None;
+        }
+        let ends = memchr::memchr_iter(b'\n', block).count();
+        if ends < lines {
+            lines -= ends;
+            at += block.len();
+            continue;
+        }
+        let nl = memchr::memchr_iter(b'\n', block).nth(lines - 1)?;
+        return Some(at + nl + 1);
+    }
+    Some(at)
 }
 
 /// The unified diff of `old` → `new` under the given `---`/`+++` names (`a/x`, `/dev/null`).
@@ -115,15 +195,22 @@ pub fn unified_windows(
         // Windows may hold changes that undo each other; equal texts have no diff.
         return Some(String::new());
     }
-    let old_lines = split_lines(old);
-    let new_lines = split_lines(new);
+    let (old_len, new_len) = (line_count(old), line_count(new));
+    let widened = widen(windows, context, old_len, new_len)?;
+    // The lines a hunk may show: each widened window's, and `context` more on each side (a
+    // change drawn at a window's edge has its context beyond it). A line outside them all
+    // makes this `None` (the whole texts are diffed then).
+    let around = |range: &std::ops::Range<usize>, len: usize| {
+        range.start.saturating_sub(context)..range.end.saturating_add(context).min(len)
+    };
+    let old_lines = Cut::new(old, widened.iter().map(|(in_old, _)| around(in_old, old_len)))?;
+    let new_lines = Cut::new(new, widened.iter().map(|(_, in_new)| around(in_new, new_len)))?;
     // Each operation, and whether it joins changes of two windows (whose lines may then share
     // more than each window's diff saw: a line one window inserts and the next deletes).
     let mut all: Vec<(DiffOp, bool)> = Vec::new();
     let mut push = |op: DiffOp| join(&mut all, op);
-    let widened = widen(windows, context, old_lines.len(), new_lines.len())?;
     let (mut at_old, mut at_new) = (0, 0);
-    let ends = [(old_lines.len()..old_lines.len(), new_lines.len()..new_lines.len())];
+    let ends = [(old_len..old_len, new_len..new_len)];
     for (index, (in_old, in_new)) in widened.iter().chain(&ends).enumerate() {
         let last = index == widened.len();
         if in_old.start < at_old || in_new.start < at_new || in_old.end < in_old.start || in_new.end < in_new.start {
@@ -131,7 +218,7 @@ pub fn unified_windows(
         }
         let between = in_old.start - at_old;
         if in_new.start - at_new != between
-            || span(old, &old_lines, at_old..in_old.start)? != span(new, &new_lines, at_new..in_new.start)?
+            || old_lines.span(at_old..in_old.start)? != new_lines.span(at_new..in_new.start)?
         {
             return None;
         }
