@@ -356,15 +356,17 @@ fn run_checkers(
     let report_all = options.mode == DiagnosticsMode::On;
     let tools = extension(path).and_then(|extension| options.checkers.get(&extension));
     let mut skipped = Vec::new();
-    let roots = Roots::new(roots);
+    // Found only when a tool runs (each root's real path is looked up).
+    let found = std::cell::OnceCell::new();
+    let roots = || found.get_or_init(|| Roots::new(roots));
     let python = python_tool();
     for tool in tools.into_iter().flatten() {
         let worker = cache.filter(|_| *tool == python);
         let ran = match (worker, compile) {
-            (Some(cache), Some(input)) => run_python_worker(cache, &roots, path, input, options.timeout),
+            (Some(cache), Some(input)) => run_python_worker(cache, roots(), path, input, options.timeout),
             // Nothing the compiler could add: the built-in check stands.
             (Some(_), None) => break,
-            (None, _) => run_tool(tool, &roots, path, source, options.timeout, MAX_CAPTURE_FOR_CHECKERS),
+            (None, _) => run_tool(tool, roots(), path, source, options.timeout, MAX_CAPTURE_FOR_CHECKERS),
         };
         if let Some(confinement) = &ran.confinement {
             diagnostics.confinement = Some(confinement.clone());

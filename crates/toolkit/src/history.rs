@@ -368,15 +368,31 @@ pub(crate) fn record_hashed_patch(
     bounds: &Bounds<'_>,
 ) -> Result<()> {
     record_kept(workspace, files)?;
-    prune_depth(workspace, bounds.depth)?;
-    let added = files.iter().filter_map(|(_, before, _)| *before).map(|(bytes, _)| bytes.len() as u64).sum();
-    bounds.track(workspace, added, None, true)
+    settle_patch(workspace, kept_bytes(files), bounds)
+}
+
+/// The bytes a patch record keeps of `files`.
+pub(crate) fn kept_bytes(files: &[HashedFileState<'_>]) -> u64 {
+    files.iter().filter_map(|(_, before, _)| *before).map(|(bytes, _)| bytes.len() as u64).sum()
 }
 
 /// Records a change before it is made; [`forget_patch`] it if the change fails, else
 /// [`prune_patches`] once it is made (so a failed change costs no older entry).
 pub(crate) fn record_patch_kept(workspace: &Workspace, files: &[PatchFileState]) -> Result<u64> {
     record_kept(workspace, &hashed(files))
+}
+
+/// [`record_patch_kept`] of files whose contents before are hashed already; [`settle_patch`]
+/// it once the change is made.
+pub(crate) fn record_hashed_patch_kept(workspace: &Workspace, files: &[HashedFileState<'_>]) -> Result<u64> {
+    record_kept(workspace, files)
+}
+
+/// Once the change recorded last is made: drops the changes beyond the depth, and trims the
+/// history to its byte bound when `added` (the bytes the record kept) takes it past.
+pub(crate) fn settle_patch(workspace: &Workspace, added: u64, bounds: &Bounds<'_>) -> Result<()> {
+    prune_depth(workspace, bounds.depth)?;
+    bounds.track(workspace, added, None, true)
 }
 
 fn record_kept(workspace: &Workspace, files: &[HashedFileState<'_>]) -> Result<u64> {

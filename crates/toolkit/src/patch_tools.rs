@@ -29,6 +29,32 @@ type Written = std::collections::HashMap<String, patch::Shared>;
 /// What each path a commit writes held before (`None`: nothing), and what it writes there.
 type Contents = (Vec<(String, Option<patch::Shared>)>, Written);
 
+/// What is made beside a commit when no formatter runs: the patch's undo entry (its sequence
+/// number) and the text of each file it writes, decoded (see [`decoded`]).
+type Recorded = (Result<u64>, std::collections::HashMap<String, std::sync::Arc<editkit_vfs::Text>>);
+
+/// The texts a commit writes (a file that is not text is left out), decoded for the versions
+/// a later merge starts from.
+fn decoded(
+    writes: Vec<(String, patch::Shared)>,
+) -> std::collections::HashMap<String, std::sync::Arc<editkit_vfs::Text>> {
+    writes.into_iter().filter_map(|(path, after)| Some((path, decoded_text(after.bytes().to_vec())?))).collect()
+}
+
+/// `bytes` as a kept text, when they are text.
+fn decoded_text(bytes: Vec<u8>) -> Option<std::sync::Arc<editkit_vfs::Text>> {
+    editkit_vfs::Text::decode_owned(bytes).ok().map(std::sync::Arc::new)
+}
+
+/// `files` as an undo entry records them: the contents before are the plan's, hashed when it
+/// read them.
+fn hashed(files: &[Touched]) -> Vec<history::HashedFileState<'_>> {
+    files
+        .iter()
+        .map(|(path, before, after)| (path.as_str(), before.as_ref().map(|b| (b.bytes(), b.sha256())), *after))
+        .collect()
+}
+
 /// A check for each file `plan` writes, with what it held before (a moved file: what its
 /// old path held), in the plan's order.
 fn early_jobs(plan: &patch::Plan<'_>) -> Vec<EarlyJob> {
@@ -130,14 +156,34 @@ impl Toolkit {
         // holds: they run while the commit writes (their verdicts stand for the files that
         // hold, once written, what was checked), and stop when the patch fails.
         let check_early = !request.dry_run && self.checks_after_write();
+        // The undo entry needs only the plan too (what each file held, and the hash of what
+        // the commit writes there): it is written while the commit writes, and forgotten if
+        // the patch fails. A formatter changes what the files hold after: then it is written
+        // once they are formatted.
+        let record_early = !request.dry_run && !self.formats();
         let abandon = &std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|scope| {
             let mut early = None;
+            let mut recording = None;
             let planned = |plan: &patch::Plan<'_>| {
                 control.advance(plan.previous().count() as u64);
                 if !request.dry_run {
                     before = plan.contents().map(|(path, before, _)| (path.to_owned(), before)).collect();
                     written = plan.contents().filter_map(|(path, _, after)| Some((path.to_owned(), after?))).collect();
+                }
+                if record_early {
+                    let files: Vec<Touched> = plan
+                        .contents()
+                        .map(|(path, before, after)| (path.to_owned(), before, after.map(|after| after.sha256())))
+                        .collect();
+                    let writes: Vec<(String, patch::Shared)> =
+                        plan.contents().filter_map(|(path, _, after)| Some((path.to_owned(), after?))).collect();
+                    recording = std::thread::Builder::new()
+                        .spawn_scoped(scope, move || {
+                            let recorded = history::record_hashed_patch_kept(workspace, &hashed(&files));
+                            (recorded, decoded(writes))
+                        })
+                        .ok();
                 }
                 if check_early {
                     let jobs = early_jobs(plan);
@@ -149,10 +195,19 @@ impl Toolkit {
                         .ok();
                 }
             };
-            let applied = patch::apply_parsed(workspace, &parsed, options, planned).inspect_err(|_| {
-                abandon.store(true, std::sync::atomic::Ordering::Relaxed);
-            })?;
-            self.after_commit(workspace, &request, applied, (before, written), early, control)
+            let applied = match patch::apply_parsed(workspace, &parsed, options, planned) {
+                Ok(applied) => applied,
+                Err(err) => {
+                    abandon.store(true, std::sync::atomic::Ordering::Relaxed);
+                    // The change did not happen: neither does its undo entry.
+                    if let Some((Ok(seq), _)) = recording.and_then(|recording| recording.join().ok()) {
+                        history::forget_patch(workspace, seq);
+                    }
+                    return Err(err.into());
+                }
+            };
+            let recorded = recording.and_then(|recording| recording.join().ok());
+            self.after_commit(workspace, &request, applied, (before, written), (early, recorded), control)
         })
     }
 
@@ -164,7 +219,7 @@ impl Toolkit {
         request: &ApplyPatchRequest,
         mut applied: patch::Applied,
         (before, written): Contents,
-        early: Option<std::thread::ScopedJoinHandle<'_, Early>>,
+        (early, recorded): (Option<std::thread::ScopedJoinHandle<'_, Early>>, Option<Recorded>),
         control: &crate::Stop,
     ) -> Result<ApplyPatchResponse> {
         let mut formatted_paths: Vec<String> = Vec::new();
@@ -180,6 +235,10 @@ impl Toolkit {
                     formatted_paths.push(file.path.clone());
                 }
             }
+            let (recorded, mut decoded) = match recorded {
+                Some((recorded, decoded)) => (Some(recorded), decoded),
+                None => (None, std::collections::HashMap::new()),
+            };
             let mut files = Vec::new();
             for (path, bytes) in before {
                 // The patch is applied, and each file holds what the commit wrote, its hash
@@ -187,32 +246,42 @@ impl Toolkit {
                 // file that cannot be read again now (changed or linked meanwhile) is recorded
                 // without an expected hash, never turned into an error.
                 let wrote = written.get(&path).filter(|_| !self.formats());
-                let now = match wrote {
-                    Some(wrote) => Some(wrote.bytes().to_vec()),
+                let (after, now) = match wrote {
+                    Some(wrote) => (Some(wrote.sha256()), None),
                     None => {
-                        workspace.canonical_recorded(&path).and_then(|path| workspace.txn().read(&path)).ok().flatten()
+                        let now = workspace
+                            .canonical_recorded(&path)
+                            .and_then(|path| workspace.txn().read(&path))
+                            .ok()
+                            .flatten();
+                        (now.as_deref().map(editkit_vfs::Sha256::of), now)
                     }
                 };
-                let after = match wrote {
-                    Some(wrote) => Some(wrote.sha256()),
-                    None => now.as_deref().map(editkit_vfs::Sha256::of),
-                };
                 // What the patch wrote is the base of a merge with a change made outside before
-                // the next edit or patch, as an edit's is.
-                if let (Some(now), Some(sha256)) = (now, after)
+                // the next edit or patch, as an edit's is (decoded beside the commit, or now).
+                if let Some(sha256) = after
                     && workspace.recorded_hash(&path).ok().flatten() == Some(sha256)
-                    && let Ok(text) = editkit_vfs::Text::decode_owned(now)
                 {
-                    self.read_versions.keep(0, &path, sha256, std::sync::Arc::new(text));
+                    let text = match (decoded.remove(&path), wrote) {
+                        (Some(text), _) => Some(text),
+                        (None, Some(wrote)) => decoded_text(wrote.bytes().to_vec()),
+                        (None, None) => now.and_then(decoded_text),
+                    };
+                    if let Some(text) = text {
+                        self.read_versions.keep(0, &path, sha256, text);
+                    }
                 }
                 files.push((path, bytes, after));
             }
-            // The contents before are the plan's, hashed when it read them.
-            let hashed: Vec<history::HashedFileState<'_>> = files
-                .iter()
-                .map(|(path, before, after)| (path.as_str(), before.as_ref().map(|b| (b.bytes(), b.sha256())), *after))
-                .collect();
-            history::record_hashed_patch(workspace, &hashed, &self.history_bounds())?;
+            let hashed = hashed(&files);
+            match recorded {
+                // Written beside the commit: settled now that the change is made.
+                Some(recorded) => {
+                    recorded?;
+                    history::settle_patch(workspace, history::kept_bytes(&hashed), &self.history_bounds())?;
+                }
+                None => history::record_hashed_patch(workspace, &hashed, &self.history_bounds())?,
+            }
             olds = files;
         }
         let mut response = ApplyPatchResponse {

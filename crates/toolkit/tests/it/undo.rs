@@ -346,3 +346,38 @@ fn a_patch_keeps_its_contents_in_one_state_file_checked_on_undo() {
         assert_eq!(&env.get(name), original);
     }
 }
+
+#[test]
+fn a_patch_whose_commit_fails_leaves_no_undo_entry() {
+    // The undo entry is written beside the commit; a commit refused (a file changed between
+    // the plan and the writes) takes it back, so the patch before stays the one undone.
+    let env = Env::with_files(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
+    env.ok("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n"}));
+    let b = env.dir.path().join("b.txt");
+    // Progress is first reported once every hunk is placed, before anything is written.
+    let changed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&changed);
+    let control = editkit::search::Control::new().on_progress(1, move |_| {
+        if !flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::fs::write(&b, "changed outside\n").unwrap();
+        }
+    });
+    let request: editkit::ApplyPatchRequest = serde_json::from_value(json!({
+        "patch": "*** Begin Patch\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** End Patch\n"
+    }))
+    .unwrap();
+    let refused = env.toolkit.apply_patch_with(request, &control).unwrap_err();
+    assert!(changed.load(std::sync::atomic::Ordering::SeqCst), "the file was changed between plan and commit");
+    assert_eq!(refused.to_json()["kind"], "stale", "{refused}");
+    assert_eq!(env.get("b.txt"), "changed outside\n");
+    let state = env.toolkit.workspace().state_dir().join("undo/patches");
+    let records = std::fs::read_dir(&state)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .count();
+    assert_eq!(records, 1, "only the first patch is recorded");
+    env.ok("undo_patch", json!({}));
+    assert_eq!(env.get("a.txt"), "one\n");
+    assert_eq!(env.get("b.txt"), "changed outside\n");
+}
