@@ -1095,8 +1095,15 @@ impl<'t> CodeLines<'t> {
 /// the old text, and parsed after the lines opening the blocks around (from the old text:
 /// they are outside every place). `None` when a place cannot be narrowed (it touches
 /// column 0, changes indentation past its block, or the block's lines are not established):
-/// the caller checks `top` whole.
+/// the caller checks `top` whole, as it does a region holding a form feed: CPython and
+/// tree-sitter count a line's indentation from the last one before its code, which the
+/// indentation compared here as bytes does not.
 pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>> {
+    let form_feed =
+        |text: &str, range: Range<usize>| memchr::memchr(b'\x0c', text.as_bytes().get(range).unwrap_or_default());
+    if form_feed(old, top.start..top.old_end).is_some() || form_feed(new, top.new_start..top.new_end).is_some() {
+        return None;
+    }
     let lines = code_lines(old.as_bytes(), top.start, top.old_end)?;
     let places = whole_places(old, new, top);
     let narrowing = Narrowing { old, new, top, lines, places };

@@ -620,3 +620,26 @@ fn a_change_whose_block_holds_the_place_before_it_is_checked_with_it() {
         }
     }
 }
+
+#[test]
+fn a_form_feed_in_an_indentation_is_checked_whole() {
+    // CPython and tree-sitter count a line's indentation from the last form feed before its
+    // code: eight spaces, a form feed and four spaces indent by four, which leaves the `if`
+    // block, and the `else` after it stands alone. A function of about 200 bytes, and one
+    // past 512.
+    let first = "    v0 = compute_value(0, option=True)\n    v1 = compute_value(1, option=True)\n";
+    for more in [1, 20] {
+        let body: String = (2..2 + more).map(|n| format!("    v{n} = compute_value({n}, option=True)\n")).collect();
+        let old = format!(
+            "def f(x):\n{first}{body}    if c:\n        a = 1\n        a = 3\n    else:\n        a = 2\n    return a\n"
+        );
+        for new in [
+            old.replace("        a = 3\n", "        \x0c    y = 2\n        a = 3\n"),
+            old.replace("        a = 3\n", "        \x0c    a = 3\n"),
+        ] {
+            let what = format!("{} bytes: {new:?}", old.len());
+            let (report, _) = agrees(FileKind::Python, &old, &new, &what);
+            assert!(report.introduced(), "{what}: {report:#?}");
+        }
+    }
+}
