@@ -34,11 +34,22 @@ type Contents = (Vec<(String, Option<patch::Shared>)>, Written);
 type Recorded = (Result<u64>, std::collections::HashMap<String, std::sync::Arc<editkit_vfs::Text>>);
 
 /// The texts a commit writes (a file that is not text is left out), decoded for the versions
-/// a later merge starts from.
+/// a later merge starts from, in order while they hold at most `bound` bytes in all (those
+/// past it are decoded one at a time as they are kept, as many as the kept versions' own
+/// bound holds).
 fn decoded(
     writes: Vec<(String, patch::Shared)>,
+    bound: u64,
 ) -> std::collections::HashMap<String, std::sync::Arc<editkit_vfs::Text>> {
-    writes.into_iter().filter_map(|(path, after)| Some((path, decoded_text(after.bytes().to_vec())?))).collect()
+    let mut total = 0u64;
+    writes
+        .into_iter()
+        .take_while(|(_, after)| {
+            total = total.saturating_add(after.bytes().len() as u64);
+            total <= bound
+        })
+        .filter_map(|(path, after)| Some((path, decoded_text(after.bytes().to_vec())?)))
+        .collect()
 }
 
 /// `bytes` as a kept text, when they are text.
@@ -178,10 +189,11 @@ impl Toolkit {
                         .collect();
                     let writes: Vec<(String, patch::Shared)> =
                         plan.contents().filter_map(|(path, _, after)| Some((path.to_owned(), after?))).collect();
+                    let bound = self.options().kept_read_bytes;
                     recording = std::thread::Builder::new()
                         .spawn_scoped(scope, move || {
                             let recorded = history::record_hashed_patch_kept(workspace, &hashed(&files));
-                            (recorded, decoded(writes))
+                            (recorded, decoded(writes, bound))
                         })
                         .ok();
                 }
