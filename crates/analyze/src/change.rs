@@ -406,6 +406,7 @@ fn checked_part(kind: FileKind, old: &str, new: &str, region: &Region) -> Result
             new_start: region.new_start - back,
             lines_before: region.lines_before - lines,
             previous: None,
+            code_lines: None,
             ..region.clone()
         };
         let part = parse_part(kind, new, &wider)?;

@@ -68,6 +68,21 @@ struct Str {
     start: usize,
 }
 
+impl Str {
+    /// The offset of the first byte of `bytes` that [`Scanner::string`] acts on in this
+    /// string: a backslash, its quote, a line end ending a one-line string, a brace of a
+    /// formatted one. Long docstrings are skipped by `memchr`.
+    fn next_stop(&self, bytes: &[u8]) -> Option<usize> {
+        match (self.formatted, self.triple) {
+            (false, true) => memchr::memchr2(b'\\', self.quote, bytes),
+            (false, false) => memchr::memchr3(b'\\', self.quote, b'\n', bytes),
+            (true, _) => {
+                bytes.iter().position(|&byte| matches!(byte, b'\\' | b'\n' | b'{' | b'}') || byte == self.quote)
+            }
+        }
+    }
+}
+
 /// A frame of the scan's stack: a string, or a replacement field of an f-string.
 #[derive(Debug, Clone, Copy)]
 enum Frame {
@@ -94,7 +109,14 @@ pub(crate) struct Scanner<'t> {
     every_line: bool,
     /// The first thing found wrong, if any.
     pub(crate) anomaly: Option<Anomaly>,
+    /// The start of every code line outside strings, brackets and continuations scanned so
+    /// far (what [`code_lines`] finds), when asked for ([`Lex::record_lines`]).
+    recorded: Option<Vec<usize>>,
 }
+
+/// The most code lines a scan records for [`Lex::take_lines`] (8 MiB of offsets): past it
+/// the lines are found again by a scan of each narrowed region.
+const MAX_RECORDED_LINES: usize = 1 << 20;
 
 /// A lexical scan that yields the boundaries of a language's top-level statements in order.
 pub(crate) trait Lex<'t>: Sized {
@@ -112,6 +134,14 @@ pub(crate) trait Lex<'t>: Sized {
     fn anomaly(&self) -> Option<Anomaly>;
     /// The outermost bracket, string or comment open where the scan stands.
     fn open(&self) -> Option<Anomaly>;
+    /// Records the code lines scanned from now on, for [`Lex::take_lines`].
+    fn record_lines(&mut self) {}
+    /// The code lines of `from..to` (`from`, a boundary this scan yielded, first), when the
+    /// scan recorded them and has passed `to`; forgets every line before `to`.
+    fn take_lines(&mut self, from: usize, to: usize) -> Option<Vec<usize>> {
+        let _ = (from, to);
+        None
+    }
 }
 
 impl<'t> Lex<'t> for Scanner<'t> {
@@ -133,6 +163,21 @@ impl<'t> Lex<'t> for Scanner<'t> {
     fn open(&self) -> Option<Anomaly> {
         Scanner::open(self)
     }
+    fn record_lines(&mut self) {
+        self.recorded = Some(Vec::new());
+    }
+    fn take_lines(&mut self, from: usize, to: usize) -> Option<Vec<usize>> {
+        if self.at < to {
+            return None;
+        }
+        let recorded = self.recorded.as_mut()?;
+        let first = recorded.partition_point(|&at| at <= from);
+        let last = recorded.partition_point(|&at| at < to);
+        let lines =
+            std::iter::once(from).chain(recorded.get(first..last).unwrap_or_default().iter().copied()).collect();
+        recorded.drain(..last);
+        Some(lines)
+    }
 }
 
 /// Bytes that change the scan's state in code.
@@ -148,6 +193,12 @@ const fn code_table() -> [bool; 256] {
 }
 
 static CODE: [bool; 256] = code_table();
+
+/// Whether `line` (a line's bytes on) holds code: something other than blanks and a comment.
+fn code_line(line: &[u8]) -> bool {
+    let code = line.iter().find(|&&byte| !matches!(byte, b' ' | b'\t' | b'\x0c'));
+    code.is_some_and(|byte| !matches!(byte, b'#' | b'\n' | b'\r'))
+}
 
 impl<'t> Scanner<'t> {
     /// A scan of `text` from its start.
@@ -175,6 +226,7 @@ impl<'t> Scanner<'t> {
             after_decorator: false,
             every_line: false,
             anomaly: None,
+            recorded: None,
         }
     }
 
@@ -187,8 +239,7 @@ impl<'t> Scanner<'t> {
     fn starts_statement(&mut self, at: usize) -> bool {
         let line = self.text.get(at..).unwrap_or_default();
         if self.every_line {
-            let code = line.iter().find(|&&byte| !matches!(byte, b' ' | b'\t' | b'\x0c'));
-            return code.is_some_and(|byte| !matches!(byte, b'#' | b'\n' | b'\r'));
+            return code_line(line);
         }
         let Some(&first) = line.first() else { return false };
         if matches!(first, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#' | b')' | b']' | b'}' | b'\\') {
@@ -263,7 +314,20 @@ impl<'t> Scanner<'t> {
         self.at = i + 1;
         let in_field = !self.frames.is_empty();
         match byte {
-            b'\n' if self.top_level() && self.starts_statement(i + 1) => return Some(i + 1),
+            b'\n' if self.top_level() => {
+                if let Some(recorded) = self.recorded.as_mut()
+                    && code_line(text.get(i + 1..).unwrap_or_default())
+                {
+                    if recorded.len() < MAX_RECORDED_LINES {
+                        recorded.push(i + 1);
+                    } else {
+                        self.recorded = None;
+                    }
+                }
+                if self.starts_statement(i + 1) {
+                    return Some(i + 1);
+                }
+            }
             b'\r' if next != Some(b'\n') => self.flag(Anomaly::LoneCr { at: i }),
             b'#' => {
                 // A comment runs to the line end, which is scanned as code.
@@ -327,7 +391,9 @@ impl<'t> Scanner<'t> {
     fn string(&mut self, string: Str) {
         let text = self.text;
         let mut i = self.at;
-        while let Some(&byte) = text.get(i) {
+        while let Some(skip) = string.next_stop(text.get(i..).unwrap_or_default()) {
+            i += skip;
+            let Some(&byte) = text.get(i) else { break };
             match byte {
                 b'\\' => {
                     i += match (text.get(i + 1), text.get(i + 2)) {
@@ -496,6 +562,9 @@ pub(crate) struct Region {
     /// a string that stays open): the region ends where the touched statements end in the old
     /// text, and this is what the scan of the new text found.
     pub(crate) unsettled: Option<Anomaly>,
+    /// The code lines of the old text in `start..old_end` ([`code_lines`]), when the scan that
+    /// found the region recorded them.
+    pub(crate) code_lines: Option<Vec<usize>>,
 }
 
 /// Why no region could be found: the caller checks the whole text instead.
@@ -674,6 +743,7 @@ impl<'t, L: Lex<'t>> Scans<L> {
             changed: change.prefix..change.new_change_end,
             places: vec![(change.prefix..change.old_change_end, change.prefix..change.new_change_end)],
             unsettled,
+            code_lines: None,
         }
     }
 
@@ -866,6 +936,8 @@ pub(crate) fn regions<'t, L: Lex<'t>>(
         return None;
     }
     let mut old_scan = L::new(old_bytes);
+    // The code lines of each region, for narrowing it without scanning it again.
+    old_scan.record_lines();
     let mut starts = vec![0];
     // The new text's offset minus the old one's, before the place at hand.
     let mut delta: isize = 0;
@@ -952,6 +1024,7 @@ pub(crate) fn regions<'t, L: Lex<'t>>(
             changed: places[place].1.start..places[last].1.end,
             places: places.get(place..=last).unwrap_or_default().to_vec(),
             unsettled: None,
+            code_lines: old_scan.take_lines(start, old_end),
         });
         // The region's end is a boundary of both texts: the next region's earliest start.
         starts = vec![old_end];
@@ -1104,7 +1177,10 @@ pub(crate) fn narrow(old: &str, new: &str, top: &Region) -> Option<Vec<Narrowed>
     if form_feed(old, top.start..top.old_end).is_some() || form_feed(new, top.new_start..top.new_end).is_some() {
         return None;
     }
-    let lines = code_lines(old.as_bytes(), top.start, top.old_end)?;
+    let lines = match &top.code_lines {
+        Some(lines) => lines.clone(),
+        None => code_lines(old.as_bytes(), top.start, top.old_end)?,
+    };
     let places = whole_places(old, new, top);
     let narrowing = Narrowing { old, new, top, lines, places };
     let mut found: Vec<Narrowed> = Vec::new();
@@ -1274,6 +1350,7 @@ impl Narrowing<'_> {
             changed: new_place.start..self.places[last_place].1.end,
             places: self.places.get(next..=last_place).unwrap_or_default().to_vec(),
             unsettled: None,
+            code_lines: None,
         };
         let header_lines = memchr::memchr_iter(b'\n', headers.as_bytes()).count();
         Some((Narrowed { region, header_lines, headers, openers }, change_delta, last_place))
@@ -1961,6 +2038,34 @@ mod tests {
         ] {
             assert_eq!(opener_like(code), like, "{:?}", String::from_utf8_lossy(code));
         }
+    }
+
+    #[test]
+    fn the_code_lines_a_region_scan_records_are_those_a_scan_of_the_region_finds() {
+        let mut recorded = 0;
+        for path in crate::python_corpus() {
+            let old = std::fs::read_to_string(&path).expect("a corpus file");
+            let lines: Vec<&str> = old.split_inclusive('\n').collect();
+            // A `pass` before four lines spread over the file, at each one's indentation.
+            let mut new = String::with_capacity(old.len() + 64);
+            for (index, line) in lines.iter().enumerate() {
+                if index % (lines.len() / 4).max(1) == lines.len() / 8 {
+                    let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+                    new.push_str(&line[..indent]);
+                    new.push_str("pass\n");
+                }
+                new.push_str(line);
+            }
+            let Some(regions) = regions::<Scanner<'_>>(&old, &new, None) else { continue };
+            for region in regions {
+                if let Some(lines) = &region.code_lines {
+                    recorded += 1;
+                    let scanned = code_lines(old.as_bytes(), region.start, region.old_end);
+                    assert_eq!(Some(lines), scanned.as_ref(), "{} at {}", path.display(), region.start);
+                }
+            }
+        }
+        assert!(recorded > 20, "only {recorded} regions had their code lines recorded");
     }
 
     #[test]
