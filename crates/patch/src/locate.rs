@@ -57,7 +57,13 @@ pub(crate) type Applied = (Text, Vec<HunkReport>, Option<Vec<editkit_matcher::di
 
 /// Applies `hunks` to `original`, keeping untouched lines' endings, BOM and final-newline state.
 pub(crate) fn apply_hunks(original: &Text, hunks: &[Hunk], strict: bool) -> Result<Applied, Vec<HunkFailure>> {
-    let mut text = original.clone();
+    // Room for every byte the hunks add (and a final line end), so the splices below never
+    // move the text to a larger buffer.
+    let lines_len = |lines: &[String]| lines.iter().fold(0usize, |sum, line| sum.saturating_add(line.len() + 1));
+    let growth = hunks
+        .iter()
+        .fold(1usize, |sum, hunk| sum.saturating_add(lines_len(&hunk.new).saturating_sub(lines_len(&hunk.old))));
+    let mut text = original.clone_with_capacity(growth);
     let had_newline = text.as_str().is_empty() || text.trailing_newline();
     if !had_newline {
         // Work on whole lines; the missing terminator is taken off again at the end.

@@ -683,7 +683,7 @@ impl Text {
     /// that much never reallocate (an edit of a large file then holds one copy of the new text,
     /// not a copy and a doubled buffer).
     #[must_use]
-    pub(crate) fn clone_with_capacity(&self, additional: usize) -> Text {
+    pub fn clone_with_capacity(&self, additional: usize) -> Text {
         let mut text = String::with_capacity(self.text.len().saturating_add(additional));
         text.push_str(&self.text);
         Text { text, endings: self.endings.clone(), bom: self.bom, encoding: self.encoding }
