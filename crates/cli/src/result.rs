@@ -591,6 +591,11 @@ impl Render for FileSymbolsResponse {
 /// (`\u202e`), so the text holds none of them raw and still reads as the same JSON.
 pub(crate) fn json_text(text: String) -> String {
     // A raw newline is the layout of pretty-printed JSON: serde_json escapes those in strings.
+    // Printable ASCII and line ends (nearly every result) hold nothing to escape: one look at
+    // the bytes, not a decode of each character.
+    if text.bytes().all(|byte| byte == b'\n' || (b' '..=b'~').contains(&byte)) {
+        return text;
+    }
     let escaped = |c: char| c != '\n' && shown::is_misleading(c);
     if !text.chars().any(escaped) {
         return text;
