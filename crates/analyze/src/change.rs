@@ -104,13 +104,57 @@ impl ChangeReport {
 /// [`Error::TooLarge`], [`Error::TooManyTokens`] and [`Error::Timeout`] when the part to
 /// parse exceeds the parse limits: the check was not made.
 pub fn check_change(kind: FileKind, old: Option<&str>, new: &str) -> Result<ChangeReport, Error> {
+    check_change_from(kind, old, new, None)
+}
+
+/// [`check_change`] of a change known to lie within `windows`: pairs of line ranges (old lines
+/// and new lines, 0-based, in order) outside which `old` and `new` are line for line the same,
+/// as a patch's hunks give them. The lines of the windows alone are diffed to find the places
+/// of the change, not the whole texts; windows that do not hold (a line outside them differs,
+/// or they are out of order or past a text's end) are set aside and the texts diffed, as
+/// `check_change` does. The verdict is `check_change`'s either way.
+///
+/// ```
+/// use editkit_analyze::{check_change_within, FileKind};
+/// let old = "def f():\n    return 1\n\ndef g():\n    return 2\n";
+/// let new = "def f():\n    return 1\n\ndef g():\n    x = (\n    return 2\n";
+/// let report = check_change_within(FileKind::Python, Some(old), new, &[(3..5, 3..6)])?;
+/// assert!(report.introduced());
+/// assert_eq!(report.errors[0].line, 5);
+/// # Ok::<(), editkit_analyze::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`check_change`].
+pub fn check_change_within(
+    kind: FileKind,
+    old: Option<&str>,
+    new: &str,
+    windows: &[editkit_matcher::diff::Window],
+) -> Result<ChangeReport, Error> {
+    let places = match (kind, old) {
+        (FileKind::Python | FileKind::Typescript | FileKind::Javascript, Some(old)) => {
+            region::places_within(old, new, windows)
+        }
+        _ => None,
+    };
+    check_change_from(kind, old, new, places)
+}
+
+/// [`check_change`], with the places of the change when they are known.
+fn check_change_from(
+    kind: FileKind,
+    old: Option<&str>,
+    new: &str,
+    places: Option<Places>,
+) -> Result<ChangeReport, Error> {
     let scan = match kind {
         FileKind::Python => Some(Scan::Python),
         FileKind::Typescript | FileKind::Javascript => Some(Scan::Js),
         _ => None,
     };
     // The places of the change (a line diff), found once for the proof and the regions.
-    let mut diffed = None;
+    let mut diffed = places;
     if let (Some(Scan::Python), Some(old)) = (scan, old)
         && let Some(report) = without_neutral(kind, old, new, &mut diffed)
     {

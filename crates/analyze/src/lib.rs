@@ -76,7 +76,7 @@ pub(crate) fn python_corpus() -> Vec<std::path::PathBuf> {
 }
 
 pub use cache::{CheckCache, DEFAULT_CACHED_BYTES, DEFAULT_CACHED_FILES};
-pub use change::{ChangeReport, CheckScope, change_region, check_change};
+pub use change::{ChangeReport, CheckScope, change_region, check_change, check_change_within};
 pub use edit::{replace_function, replace_function_checked, symbol_range};
 /// The runner's bounds and tool type, re-exported: editkit's checkers and formatters are
 /// [`ExternalTool`]s run by [`editkit_run`].
@@ -90,7 +90,7 @@ pub use syntax::{SyntaxReport, check_syntax};
 pub use syntax_error::SyntaxError;
 pub use tools::{
     CheckerReport, Diagnostics, DiagnosticsMode, DiagnosticsOptions, FormatOptions, FormatReport, SkippedCheck,
-    SkippedTool, diagnose, diagnose_cached, diagnose_change, format_source,
+    SkippedTool, diagnose, diagnose_cached, diagnose_change, diagnose_change_within, format_source,
 };
 
 /// `mutex`'s guard, also when a thread panicked while holding it: every value kept behind a

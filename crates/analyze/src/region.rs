@@ -903,6 +903,93 @@ fn places_timeout(lines: usize) -> std::time::Duration {
     PLACES_TIMEOUT + std::time::Duration::from_nanos(u64::try_from(lines).unwrap_or(u64::MAX).saturating_mul(250))
 }
 
+/// The places of a change (as [`places`] gives them), found within `windows`: pairs of line
+/// ranges (old lines and new lines, 0-based, in order) outside which `old` and `new` are the
+/// same, such as a patch's hunks give. Only the lines in the windows are diffed. `None` when
+/// the windows do not hold: out of order, past a text's end, or a line outside them differs.
+pub(crate) fn places_within(
+    old: &str,
+    new: &str,
+    windows: &[editkit_matcher::diff::Window],
+) -> Option<Vec<(Range<usize>, Range<usize>)>> {
+    let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
+    let (mut old_lines, mut new_lines) = (LineStarts::new(old_bytes), LineStarts::new(new_bytes));
+    // The windows' bytes, those that meet made one.
+    let mut spans: Vec<(Range<usize>, Range<usize>)> = Vec::with_capacity(windows.len());
+    for (old_window, new_window) in windows {
+        let old_span = old_lines.at(old_window.start)?..old_lines.at(old_window.end)?;
+        let new_span = new_lines.at(new_window.start)?..new_lines.at(new_window.end)?;
+        match spans.last_mut() {
+            Some((old_last, new_last)) if old_span.start == old_last.end && new_span.start == new_last.end => {
+                old_last.end = old_span.end;
+                new_last.end = new_span.end;
+            }
+            _ => spans.push((old_span, new_span)),
+        }
+    }
+    // Between the windows, and before and after them, the texts are the same.
+    let (mut old_at, mut new_at) = (0, 0);
+    let ends = (old.len()..old.len(), new.len()..new.len());
+    for (old_span, new_span) in spans.iter().chain(std::iter::once(&ends)) {
+        if old_bytes.get(old_at..old_span.start)? != new_bytes.get(new_at..new_span.start)? {
+            return None;
+        }
+        (old_at, new_at) = (old_span.end, new_span.end);
+    }
+    let mut found = Vec::new();
+    for (old_span, new_span) in spans {
+        let (old_part, new_part) = (old.get(old_span.clone())?, new.get(new_span.clone())?);
+        for (old_place, new_place) in places(old_part, new_part) {
+            found.push((
+                old_span.start + old_place.start..old_span.start + old_place.end,
+                new_span.start + new_place.start..new_span.start + new_place.end,
+            ));
+        }
+    }
+    Some(found)
+}
+
+/// Bytes whose line ends [`LineStarts`] counts at once.
+const LINE_BLOCK: usize = 512;
+
+/// The start of each line of a text, asked for in order ([`places_within`]).
+struct LineStarts<'t> {
+    bytes: &'t [u8],
+    /// The line that starts at `at`.
+    line: usize,
+    at: usize,
+}
+
+impl<'t> LineStarts<'t> {
+    fn new(bytes: &'t [u8]) -> Self {
+        LineStarts { bytes, line: 0, at: 0 }
+    }
+
+    /// Where line `line` (0-based) starts: the text's end for the line after the last; `None`
+    /// past it, or for a line before one asked for already.
+    fn at(&mut self, line: usize) -> Option<usize> {
+        // Whole blocks of lines before the one asked for are counted, not walked line by line.
+        while let Some(block) = self.bytes.get(self.at..self.at + LINE_BLOCK)
+            && let count = memchr::memchr_iter(b'\n', block).count()
+            && self.line + count < line
+        {
+            self.at += LINE_BLOCK;
+            self.line += count;
+        }
+        while self.line < line {
+            let rest = self.bytes.get(self.at..).unwrap_or_default();
+            self.at = match memchr::memchr(b'\n', rest) {
+                Some(nl) => self.at + nl + 1,
+                // The last line, without a line end.
+                None if !rest.is_empty() => self.bytes.len(),
+                None => return None,
+            };
+            self.line += 1;
+        }
+        (self.line == line).then_some(self.at)
+    }
+}
+
 /// The lines of `bytes[from..to]`, each with its line end.
 fn line_ranges(bytes: &[u8], from: usize, to: usize) -> Vec<Range<usize>> {
     let mut lines = Vec::new();
@@ -2066,6 +2153,39 @@ mod tests {
             }
         }
         assert!(recorded > 20, "only {recorded} regions had their code lines recorded");
+    }
+
+    #[test]
+    fn places_within_windows_that_hold_are_the_places_a_diff_finds() {
+        let line_of = |text: &str, at: usize| memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count();
+        let mut within = 0;
+        for path in crate::python_corpus() {
+            let old = std::fs::read_to_string(&path).expect("a corpus file");
+            let lines: Vec<&str> = old.split_inclusive('\n').collect();
+            let new: String = lines
+                .iter()
+                .enumerate()
+                .map(|(index, line)| if index % 40 == 7 { format!("{line}x = {index}\n") } else { (*line).to_owned() })
+                .collect();
+            let diffed = places(&old, &new);
+            // Each place's lines, with two lines around.
+            let windows: Vec<editkit_matcher::diff::Window> = diffed
+                .iter()
+                .map(|(old_place, new_place)| {
+                    let (old_start, new_start) = (line_of(&old, old_place.start), line_of(&new, new_place.start));
+                    let back = old_start.min(new_start).min(2);
+                    let (old_end, new_end) = (line_of(&old, old_place.end), line_of(&new, new_place.end));
+                    (old_start - back..old_end, new_start - back..new_end)
+                })
+                .collect();
+            assert_eq!(places_within(&old, &new, &windows), Some(diffed.clone()), "{}", path.display());
+            within += usize::from(diffed.len() > 1);
+            // A window left out: the lines outside the others differ.
+            if let Some((_, rest)) = windows.split_first() {
+                assert_eq!(places_within(&old, &new, rest), None, "{}", path.display());
+            }
+        }
+        assert!(within > 10, "{within} files changed in several places");
     }
 
     #[test]

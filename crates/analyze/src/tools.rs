@@ -272,6 +272,24 @@ pub fn diagnose_change(
     options: &DiagnosticsOptions,
     cache: &CheckCache,
 ) -> Diagnostics {
+    diagnose_change_within(roots, path, (old, None), new, options, cache)
+}
+
+/// [`diagnose_change`] of a change known to lie within `windows` (see
+/// [`crate::check_change_within`]): `(old, windows)`, where `None` windows leave the texts to
+/// be diffed.
+///
+/// # Security
+/// As [`diagnose`].
+#[must_use]
+pub fn diagnose_change_within(
+    roots: &[&Path],
+    path: &str,
+    (old, windows): (Option<&str>, Option<&[editkit_matcher::diff::Window]>),
+    new: &str,
+    options: &DiagnosticsOptions,
+    cache: &CheckCache,
+) -> Diagnostics {
     let mut diagnostics = Diagnostics::default();
     if options.mode == DiagnosticsMode::Off {
         return diagnostics;
@@ -280,7 +298,11 @@ pub fn diagnose_change(
     let kind = detect(path, new);
     let mut compile = Some((new, 0));
     let mut compile_needed = true;
-    match crate::check_change(kind, old, new) {
+    let checked = match windows {
+        Some(windows) => crate::check_change_within(kind, old, new, windows),
+        None => crate::check_change(kind, old, new),
+    };
+    match checked {
         Ok(report) => {
             compile_needed = report_all || (report.valid() && report.stricter);
             compile = new.get(report.checked.clone()).map(|part| (part, report.checked_lines_before));

@@ -2,7 +2,9 @@
 //! touched, and says what a whole-file parse says of them: on every edit of the edit corpus
 //! (applied and undone), on sloppy edits of real files, and on a 30 MB file.
 
-use editkit_analyze::{ChangeReport, CheckScope, FileKind, SyntaxError, check_change, check_syntax};
+use editkit_analyze::{
+    ChangeReport, CheckScope, FileKind, SyntaxError, check_change, check_change_within, check_syntax,
+};
 
 use crate::incremental::{Rng, mutate};
 
@@ -498,6 +500,75 @@ fn statements_inserted_into_blocks_check_as_a_whole_parse_does() {
     assert!(introduced * 4 > checks, "many insertions break the files: {introduced} of {checks}");
     assert!(clean * 4 > checks, "the undos check clean: {clean} of {checks}");
     assert!(by_statements * 3 > checks * 2, "most checks parse statements only: {by_statements} of {checks}");
+}
+
+/// The line windows of the change from `old` to `new` (a line diff's changed runs, each with
+/// `context` lines around it, those that meet made one), as a patch's hunks give them.
+fn windows(old: &str, new: &str, context: usize) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let (old_count, new_count) = (old.split_inclusive('\n').count(), new.split_inclusive('\n').count());
+    let mut found: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> = Vec::new();
+    for op in diff.ops().iter().filter(|op| op.tag() != similar::DiffTag::Equal) {
+        let (old_range, new_range) = (op.old_range(), op.new_range());
+        let before = context.min(old_range.start).min(new_range.start);
+        let after = context.min(old_count - old_range.end).min(new_count - new_range.end);
+        let window = (old_range.start - before..old_range.end + after, new_range.start - before..new_range.end + after);
+        match found.last_mut() {
+            Some((old_last, new_last)) if old_last.end >= window.0.start => {
+                old_last.end = old_last.end.max(window.0.end);
+                new_last.end = new_last.end.max(window.1.end);
+            }
+            _ => found.push(window),
+        }
+    }
+    found
+}
+
+#[test]
+fn a_change_checked_within_its_hunks_windows_checks_as_when_diffed() {
+    // The windows a patch gives (each change with its context lines) spare the diff of the
+    // whole texts; the check says what it says when the texts are diffed. Windows that do
+    // not hold (one left out, or out of order) are set aside: the report is the diffed one.
+    let mut rng = Rng(0x5eed_cafe_f00d_0003);
+    let (mut checks, mut introduced, mut set_aside, mut several) = (0, 0, 0, 0);
+    for path in crate::corpus::files("python", &["py"]) {
+        let original = std::fs::read_to_string(&path).unwrap();
+        for round in 0..3 {
+            let edited = inserted(&original, &mut rng);
+            for (old, new, step) in [(&original, &edited, "edit"), (&edited, &original, "undo")] {
+                let what = format!("{} round {round} {step}", path.display());
+                let diffed = check_change(FileKind::Python, Some(old), new).unwrap();
+                let held = windows(old, new, rng.below(4));
+                several += usize::from(held.len() > 1);
+                let within = check_change_within(FileKind::Python, Some(old), new, &held).unwrap();
+                assert_eq!(within.introduced(), diffed.introduced(), "{what}\n{within:#?}\n{diffed:#?}");
+                assert_eq!(within.errors, diffed.errors, "{what}");
+                assert_eq!(within.errors_before, diffed.errors_before, "{what}");
+                introduced += usize::from(diffed.introduced());
+                checks += 1;
+                // One window left out: a line outside the others differs.
+                let mut missing = held.clone();
+                if missing.is_empty() {
+                    continue;
+                }
+                missing.remove(rng.below(missing.len()));
+                let report = check_change_within(FileKind::Python, Some(old), new, &missing).unwrap();
+                assert_eq!(report, diffed, "{what}: a window left out");
+                set_aside += 1;
+                // Out of order.
+                if held.len() > 1 {
+                    let mut reversed = held.clone();
+                    reversed.reverse();
+                    let report = check_change_within(FileKind::Python, Some(old), new, &reversed).unwrap();
+                    assert_eq!(report, diffed, "{what}: windows out of order");
+                    set_aside += 1;
+                }
+            }
+        }
+    }
+    assert!(introduced * 4 > checks, "many insertions break the files: {introduced} of {checks}");
+    assert!(set_aside > 100, "{set_aside} windows set aside");
+    assert!(several * 10 > checks * 9, "most edits are in several windows: {several} of {checks}");
 }
 
 #[test]
