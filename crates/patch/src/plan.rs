@@ -101,6 +101,9 @@ pub(crate) struct FileWrite {
     /// For a new path holding a moved file: the canonical path it came from, whose permission
     /// bits the new file takes.
     pub(crate) permissions_from: Option<String>,
+    /// The line windows outside which the new text is the old one, when one update alone
+    /// made it (see [`Plan::windows`]).
+    pub(crate) windows: Option<Vec<editkit_matcher::diff::Window>>,
 }
 
 impl FileWrite {
@@ -167,6 +170,27 @@ impl Plan<'_> {
     /// ```
     pub fn contents(&self) -> impl Iterator<Item = (&str, Option<Shared>, Option<Shared>)> {
         self.writes.iter().map(|w| (w.path.as_str(), w.before.clone().map(Shared), w.after.clone().map(Shared)))
+    }
+
+    /// The line windows of `path` (old lines and new lines, 0-based, in order) outside which
+    /// the text the commit writes there is line for line the text its update read, when one
+    /// update alone changed it and each of its hunks replaced whole lines: where a check of
+    /// the new text finds the change without diffing the whole file. A hint, not a promise
+    /// (the update read the file as text): a user checks that the lines outside agree.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), editkit_patch::Error> {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\nfour\n").unwrap();
+    /// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+    /// let patch = editkit_patch::parse("--- a/a.txt\n+++ b/a.txt\n@@ -2,2 +2,3 @@\n two\n+2.5\n three\n")?;
+    /// let plan = editkit_patch::plan(&workspace, &patch, &Default::default())?;
+    /// assert_eq!(plan.windows("a.txt"), Some(&[(1..3, 1..4)][..]));
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn windows(&self, path: &str) -> Option<&[editkit_matcher::diff::Window]> {
+        self.writes.iter().find(|w| w.path == path)?.windows.as_deref()
     }
 }
 
@@ -966,6 +990,13 @@ impl Simulation {
     /// and the writes: every file whose content changes, in the order operations named them.
     fn finish(mut self, disk: &HashMap<String, Disk>) -> (Applied, Vec<FileWrite>) {
         let mut preview = self.preview;
+        // The windows of each file one update alone wrote.
+        let mut windows: HashMap<String, Option<Vec<editkit_matcher::diff::Window>>> = HashMap::new();
+        for job in &self.diffs {
+            if let Some((target, NewSide::Version(_))) = &job.new {
+                windows.entry(target.clone()).and_modify(|twice| *twice = None).or_insert_with(|| job.windows.clone());
+            }
+        }
         let todo: Vec<&DiffJob> = self.diffs.iter().filter(|job| job.done.is_none()).collect();
         let mut made =
             crate::par::map(&todo, FILES_PER_THREAD, crate::par::compute_threads(), |job| job.run()).into_iter();
@@ -1001,7 +1032,8 @@ impl Simulation {
                     _ => None,
                 };
                 let before = before.and_then(|d| d.content.clone());
-                writes.push(FileWrite { path, sha256_before, after, sha256_after, before, permissions_from });
+                let windows = windows.remove(&path).flatten();
+                writes.push(FileWrite { path, sha256_before, after, sha256_after, before, permissions_from, windows });
             }
         }
         (preview, writes)
