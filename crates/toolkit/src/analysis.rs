@@ -199,12 +199,12 @@ mod imp {
     pub(crate) fn diagnostics(
         roots: &[&Path],
         rel: &str,
-        old: Option<&str>,
+        old: (Option<&str>, Option<&[editkit_matcher::diff::Window]>),
         text: &str,
         options: &analyze::DiagnosticsOptions,
         cache: &analyze::CheckCache,
     ) -> DiagnosticsInfo {
-        let report = analyze::diagnose_change(roots, rel, old, text, options, cache);
+        let report = analyze::diagnose_change_within(roots, rel, old, text, options, cache);
         let syntax_errors =
             report.syntax.as_ref().map(|s| s.errors.iter().map(SyntaxErrorInfo::from).collect()).unwrap_or_default();
         let checkers = report

@@ -18,6 +18,8 @@ struct EarlyJob {
     path: String,
     old: Option<patch::Shared>,
     new: patch::Shared,
+    /// The line windows outside which `new` is `old`, when the plan knows them.
+    windows: Option<Vec<editkit_matcher::diff::Window>>,
 }
 
 /// The checks made beside a commit: each job with its diagnostics (`None`: not made).
@@ -78,7 +80,8 @@ fn early_jobs(plan: &patch::Plan<'_>) -> Vec<EarlyJob> {
             let new = contents.get(file.path.as_str())?.1.clone()?;
             let was = file.moved_from.as_deref().unwrap_or(&file.path);
             let old = contents.get(was).and_then(|(before, _)| before.clone());
-            Some(EarlyJob { path: file.path.clone(), old, new })
+            let windows = plan.windows(&file.path).map(<[_]>::to_vec);
+            Some(EarlyJob { path: file.path.clone(), old, new, windows })
         })
         .collect()
 }
@@ -379,7 +382,7 @@ impl Toolkit {
             let was = file.from.as_ref().unwrap_or(&file.path);
             let old = olds.iter().find(|(path, ..)| path == was).and_then(|(_, before, _)| before.as_ref());
             let old = old.map(patch::Shared::bytes);
-            Some(self.check_bytes(workspace, &file.path, old, &bytes))
+            Some(self.check_bytes(workspace, &file.path, (old, None), &bytes))
         };
         let checked = patch::par::map(files, 1, patch::par::compute_threads(), check);
         // Progress counts the files in order once their checks are in, so a reader sees every
@@ -393,12 +396,13 @@ impl Toolkit {
         }
     }
 
-    /// The diagnostics of `path` holding `new`, which held `old` before (`None`: nothing).
+    /// The diagnostics of `path` holding `new`, which held `old` before (`None`: nothing), with
+    /// the line windows outside which they are the same, when known.
     fn check_bytes(
         &self,
         workspace: &editkit_vfs::Workspace,
         path: &str,
-        old: Option<&[u8]>,
+        (old, windows): (Option<&[u8]>, Option<&[editkit_matcher::diff::Window]>),
         new: &[u8],
     ) -> DiagnosticsInfo {
         // Text is almost always UTF-8, which a plain check takes faster than a lossy decode.
@@ -408,7 +412,7 @@ impl Toolkit {
         let text = lossy(new);
         let old = old.map(lossy);
         let old = old.as_deref().map(|old| old.trim_start_matches('\u{feff}'));
-        self.after_write(workspace, path, old, text.trim_start_matches('\u{feff}'))
+        self.after_write_within(workspace, path, (old, windows), text.trim_start_matches('\u{feff}'))
     }
 
     /// The checks of `jobs`, spread over the cores, made while the commit writes them; a job
@@ -423,7 +427,8 @@ impl Toolkit {
             if abandon.load(std::sync::atomic::Ordering::Relaxed) {
                 return None;
             }
-            Some(self.check_bytes(workspace, &job.path, job.old.as_ref().map(patch::Shared::bytes), job.new.bytes()))
+            let old = job.old.as_ref().map(patch::Shared::bytes);
+            Some(self.check_bytes(workspace, &job.path, (old, job.windows.as_deref()), job.new.bytes()))
         })
     }
 

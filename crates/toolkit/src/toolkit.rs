@@ -574,6 +574,18 @@ impl Toolkit {
         old: Option<&str>,
         text: &str,
     ) -> DiagnosticsInfo {
+        self.after_write_within(workspace, rel, (old, None), text)
+    }
+
+    /// [`Toolkit::after_write`] of a change known to lie within line windows (old lines, new
+    /// lines: a patch's hunks), when given: only their lines are diffed to find the change.
+    pub(crate) fn after_write_within(
+        &self,
+        workspace: &Workspace,
+        rel: &str,
+        old: (Option<&str>, Option<&[editkit_matcher::diff::Window]>),
+        text: &str,
+    ) -> DiagnosticsInfo {
         #[cfg(feature = "analyze")]
         let diagnostics =
             analysis::diagnostics(&self.root_paths(), rel, old, text, &self.options.diagnostics, &self.syntax_cache);
