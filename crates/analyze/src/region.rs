@@ -949,9 +949,6 @@ pub(crate) fn places_within(
     Some(found)
 }
 
-/// Bytes whose line ends [`LineStarts`] counts at once.
-const LINE_BLOCK: usize = 512;
-
 /// The start of each line of a text, asked for in order ([`places_within`]).
 struct LineStarts<'t> {
     bytes: &'t [u8],
@@ -968,25 +965,15 @@ impl<'t> LineStarts<'t> {
     /// Where line `line` (0-based) starts: the text's end for the line after the last; `None`
     /// past it, or for a line before one asked for already.
     fn at(&mut self, line: usize) -> Option<usize> {
-        // Whole blocks of lines before the one asked for are counted, not walked line by line.
-        while let Some(block) = self.bytes.get(self.at..self.at + LINE_BLOCK)
-            && let count = memchr::memchr_iter(b'\n', block).count()
-            && self.line + count < line
-        {
-            self.at += LINE_BLOCK;
-            self.line += count;
-        }
-        while self.line < line {
-            let rest = self.bytes.get(self.at..).unwrap_or_default();
-            self.at = match memchr::memchr(b'\n', rest) {
-                Some(nl) => self.at + nl + 1,
-                // The last line, without a line end.
-                None if !rest.is_empty() => self.bytes.len(),
-                None => return None,
-            };
-            self.line += 1;
-        }
-        (self.line == line).then_some(self.at)
+        let lines = line.checked_sub(self.line)?;
+        let bytes = self.bytes;
+        let at = editkit_matcher::diff::skip_lines(bytes, self.at, lines).or_else(|| {
+            // The line after a last line without a line end.
+            let last = editkit_matcher::diff::skip_lines(bytes, self.at, lines.checked_sub(1)?)?;
+            (last < bytes.len() && !bytes.ends_with(b"\n")).then_some(bytes.len())
+        })?;
+        (self.line, self.at) = (line, at);
+        Some(at)
     }
 }
 
@@ -2186,6 +2173,10 @@ mod tests {
             }
         }
         assert!(within > 10, "{within} files changed in several places");
+        // A window to the end of a text whose last line has no line end; one past it.
+        let (old, new) = ("a = 1\nb = 2\nc = 3", "a = 1\nb = 22\nc = 3");
+        assert_eq!(places_within(old, new, &[(1..3, 1..3)]), Some(places(old, new)));
+        assert_eq!(places_within(old, new, &[(1..4, 1..4)]), None);
     }
 
     #[test]

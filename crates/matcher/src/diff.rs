@@ -123,9 +123,18 @@ fn line_count(text: &str) -> usize {
     memchr::memchr_iter(b'\n', text.as_bytes()).count() + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
-/// The offset of the line `lines` lines after the one starting at `at` (counted a block at a
-/// time); `None` past the text's end.
-fn skip_lines(bytes: &[u8], mut at: usize, mut lines: usize) -> Option<usize> {
+/// The offset of the line `lines` lines after the one starting at `at` in `bytes` (line ends
+/// counted a block at a time, not walked one by one); `None` past the last line end.
+///
+/// ```
+/// use editkit_matcher::diff::skip_lines;
+/// let text = b"one\ntwo\nthree\n";
+/// assert_eq!(skip_lines(text, 0, 2), Some(8));
+/// assert_eq!(skip_lines(text, 4, 2), Some(text.len()));
+/// assert_eq!(skip_lines(text, 0, 4), None);
+/// ```
+#[must_use]
+pub fn skip_lines(bytes: &[u8], mut at: usize, mut lines: usize) -> Option<usize> {
     while lines > 0 {
         let block = bytes.get(at..)?;
         let block = block.get(..COUNT_BLOCK.min(block.len()))?;
