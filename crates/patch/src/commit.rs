@@ -115,7 +115,77 @@ use failpoint::{Fault, Step};
 /// written); [`Error::Commit`] when a write step fails: every file is put back (or, if even
 /// that fails, the journal is kept for [`recover`]).
 pub fn commit(workspace: &Workspace, plan: Plan<'_>) -> Result<Applied> {
+    commit_with_hook(workspace, plan, &mut |_| None).map(|(applied, _released)| applied)
+}
+
+/// [`commit`], keeping the committed files' locks: they are released when the returned
+/// [`HeldLocks`] is dropped, or beside the caller's own work with [`HeldLocks::release_beside`].
+/// Releasing them frees the blocks of the files the patch replaced, which costs about as much
+/// as answering for a large patch.
+///
+/// ```
+/// # fn main() -> Result<(), editkit_patch::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+/// let patch = editkit_patch::parse("*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n")?;
+/// let plan = editkit_patch::plan(&workspace, &patch, &Default::default())?;
+/// let (applied, held) = editkit_patch::commit_holding(&workspace, plan)?;
+/// assert_eq!(held.len(), 1);
+/// let added = held.release_beside(|| applied.added.len());
+/// assert_eq!(added, 1);
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// As [`commit`]; a failed commit holds nothing.
+pub fn commit_holding<'ws>(workspace: &'ws Workspace, plan: Plan<'ws>) -> Result<(Applied, HeldLocks<'ws>)> {
     commit_with_hook(workspace, plan, &mut |_| None)
+}
+
+/// The locks a committed patch still holds (see [`commit_holding`]); dropping them releases
+/// them.
+#[derive(Debug)]
+#[must_use = "dropping the locks releases them at once"]
+pub struct HeldLocks<'ws> {
+    locks: Vec<editkit_vfs::FileLock<'ws>>,
+}
+
+impl<'ws> HeldLocks<'ws> {
+    pub(crate) fn new(locks: Vec<editkit_vfs::FileLock<'ws>>) -> Self {
+        Self { locks }
+    }
+
+    /// How many locks are held.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.locks.len()
+    }
+
+    /// Whether none are (a dry run, or a patch that changed nothing).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.locks.is_empty()
+    }
+
+    /// Runs `work` on this thread while the locks are released on another, and returns once
+    /// both are done. `work` may take any of these locks: it waits for that one's release.
+    pub fn release_beside<R>(mut self, work: impl FnOnce() -> R) -> R {
+        let locks = std::mem::take(&mut self.locks);
+        if locks.is_empty() {
+            return work();
+        }
+        std::thread::scope(|scope| {
+            // A thread that cannot start drops its closure: the locks are released here.
+            let _releasing = std::thread::Builder::new().spawn_scoped(scope, move || release(locks));
+            work()
+        })
+    }
+}
+
+impl Drop for HeldLocks<'_> {
+    fn drop(&mut self) {
+        release(std::mem::take(&mut self.locks));
+    }
 }
 
 /// [`commit`] with a hook called before every write step, for fault-injection tests (the
@@ -129,14 +199,14 @@ pub fn commit_with_failpoint(
     plan: Plan<'_>,
     hook: &mut dyn FnMut(&Step) -> Option<Fault>,
 ) -> Result<Applied> {
-    commit_with_hook(workspace, plan, hook)
+    commit_with_hook(workspace, plan, hook).map(|(applied, _released)| applied)
 }
 
-fn commit_with_hook(
-    workspace: &Workspace,
-    plan: Plan<'_>,
+fn commit_with_hook<'ws>(
+    workspace: &'ws Workspace,
+    plan: Plan<'ws>,
     hook: &mut dyn FnMut(&Step) -> Option<Fault>,
-) -> Result<Applied> {
+) -> Result<(Applied, HeldLocks<'ws>)> {
     let Plan { locks, writes, mut preview } = plan;
     preview.dry_run = false;
     // The locks kept other editkit writers out; anyone else is caught here, before any write.
@@ -177,7 +247,7 @@ fn commit_with_hook(
         return Err(Error::Plan { failures: stale });
     }
     if writes.is_empty() {
-        return Ok(preview);
+        return Ok((preview, HeldLocks::new(locks)));
     }
     let id = new_id();
     let mut journal = Journal {
@@ -206,8 +276,7 @@ fn commit_with_hook(
             for lock in &locks {
                 lock.mark_written();
             }
-            release(locks);
-            Ok(preview)
+            Ok((preview, HeldLocks::new(locks)))
         }
         Err(Stop::Crashed(step)) => Err(Error::Commit {
             step,

@@ -65,7 +65,7 @@ mod parse;
 mod plan;
 mod report;
 
-pub use commit::{commit, recover};
+pub use commit::{HeldLocks, commit, commit_holding, recover};
 #[cfg(feature = "failpoints")]
 pub use commit::{commit_with_failpoint, failpoint};
 pub use error::{Cause, Error, ErrorKind, Failure, Result};
@@ -120,6 +120,34 @@ pub fn apply_parsed(
     options: impl Fn(&Patch) -> ApplyOptions,
     planned: impl FnOnce(&Plan<'_>),
 ) -> Result<Applied> {
+    apply_parsed_holding(workspace, patch, options, planned).map(|(applied, _released)| applied)
+}
+
+/// [`apply_parsed`], committing with [`commit_holding`]: the committed files' locks come back
+/// with the result (none for a dry run), for the caller to release beside its own work.
+///
+/// ```
+/// # fn main() -> Result<(), editkit_patch::Error> {
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+/// let workspace = editkit_vfs::Workspace::open(dir.path(), editkit_vfs::ambient_authority())?;
+/// let patch = editkit_patch::parse("*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** End Patch\n")?;
+/// let options = |_: &editkit_patch::Patch| editkit_patch::ApplyOptions::default();
+/// let (applied, held) = editkit_patch::apply_parsed_holding(&workspace, &patch, options, |_| {})?;
+/// // The file is written, and still locked until `held` is released.
+/// let text = held.release_beside(|| std::fs::read_to_string(dir.path().join("a.txt")).unwrap());
+/// assert_eq!((applied.updated.len(), text.as_str()), (1, "two\n"));
+/// # Ok(()) }
+/// ```
+///
+/// # Errors
+/// As [`apply_parsed`]; a patch that fails holds nothing.
+pub fn apply_parsed_holding<'ws>(
+    workspace: &'ws editkit_vfs::Workspace,
+    patch: &Patch,
+    options: impl Fn(&Patch) -> ApplyOptions,
+    planned: impl FnOnce(&Plan<'_>),
+) -> Result<(Applied, HeldLocks<'ws>)> {
     // A dry run writes nothing, a recovery included (a read-only toolkit runs dry runs): its
     // preview is of the tree as it stands. Options made before a recovery that changed the
     // tree are made again.
@@ -131,9 +159,13 @@ pub fn apply_parsed(
     let options = options_now;
     let plan = plan(workspace, patch, &options)?;
     planned(&plan);
-    let mut applied = if options.dry_run { plan.into_preview() } else { commit(workspace, plan)? };
+    let (mut applied, held) = if options.dry_run {
+        (plan.into_preview(), HeldLocks::new(Vec::new()))
+    } else {
+        commit_holding(workspace, plan)?
+    };
     if !recovered.is_empty() {
         applied.recovered = Some(recovered);
     }
-    Ok(applied)
+    Ok((applied, held))
 }

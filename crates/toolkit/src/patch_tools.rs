@@ -210,7 +210,7 @@ impl Toolkit {
                         .ok();
                 }
             };
-            let applied = match patch::apply_parsed(workspace, &parsed, options, planned) {
+            let (applied, held) = match patch::apply_parsed_holding(workspace, &parsed, options, planned) {
                 Ok(applied) => applied,
                 Err(err) => {
                     abandon.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -221,8 +221,13 @@ impl Toolkit {
                     return Err(err.into());
                 }
             };
-            let recorded = recording.and_then(|recording| recording.join().ok());
-            self.after_commit(workspace, &request, applied, (before, written), (early, recorded), control)
+            // Releasing the locks frees the blocks of every file the patch replaced: done
+            // beside the undo entry's settling, the checks' collection and the response. A
+            // formatter takes each file's lock again, and waits for its release.
+            held.release_beside(|| {
+                let recorded = recording.and_then(|recording| recording.join().ok());
+                self.after_commit(workspace, &request, applied, (before, written), (early, recorded), control)
+            })
         })
     }
 

@@ -194,6 +194,40 @@ fn the_plan_holds_every_lock_until_it_is_committed_or_dropped() {
     assert!(got_lock.load(Ordering::SeqCst));
 }
 
+/// Locks kept past the commit hold until released: a writer waiting for one sees the committed
+/// file once it gets it, and work run beside the release may take them.
+#[test]
+fn locks_held_past_the_commit_are_released_beside_the_callers_work() {
+    let (tmp, workspace) = workspace_with(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
+    let parsed = parse(
+        "*** Begin Patch\n*** Update File: a.txt\n-one\n+uno\n*** Update File: b.txt\n-two\n+dos\n*** End Patch\n",
+    )
+    .unwrap();
+    let options = |_: &editkit_patch::Patch| ApplyOptions::default();
+    let (applied, held) = editkit_patch::apply_parsed_holding(&workspace, &parsed, options, |_| {}).unwrap();
+    assert_eq!((applied.updated.len(), held.len()), (2, 2));
+    assert_eq!(std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "uno\n");
+    let got_lock = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(|| {
+            let lock = workspace.lock("a.txt").unwrap();
+            got_lock.store(true, Ordering::SeqCst);
+            lock.read().unwrap().text().to_owned()
+        });
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(!got_lock.load(Ordering::SeqCst), "the lock of a.txt was free while held");
+        // The caller's work may take a lock the release has yet to give up.
+        let text = held.release_beside(|| workspace.lock("b.txt").unwrap().read().unwrap().text().to_owned());
+        assert_eq!(text, "dos\n");
+        assert_eq!(handle.join().unwrap(), "uno\n");
+    });
+    // A dry run holds nothing.
+    let dry = |_: &editkit_patch::Patch| ApplyOptions { dry_run: true, ..Default::default() };
+    let parsed = parse(UPDATE_A.replace("-one\n+uno", "-uno\n+one").as_str()).unwrap();
+    let (preview, held) = editkit_patch::apply_parsed_holding(&workspace, &parsed, dry, |_| {}).unwrap();
+    assert!(preview.dry_run && held.is_empty());
+}
+
 #[test]
 fn a_deleted_link_is_locked_under_the_key_recovery_uses_after_it_is_gone() {
     let (tmp, workspace) = workspace_with(&[("real.txt", "one\n")]);
