@@ -210,6 +210,15 @@ impl Shared {
     pub fn sha256(&self) -> Sha256 {
         self.0.sha256()
     }
+
+    /// The text they decode to, when they are editable text (the plan decoded it already).
+    #[must_use]
+    pub fn text(&self) -> Option<&Text> {
+        match &self.0.content {
+            Content::Text(text) => Some(text),
+            Content::Raw(..) => None,
+        }
+    }
 }
 
 /// A file as the simulation sees it.

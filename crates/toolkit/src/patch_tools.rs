@@ -32,27 +32,8 @@ type Written = std::collections::HashMap<String, patch::Shared>;
 type Contents = (Vec<(String, Option<patch::Shared>)>, Written);
 
 /// What is made beside a commit when no formatter runs: the patch's undo entry (its sequence
-/// number) and the text of each file it writes, decoded (see [`decoded`]).
-type Recorded = (Result<u64>, std::collections::HashMap<String, std::sync::Arc<editkit_vfs::Text>>);
-
-/// The texts a commit writes (a file that is not text is left out), decoded for the versions
-/// a later merge starts from, in order while they hold at most `bound` bytes in all (those
-/// past it are decoded one at a time as they are kept, as many as the kept versions' own
-/// bound holds).
-fn decoded(
-    writes: Vec<(String, patch::Shared)>,
-    bound: u64,
-) -> std::collections::HashMap<String, std::sync::Arc<editkit_vfs::Text>> {
-    let mut total = 0u64;
-    writes
-        .into_iter()
-        .take_while(|(_, after)| {
-            total = total.saturating_add(after.bytes().len() as u64);
-            total <= bound
-        })
-        .filter_map(|(path, after)| Some((path, decoded_text(after.bytes().to_vec())?)))
-        .collect()
-}
+/// number).
+type Recorded = Result<u64>;
 
 /// `bytes` as a kept text, when they are text.
 fn decoded_text(bytes: Vec<u8>) -> Option<std::sync::Arc<editkit_vfs::Text>> {
@@ -190,14 +171,8 @@ impl Toolkit {
                         .contents()
                         .map(|(path, before, after)| (path.to_owned(), before, after.map(|after| after.sha256())))
                         .collect();
-                    let writes: Vec<(String, patch::Shared)> =
-                        plan.contents().filter_map(|(path, _, after)| Some((path.to_owned(), after?))).collect();
-                    let bound = self.options().kept_read_bytes;
                     recording = std::thread::Builder::new()
-                        .spawn_scoped(scope, move || {
-                            let recorded = history::record_hashed_patch_kept(workspace, &hashed(&files));
-                            (recorded, decoded(writes, bound))
-                        })
+                        .spawn_scoped(scope, move || history::record_hashed_patch_kept(workspace, &hashed(&files)))
                         .ok();
                 }
                 if check_early {
@@ -215,7 +190,7 @@ impl Toolkit {
                 Err(err) => {
                     abandon.store(true, std::sync::atomic::Ordering::Relaxed);
                     // The change did not happen: neither does its undo entry.
-                    if let Some((Ok(seq), _)) = recording.and_then(|recording| recording.join().ok()) {
+                    if let Some(Ok(seq)) = recording.and_then(|recording| recording.join().ok()) {
                         history::forget_patch(workspace, seq);
                     }
                     return Err(err.into());
@@ -255,10 +230,6 @@ impl Toolkit {
                     formatted_paths.push(file.path.clone());
                 }
             }
-            let (recorded, mut decoded) = match recorded {
-                Some((recorded, decoded)) => (Some(recorded), decoded),
-                None => (None, std::collections::HashMap::new()),
-            };
             let mut files = Vec::new();
             for (path, bytes) in before {
                 // The patch is applied, and each file holds what the commit wrote, its hash
@@ -278,14 +249,14 @@ impl Toolkit {
                     }
                 };
                 // What the patch wrote is the base of a merge with a change made outside before
-                // the next edit or patch, as an edit's is (decoded beside the commit, or now).
+                // the next edit or patch, as an edit's is: the plan's own text, shared (or what
+                // a formatter left, decoded now).
                 if let Some(sha256) = after
                     && workspace.recorded_hash(&path).ok().flatten() == Some(sha256)
                 {
-                    let text = match (decoded.remove(&path), wrote) {
-                        (Some(text), _) => Some(text),
-                        (None, Some(wrote)) => decoded_text(wrote.bytes().to_vec()),
-                        (None, None) => now.and_then(decoded_text),
+                    let text = match wrote {
+                        Some(wrote) => crate::outside::Base::written(wrote.clone()),
+                        None => now.and_then(decoded_text).map(crate::outside::Base::Text),
                     };
                     if let Some(text) = text {
                         self.read_versions.keep(0, &path, sha256, text);
@@ -466,7 +437,7 @@ impl Toolkit {
             let patch::Operation::Update { .. } = operation else { continue };
             let Ok(rel) = workspace.resolve(operation.path()) else { continue };
             let Ok(Some(recorded)) = workspace.recorded_hash(&rel) else { continue };
-            if let Some(base) = self.read_versions.get(0, &rel, recorded) {
+            if let Some(base) = self.read_versions.get(0, &rel, recorded).and_then(|base| base.shared()) {
                 bases.insert(rel, (recorded, base));
             }
         }

@@ -223,3 +223,28 @@ fn chained_updates_at_the_edges_merge_exactly() {
         assert_eq!(env.get("m.py"), expected.replace("c2 = 33\n", ""), "{patch}");
     }
 }
+
+/// What a patch wrote (the plan's own text, kept without decoding it again) is the base the
+/// next edit and the next patch are merged against when the file changes outside after it,
+/// CRLF line endings included.
+#[test]
+fn what_a_patch_wrote_is_the_base_of_the_next_merge() {
+    let crlf = N.replace('\n', "\r\n");
+    let env = Env::with_files(&[("m.py", M), ("n.py", &crlf)]);
+    env.ok("apply_patch", json!({"patch": patch("    return 3", "    return 30")}));
+    let written = env.get("n.py");
+    assert_eq!(written, crlf.replace("y = 2", "y = 20"));
+    env.put("n.py", format!("{written}w = 4\r\n").as_bytes());
+    let edited = env.ok("edit_file", json!({"path": "n.py", "old_string": "x = 1", "new_string": "x = 10"}));
+    assert_eq!(env.get("n.py"), "x = 10\r\ny = 20\r\nz = 3\r\nw = 4\r\n");
+    assert_eq!(edited["merged_with"]["lines"], json!([[4, 4]]), "{edited:#}");
+
+    let m_written = env.get("m.py");
+    env.put("m.py", m_written.replace("import os\n", "import os\nimport sys\n").as_bytes());
+    let patched = env.ok("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: m.py\n@@\n-    return 30\n+    return 300\n*** End Patch\n"}));
+    assert_eq!(
+        env.get("m.py"),
+        m_written.replace("import os\n", "import os\nimport sys\n").replace("return 30", "return 300")
+    );
+    assert_eq!(patched["files"][0]["merged_with"]["lines"], json!([[2, 2]]), "{patched:#}");
+}
