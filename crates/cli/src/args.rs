@@ -459,6 +459,21 @@ impl Command {
     }
 }
 
+impl WriteArgs {
+    /// These arguments for a terminal command, and whether they turn the checks `off`. There
+    /// the built-in syntax check still decides the exit code: the toolkit makes it, beside the
+    /// write as with `auto` (external checkers are left out by the caller), and the command
+    /// shows what `off` shows.
+    pub(crate) fn for_terminal(&self) -> (WriteArgs, bool) {
+        let off = self.diagnostics == DiagnosticsMode::Off;
+        let mut write = self.clone();
+        if off {
+            write.diagnostics = DiagnosticsMode::Auto;
+        }
+        (write, off)
+    }
+}
+
 impl WorkspaceArgs {
     /// Opens the toolkit with `options` as the base, and `write` and `limits` applied.
     pub(crate) fn open_with(

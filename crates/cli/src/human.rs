@@ -36,14 +36,22 @@ const CHECKER_LINES: usize = 20;
 /// Most matching lines `grep` asks for when no `--max-results` is given.
 const GREP_UNLIMITED: usize = 1_000_000;
 
+/// What a command shows of what the toolkit found.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shown {
+    /// A write's diagnostics (`--diagnostics off` shows none: the built-in check it still
+    /// makes only decides the exit code).
+    pub(crate) diagnostics: bool,
+}
+
 /// Runs a human subcommand and gives its exit code.
-pub(crate) fn run(toolkit: &Toolkit, command: Command) -> u8 {
+pub(crate) fn run(toolkit: &Toolkit, command: Command, shown: Shown) -> u8 {
     let outcome = match command {
         Command::Read { file, offset, limit, output, .. } => read(toolkit, &file, offset, limit, output),
-        Command::Edit(args) => edit(toolkit, args),
-        Command::Snippet(args) => snippet(toolkit, args),
+        Command::Edit(args) => edit(toolkit, args, shown),
+        Command::Snippet(args) => snippet(toolkit, args, shown),
         Command::Apply { patch, change, strict, allow_broken, output, .. } => {
-            apply(toolkit, &patch, ApplyFlags { change, strict, allow_broken }, output)
+            apply(toolkit, &patch, ApplyFlags { change, strict, allow_broken }, output, shown)
         }
         Command::Grep {
             pattern,
@@ -283,35 +291,34 @@ fn current_text(toolkit: &Toolkit, file: &str) -> Option<String> {
     }
 }
 
-/// Whether a write of `file` from `old` (`None`: it did not exist) to `new` left a syntax
-/// error it did not have before, judged on the statements the change touched (a check past
-/// the parse limits judges nothing).
-fn introduced_errors(file: &str, old: Option<&str>, new: Option<&str>) -> bool {
-    let Some(new) = new else { return false };
-    let kind = editkit::analyze::detect(file, new);
-    editkit::analyze::check_change(kind, old, new).is_ok_and(|report| report.introduced())
-}
-
-/// `f` of each of a patch's files, in order, the files spread over the cores (reads and
-/// checks of one file do not wait on another's).
+/// `f` of each of a patch's files, in order, the files spread over the cores (reads of one
+/// file do not wait on another's).
 fn each_file<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     editkit::patch::par::map(items, 1, editkit::patch::par::compute_threads(), f)
 }
 
-/// Whether the toolkit's own check of each write judges it (its diagnostics are on): then its
-/// verdict is the command's, and the command does not check again.
-fn toolkit_checks(toolkit: &Toolkit) -> bool {
-    toolkit.options().diagnostics.mode != editkit::analyze::DiagnosticsMode::Off
-}
-
 /// Whether a write's diagnostics say it left more syntax errors in the statements it touched
-/// than they had before (the toolkit's verdict; a skipped check judges nothing).
+/// than they had before (the toolkit's verdict, the command's exit code; a skipped check
+/// judges nothing). A terminal command always has the toolkit make its built-in check, with
+/// `--diagnostics off` too (see `WriteArgs::for_terminal`).
 fn diagnostics_introduced(diagnostics: &DiagnosticsInfo) -> bool {
     let errors = diagnostics.syntax_errors.len() as u64;
     errors > 0 && diagnostics.syntax_errors_before.is_none_or(|before| errors > before)
 }
 
-fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
+/// With `--diagnostics off`, a write's diagnostics as the toolkit gives them with its checks
+/// off (the language server's, never asked for by a terminal command, kept), in the typed
+/// response and in the result object at `pointer`.
+fn hide_diagnostics(diagnostics: &mut DiagnosticsInfo, result: Option<&mut Value>, pointer: &str) {
+    *diagnostics = DiagnosticsInfo { server_diagnostics: diagnostics.server_diagnostics.take(), ..Default::default() };
+    if let Some(slot) = result.and_then(|result| result.pointer_mut(pointer))
+        && let Ok(hidden) = serde_json::to_value(&*diagnostics)
+    {
+        *slot = hidden;
+    }
+}
+
+fn edit(toolkit: &Toolkit, args: EditArgs, shown: Shown) -> Result<u8, u8> {
     let mut olds = args.old;
     if let Some(path) = &args.old_file {
         olds.push(read_input(path, "the old text")?);
@@ -328,10 +335,8 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         );
         return Err(EXIT_USAGE);
     }
-    // The texts before and after, for the whole diff a person sees and for the syntax verdict
-    // when the toolkit's checks are off.
-    let toolkit_checks = toolkit_checks(toolkit);
-    let texts = !args.change.dry_run && (!args.output.json || !toolkit_checks);
+    // The texts before and after, for the whole diff a person sees.
+    let texts = !args.change.dry_run && !args.output.json;
     let before = texts.then(|| current_text(toolkit, &args.file)).flatten();
     let one = olds.len() == 1;
     let edits: Vec<Value> = olds
@@ -349,8 +354,8 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         ("replace_all", one.then(|| json!(args.replace_all))),
         ("edits", (!one).then(|| json!(edits))),
     ]);
-    let result = editkit::tools::call(toolkit, "edit_file", request);
-    let edit = match contract::answer::<EditFileResponse>(&result) {
+    let mut result = editkit::tools::call(toolkit, "edit_file", request);
+    let mut edit = match contract::answer::<EditFileResponse>(&result) {
         Ok(Answer::Done(edit)) => edit,
         Ok(Answer::Refused(error)) => {
             if args.output.json {
@@ -365,12 +370,10 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
         Err(why) => return Err(unexpected("edit_file", &why)),
     };
     let after = before.as_ref().and_then(|_| current_text(toolkit, &args.file));
-    let broken = !args.change.dry_run
-        && if toolkit_checks {
-            diagnostics_introduced(&edit.diagnostics)
-        } else {
-            introduced_errors(&args.file, before.as_deref(), after.as_deref())
-        };
+    let broken = !args.change.dry_run && diagnostics_introduced(&edit.diagnostics);
+    if !shown.diagnostics {
+        hide_diagnostics(&mut edit.diagnostics, Some(&mut result), "/diagnostics");
+    }
     if args.output.json {
         print_json(&result);
     } else {
@@ -386,14 +389,17 @@ fn edit(toolkit: &Toolkit, args: EditArgs) -> Result<u8, u8> {
     Ok(if broken && !args.allow_broken { EXIT_REFUSED } else { EXIT_OK })
 }
 
-fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
+fn snippet(toolkit: &Toolkit, args: SnippetArgs, shown: Shown) -> Result<u8, u8> {
     let text = read_input(&args.snippet, "the snippet")?;
     let request = json!({
         "path": args.file, "snippet": text, "dry_run": args.change.dry_run, "force": args.change.force,
         "stale": args.change.stale,
         "deletions": if args.allow_deletions { editkit::Deletions::Allow } else { editkit::Deletions::Refuse },
     });
-    let (result, merged) = call::<MergeSnippetResponse>(toolkit, "merge_snippet", request, args.output)?;
+    let (mut result, mut merged) = call::<MergeSnippetResponse>(toolkit, "merge_snippet", request, args.output)?;
+    if !shown.diagnostics {
+        hide_diagnostics(&mut merged.diagnostics, result.as_mut(), "/diagnostics");
+    }
     if let Some(result) = &result {
         print_json(result);
     } else {
@@ -555,26 +561,6 @@ pub(crate) fn candidates(toolkit: &Toolkit, style: Style, file: &str, error: &Re
     out
 }
 
-/// The paths a patch names, each once, in order (a moved file's old and new paths); none when
-/// it does not parse (applying it is then refused).
-fn named_paths(patch: &str) -> Vec<String> {
-    let Ok(parsed) = editkit::patch::parse(patch) else { return Vec::new() };
-    let mut seen = std::collections::HashSet::new();
-    let mut paths: Vec<String> = Vec::new();
-    for operation in parsed.operations() {
-        let moved = match operation {
-            editkit::patch::Operation::Update { move_to, .. } => move_to.as_deref(),
-            _ => None,
-        };
-        for path in std::iter::once(operation.path()).chain(moved) {
-            if seen.insert(path) {
-                paths.push(path.to_owned());
-            }
-        }
-    }
-    paths
-}
-
 /// `editkit apply`'s flags.
 struct ApplyFlags {
     change: ChangeArgs,
@@ -582,20 +568,14 @@ struct ApplyFlags {
     allow_broken: bool,
 }
 
-fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) -> Result<u8, u8> {
+fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs, shown: Shown) -> Result<u8, u8> {
     let ApplyFlags { change: ChangeArgs { dry_run, force, stale }, strict, allow_broken } = flags;
     let text = read_input(patch, "the patch")?;
-    // What the files were, for the whole diff a person sees and, when the toolkit's checks are
-    // off, for the syntax comparison. With its checks on, the toolkit's verdict per written
-    // file is the command's, and `--json` needs no texts; for the comparison alone, the files
-    // the patch names are read before it is applied; the whole diff names each file as the
-    // patch resolved it, found by a dry run.
-    let toolkit_checks = toolkit_checks(toolkit);
-    let before: Vec<(String, Option<String>)> = if dry_run || (output.json && toolkit_checks) {
+    // What the files were, for the whole diff a person sees (the toolkit's verdict per written
+    // file is the command's, so `--json` needs no texts): the whole diff names each file as
+    // the patch resolved it, found by a dry run.
+    let before: Vec<(String, Option<String>)> = if dry_run || output.json {
         Vec::new()
-    } else if output.json {
-        let paths = named_paths(&text);
-        each_file(&paths, |path| (path.clone(), current_text(toolkit, path)))
     } else {
         let preview = editkit::tools::call(
             toolkit,
@@ -609,33 +589,28 @@ fn apply(toolkit: &Toolkit, patch: &str, flags: ApplyFlags, output: OutputArgs) 
         let paths: Vec<String> = files.into_iter().flat_map(|file| [Some(file.path), file.from]).flatten().collect();
         each_file(&paths, |path| (path.clone(), current_text(toolkit, path)))
     };
-    let (result, patched) = call::<ApplyPatchResponse>(
+    let (mut result, mut patched) = call::<ApplyPatchResponse>(
         toolkit,
         "apply_patch",
         json!({"patch": text, "dry_run": dry_run, "force": force, "strict": strict, "stale": stale}),
         output,
     )?;
     let after: Vec<Option<String>> = each_file(&before, |(path, _)| current_text(toolkit, path));
-    let broken: Vec<&str> = if dry_run {
+    let broken: Vec<String> = if dry_run {
         Vec::new()
-    } else if toolkit_checks {
+    } else {
         patched
             .files
             .iter()
             .filter(|file| diagnostics_introduced(&file.diagnostics))
-            .map(|file| file.path.as_str())
-            .collect()
-    } else {
-        let pairs: Vec<_> = before.iter().zip(&after).collect();
-        let introduced =
-            each_file(&pairs, |((path, old), new)| introduced_errors(path, old.as_deref(), new.as_deref()));
-        pairs
-            .iter()
-            .zip(introduced)
-            .filter(|(_, introduced)| *introduced)
-            .map(|(((path, _), _), _)| path.as_str())
+            .map(|file| file.path.clone())
             .collect()
     };
+    if !shown.diagnostics {
+        for (index, file) in patched.files.iter_mut().enumerate() {
+            hide_diagnostics(&mut file.diagnostics, result.as_mut(), &format!("/files/{index}/diagnostics"));
+        }
+    }
     if let Some(result) = &result {
         print_json(result);
     } else {

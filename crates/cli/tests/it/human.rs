@@ -166,6 +166,13 @@ fn apply_json_with_the_checks_off_judges_the_files_the_patch_names() {
     let json_off = |patch: &str| run(&["apply", "-", "--json", "--diagnostics", "off", "--root", &root], patch);
     let broke = json_off("--- a/bad.py\n+++ b/bad.py\n@@ -1,2 +1,2 @@\n-def f():\n+def f(:\n     return 1\n");
     assert_eq!(broke.status.code(), Some(1), "{}", stdout(&broke));
+    // The result object is what the toolkit gives with its checks off: no diagnostics shown.
+    let result: serde_json::Value = serde_json::from_str(&stdout(&broke)).unwrap();
+    assert_eq!(
+        result["files"][0]["diagnostics"],
+        serde_json::json!({"checkers": [], "has_problems": false, "syntax_errors": []}),
+        "{result:#}"
+    );
     assert_eq!(read(dir.path(), "bad.py"), "def f(:\n    return 1\n");
     let still = json_off("*** Begin Patch\n*** Update File: was.py\n-    return 2\n+    return 3\n*** End Patch\n");
     assert_eq!(still.status.code(), Some(0), "{}", stdout(&still));
@@ -331,6 +338,9 @@ fn an_edit_that_breaks_the_syntax_says_so_and_exits_1() {
         assert!(read(dir.path(), "src/app.py").contains("def main(:"), "the change is written");
         if diagnostics == "auto" {
             assert!(stdout(&output).contains("syntax error: line 5"), "{}", stdout(&output));
+        } else {
+            // `off` shows no diagnostics: the built-in check only decides the exit code.
+            assert!(!stdout(&output).contains("syntax error"), "{}", stdout(&output));
         }
         assert_eq!(run(&["undo", "src/app.py", "--root", &root], "").status.code(), Some(0));
     }
