@@ -448,6 +448,24 @@ impl Command {
         }
     }
 
+    /// What a command for people opens the toolkit with: the base options, its write
+    /// arguments, and whether it hides the diagnostics. People get whole diffs (paged at a
+    /// terminal; agents keep the bounded ones). `edit` and `apply` exit 1 when a write leaves a
+    /// syntax error its file did not have, with `--diagnostics off` too: then the toolkit makes
+    /// its built-in check alone, beside the write (no external checker runs), and the command
+    /// shows what `off` shows.
+    pub(crate) fn for_people(&self) -> (editkit::ToolkitOptions, Option<WriteArgs>, bool) {
+        let mut options = editkit::ToolkitOptions { full_diffs: true, ..Default::default() };
+        let judged = matches!(self, Command::Edit(_) | Command::Apply { .. });
+        let mut write = self.write().cloned();
+        let hidden = judged && write.as_ref().is_some_and(|write| write.diagnostics == DiagnosticsMode::Off);
+        if let Some(write) = write.as_mut().filter(|_| hidden) {
+            write.diagnostics = DiagnosticsMode::Auto;
+            options.diagnostics.checkers.clear();
+        }
+        (options, write, hidden)
+    }
+
     /// What runs after a write, for the commands that write.
     pub(crate) fn write(&self) -> Option<&WriteArgs> {
         match self {
@@ -456,21 +474,6 @@ impl Command {
             Command::Snippet(args) => Some(&args.write),
             _ => None,
         }
-    }
-}
-
-impl WriteArgs {
-    /// These arguments for a terminal command, and whether they turn the checks `off`. There
-    /// the built-in syntax check still decides the exit code: the toolkit makes it, beside the
-    /// write as with `auto` (external checkers are left out by the caller), and the command
-    /// shows what `off` shows.
-    pub(crate) fn for_terminal(&self) -> (WriteArgs, bool) {
-        let off = self.diagnostics == DiagnosticsMode::Off;
-        let mut write = self.clone();
-        if off {
-            write.diagnostics = DiagnosticsMode::Auto;
-        }
-        (write, off)
     }
 }
 
@@ -572,6 +575,36 @@ pub(crate) struct SnippetArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `edit` and `apply` with `--diagnostics off` open the toolkit with its built-in check
+    /// alone and hide it; `snippet`, whose exit code it never decides, keeps the checks off.
+    #[test]
+    fn commands_for_people_with_the_checks_off_keep_the_built_in_check_alone() {
+        let parsed = |args: &[&str]| Cli::try_parse_from(args).expect("parses").command;
+        let defaults = editkit::ToolkitOptions::default().diagnostics.checkers;
+        assert!(!defaults.is_empty());
+        for args in [
+            &["editkit", "edit", "a.py", "--old", "x", "--new", "y", "--diagnostics", "off"][..],
+            &["editkit", "apply", "p.diff", "--diagnostics", "off"],
+        ] {
+            let (options, write, hidden) = parsed(args).for_people();
+            assert!(hidden && options.full_diffs, "{args:?}");
+            assert!(options.diagnostics.checkers.is_empty(), "{args:?}: no external checker may run");
+            assert_eq!(write.map(|write| write.diagnostics), Some(DiagnosticsMode::Auto), "{args:?}");
+        }
+        for (args, mode) in [
+            (&["editkit", "edit", "a.py", "--old", "x", "--new", "y"][..], DiagnosticsMode::Auto),
+            (&["editkit", "apply", "p.diff", "--diagnostics", "on"], DiagnosticsMode::On),
+            (&["editkit", "snippet", "a.py", "s.py", "--diagnostics", "off"], DiagnosticsMode::Off),
+        ] {
+            let (options, write, hidden) = parsed(args).for_people();
+            assert!(!hidden, "{args:?}");
+            assert_eq!(options.diagnostics.checkers, defaults, "{args:?}");
+            assert_eq!(write.map(|write| write.diagnostics), Some(mode), "{args:?}");
+        }
+        let (_, write, hidden) = parsed(&["editkit", "read", "a.py"]).for_people();
+        assert!(write.is_none() && !hidden);
+    }
 
     /// Each word a type lists parses to a value that shows as that word, so the list clap
     /// offers and the words the type takes cannot drift apart.

@@ -299,8 +299,8 @@ fn each_file<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R
 
 /// Whether a write's diagnostics say it left more syntax errors in the statements it touched
 /// than they had before (the toolkit's verdict, the command's exit code; a skipped check
-/// judges nothing). A terminal command always has the toolkit make its built-in check, with
-/// `--diagnostics off` too (see `WriteArgs::for_terminal`).
+/// judges nothing). `edit` and `apply` always have the toolkit make its built-in check, with
+/// `--diagnostics off` too (see `Command::for_people`).
 fn diagnostics_introduced(diagnostics: &DiagnosticsInfo) -> bool {
     let errors = diagnostics.syntax_errors.len() as u64;
     errors > 0 && diagnostics.syntax_errors_before.is_none_or(|before| errors > before)

@@ -109,13 +109,7 @@ fn main() -> anyhow::Result<ExitCode> {
         }
         command => {
             let Some(workspace) = command.workspace() else { return Ok(ExitCode::from(EXIT_USAGE)) };
-            // People get whole diffs (paged at a terminal); agents keep the bounded ones.
-            let mut base = editkit::ToolkitOptions { full_diffs: true, ..Default::default() };
-            let (write, hidden) = command.write().map(args::WriteArgs::for_terminal).unzip();
-            let hidden = hidden.unwrap_or(false);
-            if hidden {
-                base.diagnostics.checkers.clear();
-            }
+            let (base, write, hidden) = command.for_people();
             match workspace.open_with(base, write.as_ref(), None) {
                 Ok(toolkit) => human::run(&toolkit, command, human::Shown { diagnostics: !hidden }),
                 Err(err) => render::cannot_open(&err, &workspace.roots),

@@ -211,9 +211,11 @@ impl Shared {
         self.0.sha256()
     }
 
-    /// The text they decode to, when they are editable text (the plan decoded it already).
+    /// The text they are, when they are editable text, as the plan holds it (a clone costs no
+    /// copy). Its bytes are these bytes; whether decoding these bytes gives it back is
+    /// [`Text::decodes_to_itself`].
     #[must_use]
-    pub fn text(&self) -> Option<&Text> {
+    pub fn text(&self) -> Option<&Arc<Text>> {
         match &self.0.content {
             Content::Text(text) => Some(text),
             Content::Raw(..) => None,
@@ -224,7 +226,7 @@ impl Shared {
 /// A file as the simulation sees it.
 #[derive(Debug, Clone)]
 enum Content {
-    Text(Text),
+    Text(Arc<Text>),
     /// Bytes that are not editable text (UTF-16, binary, invalid UTF-8): may be deleted or moved.
     Raw(Vec<u8>, DecodeError),
 }
@@ -501,7 +503,7 @@ impl Files<'_, '_> {
     /// The text of `path` on disk, when it is text.
     fn text_on_disk(&self, path: &str) -> Option<&Text> {
         self.disk.get(path).and_then(|d| d.content.as_deref()).and_then(|v| match &v.content {
-            Content::Text(text) => Some(text),
+            Content::Text(text) => Some(text.as_ref()),
             Content::Raw(..) => None,
         })
     }
@@ -794,7 +796,7 @@ impl Simulation {
     }
 
     fn add(&mut self, source: &str, content: &str) {
-        let added = Version::new(Content::Text(Text::new(content, LineEnding::Lf, false)));
+        let added = Version::new(Content::Text(Arc::new(Text::new(content, LineEnding::Lf, false))));
         self.diffs.push(DiffJob {
             old: None,
             new: Some((source.to_owned(), NewSide::Added(content.to_owned()))),
@@ -942,7 +944,8 @@ impl Simulation {
         let in_chain = chained.get_mut(source).and_then(|(indices, (merged, reports), outside)| {
             let at = indices.iter().position(|at| *at == index)?;
             // The first operation writes the merged text; the others keep it.
-            let version = if at == 0 { Version::new(Content::Text(merged.clone())) } else { Arc::clone(current) };
+            let version =
+                if at == 0 { Version::new(Content::Text(Arc::new(merged.clone()))) } else { Arc::clone(current) };
             Some((version, std::mem::take(&mut reports[at]), outside.take()))
         });
         if let Some((version, reports, outside)) = in_chain {
@@ -959,7 +962,7 @@ impl Simulation {
             let outside = crate::outside::OutsideChange::between(source, base.as_str(), text.as_str());
             return Ok(match crate::merge::merge(base, text, hunks, options.strict) {
                 Ok((text, reports)) => {
-                    let version = Version::new(Content::Text(text));
+                    let version = Version::new(Content::Text(Arc::new(text)));
                     Ok((Placed { version, reports, windows: None, diff: None }, Some(outside)))
                 }
                 Err(edit_lines) => Err(vec![step.failure(Cause::ChangedOutside {
@@ -971,7 +974,7 @@ impl Simulation {
         }
         let placed = self.ahead.remove(&index).unwrap_or_else(|| {
             apply_hunks(text, hunks, options.strict).map(|(text, reports, windows)| Placed {
-                version: Version::new(Content::Text(text)),
+                version: Version::new(Content::Text(Arc::new(text))),
                 reports,
                 windows,
                 diff: None,
@@ -1112,7 +1115,7 @@ fn place_ahead(
         let placed = apply_hunks(text, hunks, options.strict).map(|(new, reports, windows)| {
             let mut diff = String::new();
             push_diff(&mut diff, Some((source, Some(text.as_str()))), Some((source, new.as_str())), windows.as_deref());
-            let version = Version::new(Content::Text(new));
+            let version = Version::new(Content::Text(Arc::new(new)));
             version.sha256();
             Placed { version, reports, windows, diff: Some(diff) }
         });
@@ -1184,7 +1187,7 @@ fn disk_of(bytes: Vec<u8>, encoding: Option<editkit_vfs::Encoding>) -> Disk {
         None => Text::decode(&bytes),
     };
     let content = match decoded {
-        Ok(text) => Content::Text(text),
+        Ok(text) => Content::Text(Arc::new(text)),
         Err(err) => Content::Raw(bytes, err),
     };
     Disk { content: Some(Version::hashed(content, sha256)), sha256: Some(sha256), problem: None }

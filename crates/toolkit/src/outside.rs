@@ -42,58 +42,7 @@ struct Version {
     root: usize,
     rel: String,
     sha256: Sha256,
-    text: Base,
-}
-
-/// A kept version's text: one a read or an edit decoded, or one a patch planned and wrote,
-/// shared with the plan rather than copied or decoded again.
-#[derive(Debug, Clone)]
-pub(crate) enum Base {
-    Text(Arc<Text>),
-    #[cfg(feature = "patch")]
-    Written(editkit_patch::Shared),
-}
-
-impl Base {
-    /// A patch's content when it is text; `None` for bytes that are not. Text that is its own
-    /// bytes (UTF-8 with LF endings) is shared with the plan; any other is copied out, since
-    /// the plan holds its encoded bytes beside it, which the bound does not count.
-    #[cfg(feature = "patch")]
-    pub(crate) fn written(content: editkit_patch::Shared) -> Option<Base> {
-        let text = content.text()?;
-        if text.verbatim().is_some() {
-            return Some(Base::Written(content));
-        }
-        Some(Base::Text(Arc::new(text.clone())))
-    }
-
-    /// The text (`None` only for a patch's content that is not text, which is never kept).
-    pub(crate) fn text(&self) -> Option<&Text> {
-        match self {
-            Base::Text(text) => Some(text),
-            #[cfg(feature = "patch")]
-            Base::Written(content) => content.text(),
-        }
-    }
-
-    /// The text as its own shared value (a patch's is copied out of the plan).
-    #[cfg(feature = "patch")]
-    pub(crate) fn shared(&self) -> Option<Arc<Text>> {
-        match self {
-            Base::Text(text) => Some(Arc::clone(text)),
-            Base::Written(content) => content.text().map(|text| Arc::new(text.clone())),
-        }
-    }
-
-    fn len(&self) -> u64 {
-        self.text().map_or(0, |text| text.as_str().len() as u64)
-    }
-}
-
-impl From<Arc<Text>> for Base {
-    fn from(text: Arc<Text>) -> Self {
-        Base::Text(text)
-    }
+    text: Arc<Text>,
 }
 
 impl ReadVersions {
@@ -103,15 +52,14 @@ impl ReadVersions {
 
     /// Keeps `text` (hashing to `sha256`) as what was last seen of `rel` in root `root`,
     /// replacing the version kept before; a text larger than the bound is not kept.
-    pub(crate) fn keep(&self, root: usize, rel: &str, sha256: Sha256, text: impl Into<Base>) {
-        let text = text.into();
+    pub(crate) fn keep(&self, root: usize, rel: &str, sha256: Sha256, text: Arc<Text>) {
         let mut kept = self.inner.lock_unpoisoned();
         if let Some(at) = kept.entries.iter().position(|v| v.root == root && v.rel == rel)
             && let Some(old) = kept.entries.remove(at)
         {
-            kept.bytes -= old.text.len();
+            kept.bytes -= old.text.as_str().len() as u64;
         }
-        let size = text.len();
+        let size = text.as_str().len() as u64;
         if size > self.limit {
             return;
         }
@@ -119,14 +67,14 @@ impl ReadVersions {
         kept.entries.push_back(Version { root, rel: rel.to_owned(), sha256, text });
         while kept.bytes > self.limit {
             let Some(old) = kept.entries.pop_front() else { break };
-            kept.bytes -= old.text.len();
+            kept.bytes -= old.text.as_str().len() as u64;
         }
     }
 
     /// The kept text of `rel` when it is the version hashing to `sha256`.
-    pub(crate) fn get(&self, root: usize, rel: &str, sha256: Sha256) -> Option<Base> {
+    pub(crate) fn get(&self, root: usize, rel: &str, sha256: Sha256) -> Option<Arc<Text>> {
         let kept = self.inner.lock_unpoisoned();
-        kept.entries.iter().find(|v| v.root == root && v.rel == rel && v.sha256 == sha256).map(|v| v.text.clone())
+        kept.entries.iter().find(|v| v.root == root && v.rel == rel && v.sha256 == sha256).map(|v| Arc::clone(&v.text))
     }
 
     /// Bytes kept now.
@@ -172,8 +120,7 @@ impl ReadVersions {
     ) -> Result<Merged<P>> {
         let Stale { root, workspace, rel, refusal: stale } = at;
         let Some(recorded) = workspace.recorded_hash(rel)? else { return Err(stale.into()) };
-        let Some(kept) = self.get(root, rel, recorded) else { return Err(stale.into()) };
-        let Some(base) = kept.text() else { return Err(stale.into()) };
+        let Some(base) = self.get(root, rel, recorded) else { return Err(stale.into()) };
         // The file as it is, looked at without vouching for it: a refusal leaves the guard as
         // it was, so the agent still has to read the change.
         let file = workspace.peek(rel)?;
@@ -187,7 +134,7 @@ impl ReadVersions {
                 outside_diff: diff.clone(),
             }),
         };
-        let Ok(planned) = plan(base) else { return Err(changed(None)) };
+        let Ok(planned) = plan(&base) else { return Err(changed(None)) };
         let pieces = pieces_of(&planned);
         let rebased = match rebase(base.as_str(), file.text(), &pieces) {
             Ok(rebased) => rebased,

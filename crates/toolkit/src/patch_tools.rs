@@ -249,14 +249,18 @@ impl Toolkit {
                     }
                 };
                 // What the patch wrote is the base of a merge with a change made outside before
-                // the next edit or patch, as an edit's is: the plan's own text, shared (or what
-                // a formatter left, decoded now).
+                // the next edit or patch, as an edit's is: the plan's own text, shared, when a
+                // read of the file gives it back (else its bytes decoded, as a read would), or
+                // what a formatter left, decoded now.
                 if let Some(sha256) = after
                     && workspace.recorded_hash(&path).ok().flatten() == Some(sha256)
                 {
                     let text = match wrote {
-                        Some(wrote) => crate::outside::Base::written(wrote.clone()),
-                        None => now.and_then(decoded_text).map(crate::outside::Base::Text),
+                        Some(wrote) => match wrote.text().filter(|text| text.decodes_to_itself()) {
+                            Some(text) => Some(std::sync::Arc::clone(text)),
+                            None => decoded_text(wrote.bytes().to_vec()),
+                        },
+                        None => now.and_then(decoded_text),
                     };
                     if let Some(text) = text {
                         self.read_versions.keep(0, &path, sha256, text);
@@ -327,9 +331,9 @@ impl Toolkit {
         Ok(response)
     }
 
-    /// Diagnostics per written file, after every lock is released (they only read), the files
-    /// spread over the cores: each is checked on its own text, so the order they finish in
-    /// does not matter. `olds` holds what each file was before the patch.
+    /// Diagnostics per written file, while the patch's locks are released (they only read),
+    /// the files spread over the cores: each is checked on its own text, so the order they
+    /// finish in does not matter. `olds` holds what each file was before the patch.
     fn check_patched(
         &self,
         workspace: &editkit_vfs::Workspace,
@@ -437,7 +441,7 @@ impl Toolkit {
             let patch::Operation::Update { .. } = operation else { continue };
             let Ok(rel) = workspace.resolve(operation.path()) else { continue };
             let Ok(Some(recorded)) = workspace.recorded_hash(&rel) else { continue };
-            if let Some(base) = self.read_versions.get(0, &rel, recorded).and_then(|base| base.shared()) {
+            if let Some(base) = self.read_versions.get(0, &rel, recorded) {
                 bases.insert(rel, (recorded, base));
             }
         }

@@ -632,7 +632,15 @@ impl Text {
     /// Whether decoding this text's bytes gives this text back, as it is: its bytes are its
     /// own ([`Text::verbatim`]) and they do not read as anything else (a leading U+FEFF would be
     /// taken for a BOM, a NUL near the start for a binary file).
-    pub(crate) fn decodes_to_itself(&self) -> bool {
+    ///
+    /// ```
+    /// use editkit_vfs::{LineEnding, Text};
+    /// assert!(Text::new("a = 1\n", LineEnding::Lf, false).decodes_to_itself());
+    /// assert!(!Text::new("a = 1\n", LineEnding::CrLf, false).decodes_to_itself());
+    /// assert!(!Text::new("\u{feff}a = 1\n", LineEnding::Lf, false).decodes_to_itself());
+    /// ```
+    #[must_use]
+    pub fn decodes_to_itself(&self) -> bool {
         self.verbatim().is_some_and(|bytes| {
             sniff(bytes).is_ok_and(|sniffed| !sniffed.bom && (!sniffed.escape || detect_iso_2022_jp(bytes).is_none()))
         })

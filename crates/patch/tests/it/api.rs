@@ -195,10 +195,12 @@ fn the_plan_holds_every_lock_until_it_is_committed_or_dropped() {
 }
 
 /// Locks kept past the commit hold until released: a writer waiting for one sees the committed
-/// file once it gets it, and work run beside the release may take them.
+/// file once it gets it, and work run beside the release may take them. (The waits are
+/// bounded: a lock never released fails the test instead of hanging it.)
 #[test]
 fn locks_held_past_the_commit_are_released_beside_the_callers_work() {
     let (tmp, workspace) = workspace_with(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
+    let workspace = std::sync::Arc::new(workspace);
     let parsed = parse(
         "*** Begin Patch\n*** Update File: a.txt\n-one\n+uno\n*** Update File: b.txt\n-two\n+dos\n*** End Patch\n",
     )
@@ -207,20 +209,23 @@ fn locks_held_past_the_commit_are_released_beside_the_callers_work() {
     let (applied, held) = editkit_patch::apply_parsed_holding(&workspace, &parsed, options, |_| {}).unwrap();
     assert_eq!((applied.updated.len(), held.len()), (2, 2));
     assert_eq!(std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "uno\n");
-    let got_lock = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let handle = scope.spawn(|| {
-            let lock = workspace.lock("a.txt").unwrap();
-            got_lock.store(true, Ordering::SeqCst);
-            lock.read().unwrap().text().to_owned()
+    // Takes the lock of `path` on a thread of its own, sending what the file holds then.
+    let take = |path: &'static str| {
+        let (sent, got) = std::sync::mpsc::channel();
+        let workspace = std::sync::Arc::clone(&workspace);
+        std::thread::spawn(move || {
+            let lock = workspace.lock(path).unwrap();
+            let _ = sent.send(lock.read().unwrap().text().to_owned());
         });
-        std::thread::sleep(Duration::from_millis(150));
-        assert!(!got_lock.load(Ordering::SeqCst), "the lock of a.txt was free while held");
-        // The caller's work may take a lock the release has yet to give up.
-        let text = held.release_beside(|| workspace.lock("b.txt").unwrap().read().unwrap().text().to_owned());
-        assert_eq!(text, "dos\n");
-        assert_eq!(handle.join().unwrap(), "uno\n");
-    });
+        got
+    };
+    let waiting = take("a.txt");
+    assert!(waiting.recv_timeout(Duration::from_millis(150)).is_err(), "the lock of a.txt was free while held");
+    let bound = Duration::from_secs(30);
+    // The caller's work may take a lock the release has yet to give up.
+    let text = held.release_beside(|| take("b.txt").recv_timeout(bound));
+    assert_eq!(text.as_deref(), Ok("dos\n"), "a lock was never released");
+    assert_eq!(waiting.recv_timeout(bound).as_deref(), Ok("uno\n"), "a.txt's lock was never released");
     // A dry run holds nothing.
     let dry = |_: &editkit_patch::Patch| ApplyOptions { dry_run: true, ..Default::default() };
     let parsed = parse(UPDATE_A.replace("-one\n+uno", "-uno\n+one").as_str()).unwrap();

@@ -247,4 +247,15 @@ fn what_a_patch_wrote_is_the_base_of_the_next_merge() {
         m_written.replace("import os\n", "import os\nimport sys\n").replace("return 30", "return 300")
     );
     assert_eq!(patched["files"][0]["merged_with"]["lines"], json!([[2, 2]]), "{patched:#}");
+
+    // A text whose bytes read back as something else (a leading U+FEFF reads as a BOM) is kept
+    // as a read of the file gives it: the outside change is the line added, nothing more, and
+    // an edit of the first line merges.
+    let add = "*** Begin Patch\n*** Add File: b.py\n+\u{feff}x = 1\n+y = 2\n+w = 0\n*** End Patch\n";
+    env.ok("apply_patch", json!({"patch": add}));
+    let b = env.get("b.py");
+    env.put("b.py", format!("{b}z = 3\n").as_bytes());
+    let edited = env.ok("edit_file", json!({"path": "b.py", "old_string": "x = 1", "new_string": "x = 10"}));
+    assert_eq!(env.get("b.py"), format!("{}z = 3\n", b.replace("x = 1", "x = 10")));
+    assert_eq!(edited["merged_with"]["lines"], json!([[4, 4]]), "{edited:#}");
 }
