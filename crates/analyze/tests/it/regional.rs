@@ -476,27 +476,33 @@ fn inserted(text: &str, rng: &mut Rng) -> String {
     lines.concat()
 }
 
+/// `check(rng, old, new, what)` for each edit of `rounds` rounds of insertions into each file
+/// of the Python corpus, and for its undo.
+fn each_inserted(rng: &mut Rng, rounds: usize, mut check: impl FnMut(&mut Rng, &str, &str, &str)) {
+    for path in crate::corpus::files("python", &["py"]) {
+        let original = std::fs::read_to_string(&path).unwrap();
+        for round in 0..rounds {
+            let edited = inserted(&original, rng);
+            for (old, new, step) in [(&original, &edited, "edit"), (&edited, &original, "undo")] {
+                check(rng, old, new, &format!("{} round {round} {step}", path.display()));
+            }
+        }
+    }
+}
+
 #[test]
 fn statements_inserted_into_blocks_check_as_a_whole_parse_does() {
     // A statement inserted before another of its block is checked from where it starts, not
     // from the statement before it; statements that only stand after another, or that the
     // compiler judges on the whole block, are checked as before.
-    let mut rng = Rng(0x5eed_cafe_f00d_0002);
     let (mut checks, mut clean, mut introduced, mut by_statements) = (0, 0, 0, 0);
-    for path in crate::corpus::files("python", &["py"]) {
-        let original = std::fs::read_to_string(&path).unwrap();
-        for round in 0..6 {
-            let edited = inserted(&original, &mut rng);
-            for (old, new, step) in [(&original, &edited, "edit"), (&edited, &original, "undo")] {
-                let what = format!("{} round {round} {step}", path.display());
-                let (report, _) = agrees(FileKind::Python, old, new, &what);
-                clean += usize::from(report.valid());
-                introduced += usize::from(report.introduced());
-                by_statements += usize::from(report.scope == CheckScope::Statements);
-                checks += 1;
-            }
-        }
-    }
+    each_inserted(&mut Rng(0x5eed_cafe_f00d_0002), 6, |_, old, new, what| {
+        let (report, _) = agrees(FileKind::Python, old, new, what);
+        clean += usize::from(report.valid());
+        introduced += usize::from(report.introduced());
+        by_statements += usize::from(report.scope == CheckScope::Statements);
+        checks += 1;
+    });
     assert!(introduced * 4 > checks, "many insertions break the files: {introduced} of {checks}");
     assert!(clean * 4 > checks, "the undos check clean: {clean} of {checks}");
     assert!(by_statements * 3 > checks * 2, "most checks parse statements only: {by_statements} of {checks}");
@@ -529,43 +535,35 @@ fn a_change_checked_within_its_hunks_windows_checks_as_when_diffed() {
     // The windows a patch gives (each change with its context lines) spare the diff of the
     // whole texts; the check says what it says when the texts are diffed. Windows that do
     // not hold (one left out, or out of order) are set aside: the report is the diffed one.
-    let mut rng = Rng(0x5eed_cafe_f00d_0003);
     let (mut checks, mut introduced, mut set_aside, mut several) = (0, 0, 0, 0);
-    for path in crate::corpus::files("python", &["py"]) {
-        let original = std::fs::read_to_string(&path).unwrap();
-        for round in 0..3 {
-            let edited = inserted(&original, &mut rng);
-            for (old, new, step) in [(&original, &edited, "edit"), (&edited, &original, "undo")] {
-                let what = format!("{} round {round} {step}", path.display());
-                let diffed = check_change(FileKind::Python, Some(old), new).unwrap();
-                let held = windows(old, new, rng.below(4));
-                several += usize::from(held.len() > 1);
-                let within = check_change_within(FileKind::Python, Some(old), new, &held).unwrap();
-                assert_eq!(within.introduced(), diffed.introduced(), "{what}\n{within:#?}\n{diffed:#?}");
-                assert_eq!(within.errors, diffed.errors, "{what}");
-                assert_eq!(within.errors_before, diffed.errors_before, "{what}");
-                introduced += usize::from(diffed.introduced());
-                checks += 1;
-                // One window left out: a line outside the others differs.
-                let mut missing = held.clone();
-                if missing.is_empty() {
-                    continue;
-                }
-                missing.remove(rng.below(missing.len()));
-                let report = check_change_within(FileKind::Python, Some(old), new, &missing).unwrap();
-                assert_eq!(report, diffed, "{what}: a window left out");
-                set_aside += 1;
-                // Out of order.
-                if held.len() > 1 {
-                    let mut reversed = held.clone();
-                    reversed.reverse();
-                    let report = check_change_within(FileKind::Python, Some(old), new, &reversed).unwrap();
-                    assert_eq!(report, diffed, "{what}: windows out of order");
-                    set_aside += 1;
-                }
-            }
+    each_inserted(&mut Rng(0x5eed_cafe_f00d_0003), 3, |rng, old, new, what| {
+        let diffed = check_change(FileKind::Python, Some(old), new).unwrap();
+        let held = windows(old, new, rng.below(4));
+        several += usize::from(held.len() > 1);
+        let within = check_change_within(FileKind::Python, Some(old), new, &held).unwrap();
+        assert_eq!(within.introduced(), diffed.introduced(), "{what}\n{within:#?}\n{diffed:#?}");
+        assert_eq!(within.errors, diffed.errors, "{what}");
+        assert_eq!(within.errors_before, diffed.errors_before, "{what}");
+        introduced += usize::from(diffed.introduced());
+        checks += 1;
+        // One window left out: a line outside the others differs.
+        let mut missing = held.clone();
+        if missing.is_empty() {
+            return;
         }
-    }
+        missing.remove(rng.below(missing.len()));
+        let report = check_change_within(FileKind::Python, Some(old), new, &missing).unwrap();
+        assert_eq!(report, diffed, "{what}: a window left out");
+        set_aside += 1;
+        // Out of order.
+        if held.len() > 1 {
+            let mut reversed = held.clone();
+            reversed.reverse();
+            let report = check_change_within(FileKind::Python, Some(old), new, &reversed).unwrap();
+            assert_eq!(report, diffed, "{what}: windows out of order");
+            set_aside += 1;
+        }
+    });
     assert!(introduced * 4 > checks, "many insertions break the files: {introduced} of {checks}");
     assert!(set_aside > 100, "{set_aside} windows set aside");
     assert!(several * 10 > checks * 9, "most edits are in several windows: {several} of {checks}");
