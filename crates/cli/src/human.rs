@@ -39,8 +39,9 @@ const GREP_UNLIMITED: usize = 1_000_000;
 /// What a command shows of what the toolkit found.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Shown {
-    /// A write's diagnostics (`--diagnostics off` shows none: the built-in check it still
-    /// makes only decides the exit code).
+    /// A write's diagnostics, for `edit` and `apply` (`--diagnostics off` shows none: the
+    /// built-in check they still have made only decides the exit code; `snippet` turns the
+    /// checks off).
     pub(crate) diagnostics: bool,
 }
 
@@ -49,7 +50,7 @@ pub(crate) fn run(toolkit: &Toolkit, command: Command, shown: Shown) -> u8 {
     let outcome = match command {
         Command::Read { file, offset, limit, output, .. } => read(toolkit, &file, offset, limit, output),
         Command::Edit(args) => edit(toolkit, args, shown),
-        Command::Snippet(args) => snippet(toolkit, args, shown),
+        Command::Snippet(args) => snippet(toolkit, args),
         Command::Apply { patch, change, strict, allow_broken, output, .. } => {
             apply(toolkit, &patch, ApplyFlags { change, strict, allow_broken }, output, shown)
         }
@@ -389,17 +390,14 @@ fn edit(toolkit: &Toolkit, args: EditArgs, shown: Shown) -> Result<u8, u8> {
     Ok(if broken && !args.allow_broken { EXIT_REFUSED } else { EXIT_OK })
 }
 
-fn snippet(toolkit: &Toolkit, args: SnippetArgs, shown: Shown) -> Result<u8, u8> {
+fn snippet(toolkit: &Toolkit, args: SnippetArgs) -> Result<u8, u8> {
     let text = read_input(&args.snippet, "the snippet")?;
     let request = json!({
         "path": args.file, "snippet": text, "dry_run": args.change.dry_run, "force": args.change.force,
         "stale": args.change.stale,
         "deletions": if args.allow_deletions { editkit::Deletions::Allow } else { editkit::Deletions::Refuse },
     });
-    let (mut result, mut merged) = call::<MergeSnippetResponse>(toolkit, "merge_snippet", request, args.output)?;
-    if !shown.diagnostics {
-        hide_diagnostics(&mut merged.diagnostics, result.as_mut(), "/diagnostics");
-    }
+    let (result, merged) = call::<MergeSnippetResponse>(toolkit, "merge_snippet", request, args.output)?;
     if let Some(result) = &result {
         print_json(result);
     } else {
