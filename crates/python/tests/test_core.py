@@ -6,6 +6,8 @@ import hashlib
 import os
 import pickle
 import re
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -30,6 +32,20 @@ def test_the_module_is_the_installed_one_and_has_its_type_marker() -> None:
     assert (package / "__init__.pyi").exists()
     if os.environ.get("EDITKIT_TEST_WHEEL"):
         assert "site-packages" in str(package), f"tests ran against {package}, not the installed wheel"
+
+
+def test_the_import_grows_the_descriptor_table_before_any_thread_starts() -> None:
+    # A patch's commit holds three descriptors a file; a table grown while threads run waits
+    # for an RCU grace period. The import grows it to 4,096, or the soft limit.
+    probe = (
+        "import resource, editkit\n"
+        "soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]\n"
+        "size = next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('FDSize:'))\n"
+        "print(size, 4096 if soft == resource.RLIM_INFINITY else min(soft, 4096))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    size, wanted = map(int, out.split())
+    assert size >= wanted, f"the table holds {size} descriptors, {wanted} wanted"
 
 
 def test_results_are_typed_and_carry_the_contract_fields(tk: editkit.Toolkit, workspace: Path) -> None:

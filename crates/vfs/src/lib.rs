@@ -66,6 +66,7 @@ mod atomic;
 mod beneath;
 mod canonical;
 mod codec;
+mod descriptors;
 mod encoding;
 mod error;
 mod files;
@@ -88,6 +89,7 @@ pub use cap_std::{AmbientAuthority, ambient_authority};
 pub use codec::{
     BINARY_SNIFF_BYTES, DecodeError, LineEnding, LineEndings, SpliceError, Text, as_text, nul_verdict, utf16_may_decode,
 };
+pub use descriptors::grow_descriptor_table;
 pub use encoding::{Encoding, Unencodable};
 pub use error::{Error, ErrorKind, Result};
 pub use files::{FileText, MAX_TREE_DEPTH, RenameOptions, WriteOptions, Written};

@@ -318,3 +318,38 @@ fn call_gives_server_diagnostics_only_when_asked() {
         assert_eq!(server["state"].as_str(), expected, "{}", results[0]);
     }
 }
+
+/// A line of `/proc/PID/FILE` starting with `prefix`, the rest of it.
+fn proc_line(pid: u32, file: &str, prefix: &str) -> String {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/{file}")).expect("the process's /proc entry is readable");
+    let line = text.lines().find_map(|line| line.strip_prefix(prefix)).unwrap_or_else(|| panic!("{prefix} in {file}"));
+    line.trim().to_owned()
+}
+
+/// A patch's commit holds three descriptors a file: a table grown then, while threads run,
+/// waits for an RCU grace period (28 ms was seen inside a 100-file commit). The process grows
+/// it before any thread starts, to 4,096 or the soft limit.
+#[test]
+fn a_process_grows_its_descriptor_table_before_its_threads_start() {
+    use std::io::{BufRead, Write};
+    let dir = workspace(&[("a.txt", "alpha\n")]);
+    let mut child = super::editkit()
+        .args(["call", "--jsonl", "--root", &root_arg(dir.path())])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the editkit binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"tool": "read_file", "args": {{"path": "a.txt"}}}}"#).unwrap();
+    let mut answer = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut answer).unwrap();
+    assert!(answer.contains(r#""ok":true"#), "{answer}");
+    // The process is up and has answered: its table and its limit, as the kernel has them.
+    let size: u64 = proc_line(child.id(), "status", "FDSize:").parse().unwrap();
+    let limits = proc_line(child.id(), "limits", "Max open files");
+    let soft = limits.split_whitespace().next().unwrap();
+    let wanted = if soft == "unlimited" { 4096 } else { soft.parse::<u64>().unwrap().min(4096) };
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert!(size >= wanted, "the table holds {size} descriptors, {wanted} wanted");
+}

@@ -54,3 +54,45 @@ fn a_nesting_deeper_than_the_limit_is_refused_by_name_and_kept() {
     assert!(err.to_string().contains(&format!("deeper than {MAX_TREE_DEPTH} levels")), "{err}");
     assert!(deep.join("f.txt").exists(), "a refused delete removed something");
 }
+
+const TABLE_CHILD_ENV: &str = "EDITKIT_VFS_FD_TABLE_CHILD";
+
+/// The size of this process's descriptor table (`FDSize` in `/proc/self/status`).
+fn descriptor_table_size() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let size = status.lines().find_map(|line| line.strip_prefix("FDSize:")).expect("FDSize in /proc/self/status");
+    size.trim().parse().unwrap()
+}
+
+fn open_descriptors() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+/// Run in a child process, whose table is still the small one a process starts with.
+#[test]
+fn child_grows_its_descriptor_table_up_to_the_limit() {
+    if std::env::var_os(TABLE_CHILD_ENV).is_none() {
+        return;
+    }
+    let mut limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    limit.current = Some(300);
+    rustix::process::setrlimit(rustix::process::Resource::Nofile, limit).unwrap();
+    let (before, open) = (descriptor_table_size(), open_descriptors());
+    assert!(before < 300, "the child's table already holds {before}: nothing to grow");
+    // Capped at the soft limit, and nothing left open.
+    assert_eq!(editkit_vfs::grow_descriptor_table(4096), 300);
+    assert!(descriptor_table_size() >= 300, "the table holds {}", descriptor_table_size());
+    assert_eq!(open_descriptors(), open);
+    assert!(!std::path::Path::new("/proc/self/fd/299").exists());
+    assert_eq!(editkit_vfs::grow_descriptor_table(0), 0);
+}
+
+#[test]
+fn the_descriptor_table_grows_at_once_to_what_is_asked_within_the_limit() {
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "limits::child_grows_its_descriptor_table_up_to_the_limit", "--test-threads=1", "--quiet"])
+        .env(TABLE_CHILD_ENV, "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
