@@ -1182,13 +1182,14 @@ fn read_disk(workspace: &Workspace, path: &str, encoding: Option<editkit_vfs::En
 /// A file read: its content, decoded when it is text (in `encoding` when given), and its hash.
 fn disk_of(bytes: Vec<u8>, encoding: Option<editkit_vfs::Encoding>) -> Disk {
     let sha256 = Sha256::of(&bytes);
+    // Taken over: a UTF-8 file without BOM or CR becomes its text without a copy.
     let decoded = match encoding {
-        Some(encoding) => Text::decode_as(&bytes, encoding),
-        None => Text::decode(&bytes),
+        Some(encoding) => Text::decode_as(&bytes, encoding).map_err(|err| (err, bytes)),
+        None => Text::try_decode_owned(bytes),
     };
     let content = match decoded {
         Ok(text) => Content::Text(Arc::new(text)),
-        Err(err) => Content::Raw(bytes, err),
+        Err((err, bytes)) => Content::Raw(bytes, err),
     };
     Disk { content: Some(Version::hashed(content, sha256)), sha256: Some(sha256), problem: None }
 }

@@ -368,10 +368,30 @@ impl Text {
     /// # Errors
     /// As [`Text::decode`].
     pub fn decode_owned(bytes: Vec<u8>) -> Result<Text, DecodeError> {
+        Text::try_decode_owned(bytes).map_err(|(err, _)| err)
+    }
+
+    /// [`Text::decode_owned`], giving the bytes back with the error (a caller that keeps a
+    /// file it cannot decode as raw bytes copies nothing either way).
+    ///
+    /// ```
+    /// use editkit_vfs::{DecodeError, Text};
+    /// let (err, bytes) = Text::try_decode_owned(b"a\0b".to_vec()).unwrap_err();
+    /// assert!(matches!(err, DecodeError::Binary { .. }));
+    /// assert_eq!(bytes, b"a\0b");
+    /// assert_eq!(Text::try_decode_owned(b"ok\n".to_vec()).unwrap().as_str(), "ok\n");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Text::decode`], with the bytes.
+    pub fn try_decode_owned(bytes: Vec<u8>) -> Result<Text, (DecodeError, Vec<u8>)> {
         match Text::decode_or_return(bytes) {
             Ok(text) => Ok(text),
-            Err((err @ DecodeError::Binary { .. }, _)) => Err(err),
-            Err((err, bytes)) => Text::decode_other(&bytes, err),
+            Err((err @ DecodeError::Binary { .. }, bytes)) => Err((err, bytes)),
+            Err((err, bytes)) => match Text::decode_other(&bytes, err) {
+                Ok(text) => Ok(text),
+                Err(err) => Err((err, bytes)),
+            },
         }
     }
 

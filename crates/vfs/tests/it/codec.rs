@@ -86,6 +86,14 @@ proptest! {
     ) {
         let owned = Text::decode_owned(bytes.clone());
         prop_assert_eq!(&owned, &Text::decode(&bytes));
+        // The same again, with the bytes given back whole where they do not decode.
+        match Text::try_decode_owned(bytes.clone()) {
+            Ok(text) => prop_assert_eq!(Ok(text), owned.clone()),
+            Err((err, back)) => {
+                prop_assert_eq!(Err(err), owned.clone());
+                prop_assert_eq!(back, bytes.clone());
+            }
+        }
         if let Ok(text) = owned {
             let encoded = text.encoded();
             prop_assert_eq!(encoded.as_ref(), bytes.as_slice());
