@@ -83,9 +83,10 @@ fn parse() -> Result<Cli, u8> {
     Err(u8::try_from(err.exit_code()).unwrap_or(EXIT_USAGE))
 }
 
-/// Descriptors the process's table holds from its start: a patch's commit holds three per
-/// file (its lock file, the file, the new file), so some 1,300 files fit without the table
-/// growing while threads run (see [`editkit::vfs::grow_descriptor_table`]).
+/// Descriptors the process's table holds from its start (or the hard limit's count, when
+/// lower): a patch's commit holds three per file (its lock file, the file, the new file), so
+/// some 1,300 files fit without the table growing while threads run (see
+/// [`editkit::vfs::grow_descriptor_table`]).
 const DESCRIPTOR_TABLE: u64 = 4096;
 
 fn main() -> anyhow::Result<ExitCode> {

@@ -9,6 +9,8 @@ use editkit_patch::{ApplyOptions, apply};
 use editkit_vfs::Workspace;
 
 fn main() {
+    // As the binary does: the descriptor table grown before divan's threads start.
+    let _ = editkit_vfs::grow_descriptor_table(4096);
     divan::main();
 }
 

@@ -313,16 +313,17 @@ fn specs(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     Ok(pythonize::pythonize(py, &specs)?)
 }
 
-/// The module `editkit._editkit`.
 /// Descriptors the process's table holds from the import on (a patch of some 1,300 files).
 const DESCRIPTOR_TABLE: u64 = 4096;
 
+/// The module `editkit._editkit`.
 #[pymodule]
 fn _editkit(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
     // At import, before the toolkit starts a thread: a patch's commit holds three descriptors
     // a file, and a table grown while threads run waits for them (see the function's docs).
-    let _ = editkit::vfs::grow_descriptor_table(DESCRIPTOR_TABLE);
+    // An interpreter already running threads waits once, here, without holding the GIL.
+    let _ = py.detach(|| editkit::vfs::grow_descriptor_table(DESCRIPTOR_TABLE));
     module.add_class::<PyToolkit>()?;
     module.add_function(wrap_pyfunction!(specs, module)?)?;
     module.add("OpenError", py.get_type::<OpenError>())?;

@@ -34,14 +34,18 @@ def test_the_module_is_the_installed_one_and_has_its_type_marker() -> None:
         assert "site-packages" in str(package), f"tests ran against {package}, not the installed wheel"
 
 
-def test_the_import_grows_the_descriptor_table_before_any_thread_starts() -> None:
+def test_the_import_leaves_a_descriptor_table_of_4096() -> None:
     # A patch's commit holds three descriptors a file; a table grown while threads run waits
-    # for an RCU grace period. The import grows it to 4,096, or the soft limit.
+    # for an RCU grace period. The import grows it to 4,096, or the hard limit, and keeps the
+    # limits as they were.
     probe = (
-        "import resource, editkit\n"
-        "soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]\n"
+        "import resource\n"
+        "before = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "import editkit\n"
+        "assert resource.getrlimit(resource.RLIMIT_NOFILE) == before\n"
+        "hard = before[1]\n"
         "size = next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('FDSize:'))\n"
-        "print(size, 4096 if soft == resource.RLIM_INFINITY else min(soft, 4096))\n"
+        "print(size, 4096 if hard == resource.RLIM_INFINITY else min(hard, 4096))\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     size, wanted = map(int, out.split())

@@ -7,6 +7,8 @@ use editkit::Toolkit;
 use serde_json::json;
 
 fn main() {
+    // As the binary does: the descriptor table grown before divan's threads start.
+    let _ = editkit::vfs::grow_descriptor_table(4096);
     divan::main();
 }
 

@@ -142,6 +142,10 @@ pub const MAX_EDITS: usize = 64;
 /// A relative path resolves in the first root; an absolute one in the root that contains it.
 /// The blocked globs apply to every root.
 ///
+/// A patch holds three descriptors a file while its threads run: a program grows its
+/// descriptor table first thing in `main`, with [`crate::vfs::grow_descriptor_table`], as the
+/// `editkit` binary and the Python module do (a table grown while threads run waits for them).
+///
 /// ```
 /// # fn main() -> Result<(), editkit::Error> {
 /// use editkit::{EditFileRequest, ToolkitOptions, ReadFileRequest, Toolkit};

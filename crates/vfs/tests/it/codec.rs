@@ -202,3 +202,18 @@ fn spliced_refuses_ranges_out_of_order_and_changes_nothing() {
     assert_eq!(text.as_str(), "one\ntwo\nthree\n");
     assert_eq!(text.spliced(&[]).unwrap(), text);
 }
+
+/// Every way a file fails to decode gives its bytes back whole.
+#[test]
+fn bytes_that_do_not_decode_come_back_whole() {
+    for (bytes, kind) in [
+        (&b"h\0i\0!\0"[..], "utf16"),
+        (&b"\xFF\xFEh\0i\0"[..], "utf16"),
+        (&b"text\0more"[..], "binary"),
+        (&b"caf\xC3(\xA9 \x81\x8D\x8F"[..], "not utf8"),
+    ] {
+        let (err, back) = Text::try_decode_owned(bytes.to_vec()).unwrap_err();
+        assert_eq!(back, bytes, "{kind}");
+        assert_eq!(Err(err), Text::decode(bytes), "{kind}");
+    }
+}
