@@ -140,8 +140,14 @@ fn unexpected(tool: &str, why: &str) -> u8 {
 /// `\uXXXX` (serde_json escapes the C0 controls), so the JSON is the same and nothing in it
 /// drives a terminal.
 fn print_json(result: &Value) {
-    let text = serde_json::to_string_pretty(result).unwrap_or_else(|_| result.to_string());
-    outln!("{}", crate::result::json_text(text));
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let mut json = crate::result::json_pretty(result);
+    json.push(b'\n');
+    if out.write_all(&json).and_then(|()| out.flush()).is_err() {
+        // The reader went away (a closed pipe): nothing more to say, as `outln!` does.
+        std::process::exit(0);
+    }
 }
 
 /// Reads a local input file (outside the workspace is fine: it is the user's own input), or

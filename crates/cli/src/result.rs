@@ -586,6 +586,73 @@ impl Render for FileSymbolsResponse {
     }
 }
 
+/// A result's JSON, pretty-printed, with what [`json_text`] escapes escaped as it is written:
+/// the same bytes as `json_text(serde_json::to_string_pretty(result))`, in one pass.
+pub(crate) fn json_pretty(result: &Value) -> Vec<u8> {
+    use serde::Serialize as _;
+    let mut out = Vec::with_capacity(8 * 1024);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, Escaping(Default::default()));
+    if result.serialize(&mut serializer).is_err() {
+        // A `Value` always serializes; the compact text stands in all the same.
+        return json_text(result.to_string()).into_bytes();
+    }
+    out
+}
+
+/// serde_json's pretty layout, with the characters [`shown::is_misleading`] names escaped
+/// inside strings (outside them JSON is ASCII punctuation, digits and words).
+struct Escaping<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+impl serde_json::ser::Formatter for Escaping<'_> {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(writer)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.0.end_array(writer)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        self.0.begin_array_value(writer, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(writer)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(writer)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.0.end_object(writer)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, first: bool) -> std::io::Result<()> {
+        self.0.begin_object_key(writer, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(writer)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, writer: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(writer)
+    }
+    /// A run of a string's characters serde_json leaves as they are (it escapes the C0
+    /// controls, `"` and `\` itself): ASCII from the space on holds nothing to escape but DEL.
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        if fragment.bytes().all(|byte| byte < 0x7f) {
+            return writer.write_all(fragment.as_bytes());
+        }
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if shown::is_misleading(c) {
+                writer.write_all(fragment.get(start..at).unwrap_or_default().as_bytes())?;
+                write!(writer, "\\u{:04x}", u32::from(c))?;
+                start = at + c.len_utf8();
+            }
+        }
+        writer.write_all(fragment.get(start..).unwrap_or_default().as_bytes())
+    }
+}
+
 /// A result's JSON as text: serde_json escapes the C0 controls, `"` and `\`; DEL, the C1
 /// controls, the line and paragraph separators and the bidi controls are escaped here too
 /// (`\u202e`), so the text holds none of them raw and still reads as the same JSON.
@@ -652,6 +719,36 @@ fn problems(out: &mut String, diagnostics: Option<&DiagnosticsInfo>) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The one-pass printer gives what printing, then escaping the text, gave.
+    fn printed_as_before(value: &Value) -> Result<(), String> {
+        let before = json_text(serde_json::to_string_pretty(value).map_err(|err| err.to_string())?);
+        let now = String::from_utf8(json_pretty(value)).map_err(|err| err.to_string())?;
+        if now == before { Ok(()) } else { Err(format!("{now:?} != {before:?}")) }
+    }
+
+    #[test]
+    fn pretty_json_escapes_what_the_text_escape_did_in_one_pass() {
+        let every = "ascii, caf\u{e9}, \u{7f} del, \u{85} c1, \u{2028}\u{2029} separators, \u{202e}bidi\u{2066}, \u{200e}, \u{61c}, tab\t nl\n nul\u{0}, \"q\" \\ \u{1f600}";
+        let value = json!({"ok": true, every: [every, {}, [], {"n": 1.5, "b": false, "z": null}], "empty": ""});
+        printed_as_before(&value).unwrap();
+        let printed = String::from_utf8(json_pretty(&value)).unwrap();
+        assert!(
+            printed.contains("\\u202ebidi\\u2066") && printed.contains("\\u007f del") && !printed.contains('\u{85}')
+        );
+        assert_eq!(serde_json::from_str::<Value>(&printed).unwrap(), value);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn pretty_json_is_the_escaped_pretty_text(
+            key in "\\PC{0,8}",
+            texts in proptest::collection::vec(proptest::prelude::any::<String>(), 0..4),
+        ) {
+            let value = json!({"ok": true, key.clone(): texts, "nested": {key: [1, "x"]}});
+            proptest::prop_assert_eq!(printed_as_before(&value), Ok(()));
+        }
+    }
 
     fn text(result: &CallToolResult) -> String {
         result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default()
